@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "refreshd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Refreshd", targets: ["Refreshd"]),
+        .executable(name: "refreshd", targets: ["refreshd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    ],
+    targets: [
+        // libuv from Debian's libuv1-dev, found by pkg-config.
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        // SQLite's C API from Debian's libsqlite3-dev.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Deterministic scheduling core: events in, effects out. No clock, no I/O.
+        .target(name: "RefreshdCore", dependencies: [
+            .product(name: "HeapModule", package: "swift-collections"),
+        ]),
+        // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure.
+        .target(name: "RefreshdCalendar"),
+        // Job files: YAML in, validated definitions or located errors out.
+        .target(name: "RefreshdConfig", dependencies: [
+            "RefreshdCore", "RefreshdCalendar",
+            .product(name: "Yams", package: "Yams"),
+        ]),
+        // Durable state: pending requests, run history, counters in SQLite (WAL).
+        .target(name: "RefreshdStore", dependencies: ["RefreshdCore", "CSQLite"]),
+        // The libuv shell and the public embedding API.
+        .target(name: "Refreshd", dependencies: [
+            "RefreshdCore", "RefreshdConfig", "RefreshdStore", "CLibUV",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "refreshd", dependencies: [
+            "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
+        .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar"]),
+        .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
+        .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
+        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
+        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,6 @@
+#ifndef REFRESHD_CLIBUV_SHIM_H
+#define REFRESHD_CLIBUV_SHIM_H
+#include <uv.h>
+#include <signal.h>
+#include <sys/timerfd.h>
+#endif

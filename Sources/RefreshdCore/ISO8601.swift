@@ -1,0 +1,49 @@
+/// Formats and parses ISO 8601 UTC timestamps without Foundation's clock or locale machinery.
+///
+/// The core stays free of Foundation so that it can run unchanged in the simulator and in
+/// benchmarks; civil-date arithmetic here follows Howard Hinnant's `days_from_civil`.
+public enum ISO8601 {
+    /// `2026-11-21T14:12:52.123Z` (milliseconds always shown).
+    public static func format(_ instant: Instant) -> String {
+        let ms = instant.milliseconds
+        var days = ms / 86_400_000
+        var rem = ms % 86_400_000
+        if rem < 0 { rem += 86_400_000; days -= 1 }
+        let (y, m, d) = civil(fromDays: days)
+        let h = rem / 3_600_000, mi = (rem / 60_000) % 60, s = (rem / 1000) % 60, f = rem % 1000
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
+    }
+
+    /// The UTC calendar day of an instant as `YYYY-MM-DD` (used for per-day counters).
+    public static func day(_ instant: Instant) -> String {
+        String(format(instant).prefix(10))
+    }
+
+    /// Days since the epoch for a proleptic Gregorian date.
+    public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let s = String(value)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}

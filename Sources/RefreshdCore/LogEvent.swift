@@ -1,0 +1,70 @@
+/// One line of the daemon's log, as data; the shell formats it with the time.
+public enum LogEvent: Sendable, Hashable, CustomStringConvertible {
+    case submitted(PendingRequest, replaced: Bool)
+    case rejected(identifier: String, SchedulerError)
+    case cancelled(identifier: String)
+    case launched(LaunchOrder, lateness: Duration)
+    case waitingForConditions(identifier: String, needsPower: Bool, needsNetwork: Bool)
+    case expirationDelivered(runID: Int64, identifier: String)
+    case killed(runID: Int64, identifier: String)
+    case finished(runID: Int64, identifier: String, outcome: Outcome, exit: RunExit, duration: Duration)
+    case retryScheduled(identifier: String, attempt: Int, at: Instant)
+    case retriesExhausted(identifier: String, attempts: Int)
+    case recoveredInterrupted(runID: Int64, identifier: String)
+    case droppedUndeclared(identifier: String)
+    case conditions(Conditions)
+    case stopping(running: Int)
+
+    public var description: String {
+        switch self {
+        case let .submitted(p, replaced):
+            "\(replaced ? "replaced" : "submitted") \(p.identifier) (\(p.kind.rawValue), \(p.origin.rawValue)) earliest \(p.earliest)"
+        case let .rejected(id, error):
+            "rejected \(id): \(error)"
+        case let .cancelled(id):
+            "cancelled \(id)"
+        case let .launched(order, lateness):
+            "launched \(order.identifier) run \(order.runID) attempt \(order.attempt), deadline \(order.deadline), \(formatDuration(lateness)) after earliest"
+        case let .waitingForConditions(id, power, network):
+            "waiting \(id): needs \([power ? "external power" : nil, network ? "network" : nil].compactMap { $0 }.joined(separator: " and "))"
+        case let .expirationDelivered(runID, id):
+            "expired \(id) run \(runID): allowance used up, expiration delivered"
+        case let .killed(runID, id):
+            "killed \(id) run \(runID): grace period over"
+        case let .finished(runID, id, outcome, exit, duration):
+            "finished \(id) run \(runID): \(outcome.rawValue) (\(describe(exit))) after \(formatDuration(duration))"
+        case let .retryScheduled(id, attempt, at):
+            "retry \(id) attempt \(attempt) at \(at)"
+        case let .retriesExhausted(id, attempts):
+            "retries exhausted for \(id) after \(attempts) attempts"
+        case let .recoveredInterrupted(runID, id):
+            "interrupted \(id) run \(runID): refreshd stopped during the run"
+        case let .droppedUndeclared(id):
+            "dropped pending request \(id): no longer declared"
+        case let .conditions(c):
+            "conditions: external power \(c.externalPower ? "yes" : "no"), network \(c.network ? "yes" : "no")"
+        case let .stopping(running):
+            "stopping: \(running) run\(running == 1 ? "" : "s") in flight"
+        }
+    }
+
+    private func describe(_ exit: RunExit) -> String {
+        switch exit {
+        case let .exited(code): "exit \(code)"
+        case let .signaled(sig): "signal \(sig)"
+        case let .completed(success): "completed success=\(success)"
+        case .abandoned: "abandoned"
+        }
+    }
+}
+
+/// `1.234s`, `250ms`, `2h03m`: compact and readable.
+public func formatDuration(_ d: Duration) -> String {
+    let ms = d.wholeMilliseconds
+    let sign = ms < 0 ? "-" : ""
+    let a = abs(ms)
+    if a < 1000 { return "\(sign)\(a)ms" }
+    if a < 60_000 { return "\(sign)\(a / 1000).\(String(a % 1000 + 1000).dropFirst())s" }
+    if a < 3_600_000 { return "\(sign)\(a / 60_000)m\(String(a / 1000 % 60 + 100).dropFirst())s" }
+    return "\(sign)\(a / 3_600_000)h\(String(a / 60_000 % 60 + 100).dropFirst())m"
+}

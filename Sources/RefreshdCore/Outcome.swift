@@ -1,0 +1,28 @@
+/// How a run ended.
+public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Exit status 0, or `setTaskCompleted(success: true)`.
+    case success
+    /// Non-zero exit status, or `setTaskCompleted(success: false)`.
+    case failure
+    /// The allowance ran out and the expiration was delivered.
+    case expired
+    /// Killed by a signal refreshd did not send.
+    case crashed
+    /// refreshd stopped or died while the run was in flight.
+    case interrupted
+
+    /// Whether the retry policy applies.
+    public var isFailure: Bool { self != .success }
+}
+
+/// What the shell observed when a run's work ended.
+public enum RunExit: Sendable, Hashable {
+    /// A process exited with a status.
+    case exited(Int32)
+    /// A process was terminated by a signal.
+    case signaled(Int32)
+    /// An in-process task called `setTaskCompleted(success:)`.
+    case completed(success: Bool)
+    /// An in-process task did not complete within its grace period and was abandoned.
+    case abandoned
+}

@@ -1,0 +1,19 @@
+/// Limits the core enforces: concurrent runs and pending requests per namespace.
+public struct SchedulerConfiguration: Sendable, Hashable {
+    /// Runs in flight at once, across all identifiers. Due requests beyond it wait in due order.
+    public var maxConcurrentRuns: Int
+    /// Pending app-refresh requests per namespace (iOS: 1).
+    public var maxPendingAppRefresh: Int
+    /// Pending processing requests per namespace (iOS: 10).
+    public var maxPendingProcessing: Int
+
+    public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10) {
+        self.maxConcurrentRuns = max(1, maxConcurrentRuns)
+        self.maxPendingAppRefresh = maxPendingAppRefresh
+        self.maxPendingProcessing = maxPendingProcessing
+    }
+
+    func limit(for kind: TaskKind) -> Int {
+        kind == .appRefresh ? maxPendingAppRefresh : maxPendingProcessing
+    }
+}

@@ -1,0 +1,81 @@
+extension SchedulerCore {
+    /// Launches due requests in (earliest, sequence) order while capacity lasts.
+    ///
+    /// A due request whose identifier is already running waits for that run; one that needs
+    /// conditions waits for a fresh reading from the shell (`freshConditions`), so a launch never
+    /// relies on a stale power or network state.
+    mutating func dispatch(at now: Instant, freshConditions: Bool, into effects: inout [SchedulerEffect]) {
+        guard !isStopping else { return }
+        while active.count < configuration.maxConcurrentRuns, let entry = queue.popDue(at: now) {
+            guard let request = queue[entry.identifier] else { continue }
+            if activeByIdentifier[entry.identifier] != nil {
+                blockedByRun[entry.identifier] = entry
+                continue
+            }
+            let needsConditions = request.requiresExternalPower || request.requiresNetworkConnectivity
+            if needsConditions {
+                let allowed = conditions.allow(power: request.requiresExternalPower,
+                                               network: request.requiresNetworkConnectivity)
+                if !(freshConditions && allowed) {
+                    if freshConditions {
+                        effects.append(.log(.waitingForConditions(
+                            identifier: entry.identifier, needsPower: request.requiresExternalPower,
+                            needsNetwork: request.requiresNetworkConnectivity)))
+                    }
+                    waitingOnConditions[entry.identifier] = entry
+                    continue
+                }
+            }
+            launch(request, at: now, into: &effects)
+        }
+    }
+
+    /// Starts a run: record it, re-schedule first, then hand it to the shell.
+    mutating func launch(_ request: PendingRequest, at now: Instant, into effects: inout [SchedulerEffect]) {
+        removePending(request.identifier)
+        effects.append(.persist(.deletePending(identifier: request.identifier)))
+        let definition = definitions[request.identifier]
+        let allowance = definition?.allowance ?? request.kind.defaultAllowance
+        let attempt = failureStreaks[request.identifier, default: 0] + 1
+        let order = LaunchOrder(runID: nextRunID, identifier: request.identifier, kind: request.kind,
+                                started: now, deadline: now + allowance, attempt: attempt)
+        nextRunID += 1
+        let record = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
+                               submitted: request.submitted, earliest: request.earliest,
+                               started: now, deadline: order.deadline, attempt: attempt)
+        effects.append(.persist(.runStarted(record)))
+        if let definition, case let .after(interval) = definition.resubmit {
+            enqueueLogged(makePending(definition, earliest: now + interval, at: now, origin: .resubmit),
+                          into: &effects)
+        }
+        active[order.runID] = ActiveRun(order: order)
+        activeByIdentifier[order.identifier] = order.runID
+        effects.append(.log(.launched(order, lateness: now.duration(since: request.earliest))))
+        effects.append(.launch(order))
+    }
+
+    /// Delivers expirations whose allowance is over and kills runs whose grace is over.
+    mutating func expireOverdue(at now: Instant, into effects: inout [SchedulerEffect]) {
+        for runID in active.keys.sorted() {
+            guard var run = active[runID] else { continue }
+            switch run.phase {
+            case .running where run.order.deadline <= now:
+                run.phase = .expiring(killAt: now + graceFor(run.order.identifier))
+                run.expirationDelivered = true
+                effects.append(.log(.expirationDelivered(runID: runID, identifier: run.order.identifier)))
+                effects.append(.expire(runID: runID))
+            case let .expiring(killAt) where killAt <= now:
+                run.phase = .killed
+                effects.append(.log(.killed(runID: runID, identifier: run.order.identifier)))
+                effects.append(.kill(runID: runID))
+            default:
+                break
+            }
+            active[runID] = run
+        }
+    }
+
+    func graceFor(_ identifier: String) -> Duration {
+        definitions[identifier]?.grace ?? .seconds(5)
+    }
+}

@@ -1,0 +1,56 @@
+extension SchedulerCore {
+    /// What the store held when refreshd started.
+    public struct RestoredState: Sendable {
+        public var pending: [PendingRequest]
+        /// Runs with a start and no end: in flight when refreshd died.
+        public var unfinishedRuns: [RunRecord]
+        public var failureStreaks: [String: Int]
+        public var nextRunID: Int64
+
+        public init(pending: [PendingRequest] = [], unfinishedRuns: [RunRecord] = [],
+                    failureStreaks: [String: Int] = [:], nextRunID: Int64 = 1) {
+            self.pending = pending
+            self.unfinishedRuns = unfinishedRuns
+            self.failureStreaks = failureStreaks
+            self.nextRunID = nextRunID
+        }
+    }
+
+    /// Loads durable state at start.
+    ///
+    /// Pending requests come back as they were (one whose earliest begin passed while refreshd
+    /// was down is simply due: it runs once, soon). Requests for identifiers no longer declared
+    /// are dropped. Unfinished runs are recorded `interrupted` and retried by their policy.
+    public mutating func restore(_ state: RestoredState, at now: Instant) -> [SchedulerEffect] {
+        var effects: [SchedulerEffect] = []
+        nextRunID = max(nextRunID, state.nextRunID)
+        failureStreaks = state.failureStreaks.filter { $0.value > 0 }
+        for p in state.pending {
+            nextSequence = max(nextSequence, p.sequence + 1)
+        }
+        for p in state.pending.sorted(by: { $0.sequence < $1.sequence }) {
+            guard let definition = definitions[p.identifier] else {
+                effects.append(.persist(.deletePending(identifier: p.identifier)))
+                effects.append(.log(.droppedUndeclared(identifier: p.identifier)))
+                continue
+            }
+            var request = makePending(definition, earliest: p.earliest, at: p.submitted, origin: p.origin,
+                                      power: p.requiresExternalPower, network: p.requiresNetworkConnectivity)
+            request.sequence = p.sequence
+            if let old = queue[p.identifier] {
+                pendingCounts[NamespaceKind(namespace: old.namespace, kind: old.kind), default: 1] -= 1
+            }
+            queue.insert(request)
+            pendingCounts[NamespaceKind(namespace: request.namespace, kind: request.kind), default: 0] += 1
+        }
+        for run in state.unfinishedRuns.sorted(by: { $0.runID < $1.runID }) {
+            nextRunID = max(nextRunID, run.runID + 1)
+            effects.append(.persist(.runEnded(runID: run.runID, identifier: run.identifier, ended: now,
+                                              outcome: .interrupted, exitStatus: nil, signal: nil)))
+            effects.append(.log(.recoveredInterrupted(runID: run.runID, identifier: run.identifier)))
+            recordOutcome(.interrupted, identifier: run.identifier, at: now, into: &effects)
+        }
+        finishEvent(into: &effects)
+        return effects
+    }
+}

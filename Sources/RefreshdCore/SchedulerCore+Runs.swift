@@ -1,0 +1,86 @@
+extension SchedulerCore {
+    /// Records the end of a run, applies the retry policy and launches what the run held back.
+    mutating func finish(runID: Int64, exit: RunExit, at now: Instant, into effects: inout [SchedulerEffect]) {
+        guard let run = active.removeValue(forKey: runID) else { return }
+        let identifier = run.order.identifier
+        activeByIdentifier.removeValue(forKey: identifier)
+        let outcome = Self.outcome(of: run, exit: exit)
+        let (status, signal): (Int32?, Int32?) = switch exit {
+        case let .exited(code): (code, nil)
+        case let .signaled(sig): (nil, sig)
+        default: (nil, nil)
+        }
+        effects.append(.persist(.runEnded(runID: runID, identifier: identifier, ended: now,
+                                          outcome: outcome, exitStatus: status, signal: signal)))
+        effects.append(.log(.finished(runID: runID, identifier: identifier, outcome: outcome, exit: exit,
+                                      duration: now.duration(since: run.order.started))))
+        recordOutcome(outcome, identifier: identifier, at: now, into: &effects)
+        if let entry = blockedByRun.removeValue(forKey: identifier) { queue.reinsert(entry) }
+        dispatch(at: now, freshConditions: false, into: &effects)
+    }
+
+    /// The outcome the core assigns: the shell reports what happened, the core knows why.
+    static func outcome(of run: ActiveRun, exit: RunExit) -> Outcome {
+        if run.stoppedByShutdown { return .interrupted }
+        if run.expirationDelivered { return .expired }
+        switch exit {
+        case .exited(0): return .success
+        case .exited: return .failure
+        case .signaled: return .crashed
+        case let .completed(success): return success ? .success : .failure
+        case .abandoned: return .expired
+        }
+    }
+
+    /// Updates the failure streak and, after a failure, schedules the retry.
+    ///
+    /// A retry replaces the pending request only when it is sooner, so a retry never pushes back
+    /// the job's regular next request. An interrupted run of a job without a retry policy is
+    /// requested again right away: the interruption was refreshd's doing, not the job's.
+    mutating func recordOutcome(_ outcome: Outcome, identifier: String, at now: Instant,
+                                into effects: inout [SchedulerEffect]) {
+        let streak = failureStreaks[identifier, default: 0]
+        if outcome == .success {
+            if streak != 0 {
+                failureStreaks[identifier] = nil
+                effects.append(.persist(.failureStreak(identifier: identifier, count: 0)))
+            }
+            return
+        }
+        failureStreaks[identifier] = streak + 1
+        effects.append(.persist(.failureStreak(identifier: identifier, count: streak + 1)))
+        guard let definition = definitions[identifier] else { return }
+        let retryAt: Instant
+        if let retry = definition.retry {
+            guard let delay = retry.delay(forAttempt: streak + 1) else {
+                effects.append(.log(.retriesExhausted(identifier: identifier, attempts: streak + 1)))
+                return
+            }
+            retryAt = now + delay
+        } else if outcome == .interrupted {
+            retryAt = now
+        } else {
+            return
+        }
+        if let existing = queue[identifier], existing.earliest <= retryAt { return }
+        enqueueLogged(makePending(definition, earliest: retryAt, at: now, origin: .retry), into: &effects)
+        effects.append(.log(.retryScheduled(identifier: identifier, attempt: streak + 2, at: retryAt)))
+    }
+
+    /// Stops launching; running work gets its expiration now and is killed after its grace.
+    mutating func shutdown(at now: Instant, into effects: inout [SchedulerEffect]) {
+        guard !isStopping else { return }
+        isStopping = true
+        effects.append(.log(.stopping(running: active.count)))
+        for runID in active.keys.sorted() {
+            guard var run = active[runID] else { continue }
+            if case .running = run.phase {
+                run.phase = .expiring(killAt: now + graceFor(run.order.identifier))
+                run.expirationDelivered = true
+                run.stoppedByShutdown = true
+                effects.append(.expire(runID: runID))
+            }
+            active[runID] = run
+        }
+    }
+}

@@ -1,0 +1,79 @@
+extension SchedulerCore {
+    /// Submits a request, replacing any pending request with the same identifier.
+    ///
+    /// - Throws: `notPermitted` for an undeclared identifier, `tooManyPendingTaskRequests` when
+    ///   the namespace is full, `unavailable` while stopping.
+    public mutating func submit(_ request: TaskRequest, at now: Instant) throws(SchedulerError) -> [SchedulerEffect] {
+        guard !isStopping else { throw .unavailable }
+        guard let definition = definitions[request.identifier] else {
+            throw .notPermitted(identifier: request.identifier)
+        }
+        let pending = makePending(definition, earliest: request.earliestBeginDate ?? now, at: now,
+                                  origin: .submitted,
+                                  power: request.requiresExternalPower,
+                                  network: request.requiresNetworkConnectivity)
+        var effects: [SchedulerEffect] = []
+        try enqueue(pending, into: &effects)
+        finishEvent(into: &effects)
+        return effects
+    }
+
+    /// A pending request for a declared identifier; conditions apply to processing only.
+    func makePending(_ definition: TaskDefinition, earliest: Instant, at now: Instant,
+                     origin: PendingRequest.Origin, power: Bool? = nil, network: Bool? = nil) -> PendingRequest {
+        let processing = definition.kind == .processing
+        return PendingRequest(
+            identifier: definition.identifier, namespace: definition.namespace, kind: definition.kind,
+            earliest: earliest, submitted: now, sequence: nextSequence,
+            requiresExternalPower: processing && (power ?? false || definition.requiresExternalPower),
+            requiresNetworkConnectivity: processing && (network ?? false || definition.requiresNetworkConnectivity),
+            origin: origin)
+    }
+
+    /// Checks the namespace limit, stores the request and reports it.
+    mutating func enqueue(_ request: PendingRequest, into effects: inout [SchedulerEffect]) throws(SchedulerError) {
+        var request = request
+        let key = NamespaceKind(namespace: request.namespace, kind: request.kind)
+        let existing = queue[request.identifier]
+        let sameSlot = existing.map { $0.namespace == request.namespace && $0.kind == request.kind } ?? false
+        let limit = configuration.limit(for: request.kind)
+        if !sameSlot, pendingCounts[key, default: 0] >= limit {
+            throw .tooManyPendingTaskRequests(identifier: request.identifier, kind: request.kind,
+                                              namespace: request.namespace, limit: limit)
+        }
+        request.sequence = nextSequence
+        nextSequence += 1
+        if let existing { pendingCounts[NamespaceKind(namespace: existing.namespace, kind: existing.kind), default: 1] -= 1 }
+        pendingCounts[key, default: 0] += 1
+        queue.insert(request)
+        waitingOnConditions.removeValue(forKey: request.identifier)
+        blockedByRun.removeValue(forKey: request.identifier)
+        effects.append(.persist(.savePending(request)))
+        effects.append(.log(.submitted(request, replaced: existing != nil)))
+    }
+
+    /// Like `enqueue`, but a refusal is logged instead of thrown (resubmits and retries).
+    mutating func enqueueLogged(_ request: PendingRequest, into effects: inout [SchedulerEffect]) {
+        do {
+            try enqueue(request, into: &effects)
+        } catch {
+            effects.append(.log(.rejected(identifier: request.identifier, error)))
+        }
+    }
+
+    /// Removes a pending request (a run in flight is not affected).
+    mutating func cancel(_ identifier: String, into effects: inout [SchedulerEffect]) {
+        guard let removed = removePending(identifier) else { return }
+        effects.append(.persist(.deletePending(identifier: removed.identifier)))
+        effects.append(.log(.cancelled(identifier: identifier)))
+    }
+
+    @discardableResult
+    mutating func removePending(_ identifier: String) -> PendingRequest? {
+        guard let removed = queue.remove(identifier) else { return nil }
+        pendingCounts[NamespaceKind(namespace: removed.namespace, kind: removed.kind), default: 1] -= 1
+        waitingOnConditions.removeValue(forKey: identifier)
+        blockedByRun.removeValue(forKey: identifier)
+        return removed
+    }
+}

@@ -1,0 +1,152 @@
+/// The deterministic heart of refreshd: a state machine from events to effects.
+///
+/// It never reads a clock, touches libuv, spawns a process or writes a file. Every method takes
+/// the current instant and returns the effects the shell must carry out, in order: persist state,
+/// arm the single wake-up timer, launch, expire or kill runs, log. The libuv shell and the
+/// simulator drive the same core, so every time rule is testable without sleeping.
+///
+/// ```swift
+/// var core = SchedulerCore(definitions: [TaskDefinition(identifier: "a.refresh")])
+/// let effects = try core.submit(TaskRequest(identifier: "a.refresh"), at: now)
+/// // [.persist(.savePending(...)), .log(.submitted(...)), .armTimer(at: now)]
+/// ```
+public struct SchedulerCore: Sendable {
+    /// A run in flight.
+    struct ActiveRun: Sendable {
+        enum Phase: Sendable, Hashable {
+            case running
+            /// Expiration delivered; killed at this instant if still running.
+            case expiring(killAt: Instant)
+            /// Kill sent; waiting for the shell to report the end.
+            case killed
+        }
+        var order: LaunchOrder
+        var phase: Phase = .running
+        var expirationDelivered = false
+        var stoppedByShutdown = false
+    }
+
+    public private(set) var configuration: SchedulerConfiguration
+    public internal(set) var definitions: [String: TaskDefinition] = [:]
+    public internal(set) var conditions = Conditions()
+    public internal(set) var isStopping = false
+
+    var queue = PendingQueue()
+    var active: [Int64: ActiveRun] = [:]
+    var activeByIdentifier: [String: Int64] = [:]
+    /// Due entries whose identifier has a run in flight; they go back to the heap when it ends.
+    var blockedByRun: [String: PendingQueue.Entry] = [:]
+    /// Due entries whose conditions do not hold (or have not been checked yet).
+    var waitingOnConditions: [String: PendingQueue.Entry] = [:]
+    var pendingCounts: [NamespaceKind: Int] = [:]
+    var failureStreaks: [String: Int] = [:]
+    var nextSequence: UInt64 = 1
+    public internal(set) var nextRunID: Int64 = 1
+    var armedAt: Instant?
+    var watchingConditions = false
+    var stoppedReported = false
+
+    struct NamespaceKind: Hashable, Sendable {
+        var namespace: String
+        var kind: TaskKind
+    }
+
+    public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
+                definitions: [TaskDefinition] = []) {
+        self.configuration = configuration
+        for d in definitions { self.definitions[d.identifier] = d }
+    }
+
+    /// Declares an identifier. Returns false if it was already declared (the old one stays).
+    @discardableResult
+    public mutating func declare(_ definition: TaskDefinition) -> Bool {
+        guard definitions[definition.identifier] == nil else { return false }
+        definitions[definition.identifier] = definition
+        return true
+    }
+
+    /// Feeds one event; returns the effects to carry out in order.
+    public mutating func handle(_ event: SchedulerEvent, at now: Instant) -> [SchedulerEffect] {
+        var effects: [SchedulerEffect] = []
+        switch event {
+        case .timerFired:
+            armedAt = nil
+            expireOverdue(at: now, into: &effects)
+            dispatch(at: now, freshConditions: false, into: &effects)
+        case let .cancel(identifier):
+            cancel(identifier, into: &effects)
+        case let .cancelAll(namespace):
+            for p in queue.sorted() where namespace == nil || p.namespace == namespace {
+                cancel(p.identifier, into: &effects)
+            }
+        case let .runFinished(runID, exit):
+            finish(runID: runID, exit: exit, at: now, into: &effects)
+        case let .conditionsChanged(newConditions):
+            if newConditions != conditions { effects.append(.log(.conditions(newConditions))) }
+            conditions = newConditions
+            for entry in waitingOnConditions.values { queue.reinsert(entry) }
+            waitingOnConditions.removeAll()
+            dispatch(at: now, freshConditions: true, into: &effects)
+        case .shutdown:
+            shutdown(at: now, into: &effects)
+        }
+        finishEvent(into: &effects)
+        return effects
+    }
+
+    // MARK: Queries
+
+    /// Copies of the pending requests in due order (all namespaces, or one).
+    public func pendingRequests(namespace: String? = nil) -> [TaskRequest] {
+        queue.sorted().filter { namespace == nil || $0.namespace == namespace }.map(\.request)
+    }
+
+    /// The pending request for an identifier, with its bookkeeping.
+    public func pending(_ identifier: String) -> PendingRequest? { queue[identifier] }
+
+    public var pendingCount: Int { queue.count }
+
+    /// Runs in flight, by run id.
+    public var activeRuns: [LaunchOrder] { active.values.map(\.order).sorted { $0.runID < $1.runID } }
+
+    /// The instant the wake-up timer is armed for, if any.
+    public var nextWakeUp: Instant? { armedAt }
+
+    // MARK: Bookkeeping shared by the event handlers
+
+    /// Re-arms the timer and reports condition watching and the end of a shutdown.
+    mutating func finishEvent(into effects: inout [SchedulerEffect]) {
+        let wantWatch = !waitingOnConditions.isEmpty && !isStopping
+        if wantWatch != watchingConditions {
+            watchingConditions = wantWatch
+            effects.append(.watchConditions(wantWatch))
+        }
+        let next = nextDeadline()
+        if next != armedAt {
+            armedAt = next
+            effects.append(next.map { .armTimer(at: $0) } ?? .disarmTimer)
+        }
+        if isStopping, active.isEmpty, !stoppedReported {
+            stoppedReported = true
+            effects.append(.stopped)
+        }
+    }
+
+    /// The earliest instant at which something must happen without an outside event.
+    mutating func nextDeadline() -> Instant? {
+        var next: Instant?
+        for run in active.values {
+            let t: Instant? = switch run.phase {
+            case .running: run.order.deadline
+            case let .expiring(killAt): killAt
+            case .killed: nil
+            }
+            if let t, next == nil || t < next! { next = t }
+        }
+        if !isStopping, active.count < configuration.maxConcurrentRuns, let top = queue.peek() {
+            let t = Instant(milliseconds: top.due)
+            if next == nil || t < next! { next = t }
+        }
+        return next
+    }
+}

@@ -1,0 +1,21 @@
+/// What the core asks its shell to do, in order.
+///
+/// `persist` effects come before the effects that depend on them: a launch is recorded before the
+/// process exists, so a crash in between is seen at restart as an interrupted run.
+public enum SchedulerEffect: Sendable, Hashable {
+    /// Arm the single wake-up timer for this instant (replacing any earlier arming).
+    case armTimer(at: Instant)
+    /// Nothing is due: stop the timer.
+    case disarmTimer
+    case persist(StateChange)
+    case launch(LaunchOrder)
+    /// Deliver the expiration: SIGTERM to a command's process group, or the in-process handler.
+    case expire(runID: Int64)
+    /// The grace period is over: SIGKILL the process group, or abandon an in-process task.
+    case kill(runID: Int64)
+    /// Start or stop re-checking machine conditions (something waits on them, or nothing does).
+    case watchConditions(Bool)
+    case log(LogEvent)
+    /// Shutdown is complete: no run is in flight and nothing more will launch.
+    case stopped
+}
