@@ -3,4 +3,6 @@
 #include <uv.h>
 #include <signal.h>
 #include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
 #endif

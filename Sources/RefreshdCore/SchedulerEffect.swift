@@ -15,7 +15,7 @@ public enum SchedulerEffect: Sendable, Hashable {
     case kill(runID: Int64)
     /// Start or stop re-checking machine conditions (something waits on them, or nothing does).
     case watchConditions(Bool)
-    case log(LogEvent)
+    case log(LogMessage)
     /// Shutdown is complete: no run is in flight and nothing more will launch.
     case stopped
 }

@@ -70,7 +70,7 @@ struct VirtualDriver {
         stored.compactMap { if case let .runEnded(_, _, _, outcome, _, _) = $0 { outcome } else { nil } }
     }
 
-    var logEvents: [LogEvent] { log.compactMap { if case let .log(e) = $0 { e } else { nil } } }
+    var logEvents: [LogMessage] { log.compactMap { if case let .log(e) = $0 { e } else { nil } } }
 }
 
 extension Duration {

@@ -1,5 +1,5 @@
 /// One line of the daemon's log, as data; the shell formats it with the time.
-public enum LogEvent: Sendable, Hashable, CustomStringConvertible {
+public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case submitted(PendingRequest, replaced: Bool)
     case rejected(identifier: String, SchedulerError)
     case cancelled(identifier: String)

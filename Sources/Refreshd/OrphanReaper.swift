@@ -1,0 +1,46 @@
+import Glibc
+import RefreshdCore
+
+/// Kills what a run left behind when refreshd died (kill -9, power cut) in the middle of it.
+///
+/// Every command run leads its own session (setsid), whose id is the leader's pid; refreshd
+/// records that pid and the leader's start time. At the next start, processes whose session is
+/// that id and that started no earlier than the leader belong to the run and get SIGKILL. If a
+/// different process now holds the leader's pid (pid reuse), the record is stale and nothing is
+/// touched.
+enum OrphanReaper {
+    /// Returns the pids that were sent SIGKILL.
+    @discardableResult
+    static func reap(processGroup: Int32, startTicks: UInt64?, procDirectory: String = "/proc") -> [Int32] {
+        guard processGroup > 1 else { return [] }
+        if let leader = stat(pid: processGroup, procDirectory: procDirectory),
+           let startTicks, leader.startTicks != startTicks {
+            return []  // the pid belongs to someone else now
+        }
+        var killed: [Int32] = []
+        for name in ConditionsProbe.list(procDirectory) {
+            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory) else { continue }
+            guard s.session == processGroup else { continue }
+            if let startTicks, s.startTicks < startTicks { continue }
+            if Glibc.kill(pid, SIGKILL) == 0 { killed.append(pid) }
+        }
+        return killed
+    }
+
+    struct ProcessStat {
+        var processGroup: Int32
+        var session: Int32
+        var startTicks: UInt64
+    }
+
+    /// Fields of /proc/PID/stat after the parenthesised command name (which may hold spaces).
+    static func stat(pid: Int32, procDirectory: String = "/proc") -> ProcessStat? {
+        guard let text = ConditionsProbe.readFile("\(procDirectory)/\(pid)/stat"),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] = state (3), [1] = ppid (4), [2] = pgrp (5), [3] = session (6), [19] = starttime (22)
+        guard fields.count > 19, let pgrp = Int32(fields[2]), let sid = Int32(fields[3]),
+              let start = UInt64(fields[19]) else { return nil }
+        return ProcessStat(processGroup: pgrp, session: sid, startTicks: start)
+    }
+}

@@ -1,0 +1,264 @@
+import CLibUV
+import Glibc
+import Logging
+import RefreshdCore
+import RefreshdStore
+
+/// A BGTaskScheduler for Linux: declare identifiers with handlers, submit requests with an
+/// earliest begin date, and let the libuv loop launch, expire and record the runs.
+///
+/// The scheduling rules live in `SchedulerCore` (deterministic, no I/O); this class is the
+/// imperative shell around it. It holds exactly one armed `uv_timer_t`, for the core's earliest
+/// deadline, spawns command jobs with `uv_spawn`, and commits every state change to SQLite before
+/// acting on it. Public methods are safe from any thread; the loop runs on the thread that calls
+/// `run()`, and handlers are called there.
+///
+/// ```swift
+/// let scheduler = try RefreshScheduler(options: .init(stateDirectory: ".refreshd"))
+/// scheduler.register(TaskDefinition(identifier: "com.example.refresh")) { task in
+///     task.expirationHandler = { /* stop quickly */ }
+///     task.setTaskCompleted(success: true)
+/// }
+/// try scheduler.submit(TaskRequest(identifier: "com.example.refresh"))
+/// try scheduler.run()  // until stop(), SIGTERM or SIGINT
+/// ```
+public final class RefreshScheduler: @unchecked Sendable {
+    /// How the scheduler is set up.
+    public struct Options: Sendable {
+        /// Where state.sqlite lives; nil keeps everything in memory (nothing survives a restart).
+        public var stateDirectory: String?
+        /// The directory all jobs share (`REFRESH_SHARED_CONTAINER`); default `<state>/shared`.
+        public var sharedContainer: String?
+        public var configuration: SchedulerConfiguration
+        /// Install SIGTERM/SIGINT (graceful stop) and SIGHUP handlers. For daemons, not libraries.
+        public var handleSignals: Bool
+        public var conditionsProbe: ConditionsProbe
+        /// How often conditions are re-read while a request waits on them (besides netlink events).
+        public var conditionsFallbackInterval: Duration
+        public var logger: Logger
+
+        public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
+                    configuration: SchedulerConfiguration = SchedulerConfiguration(),
+                    handleSignals: Bool = false, conditionsProbe: ConditionsProbe = ConditionsProbe(),
+                    conditionsFallbackInterval: Duration = .seconds(60),
+                    logger: Logger = Logger(label: "refreshd")) {
+            self.stateDirectory = stateDirectory
+            self.sharedContainer = sharedContainer
+            self.configuration = configuration
+            self.handleSignals = handleSignals
+            self.conditionsProbe = conditionsProbe
+            self.conditionsFallbackInterval = conditionsFallbackInterval
+            self.logger = logger
+        }
+    }
+
+    let options: Options
+    let logger: Logger
+    let lock = Lock()
+    // Guarded by `lock`.
+    var core: SchedulerCore
+    var store: StateStore?
+    var handlers: [String: TaskHandler] = [:]
+    var outbox: [SchedulerEffect] = []
+    var tasks: [Int64: RefreshTask] = [:]
+    var started = false
+    var restored: SchedulerCore.RestoredState
+    var storeFailure: String?
+    var asyncOpen = true
+    // Loop thread only.
+    let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+    let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
+    var signals: [UnsafeMutablePointer<uv_signal_t>] = []
+    var processes: [Int64: CommandProcess] = [:]
+    var monitor: ConditionsMonitor?
+    var loopThread: pthread_t?
+    var draining = false
+    var closing = false
+    private let directoryLock: StateDirectoryLock?
+    let sharedContainer: String?
+
+    /// Called on the loop thread when SIGHUP arrives (the daemon reloads its config).
+    public var onHangup: (@Sendable () -> Void)? {
+        get { lock.withLock { hangup } }
+        set { lock.withLock { hangup = newValue } }
+    }
+    private var hangup: (@Sendable () -> Void)?
+
+    /// Opens the state directory (if any) and prepares the loop. Nothing runs until `run()`.
+    ///
+    /// - Throws: `StoreError` when the state directory is locked by another refreshd, or its
+    ///   state file is corrupt or unreadable (it is never replaced).
+    public init(options: Options) throws {
+        self.options = options
+        logger = options.logger
+        core = SchedulerCore(configuration: options.configuration)
+        if let directory = options.stateDirectory {
+            directoryLock = try StateDirectoryLock.acquire(directory: directory)
+            let store = try StateStore.open(directory: directory)
+            self.store = store
+            restored = try store.restoredState()
+        } else {
+            directoryLock = nil
+            restored = SchedulerCore.RestoredState()
+        }
+        sharedContainer = options.sharedContainer ?? options.stateDirectory.map { "\($0)/shared" }
+        if let sharedContainer { _ = mkdir(sharedContainer, 0o755) }
+        uv_loop_init(loop)
+        uv_timer_init(loop, timer)
+        timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_async_init(loop, async) { handle in
+            guard let data = handle?.pointee.data else { return }
+            Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().drain()
+        }
+        async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        monitor = ConditionsMonitor(loop: loop, probe: options.conditionsProbe,
+                                    fallbackInterval: options.conditionsFallbackInterval) { [unowned self] c in
+            self.send(.conditionsChanged(c))
+        }
+    }
+
+    deinit {
+        if !closing { closeHandles() }
+        while uv_run(loop, UV_RUN_NOWAIT) != 0 {}
+        uv_loop_close(loop)
+        loop.deallocate()
+        timer.deallocate()
+        async.deallocate()
+        for s in signals { s.deallocate() }
+        releaseState()
+    }
+
+    /// Closes the state file and frees the state directory for another scheduler.
+    func releaseState() {
+        lock.withLock {
+            store?.close()
+            store = nil
+        }
+        directoryLock?.release()
+    }
+
+    // MARK: Declaring and requesting
+
+    /// Declares an identifier with an in-process launch handler. False if already declared.
+    @discardableResult
+    public func register(_ definition: TaskDefinition,
+                         launchHandler: @escaping @Sendable (RefreshTask) -> Void) -> Bool {
+        register(definition, handler: .inProcess(launchHandler))
+    }
+
+    /// Declares an identifier whose runs spawn a command. False if already declared.
+    @discardableResult
+    public func register(_ definition: TaskDefinition, command: CommandJob) -> Bool {
+        register(definition, handler: .command(command))
+    }
+
+    @discardableResult
+    public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
+        lock.withLock {
+            guard core.declare(definition) else { return false }
+            handlers[definition.identifier] = handler
+            return true
+        }
+    }
+
+    /// Submits a request; replaces a pending request with the same identifier. The request is
+    /// committed to the state file before this returns.
+    public func submit(_ request: TaskRequest) throws(SchedulerError) {
+        let result: Result<Void, SchedulerError> = lock.withLock {
+            startIfNeeded()
+            do throws(SchedulerError) {
+                let effects = try core.submit(request, at: WallClock.now())
+                commit(effects)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        kick()
+        try result.get()
+    }
+
+    public func cancel(taskRequestWithIdentifier identifier: String) { send(.cancel(identifier: identifier)) }
+
+    public func cancelAllTaskRequests() { send(.cancelAll(namespace: nil)) }
+
+    /// Copies of the pending requests, in due order.
+    public func pendingTaskRequests() -> [TaskRequest] {
+        lock.withLock {
+            startIfNeeded()
+            return core.pendingRequests()
+        }
+    }
+
+    /// Graceful stop: no new launches, running work gets its expiration and grace, then `run()`
+    /// returns. Safe from any thread, and from handlers.
+    public func stop() { send(.shutdown) }
+
+    /// Whether `stop()` (or a signal) has begun a shutdown.
+    public var isStopping: Bool { lock.withLock { core.isStopping } }
+
+    /// The commit error that stopped the scheduler, if any.
+    public var failure: String? { lock.withLock { storeFailure } }
+
+    // MARK: Feeding the core
+
+    /// Applies restored durable state once, after the handlers are declared.
+    func startIfNeeded() {
+        guard !started else { return }
+        started = true
+        for run in restored.unfinishedRuns {
+            if let group = run.processGroup {
+                let killed = OrphanReaper.reap(processGroup: group, startTicks: run.processStartTicks)
+                if !killed.isEmpty {
+                    logger.warning("reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)")
+                }
+            }
+        }
+        commit(core.restore(restored, at: WallClock.now()))
+        restored = SchedulerCore.RestoredState()
+    }
+
+    /// Feeds an event to the core (any thread).
+    func send(_ event: SchedulerEvent) {
+        lock.withLock {
+            startIfNeeded()
+            commit(core.handle(event, at: WallClock.now()))
+        }
+        kick()
+    }
+
+    /// Commits the event's state changes in one transaction, then queues its other effects.
+    /// Called with `lock` held.
+    func commit(_ effects: [SchedulerEffect]) {
+        var changes: [StateChange] = []
+        for effect in effects {
+            if case let .persist(change) = effect { changes.append(change) } else { outbox.append(effect) }
+        }
+        guard !changes.isEmpty, let store, storeFailure == nil else { return }
+        do {
+            try store.apply(changes)
+        } catch {
+            storeFailure = "\(error)"
+            logger.critical("state not saved, stopping: \(error)")
+            for effect in core.handle(.shutdown, at: WallClock.now()) {
+                if case .persist = effect { continue }
+                outbox.append(effect)
+            }
+        }
+    }
+
+    var onLoopThread: Bool {
+        guard let loopThread else { return false }
+        return pthread_equal(loopThread, pthread_self()) != 0
+    }
+
+    /// Gets queued effects executed: right here on the loop thread, or by waking the loop.
+    func kick() {
+        if onLoopThread {
+            drain()
+        } else {
+            lock.withLock { if asyncOpen { _ = uv_async_send(async) } }
+        }
+    }
+}

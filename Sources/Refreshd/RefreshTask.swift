@@ -1,0 +1,56 @@
+import RefreshdCore
+
+/// A launched task handed to an in-process handler, shaped like `BGTask`.
+///
+/// Set `expirationHandler` early: it is called (on the loop thread) when the allowance runs out,
+/// and should stop the work quickly. Call `setTaskCompleted(success:)` exactly once, from any
+/// thread; later calls are ignored. A task with no expiration handler is completed unsuccessfully
+/// when its time is up, like BGTaskScheduler.
+public final class RefreshTask: @unchecked Sendable {
+    public let identifier: String
+    public let runID: Int64
+    public let kind: TaskKind
+    /// When the expiration is delivered if the task has not completed.
+    public let deadline: Instant
+    /// The directory tasks share (the App Group analog).
+    public let sharedContainer: String?
+
+    private let lock = Lock()
+    private var handler: (@Sendable () -> Void)?
+    private var completed = false
+    private let complete: @Sendable (Int64, Bool) -> Void
+
+    init(order: LaunchOrder, sharedContainer: String?, complete: @escaping @Sendable (Int64, Bool) -> Void) {
+        identifier = order.identifier
+        runID = order.runID
+        kind = order.kind
+        deadline = order.deadline
+        self.sharedContainer = sharedContainer
+        self.complete = complete
+    }
+
+    /// Called once when the task's time is up.
+    public var expirationHandler: (@Sendable () -> Void)? {
+        get { lock.withLock { handler } }
+        set { lock.withLock { handler = newValue } }
+    }
+
+    /// Reports the end of the work. The first call counts.
+    public func setTaskCompleted(success: Bool) {
+        let first = lock.withLock { () -> Bool in
+            defer { completed = true }
+            return !completed
+        }
+        if first { complete(runID, success) }
+    }
+
+    var isCompleted: Bool { lock.withLock { completed } }
+
+    /// Delivers the expiration; without a handler the task completes unsuccessfully.
+    func deliverExpiration() {
+        if let handler = expirationHandler { handler() } else { setTaskCompleted(success: false) }
+    }
+
+    /// Marks the task done without reporting (the scheduler has already ended the run).
+    func abandon() { lock.withLock { completed = true } }
+}

@@ -1,0 +1,83 @@
+/// One problem in a job file, located at the file, line and column where it was found.
+///
+/// Every message says what was found and what was expected, so that
+/// `Jobs/bad.yaml:4:12: allowance: expected a duration like 30s, 10m or 1h30m, found "thirty"`
+/// is enough to fix the file without reading the loader's source. Lines and columns are 1-based;
+/// columns count Unicode scalars, as libYAML does.
+public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, Comparable {
+    /// The job file's path as given to (or joined by) the loader.
+    public var file: String
+    /// 1-based line.
+    public var line: Int
+    /// 1-based column, in Unicode scalars.
+    public var column: Int
+    /// What was found and what was expected, without the location prefix.
+    public var message: String
+
+    public init(file: String, line: Int, column: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    /// `file:line:column: message`, the format editors and compilers use.
+    public var description: String { "\(file):\(line):\(column): \(message)" }
+
+    /// Orders by file, then line, then column, then message.
+    public static func < (lhs: ConfigError, rhs: ConfigError) -> Bool {
+        (lhs.file, lhs.line, lhs.column, lhs.message) < (rhs.file, rhs.line, rhs.column, rhs.message)
+    }
+}
+
+/// All the problems found while loading job files, sorted by file then line.
+///
+/// The loader collects every error of every file instead of stopping at the first one, so a
+/// single run of `refreshd check` shows everything there is to fix.
+public struct ConfigErrors: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The errors, sorted by file, line and column.
+    public var errors: [ConfigError]
+
+    public init(_ errors: [ConfigError]) {
+        self.errors = errors.sorted()
+    }
+
+    /// One error per line.
+    public var description: String {
+        errors.map(\.description).joined(separator: "\n")
+    }
+}
+
+/// Gathers errors for one file while its settings are read.
+struct ErrorSink {
+    let file: String
+    private(set) var errors: [ConfigError] = []
+    /// Keys already suggested for a misspelling (`retry.limit`), whose "missing" error would only repeat it.
+    var suggestedKeys: Set<String> = []
+
+    init(file: String) { self.file = file }
+
+    mutating func add(_ line: Int, _ column: Int, _ message: String) {
+        errors.append(ConfigError(file: file, line: line, column: column, message: message))
+    }
+
+    mutating func add(at location: Location, _ message: String) {
+        add(location.line, location.column, message)
+    }
+}
+
+/// A 1-based line and column in a job file.
+struct Location: Sendable, Hashable {
+    var line: Int
+    var column: Int
+
+    static let start = Location(line: 1, column: 1)
+}
+
+/// An unlocated problem description, located later by whoever knows the node it came from.
+struct Problem: Error, Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    var description: String
+
+    init(_ description: String) { self.description = description }
+    init(stringLiteral value: String) { self.description = value }
+}

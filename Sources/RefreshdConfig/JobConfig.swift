@@ -1,0 +1,50 @@
+import RefreshdCore
+
+/// One validated job file: the task definition the scheduler core needs, plus what the shell
+/// needs to launch the job's command.
+///
+/// Produced only by `JobDirectory.load` and `JobDirectory.parse`, after every setting has been
+/// checked, so a `JobConfig` can be trusted: its command exists and is executable, its durations
+/// are positive where they must be, and its kind's requirements are consistent.
+public struct JobConfig: Sendable, Hashable {
+    /// The identifier, kind, namespace, allowance, grace, resubmit and retry rules.
+    public var definition: TaskDefinition
+    /// The argument vector; `command[0]` is resolved to an absolute (or project-relative) path.
+    public var command: [String]
+    /// Extra environment variables for the command, on top of the daemon's own.
+    public var environment: [String: String]
+    /// When the first request after loading may begin.
+    public var earliest: EarliestSpec
+    /// The job file's path, as given to the loader or joined from the directory and the file name.
+    public var file: String
+    /// The line of the `identifier:` setting (1-based), for messages that point at the job.
+    public var line: Int
+    /// The job folder's parent: relative commands resolve against it and it is the working directory.
+    public var projectRoot: String
+
+    public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
+                earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String) {
+        self.definition = definition
+        self.command = command
+        self.environment = environment
+        self.earliest = earliest
+        self.file = file
+        self.line = line
+        self.projectRoot = projectRoot
+    }
+
+    /// The job's identifier (shorthand for `definition.identifier`).
+    public var identifier: String { definition.identifier }
+}
+
+/// A parsed job with the locations that cross-file checks point at.
+struct ParsedJob: Sendable {
+    var config: JobConfig
+    /// Where the identifier's value is.
+    var identifierLocation: Location
+    /// Where the `kind:` value is, when the file names one.
+    var kindLocation: Location?
+
+    /// Where an error about the job's kind (namespace limits) belongs.
+    var kindOrIdentifierLocation: Location { kindLocation ?? identifierLocation }
+}

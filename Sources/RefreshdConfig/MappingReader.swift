@@ -1,0 +1,68 @@
+import Yams
+
+/// Walks a mapping's keys, reporting keys that are not settings and suggesting the closest one.
+///
+/// A misspelt key is the most common mistake in hand-written YAML, and silently ignoring it
+/// would run the job with a default the author did not mean: `allowence: 5m` is an error that
+/// says `did you mean "allowance"?`.
+enum MappingReader {
+    /// The pairs of `mapping` whose keys are in `known`; every other key is reported at its position.
+    /// `prefix` names the enclosing setting in messages (`retry.` for `retry: {...}`).
+    static func pairs(of mapping: Node.Mapping, known: [String], prefix: String,
+                      _ sink: inout ErrorSink) -> [(key: String, keyNode: Node, value: Node)] {
+        var result: [(key: String, keyNode: Node, value: Node)] = []
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.scalarText else {
+                sink.add(at: keyNode.location,
+                         "expected a setting name (\(known.joined(separator: ", "))), found \(keyNode.foundDescription)")
+                continue
+            }
+            guard known.contains(key) else {
+                sink.add(at: keyNode.location, unknownKeyMessage(key, known: known, prefix: prefix))
+                if let suggestion = closest(to: key, in: known) { sink.suggestedKeys.insert(prefix + suggestion) }
+                continue
+            }
+            result.append((key, keyNode, value))
+        }
+        return result
+    }
+
+    /// `unknown key "allowence" (did you mean "allowance"?)`, or the list of known keys when none is close.
+    static func unknownKeyMessage(_ key: String, known: [String], prefix: String) -> String {
+        let where_ = prefix.isEmpty ? "" : " in \(prefix.dropLast())"
+        if let suggestion = closest(to: key, in: known) {
+            return "unknown key \"\(key)\"\(where_) (did you mean \"\(suggestion)\"?)"
+        }
+        return "unknown key \"\(key)\"\(where_); expected one of \(known.joined(separator: ", "))"
+    }
+
+    /// The known key nearest to `key`, if its edit distance is at most 2 (ties go to the first listed).
+    static func closest(to key: String, in known: [String]) -> String? {
+        var best: (key: String, distance: Int)?
+        for candidate in known {
+            let distance = editDistance(key.lowercased(), candidate)
+            if distance <= 2, distance < (best?.distance ?? Int.max) {
+                best = (candidate, distance)
+            }
+        }
+        return best?.key
+    }
+
+    /// Levenshtein distance over Unicode scalars (insertions, deletions, substitutions).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,86 @@
+/// The state file's schema, as an ordered list of migrations.
+///
+/// `PRAGMA user_version` holds the number of migrations applied. Opening a file runs the missing
+/// ones in one transaction; a file with a higher version than `Schema.version` was written by a
+/// newer refreshd and is refused rather than guessed at. Never edit a shipped migration: append.
+///
+/// Times are INTEGER milliseconds since the Unix epoch (UTC), like `Instant`. Enumerations are
+/// stored as their raw TEXT values (`app-refresh`, `success`, `retry`) so the file reads well in
+/// the sqlite3 shell.
+enum Schema {
+    /// Migration `i` takes the file from version `i` to `i + 1`.
+    static let migrations: [String] = [
+        // Version 1.
+        """
+        CREATE TABLE pending (
+            identifier TEXT PRIMARY KEY NOT NULL,
+            namespace TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            earliest INTEGER NOT NULL,
+            submitted INTEGER NOT NULL,
+            sequence INTEGER NOT NULL,
+            requires_power INTEGER NOT NULL DEFAULT 0,
+            requires_network INTEGER NOT NULL DEFAULT 0,
+            origin TEXT NOT NULL
+        );
+        CREATE TABLE runs (
+            run_id INTEGER PRIMARY KEY NOT NULL,
+            identifier TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            submitted INTEGER NOT NULL,
+            earliest INTEGER NOT NULL,
+            started INTEGER NOT NULL,
+            deadline INTEGER NOT NULL,
+            attempt INTEGER NOT NULL DEFAULT 1,
+            ended INTEGER,
+            outcome TEXT,
+            exit_status INTEGER,
+            signal INTEGER,
+            process_group INTEGER,
+            process_start_ticks INTEGER
+        );
+        CREATE INDEX runs_by_identifier ON runs(identifier, run_id);
+        CREATE INDEX runs_unfinished ON runs(ended) WHERE ended IS NULL;
+        CREATE TABLE job_state (
+            identifier TEXT PRIMARY KEY NOT NULL,
+            failure_streak INTEGER NOT NULL DEFAULT 0,
+            seed_spec TEXT
+        );
+        CREATE TABLE daily_counters (
+            day TEXT NOT NULL,
+            identifier TEXT NOT NULL,
+            launches INTEGER NOT NULL DEFAULT 0,
+            successes INTEGER NOT NULL DEFAULT 0,
+            failures INTEGER NOT NULL DEFAULT 0,
+            expired INTEGER NOT NULL DEFAULT 0,
+            crashed INTEGER NOT NULL DEFAULT 0,
+            interrupted INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (day, identifier)
+        ) WITHOUT ROWID;
+        """,
+    ]
+
+    /// The version this refreshd writes and understands.
+    static var version: Int { migrations.count }
+
+    /// Brings the file from `current` to `version` in one transaction.
+    static func migrate(_ connection: SQLiteConnection, from current: Int) throws(StoreError) {
+        guard current < version else { return }
+        let context = "migrating the schema from version \(current) to \(version)"
+        try connection.transaction(context: context) { () throws(StoreError) in
+            // Re-read inside the write lock: another opener may have migrated meanwhile.
+            let found = try userVersion(connection)
+            guard found < version else { return }
+            for migration in migrations[found...] {
+                try connection.execute(script: migration, context: context)
+            }
+            try connection.execute(script: "PRAGMA user_version = \(version)", context: context)
+        }
+    }
+
+    static func userVersion(_ connection: SQLiteConnection) throws(StoreError) -> Int {
+        try connection.query("PRAGMA user_version", context: "reading the schema version") { row in
+            row.int(0)
+        }.first ?? 0
+    }
+}

@@ -1,0 +1,152 @@
+import RefreshdCore
+
+extension StateStore {
+    /// Commits one event's changes in one transaction (`BEGIN IMMEDIATE … COMMIT`).
+    ///
+    /// Either every change is written and durable when this returns, or none is: any error rolls
+    /// the whole batch back and is thrown. An empty batch opens no transaction.
+    ///
+    /// - `savePending` inserts or replaces the identifier's pending request.
+    /// - `deletePending` removes it (no error if there is none).
+    /// - `runStarted` inserts the run (a duplicate run id is an error) and counts a launch for the
+    ///   UTC day it started.
+    /// - `runEnded` sets the end of an unfinished run of that identifier and counts its outcome
+    ///   for the UTC day it ended; an unknown, already ended, or mismatched run is an
+    ///   `.invalidChange` error, so a counter is never counted twice.
+    /// - `failureStreak` sets the identifier's streak.
+    public func apply(_ changes: [StateChange]) throws(StoreError) {
+        guard !changes.isEmpty else { return }
+        try requireWritable(SQL.context)
+        try connection.transaction(context: SQL.context) { () throws(StoreError) in
+            for change in changes {
+                do throws(StoreError) {
+                    try write(change)
+                } catch {
+                    var described = error
+                    described.context = "\(SQL.context) (\(change))"
+                    throw described
+                }
+            }
+        }
+    }
+
+    private func write(_ change: StateChange) throws(StoreError) {
+        switch change {
+        case let .savePending(p):
+            try connection.run(SQL.savePending, [
+                .text(p.identifier), .text(p.namespace), .text(p.kind.rawValue),
+                .integer(p.earliest.milliseconds), .integer(p.submitted.milliseconds),
+                .integer(Int64(bitPattern: p.sequence)), .bool(p.requiresExternalPower),
+                .bool(p.requiresNetworkConnectivity), .text(p.origin.rawValue),
+            ], context: SQL.context)
+        case let .deletePending(identifier):
+            try connection.run(SQL.deletePending, [.text(identifier)], context: SQL.context)
+        case let .runStarted(r):
+            try connection.run(SQL.insertRun, [
+                .integer(r.runID), .text(r.identifier), .text(r.kind.rawValue),
+                .integer(r.submitted.milliseconds), .integer(r.earliest.milliseconds),
+                .integer(r.started.milliseconds), .integer(r.deadline.milliseconds), .int(r.attempt),
+                .optional(r.ended?.milliseconds), .optional(r.outcome?.rawValue), .optional(r.exitStatus),
+                .optional(r.signal), .optional(r.processGroup),
+                .optional(r.processStartTicks.map { Int64(bitPattern: $0) }),
+            ], context: SQL.context)
+            try count(SQL.countLaunch, day: ISO8601.day(r.started), identifier: r.identifier)
+        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
+            let changed = try connection.run(SQL.endRun, [
+                .integer(ended.milliseconds), .text(outcome.rawValue), .optional(exitStatus),
+                .optional(signal), .integer(runID), .text(identifier),
+            ], context: SQL.context)
+            guard changed == 1 else {
+                throw StoreError(kind: .invalidChange, path: path, context: SQL.context,
+                                 detail: "no unfinished run \(runID) of \(identifier) to end")
+            }
+            try count(SQL.countOutcome(outcome), day: ISO8601.day(ended), identifier: identifier)
+        case let .failureStreak(identifier, count):
+            try connection.run(SQL.setFailureStreak, [.text(identifier), .int(count)], context: SQL.context)
+        }
+    }
+
+    private func count(_ sql: String, day: String, identifier: String) throws(StoreError) {
+        try connection.run(sql, [.text(day), .text(identifier)], context: SQL.context)
+    }
+
+    /// Records the process group and start time of a command run once it is spawned, so that a
+    /// restart can find and reap a survivor. Throws `.invalidChange` for an unknown run.
+    public func recordProcess(runID: Int64, processGroup: Int32, startTicks: UInt64?) throws(StoreError) {
+        let context = "recording the process of run \(runID)"
+        try requireWritable(context)
+        let changed = try connection.run(SQL.recordProcess, [
+            .integer(Int64(processGroup)), .optional(startTicks.map { Int64(bitPattern: $0) }), .integer(runID),
+        ], context: context)
+        guard changed == 1 else {
+            throw StoreError(kind: .invalidChange, path: path, context: context, detail: "no run \(runID)")
+        }
+    }
+
+    /// Stores the seed spec last used for a job (what config seeding submitted), so a restart
+    /// can tell whether the job's config changed.
+    public func setSeedSpec(_ spec: String, for identifier: String) throws(StoreError) {
+        let context = "saving the seed spec of \(identifier)"
+        try requireWritable(context)
+        try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: context)
+    }
+}
+
+/// The SQL of the write path, each string a key of the statement cache.
+private enum SQL {
+    static let context = "applying state changes"
+
+    static let savePending = """
+        INSERT INTO pending (identifier, namespace, kind, earliest, submitted, sequence,
+                             requires_power, requires_network, origin)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (identifier) DO UPDATE SET
+            namespace = excluded.namespace, kind = excluded.kind, earliest = excluded.earliest,
+            submitted = excluded.submitted, sequence = excluded.sequence,
+            requires_power = excluded.requires_power, requires_network = excluded.requires_network,
+            origin = excluded.origin
+        """
+    static let deletePending = "DELETE FROM pending WHERE identifier = ?"
+    static let insertRun = """
+        INSERT INTO runs (run_id, identifier, kind, submitted, earliest, started, deadline, attempt,
+                          ended, outcome, exit_status, signal, process_group, process_start_ticks)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let endRun = """
+        UPDATE runs SET ended = ?, outcome = ?, exit_status = ?, signal = ?
+        WHERE run_id = ? AND identifier = ? AND ended IS NULL
+        """
+    static let recordProcess = "UPDATE runs SET process_group = ?, process_start_ticks = ? WHERE run_id = ?"
+    static let setFailureStreak = """
+        INSERT INTO job_state (identifier, failure_streak) VALUES (?, ?)
+        ON CONFLICT (identifier) DO UPDATE SET failure_streak = excluded.failure_streak
+        """
+    static let setSeedSpec = """
+        INSERT INTO job_state (identifier, seed_spec) VALUES (?, ?)
+        ON CONFLICT (identifier) DO UPDATE SET seed_spec = excluded.seed_spec
+        """
+
+    static let countLaunch = counter("launches")
+    static let countSuccess = counter("successes")
+    static let countFailure = counter("failures")
+    static let countExpired = counter("expired")
+    static let countCrashed = counter("crashed")
+    static let countInterrupted = counter("interrupted")
+
+    static func countOutcome(_ outcome: Outcome) -> String {
+        switch outcome {
+        case .success: countSuccess
+        case .failure: countFailure
+        case .expired: countExpired
+        case .crashed: countCrashed
+        case .interrupted: countInterrupted
+        }
+    }
+
+    private static func counter(_ column: String) -> String {
+        """
+        INSERT INTO daily_counters (day, identifier, \(column)) VALUES (?, ?, 1)
+        ON CONFLICT (day, identifier) DO UPDATE SET \(column) = \(column) + 1
+        """
+    }
+}

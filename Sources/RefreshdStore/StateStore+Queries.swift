@@ -1,0 +1,106 @@
+import RefreshdCore
+
+extension StateStore {
+    /// Everything the core needs at start: pending requests, runs in flight when refreshd died
+    /// (no end recorded, with their process fields), failure streaks above zero, and the next run
+    /// id (one past the largest ever used, 1 for an empty store).
+    public func restoredState() throws(StoreError) -> SchedulerCore.RestoredState {
+        let context = "reading the state to restore"
+        let unfinished = try connection.query(
+            "SELECT \(Query.runColumns) FROM runs WHERE ended IS NULL ORDER BY run_id",
+            context: context, runRecord)
+        let streaks = try connection.query(
+            "SELECT identifier, failure_streak FROM job_state WHERE failure_streak > 0",
+            context: context) { row in (row.text(0), row.int(1)) }
+        let maxRunID = try connection.query("SELECT MAX(run_id) FROM runs", context: context) { row in
+            row.optionalInt64(0)
+        }.first ?? nil
+        return SchedulerCore.RestoredState(
+            pending: try pendingRequests(),
+            unfinishedRuns: unfinished,
+            failureStreaks: Dictionary(streaks, uniquingKeysWith: { _, last in last }),
+            nextRunID: (maxRunID ?? 0) + 1)
+    }
+
+    /// Pending requests in launch order: by earliest begin, then submission sequence.
+    public func pendingRequests() throws(StoreError) -> [PendingRequest] {
+        try connection.query("""
+            SELECT identifier, namespace, kind, earliest, submitted, sequence, requires_power,
+                   requires_network, origin
+            FROM pending ORDER BY earliest, sequence
+            """, context: "reading pending requests") { (row) throws(StoreError) in
+            let identifier = row.text(0)
+            return PendingRequest(
+                identifier: identifier, namespace: row.text(1),
+                kind: try decode(TaskKind.self, row.text(2), "pending", identifier),
+                earliest: Instant(milliseconds: row.int64(3)),
+                submitted: Instant(milliseconds: row.int64(4)),
+                sequence: UInt64(bitPattern: row.int64(5)),
+                requiresExternalPower: row.bool(6), requiresNetworkConnectivity: row.bool(7),
+                origin: try decode(PendingRequest.Origin.self, row.text(8), "pending", identifier))
+        }
+    }
+
+    /// The `limit` most recent runs, newest (highest run id) first.
+    public func recentRuns(limit: Int) throws(StoreError) -> [RunRecord] {
+        try connection.query("SELECT \(Query.runColumns) FROM runs ORDER BY run_id DESC LIMIT ?",
+                             [.int(max(0, limit))], context: "reading recent runs", runRecord)
+    }
+
+    /// The latest run (highest run id) of each identifier that ever ran, by identifier.
+    public func lastRunPerJob() throws(StoreError) -> [RunRecord] {
+        try connection.query("""
+            SELECT \(Query.runColumns) FROM runs
+            WHERE run_id IN (SELECT MAX(run_id) FROM runs GROUP BY identifier)
+            ORDER BY identifier
+            """, context: "reading the last run of each job", runRecord)
+    }
+
+    /// The seed spec stored by `setSeedSpec`, or nil.
+    public func seedSpec(for identifier: String) throws(StoreError) -> String? {
+        try connection.query("SELECT seed_spec FROM job_state WHERE identifier = ?", [.text(identifier)],
+                             context: "reading the seed spec of \(identifier)") { row in
+            row.optionalText(0)
+        }.first ?? nil
+    }
+
+    /// A `runs` row selected with `Query.runColumns`.
+    func runRecord(_ row: Row) throws(StoreError) -> RunRecord {
+        let runID = row.int64(0)
+        let outcome: Outcome?
+        if let raw = row.optionalText(9) {
+            outcome = try decode(Outcome.self, raw, "runs", "run \(runID)")
+        } else {
+            outcome = nil
+        }
+        return RunRecord(
+            runID: runID, identifier: row.text(1),
+            kind: try decode(TaskKind.self, row.text(2), "runs", "run \(runID)"),
+            submitted: Instant(milliseconds: row.int64(3)), earliest: Instant(milliseconds: row.int64(4)),
+            started: Instant(milliseconds: row.int64(5)), deadline: Instant(milliseconds: row.int64(6)),
+            attempt: row.int(7), ended: row.optionalInt64(8).map(Instant.init(milliseconds:)),
+            outcome: outcome, exitStatus: row.optionalInt32(10), signal: row.optionalInt32(11),
+            processGroup: row.optionalInt32(12),
+            processStartTicks: row.optionalInt64(13).map { UInt64(bitPattern: $0) })
+    }
+
+    /// An enumeration from its stored raw value; an unknown value means the file was damaged or
+    /// written by something else.
+    private func decode<T: RawRepresentable>(_ type: T.Type, _ raw: String, _ table: String,
+                                             _ key: String) throws(StoreError) -> T where T.RawValue == String {
+        guard let value = T(rawValue: raw) else {
+            throw StoreError(kind: .corrupt, path: path, context: "reading \(table)",
+                             detail: "\(table) row \(key) has unknown \(T.self) '\(raw)'")
+        }
+        return value
+    }
+}
+
+/// SQL shared by the read queries.
+enum Query {
+    /// The columns `StateStore.runRecord(_:)` reads, in its order.
+    static let runColumns = """
+        run_id, identifier, kind, submitted, earliest, started, deadline, attempt, ended, outcome,
+        exit_status, signal, process_group, process_start_ticks
+        """
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// The `refreshd` command line: a BGTaskScheduler-style scheduler for jobs in YAML files.
+@main
+struct RefreshdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refreshd",
+        abstract: "Background-refresh scheduler: iOS BGTaskScheduler semantics for jobs in Jobs/*.yaml.",
+        subcommands: [RunCommand.self, CheckCommand.self, StatusCommand.self])
+}

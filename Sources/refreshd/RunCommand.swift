@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Refreshd
+import RefreshdConfig
+
+/// `refreshd run`: the long-lived scheduler process.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the jobs in a directory until SIGTERM or SIGINT.",
+        discussion: """
+        Refuses to start on an invalid job directory or an unusable state file. On SIGTERM or SIGINT \
+        no new run starts, running jobs get their expiration (SIGTERM) and grace, state is flushed, \
+        and refreshd exits 0. A second signal kills running jobs at once.
+        """)
+
+    @Option(name: .long, help: "Directory of job files (*.yaml).")
+    var jobs = "Jobs"
+
+    @Option(name: .long, help: "State directory (state.sqlite, lock, shared container).")
+    var state = ".refreshd"
+
+    @Option(name: .long, help: "Shared container for jobs (default STATE/shared).")
+    var shared: String?
+
+    @Option(name: .customLong("max-concurrent"), help: "Runs in flight at once.")
+    var maxConcurrent = 4
+
+    func validate() throws {
+        guard maxConcurrent >= 1 else { throw ValidationError("--max-concurrent must be at least 1") }
+    }
+
+    func run() throws {
+        LoggingSystem.bootstrap { LineLogHandler(label: $0) }
+        let logger = Logger(label: "refreshd")
+        let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
+                                   maxConcurrentRuns: maxConcurrent, logger: logger)
+        do {
+            try daemon.run()
+        } catch let errors as ConfigErrors {
+            for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+            let count = errors.errors.count
+            FileHandle.standardError.write(Data("refreshd: refusing to start: \(count) error\(count == 1 ? "" : "s") in \(jobs)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            FileHandle.standardError.write(Data("refreshd: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import RefreshdCore
+import RefreshdStore
+
+/// `refreshd status`: what is pending, what ran and how it ended, read from the state file.
+///
+/// Opens the state file read-only, so it works while `refreshd run` holds it.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show pending requests, recent runs and each job's last outcome.")
+
+    @Option(name: .long, help: "State directory.")
+    var state = ".refreshd"
+
+    @Option(name: .long, help: "How many recent runs to show.")
+    var runs = 20
+
+    @Flag(help: "Print a JSON object with keys pending, runs, jobs and counters.")
+    var json = false
+
+    func run() throws {
+        let store: StateStore
+        do {
+            store = try StateStore.open(directory: state, readOnly: true)
+        } catch {
+            FileHandle.standardError.write(Data("refreshd: status: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let pending = try store.pendingRequests()
+        let recent = try store.recentRuns(limit: runs)
+        let last = try store.lastRunPerJob()
+        let counters = try store.dailyCounters(days: 7)
+        let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        if json {
+            let object: [String: Any] = [
+                "pending": pending.map(Self.pendingJSON),
+                "runs": recent.map(Self.runJSON),
+                "jobs": last.map { ["identifier": $0.identifier, "lastOutcome": $0.outcome?.rawValue ?? "running",
+                                    "lastRun": Self.runJSON($0)] as [String: Any] },
+                "counters": counters.map {
+                    ["day": $0.day, "identifier": $0.identifier, "launches": $0.launches,
+                     "success": $0.successes, "failure": $0.failures, "expired": $0.expired,
+                     "crashed": $0.crashed, "interrupted": $0.interrupted] as [String: Any]
+                },
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        print("Pending requests (\(pending.count)):")
+        for p in pending {
+            let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"
+            print("  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)")
+        }
+        print("Recent runs (\(recent.count)):")
+        for r in recent { print("  " + Self.describe(r)) }
+        print("Jobs (last outcome):")
+        for r in last {
+            print("  \(r.identifier)  \(r.outcome?.rawValue ?? "running")  run \(r.runID) at \(r.started)")
+        }
+    }
+
+    static func describe(_ r: RunRecord) -> String {
+        var text = "run \(r.runID)  \(r.identifier)  started \(r.started)  "
+        if let outcome = r.outcome, let ended = r.ended {
+            text += "\(outcome.rawValue) after \(formatDuration(ended.duration(since: r.started)))"
+            if let status = r.exitStatus { text += " (exit \(status))" }
+            if let signal = r.signal { text += " (signal \(signal))" }
+        } else {
+            text += "running, deadline \(r.deadline)"
+        }
+        if r.attempt > 1 { text += "  attempt \(r.attempt)" }
+        return text
+    }
+
+    static func pendingJSON(_ p: PendingRequest) -> [String: Any] {
+        ["identifier": p.identifier, "kind": p.kind.rawValue, "namespace": p.namespace,
+         "earliest": p.earliest.iso8601, "submitted": p.submitted.iso8601, "origin": p.origin.rawValue,
+         "requiresExternalPower": p.requiresExternalPower,
+         "requiresNetworkConnectivity": p.requiresNetworkConnectivity]
+    }
+
+    static func runJSON(_ r: RunRecord) -> [String: Any] {
+        var o: [String: Any] = [
+            "runID": r.runID, "identifier": r.identifier, "kind": r.kind.rawValue,
+            "submitted": r.submitted.iso8601, "earliest": r.earliest.iso8601,
+            "started": r.started.iso8601, "deadline": r.deadline.iso8601, "attempt": r.attempt,
+            "outcome": r.outcome?.rawValue ?? "running",
+        ]
+        if let ended = r.ended { o["ended"] = ended.iso8601 }
+        if let status = r.exitStatus { o["exitStatus"] = status }
+        if let signal = r.signal { o["signal"] = signal }
+        return o
+    }
+}

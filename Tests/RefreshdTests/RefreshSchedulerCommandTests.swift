@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import Refreshd
+import RefreshdCore
+
+/// The shell with real processes at short allowances (tens of milliseconds).
+@Suite(.serialized) struct RefreshSchedulerCommandTests {
+    func job(_ id: String, _ script: String, allowance: Duration = .seconds(5), grace: Duration = .milliseconds(100),
+             retry: RetryPolicy? = nil) -> (TaskDefinition, CommandJob) {
+        (TaskDefinition(identifier: id, kind: .processing, allowance: allowance, grace: grace, retry: retry),
+         CommandJob(argv: ["/bin/sh", "-c", script]))
+    }
+
+    @Test func successAndFailureFromExitStatus() throws {
+        let h = try LoopHarness { s in
+            let ok = job("t.ok", "echo hello from $REFRESH_TASK_IDENTIFIER run $REFRESH_RUN_ID; exit 0")
+            let bad = job("t.bad", "echo oops >&2; exit 3")
+            s.register(ok.0, command: ok.1)
+            s.register(bad.0, command: bad.1)
+        }
+        defer { h.removeDirectory() }
+        try h.scheduler.submit(TaskRequest(identifier: "t.ok", kind: .processing))
+        try h.scheduler.submit(TaskRequest(identifier: "t.bad", kind: .processing))
+        h.start()
+        #expect(h.wait { h.outcomes()["t.ok"] == [.success] && h.outcomes()["t.bad"] == [.failure] })
+        #expect(h.stop())
+        #expect(h.lines.contains("t.ok[1] stdout: hello from t.ok run 1"))
+        #expect(h.lines.contains("t.bad[2] stderr: oops"))
+        #expect(h.runs().first { $0.identifier == "t.bad" }?.exitStatus == 3)
+    }
+
+    @Test func expirationKillsAJobThatIgnoresSIGTERMAndItsChild() throws {
+        let dir = TempDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pidFile = dir + "/child.pid"
+        let script = "trap '' TERM; sleep 30 & echo $! > \(pidFile); echo $$ >> \(pidFile); wait"
+        let h = try LoopHarness(directory: dir) { s in
+            let j = job("t.stubborn", script, allowance: .milliseconds(150), grace: .milliseconds(100))
+            s.register(j.0, command: j.1)
+        }
+        try h.scheduler.submit(TaskRequest(identifier: "t.stubborn", kind: .processing))
+        h.start()
+        #expect(h.wait { h.outcomes()["t.stubborn"] == [.expired] })
+        #expect(h.stop())
+        let pids = (try String(contentsOfFile: pidFile, encoding: .utf8)).split(separator: "\n").compactMap { Int32($0) }
+        #expect(pids.count == 2)
+        #expect(h.wait(timeout: 2) { pids.allSatisfy(processIsGone) })
+        #expect(h.lines.contains("expired t.stubborn run 1"))
+        #expect(h.lines.contains("killed t.stubborn run 1"))
+        #expect(h.runs().first?.signal == SIGKILL)
+    }
+
+    @Test func leftoverChildIsKilledWhenTheJobExits() throws {
+        let dir = TempDirectory.make()
+        let pidFile = dir + "/bg.pid"
+        let h = try LoopHarness(directory: dir) { s in
+            let j = job("t.leaky", "sleep 30 & echo $! > \(pidFile); exit 0")
+            s.register(j.0, command: j.1)
+        }
+        defer { h.removeDirectory() }
+        try h.scheduler.submit(TaskRequest(identifier: "t.leaky", kind: .processing))
+        h.start()
+        #expect(h.wait { h.outcomes()["t.leaky"] == [.success] })
+        #expect(h.stop())
+        let pid = Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines))!
+        #expect(h.wait(timeout: 2) { processIsGone(pid) })
+    }
+
+    @Test func replaceOnSubmitAndPendingLimit() throws {
+        let h = try LoopHarness { s in
+            let a = TaskDefinition(identifier: "t.refresh", allowance: .seconds(5))
+            s.register(a, command: CommandJob(argv: ["/bin/true"]))
+            s.register(TaskDefinition(identifier: "t.other"), command: CommandJob(argv: ["/bin/true"]))
+        }
+        defer { h.removeDirectory() }
+        let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        try h.scheduler.submit(TaskRequest(identifier: "t.refresh", earliestBeginDate: now + .seconds(3600)))
+        #expect(throws: SchedulerError.self) { try h.scheduler.submit(TaskRequest(identifier: "t.other")) }
+        #expect(throws: SchedulerError.notPermitted(identifier: "t.nope")) {
+            try h.scheduler.submit(TaskRequest(identifier: "t.nope"))
+        }
+        try h.scheduler.submit(TaskRequest(identifier: "t.refresh", earliestBeginDate: now + .milliseconds(50)))
+        #expect(h.scheduler.pendingTaskRequests().count == 1)
+        h.start()
+        #expect(h.wait { h.outcomes()["t.refresh"] == [.success] })
+        #expect(h.stop())
+    }
+
+    @Test func spawnFailureIsAFailureNotACrashOfTheScheduler() throws {
+        let h = try LoopHarness { s in
+            s.register(TaskDefinition(identifier: "t.missing", kind: .processing),
+                       command: CommandJob(argv: ["/nonexistent/program"]))
+        }
+        defer { h.removeDirectory() }
+        try h.scheduler.submit(TaskRequest(identifier: "t.missing", kind: .processing))
+        h.start()
+        #expect(h.wait { h.outcomes()["t.missing"] == [.failure] })
+        #expect(h.stop())
+        #expect(h.lines.contains("could not start /nonexistent/program"))
+    }
+}
