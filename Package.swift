@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
+        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,7 @@ extension RefreshScheduler {
     ///   run on without durable state).
     public func run() throws {
         loopThread = pthread_self()
+        unblockSignals()
         lock.withLock { startIfNeeded() }
         if options.handleSignals { installSignals() }
         drain()
@@ -89,6 +90,19 @@ extension RefreshScheduler {
             uv_signal_stop(s)
             uv_close(UnsafeMutableRawPointer(s).assumingMemoryBound(to: uv_handle_t.self), nil)
         }
+    }
+
+    /// A process can start with signals blocked (a parent's thread mask is inherited through
+    /// fork and exec). libuv learns of job exits through SIGCHLD and of stop requests through
+    /// SIGTERM/SIGINT/SIGHUP, so the loop thread unblocks the ones it relies on.
+    func unblockSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGCHLD)
+        if options.handleSignals {
+            for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, number) }
+        }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     func installSignals() {

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// `refreshd run` end to end: real binary, real signals, real state file.
+@Suite(.serialized) struct RunCommandTests {
+    @Test func killDashNineMidRunThenRestart() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        // First run: records its pid and hangs. After a restart the retry finds the marker and succeeds.
+        try box.write("sleepy.yaml", """
+            identifier: test.sleepy
+            kind: processing
+            command: ["/bin/sh", "-c", "if [ -e \(box.root)/marker ]; then echo second; exit 0; fi; touch \(box.root)/marker; echo $$ > \(box.root)/job.pid; exec sleep 60"]
+            allowance: 2m
+            retry: {backoff: linear, initial: 200ms, max: 1s, limit: 3}
+            """)
+        let first = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        #expect(waitFor { box.read("job.pid") != nil })
+        let jobPID = Int32(box.read("job.pid")!.trimmingCharacters(in: .whitespacesAndNewlines))!
+        first.signal(SIGKILL)
+        first.wait()
+        defer { first.cleanUp(); kill(jobPID, SIGKILL) }
+        #expect(!processIsGone(jobPID))  // its own session: it outlived refreshd
+
+        let second = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { second.cleanUp() }
+        #expect(waitFor { box.runs().map(\.1) == ["interrupted", "success"] })
+        #expect(waitFor(timeout: 3) { processIsGone(jobPID) })
+        #expect(second.errors().contains("reaped 1 leftover process of test.sleepy run 1"))
+        #expect(second.errors().contains("interrupted test.sleepy run 1"))
+        second.signal(SIGTERM)
+        #expect(second.wait() == 0)
+    }
+
+    @Test func sigtermStopsGracefullyAndDeliversTheExpiration() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("worker.yaml", """
+            identifier: test.worker
+            kind: processing
+            command: ["/bin/sh", "-c", "trap 'echo got-term > \(box.root)/term; exit 0' TERM; echo ready > \(box.root)/ready; while :; do sleep 0.05; done"]
+            allowance: 1m
+            grace: 2s
+            """)
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { box.read("ready") != nil })
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        #expect(box.read("term") == "got-term\n")
+        #expect(box.runs().map(\.1) == ["interrupted"])
+        #expect(daemon.errors().contains("received SIGTERM: stopping gracefully"))
+        #expect(daemon.errors().contains("stopped"))
+    }
+
+    @Test func exampleJobsLaunchWithinSeconds() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let project = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let daemon = try CLI.start(["run", "--jobs", project + "/Jobs", "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor(timeout: 15) { box.runs().contains { $0 == ("design.example.wallpaper.refresh", "success") } })
+        #expect(daemon.errors().contains("submitted design.example.wallpaper.refresh"))
+        let staged = try FileManager.default.contentsOfDirectory(atPath: box.state + "/shared/playlists")
+        #expect(staged.count == 1)
+        daemon.signal(SIGINT)
+        #expect(daemon.wait() == 0)
+    }
+
+    @Test func refusesToStartOnInvalidConfig() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("bad.yaml", """
+            identifier: test.bad
+            command: ["/bin/true"]
+            allowance: thirty
+            """)
+        let r = try CLI.run(["run", "--jobs", box.jobs, "--state", box.state])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("bad.yaml:3:12: allowance: expected a duration"))
+        #expect(r.stderr.contains("refusing to start"))
+    }
+
+    @Test func refusesACorruptStateFileAndLeavesItAlone() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("ok.yaml", "identifier: test.ok\ncommand: [\"/bin/true\"]\n")
+        try FileManager.default.createDirectory(atPath: box.state, withIntermediateDirectories: true)
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: box.state + "/state.sqlite"))
+        let r = try CLI.run(["run", "--jobs", box.jobs, "--state", box.state])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("state.sqlite"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: box.state + "/state.sqlite")) == garbage)
+        let s = try CLI.run(["status", "--state", box.state])
+        #expect(s.status == 1)
+    }
+}
