@@ -24,9 +24,11 @@ let package = Package(
         .target(name: "RefreshdCore", dependencies: [
             .product(name: "HeapModule", package: "swift-collections"),
         ]),
+        // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure.
+        .target(name: "RefreshdCalendar"),
         // Job files: YAML in, validated definitions or located errors out.
         .target(name: "RefreshdConfig", dependencies: [
-            "RefreshdCore",
+            "RefreshdCore", "RefreshdCalendar",
             .product(name: "Yams", package: "Yams"),
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
@@ -37,12 +39,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
-            "Refreshd", "RefreshdConfig", "RefreshdStore",
+            "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
+        .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
