@@ -14,6 +14,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case droppedUndeclared(identifier: String)
     case conditions(Conditions)
     case stopping(running: Int)
+    case missedSlots(identifier: String, count: Int, policy: MissedPolicy, next: Instant?)
+    case clockChanged(Instant, expected: Instant)
 
     public var description: String {
         switch self {
@@ -43,6 +45,14 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
             "dropped pending request \(id): no longer declared"
         case let .conditions(c):
             "conditions: external power \(c.externalPower ? "yes" : "no"), network \(c.network ? "yes" : "no")"
+        case let .missedSlots(id, count, policy, next):
+            switch policy {
+            case .once: "missed \(count) slot\(count == 1 ? "" : "s") of \(id): running once now"
+            case .skip: "missed \(count) slot\(count == 1 ? "" : "s") of \(id): skipped, next \(next.map(\.iso8601) ?? "never")"
+            case .all: "missed \(count) slot\(count == 1 ? "" : "s") of \(id): replaying from \(next.map(\.iso8601) ?? "never")"
+            }
+        case let .clockChanged(now, expected):
+            "wall clock changed by \(formatDuration(now.duration(since: expected))): now \(now), expected \(expected)"
         case let .stopping(running):
             "stopping: \(running) run\(running == 1 ? "" : "s") in flight"
         }

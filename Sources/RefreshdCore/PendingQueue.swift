@@ -2,11 +2,12 @@ import HeapModule
 
 /// Pending requests: one per identifier, ordered by (earliest begin, submission sequence).
 ///
-/// A min-heap of small entries plus a dictionary that holds the truth. Replacing or cancelling a
+/// A min-heap of small entries keyed by wake-up instant, plus a dictionary that holds the truth. Replacing or cancelling a
 /// request leaves its old heap entry behind; entries whose sequence no longer matches are skipped
 /// when they reach the top, and the heap is rebuilt when stale entries outnumber live ones.
 struct PendingQueue {
     struct Entry: Comparable {
+        /// When to wake for it: the earliest begin date plus the job's accuracy window.
         var due: Int64
         var sequence: UInt64
         var identifier: String
@@ -26,13 +27,14 @@ struct PendingQueue {
 
     func isLive(_ entry: Entry) -> Bool { byIdentifier[entry.identifier]?.sequence == entry.sequence }
 
-    /// Inserts or replaces; returns the replaced request.
+    /// Inserts or replaces; returns the replaced request. `wake` is when to launch it, at or
+    /// after its earliest begin date (later when an accuracy window lets wake-ups coalesce).
     @discardableResult
-    mutating func insert(_ request: PendingRequest) -> PendingRequest? {
+    mutating func insert(_ request: PendingRequest, wake: Int64? = nil) -> PendingRequest? {
         let old = byIdentifier.updateValue(request, forKey: request.identifier)
         if old != nil { staleEntries += 1 }
-        heap.insert(Entry(due: request.earliest.milliseconds, sequence: request.sequence,
-                          identifier: request.identifier))
+        heap.insert(Entry(due: max(wake ?? request.earliest.milliseconds, request.earliest.milliseconds),
+                          sequence: request.sequence, identifier: request.identifier))
         compactIfNeeded()
         return old
     }
@@ -58,10 +60,13 @@ struct PendingQueue {
         return heap.min
     }
 
-    /// Removes and returns the earliest live entry if it is due at `now`.
+    /// Removes and returns the first live entry if its wake-up has come, or if its earliest
+    /// begin date has passed (it shares this wake-up instead of waking again later).
     mutating func popDue(at now: Instant) -> Entry? {
         dropStaleTop()
-        guard let top = heap.min, top.due <= now.milliseconds else { return nil }
+        guard let top = heap.min else { return nil }
+        guard top.due <= now.milliseconds || (byIdentifier[top.identifier]?.earliest ?? .init(milliseconds: .max)) <= now
+        else { return nil }
         return heap.removeMin()
     }
 
@@ -81,9 +86,7 @@ struct PendingQueue {
 
     private mutating func compactIfNeeded() {
         guard staleEntries > 1024, staleEntries > byIdentifier.count else { return }
-        heap = Heap(byIdentifier.values.map {
-            Entry(due: $0.earliest.milliseconds, sequence: $0.sequence, identifier: $0.identifier)
-        })
+        heap = Heap(heap.unordered.filter(isLive))
         staleEntries = 0
     }
 }

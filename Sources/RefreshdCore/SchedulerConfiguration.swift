@@ -6,8 +6,13 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var maxPendingAppRefresh: Int
     /// Pending processing requests per namespace (iOS: 10).
     public var maxPendingProcessing: Int
+    /// Seeds jitter and the accuracy alignment, so a run (and a simulation) is repeatable. The
+    /// daemon derives it from /etc/machine-id, like systemd's FixedRandomDelay.
+    public var seed: UInt64
 
-    public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10) {
+    public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10,
+                seed: UInt64 = 0) {
+        self.seed = seed
         self.maxConcurrentRuns = max(1, maxConcurrentRuns)
         self.maxPendingAppRefresh = maxPendingAppRefresh
         self.maxPendingProcessing = maxPendingProcessing

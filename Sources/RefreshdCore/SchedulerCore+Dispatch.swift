@@ -44,9 +44,8 @@ extension SchedulerCore {
                                submitted: request.submitted, earliest: request.earliest,
                                started: now, deadline: order.deadline, attempt: attempt)
         effects.append(.persist(.runStarted(record)))
-        if let definition, case let .after(interval) = definition.resubmit {
-            enqueueLogged(makePending(definition, earliest: now + interval, at: now, origin: .resubmit),
-                          into: &effects)
+        if let definition, let next = nextEarliest(definition, after: request, launchedAt: now) {
+            enqueueLogged(makePending(definition, earliest: next, at: now, origin: .resubmit), into: &effects)
         }
         active[order.runID] = ActiveRun(order: order)
         activeByIdentifier[order.identifier] = order.runID

@@ -40,9 +40,10 @@ extension SchedulerCore {
             if let old = queue[p.identifier] {
                 pendingCounts[NamespaceKind(namespace: old.namespace, kind: old.kind), default: 1] -= 1
             }
-            queue.insert(request)
+            queue.insert(request, wake: wakeKey(request))
             pendingCounts[NamespaceKind(namespace: request.namespace, kind: request.kind), default: 0] += 1
         }
+        applyMissedPolicies(since: nil, at: now, into: &effects)
         for run in state.unfinishedRuns.sorted(by: { $0.runID < $1.runID }) {
             nextRunID = max(nextRunID, run.runID + 1)
             effects.append(.persist(.runEnded(runID: run.runID, identifier: run.identifier, ended: now,

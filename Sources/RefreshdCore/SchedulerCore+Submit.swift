@@ -45,7 +45,7 @@ extension SchedulerCore {
         nextSequence += 1
         if let existing { pendingCounts[NamespaceKind(namespace: existing.namespace, kind: existing.kind), default: 1] -= 1 }
         pendingCounts[key, default: 0] += 1
-        queue.insert(request)
+        queue.insert(request, wake: wakeKey(request))
         waitingOnConditions.removeValue(forKey: request.identifier)
         blockedByRun.removeValue(forKey: request.identifier)
         effects.append(.persist(.savePending(request)))

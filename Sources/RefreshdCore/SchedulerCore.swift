@@ -87,6 +87,11 @@ public struct SchedulerCore: Sendable {
             for entry in waitingOnConditions.values { queue.reinsert(entry) }
             waitingOnConditions.removeAll()
             dispatch(at: now, freshConditions: true, into: &effects)
+        case let .clockChanged(expected):
+            effects.append(.log(.clockChanged(now, expected: expected)))
+            armedAt = nil  // the armed delay was computed against the old wall clock
+            if now > expected { applyMissedPolicies(since: expected, at: now, into: &effects) }
+            dispatch(at: now, freshConditions: false, into: &effects)
         case .shutdown:
             shutdown(at: now, into: &effects)
         }

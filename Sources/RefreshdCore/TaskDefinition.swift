@@ -16,6 +16,17 @@ public struct TaskDefinition: Sendable, Hashable {
     public var retry: RetryPolicy?
     public var requiresExternalPower: Bool
     public var requiresNetworkConnectivity: Bool
+    /// What to do with calendar slots missed during downtime, sleep or a clock step.
+    public var missed: MissedPolicy
+    /// With `missed: all`, slots older than this before now are not replayed.
+    public var catchUp: Duration
+    /// A seeded random delay in [0, jitter) added to each resubmitted request (RandomizedDelaySec).
+    public var jitter: Duration
+    /// Use one delay per job instead of one per slot.
+    public var fixedJitter: Bool
+    /// The run may start anywhere in [earliest, earliest + accuracy], so that requests due close
+    /// together share one wake-up (AccuracySec). Zero: wake exactly at the earliest begin date.
+    public var accuracy: Duration
 
     public init(
         identifier: String,
@@ -26,7 +37,12 @@ public struct TaskDefinition: Sendable, Hashable {
         resubmit: ResubmitPolicy = .none,
         retry: RetryPolicy? = nil,
         requiresExternalPower: Bool = false,
-        requiresNetworkConnectivity: Bool = false
+        requiresNetworkConnectivity: Bool = false,
+        missed: MissedPolicy = .once,
+        catchUp: Duration = .seconds(86_400),
+        jitter: Duration = .zero,
+        fixedJitter: Bool = false,
+        accuracy: Duration = .zero
     ) {
         self.identifier = identifier
         self.kind = kind
@@ -37,5 +53,15 @@ public struct TaskDefinition: Sendable, Hashable {
         self.retry = retry
         self.requiresExternalPower = requiresExternalPower
         self.requiresNetworkConnectivity = requiresNetworkConnectivity
+        self.missed = missed
+        self.catchUp = catchUp
+        self.jitter = jitter
+        self.fixedJitter = fixedJitter
+        self.accuracy = accuracy
+    }
+
+    /// The schedule new requests follow, if the job is on a calendar.
+    public var schedule: Schedule? {
+        if case let .calendar(s) = resubmit { s } else { nil }
     }
 }

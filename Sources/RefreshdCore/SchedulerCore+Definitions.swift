@@ -1,0 +1,17 @@
+extension SchedulerCore {
+    /// Replaces a declared definition (config reload). A run in flight keeps the allowance it was
+    /// launched with; its retry and resubmit follow the new definition.
+    public mutating func redeclare(_ definition: TaskDefinition) {
+        definitions[definition.identifier] = definition
+    }
+
+    /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes, but
+    /// nothing is resubmitted or retried for it.
+    public mutating func undeclare(_ identifier: String, at now: Instant) -> [SchedulerEffect] {
+        var effects: [SchedulerEffect] = []
+        cancel(identifier, into: &effects)
+        definitions[identifier] = nil
+        finishEvent(into: &effects)
+        return effects
+    }
+}
