@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import RefreshdConfig
 import RefreshdCore
@@ -7,20 +8,26 @@ import RefreshdStore
 ///
 /// It loads and validates every job file (refusing to start on any error), declares each job as
 /// a command handler, restores durable state, gives each job without a pending request its first
-/// request, and runs the loop.
-public struct RefreshDaemon {
+/// request, and runs the loop. Edits to the directory (seen with inotify, debounced) and SIGHUP
+/// reload the config; an invalid config is refused and the running one stays in force.
+public final class RefreshDaemon: @unchecked Sendable {
     public var jobsDirectory: String
     public var stateDirectory: String
     public var sharedContainer: String?
     public var maxConcurrentRuns: Int
+    public var seed: UInt64?
     public var logger: Logger
+    /// The config in force, by identifier (loop thread once running).
+    var jobs: [String: JobConfig] = [:]
+    var scheduler: RefreshScheduler?
 
     public init(jobsDirectory: String, stateDirectory: String, sharedContainer: String? = nil,
-                maxConcurrentRuns: Int = 4, logger: Logger = Logger(label: "refreshd")) {
+                maxConcurrentRuns: Int = 4, seed: UInt64? = nil, logger: Logger = Logger(label: "refreshd")) {
         self.jobsDirectory = jobsDirectory
         self.stateDirectory = stateDirectory
         self.sharedContainer = sharedContainer
         self.maxConcurrentRuns = maxConcurrentRuns
+        self.seed = seed
         self.logger = logger
     }
 
@@ -29,49 +36,95 @@ public struct RefreshDaemon {
     /// - Throws: `ConfigErrors` for an invalid job directory, `StoreError` for an unusable state
     ///   directory, `SchedulerFailure` if state could not be committed while running.
     public func run() throws {
-        let jobs = try JobDirectory.load(jobsDirectory).get()
+        let loaded = try JobDirectory.load(jobsDirectory).get()
         let options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
-            configuration: SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns),
+            configuration: SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns,
+                                                  seed: seed ?? Self.machineSeed()),
             handleSignals: true, logger: logger)
         let scheduler = try RefreshScheduler(options: options)
-        for job in jobs {
-            scheduler.register(job.definition, command: CommandJob(
-                argv: job.command, environment: job.environment, workingDirectory: job.projectRoot))
+        self.scheduler = scheduler
+        for job in loaded {
+            scheduler.register(job.definition, handler: Self.handler(job))
+            jobs[job.identifier] = job
         }
-        seed(jobs, into: scheduler)
+        seed(loaded, into: scheduler, replacing: false)
         let pending = scheduler.pendingTaskRequests().count
-        logger.info("refreshd started: \(jobs.count) job\(jobs.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
-        scheduler.onHangup = { [logger] in
-            logger.info("received SIGHUP: config reload is not supported yet; restart refreshd to apply changes")
+        logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
+        scheduler.onHangup = { [unowned self] in self.reload(reason: "SIGHUP") }
+        if !scheduler.watchDirectory(jobsDirectory, onChange: { [unowned self] in self.reload(reason: "\(self.jobsDirectory) changed") }) {
+            logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
         }
         try scheduler.run()
     }
 
-    /// Gives each job without a pending request its first request.
+    static func handler(_ job: JobConfig) -> TaskHandler {
+        .command(CommandJob(argv: job.command, environment: job.environment, workingDirectory: job.projectRoot))
+    }
+
+    /// Re-reads the job directory. Valid: added jobs are submitted, removed jobs' pending requests
+    /// cancelled, changed jobs' pending requests replaced, unchanged jobs left alone (their pending
+    /// requests and counters too). Invalid: every error is logged and the running config stays.
+    func reload(reason: String) {
+        guard let scheduler else { return }
+        let loaded: [JobConfig]
+        switch JobDirectory.load(jobsDirectory) {
+        case let .failure(errors):
+            for error in errors.errors { logger.error("reload refused: \(error)") }
+            logger.error("reload refused (\(reason)): \(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s"); keeping the running config of \(jobs.count) job\(jobs.count == 1 ? "" : "s")")
+            return
+        case let .success(jobs):
+            loaded = jobs
+        }
+        let new = Dictionary(loaded.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        let removed = jobs.keys.filter { new[$0] == nil }.sorted()
+        let added = loaded.filter { jobs[$0.identifier] == nil }
+        let changed = loaded.filter { job in jobs[job.identifier].map { $0 != job } ?? false }
+        for id in removed { scheduler.withdraw(id) }
+        for job in added + changed { scheduler.redeclare(job.definition, handler: Self.handler(job)) }
+        jobs = new
+        seed(added, into: scheduler, replacing: false)
+        seed(changed, into: scheduler, replacing: true)
+        logger.info("reloaded (\(reason)): \(added.count) added, \(changed.count) changed, \(removed.count) removed, \(loaded.count - added.count - changed.count) unchanged")
+    }
+
+    /// Gives each job without a pending request its first request (`replacing`: replaces it).
     ///
-    /// A relative `earliest` (+10s) counts from this start. An absolute date is requested once:
-    /// after that request has run, restarting does not request it again.
-    func seed(_ jobs: [JobConfig], into scheduler: RefreshScheduler) {
-        let now = WallClock.now()
-        let pending = Set(scheduler.pendingTaskRequests().map(\.identifier))
-        for job in jobs where !pending.contains(job.definition.identifier) {
-            let id = job.definition.identifier
+    /// A relative `earliest` (+10s) counts from now; a calendar job without `earliest` starts at
+    /// its next slot. An absolute date is requested once: after it has run, restarting does not
+    /// request it again.
+    func seed(_ jobs: [JobConfig], into scheduler: RefreshScheduler, replacing: Bool) {
+        let now = scheduler.options.clock.now()
+        for job in jobs {
+            let id = job.identifier
+            if !replacing, scheduler.pending(id) != nil { continue }
             let spec = job.earliest.text
-            if case .absolute = job.earliest,
+            if !replacing, case .absolute = job.earliest,
                (try? scheduler.lock.withLock { try scheduler.store?.seedSpec(for: id) }) == spec {
                 continue
             }
+            var earliest = job.earliest.instant(loadedAt: now)
+            if job.earliest == .relative(.zero), let schedule = job.definition.schedule {
+                guard let slot = schedule.next(after: now) else { continue }
+                earliest = slot
+            }
             do {
                 try scheduler.submit(TaskRequest(
-                    identifier: id, kind: job.definition.kind,
-                    earliestBeginDate: job.earliest.instant(loadedAt: now),
+                    identifier: id, kind: job.definition.kind, earliestBeginDate: earliest,
                     requiresExternalPower: job.definition.requiresExternalPower,
                     requiresNetworkConnectivity: job.definition.requiresNetworkConnectivity))
                 try scheduler.lock.withLock { try scheduler.store?.setSeedSpec(spec, for: id) }
             } catch {
-                logger.warning("\(id): first request not submitted: \(error)")
+                logger.warning("\(id): request not submitted: \(error)")
             }
         }
+    }
+
+    /// A per-machine seed for jitter, from /etc/machine-id (stable across restarts).
+    static func machineSeed() -> UInt64 {
+        let id = ConditionsProbe.readFile("/etc/machine-id") ?? ConditionsProbe.readFile("/proc/sys/kernel/random/boot_id") ?? "refreshd"
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return h
     }
 }

@@ -12,6 +12,7 @@ extension RefreshScheduler {
         unblockSignals()
         lock.withLock { startIfNeeded() }
         if options.handleSignals { installSignals() }
+        clockWatch?.start()
         drain()
         uv_run(loop, UV_RUN_DEFAULT)
         loopThread = nil
@@ -25,6 +26,9 @@ extension RefreshScheduler {
         guard !draining else { return }
         draining = true
         defer { draining = false }
+        if lock.withLock({ () -> Bool in defer { clockSetInjected = false }; return clockSetInjected }) {
+            clockWatch?.clockWasSet()
+        }
         while true {
             let batch: [SchedulerEffect] = lock.withLock {
                 defer { outbox.removeAll(keepingCapacity: true) }
@@ -39,10 +43,12 @@ extension RefreshScheduler {
         switch effect {
         case let .armTimer(at):
             uv_update_time(loop)
-            let delay = max(0, at.milliseconds - WallClock.now().milliseconds)
+            let delay = max(0, at.milliseconds - options.clock.now().milliseconds)
             uv_timer_start(timer, { handle in
                 guard let data = handle?.pointee.data else { return }
-                Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().send(.timerFired)
+                let scheduler = Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue()
+                scheduler.clockWatch?.checkOffset()  // slept or stepped since arming?
+                scheduler.send(.timerFired)
             }, UInt64(delay), 0)
         case .disarmTimer:
             uv_timer_stop(timer)
@@ -80,6 +86,9 @@ extension RefreshScheduler {
         guard !closing else { return }
         closing = true
         monitor?.stop()
+        clockWatch?.stop()
+        for watch in directoryWatches { watch.close() }
+        directoryWatches.removeAll()
         uv_timer_stop(timer)
         uv_close(UnsafeMutableRawPointer(timer).assumingMemoryBound(to: uv_handle_t.self), nil)
         lock.withLock {

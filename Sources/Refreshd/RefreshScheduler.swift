@@ -36,12 +36,15 @@ public final class RefreshScheduler: @unchecked Sendable {
         /// How often conditions are re-read while a request waits on them (besides netlink events).
         public var conditionsFallbackInterval: Duration
         public var logger: Logger
+        /// The wall clock the shell reads (the core never reads one).
+        public var clock: WallClockSource
 
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     handleSignals: Bool = false, conditionsProbe: ConditionsProbe = ConditionsProbe(),
                     conditionsFallbackInterval: Duration = .seconds(60),
-                    logger: Logger = Logger(label: "refreshd")) {
+                    logger: Logger = Logger(label: "refreshd"), clock: WallClockSource = .system) {
+            self.clock = clock
             self.stateDirectory = stateDirectory
             self.sharedContainer = sharedContainer
             self.configuration = configuration
@@ -65,6 +68,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     var restored: SchedulerCore.RestoredState
     var storeFailure: String?
     var asyncOpen = true
+    var clockSetInjected = false
     // Loop thread only.
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
@@ -72,6 +76,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
     var processes: [Int64: CommandProcess] = [:]
     var monitor: ConditionsMonitor?
+    var clockWatch: ClockWatch?
+    var directoryWatches: [DirectoryWatch] = []
     var loopThread: pthread_t?
     var draining = false
     var closing = false
@@ -112,6 +118,9 @@ public final class RefreshScheduler: @unchecked Sendable {
             Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().drain()
         }
         async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        clockWatch = ClockWatch(loop: loop, clock: options.clock) { [unowned self] expected in
+            self.send(.clockChanged(expected: expected))
+        }
         monitor = ConditionsMonitor(loop: loop, probe: options.conditionsProbe,
                                     fallbackInterval: options.conditionsFallbackInterval) { [unowned self] c in
             self.send(.conditionsChanged(c))
@@ -168,7 +177,7 @@ public final class RefreshScheduler: @unchecked Sendable {
         let result: Result<Void, SchedulerError> = lock.withLock {
             startIfNeeded()
             do throws(SchedulerError) {
-                let effects = try core.submit(request, at: WallClock.now())
+                let effects = try core.submit(request, at: options.clock.now())
                 commit(effects)
                 return .success(())
             } catch {
@@ -195,6 +204,46 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// returns. Safe from any thread, and from handlers.
     public func stop() { send(.shutdown) }
 
+    /// Replaces a declared identifier's definition and handler (config reload). A run in flight
+    /// keeps its process and deadline; its retry and next request follow the new definition.
+    func redeclare(_ definition: TaskDefinition, handler: TaskHandler) {
+        lock.withLock {
+            if !core.declare(definition) { core.redeclare(definition) }
+            handlers[definition.identifier] = handler
+        }
+    }
+
+    /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes.
+    func withdraw(_ identifier: String) {
+        lock.withLock {
+            startIfNeeded()
+            commit(core.undeclare(identifier, at: options.clock.now()))
+            handlers[identifier] = nil
+        }
+        kick()
+    }
+
+    /// The pending request for an identifier, if any.
+    func pending(_ identifier: String) -> PendingRequest? { lock.withLock { core.pending(identifier) } }
+
+    /// Calls `onChange` on the loop thread when files in `directory` change (debounced).
+    @discardableResult
+    func watchDirectory(_ directory: String, debounce: Duration = .milliseconds(100),
+                        onChange: @escaping () -> Void) -> Bool {
+        guard let watch = DirectoryWatch(loop: loop, path: directory, debounce: debounce, onChange: onChange) else {
+            return false
+        }
+        directoryWatches.append(watch)
+        return true
+    }
+
+    /// Delivers a "wall clock was set" notice on the loop thread, exactly as the timerfd does.
+    /// For tests: changing the real clock needs root and disturbs the machine.
+    func injectClockSet() {
+        lock.withLock { clockSetInjected = true }
+        kick()
+    }
+
     /// Whether `stop()` (or a signal) has begun a shutdown.
     public var isStopping: Bool { lock.withLock { core.isStopping } }
 
@@ -215,7 +264,7 @@ public final class RefreshScheduler: @unchecked Sendable {
                 }
             }
         }
-        commit(core.restore(restored, at: WallClock.now()))
+        commit(core.restore(restored, at: options.clock.now()))
         restored = SchedulerCore.RestoredState()
     }
 
@@ -223,7 +272,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     func send(_ event: SchedulerEvent) {
         lock.withLock {
             startIfNeeded()
-            commit(core.handle(event, at: WallClock.now()))
+            commit(core.handle(event, at: options.clock.now()))
         }
         kick()
     }
@@ -241,7 +290,7 @@ public final class RefreshScheduler: @unchecked Sendable {
         } catch {
             storeFailure = "\(error)"
             logger.critical("state not saved, stopping: \(error)")
-            for effect in core.handle(.shutdown, at: WallClock.now()) {
+            for effect in core.handle(.shutdown, at: options.clock.now()) {
                 if case .persist = effect { continue }
                 outbox.append(effect)
             }

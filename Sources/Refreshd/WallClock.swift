@@ -9,3 +9,13 @@ enum WallClock {
         return Instant(milliseconds: Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000)
     }
 }
+
+/// Where the shell reads the wall clock. Real by default; tests shift it to stand in for a
+/// clock step (setting the real clock needs root and disturbs the machine).
+public struct WallClockSource: Sendable {
+    public let now: @Sendable () -> Instant
+
+    public init(now: @escaping @Sendable () -> Instant) { self.now = now }
+
+    public static let system = WallClockSource { WallClock.now() }
+}

@@ -27,6 +27,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-concurrent"), help: "Runs in flight at once.")
     var maxConcurrent = 4
 
+    @Option(help: "Seed for jitter (default: derived from /etc/machine-id, stable per machine).")
+    var seed: UInt64?
+
     func validate() throws {
         guard maxConcurrent >= 1 else { throw ValidationError("--max-concurrent must be at least 1") }
     }
@@ -35,7 +38,7 @@ struct RunCommand: ParsableCommand {
         LoggingSystem.bootstrap { LineLogHandler(label: $0) }
         let logger = Logger(label: "refreshd")
         let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
-                                   maxConcurrentRuns: maxConcurrent, logger: logger)
+                                   maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         do {
             try daemon.run()
         } catch let errors as ConfigErrors {

@@ -16,13 +16,14 @@ final class LoopHarness: @unchecked Sendable {
 
     init(directory: String? = nil, configuration: SchedulerConfiguration = .init(),
          probe: ConditionsProbe = ConditionsProbe(), fallback: Duration = .seconds(60),
+         clock: WallClockSource = .system,
          register: (RefreshScheduler) -> Void = { _ in }) throws {
         self.directory = directory ?? TempDirectory.make()
         let sink = lines
         let logger = Logger(label: "test") { _ in CapturingLogHandler(sink: sink) }
         scheduler = try RefreshScheduler(options: .init(
             stateDirectory: self.directory + "/state", configuration: configuration,
-            conditionsProbe: probe, conditionsFallbackInterval: fallback, logger: logger))
+            conditionsProbe: probe, conditionsFallbackInterval: fallback, logger: logger, clock: clock))
         register(scheduler)
     }
 
