@@ -77,7 +77,14 @@ struct Location: Sendable, Hashable {
 /// An unlocated problem description, located later by whoever knows the node it came from.
 struct Problem: Error, Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
     var description: String
+    /// 1-based column within the value's text where the problem is, when known more precisely
+    /// than "the value" (a calendar expression's offending field).
+    var column: Int?
 
-    init(_ description: String) { self.description = description }
+    init(_ description: String, column: Int? = nil) {
+        self.description = description
+        self.column = column
+    }
+
     init(stringLiteral value: String) { self.description = value }
 }

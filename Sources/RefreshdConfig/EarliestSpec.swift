@@ -1,36 +1,63 @@
+import Foundation
+import RefreshdCalendar
 import RefreshdCore
 
 /// When a job's first request may begin, as written in its `earliest:` setting.
 ///
 /// `+DURATION` is relative to the moment the configuration is loaded (so a restart pushes it
-/// back), an ISO 8601 date with an offset is a fixed instant. The loader keeps the spec rather
-/// than an instant because it has no clock: the shell resolves it with `instant(loadedAt:)`.
+/// back), an ISO 8601 date with an offset is a fixed instant, and a calendar expression is its
+/// next elapse after the load. The loader keeps the spec rather than an instant because it has
+/// no clock: the shell resolves it with `instant(loadedAt:)`.
 public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
     /// `+10s`: this long after the configuration is loaded.
     case relative(Duration)
     /// `2026-11-22T04:00:00+01:00`: this instant.
     case absolute(Instant)
+    /// `Mon..Fri 06:00`: the schedule's next slot after the configuration is loaded.
+    case calendar(Schedule)
 
-    /// Canonical text: `+10s`, or the instant in UTC with milliseconds (`2026-11-22T03:00:00.000Z`).
+    /// Canonical text: `+10s`, the instant in UTC with milliseconds (`2026-11-22T03:00:00.000Z`),
+    /// or the expression with its zone (`Mon..Fri 06:00 [Europe/Paris]`).
     public var text: String {
         switch self {
         case .relative(let duration): "+" + DurationParser.format(duration)
         case .absolute(let instant): ISO8601.format(instant)
+        case .calendar(let schedule): schedule.text
         }
     }
 
     public var description: String { text }
 
     /// The instant the first request may begin, given when the configuration was loaded.
+    ///
+    /// A calendar expression gives its first elapse strictly after `loadedAt`. The loader refuses
+    /// expressions that never elapse after the load, so `loadedAt` itself comes back only if the
+    /// last elapse fell between validating and seeding: then the job is due at once, as a missed
+    /// slot would be.
     public func instant(loadedAt: Instant) -> Instant {
         switch self {
         case .relative(let duration): loadedAt + duration
         case .absolute(let instant): instant
+        case .calendar(let schedule): schedule.next(after: loadedAt) ?? loadedAt
         }
     }
 
-    /// Parses `+DURATION` or an ISO 8601 date-time with `Z` or `±HH:MM`, or returns what is wrong.
-    static func parse(_ text: String) -> Result<EarliestSpec, Problem> {
+    /// The calendar schedule, if the spec is one.
+    public var schedule: Schedule? {
+        if case .calendar(let schedule) = self { schedule } else { nil }
+    }
+
+    static let expectation = "+DURATION (like +10s), an ISO 8601 date with offset (like 2026-11-22T04:00:00Z) "
+        + "or a calendar expression (like Mon..Fri 06:00)"
+
+    /// Parses `earliest:`'s text, or says what is wrong with it (with the 1-based column within
+    /// `text` for a calendar expression's error).
+    ///
+    /// Disambiguation: a leading `+` is a duration; text starting `YYYY-MM-DDT` is ISO 8601
+    /// (which requires an offset); other text that parses as ISO 8601 with an offset (the space
+    /// form `2026-11-22 04:00:00+01:00`) is an instant; anything else is a calendar expression,
+    /// evaluated in `zone` unless it names its own.
+    static func parse(_ text: String, zone: TimeZone) -> Result<EarliestSpec, Problem> {
         let expected = "expected +DURATION (like +10s) or an ISO 8601 date with offset (like 2026-11-22T04:00:00Z)"
         if text.hasPrefix("+") {
             switch DurationParser.parse(String(text.dropFirst())) {
@@ -40,10 +67,40 @@ public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
                 return .failure("\(expected), found \"\(text)\"\(detail)")
             }
         }
-        switch ISODateParser.parse(text) {
+        let iso = ISODateParser.parse(text)
+        switch iso {
         case .success(let instant): return .success(.absolute(instant))
-        case .failure(let detail): return .failure("\(expected), found \"\(text)\" (\(detail))")
+        case .failure(let detail) where looksLikeISODateTime(text):
+            return .failure("\(expected), found \"\(text)\" (\(detail))")
+        case .failure:
+            break
         }
+        do {
+            return .success(.calendar(try CalendarScheduleBuilder.schedule(text, zone: zone)))
+        } catch {
+            return .failure(calendarProblem(error, in: text))
+        }
+    }
+
+    /// `expected an hour 0-23, found "25"` at the error's column. An error at the very first
+    /// column means the text is not recognisable as anything, so the message lists all three forms.
+    static func calendarProblem(_ error: CalendarParseError, in text: String) -> Problem {
+        let found = error.found.map { "\"\($0)\"" } ?? "end of expression"
+        if error.column == 1 {
+            return Problem("expected \(expectation), found \"\(text)\" (as a calendar expression: expected \(error.expected))",
+                           column: 1)
+        }
+        return Problem("expected \(error.expected), found \(found)", column: error.column)
+    }
+
+    /// `YYYY-MM-DDT...`: written as ISO 8601, so held to its rules (an offset is required).
+    static func looksLikeISODateTime(_ text: String) -> Bool {
+        let c = Array(text.utf8)
+        guard c.count > 10 else { return false }
+        let isDigit = { (i: Int) in c[i] >= 48 && c[i] <= 57 }
+        return (0..<4).allSatisfy(isDigit) && c[4] == UInt8(ascii: "-") && isDigit(5) && isDigit(6)
+            && c[7] == UInt8(ascii: "-") && isDigit(8) && isDigit(9)
+            && (c[10] == UInt8(ascii: "T") || c[10] == UInt8(ascii: "t"))
     }
 }
 

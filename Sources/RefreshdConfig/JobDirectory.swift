@@ -16,10 +16,14 @@ public struct JobDirectory {
     ///   - searchPath: a `PATH`-style list where bare command names are looked up; defaults to the
     ///     process's `PATH`. Tests pass their own.
     ///   - limits: the pending-request limits per namespace that the job set must fit in.
+    ///   - now: the load instant; calendar expressions that never elapse after it are refused.
+    ///   - timeZone: the zone of calendar expressions in jobs without `timezone:` (the machine's).
     public static func load(
         _ directory: String,
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
-        limits: SchedulerConfiguration = SchedulerConfiguration()
+        limits: SchedulerConfiguration = SchedulerConfiguration(),
+        now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),
+        timeZone: TimeZone = .current
     ) -> Result<[JobConfig], ConfigErrors> {
         let names: [String]
         do {
@@ -46,7 +50,8 @@ public struct JobDirectory {
                                           message: "expected UTF-8 text, found bytes that are not"))
                 continue
             }
-            let parser = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath)
+            let parser = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
+                                       now: now, defaultTimeZone: timeZone)
             let result = parser.parse(yaml: yaml)
             errors += result.errors
             if let job = result.job { jobs.append(job) }
@@ -57,12 +62,16 @@ public struct JobDirectory {
     }
 
     /// Parses a single job file's text. `file` is used in messages and in `JobConfig.file`;
-    /// `projectRoot` is where relative commands resolve. No cross-file checks are made.
+    /// `projectRoot` is where relative commands resolve; `now` and `timeZone` are as for `load`.
+    /// No cross-file checks are made.
     public static func parse(
         yaml: String, file: String, projectRoot: String,
-        searchPath: String? = ProcessInfo.processInfo.environment["PATH"]
+        searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
+        now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),
+        timeZone: TimeZone = .current
     ) -> Result<JobConfig, ConfigErrors> {
-        let result = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath).parse(yaml: yaml)
+        let result = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
+                                   now: now, defaultTimeZone: timeZone).parse(yaml: yaml)
         if let job = result.job { return .success(job.config) }
         return .failure(ConfigErrors(result.errors))
     }

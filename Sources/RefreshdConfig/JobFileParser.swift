@@ -1,3 +1,4 @@
+import Foundation
 import RefreshdCore
 import Yams
 
@@ -10,11 +11,16 @@ import Yams
 struct JobFileParser {
     /// Every top-level setting, in the order the documentation lists them.
     static let keys = ["identifier", "kind", "command", "earliest", "allowance", "grace",
-                       "resubmit", "retry", "requires", "namespace", "environment"]
+                       "resubmit", "retry", "requires", "namespace", "environment",
+                       "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy"]
 
     let file: String
     let projectRoot: String
     let searchPath: String?
+    /// When the file is loaded: calendar expressions must elapse after it.
+    let now: Instant
+    /// The zone of calendar expressions in jobs without `timezone:`.
+    let defaultTimeZone: TimeZone
 
     /// The job, or nil with the errors that prevent it.
     func parse(yaml: String) -> (job: ParsedJob?, errors: [ConfigError]) {
@@ -38,11 +44,13 @@ struct JobFileParser {
                      "expected a mapping of job settings (identifier:, command:, ...), found \(root.foundDescription)")
             return (nil, sink.errors)
         }
-        var settings = JobSettings(file: file, projectRoot: projectRoot, searchPath: searchPath)
+        var settings = JobSettings(file: file, projectRoot: projectRoot, searchPath: searchPath,
+                                   now: now, defaultTimeZone: defaultTimeZone)
         let pairs = MappingReader.pairs(of: mapping, known: Self.keys, prefix: "", &sink)
         for pair in pairs {
             settings.read(key: pair.key, keyNode: pair.keyNode, value: pair.value, &sink)
         }
+        settings.resolveCalendars(&sink)
         settings.checkConsistency(mappingLocation: mapping.mark.map { Location(line: $0.line, column: $0.column) } ?? .start,
                                   &sink)
         guard sink.errors.isEmpty, let job = settings.job() else { return (nil, sink.errors) }

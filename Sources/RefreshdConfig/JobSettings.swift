@@ -1,3 +1,5 @@
+import Foundation
+import RefreshdCalendar
 import RefreshdCore
 import Yams
 
@@ -5,11 +7,16 @@ import Yams
 ///
 /// Each `read` checks one top-level setting and records it (or an error); `checkConsistency`
 /// then applies the rules that involve several settings, such as `requires` needing
-/// `kind: processing` and the required keys being present.
+/// `kind: processing` and the required keys being present. Calendar expressions are read as
+/// text first and built by `resolveCalendars` once the whole file (and so `timezone:`) is known.
 struct JobSettings {
     let file: String
     let projectRoot: String
     let searchPath: String?
+    /// When the file is loaded: calendar expressions must elapse after it.
+    let now: Instant
+    /// The zone of calendar expressions when neither `timezone:` nor the expression names one.
+    let defaultTimeZone: TimeZone
 
     var identifier: (value: String, location: Location)?
     var identifierSeen = false
@@ -22,15 +29,31 @@ struct JobSettings {
     var allowance: Duration?
     var grace: Duration = .seconds(5)
     var resubmit: ResubmitPolicy = .none
+    /// `resubmit: {calendar: ...}` before its zone is known: the text, its node, `resubmit.timezone`.
+    var resubmitCalendar: (text: String, node: Node, zone: TimeZone?)?
+    /// `earliest:`'s text and node, parsed once the job's zone is known.
+    var earliestText: (text: String, node: Node)?
+    /// `timezone:`, the job's zone for calendar expressions.
+    var timeZone: TimeZone?
+    var missed: MissedPolicy = .once
+    var missedIsValid = true
+    var missedWasDefaulted = true
+    var catchUp: Duration = .seconds(86_400)
+    var catchUpKeyLocation: Location?
+    var jitter: Duration = .zero
+    var fixedJitter = false
+    var accuracy: Duration = .zero
     var retry: RetryPolicy?
     var requires: (power: Bool, network: Bool, keyLocation: Location) = (false, false, .start)
     var namespace = "default"
     var environment: [String: String] = [:]
 
-    init(file: String, projectRoot: String, searchPath: String?) {
+    init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone) {
         self.file = file
         self.projectRoot = projectRoot
         self.searchPath = searchPath
+        self.now = now
+        self.defaultTimeZone = defaultTimeZone
     }
 
     mutating func read(key: String, keyNode: Node, value: Node, _ sink: inout ErrorSink) {
@@ -50,11 +73,8 @@ struct JobSettings {
             commandSeen = true
             command = SettingRules.command(reader, resolver: CommandResolver(projectRoot: projectRoot, searchPath: searchPath), &sink)
         case "earliest":
-            guard let text = reader.string(&sink, expected: "+DURATION or an ISO 8601 date") else { return }
-            switch EarliestSpec.parse(text) {
-            case .success(let spec): earliest = spec
-            case .failure(let message): sink.add(at: value.location, "earliest: \(message)")
-            }
+            guard let text = reader.string(&sink, expected: "+DURATION, an ISO 8601 date or a calendar expression") else { return }
+            earliestText = (text, value)
         case "allowance":
             allowance = reader.duration(&sink, positive: true)
         case "grace":
@@ -72,21 +92,101 @@ struct JobSettings {
             namespace = SettingRules.namespace(reader, &sink) ?? namespace
         case "environment":
             environment = SettingRules.environment(reader, &sink)
+        case "timezone":
+            timeZone = reader.timeZone(&sink)
+        case "missed":
+            if let text = reader.oneOf(MissedPolicy.allCases.map(\.rawValue), &sink), let policy = MissedPolicy(rawValue: text) {
+                missed = policy
+                missedWasDefaulted = false
+            } else {
+                missedIsValid = false
+            }
+        case "catch-up":
+            catchUpKeyLocation = keyNode.location
+            catchUp = reader.duration(&sink, positive: true) ?? catchUp
+        case "jitter":
+            jitter = reader.duration(&sink, positive: false) ?? jitter
+        case "fixed-jitter":
+            fixedJitter = reader.bool(&sink) ?? fixedJitter
+        case "accuracy":
+            accuracy = reader.duration(&sink, positive: false) ?? accuracy
         default:
             break
         }
     }
 
+    /// `{after: DURATION}` or `{calendar: EXPRESSION, timezone: ZONE}`: exactly one of after and calendar.
     private mutating func readResubmit(_ reader: ValueReader, _ sink: inout ErrorSink) {
-        guard let pairs = reader.mapping(known: ["after"], &sink) else { return }
-        guard let after = pairs.first(where: { $0.key == "after" }) else {
-            if sink.suggestedKeys.contains("resubmit.after") { return }
-            sink.add(at: reader.node.location, "resubmit: missing required key \"after\" (expected after: DURATION, like after: 6h)")
-            return
+        guard let pairs = reader.mapping(known: ["after", "calendar", "timezone"], &sink) else { return }
+        let after = pairs.first(where: { $0.key == "after" })
+        let calendar = pairs.first(where: { $0.key == "calendar" })
+        let zone = pairs.first(where: { $0.key == "timezone" })
+        var zoneValue: TimeZone?
+        if let zone {
+            zoneValue = ValueReader(key: "resubmit.timezone", node: zone.value).timeZone(&sink)
+            if calendar == nil, after != nil {
+                sink.add(at: zone.keyNode.location, "resubmit.timezone: applies only to resubmit.calendar; "
+                    + "expected calendar: EXPRESSION beside it, or no timezone: (after: counts real time)")
+            }
         }
-        if let duration = ValueReader(key: "resubmit.after", node: after.value).duration(&sink, positive: true) {
-            resubmit = .after(duration)
+        switch (after, calendar) {
+        case (nil, nil):
+            if sink.suggestedKeys.contains("resubmit.after") || sink.suggestedKeys.contains("resubmit.calendar") { return }
+            sink.add(at: reader.node.location, "resubmit: missing required key \"after\" or \"calendar\" "
+                + "(expected after: DURATION, like after: 6h, or calendar: EXPRESSION, like calendar: \"*-*-* 04:00\")")
+        case (let after?, let calendar?):
+            let second = pairs.first(where: { $0.key == "after" || $0.key == "calendar" })?.key == "after" ? calendar : after
+            sink.add(at: second.keyNode.location, "resubmit: expected either after: or calendar:, found both")
+        case (let after?, nil):
+            if let duration = ValueReader(key: "resubmit.after", node: after.value).duration(&sink, positive: true) {
+                resubmit = .after(duration)
+            }
+        case (nil, let calendar?):
+            let calendarReader = ValueReader(key: "resubmit.calendar", node: calendar.value)
+            if let text = calendarReader.string(&sink, expected: "a calendar expression like \"*-*-* 04:00\"") {
+                resubmitCalendar = (text, calendar.value, zoneValue)
+            }
         }
+    }
+
+    /// Builds `resubmit.calendar` and `earliest:` in their zones (the expression's own, else
+    /// `resubmit.timezone` for resubmit, else `timezone:`, else the machine's), reporting
+    /// syntax errors at their exact column and expressions that never elapse after `now`.
+    mutating func resolveCalendars(_ sink: inout ErrorSink) {
+        let jobZone = timeZone ?? defaultTimeZone
+        if let (text, node, zone) = resubmitCalendar {
+            do {
+                let calendar = try CalendarSchedule(parsing: text)
+                let schedule = CalendarScheduleBuilder.schedule(calendar, zone: zone ?? jobZone)
+                if checkElapses(schedule, key: "resubmit.calendar", text: text, node: node, &sink) {
+                    resubmit = .calendar(schedule)
+                }
+            } catch {
+                let found = error.found.map { "\"\($0)\"" } ?? "end of expression"
+                sink.add(at: node.location(ofTextColumn: error.column),
+                         "resubmit.calendar: expected \(error.expected), found \(found)")
+            }
+        }
+        if let (text, node) = earliestText {
+            switch EarliestSpec.parse(text, zone: jobZone) {
+            case .success(let spec):
+                if let schedule = spec.schedule {
+                    guard checkElapses(schedule, key: "earliest", text: text, node: node, &sink) else { return }
+                }
+                earliest = spec
+            case .failure(let problem):
+                sink.add(at: problem.column.map { node.location(ofTextColumn: $0) } ?? node.location, "earliest: \(problem)")
+            }
+        }
+    }
+
+    /// False, with an error at the value, when `schedule` has no slot after `now`.
+    private func checkElapses(_ schedule: Schedule, key: String, text: String, node: Node,
+                              _ sink: inout ErrorSink) -> Bool {
+        if schedule.next(after: now) != nil { return true }
+        sink.add(at: node.location, "\(key): \"\(text)\" never elapses after \(ISO8601.format(now)) "
+            + "(in \(schedule.text)); expected a calendar expression with a future elapse")
+        return false
     }
 
     /// Rules across settings: required keys, and `requires` only on processing jobs.
@@ -106,6 +206,10 @@ struct JobSettings {
                      "requires: only processing jobs can require \(needs), but this job's kind is app-refresh; "
                      + "expected kind: processing, or no requires:")
         }
+        if let catchUpKeyLocation, missedIsValid, missed != .all {
+            sink.add(at: catchUpKeyLocation, "catch-up applies only to missed: all, but this job's missed policy is "
+                + "\(missed.rawValue)\(missedWasDefaulted ? " (the default)" : ""); expected missed: all, or no catch-up:")
+        }
     }
 
     /// The job, when every setting was valid.
@@ -114,7 +218,8 @@ struct JobSettings {
         let definition = TaskDefinition(
             identifier: identifier.value, kind: kind, namespace: namespace, allowance: allowance,
             grace: grace, resubmit: resubmit, retry: retry,
-            requiresExternalPower: requires.power, requiresNetworkConnectivity: requires.network)
+            requiresExternalPower: requires.power, requiresNetworkConnectivity: requires.network,
+            missed: missed, catchUp: catchUp, jitter: jitter, fixedJitter: fixedJitter, accuracy: accuracy)
         let config = JobConfig(definition: definition, command: command, environment: environment,
                                earliest: earliest, file: file, line: identifier.location.line,
                                projectRoot: projectRoot)

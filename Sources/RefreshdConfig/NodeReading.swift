@@ -1,3 +1,4 @@
+import Foundation
 import Yams
 
 /// Typed reads of Yams nodes that turn a wrong shape into a located "expected X, found Y" message.
@@ -9,6 +10,28 @@ extension Node {
     var location: Location {
         guard let mark else { return .start }
         return Location(line: mark.line, column: mark.column)
+    }
+
+    /// Where the `column`-th character (1-based) of a scalar's text is in the file.
+    ///
+    /// A plain scalar's text starts at the node's mark, a quoted one's a column later (after the
+    /// quote); inside single quotes each `''` before the character stands for one `'`. Block
+    /// scalars (`|`, `>`) and text that spans lines give the node's own location. Escapes in
+    /// double quotes (`\t`) are not undone, which only matters for text that contains them.
+    func location(ofTextColumn column: Int) -> Location {
+        guard case .scalar(let scalar) = self, let mark, column >= 1, !scalar.string.contains("\n") else { return location }
+        let before = scalar.string.unicodeScalars.prefix(column - 1)
+        switch scalar.style {
+        case .plain, .any:
+            return Location(line: mark.line, column: mark.column + column - 1)
+        case .singleQuoted:
+            let doubled = before.filter { $0 == "'" }.count
+            return Location(line: mark.line, column: mark.column + column + doubled)
+        case .doubleQuoted:
+            return Location(line: mark.line, column: mark.column + column)
+        case .literal, .folded:
+            return location
+        }
     }
 
     /// A short description of the node for "found ..." messages: the quoted text of a scalar,
@@ -72,6 +95,28 @@ struct ValueReader {
         let expected = "one of " + allowed.joined(separator: ", ")
         guard let text = string(&sink, expected: expected) else { return nil }
         if allowed.contains(text) { return text }
+        sink.add(at: node.location, "\(key): expected \(expected), found \"\(text)\"")
+        return nil
+    }
+
+    /// `true` or `false` (also `True`, `TRUE`, `False`, `FALSE`, as YAML's core schema spells them).
+    func bool(_ sink: inout ErrorSink) -> Bool? {
+        let expected = "true or false"
+        guard let text = string(&sink, expected: expected) else { return nil }
+        switch text {
+        case "true", "True", "TRUE": return true
+        case "false", "False", "FALSE": return false
+        default:
+            sink.add(at: node.location, "\(key): expected \(expected), found \"\(text)\"")
+            return nil
+        }
+    }
+
+    /// An IANA time zone name such as `Europe/Paris` (or `UTC`), as Foundation knows them.
+    func timeZone(_ sink: inout ErrorSink) -> TimeZone? {
+        let expected = "an IANA time zone like Europe/Paris"
+        guard let text = string(&sink, expected: expected) else { return nil }
+        if let zone = TimeZone(identifier: text) { return zone }
         sink.add(at: node.location, "\(key): expected \(expected), found \"\(text)\"")
         return nil
     }

@@ -5,6 +5,8 @@ import Testing
     @Test(arguments: [
         ("allowence", "allowance"), ("comand", "command"), ("identifer", "identifier"), ("Kind", "kind"),
         ("enviroment", "environment"), ("namepsace", "namespace"), ("schedule", nil), ("x", nil),
+        ("catchup", "catch-up"), ("time-zone", "timezone"), ("timezon", "timezone"), ("fixed_jitter", "fixed-jitter"),
+        ("jiter", "jitter"), ("accurracy", "accuracy"), ("mised", "missed"),
     ] as [(String, String?)])
     func suggestsKeysWithinTwoEdits(typo: String, suggestion: String?) {
         #expect(MappingReader.closest(to: typo, in: JobFileParser.keys) == suggestion)

@@ -52,9 +52,10 @@ import Testing
 
     @Test func resubmitRules() {
         #expect(TestSupport.onlyError(head + "resubmit: 6h\n")?.description
-            == "Jobs/test.yaml:3:11: resubmit: expected a mapping with keys after, found \"6h\"")
+            == "Jobs/test.yaml:3:11: resubmit: expected a mapping with keys after, calendar, timezone, found \"6h\"")
         #expect(TestSupport.onlyError(head + "resubmit: {}\n")?.description
-            == "Jobs/test.yaml:3:11: resubmit: missing required key \"after\" (expected after: DURATION, like after: 6h)")
+            == "Jobs/test.yaml:3:11: resubmit: missing required key \"after\" or \"calendar\" "
+                + "(expected after: DURATION, like after: 6h, or calendar: EXPRESSION, like calendar: \"*-*-* 04:00\")")
         #expect(TestSupport.onlyError(head + "resubmit: {after: 0ms}\n")?.position == "3:19")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdCore
 import Testing
 @testable import RefreshdConfig
 
@@ -8,9 +9,27 @@ enum TestSupport {
     /// A PATH that has `true`, `sh` and `env` on every Linux and macOS machine.
     static let searchPath = "/usr/bin:/bin"
 
-    /// Parses `yaml` as `Jobs/test.yaml` in a project rooted at `/`.
+    /// The load instant of every parse: Saturday 2026-11-21T12:00:00Z, so calendar results are fixed.
+    static let now = Instant(milliseconds: 1_795_262_400_000)
+
+    /// The machine zone the tests pretend to have (jobs without `timezone:`).
+    static let machineZone = TimeZone(identifier: "Asia/Tokyo")!
+
+    static func zone(_ identifier: String) -> TimeZone { TimeZone(identifier: identifier)! }
+
+    /// `2026-11-22T03:00:00Z` as an instant (the form must be exact).
+    static func instant(_ iso: String, sourceLocation: SourceLocation = #_sourceLocation) -> Instant {
+        guard case .success(let instant) = ISODateParser.parse(iso) else {
+            Issue.record("bad test date \(iso)", sourceLocation: sourceLocation)
+            return Instant(milliseconds: 0)
+        }
+        return instant
+    }
+
+    /// Parses `yaml` as `Jobs/test.yaml` in a project rooted at `/`, loaded at `now` in `machineZone`.
     static func parse(_ yaml: String, file: String = "Jobs/test.yaml") -> Result<JobConfig, ConfigErrors> {
-        JobDirectory.parse(yaml: yaml, file: file, projectRoot: "/", searchPath: searchPath)
+        JobDirectory.parse(yaml: yaml, file: file, projectRoot: "/", searchPath: searchPath,
+                           now: now, timeZone: machineZone)
     }
 
     /// The errors of a file that must fail, as `line:column: message` strings.
