@@ -10,4 +10,7 @@ public enum StateChange: Sendable, Hashable {
                   exitStatus: Int32?, signal: Int32?)
     /// Consecutive failed attempts of a job, reset by a success; drives the retry backoff.
     case failureStreak(identifier: String, count: Int)
+    /// Calendar slots of a job that passed unrun (downtime, sleep, a clock step), counted on the
+    /// day they were noticed.
+    case missedSlots(identifier: String, count: Int, noticed: Instant)
 }

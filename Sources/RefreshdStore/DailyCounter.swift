@@ -15,9 +15,13 @@ public struct DailyCounter: Sendable, Hashable {
     public var expired: Int
     public var crashed: Int
     public var interrupted: Int
+    /// Calendar slots that passed unrun (downtime, sleep, clock steps).
+    public var missed: Int = 0
 
     public init(day: String, identifier: String, launches: Int = 0, successes: Int = 0,
-                failures: Int = 0, expired: Int = 0, crashed: Int = 0, interrupted: Int = 0) {
+                failures: Int = 0, expired: Int = 0, crashed: Int = 0, interrupted: Int = 0,
+                missed: Int = 0) {
+        self.missed = missed
         self.day = day
         self.identifier = identifier
         self.launches = launches
@@ -46,7 +50,7 @@ extension StateStore {
     /// `days` limits the result to the `days` most recent days that have any counter (not
     /// calendar days back from now: the store reads no clock); nil returns every day.
     public func dailyCounters(days: Int?) throws(StoreError) -> [DailyCounter] {
-        let columns = "day, identifier, launches, successes, failures, expired, crashed, interrupted"
+        let columns = "day, identifier, launches, successes, failures, expired, crashed, interrupted, missed"
         let sql: String
         var values: [SQLValue] = []
         if let days {
@@ -62,7 +66,7 @@ extension StateStore {
         return try connection.query(sql, values, context: "reading daily counters") { row in
             DailyCounter(day: row.text(0), identifier: row.text(1), launches: row.int(2),
                          successes: row.int(3), failures: row.int(4), expired: row.int(5),
-                         crashed: row.int(6), interrupted: row.int(7))
+                         crashed: row.int(6), interrupted: row.int(7), missed: row.int(8))
         }
     }
 }

@@ -58,6 +58,10 @@ enum Schema {
             PRIMARY KEY (day, identifier)
         ) WITHOUT ROWID;
         """,
+        // Version 2: calendar slots that passed unrun.
+        """
+        ALTER TABLE daily_counters ADD COLUMN missed INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The version this refreshd writes and understands.

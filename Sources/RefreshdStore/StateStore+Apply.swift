@@ -63,6 +63,9 @@ extension StateStore {
             try count(SQL.countOutcome(outcome), day: ISO8601.day(ended), identifier: identifier)
         case let .failureStreak(identifier, count):
             try connection.run(SQL.setFailureStreak, [.text(identifier), .int(count)], context: SQL.context)
+        case let .missedSlots(identifier, count, noticed):
+            try connection.run(SQL.countMissed, [.text(ISO8601.day(noticed)), .text(identifier), .int(count)],
+                               context: SQL.context)
         }
     }
 
@@ -132,6 +135,10 @@ private enum SQL {
     static let countExpired = counter("expired")
     static let countCrashed = counter("crashed")
     static let countInterrupted = counter("interrupted")
+    static let countMissed = """
+        INSERT INTO daily_counters (day, identifier, missed) VALUES (?, ?, ?)
+        ON CONFLICT(day, identifier) DO UPDATE SET missed = missed + excluded.missed
+        """
 
     static func countOutcome(_ outcome: Outcome) -> String {
         switch outcome {

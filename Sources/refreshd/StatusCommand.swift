@@ -42,7 +42,7 @@ struct StatusCommand: ParsableCommand {
                 "counters": counters.map {
                     ["day": $0.day, "identifier": $0.identifier, "launches": $0.launches,
                      "success": $0.successes, "failure": $0.failures, "expired": $0.expired,
-                     "crashed": $0.crashed, "interrupted": $0.interrupted] as [String: Any]
+                     "crashed": $0.crashed, "interrupted": $0.interrupted, "missed": $0.missed] as [String: Any]
                 },
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])

@@ -32,6 +32,16 @@ import RefreshdStore
         }
     }
 
+    @Test func missedSlotsAddUpPerDay() throws {
+        try withStore { store, _ in
+            try store.apply([.missedSlots(identifier: "cal", count: 5, noticed: at(hour)),
+                             .missedSlots(identifier: "cal", count: 2, noticed: at(2 * hour))])
+            let counters = try store.dailyCounters(days: nil)
+            #expect(counters.map(\.missed) == [7])
+            #expect(counters.first?.launches == 0)
+        }
+    }
+
     @Test func dailyCountersCountLaunchesOnTheStartDayAndOutcomesOnTheEndDay() throws {
         try withStore { store, directory in
             let midnight = at(14 * hour)  // 2026-11-22T00:00:00Z
