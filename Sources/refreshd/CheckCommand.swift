@@ -51,7 +51,8 @@ struct CheckCommand: ParsableCommand {
             }
             for job in jobs {
                 let d = job.definition
-                var parts = ["\(d.kind.rawValue)", "earliest \(job.earliest.text)",
+                let earliest = job.earliest == .relative(.zero) && d.schedule != nil ? "next slot" : job.earliest.text
+                var parts = ["\(d.kind.rawValue)", "earliest \(earliest)",
                              "allowance \(DurationParser.format(d.allowance))"]
                 switch d.resubmit {
                 case .none: break

@@ -28,17 +28,24 @@ import RefreshdCore
         }
     }
 
-    @Test func stepForwardWithSkipRunsNoMissedSlot() throws {
-        let clock = ShiftableClock()
-        let runs = LineSink()
-        let h = try harness(clock, missed: .skip, runs: runs)
-        defer { h.removeDirectory() }
+    /// A request for the next slot, the loop running, then the wall clock stepped an hour ahead
+    /// and the timerfd's notice delivered.
+    func startThenStepAnHour(_ clock: ShiftableClock, missed: MissedPolicy, runs: LineSink) throws -> LoopHarness {
+        let h = try harness(clock, missed: missed, runs: runs)
         let slot = Self.everyTen.next(after: clock.source.now() + .seconds(1))!
         try h.scheduler.submit(TaskRequest(identifier: "cal.job", kind: .processing, earliestBeginDate: slot))
         h.start()
         #expect(h.wait { h.scheduler.clockWatch?.isWatching == true })
         clock.step(by: 3_600_000)
         h.scheduler.injectClockSet()
+        return h
+    }
+
+    @Test func stepForwardWithSkipRunsNoMissedSlot() throws {
+        let clock = ShiftableClock()
+        let runs = LineSink()
+        let h = try startThenStepAnHour(clock, missed: .skip, runs: runs)
+        defer { h.removeDirectory() }
         #expect(h.wait { h.lines.contains("missed 360 slots of cal.job: skipped") })
         #expect(h.lines.contains("wall clock changed by 1h00m"))
         usleep(200_000)
@@ -51,14 +58,8 @@ import RefreshdCore
     @Test func stepForwardWithOnceRunsOnceAtOnce() throws {
         let clock = ShiftableClock()
         let runs = LineSink()
-        let h = try harness(clock, missed: .once, runs: runs)
+        let h = try startThenStepAnHour(clock, missed: .once, runs: runs)
         defer { h.removeDirectory() }
-        let slot = Self.everyTen.next(after: clock.source.now() + .seconds(1))!
-        try h.scheduler.submit(TaskRequest(identifier: "cal.job", kind: .processing, earliestBeginDate: slot))
-        h.start()
-        #expect(h.wait { h.scheduler.clockWatch?.isWatching == true })
-        clock.step(by: 3_600_000)
-        h.scheduler.injectClockSet()
         #expect(h.wait(timeout: 2) { runs.all.count == 1 })
         usleep(200_000)
         #expect(runs.all.count == 1)
