@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Refreshd", targets: ["Refreshd"]),
+        .library(name: "RefreshdCore", targets: ["RefreshdCore"]),
         .executable(name: "refreshd", targets: ["refreshd"]),
     ],
     dependencies: [

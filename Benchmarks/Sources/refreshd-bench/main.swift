@@ -1,0 +1,44 @@
+import Glibc
+
+// refreshd-bench MODE [--count N] [--spread-ms MS] [--margin-ms MS] [--cap N] [--state DIR]
+//                     [--seconds S] [--program PATH]
+// Prints one JSON object per run on stdout; Scripts/bench collects them.
+
+let usage = """
+    usage: refreshd-bench dispatch|memory|idle|commands [--count N] [--spread-ms MS] [--margin-ms MS]
+                          [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME]
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let mode = arguments.first else {
+    warn(usage)
+    exit(2)
+}
+var options: [String: String] = [:]
+var i = 1
+while i + 1 < arguments.count, arguments[i].hasPrefix("--") {
+    options[String(arguments[i].dropFirst(2))] = arguments[i + 1]
+    i += 2
+}
+@MainActor func int(_ key: String, _ fallback: Int) -> Int { options[key].flatMap { Int($0) } ?? fallback }
+
+do {
+    switch mode {
+    case "dispatch":
+        try dispatch(count: int("count", 100_000), spreadMs: Int64(int("spread-ms", 10_000)),
+                     marginMs: Int64(int("margin-ms", 1_000)), cap: int("cap", 4), state: options["state"],
+                     label: options["label"])
+    case "memory":
+        try memory(count: int("count", 1_000_000))
+    case "idle":
+        try idle(count: int("count", 100_000), seconds: int("seconds", 30))
+    case "commands":
+        try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
+    default:
+        warn(usage)
+        exit(2)
+    }
+} catch {
+    warn("refreshd-bench \(mode): \(error)")
+    exit(1)
+}

@@ -1,0 +1,191 @@
+"""Turns the JSON lines the benchmark programs printed into the side-by-side table and one JSON file.
+
+    report.py RESULTS.jsonl MACHINE.json OUT.json [TABLE.txt]
+
+Every row shows refreshd, its references measured in the same run, the ratio and the target.
+Ratios are refreshd / C (lower is better for refreshd, 1.0x = as cheap as raw libuv) and
+APScheduler / refreshd (how many times less refreshd spends).
+"""
+
+import json
+import sys
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    return rows
+
+
+def find(rows, impl, bench, n=None):
+    for r in rows:
+        if r.get("impl") == impl and r.get("bench") == bench and (n is None or r.get("n") == n):
+            return r
+    return None
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.{digits}f}".rstrip("0").rstrip(".") if "." in f"{v:.{digits}f}" else f"{v}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def count(n):
+    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else f"{n // 1000}k" if n % 1000 == 0 else str(n)
+
+
+def main():
+    rows = load(sys.argv[1])
+    machine = json.load(open(sys.argv[2]))
+    out_json, out_table = sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None
+    table = []  # (line, metric, refreshd, refA, ratioA, refB, ratioB, target, verdict)
+    verdicts = []
+
+    def row(line, metric, r, a, ra, b, rb, target="", verdict=""):
+        table.append([line, metric, fmt(r) if not isinstance(r, str) else r, fmt(a) if not isinstance(a, str) else a, ra,
+                      fmt(b) if not isinstance(b, str) else b, rb, target, verdict])
+        if verdict:
+            verdicts.append({"line": line, "metric": metric, "target": target, "verdict": verdict})
+
+    def met(ok):
+        return "met" if ok else "MISSED"
+
+    aps_dispatch = [r for r in rows if r.get("impl") == "apscheduler" and r.get("bench") == "dispatch"]
+    aps_ref = max(aps_dispatch, key=lambda r: r["n"]) if aps_dispatch else None
+
+    for r in sorted((r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "dispatch"), key=lambda r: r["n"]):
+        n = r["n"]
+        c = find(rows, "c-libuv", "dispatch", n)
+        a = find(rows, "apscheduler", "dispatch", n)
+        a_note = ""
+        if a is None and aps_ref is not None:
+            a, a_note = aps_ref, f" (n={count(aps_ref['n'])})"
+        rate = r["rate_per_s"]
+        line = f"Dispatch N={count(n)}, {r['spread_s']:g} s ({rate:,.0f}/s)"
+        per = lambda x: x["cpu_s"] / x["n"] * 1e6 if x else None
+        same_n = a is not None and a["n"] == n
+        row(line, "CPU s (declare+submit+dispatch)", r["cpu_s"], c and c["cpu_s"], ratio(r["cpu_s"], c and c["cpu_s"]),
+            (a["cpu_s"] if same_n else "-") if a else "-", ratio(a["cpu_s"], r["cpu_s"]) if same_n else "-")
+        c_ok = c is not None and r["cpu_s"] <= 1.5 * c["cpu_s"]
+        a_ok = a is not None and per(a) >= 20 * per(r)
+        row("", "CPU µs per request", per(r), per(c), ratio(per(r), per(c)), (fmt(per(a)) + a_note) if a else "-",
+            ratio(per(a), per(r)) if a else "-", "≤1.5x C; ≥20x less than APS",
+            f"C: {met(c_ok)} ({per(r) / per(c):.1f}x); APS: {met(a_ok)} ({per(a) / per(r):.1f}x less)" if c and a else "")
+        row("", "  of which submit / dispatch s", f"{fmt(r['cpu_submit_s'])} / {fmt(r['cpu_dispatch_s'])}"
+            + f" (+declare {fmt(r['cpu_declare_s'])})",
+            c and f"{fmt(c['cpu_submit_s'])} / {fmt(c['cpu_dispatch_s'])}", "",
+            (f"{fmt(a['cpu_submit_s'])} / {fmt(a['cpu_dispatch_s'])}" if same_n else "-") if a else "-", "")
+        row("", "wall s (setup+wait+dispatch)", r["wall_s"], c and c["wall_s"], "", a["wall_s"] if same_n else "-", "")
+        for key, label in (("lateness_p50_ms", "lateness p50 ms"), ("lateness_p99_ms", "lateness p99 ms"),
+                           ("lateness_max_ms", "lateness max ms")):
+            target, verdict = "", ""
+            if key == "lateness_p99_ms" and abs(rate - 10_000) < 1:
+                target, verdict = "< 2 ms at 10k/s", f"{met(r[key] < 2)} ({r[key]:.2f} ms)"
+            row("", label, r[key], c and c[key], ratio(r[key], c and c[key]), a[key] if same_n else "-",
+                ratio(a[key], r[key]) if same_n else "-", target, verdict)
+        early = [x for x in (r, c, a if same_n else None) if x]
+        if any(x.get("early_launches", 0) for x in early) or any(x.get("setup_overran") for x in early):
+            row("", "early launches / setup overran",
+                *[f"{x.get('early_launches', 0)} / {x.get('setup_overran')}" if x else "-" for x in (r, c)], "",
+                f"{a.get('early_launches', 0)} / {a.get('setup_overran')}" if same_n else "-", "")
+
+    durable = find(rows, "refreshd", "dispatch_durable")
+    if durable:
+        mem = find(rows, "refreshd", "dispatch_in_memory", durable["n"])
+        line = f"Dispatch with durable state N={count(durable['n'])}, {durable['spread_s']:g} s"
+        row(line, "CPU s", durable["cpu_s"], mem and mem["cpu_s"], ratio(durable["cpu_s"], mem and mem["cpu_s"]), "-", "",
+            "ref: refreshd in memory")
+        row("", "submit wall s / launches per s (C col.: in memory)", f"{fmt(durable['submit_wall_s'])} / {fmt(durable['n'] / durable['dispatch_wall_s'])}"
+            if "submit_wall_s" in durable else "-", mem and f"{fmt(mem.get('submit_wall_s'))} / -", "", "-", "")
+        for key, label in (("lateness_p50_ms", "lateness p50 ms"), ("lateness_p99_ms", "lateness p99 ms"),
+                           ("lateness_max_ms", "lateness max ms")):
+            row("", label, durable[key], mem and mem[key], ratio(durable[key], mem and mem[key]), "-", "")
+
+    m = find(rows, "refreshd", "memory")
+    if m:
+        c = find(rows, "c-libuv", "memory")
+        a = find(rows, "apscheduler", "memory")
+        line = f"Memory, {count(m['n'])} pending"
+        row(line, "RSS bytes per pending request", m["pending_bytes_per_request"], c and c["pending_bytes_per_request"],
+            ratio(m["pending_bytes_per_request"], c and c["pending_bytes_per_request"]),
+            (fmt(a["pending_bytes_per_request"]) + (f" (n={count(a['n'])})" if a["n"] != m["n"] else "")) if a else "-",
+            ratio(a and a["pending_bytes_per_request"], m["pending_bytes_per_request"]),
+            "≤ 128 B", f"{met(m['pending_bytes_per_request'] <= 128)} ({m['pending_bytes_per_request']:.0f} B)")
+        row("", "  + declaring the identifier, per id", m["declare_bytes_per_id"], "-", "", "(in add_job)", "")
+        row("", "total per request (declare + pending)", m["total_bytes_per_request"], c and c["total_bytes_per_request"],
+            ratio(m["total_bytes_per_request"], c and c["total_bytes_per_request"]), "-", "")
+
+    i = find(rows, "refreshd", "idle")
+    if i:
+        c = find(rows, "c-libuv", "idle")
+        a = find(rows, "apscheduler", "idle")
+        line = f"Idle, {count(i['n'])} due tomorrow, {i['seconds']} s"
+        row(line, "loop thread wake-ups (vol. ctx sw.)", i["loop_voluntary_switches"], c and c["loop_voluntary_switches"], "",
+            a and a["loop_voluntary_switches"], "", "0 beyond housekeeping",
+            met(i["loop_voluntary_switches"] == 0) + f" ({i['loop_voluntary_switches']})")
+        row("", "process vol. ctx switches (all threads)", i["process_voluntary_switches"],
+            c and c["process_voluntary_switches"], "", a and a["process_voluntary_switches"], "")
+        row("", "CPU s", i["cpu_s"], c and c["cpu_s"], "", a and a["cpu_s"], "")
+        row("", "threads", i["threads"], c and c["threads"], "", a and a["threads"], "")
+
+    k = find(rows, "refreshd", "commands")
+    if k:
+        c = find(rows, "c-posix_spawn", "commands")
+        line = f"Command jobs, {k['n']} x /bin/true, cap {k['cap']}"
+        row(line, "launches per s", k["launches_per_s"], c and c["launches_per_s"],
+            ratio(k["launches_per_s"], c and c["launches_per_s"]), "-", "", "ref: posix_spawn floor")
+        row("", "time to drain s", k["drain_s"], c and c["drain_s"], ratio(k["drain_s"], c and c["drain_s"]), "-", "")
+        row("", "scheduler CPU s (children excluded)", k["cpu_s"], c and c["cpu_s"], ratio(k["cpu_s"], c and c["cpu_s"]), "-", "")
+
+    g = find(rows, "refreshd", "check")
+    if g:
+        row(f"Config: refreshd check, {g['n']:,} files", "seconds (wall)", g["wall_s"], "-", "", "-", "", "< 1 s",
+            f"{met(g['wall_s'] < 1)} ({g['wall_s']:.2f} s)")
+        row("", "CPU s", g["cpu_s"], "-", "", "-", "")
+
+    header = ["line", "metric", "refreshd", "C reference", "refreshd/C", "APScheduler", "APS/refreshd", "target", "verdict"]
+    widths = [max(len(str(x[col])) for x in table + [header]) for col in range(len(header))]
+    lines = []
+    title = (f"refreshd benchmarks, {machine.get('date', '')}: {machine.get('cpu', '')}, {machine.get('nproc', '')} cores, "
+             f"{machine.get('memory', '')}, Linux {machine.get('kernel', '')}, {machine.get('swift', '')}, "
+             f"libuv {machine.get('libuv', '')}, APScheduler {machine.get('apscheduler', '')}, "
+             f"load average before/after {machine.get('load_before', '?')} / {machine.get('load_after', '?')}")
+    lines.append(title)
+    sep = "-+-".join("-" * w for w in widths)
+    lines.append(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
+    lines.append(sep)
+    for t in table:
+        if t[0] and t is not table[0]:
+            lines.append(sep)
+        lines.append(" | ".join(str(x).ljust(w) for x, w in zip(t, widths)).rstrip())
+    text = "\n".join(lines)
+    print(text)
+    if out_table:
+        with open(out_table, "w") as f:
+            f.write(text + "\n")
+    with open(out_json, "w") as f:
+        json.dump({"machine": machine, "results": rows, "verdicts": verdicts,
+                   "table": [dict(zip(header, t)) for t in table]}, f, indent=2)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
