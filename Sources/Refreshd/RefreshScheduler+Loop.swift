@@ -29,13 +29,16 @@ extension RefreshScheduler {
         if lock.withLock({ () -> Bool in defer { clockSetInjected = false }; return clockSetInjected }) {
             clockWatch?.clockWasSet()
         }
+        var batch: [SchedulerEffect] = []
         while true {
-            let batch: [SchedulerEffect] = lock.withLock {
-                defer { outbox.removeAll(keepingCapacity: true) }
-                return outbox
+            // Swap buffers: the loop runs this batch while events append to the other.
+            lock.withLock { swap(&batch, &outbox) }
+            if batch.isEmpty {
+                lock.withLock { if outbox.isEmpty { swap(&batch, &outbox) } }
+                return
             }
-            if batch.isEmpty { return }
             for effect in batch { execute(effect) }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 

@@ -63,6 +63,9 @@ public final class RefreshScheduler: @unchecked Sendable {
     var store: StateStore?
     var handlers: [String: TaskHandler] = [:]
     var outbox: [SchedulerEffect] = []
+    /// Reused per event: the core appends here, so the hot path allocates no array per event.
+    var scratch: [SchedulerEffect] = []
+    var changes: [StateChange] = []
     var tasks: [Int64: RefreshTask] = [:]
     var started = false
     var restored: SchedulerCore.RestoredState
@@ -98,7 +101,10 @@ public final class RefreshScheduler: @unchecked Sendable {
     public init(options: Options) throws {
         self.options = options
         logger = options.logger
-        core = SchedulerCore(configuration: options.configuration)
+        var configuration = options.configuration
+        configuration.emitsStateChanges = options.stateDirectory != nil
+        configuration.emitsRoutineLogs = options.logger.logLevel <= .info
+        core = SchedulerCore(configuration: configuration)
         if let directory = options.stateDirectory {
             directoryLock = try StateDirectoryLock.acquire(directory: directory)
             let store = try StateStore.open(directory: directory)
@@ -177,8 +183,9 @@ public final class RefreshScheduler: @unchecked Sendable {
         let result: Result<Void, SchedulerError> = lock.withLock {
             startIfNeeded()
             do throws(SchedulerError) {
-                let effects = try core.submit(request, at: options.clock.now())
-                commit(effects)
+                scratch.removeAll(keepingCapacity: true)
+                try core.submit(request, at: options.clock.now(), into: &scratch)
+                commitScratch()
                 return .success(())
             } catch {
                 return .failure(error)
@@ -272,15 +279,20 @@ public final class RefreshScheduler: @unchecked Sendable {
     func send(_ event: SchedulerEvent) {
         lock.withLock {
             startIfNeeded()
-            commit(core.handle(event, at: options.clock.now()))
+            scratch.removeAll(keepingCapacity: true)
+            core.handle(event, at: options.clock.now(), into: &scratch)
+            commitScratch()
         }
         kick()
     }
 
+    /// `commit` for the reused buffer. Called with `lock` held.
+    func commitScratch() { commit(scratch) }
+
     /// Commits the event's state changes in one transaction, then queues its other effects.
     /// Called with `lock` held.
     func commit(_ effects: [SchedulerEffect]) {
-        var changes: [StateChange] = []
+        changes.removeAll(keepingCapacity: true)
         for effect in effects {
             if case let .persist(change) = effect { changes.append(change) } else { outbox.append(effect) }
         }

@@ -1,4 +1,5 @@
 import RefreshdCore
+import Synchronization
 
 /// A launched task handed to an in-process handler, shaped like `BGTask`.
 ///
@@ -15,9 +16,11 @@ public final class RefreshTask: @unchecked Sendable {
     /// The directory tasks share (the App Group analog).
     public let sharedContainer: String?
 
-    private let lock = Lock()
-    private var handler: (@Sendable () -> Void)?
-    private var completed = false
+    private struct State {
+        var handler: (@Sendable () -> Void)?
+        var completed = false
+    }
+    private let state = Mutex(State())
     private let complete: @Sendable (Int64, Bool) -> Void
 
     init(order: LaunchOrder, sharedContainer: String?, complete: @escaping @Sendable (Int64, Bool) -> Void) {
@@ -31,20 +34,20 @@ public final class RefreshTask: @unchecked Sendable {
 
     /// Called once when the task's time is up.
     public var expirationHandler: (@Sendable () -> Void)? {
-        get { lock.withLock { handler } }
-        set { lock.withLock { handler = newValue } }
+        get { state.withLock { $0.handler } }
+        set { state.withLock { $0.handler = newValue } }
     }
 
     /// Reports the end of the work. The first call counts.
     public func setTaskCompleted(success: Bool) {
-        let first = lock.withLock { () -> Bool in
-            defer { completed = true }
-            return !completed
+        let first = state.withLock { s -> Bool in
+            defer { s.completed = true }
+            return !s.completed
         }
         if first { complete(runID, success) }
     }
 
-    var isCompleted: Bool { lock.withLock { completed } }
+    var isCompleted: Bool { state.withLock { $0.completed } }
 
     /// Delivers the expiration; without a handler the task completes unsuccessfully.
     func deliverExpiration() {
@@ -52,5 +55,5 @@ public final class RefreshTask: @unchecked Sendable {
     }
 
     /// Marks the task done without reporting (the scheduler has already ended the run).
-    func abandon() { lock.withLock { completed = true } }
+    func abandon() { state.withLock { $0.completed = true } }
 }

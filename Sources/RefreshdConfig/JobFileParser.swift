@@ -27,7 +27,10 @@ struct JobFileParser {
         var sink = ErrorSink(file: file)
         let root: Node?
         do {
-            root = try Yams.compose(yaml: yaml)
+            // Scalars are read as their source text, so no tag resolution is needed: the regex-free
+            // basic resolver and an explicit encoding (the default reads the whole environment on
+            // every call) make `check` on 10,000 files several times faster.
+            root = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             sink.add(at: YAMLErrorLocator.location(of: error, in: yaml), YAMLErrorLocator.message(for: error))
             return (nil, sink.errors)

@@ -9,6 +9,12 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// Seeds jitter and the accuracy alignment, so a run (and a simulation) is repeatable. The
     /// daemon derives it from /etc/machine-id, like systemd's FixedRandomDelay.
     public var seed: UInt64
+    /// Emit `.persist` effects. Off when nothing is stored (an in-memory scheduler), so the core
+    /// does not build records nobody reads.
+    public var emitsStateChanges: Bool = true
+    /// Emit the per-request log effects (submitted, launched, finished). Off when the logger
+    /// would drop them anyway. Warnings and lifecycle messages are always emitted.
+    public var emitsRoutineLogs: Bool = true
 
     public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10,
                 seed: UInt64 = 0) {

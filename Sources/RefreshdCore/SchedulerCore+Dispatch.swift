@@ -33,23 +33,23 @@ extension SchedulerCore {
     /// Starts a run: record it, re-schedule first, then hand it to the shell.
     mutating func launch(_ request: PendingRequest, at now: Instant, into effects: inout [SchedulerEffect]) {
         removePending(request.identifier)
-        effects.append(.persist(.deletePending(identifier: request.identifier)))
+        persist(.deletePending(identifier: request.identifier), into: &effects)
         let definition = definitions[request.identifier]
         let allowance = definition?.allowance ?? request.kind.defaultAllowance
-        let attempt = failureStreaks[request.identifier, default: 0] + 1
+        let attempt = failureStreaks.isEmpty ? 1 : failureStreaks[request.identifier, default: 0] + 1
         let order = LaunchOrder(runID: nextRunID, identifier: request.identifier, kind: request.kind,
                                 started: now, deadline: now + allowance, attempt: attempt)
         nextRunID += 1
-        let record = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
-                               submitted: request.submitted, earliest: request.earliest,
-                               started: now, deadline: order.deadline, attempt: attempt)
-        effects.append(.persist(.runStarted(record)))
+        persist(.runStarted(RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
+                                      submitted: request.submitted, earliest: request.earliest,
+                                      started: now, deadline: order.deadline, attempt: attempt)),
+                into: &effects)
         if let definition, let next = nextEarliest(definition, after: request, launchedAt: now) {
             enqueueLogged(makePending(definition, earliest: next, at: now, origin: .resubmit), into: &effects)
         }
         active[order.runID] = ActiveRun(order: order)
         activeByIdentifier[order.identifier] = order.runID
-        effects.append(.log(.launched(order, lateness: now.duration(since: request.earliest))))
+        logRoutine(.launched(order, lateness: now.duration(since: request.earliest)), into: &effects)
         effects.append(.launch(order))
     }
 

@@ -30,7 +30,7 @@ extension SchedulerCore {
         }
         for p in state.pending.sorted(by: { $0.sequence < $1.sequence }) {
             guard let definition = definitions[p.identifier] else {
-                effects.append(.persist(.deletePending(identifier: p.identifier)))
+                persist(.deletePending(identifier: p.identifier), into: &effects)
                 effects.append(.log(.droppedUndeclared(identifier: p.identifier)))
                 continue
             }
@@ -46,8 +46,8 @@ extension SchedulerCore {
         applyMissedPolicies(since: nil, at: now, into: &effects)
         for run in state.unfinishedRuns.sorted(by: { $0.runID < $1.runID }) {
             nextRunID = max(nextRunID, run.runID + 1)
-            effects.append(.persist(.runEnded(runID: run.runID, identifier: run.identifier, ended: now,
-                                              outcome: .interrupted, exitStatus: nil, signal: nil)))
+            persist(.runEnded(runID: run.runID, identifier: run.identifier, ended: now,
+                              outcome: .interrupted, exitStatus: nil, signal: nil), into: &effects)
             effects.append(.log(.recoveredInterrupted(runID: run.runID, identifier: run.identifier)))
             recordOutcome(.interrupted, identifier: run.identifier, at: now, into: &effects)
         }

@@ -10,12 +10,12 @@ extension SchedulerCore {
         case let .signaled(sig): (nil, sig)
         default: (nil, nil)
         }
-        effects.append(.persist(.runEnded(runID: runID, identifier: identifier, ended: now,
-                                          outcome: outcome, exitStatus: status, signal: signal)))
-        effects.append(.log(.finished(runID: runID, identifier: identifier, outcome: outcome, exit: exit,
-                                      duration: now.duration(since: run.order.started))))
+        persist(.runEnded(runID: runID, identifier: identifier, ended: now,
+                          outcome: outcome, exitStatus: status, signal: signal), into: &effects)
+        logRoutine(.finished(runID: runID, identifier: identifier, outcome: outcome, exit: exit,
+                             duration: now.duration(since: run.order.started)), into: &effects)
         recordOutcome(outcome, identifier: identifier, at: now, into: &effects)
-        if let entry = blockedByRun.removeValue(forKey: identifier) { queue.reinsert(entry) }
+        if !blockedByRun.isEmpty, let entry = blockedByRun.removeValue(forKey: identifier) { queue.reinsert(entry) }
         dispatch(at: now, freshConditions: false, into: &effects)
     }
 
@@ -39,16 +39,17 @@ extension SchedulerCore {
     /// requested again right away: the interruption was refreshd's doing, not the job's.
     mutating func recordOutcome(_ outcome: Outcome, identifier: String, at now: Instant,
                                 into effects: inout [SchedulerEffect]) {
+        if outcome == .success, failureStreaks.isEmpty { return }
         let streak = failureStreaks[identifier, default: 0]
         if outcome == .success {
             if streak != 0 {
                 failureStreaks[identifier] = nil
-                effects.append(.persist(.failureStreak(identifier: identifier, count: 0)))
+                persist(.failureStreak(identifier: identifier, count: 0), into: &effects)
             }
             return
         }
         failureStreaks[identifier] = streak + 1
-        effects.append(.persist(.failureStreak(identifier: identifier, count: streak + 1)))
+        persist(.failureStreak(identifier: identifier, count: streak + 1), into: &effects)
         guard let definition = definitions[identifier] else { return }
         let retryAt: Instant
         if let retry = definition.retry {

@@ -4,6 +4,14 @@ extension SchedulerCore {
     /// - Throws: `notPermitted` for an undeclared identifier, `tooManyPendingTaskRequests` when
     ///   the namespace is full, `unavailable` while stopping.
     public mutating func submit(_ request: TaskRequest, at now: Instant) throws(SchedulerError) -> [SchedulerEffect] {
+        var effects: [SchedulerEffect] = []
+        try submit(request, at: now, into: &effects)
+        return effects
+    }
+
+    /// Submits, appending the effects to `effects`; on a throw nothing is appended.
+    public mutating func submit(_ request: TaskRequest, at now: Instant,
+                                into effects: inout [SchedulerEffect]) throws(SchedulerError) {
         guard !isStopping else { throw .unavailable }
         guard let definition = definitions[request.identifier] else {
             throw .notPermitted(identifier: request.identifier)
@@ -12,10 +20,8 @@ extension SchedulerCore {
                                   origin: .submitted,
                                   power: request.requiresExternalPower,
                                   network: request.requiresNetworkConnectivity)
-        var effects: [SchedulerEffect] = []
         try enqueue(pending, into: &effects)
         finishEvent(into: &effects)
-        return effects
     }
 
     /// A pending request for a declared identifier; conditions apply to processing only.
@@ -46,10 +52,10 @@ extension SchedulerCore {
         if let existing { pendingCounts[NamespaceKind(namespace: existing.namespace, kind: existing.kind), default: 1] -= 1 }
         pendingCounts[key, default: 0] += 1
         queue.insert(request, wake: wakeKey(request))
-        waitingOnConditions.removeValue(forKey: request.identifier)
-        blockedByRun.removeValue(forKey: request.identifier)
-        effects.append(.persist(.savePending(request)))
-        effects.append(.log(.submitted(request, replaced: existing != nil)))
+        if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
+        if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
+        persist(.savePending(request), into: &effects)
+        logRoutine(.submitted(request, replaced: existing != nil), into: &effects)
     }
 
     /// Like `enqueue`, but a refusal is logged instead of thrown (resubmits and retries).
@@ -64,7 +70,7 @@ extension SchedulerCore {
     /// Removes a pending request (a run in flight is not affected).
     mutating func cancel(_ identifier: String, into effects: inout [SchedulerEffect]) {
         guard let removed = removePending(identifier) else { return }
-        effects.append(.persist(.deletePending(identifier: removed.identifier)))
+        persist(.deletePending(identifier: removed.identifier), into: &effects)
         effects.append(.log(.cancelled(identifier: identifier)))
     }
 
@@ -72,8 +78,8 @@ extension SchedulerCore {
     mutating func removePending(_ identifier: String) -> PendingRequest? {
         guard let removed = queue.remove(identifier) else { return nil }
         pendingCounts[NamespaceKind(namespace: removed.namespace, kind: removed.kind), default: 1] -= 1
-        waitingOnConditions.removeValue(forKey: identifier)
-        blockedByRun.removeValue(forKey: identifier)
+        if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: identifier) }
+        if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: identifier) }
         return removed
     }
 }

@@ -68,6 +68,13 @@ public struct SchedulerCore: Sendable {
     /// Feeds one event; returns the effects to carry out in order.
     public mutating func handle(_ event: SchedulerEvent, at now: Instant) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
+        handle(event, at: now, into: &effects)
+        return effects
+    }
+
+    /// Feeds one event, appending its effects to `effects` (a buffer the shell reuses, so the hot
+    /// path allocates no array per event).
+    public mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         switch event {
         case .timerFired:
             armedAt = nil
@@ -96,7 +103,18 @@ public struct SchedulerCore: Sendable {
             shutdown(at: now, into: &effects)
         }
         finishEvent(into: &effects)
-        return effects
+    }
+
+    /// Appends a state change if anything stores them.
+    @inline(__always)
+    func persist(_ change: @autoclosure () -> StateChange, into effects: inout [SchedulerEffect]) {
+        if configuration.emitsStateChanges { effects.append(.persist(change())) }
+    }
+
+    /// Appends a per-request log message if anything logs them.
+    @inline(__always)
+    func logRoutine(_ message: @autoclosure () -> LogMessage, into effects: inout [SchedulerEffect]) {
+        if configuration.emitsRoutineLogs { effects.append(.log(message())) }
     }
 
     // MARK: Queries

@@ -131,3 +131,22 @@ import Testing
         #expect(d.armed == d.now + .hours(24))
     }
 }
+
+@Suite struct SchedulerCoreQuietTests {
+    @Test func withoutConsumersNoRecordsOrRoutineLogsAreBuilt() throws {
+        var configuration = SchedulerConfiguration()
+        configuration.emitsStateChanges = false
+        configuration.emitsRoutineLogs = false
+        let def = TaskDefinition(identifier: "app.job", resubmit: .after(.seconds(60)), retry: RetryPolicy())
+        var d = VirtualDriver([def], configuration: configuration)
+        try d.submit("app.job")
+        d.fireNext()
+        d.finish(1, .exited(1))
+        #expect(d.stored.isEmpty)
+        #expect(d.launched.count == 1)
+        // Decisions still happen, and warnings-level messages still come through.
+        #expect(d.core.pending("app.job")?.origin == .retry)
+        #expect(d.logEvents.contains { if case .retryScheduled = $0 { true } else { false } })
+        #expect(!d.logEvents.contains { if case .launched = $0 { true } else { false } })
+    }
+}
