@@ -1,16 +1,19 @@
 import HeapModule
 
-/// Pending requests: one per identifier, ordered by (earliest begin, submission sequence).
+/// Pending requests: at most one per identifier, launched in (wake-up, submission sequence) order.
 ///
-/// A min-heap of small entries keyed by wake-up instant, plus a dictionary that holds the truth. Replacing or cancelling a
-/// request leaves its old heap entry behind; entries whose sequence no longer matches are skipped
-/// when they reach the top, and the heap is rebuilt when stale entries outnumber live ones.
+/// Identifiers are interned into dense slots when declared (an identifier has at most one pending
+/// request, so its slot is reserved up front); a pending request is a 32-byte record in an array
+/// indexed by slot, and the min-heap holds 24-byte entries (wake-up, sequence, slot). Checking an
+/// entry, launching it or counting a namespace hashes no string. Replacing or cancelling a request
+/// leaves its old heap entry behind; entries whose sequence no longer matches are skipped when
+/// they reach the top, and the heap is rebuilt when stale entries outnumber live ones.
 struct PendingQueue {
     struct Entry: Comparable {
         /// When to wake for it: the earliest begin date plus the job's accuracy window.
         var due: Int64
         var sequence: UInt64
-        var identifier: String
+        var slot: Int32
 
         static func < (a: Entry, b: Entry) -> Bool {
             a.due != b.due ? a.due < b.due : a.sequence < b.sequence
@@ -18,33 +21,104 @@ struct PendingQueue {
         static func == (a: Entry, b: Entry) -> Bool { a.due == b.due && a.sequence == b.sequence }
     }
 
-    private(set) var byIdentifier: [String: PendingRequest] = [:]
+    /// A pending request without its strings: identifier and namespace are the slot's.
+    struct Record {
+        var earliest: Int64
+        var submitted: Int64
+        var sequence: UInt64
+        var namespace: UInt16
+        var flags: UInt8
+
+        static let processing: UInt8 = 1, power: UInt8 = 2, network: UInt8 = 4
+        static let originShift: UInt8 = 3
+    }
+
+    private(set) var slots: [String: Int32] = [:]
+    private(set) var identifiers: [String] = []
+    private var records: [Record?] = []
+    private var namespaceIndex: [String: UInt16] = [:]
+    private var namespaces: [String] = []
+    /// Pending requests per (namespace, kind): index namespace * 2 + (processing ? 1 : 0).
+    private var counts: [Int] = []
     private var heap = Heap<Entry>()
     private var staleEntries = 0
+    private(set) var count = 0
 
-    var count: Int { byIdentifier.count }
-    subscript(identifier: String) -> PendingRequest? { byIdentifier[identifier] }
+    /// The slot of an identifier, reserving one if it has none.
+    @discardableResult
+    mutating func intern(_ identifier: String) -> Int32 {
+        if let slot = slots[identifier] { return slot }
+        let slot = Int32(identifiers.count)
+        slots[identifier] = slot
+        identifiers.append(identifier)
+        records.append(nil)
+        return slot
+    }
 
-    func isLive(_ entry: Entry) -> Bool { byIdentifier[entry.identifier]?.sequence == entry.sequence }
+    func identifier(of entry: Entry) -> String { identifiers[Int(entry.slot)] }
+
+    subscript(identifier: String) -> PendingRequest? {
+        guard let slot = slots[identifier] else { return nil }
+        return request(at: slot)
+    }
+
+    func request(at slot: Int32) -> PendingRequest? {
+        guard let r = records[Int(slot)] else { return nil }
+        return PendingRequest(
+            identifier: identifiers[Int(slot)], namespace: namespaces[Int(r.namespace)],
+            kind: r.flags & Record.processing != 0 ? .processing : .appRefresh,
+            earliest: Instant(milliseconds: r.earliest), submitted: Instant(milliseconds: r.submitted),
+            sequence: r.sequence, requiresExternalPower: r.flags & Record.power != 0,
+            requiresNetworkConnectivity: r.flags & Record.network != 0,
+            origin: PendingRequest.Origin.allCases[Int(r.flags >> Record.originShift)])
+    }
+
+    func isLive(_ entry: Entry) -> Bool { records[Int(entry.slot)]?.sequence == entry.sequence }
+
+    /// Pending requests of a kind in a namespace.
+    func pendingCount(namespace: String, kind: TaskKind) -> Int {
+        guard let ns = namespaceIndex[namespace] else { return 0 }
+        return counts[Int(ns) * 2 + (kind == .processing ? 1 : 0)]
+    }
 
     /// Inserts or replaces; returns the replaced request. `wake` is when to launch it, at or
     /// after its earliest begin date (later when an accuracy window lets wake-ups coalesce).
     @discardableResult
     mutating func insert(_ request: PendingRequest, wake: Int64? = nil) -> PendingRequest? {
-        let old = byIdentifier.updateValue(request, forKey: request.identifier)
-        if old != nil { staleEntries += 1 }
+        let slot = intern(request.identifier)
+        let old = remove(slot: slot, dropTop: false)
+        var flags: UInt8 = request.kind == .processing ? Record.processing : 0
+        if request.requiresExternalPower { flags |= Record.power }
+        if request.requiresNetworkConnectivity { flags |= Record.network }
+        flags |= UInt8(PendingRequest.Origin.allCases.firstIndex(of: request.origin)!) << Record.originShift
+        let ns = namespaceSlot(request.namespace)
+        records[Int(slot)] = Record(earliest: request.earliest.milliseconds, submitted: request.submitted.milliseconds,
+                                    sequence: request.sequence, namespace: ns, flags: flags)
+        counts[Int(ns) * 2 + (request.kind == .processing ? 1 : 0)] += 1
+        count += 1
         heap.insert(Entry(due: max(wake ?? request.earliest.milliseconds, request.earliest.milliseconds),
-                          sequence: request.sequence, identifier: request.identifier))
+                          sequence: request.sequence, slot: slot))
         compactIfNeeded()
         return old
     }
 
     @discardableResult
     mutating func remove(_ identifier: String) -> PendingRequest? {
-        guard let old = byIdentifier.removeValue(forKey: identifier) else { return nil }
+        guard let slot = slots[identifier] else { return nil }
+        return remove(slot: slot)
+    }
+
+    @discardableResult
+    mutating func remove(slot: Int32, dropTop: Bool = true) -> PendingRequest? {
+        guard let old = request(at: slot), let r = records[Int(slot)] else { return nil }
+        records[Int(slot)] = nil
+        counts[Int(r.namespace) * 2 + (r.flags & Record.processing != 0 ? 1 : 0)] -= 1
+        count -= 1
         staleEntries += 1
-        dropStaleTop()
-        compactIfNeeded()
+        if dropTop {
+            dropStaleTop()
+            compactIfNeeded()
+        }
         return old
     }
 
@@ -54,7 +128,7 @@ struct PendingQueue {
         heap.insert(entry)
     }
 
-    /// The earliest live entry.
+    /// The first live entry.
     mutating func peek() -> Entry? {
         dropStaleTop()
         return heap.min
@@ -65,16 +139,25 @@ struct PendingQueue {
     mutating func popDue(at now: Instant) -> Entry? {
         dropStaleTop()
         guard let top = heap.min else { return nil }
-        guard top.due <= now.milliseconds || (byIdentifier[top.identifier]?.earliest ?? .init(milliseconds: .max)) <= now
+        guard top.due <= now.milliseconds || (records[Int(top.slot)]?.earliest ?? .max) <= now.milliseconds
         else { return nil }
         return heap.removeMin()
     }
 
     /// All live requests in due order.
     func sorted() -> [PendingRequest] {
-        byIdentifier.values.sorted {
+        records.indices.compactMap { records[$0] == nil ? nil : request(at: Int32($0)) }.sorted {
             $0.earliest != $1.earliest ? $0.earliest < $1.earliest : $0.sequence < $1.sequence
         }
+    }
+
+    private mutating func namespaceSlot(_ namespace: String) -> UInt16 {
+        if let ns = namespaceIndex[namespace] { return ns }
+        let ns = UInt16(namespaces.count)
+        namespaceIndex[namespace] = ns
+        namespaces.append(namespace)
+        counts += [0, 0]
+        return ns
     }
 
     private mutating func dropStaleTop() {
@@ -85,7 +168,7 @@ struct PendingQueue {
     }
 
     private mutating func compactIfNeeded() {
-        guard staleEntries > 1024, staleEntries > byIdentifier.count else { return }
+        guard staleEntries > 1024, staleEntries > count else { return }
         heap = Heap(heap.unordered.filter(isLive))
         staleEntries = 0
     }

@@ -7,9 +7,10 @@ extension SchedulerCore {
     mutating func dispatch(at now: Instant, freshConditions: Bool, into effects: inout [SchedulerEffect]) {
         guard !isStopping else { return }
         while active.count < configuration.maxConcurrentRuns, let entry = queue.popDue(at: now) {
-            guard let request = queue[entry.identifier] else { continue }
-            if activeByIdentifier[entry.identifier] != nil {
-                blockedByRun[entry.identifier] = entry
+            guard let request = queue.request(at: entry.slot) else { continue }
+            let identifier = request.identifier
+            if activeByIdentifier[identifier] != nil {
+                blockedByRun[identifier] = entry
                 continue
             }
             let needsConditions = request.requiresExternalPower || request.requiresNetworkConnectivity
@@ -19,20 +20,22 @@ extension SchedulerCore {
                 if !(freshConditions && allowed) {
                     if freshConditions {
                         effects.append(.log(.waitingForConditions(
-                            identifier: entry.identifier, needsPower: request.requiresExternalPower,
+                            identifier: identifier, needsPower: request.requiresExternalPower,
                             needsNetwork: request.requiresNetworkConnectivity)))
                     }
-                    waitingOnConditions[entry.identifier] = entry
+                    waitingOnConditions[identifier] = entry
                     continue
                 }
             }
-            launch(request, at: now, into: &effects)
+            launch(request, slot: entry.slot, at: now, into: &effects)
         }
     }
 
     /// Starts a run: record it, re-schedule first, then hand it to the shell.
-    mutating func launch(_ request: PendingRequest, at now: Instant, into effects: inout [SchedulerEffect]) {
-        removePending(request.identifier)
+    mutating func launch(_ request: PendingRequest, slot: Int32, at now: Instant, into effects: inout [SchedulerEffect]) {
+        queue.remove(slot: slot)
+        if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
+        if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
         persist(.deletePending(identifier: request.identifier), into: &effects)
         let definition = definitions[request.identifier]
         let allowance = definition?.allowance ?? request.kind.defaultAllowance

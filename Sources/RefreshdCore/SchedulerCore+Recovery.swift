@@ -37,11 +37,7 @@ extension SchedulerCore {
             var request = makePending(definition, earliest: p.earliest, at: p.submitted, origin: p.origin,
                                       power: p.requiresExternalPower, network: p.requiresNetworkConnectivity)
             request.sequence = p.sequence
-            if let old = queue[p.identifier] {
-                pendingCounts[NamespaceKind(namespace: old.namespace, kind: old.kind), default: 1] -= 1
-            }
             queue.insert(request, wake: wakeKey(request))
-            pendingCounts[NamespaceKind(namespace: request.namespace, kind: request.kind), default: 0] += 1
         }
         applyMissedPolicies(since: nil, at: now, into: &effects)
         for run in state.unfinishedRuns.sorted(by: { $0.runID < $1.runID }) {

@@ -39,18 +39,15 @@ extension SchedulerCore {
     /// Checks the namespace limit, stores the request and reports it.
     mutating func enqueue(_ request: PendingRequest, into effects: inout [SchedulerEffect]) throws(SchedulerError) {
         var request = request
-        let key = NamespaceKind(namespace: request.namespace, kind: request.kind)
         let existing = queue[request.identifier]
         let sameSlot = existing.map { $0.namespace == request.namespace && $0.kind == request.kind } ?? false
         let limit = configuration.limit(for: request.kind)
-        if !sameSlot, pendingCounts[key, default: 0] >= limit {
+        if !sameSlot, queue.pendingCount(namespace: request.namespace, kind: request.kind) >= limit {
             throw .tooManyPendingTaskRequests(identifier: request.identifier, kind: request.kind,
                                               namespace: request.namespace, limit: limit)
         }
         request.sequence = nextSequence
         nextSequence += 1
-        if let existing { pendingCounts[NamespaceKind(namespace: existing.namespace, kind: existing.kind), default: 1] -= 1 }
-        pendingCounts[key, default: 0] += 1
         queue.insert(request, wake: wakeKey(request))
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
@@ -77,7 +74,6 @@ extension SchedulerCore {
     @discardableResult
     mutating func removePending(_ identifier: String) -> PendingRequest? {
         guard let removed = queue.remove(identifier) else { return nil }
-        pendingCounts[NamespaceKind(namespace: removed.namespace, kind: removed.kind), default: 1] -= 1
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: identifier) }
         return removed

@@ -38,7 +38,6 @@ public struct SchedulerCore: Sendable {
     var blockedByRun: [String: PendingQueue.Entry] = [:]
     /// Due entries whose conditions do not hold (or have not been checked yet).
     var waitingOnConditions: [String: PendingQueue.Entry] = [:]
-    var pendingCounts: [NamespaceKind: Int] = [:]
     var failureStreaks: [String: Int] = [:]
     var nextSequence: UInt64 = 1
     public internal(set) var nextRunID: Int64 = 1
@@ -46,15 +45,13 @@ public struct SchedulerCore: Sendable {
     var watchingConditions = false
     var stoppedReported = false
 
-    struct NamespaceKind: Hashable, Sendable {
-        var namespace: String
-        var kind: TaskKind
-    }
-
     public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                 definitions: [TaskDefinition] = []) {
         self.configuration = configuration
-        for d in definitions { self.definitions[d.identifier] = d }
+        for d in definitions {
+            self.definitions[d.identifier] = d
+            queue.intern(d.identifier)
+        }
     }
 
     /// Declares an identifier. Returns false if it was already declared (the old one stays).
@@ -62,6 +59,7 @@ public struct SchedulerCore: Sendable {
     public mutating func declare(_ definition: TaskDefinition) -> Bool {
         guard definitions[definition.identifier] == nil else { return false }
         definitions[definition.identifier] = definition
+        queue.intern(definition.identifier)
         return true
     }
 
