@@ -128,10 +128,13 @@ def main():
             ratio(m["pending_bytes_per_request"], c and c["pending_bytes_per_request"]),
             (fmt(a["pending_bytes_per_request"]) + (f" (n={count(a['n'])})" if a["n"] != m["n"] else "")) if a else "-",
             ratio(a and a["pending_bytes_per_request"], m["pending_bytes_per_request"]),
-            "≤ 128 B", f"{met(m['pending_bytes_per_request'] <= 128)} ({m['pending_bytes_per_request']:.0f} B)")
+            "≤ 128 B", "judged on the total below")
         row("", "  + declaring the identifier, per id", m["declare_bytes_per_id"], "-", "", "(in add_job)", "")
+        # A request's slot is reserved when its identifier is declared, so the pending phase alone
+        # can read near zero: the target is judged on declaration + pending, per request.
         row("", "total per request (declare + pending)", m["total_bytes_per_request"], c and c["total_bytes_per_request"],
-            ratio(m["total_bytes_per_request"], c and c["total_bytes_per_request"]), "-", "")
+            ratio(m["total_bytes_per_request"], c and c["total_bytes_per_request"]), "-", "",
+            "≤ 128 B", f"{met(m['total_bytes_per_request'] <= 128)} ({m['total_bytes_per_request']:.0f} B)")
 
     i = find(rows, "refreshd", "idle")
     if i:
@@ -160,6 +163,13 @@ def main():
         row(f"Config: refreshd check, {g['n']:,} files", "seconds (wall)", g["wall_s"], "-", "", "-", "", "< 1 s",
             f"{met(g['wall_s'] < 1)} ({g['wall_s']:.2f} s)")
         row("", "CPU s", g["cpu_s"], "-", "", "-", "")
+
+    cal = find(rows, "refreshd", "calendar")
+    if cal:
+        per = lambda c: c / max(1, cal["n"]) * 1e6
+        row(f"Calendar: {cal['n']:,} next elapses, {cal['expressions']} expressions", "CPU µs per elapse (C col.: systemd-analyze)",
+            per(cal["cpu_s"]), per(cal["ref_cpu_s"]), ratio(cal["cpu_s"], cal["ref_cpu_s"]), "-", "",
+            "same instants as systemd", f"{met(cal['agree'])} (agree: {'yes' if cal['agree'] else 'NO'})")
 
     header = ["line", "metric", "refreshd", "C reference", "refreshd/C", "APScheduler", "APS/refreshd", "target", "verdict"]
     widths = [max(len(str(x[col])) for x in table + [header]) for col in range(len(header))]
