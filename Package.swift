@@ -25,8 +25,9 @@ let package = Package(
         .target(name: "RefreshdCore", dependencies: [
             .product(name: "HeapModule", package: "swift-collections"),
         ]),
-        // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure.
-        .target(name: "RefreshdCalendar"),
+        // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure;
+        // civil-date arithmetic comes from the core.
+        .target(name: "RefreshdCalendar", dependencies: ["RefreshdCore"]),
         // Job files: YAML in, validated definitions or located errors out.
         .target(name: "RefreshdConfig", dependencies: [
             "RefreshdCore", "RefreshdCalendar",

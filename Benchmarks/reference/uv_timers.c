@@ -129,10 +129,8 @@ static int dispatch(size_t n, int64_t spread_ms, int64_t margin_ms) {
     return fired == n ? 0 : 1;
 }
 
-static int memory(size_t n) {
-    uv_loop_t *loop = uv_default_loop();
-    long rss0 = rss_bytes();
-    double cpu0 = cpu_s();
+/* n timers, one per request, all due this time tomorrow. */
+static void arm_all_tomorrow(uv_loop_t *loop, size_t n) {
     timers = calloc(n, sizeof *timers);
     earliest_ms = calloc(n, sizeof *earliest_ms);
     int64_t tomorrow = realtime_ns() / 1000000 + 86400000;
@@ -141,6 +139,13 @@ static int memory(size_t n) {
         arm(loop, i);
     }
     uv_run(loop, UV_RUN_NOWAIT);
+}
+
+static int memory(size_t n) {
+    uv_loop_t *loop = uv_default_loop();
+    long rss0 = rss_bytes();
+    double cpu0 = cpu_s();
+    arm_all_tomorrow(loop, n);
     long rss1 = rss_bytes();
     printf("{\"impl\": \"c-libuv\", \"bench\": \"memory\", \"n\": %zu, \"pending\": %zu, "
            "\"rss_baseline_bytes\": %ld, \"pending_bytes_per_request\": %.1f, "
@@ -154,14 +159,7 @@ static void end_window(uv_timer_t *t) { uv_stop(t->loop); }
 
 static int idle(size_t n, int seconds) {
     uv_loop_t *loop = uv_default_loop();
-    timers = calloc(n, sizeof *timers);
-    earliest_ms = calloc(n, sizeof *earliest_ms);
-    int64_t tomorrow = realtime_ns() / 1000000 + 86400000;
-    for (size_t i = 0; i < n; i++) {
-        earliest_ms[i] = tomorrow;
-        arm(loop, i);
-    }
-    uv_run(loop, UV_RUN_NOWAIT);
+    arm_all_tomorrow(loop, n);
     // The window's end is one more timer on the same loop: its wake-up is the only one expected.
     uv_timer_t window;
     uv_timer_init(loop, &window);

@@ -55,9 +55,7 @@ final class ClockWatch {
         guard let p = poll else { return }
         poll = nil
         uv_poll_stop(p)
-        uv_close(UnsafeMutableRawPointer(p).assumingMemoryBound(to: uv_handle_t.self)) { h in
-            h?.withMemoryRebound(to: uv_poll_t.self, capacity: 1) { $0.deallocate() }
-        }
+        closeAndFree(p)
         Glibc.close(fd)
         fd = -1
     }

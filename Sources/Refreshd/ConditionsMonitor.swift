@@ -24,8 +24,6 @@ final class ConditionsMonitor {
         self.onReading = onReading
     }
 
-    var isWatching: Bool { timer != nil }
-
     /// Starts watching and reports a fresh reading at once.
     func start() {
         guard timer == nil else { return }
@@ -49,14 +47,10 @@ final class ConditionsMonitor {
         guard let t = timer else { return }
         timer = nil
         uv_timer_stop(t)
-        uv_close(UnsafeMutableRawPointer(t).assumingMemoryBound(to: uv_handle_t.self)) { h in
-            h?.withMemoryRebound(to: uv_timer_t.self, capacity: 1) { $0.deallocate() }
-        }
+        closeAndFree(t)
         for (poll, fd) in polls {
             uv_poll_stop(poll)
-            uv_close(UnsafeMutableRawPointer(poll).assumingMemoryBound(to: uv_handle_t.self)) { h in
-                h?.withMemoryRebound(to: uv_poll_t.self, capacity: 1) { $0.deallocate() }
-            }
+            closeAndFree(poll)
             Glibc.close(fd)
         }
         polls.removeAll()

@@ -12,7 +12,6 @@ final class DirectoryWatch {
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private let debounce: UInt64
     private let onChange: () -> Void
-    private var open = 0
 
     init?(loop: UnsafeMutablePointer<uv_loop_t>, path: String, debounce: Duration, onChange: @escaping () -> Void) {
         self.loop = loop
@@ -23,7 +22,6 @@ final class DirectoryWatch {
         timer.pointee.data = context
         uv_fs_event_init(loop, event)
         event.pointee.data = context
-        open = 2
         let started = uv_fs_event_start(event, { handle, filename, _, _ in
             guard let data = handle?.pointee.data else { return }
             let name = filename.map { String(cString: $0) } ?? ""
@@ -43,26 +41,11 @@ final class DirectoryWatch {
         }, debounce, 0)
     }
 
-    /// Stops watching and frees the handles (the object must live until the loop closes them).
+    /// Stops watching and frees the handles. No callback reaches this object afterwards.
     func close() {
         uv_fs_event_stop(event)
         uv_timer_stop(timer)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        event.pointee.data = context
-        timer.pointee.data = context
-        for handle in [UnsafeMutableRawPointer(event), UnsafeMutableRawPointer(timer)] {
-            uv_close(handle.assumingMemoryBound(to: uv_handle_t.self)) { h in
-                guard let data = h?.pointee.data else { return }
-                let unmanaged = Unmanaged<DirectoryWatch>.fromOpaque(data)
-                let me = unmanaged.takeUnretainedValue()
-                me.open -= 1
-                if me.open == 0 { unmanaged.release() }
-            }
-        }
-    }
-
-    deinit {
-        event.deallocate()
-        timer.deallocate()
+        closeAndFree(event)
+        closeAndFree(timer)
     }
 }

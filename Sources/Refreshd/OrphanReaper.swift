@@ -9,22 +9,28 @@ import RefreshdCore
 /// different process now holds the leader's pid (pid reuse), the record is stale and nothing is
 /// touched.
 enum OrphanReaper {
-    /// Returns the pids that were sent SIGKILL.
-    @discardableResult
-    static func reap(processGroup: Int32, startTicks: UInt64?, procDirectory: String = "/proc") -> [Int32] {
-        guard processGroup > 1 else { return [] }
-        if let leader = stat(pid: processGroup, procDirectory: procDirectory),
-           let startTicks, leader.startTicks != startTicks {
-            return []  // the pid belongs to someone else now
+    /// Kills the leftovers of every run that recorded a process group, reading /proc once.
+    /// Returns each run that had leftovers, with the pids sent SIGKILL.
+    static func reap(_ runs: [RunRecord], procDirectory: String = "/proc") -> [(RunRecord, [Int32])] {
+        // A run's session is still its own unless a different process now holds the leader's pid.
+        var bySession: [Int32: RunRecord] = [:]
+        for run in runs {
+            guard let group = run.processGroup, group > 1 else { continue }
+            if let leader = stat(pid: group, procDirectory: procDirectory),
+               let ticks = run.processStartTicks, leader.startTicks != ticks { continue }
+            bySession[group] = run
         }
-        var killed: [Int32] = []
+        guard !bySession.isEmpty else { return [] }
+        var killed: [Int32: [Int32]] = [:]
         for name in ConditionsProbe.list(procDirectory) {
-            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory) else { continue }
-            guard s.session == processGroup else { continue }
-            if let startTicks, s.startTicks < startTicks { continue }
-            if Glibc.kill(pid, SIGKILL) == 0 { killed.append(pid) }
+            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory),
+                  let run = bySession[s.session] else { continue }
+            if let ticks = run.processStartTicks, s.startTicks < ticks { continue }
+            if Glibc.kill(pid, SIGKILL) == 0 { killed[s.session, default: []].append(pid) }
         }
-        return killed
+        return bySession.values.sorted { $0.runID < $1.runID }.compactMap { run in
+            killed[run.processGroup!].map { (run, $0) }
+        }
     }
 
     struct ProcessStat {

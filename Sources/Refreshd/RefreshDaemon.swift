@@ -90,30 +90,26 @@ public final class RefreshDaemon: @unchecked Sendable {
 
     /// Gives each job without a pending request its first request (`replacing`: replaces it).
     ///
-    /// A relative `earliest` (+10s) counts from now; a calendar job without `earliest` starts at
-    /// its next slot. An absolute date is requested once: after it has run, restarting does not
-    /// request it again.
+    /// A relative `earliest` (+10s) counts from now; without `earliest` the core makes the first
+    /// request (a calendar job's next slot). An absolute date is requested once: after it has
+    /// run, restarting does not request it again.
     func seed(_ jobs: [JobConfig], into scheduler: RefreshScheduler, replacing: Bool) {
         let now = scheduler.options.clock.now()
         for job in jobs {
             let id = job.identifier
             if !replacing, scheduler.pending(id) != nil { continue }
             let spec = job.earliest.text
-            if !replacing, case .absolute = job.earliest,
-               (try? scheduler.lock.withLock { try scheduler.store?.seedSpec(for: id) }) == spec {
-                continue
-            }
-            var earliest = job.earliest.instant(loadedAt: now)
-            if job.earliest == .relative(.zero), let schedule = job.definition.schedule {
-                guard let slot = schedule.next(after: now) else { continue }
-                earliest = slot
-            }
+            if !replacing, case .absolute = job.earliest, scheduler.seedSpec(for: id) == spec { continue }
             do {
-                try scheduler.submit(TaskRequest(
-                    identifier: id, kind: job.definition.kind, earliestBeginDate: earliest,
-                    requiresExternalPower: job.definition.requiresExternalPower,
-                    requiresNetworkConnectivity: job.definition.requiresNetworkConnectivity))
-                try scheduler.lock.withLock { try scheduler.store?.setSeedSpec(spec, for: id) }
+                if job.earliest == .relative(.zero) {
+                    // No `earliest:` in the file: the core decides (the next slot of a calendar).
+                    try scheduler.submitFirstRequest(id)
+                } else {
+                    // The definition's conditions apply to every request of the job (see makePending).
+                    try scheduler.submit(TaskRequest(identifier: id, kind: job.definition.kind,
+                                                     earliestBeginDate: job.earliest.instant(loadedAt: now)))
+                }
+                try scheduler.recordSeedSpec(spec, for: id)
             } catch {
                 logger.warning("\(id): request not submitted: \(error)")
             }
@@ -123,8 +119,6 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// A per-machine seed for jitter, from /etc/machine-id (stable across restarts).
     static func machineSeed() -> UInt64 {
         let id = ConditionsProbe.readFile("/etc/machine-id") ?? ConditionsProbe.readFile("/proc/sys/kernel/random/boot_id") ?? "refreshd"
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return h
+        return SchedulerCore.stableHash(id)
     }
 }

@@ -24,13 +24,7 @@ extension RefreshScheduler {
 
     /// The environment a command job sees: refreshd's own, the job's, and the REFRESH_ variables.
     func environment(for order: LaunchOrder, _ job: CommandJob) -> [String] {
-        var env: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let s = String(cString: entry)
-            if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
-            pointer += 1
-        }
+        var env = baseEnvironment
         for (key, value) in job.environment { env[key] = value }
         env["REFRESH_TASK_IDENTIFIER"] = order.identifier
         env["REFRESH_RUN_ID"] = String(order.runID)
@@ -39,6 +33,17 @@ extension RefreshScheduler {
         env["REFRESH_ATTEMPT"] = String(order.attempt)
         if let sharedContainer { env["REFRESH_SHARED_CONTAINER"] = sharedContainer }
         return env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    static func processEnvironment() -> [String: String] {
+        var env: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+            pointer += 1
+        }
+        return env
     }
 
     func spawn(_ order: LaunchOrder, _ job: CommandJob) {

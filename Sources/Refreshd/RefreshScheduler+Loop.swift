@@ -26,20 +26,23 @@ extension RefreshScheduler {
         guard !draining else { return }
         draining = true
         defer { draining = false }
-        if lock.withLock({ () -> Bool in defer { clockSetInjected = false }; return clockSetInjected }) {
-            clockWatch?.clockWasSet()
-        }
         var batch: [SchedulerEffect] = []
         while true {
-            // Swap buffers: the loop runs this batch while events append to the other.
+            // Swap buffers: the loop runs this batch while events append to the other. The last
+            // swap leaves the emptied, grown buffer in `outbox` for the next drain.
             lock.withLock { swap(&batch, &outbox) }
-            if batch.isEmpty {
-                lock.withLock { if outbox.isEmpty { swap(&batch, &outbox) } }
-                return
-            }
+            if batch.isEmpty { return }
             for effect in batch { execute(effect) }
             batch.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// The uv_async callback: another thread queued effects (or a test injected a clock set).
+    func woken() {
+        if lock.withLock({ () -> Bool in defer { clockSetInjected = false }; return clockSetInjected }) {
+            clockWatch?.clockWasSet()
+        }
+        drain()
     }
 
     func execute(_ effect: SchedulerEffect) {

@@ -66,6 +66,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// Reused per event: the core appends here, so the hot path allocates no array per event.
     var scratch: [SchedulerEffect] = []
     var changes: [StateChange] = []
+    /// refreshd's own environment, read once: every command run starts from it.
+    let baseEnvironment: [String: String] = RefreshScheduler.processEnvironment()
     var tasks: [Int64: RefreshTask] = [:]
     var started = false
     var restored: SchedulerCore.RestoredState
@@ -121,7 +123,7 @@ public final class RefreshScheduler: @unchecked Sendable {
         timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         uv_async_init(loop, async) { handle in
             guard let data = handle?.pointee.data else { return }
-            Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().drain()
+            Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().woken()
         }
         async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         clockWatch = ClockWatch(loop: loop, clock: options.clock) { [unowned self] expected in
@@ -180,19 +182,9 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// Submits a request; replaces a pending request with the same identifier. The request is
     /// committed to the state file before this returns.
     public func submit(_ request: TaskRequest) throws(SchedulerError) {
-        let result: Result<Void, SchedulerError> = lock.withLock {
-            startIfNeeded()
-            do throws(SchedulerError) {
-                scratch.removeAll(keepingCapacity: true)
-                try core.submit(request, at: options.clock.now(), into: &scratch)
-                commitScratch()
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
+        try feedThrowing { core, now, effects throws(SchedulerError) in
+            try core.submit(request, at: now, into: &effects)
         }
-        kick()
-        try result.get()
     }
 
     public func cancel(taskRequestWithIdentifier identifier: String) { send(.cancel(identifier: identifier)) }
@@ -215,7 +207,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// keeps its process and deadline; its retry and next request follow the new definition.
     func redeclare(_ definition: TaskDefinition, handler: TaskHandler) {
         lock.withLock {
-            if !core.declare(definition) { core.redeclare(definition) }
+            core.redeclare(definition)
             handlers[definition.identifier] = handler
         }
     }
@@ -228,6 +220,23 @@ public final class RefreshScheduler: @unchecked Sendable {
             handlers[identifier] = nil
         }
         kick()
+    }
+
+    /// Submits a declared identifier's first request: its schedule's next slot, or now.
+    func submitFirstRequest(_ identifier: String) throws(SchedulerError) {
+        try feedThrowing { core, now, effects throws(SchedulerError) in
+            try core.submitFirst(identifier, at: now, into: &effects)
+        }
+    }
+
+    /// The `earliest:` text a job's first request was last made from (nil without a store).
+    func seedSpec(for identifier: String) -> String? {
+        lock.withLock { try? store?.seedSpec(for: identifier) }
+    }
+
+    /// Remembers the `earliest:` text a job's first request was made from.
+    func recordSeedSpec(_ spec: String, for identifier: String) throws {
+        try lock.withLock { try store?.setSeedSpec(spec, for: identifier) }
     }
 
     /// The pending request for an identifier, if any.
@@ -245,10 +254,12 @@ public final class RefreshScheduler: @unchecked Sendable {
     }
 
     /// Delivers a "wall clock was set" notice on the loop thread, exactly as the timerfd does.
-    /// For tests: changing the real clock needs root and disturbs the machine.
+    /// For tests (from another thread): changing the real clock needs root.
     func injectClockSet() {
-        lock.withLock { clockSetInjected = true }
-        kick()
+        lock.withLock {
+            clockSetInjected = true
+            if asyncOpen { _ = uv_async_send(async) }
+        }
     }
 
     /// Whether `stop()` (or a signal) has begun a shutdown.
@@ -263,13 +274,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     func startIfNeeded() {
         guard !started else { return }
         started = true
-        for run in restored.unfinishedRuns {
-            if let group = run.processGroup {
-                let killed = OrphanReaper.reap(processGroup: group, startTicks: run.processStartTicks)
-                if !killed.isEmpty {
-                    logger.warning("reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)")
-                }
-            }
+        for (run, killed) in OrphanReaper.reap(restored.unfinishedRuns) {
+            logger.warning("reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)")
         }
         commit(core.restore(restored, at: options.clock.now()))
         restored = SchedulerCore.RestoredState()
@@ -281,13 +287,30 @@ public final class RefreshScheduler: @unchecked Sendable {
             startIfNeeded()
             scratch.removeAll(keepingCapacity: true)
             core.handle(event, at: options.clock.now(), into: &scratch)
-            commitScratch()
+            commit(scratch)
         }
         kick()
     }
 
-    /// `commit` for the reused buffer. Called with `lock` held.
-    func commitScratch() { commit(scratch) }
+    /// Like `send`, for core calls that can refuse (submits): a refusal commits nothing and is
+    /// rethrown to the caller after the lock is released.
+    func feedThrowing(
+        _ body: (inout SchedulerCore, Instant, inout [SchedulerEffect]) throws(SchedulerError) -> Void
+    ) throws(SchedulerError) {
+        let result: Result<Void, SchedulerError> = lock.withLock {
+            startIfNeeded()
+            scratch.removeAll(keepingCapacity: true)
+            do throws(SchedulerError) {
+                try body(&core, options.clock.now(), &scratch)
+            } catch {
+                return .failure(error)
+            }
+            commit(scratch)
+            return .success(())
+        }
+        kick()
+        try result.get()
+    }
 
     /// Commits the event's state changes in one transaction, then queues its other effects.
     /// Called with `lock` held.

@@ -47,8 +47,6 @@ public final class RefreshTask: @unchecked Sendable {
         if first { complete(runID, success) }
     }
 
-    var isCompleted: Bool { state.withLock { $0.completed } }
-
     /// Delivers the expiration; without a handler the task completes unsuccessfully.
     func deliverExpiration() {
         if let handler = expirationHandler { handler() } else { setTaskCompleted(success: false) }

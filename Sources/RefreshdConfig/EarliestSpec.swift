@@ -142,7 +142,7 @@ enum ISODateParser {
             }
             if i == start { return .failure("expected digits after the decimal point") }
         }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard (1...12).contains(month), day >= 1, day <= ISO8601.daysInMonth(year: year, month: month),
               hour <= 23, minute <= 59, second <= 59 else {
             return .failure("there is no such date or time")
         }
@@ -162,13 +162,5 @@ enum ISODateParser {
         let days = ISO8601.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
         return .success(Instant(milliseconds: seconds * 1000 + millis))
-    }
-
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 }

@@ -37,7 +37,7 @@ extension SchedulerCore {
     func jitter(_ definition: TaskDefinition, slot: Instant) -> Duration {
         let span = definition.jitter.wholeMilliseconds
         guard span > 0 else { return .zero }
-        var key = Self.mix(configuration.seed ^ Self.hash(definition.identifier))
+        var key = Self.mix(configuration.seed ^ Self.stableHash(definition.identifier))
         if !definition.fixedJitter { key = Self.mix(key ^ UInt64(bitPattern: slot.milliseconds)) }
         return .milliseconds(Int64(key % UInt64(span)))
     }
@@ -88,8 +88,10 @@ extension SchedulerCore {
         }
     }
 
-    static func hash(_ text: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs, unlike Hasher
+    /// FNV-1a of the text: stable across runs and machines, unlike `Hasher`, so seeds and jitter
+    /// derived from names repeat.
+    public static func stableHash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return h
     }

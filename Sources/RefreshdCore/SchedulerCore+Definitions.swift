@@ -1,8 +1,10 @@
 extension SchedulerCore {
     /// Replaces a declared definition (config reload). A run in flight keeps the allowance it was
     /// launched with; its retry and resubmit follow the new definition.
+    /// Declares the identifier if it was not declared yet.
     public mutating func redeclare(_ definition: TaskDefinition) {
         definitions[definition.identifier] = definition
+        queue.intern(definition.identifier)
     }
 
     /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes, but

@@ -63,7 +63,6 @@ extension SchedulerCore {
             switch run.phase {
             case .running where run.order.deadline <= now:
                 run.phase = .expiring(killAt: now + graceFor(run.order.identifier))
-                run.expirationDelivered = true
                 effects.append(.log(.expirationDelivered(runID: runID, identifier: run.order.identifier)))
                 effects.append(.expire(runID: runID))
             case let .expiring(killAt) where killAt <= now:

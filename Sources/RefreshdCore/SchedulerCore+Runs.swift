@@ -77,7 +77,6 @@ extension SchedulerCore {
             guard var run = active[runID] else { continue }
             if case .running = run.phase {
                 run.phase = .expiring(killAt: now + graceFor(run.order.identifier))
-                run.expirationDelivered = true
                 run.stoppedByShutdown = true
                 effects.append(.expire(runID: runID))
             }

@@ -24,6 +24,20 @@ extension SchedulerCore {
         finishEvent(into: &effects)
     }
 
+    /// Submits a declared identifier's first request: the next slot of its schedule, or now for a
+    /// job that is not on a calendar. Nothing is submitted when the schedule has no next slot.
+    public mutating func submitFirst(_ identifier: String, at now: Instant,
+                                     into effects: inout [SchedulerEffect]) throws(SchedulerError) {
+        guard let definition = definitions[identifier] else { throw .notPermitted(identifier: identifier) }
+        var earliest = now
+        if let schedule = definition.schedule {
+            guard let slot = schedule.next(after: now) else { return }
+            earliest = slot
+        }
+        try submit(TaskRequest(identifier: identifier, kind: definition.kind, earliestBeginDate: earliest),
+                   at: now, into: &effects)
+    }
+
     /// A pending request for a declared identifier; conditions apply to processing only.
     func makePending(_ definition: TaskDefinition, earliest: Instant, at now: Instant,
                      origin: PendingRequest.Origin, power: Bool? = nil, network: Bool? = nil) -> PendingRequest {

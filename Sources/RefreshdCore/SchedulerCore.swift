@@ -22,8 +22,10 @@ public struct SchedulerCore: Sendable {
         }
         var order: LaunchOrder
         var phase: Phase = .running
-        var expirationDelivered = false
         var stoppedByShutdown = false
+
+        /// Whether the expiration went out: every phase after `running` follows it.
+        var expirationDelivered: Bool { phase != .running }
     }
 
     public private(set) var configuration: SchedulerConfiguration

@@ -31,6 +31,20 @@ import Testing
         #expect(d.launched.map(\.started) == [Self.ten + .minutes(10), Self.ten + .hours(1)])
     }
 
+    @Test func firstRequestIsTheNextSlotOrNow() throws {
+        let plain = TaskDefinition(identifier: "p.plain", kind: .processing)
+        var d = VirtualDriver([definition(), plain], start: Self.ten + .minutes(10))
+        var effects: [SchedulerEffect] = []
+        try d.core.submitFirst("cal.job", at: d.now, into: &effects)
+        try d.core.submitFirst("p.plain", at: d.now, into: &effects)
+        d.record(effects)
+        #expect(d.core.pending("cal.job")?.earliest == Self.ten + .hours(1))
+        #expect(d.core.pending("p.plain")?.earliest == d.now)
+        #expect(throws: SchedulerError.notPermitted(identifier: "nope")) {
+            try d.core.submitFirst("nope", at: d.now, into: &effects)
+        }
+    }
+
     @Test func missedOnceAfterDowntimeRunsOnce() {
         var d = VirtualDriver([definition(missed: .once)], start: Self.ten + .hours(5) + .minutes(30))
         d.record(d.core.restore(.init(pending: [pending(at: Self.ten)]), at: d.now))
