@@ -48,6 +48,9 @@ public final class RefreshDaemon: @unchecked Sendable {
             scheduler.register(job.definition, handler: Self.handler(job))
             jobs[job.identifier] = job
         }
+        // Saved state first: seeding asks which jobs already have a pending request, and before
+        // the restore every job would look new (its saved request replaced by a fresh first one).
+        scheduler.restoreSavedState()
         seed(loaded, into: scheduler, replacing: false)
         let pending = scheduler.pendingTaskRequests().count
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")

@@ -239,8 +239,20 @@ public final class RefreshScheduler: @unchecked Sendable {
         try lock.withLock { try store?.setSeedSpec(spec, for: identifier) }
     }
 
-    /// The pending request for an identifier, if any.
-    func pending(_ identifier: String) -> PendingRequest? { lock.withLock { core.pending(identifier) } }
+    /// The pending request for an identifier, if any (saved state restored first).
+    func pending(_ identifier: String) -> PendingRequest? {
+        lock.withLock {
+            startIfNeeded()
+            return core.pending(identifier)
+        }
+    }
+
+    /// Applies the saved state now (pending requests, streaks, interrupted runs), once. Call it
+    /// after every handler is registered: requests for undeclared identifiers are dropped.
+    public func restoreSavedState() {
+        lock.withLock { startIfNeeded() }
+        kick()
+    }
 
     /// Calls `onChange` on the loop thread when files in `directory` change (debounced).
     @discardableResult
