@@ -3,34 +3,90 @@ import RefreshdCore
 
 /// Kills what a run left behind when refreshd died (kill -9, power cut) in the middle of it.
 ///
-/// Every command run leads its own session (setsid), whose id is the leader's pid; refreshd
-/// records that pid and the leader's start time. At the next start, processes whose session is
-/// that id and that started no earlier than the leader belong to the run and get SIGKILL. If a
-/// different process now holds the leader's pid (pid reuse), the record is stale and nothing is
-/// touched.
+/// A run's processes are found two ways, so that no instant of refreshd's death leaves one alive:
+/// - by environment: every command starts with `REFRESH_INSTANCE` (the state's random id) and
+///   `REFRESH_RUN_ID` in its environment from its first instruction, and the run's record is
+///   committed before the spawn. A process whose initial environment (/proc/PID/environ) holds
+///   both belongs to the run, and so does every process of its session. This covers a death
+///   between the spawn and the recording of the process group, and children that left the
+///   session but kept the environment;
+/// - by recorded session: each run leads its own session (setsid), whose id is the leader's pid,
+///   recorded with the leader's start time. Processes of that session that started no earlier
+///   than the leader get SIGKILL, even if they cleared their environment. If a different process
+///   now holds the leader's pid (pid reuse), the record is stale and nothing is touched.
+///
+/// refreshd's own process, group and session are never touched.
 enum OrphanReaper {
-    /// Kills the leftovers of every run that recorded a process group, reading /proc once.
+    /// Kills the leftovers of `runs` (runs with no recorded end), reading /proc once.
     /// Returns each run that had leftovers, with the pids sent SIGKILL.
-    static func reap(_ runs: [RunRecord], procDirectory: String = "/proc") -> [(RunRecord, [Int32])] {
-        // A run's session is still its own unless a different process now holds the leader's pid.
-        var bySession: [Int32: RunRecord] = [:]
+    static func reap(_ runs: [RunRecord], instance: String, procDirectory: String = "/proc")
+        -> [(RunRecord, [Int32])] {
+        guard !runs.isEmpty else { return [] }
+        let byRunID = Dictionary(runs.map { ($0.runID, $0) }, uniquingKeysWith: { a, _ in a })
+        var processes: [(pid: Int32, stat: ProcessStat)] = []
+        for name in ConditionsProbe.list(procDirectory) {
+            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory) else { continue }
+            processes.append((pid, s))
+        }
+        let me = getpid(), myGroup = getpgrp(), mySession = getsid(0)
+        func isMine(_ pid: Int32, _ s: ProcessStat) -> Bool {
+            pid == me || s.processGroup == myGroup || s.session == mySession || pid <= 1
+        }
+
+        // Sessions that belong to a run, with the earliest start time a member may have.
+        var sessions: [Int32: (run: Int64, minimumStart: UInt64?)] = [:]
+        var marked: [Int32: Int64] = [:]  // pid -> run, found by environment
         for run in runs {
             guard let group = run.processGroup, group > 1 else { continue }
-            if let leader = stat(pid: group, procDirectory: procDirectory),
-               let ticks = run.processStartTicks, leader.startTicks != ticks { continue }
-            bySession[group] = run
+            if let leader = processes.first(where: { $0.pid == group }),
+               let ticks = run.processStartTicks, leader.stat.startTicks != ticks { continue }
+            sessions[group] = (run.runID, run.processStartTicks)
         }
-        guard !bySession.isEmpty else { return [] }
-        var killed: [Int32: [Int32]] = [:]
-        for name in ConditionsProbe.list(procDirectory) {
-            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory),
-                  let run = bySession[s.session] else { continue }
-            if let ticks = run.processStartTicks, s.startTicks < ticks { continue }
-            if Glibc.kill(pid, SIGKILL) == 0 { killed[s.session, default: []].append(pid) }
+        if !instance.isEmpty {
+            let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
+            for (pid, s) in processes where !isMine(pid, s) {
+                guard let environment = environment(pid: pid, procDirectory: procDirectory),
+                      environment.contains(instanceEntry),
+                      let runID = runID(in: environment), let run = byRunID[runID] else { continue }
+                marked[pid] = run.runID
+                if sessions[s.session] == nil { sessions[s.session] = (run.runID, nil) }
+            }
         }
-        return bySession.values.sorted { $0.runID < $1.runID }.compactMap { run in
-            killed[run.processGroup!].map { (run, $0) }
+        guard !sessions.isEmpty || !marked.isEmpty else { return [] }
+
+        var killed: [Int64: [Int32]] = [:]
+        for (pid, s) in processes where !isMine(pid, s) {
+            var owner = marked[pid]
+            if owner == nil, let session = sessions[s.session] {
+                if let minimum = session.minimumStart, s.startTicks < minimum { continue }
+                owner = session.run
+            }
+            guard let owner else { continue }
+            if Glibc.kill(pid, SIGKILL) == 0 { killed[owner, default: []].append(pid) }
         }
+        return killed.keys.sorted().compactMap { id in byRunID[id].map { ($0, killed[id]!.sorted()) } }
+    }
+
+    /// The NUL-separated initial environment of a process (nil if it cannot be read).
+    static func environment(pid: Int32, procDirectory: String) -> [[UInt8]]? {
+        let fd = open("\(procDirectory)/\(pid)/environ", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count < 4 * 1024 * 1024 {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<n])
+        }
+        return bytes.split(separator: 0, omittingEmptySubsequences: true).map(Array.init)
+    }
+
+    /// The run number in a `REFRESH_RUN_ID=` entry.
+    static func runID(in environment: [[UInt8]]) -> Int64? {
+        let prefix = Array("REFRESH_RUN_ID=".utf8)
+        guard let entry = environment.first(where: { $0.starts(with: prefix) }) else { return nil }
+        return Int64(String(decoding: entry.dropFirst(prefix.count), as: UTF8.self))
     }
 
     struct ProcessStat {

@@ -5,6 +5,7 @@ import RefreshdCore
 extension RefreshScheduler {
     /// Starts a run with its registered handler (loop thread).
     func launch(_ order: LaunchOrder) {
+        CrashPoint.reach(.launchCommitted)
         switch lock.withLock({ handlers[order.identifier] }) {
         case let .command(job):
             spawn(order, job)
@@ -28,6 +29,8 @@ extension RefreshScheduler {
         for (key, value) in job.environment { env[key] = value }
         env["REFRESH_TASK_IDENTIFIER"] = order.identifier
         env["REFRESH_RUN_ID"] = String(order.runID)
+        // With REFRESH_RUN_ID, names this run's processes from their first instant (see OrphanReaper).
+        env["REFRESH_INSTANCE"] = instance
         env["REFRESH_DEADLINE"] = order.deadline.iso8601
         env["REFRESH_KIND"] = order.kind.rawValue
         env["REFRESH_ATTEMPT"] = String(order.attempt)
@@ -64,6 +67,7 @@ extension RefreshScheduler {
             return
         }
         processes[order.runID] = process
+        CrashPoint.reach(.spawned)
         let ticks = OrphanReaper.stat(pid: process.pid)?.startTicks
         lock.withLock {
             do {

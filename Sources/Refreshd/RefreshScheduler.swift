@@ -88,6 +88,9 @@ public final class RefreshScheduler: @unchecked Sendable {
     var closing = false
     private let directoryLock: StateDirectoryLock?
     let sharedContainer: String?
+    /// The state's random id (a fresh one per process without a state directory), given to every
+    /// command as REFRESH_INSTANCE.
+    let instance: String
 
     /// Called on the loop thread when SIGHUP arrives (the daemon reloads its config).
     public var onHangup: (@Sendable () -> Void)? {
@@ -112,7 +115,9 @@ public final class RefreshScheduler: @unchecked Sendable {
             let store = try StateStore.open(directory: directory)
             self.store = store
             restored = try store.restoredState()
+            instance = try store.instanceID()
         } else {
+            instance = String(UInt64.random(in: 1...UInt64.max), radix: 16)
             directoryLock = nil
             restored = SchedulerCore.RestoredState()
         }
@@ -286,7 +291,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     func startIfNeeded() {
         guard !started else { return }
         started = true
-        for (run, killed) in OrphanReaper.reap(restored.unfinishedRuns) {
+        for (run, killed) in OrphanReaper.reap(restored.unfinishedRuns, instance: instance) {
             logger.warning("reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)")
         }
         commit(core.restore(restored, at: options.clock.now()))

@@ -62,6 +62,12 @@ enum Schema {
         """
         ALTER TABLE daily_counters ADD COLUMN missed INTEGER NOT NULL DEFAULT 0;
         """,
+        // Version 3: a random identifier of this state, carried by every run's processes
+        // (REFRESH_INSTANCE) so a restart finds them even before their process group is recorded.
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO meta (key, value) VALUES ('instance', lower(hex(randomblob(8))));
+        """,
     ]
 
     /// The version this refreshd writes and understands.

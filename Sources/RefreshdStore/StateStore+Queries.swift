@@ -22,6 +22,14 @@ extension StateStore {
             nextRunID: (maxRunID ?? 0) + 1)
     }
 
+    /// The state's random identifier (16 hex digits), made when the file was created or
+    /// migrated to version 3. Every run's processes carry it, so a restart can tell them apart
+    /// from the runs of another state directory that happen to share a run number.
+    public func instanceID() throws(StoreError) -> String {
+        try connection.query("SELECT value FROM meta WHERE key = 'instance'",
+                             context: "reading the state's instance id") { row in row.text(0) }.first ?? ""
+    }
+
     /// Pending requests in launch order: by earliest begin, then submission sequence.
     public func pendingRequests() throws(StoreError) -> [PendingRequest] {
         try connection.query("""

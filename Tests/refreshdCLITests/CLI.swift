@@ -28,7 +28,7 @@ enum CLI {
     }
 
     /// Starts the binary in the background; the caller stops it.
-    static func start(_ arguments: [String]) throws -> Running {
+    static func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Running {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-out-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var actions = posix_spawn_file_actions_t()
@@ -41,7 +41,11 @@ enum CLI {
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, binary, &actions, nil, &cArgs, environ)
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in extra { environment[key] = value }
+        var cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for e in cEnv { free(e) } }
+        let rc = posix_spawn(&pid, binary, &actions, nil, &cArgs, &cEnv)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
         return Running(pid: pid, directory: dir)
     }

@@ -1,0 +1,25 @@
+import Glibc
+
+/// Named instants at which refreshd can be made to die on purpose (SIGKILL to itself), so that
+/// tests kill it exactly where a crash is hardest to survive instead of hoping a random kill
+/// lands there.
+///
+/// Set `REFRESHD_CRASH_AT` to a point's name in refreshd's environment (for example
+/// `REFRESHD_CRASH_AT=spawned`). Unset, every check is one comparison against nil.
+public enum CrashPoint: String, Sendable, CaseIterable {
+    /// A launch is committed (its run recorded) and the command not spawned yet.
+    case launchCommitted = "launch-committed"
+    /// The command is spawned (its process exists) and its process group not recorded yet.
+    case spawned
+
+    /// The point this process should die at, read once from the environment.
+    static let armed: CrashPoint? = getenv("REFRESHD_CRASH_AT").flatMap { CrashPoint(rawValue: String(cString: $0)) }
+
+    /// Dies at once, without cleanup, if this is the armed point.
+    @inline(__always)
+    static func reach(_ point: CrashPoint) {
+        guard let armed, armed == point else { return }
+        kill(getpid(), SIGKILL)
+        pause()
+    }
+}
