@@ -49,7 +49,7 @@ extension RefreshScheduler {
         switch effect {
         case let .armTimer(at):
             uv_update_time(loop)
-            let delay = max(0, at.milliseconds - options.clock.now().milliseconds)
+            let delay = max(0, at.duration(since: options.clock.now()).wholeMilliseconds)
             uv_timer_start(timer, { handle in
                 guard let data = handle?.pointee.data else { return }
                 let scheduler = Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue()

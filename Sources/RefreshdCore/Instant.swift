@@ -16,17 +16,37 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
+    /// 0001-01-01T00:00:00.000Z, the earliest instant arithmetic produces.
+    public static let earliest = Instant(milliseconds: -62_135_596_800_000)
+    /// 9999-12-31T23:59:59.999Z, the latest instant arithmetic produces.
+    public static let latest = Instant(milliseconds: 253_402_300_799_999)
+
+    /// The instant at `milliseconds`, held within [`earliest`, `latest`].
+    public static func clamped(_ milliseconds: Int64) -> Instant {
+        Instant(milliseconds: min(max(milliseconds, earliest.milliseconds), latest.milliseconds))
+    }
+
+    /// Saturates at `latest` and `earliest`: adding a huge duration gives "never" rather than a
+    /// trap or a date that wrapped into the past. Every instant the core computes stays within
+    /// years 1...9999, so calendars, formatting and the shell's timer never see one outside.
     public static func + (lhs: Instant, rhs: Duration) -> Instant {
-        Instant(milliseconds: lhs.milliseconds &+ rhs.wholeMilliseconds)
+        let (sum, overflow) = lhs.milliseconds.addingReportingOverflow(rhs.wholeMilliseconds)
+        if overflow { return rhs > .zero ? latest : earliest }
+        return clamped(sum)
     }
 
+    /// Saturates like `+`.
     public static func - (lhs: Instant, rhs: Duration) -> Instant {
-        Instant(milliseconds: lhs.milliseconds &- rhs.wholeMilliseconds)
+        let (difference, overflow) = lhs.milliseconds.subtractingReportingOverflow(rhs.wholeMilliseconds)
+        if overflow { return rhs > .zero ? earliest : latest }
+        return clamped(difference)
     }
 
-    /// The time from `other` to `self` (negative when `other` is later).
+    /// The time from `other` to `self` (negative when `other` is later), saturating.
     public func duration(since other: Instant) -> Duration {
-        .milliseconds(milliseconds - other.milliseconds)
+        let (difference, overflow) = milliseconds.subtractingReportingOverflow(other.milliseconds)
+        if overflow { return .milliseconds(other.milliseconds > milliseconds ? Int64.min : Int64.max) }
+        return .milliseconds(difference)
     }
 
     /// ISO 8601 in UTC with milliseconds, e.g. `2026-11-21T14:12:52.123Z`.
@@ -36,9 +56,13 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 extension Duration {
-    /// The duration rounded toward zero to whole milliseconds.
+    /// The duration rounded toward zero to whole milliseconds, saturating at Int64's bounds.
     public var wholeMilliseconds: Int64 {
         let parts = components
-        return parts.seconds &* 1000 &+ parts.attoseconds / 1_000_000_000_000_000
+        let (ms, overflow) = parts.seconds.multipliedReportingOverflow(by: 1000)
+        if overflow { return parts.seconds > 0 ? Int64.max : Int64.min }
+        let (total, overflow2) = ms.addingReportingOverflow(parts.attoseconds / 1_000_000_000_000_000)
+        if overflow2 { return ms > 0 ? Int64.max : Int64.min }
+        return total
     }
 }

@@ -48,8 +48,8 @@ extension SchedulerCore {
     /// within one accuracy window of the first share its wake-up: 1,000 requests due at scattered
     /// seconds of a minute, with accuracy 1m, make one wake-up.
     func wakeKey(_ request: PendingRequest) -> Int64 {
-        let accuracy = definitions[request.identifier]?.accuracy.wholeMilliseconds ?? 0
-        return request.earliest.milliseconds &+ max(0, accuracy)
+        let accuracy = definitions[request.identifier]?.accuracy ?? .zero
+        return (request.earliest + max(.zero, accuracy)).milliseconds
     }
 
     /// Applies missed-slot policies to calendar requests whose slot passed in `(since, now]`
