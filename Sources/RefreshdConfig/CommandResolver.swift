@@ -23,7 +23,7 @@ struct CommandResolver {
         }
         if program.contains("/") {
             let path = program.hasPrefix("/") ? program : join(projectRoot, program)
-            let shown = path == program ? "\"\(program)\"" : "\"\(program)\" (\(path))"
+            let shown = path == program ? EchoText.quoted(program) : "\(EchoText.quoted(program)) (\(EchoText.escaped(path, limit: 120)))"
             switch Self.check(path) {
             case .missing: return .failure("command: \(shown) does not exist; expected an executable file")
             case .directory: return .failure("command: \(shown) is a directory; expected an executable file")
@@ -38,8 +38,8 @@ struct CommandResolver {
             if case .executable = Self.check(candidate) { return .success(candidate) }
         }
         let searched = searchPath.map { $0.isEmpty ? "PATH is empty" : "searched \($0)" } ?? "PATH is not set"
-        return .failure(Problem("command: \"\(program)\" was not found on PATH (\(searched)); "
-            + "expected an executable in one of its directories, or a path such as Scripts/\(program)"))
+        return .failure(Problem("command: \(EchoText.quoted(program)) was not found on PATH (\(EchoText.escaped(searched, limit: 200))); "
+            + "expected an executable in one of its directories, or a path such as Scripts/\(EchoText.escaped(program))"))
     }
 
     enum FileState { case missing, directory, notExecutable, executable }

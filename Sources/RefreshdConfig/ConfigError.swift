@@ -18,11 +18,15 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, C
         self.file = file
         self.line = line
         self.column = column
-        self.message = message
+        // One line, whatever the message echoes: control characters become escapes.
+        self.message = EchoText.escaped(message, limit: nil)
     }
 
-    /// `file:line:column: message`, the format editors and compilers use.
-    public var description: String { "\(file):\(line):\(column): \(message)" }
+    /// `file:line:column: message`, the format editors and compilers use, on one line (control
+    /// characters in the file name or message are shown as escapes such as `\n`).
+    public var description: String {
+        "\(EchoText.escaped(file, limit: nil)):\(line):\(column): \(EchoText.escaped(message, limit: nil))"
+    }
 
     /// Orders by file, then line, then column, then message.
     public static func < (lhs: ConfigError, rhs: ConfigError) -> Bool {

@@ -5,12 +5,24 @@
 /// integer numbers and no spaces. The grammar is strict so that a typo such as `30` (no unit) or
 /// `1m1h` (wrong order) is reported instead of being guessed at.
 public enum DurationParser {
+    /// The longest duration a job file may give: 100 years (36500d). Anything longer is refused
+    /// in every duration setting, so the scheduler's instant arithmetic (milliseconds in an
+    /// `Int64`, about 292 million years) keeps a vast margin even when durations are added up.
+    public static let maximum: Duration = .milliseconds(maximumMilliseconds)
+
+    /// `maximum` in milliseconds.
+    static let maximumMilliseconds: Int64 = 36_500 * 86_400_000
+
+    /// How `maximum` is written in messages.
+    public static let maximumText = "36500d (100 years)"
+
+
     /// The units, largest first, with their length in milliseconds.
     static let units: [(name: String, milliseconds: Int64)] = [
         ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1),
     ]
 
-    /// Parses `text` (e.g. `1h30m`) into a duration, or says what is wrong with it.
+    /// Parses `text` (e.g. `1h30m`) into a duration of at most `maximum`, or says what is wrong with it.
     public static func parse(_ text: String) -> Result<Duration, DurationParseError> {
         func fail(_ detail: String?) -> Result<Duration, DurationParseError> {
             .failure(DurationParseError(text: text, detail: detail))
@@ -28,7 +40,7 @@ public enum DurationParser {
             let number = String(String.UnicodeScalarView(chars[numberStart..<index]))
             if number.isEmpty {
                 if numberStart == 0 { return fail(nil) }
-                return fail("expected a number at \"\(String(String.UnicodeScalarView(chars[index...])))\"")
+                return fail("expected a number at \(EchoText.quoted(String(String.UnicodeScalarView(chars[index...]))))")
             }
             let unitStart = index
             while index < chars.count, !("0"..."9").contains(chars[index]) { index += 1 }
@@ -38,17 +50,18 @@ public enum DurationParser {
             }
             if unit == "." || unit.hasPrefix(".") { return fail("only whole numbers are allowed") }
             guard let position = units.firstIndex(where: { $0.name == unit }) else {
-                return fail("unknown unit \"\(unit)\" (units are d, h, m, s, ms)")
+                return fail("unknown unit \(EchoText.quoted(unit)) (units are d, h, m, s, ms)")
             }
             if position == previousUnit { return fail("the unit \(unit) appears twice") }
             if position < previousUnit {
                 return fail("units must go from largest to smallest (d, h, m, s, ms); \(unit) comes after \(units[previousUnit].name)")
             }
             previousUnit = position
-            guard let value = Int64(number) else { return fail("the number \(number) is too large") }
+            let tooLong = "longer than the maximum, \(maximumText)"
+            guard let value = Int64(number) else { return fail(tooLong) }
             let (scaled, overflow1) = value.multipliedReportingOverflow(by: units[position].milliseconds)
             let (sum, overflow2) = total.addingReportingOverflow(scaled)
-            if overflow1 || overflow2 { return fail("the duration is too large") }
+            if overflow1 || overflow2 || sum > maximumMilliseconds { return fail(tooLong) }
             total = sum
         }
         return .success(.milliseconds(total))
@@ -94,7 +107,7 @@ public struct DurationParseError: Error, Sendable, Hashable, CustomStringConvert
 
     /// `expected a duration like 30s, 10m or 1h30m, found "thirty"` plus the detail, if any.
     public var description: String {
-        let base = "expected a duration like 30s, 10m or 1h30m, found \"\(text)\""
+        let base = "expected a duration like 30s, 10m or 1h30m, found \(EchoText.quoted(text))"
         return detail.map { "\(base) (\($0))" } ?? base
     }
 }

@@ -64,14 +64,14 @@ public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
             case .success(let duration): return .success(.relative(duration))
             case .failure(let error):
                 let detail = error.detail.map { " (\($0))" } ?? ""
-                return .failure("\(expected), found \"\(text)\"\(detail)")
+                return .failure("\(expected), found \(EchoText.quoted(text))\(detail)")
             }
         }
         let iso = ISODateParser.parse(text)
         switch iso {
         case .success(let instant): return .success(.absolute(instant))
         case .failure(let detail) where looksLikeISODateTime(text):
-            return .failure("\(expected), found \"\(text)\" (\(detail))")
+            return .failure("\(expected), found \(EchoText.quoted(text)) (\(detail))")
         case .failure:
             break
         }
@@ -85,9 +85,9 @@ public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
     /// `expected an hour 0-23, found "25"` at the error's column. An error at the very first
     /// column means the text is not recognisable as anything, so the message lists all three forms.
     static func calendarProblem(_ error: CalendarParseError, in text: String) -> Problem {
-        let found = error.found.map { "\"\($0)\"" } ?? "end of expression"
+        let found = error.found.map { EchoText.quoted($0) } ?? "end of expression"
         if error.column == 1 {
-            return Problem("expected \(expectation), found \"\(text)\" (as a calendar expression: expected \(error.expected))",
+            return Problem("expected \(expectation), found \(EchoText.quoted(text)) (as a calendar expression: expected \(error.expected))",
                            column: 1)
         }
         return Problem("expected \(error.expected), found \(found)", column: error.column)
@@ -141,6 +141,9 @@ enum ISODateParser {
                 i += 1
             }
             if i == start { return .failure("expected digits after the decimal point") }
+        }
+        guard (1970...9999).contains(year) else {
+            return .failure("the year must be from 1970 to 9999")
         }
         guard (1...12).contains(month), day >= 1, day <= ISO8601.daysInMonth(year: year, month: month),
               hour <= 23, minute <= 59, second <= 59 else {

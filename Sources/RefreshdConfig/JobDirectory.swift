@@ -25,12 +25,15 @@ public struct JobDirectory {
         now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),
         timeZone: TimeZone = .current
     ) -> Result<[JobConfig], ConfigErrors> {
-        let names: [String]
+        let entries: [JobFileReader.Entry]
         do {
-            names = try jobFileNames(in: directory)
+            entries = try JobFileReader.entries(of: directory)
         } catch {
-            let reason = (error as? CocoaError)?.code == .fileReadNoSuchFile
-                ? "the folder does not exist" : "the folder cannot be read (\(error.localizedDescription))"
+            let reason = switch error {
+            case .missing: "the folder does not exist"
+            case .notAFolder: "it is a file"
+            case .unreadable(let why): "the folder cannot be read (\(why))"
+            }
             return .failure(ConfigErrors([ConfigError(
                 file: directory, line: 1, column: 1,
                 message: "expected a folder of job files (*.yaml), but \(reason)")]))
@@ -38,16 +41,19 @@ public struct JobDirectory {
         let projectRoot = PathText.projectRoot(of: directory)
         var jobs: [ParsedJob] = []
         var errors: [ConfigError] = []
-        for name in names {
-            let file = PathText.join(directory, name)
-            guard let data = FileManager.default.contents(atPath: file) else {
+        for entry in entries {
+            let file = PathText.join(directory, entry.name)
+            guard entry.isUTF8 else {
                 errors.append(ConfigError(file: file, line: 1, column: 1,
-                                          message: "expected a readable job file, but it cannot be read"))
+                    message: "expected a UTF-8 file name, found bytes that are not UTF-8 (shown as \\xFF); rename the file"))
                 continue
             }
-            guard let yaml = String(data: data, encoding: .utf8) else {
-                errors.append(ConfigError(file: file, line: 1, column: 1,
-                                          message: "expected UTF-8 text, found bytes that are not"))
+            let yaml: String
+            switch JobFileReader.contents(of: file) {
+            case .success(let text): yaml = text
+            case .failure(let failure):
+                errors.append(ConfigError(file: file, line: failure.location.line, column: failure.location.column,
+                                          message: failure.message))
                 continue
             }
             let parser = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
@@ -76,15 +82,4 @@ public struct JobDirectory {
         return .failure(ConfigErrors(result.errors))
     }
 
-    /// The job file names of `directory`, sorted; throws when the folder cannot be listed.
-    static func jobFileNames(in directory: String) throws -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
-            throw CocoaError(.fileReadNoSuchFile)
-        }
-        guard isDirectory.boolValue else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "it is a file"]) }
-        return try FileManager.default.contentsOfDirectory(atPath: directory)
-            .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.hasPrefix(".") }
-            .sorted()
-    }
 }

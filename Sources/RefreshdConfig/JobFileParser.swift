@@ -1,6 +1,5 @@
 import Foundation
 import RefreshdCore
-import Yams
 
 /// Reads one job file's YAML into a `ParsedJob`, collecting every problem in the file.
 ///
@@ -22,109 +21,77 @@ struct JobFileParser {
     /// The zone of calendar expressions in jobs without `timezone:`.
     let defaultTimeZone: TimeZone
 
-    /// The job, or nil with the errors that prevent it.
+    /// The job, or nil with the errors that prevent it (at most
+    /// `JobFileLimits.maximumErrorsPerFile`, then one saying how many more there were).
     func parse(yaml: String) -> (job: ParsedJob?, errors: [ConfigError]) {
         var sink = ErrorSink(file: file)
-        let root: Node?
-        do {
-            // Scalars are read as their source text, so no tag resolution is needed: the regex-free
-            // basic resolver and an explicit encoding (the default reads the whole environment on
-            // every call) make `check` on 10,000 files several times faster.
-            root = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
-        } catch let error as YamlError {
-            sink.add(at: YAMLErrorLocator.location(of: error, in: yaml), YAMLErrorLocator.message(for: error))
-            return (nil, sink.errors)
-        } catch {
-            sink.add(at: .start, "invalid YAML: \(error)")
+        let size = yaml.utf8.count
+        if size > JobFileLimits.maximumFileSize {
+            sink.add(at: .start, Self.sizeMessage(bytes: size))
             return (nil, sink.errors)
         }
-        guard let root, !root.isNullScalar else {
-            sink.add(at: .start, "expected a mapping of job settings (identifier:, command:, ...), found an empty file")
+        // libyaml's events are composed here, not by Yams: counting values and aliases as they
+        // arrive refuses alias bombs before anything walks them. Scalars are read as their
+        // source text, so no tag resolution is needed.
+        let document: YAMLComposer.Document
+        switch YAMLComposer.compose(yaml) {
+        case .failure(let failure):
+            sink.add(at: failure.location, failure.message)
             return (nil, sink.errors)
+        case .success(let composed):
+            document = composed
         }
-        guard case .mapping(let mapping) = root else {
+        for problem in document.problems { sink.add(at: problem.location, problem.message) }
+        guard let root = document.root, !root.isNullScalar else {
+            if document.problems.isEmpty {
+                sink.add(at: .start, "expected a mapping of job settings (identifier:, command:, ...), found an empty file")
+            }
+            return (nil, Self.capped(sink.errors))
+        }
+        guard case .mapping(let mapping, let mappingLocation) = root else {
             sink.add(at: root.location,
                      "expected a mapping of job settings (identifier:, command:, ...), found \(root.foundDescription)")
-            return (nil, sink.errors)
+            return (nil, Self.capped(sink.errors))
         }
         var settings = JobSettings(file: file, projectRoot: projectRoot, searchPath: searchPath,
-                                   now: now, defaultTimeZone: defaultTimeZone)
+                                   now: now, defaultTimeZone: defaultTimeZone, source: SourceText(text: yaml))
         let pairs = MappingReader.pairs(of: mapping, known: Self.keys, prefix: "", &sink)
         for pair in pairs {
             settings.read(key: pair.key, keyNode: pair.keyNode, value: pair.value, &sink)
         }
         settings.resolveCalendars(&sink)
-        settings.checkConsistency(mappingLocation: mapping.mark.map { Location(line: $0.line, column: $0.column) } ?? .start,
-                                  &sink)
-        guard sink.errors.isEmpty, let job = settings.job() else { return (nil, sink.errors) }
+        settings.checkConsistency(mappingLocation: mappingLocation, &sink)
+        guard sink.errors.isEmpty, let job = settings.job() else { return (nil, Self.capped(sink.errors)) }
         return (job, [])
     }
-}
 
-/// Turns Yams' `YamlError` into a location and a message in the loader's style.
-enum YAMLErrorLocator {
-    static func location(of error: YamlError, in yaml: String) -> Location {
-        switch error {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _):
-            return Location(line: mark.line, column: mark.column)
-        case .reader(_, let offset, _, _):
-            return offset.map { location(ofUTF8Offset: $0, in: yaml) } ?? .start
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            let first = Location(line: context.mark.line, column: context.mark.column)
-            guard let key = duplicates.first else { return first }
-            return secondOccurrence(of: key, after: first, in: yaml) ?? first
-        default:
-            return .start
-        }
+    /// `the file is 52,428,800 bytes; expected a job file of at most 1 MiB (1,048,576 bytes)`.
+    static func sizeMessage(bytes: Int) -> String {
+        "the file is \(grouped(bytes)) bytes; expected a job file of at most 1 MiB "
+            + "(\(grouped(JobFileLimits.maximumFileSize)) bytes)"
     }
 
-    static func message(for error: YamlError) -> String {
-        switch error {
-        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _),
-             .composer(let context, let problem, _, _):
-            let found = problem.hasPrefix("but ") ? String(problem.dropFirst(4)) : problem
-            let hint = problem.contains("another document") ? "; a job file holds one job (one document)" : ""
-            guard let context else { return "invalid YAML: \(found)\(hint)" }
-            return "invalid YAML: \(context.text) (line \(context.mark.line), column \(context.mark.column)): \(found)\(hint)"
-        case .reader(let problem, _, _, _):
-            return "invalid YAML: \(problem)"
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            let names = duplicates.map { "\"\($0)\"" }.joined(separator: ", ")
-            return "duplicate key\(duplicates.count == 1 ? "" : "s") \(names) (first at line \(context.mark.line)); each key may appear only once in a mapping"
-        case .dataCouldNotBeDecoded:
-            return "expected UTF-8 text, found bytes that are not"
-        default:
-            return "invalid YAML: \(error)"
+    /// `1048576` as `1,048,576`.
+    static func grouped(_ number: Int) -> String {
+        let digits = Array(String(number))
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
         }
+        return result
     }
 
-    /// The line and column of a UTF-8 byte offset.
-    static func location(ofUTF8Offset offset: Int, in yaml: String) -> Location {
-        var line = 1, column = 1, bytes = 0
-        for scalar in yaml.unicodeScalars {
-            if bytes >= offset { break }
-            if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
-            bytes += UTF8.width(scalar)
-        }
-        return Location(line: line, column: column)
-    }
-
-    /// Yams points at the first of two equal keys; the error belongs at the second. Looks for a
-    /// later line with `key:` at the same column (block mappings); nil when not found (flow style).
-    static func secondOccurrence(of key: String, after first: Location, in yaml: String) -> Location? {
-        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
-        guard first.line >= 1, first.line <= lines.count else { return nil }
-        for lineIndex in first.line..<lines.count {
-            let scalars = Array(lines[lineIndex].unicodeScalars)
-            let start = first.column - 1
-            guard start < scalars.count,
-                  scalars[..<start].allSatisfy({ $0 == " " || $0 == "-" }) else { continue }
-            let rest = String(String.UnicodeScalarView(scalars[start...]))
-            for spelling in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(spelling) {
-                let after = rest.dropFirst(spelling.count).drop(while: { $0 == " " })
-                if after.hasPrefix(":") { return Location(line: lineIndex + 1, column: first.column) }
-            }
-        }
-        return nil
+    /// The first `JobFileLimits.maximumErrorsPerFile` errors in file order, and one more at the
+    /// next error's place saying how many were left out.
+    static func capped(_ errors: [ConfigError]) -> [ConfigError] {
+        let limit = JobFileLimits.maximumErrorsPerFile
+        guard errors.count > limit else { return errors }
+        let sorted = errors.sorted()
+        let next = sorted[limit]
+        let more = sorted.count - limit
+        return Array(sorted.prefix(limit)) + [ConfigError(
+            file: next.file, line: next.line, column: next.column,
+            message: "\(more) more error\(more == 1 ? "" : "s") in this file not shown (at most \(limit) are shown per file)")]
     }
 }

@@ -10,6 +10,9 @@ import RefreshdCore
 struct JobSetValidator {
     var limits: SchedulerConfiguration
 
+    /// Earlier jobs named in a namespace-limit error before "and N more".
+    static let namedJobs = 3
+
     /// Errors for duplicate identifiers and namespace limits, in the order the jobs were given.
     func validate(_ jobs: [ParsedJob]) -> [ConfigError] {
         var errors: [ConfigError] = []
@@ -40,8 +43,12 @@ struct JobSetValidator {
 
     private func limitMessage(_ key: NamespaceKey, limit: Int, earlier: [ParsedJob], job: ParsedJob) -> String {
         let kind = key.kind.rawValue
-        let others = earlier.map { "\($0.config.identifier) (\($0.config.file):\($0.config.line))" }
+        // At most a few are named: with thousands of jobs in one namespace, naming every earlier
+        // one in every error would print a quadratic amount of text.
+        let shown = Self.namedJobs
+        var others = earlier.prefix(shown).map { "\($0.config.identifier) (\($0.config.file):\($0.config.line))" }
             .joined(separator: ", ")
+        if earlier.count > shown { others += " and \(earlier.count - shown) more" }
         let requests = limit == 1 ? "1 \(kind) request" : "\(limit) \(kind) requests"
         return "too many \(kind) jobs in namespace \"\(key.namespace)\": it already has \(others); "
             + "at most \(requests) can be pending per namespace, so these jobs would starve each other; "

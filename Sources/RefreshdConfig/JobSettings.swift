@@ -1,7 +1,6 @@
 import Foundation
 import RefreshdCalendar
 import RefreshdCore
-import Yams
 
 /// The settings of one job file as they are read, before they are combined into a `JobConfig`.
 ///
@@ -17,6 +16,8 @@ struct JobSettings {
     let now: Instant
     /// The zone of calendar expressions when neither `timezone:` nor the expression names one.
     let defaultTimeZone: TimeZone
+    /// The file's text, to place errors inside multi-line or escaped values.
+    let source: SourceText
 
     var identifier: (value: String, location: Location)?
     var identifierSeen = false
@@ -30,9 +31,9 @@ struct JobSettings {
     var grace: Duration = .seconds(5)
     var resubmit: ResubmitPolicy = .none
     /// `resubmit: {calendar: ...}` before its zone is known: the text, its node, `resubmit.timezone`.
-    var resubmitCalendar: (text: String, node: Node, zone: TimeZone?)?
+    var resubmitCalendar: (text: String, node: YAMLNode, zone: TimeZone?)?
     /// `earliest:`'s text and node, parsed once the job's zone is known.
-    var earliestText: (text: String, node: Node)?
+    var earliestText: (text: String, node: YAMLNode)?
     /// `timezone:`, the job's zone for calendar expressions.
     var timeZone: TimeZone?
     var missed: MissedPolicy = .once
@@ -47,8 +48,12 @@ struct JobSettings {
     var requires: (power: Bool, network: Bool, keyLocation: Location) = (false, false, .start)
     var namespace = "default"
     var environment: [String: String] = [:]
+    var commandLocation: Location?
+    var environmentLocation: Location?
 
-    init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone) {
+    init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
+         source: SourceText) {
+        self.source = source
         self.file = file
         self.projectRoot = projectRoot
         self.searchPath = searchPath
@@ -56,7 +61,7 @@ struct JobSettings {
         self.defaultTimeZone = defaultTimeZone
     }
 
-    mutating func read(key: String, keyNode: Node, value: Node, _ sink: inout ErrorSink) {
+    mutating func read(key: String, keyNode: YAMLNode, value: YAMLNode, _ sink: inout ErrorSink) {
         let reader = ValueReader(key: key, node: value)
         switch key {
         case "identifier":
@@ -71,6 +76,7 @@ struct JobSettings {
             }
         case "command":
             commandSeen = true
+            commandLocation = value.location
             command = SettingRules.command(reader, resolver: CommandResolver(projectRoot: projectRoot, searchPath: searchPath), &sink)
         case "earliest":
             guard let text = reader.string(&sink, expected: "+DURATION, an ISO 8601 date or a calendar expression") else { return }
@@ -91,6 +97,7 @@ struct JobSettings {
         case "namespace":
             namespace = SettingRules.namespace(reader, &sink) ?? namespace
         case "environment":
+            environmentLocation = value.location
             environment = SettingRules.environment(reader, &sink)
         case "timezone":
             timeZone = reader.timeZone(&sink)
@@ -162,8 +169,8 @@ struct JobSettings {
                     resubmit = .calendar(schedule)
                 }
             } catch {
-                let found = error.found.map { "\"\($0)\"" } ?? "end of expression"
-                sink.add(at: node.location(ofTextColumn: error.column),
+                let found = error.found.map { EchoText.quoted($0) } ?? "end of expression"
+                sink.add(at: node.location(ofTextColumn: error.column, in: source),
                          "resubmit.calendar: expected \(error.expected), found \(found)")
             }
         }
@@ -175,16 +182,16 @@ struct JobSettings {
                 }
                 earliest = spec
             case .failure(let problem):
-                sink.add(at: problem.column.map { node.location(ofTextColumn: $0) } ?? node.location, "earliest: \(problem)")
+                sink.add(at: problem.column.map { node.location(ofTextColumn: $0, in: source) } ?? node.location, "earliest: \(problem)")
             }
         }
     }
 
     /// False, with an error at the value, when `schedule` has no slot after `now`.
-    private func checkElapses(_ schedule: Schedule, key: String, text: String, node: Node,
+    private func checkElapses(_ schedule: Schedule, key: String, text: String, node: YAMLNode,
                               _ sink: inout ErrorSink) -> Bool {
         if schedule.next(after: now) != nil { return true }
-        sink.add(at: node.location, "\(key): \"\(text)\" never elapses after \(ISO8601.format(now)) "
+        sink.add(at: node.location, "\(key): \(EchoText.quoted(text)) never elapses after \(ISO8601.format(now)) "
             + "(in \(schedule.text)); expected a calendar expression with a future elapse")
         return false
     }
@@ -206,10 +213,24 @@ struct JobSettings {
                      "requires: only processing jobs can require \(needs), but this job's kind is app-refresh; "
                      + "expected kind: processing, or no requires:")
         }
+        checkExecSize(&sink)
         if let catchUpKeyLocation, missedIsValid, missed != .all {
             sink.add(at: catchUpKeyLocation, "catch-up applies only to missed: all, but this job's missed policy is "
                 + "\(missed.rawValue)\(missedWasDefaulted ? " (the default)" : ""); expected missed: all, or no catch-up:")
         }
+    }
+
+    /// The command and environment together must fit what exec accepts (each string was
+    /// checked on its own when read).
+    func checkExecSize(_ sink: inout ErrorSink) {
+        guard let command else { return }
+        let argv = command.reduce(0) { $0 + $1.utf8.count + 1 }
+        let env = environment.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 }
+        let limit = JobFileLimits.maximumExecTotalBytes
+        guard argv + env > limit else { return }
+        sink.add(at: env > argv ? (environmentLocation ?? .start) : (commandLocation ?? .start),
+                 "command and environment: \(argv + env) bytes together (\(argv) in the command, \(env) in the environment); "
+                 + "expected at most \(limit) bytes (1 MiB), or every launch would fail with E2BIG (argument list too long)")
     }
 
     /// The job, when every setting was valid.

@@ -1,4 +1,3 @@
-import Yams
 
 /// Walks a mapping's keys, reporting keys that are not settings and suggesting the closest one.
 ///
@@ -8,15 +7,16 @@ import Yams
 enum MappingReader {
     /// The pairs of `mapping` whose keys are in `known`; every other key is reported at its position.
     /// `prefix` names the enclosing setting in messages (`retry.` for `retry: {...}`).
-    static func pairs(of mapping: Node.Mapping, known: [String], prefix: String,
-                      _ sink: inout ErrorSink) -> [(key: String, keyNode: Node, value: Node)] {
-        var result: [(key: String, keyNode: Node, value: Node)] = []
+    static func pairs(of mapping: [(key: YAMLNode, value: YAMLNode)], known: [String], prefix: String,
+                      _ sink: inout ErrorSink) -> [(key: String, keyNode: YAMLNode, value: YAMLNode)] {
+        var result: [(key: String, keyNode: YAMLNode, value: YAMLNode)] = []
         for (keyNode, value) in mapping {
             guard let key = keyNode.scalarText else {
                 sink.add(at: keyNode.location,
                          "expected a setting name (\(known.joined(separator: ", "))), found \(keyNode.foundDescription)")
                 continue
             }
+            if key.hasNUL { continue }  // reported by the composer
             guard known.contains(key) else {
                 sink.add(at: keyNode.location, unknownKeyMessage(key, known: known, prefix: prefix))
                 if let suggestion = closest(to: key, in: known) { sink.suggestedKeys.insert(prefix + suggestion) }
@@ -31,13 +31,14 @@ enum MappingReader {
     static func unknownKeyMessage(_ key: String, known: [String], prefix: String) -> String {
         let where_ = prefix.isEmpty ? "" : " in \(prefix.dropLast())"
         if let suggestion = closest(to: key, in: known) {
-            return "unknown key \"\(key)\"\(where_) (did you mean \"\(suggestion)\"?)"
+            return "unknown key \(EchoText.quoted(key))\(where_) (did you mean \"\(suggestion)\"?)"
         }
-        return "unknown key \"\(key)\"\(where_); expected one of \(known.joined(separator: ", "))"
+        return "unknown key \(EchoText.quoted(key))\(where_); expected one of \(known.joined(separator: ", "))"
     }
 
     /// The known key nearest to `key`, if its edit distance is at most 2 (ties go to the first listed).
     static func closest(to key: String, in known: [String]) -> String? {
+        guard key.utf8.count <= 40 else { return nil }  // no setting name is near a long text
         var best: (key: String, distance: Int)?
         for candidate in known {
             let distance = editDistance(key.lowercased(), candidate)

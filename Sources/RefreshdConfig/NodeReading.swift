@@ -1,37 +1,16 @@
 import Foundation
-import Yams
 
-/// Typed reads of Yams nodes that turn a wrong shape into a located "expected X, found Y" message.
+/// Typed reads of job-file nodes that turn a wrong shape into a located "expected X, found Y" message.
 ///
 /// Job files are read node by node rather than decoded with `Codable`, because `Codable` stops at
 /// the first problem and loses the position of the value it could not read.
-extension Node {
-    /// The node's position, 1-based (Yams adds 1 to libYAML's 0-based marks).
-    var location: Location {
-        guard let mark else { return .start }
-        return Location(line: mark.line, column: mark.column)
-    }
-
-    /// Where the `column`-th character (1-based) of a scalar's text is in the file.
-    ///
-    /// A plain scalar's text starts at the node's mark, a quoted one's a column later (after the
-    /// quote); inside single quotes each `''` before the character stands for one `'`. Block
-    /// scalars (`|`, `>`) and text that spans lines give the node's own location. Escapes in
-    /// double quotes (`\t`) are not undone, which only matters for text that contains them.
-    func location(ofTextColumn column: Int) -> Location {
-        guard case .scalar(let scalar) = self, let mark, column >= 1, !scalar.string.contains("\n") else { return location }
-        let before = scalar.string.unicodeScalars.prefix(column - 1)
-        switch scalar.style {
-        case .plain, .any:
-            return Location(line: mark.line, column: mark.column + column - 1)
-        case .singleQuoted:
-            let doubled = before.filter { $0 == "'" }.count
-            return Location(line: mark.line, column: mark.column + column + doubled)
-        case .doubleQuoted:
-            return Location(line: mark.line, column: mark.column + column)
-        case .literal, .folded:
-            return location
-        }
+extension YAMLNode {
+    /// Where the `column`-th character (1-based) of a scalar's text is in the file: quotes,
+    /// escapes and line folding are accounted for by walking `source` (see `SourceText`).
+    /// Anything but a scalar gives the node's own location.
+    func location(ofTextColumn column: Int, in source: SourceText) -> Location {
+        guard case .scalar(let scalar) = self else { return location }
+        return source.location(ofTextColumn: column, in: scalar, at: scalar.location)
     }
 
     /// A short description of the node for "found ..." messages: the quoted text of a scalar,
@@ -40,16 +19,15 @@ extension Node {
         switch self {
         case .scalar(let scalar):
             if isNullScalar { return "nothing (null)" }
-            return "\"\(scalar.string)\""
+            return EchoText.quoted(scalar.string)
         case .sequence: return "a list"
         case .mapping: return "a mapping"
-        case .alias: return "an alias"
         }
     }
 
     /// A plain `~`, `null` or empty value.
     var isNullScalar: Bool {
-        guard case .scalar(let scalar) = self, scalar.style == .plain || scalar.style == .any else { return false }
+        guard case .scalar(let scalar) = self, scalar.style == .plain else { return false }
         return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }
 
@@ -65,11 +43,13 @@ extension Node {
 struct ValueReader {
     /// The setting's dotted name for messages, e.g. `retry.initial`.
     let key: String
-    let node: Node
+    let node: YAMLNode
 
     /// The scalar's text, or an error such as `namespace: expected a string, found a list`.
+    ///
+    /// Text holding NUL gives nil without a new error: the composer has reported it already.
     func string(_ sink: inout ErrorSink, expected: String = "a string") -> String? {
-        if let text = node.scalarText { return text }
+        if let text = node.scalarText { return text.hasNUL ? nil : text }
         sink.add(at: node.location, "\(key): expected \(expected), found \(node.foundDescription)")
         return nil
     }
@@ -83,7 +63,7 @@ struct ValueReader {
             return nil
         case .success(let duration):
             if positive, duration <= .zero {
-                sink.add(at: node.location, "\(key): expected a duration greater than zero, found \"\(text)\"")
+                sink.add(at: node.location, "\(key): expected a duration greater than zero, found \(EchoText.quoted(text))")
                 return nil
             }
             return duration
@@ -95,7 +75,7 @@ struct ValueReader {
         let expected = "one of " + allowed.joined(separator: ", ")
         guard let text = string(&sink, expected: expected) else { return nil }
         if allowed.contains(text) { return text }
-        sink.add(at: node.location, "\(key): expected \(expected), found \"\(text)\"")
+        sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text))")
         return nil
     }
 
@@ -107,7 +87,7 @@ struct ValueReader {
         case "true", "True", "TRUE": return true
         case "false", "False", "FALSE": return false
         default:
-            sink.add(at: node.location, "\(key): expected \(expected), found \"\(text)\"")
+            sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text))")
             return nil
         }
     }
@@ -116,9 +96,29 @@ struct ValueReader {
     func timeZone(_ sink: inout ErrorSink) -> TimeZone? {
         let expected = "an IANA time zone like Europe/Paris"
         guard let text = string(&sink, expected: expected) else { return nil }
-        if let zone = TimeZone(identifier: text) { return zone }
-        sink.add(at: node.location, "\(key): expected \(expected), found \"\(text)\"")
+        // Only the characters of IANA names reach Foundation: it reads the name as a C string
+        // and caches zones, so "UTC\0x" would be taken for UTC.
+        if Self.isZoneName(text), let zone = TimeZone(identifier: text) { return zone }
+        sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text))")
         return nil
+    }
+
+    /// `Europe/Paris`, `UTC`, `Etc/GMT+5`: 1 to 64 ASCII letters, digits and `/ _ - +`, no
+    /// empty or `..` part (so no path outside the zone database).
+    static func isZoneName(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= 64 else { return false }
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "_"),
+                 UInt8(ascii: "-"), UInt8(ascii: "+"):
+                continue
+            default:
+                return false
+            }
+        }
+        return text.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != ".." && $0 != "." }
     }
 
     /// A non-negative integer.
@@ -126,16 +126,21 @@ struct ValueReader {
         let expected = "a whole number 0 or greater"
         guard let text = string(&sink, expected: expected) else { return nil }
         if let value = Int(text), value >= 0, !text.hasPrefix("+") { return value }
-        sink.add(at: node.location, "\(key): expected \(expected), found \"\(text)\"")
+        sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text))")
         return nil
     }
 
     /// The mapping's pairs with scalar keys; unknown keys are reported with a suggestion.
-    func mapping(known: [String], _ sink: inout ErrorSink) -> [(key: String, keyNode: Node, value: Node)]? {
-        guard case .mapping(let mapping) = node else {
+    func mapping(known: [String], _ sink: inout ErrorSink) -> [(key: String, keyNode: YAMLNode, value: YAMLNode)]? {
+        guard case .mapping(let mapping, _) = node else {
             sink.add(at: node.location, "\(key): expected a mapping with keys \(known.joined(separator: ", ")), found \(node.foundDescription)")
             return nil
         }
         return MappingReader.pairs(of: mapping, known: known, prefix: key + ".", &sink)
     }
+}
+
+extension String {
+    /// Whether the text holds a NUL character (which C strings, and so exec, would cut at).
+    var hasNUL: Bool { utf8.contains(0) }
 }

@@ -1,5 +1,4 @@
 import RefreshdCore
-import Yams
 
 /// The checks for settings whose values have structure: identifiers, commands, retry policies,
 /// requirement lists and environments. Each reports its problems at the offending value and
@@ -13,7 +12,7 @@ enum SettingRules {
         guard let text = reader.string(&sink, expected: identifierExpectation) else { return nil }
         let labels = text.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(isLabelScalar) }) else {
-            sink.add(at: reader.node.location, "identifier: expected \(identifierExpectation), found \"\(text)\"")
+            sink.add(at: reader.node.location, "identifier: expected \(identifierExpectation), found \(EchoText.quoted(text))")
             return nil
         }
         return text
@@ -24,7 +23,7 @@ enum SettingRules {
         let expected = "a name of letters, digits, ., - and _ (like default or com.example)"
         guard let text = reader.string(&sink, expected: expected) else { return nil }
         guard !text.isEmpty, text.unicodeScalars.allSatisfy({ isLabelScalar($0) || $0 == "." }) else {
-            sink.add(at: reader.node.location, "namespace: expected \(expected), found \"\(text)\"")
+            sink.add(at: reader.node.location, "namespace: expected \(expected), found \(EchoText.quoted(text))")
             return nil
         }
         return text
@@ -36,7 +35,7 @@ enum SettingRules {
         var argv: [String] = []
         var programNode = reader.node
         switch reader.node {
-        case .sequence(let sequence):
+        case .sequence(let sequence, _):
             guard let first = sequence.first else {
                 sink.add(at: reader.node.location, "command: expected a program and its arguments, found an empty list")
                 return nil
@@ -44,13 +43,25 @@ enum SettingRules {
             programNode = first
             var valid = true
             for element in sequence {
-                if let text = element.scalarText { argv.append(text); continue }
+                if let text = element.scalarText {
+                    if text.hasNUL { valid = false; continue }  // reported by the composer
+                    if let problem = execStringProblem(text, what: "argument") {
+                        sink.add(at: element.location, "command: \(problem)")
+                        valid = false
+                    }
+                    argv.append(text)
+                    continue
+                }
                 sink.add(at: element.location, "command: expected each element to be a string, found \(element.foundDescription)")
                 valid = false
             }
             guard valid else { return nil }
         default:
             guard let text = reader.string(&sink, expected: expected) else { return nil }
+            if let problem = execStringProblem(text, what: "program") {
+                sink.add(at: reader.node.location, "command: \(problem)")
+                return nil
+            }
             argv = [text]
         }
         switch resolver.resolve(argv[0]) {
@@ -68,7 +79,7 @@ enum SettingRules {
         guard let pairs = reader.mapping(known: ["backoff", "initial", "max", "limit"], &sink) else { return nil }
         var policy = RetryPolicy()
         let before = sink.errors.count
-        var maxNode: Node?
+        var maxNode: YAMLNode?
         for pair in pairs {
             let value = ValueReader(key: "retry.\(pair.key)", node: pair.value)
             switch pair.key {
@@ -96,8 +107,8 @@ enum SettingRules {
     /// A list of `external-power` and `network` without repeats (a single value is accepted too).
     static func requires(_ reader: ValueReader, _ sink: inout ErrorSink) -> Set<String> {
         let allowed = ["external-power", "network"]
-        let elements: [Node]
-        if case .sequence(let sequence) = reader.node { elements = Array(sequence) } else { elements = [reader.node] }
+        let elements: [YAMLNode]
+        if case .sequence(let sequence, _) = reader.node { elements = Array(sequence) } else { elements = [reader.node] }
         var seen = Set<String>()
         for element in elements {
             guard let value = ValueReader(key: "requires", node: element).oneOf(allowed, &sink) else { continue }
@@ -110,23 +121,37 @@ enum SettingRules {
 
     /// `{NAME: value}` with names matching `[A-Za-z_][A-Za-z0-9_]*` and scalar values.
     static func environment(_ reader: ValueReader, _ sink: inout ErrorSink) -> [String: String] {
-        guard case .mapping(let mapping) = reader.node else {
+        guard case .mapping(let mapping, _) = reader.node else {
             sink.add(at: reader.node.location,
                      "environment: expected a mapping like {NAME: value}, found \(reader.node.foundDescription)")
             return [:]
         }
         var result: [String: String] = [:]
         for (keyNode, valueNode) in mapping {
+            if keyNode.scalarText?.hasNUL == true { continue }  // reported by the composer
             guard let name = keyNode.scalarText, isEnvironmentName(name) else {
                 sink.add(at: keyNode.location, "environment: expected a variable name matching [A-Za-z_][A-Za-z0-9_]*, "
                     + "found \(keyNode.foundDescription)")
                 continue
             }
             if let value = ValueReader(key: "environment.\(name)", node: valueNode).string(&sink) {
+                if let problem = execStringProblem(name + "=" + value, what: "variable (NAME=value)") {
+                    sink.add(at: valueNode.location, "environment.\(name): \(problem)")
+                    continue
+                }
                 result[name] = value
             }
         }
         return result
+    }
+
+    /// Why exec would refuse `text` as one argument or environment string, if it would: the
+    /// kernel takes at most MAX_ARG_STRLEN (131,072) bytes per string, its NUL included.
+    static func execStringProblem(_ text: String, what: String) -> String? {
+        let bytes = text.utf8.count
+        guard bytes > JobFileLimits.maximumExecStringBytes else { return nil }
+        return "the \(what) is \(bytes) bytes long; expected at most \(JobFileLimits.maximumExecStringBytes) bytes "
+            + "(the kernel's limit for one string, MAX_ARG_STRLEN), or every launch would fail with E2BIG"
     }
 
     static func isLabelScalar(_ scalar: Unicode.Scalar) -> Bool {

@@ -20,9 +20,9 @@ import Testing
     }
 
     @Test func yamlMarksAreOneBased() throws {
-        // libYAML counts from 0; Yams adds 1. The value `x` sits at line 2, column 7.
+        // libYAML counts from 0; the composer adds 1. The value `x` sits at line 2, column 7.
         let error = try #require(TestSupport.errors("identifier: a.b\nkind: x\ncommand: [true]\n").first)
         #expect(error.position == "2:7")
-        #expect(YAMLErrorLocator.location(ofUTF8Offset: 5, in: "ab\ncdef") == Location(line: 2, column: 3))
+        #expect(SourceText.location(ofUTF8Offset: 5, in: "ab\ncdef") == Location(line: 2, column: 3))
     }
 }

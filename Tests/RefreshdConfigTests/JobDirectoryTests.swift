@@ -119,7 +119,8 @@ import Testing
             guard case .failure(let errors) = JobDirectory.load(root + "/Jobs", searchPath: nil) else {
                 Issue.record("should fail"); return
             }
-            #expect(errors.description == path + ":1:1: expected UTF-8 text, found bytes that are not")
+            // The first bad byte: 0xE9 starts a three-byte sequence that 0xFF does not continue.
+            #expect(errors.description == path + ":1:5: expected UTF-8 text, found the byte 0xE9, which is not valid UTF-8 here")
         }
     }
 
