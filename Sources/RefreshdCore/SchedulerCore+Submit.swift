@@ -24,15 +24,17 @@ extension SchedulerCore {
         finishEvent(into: &effects)
     }
 
-    /// Submits a declared identifier's first request: the next slot of its schedule, or now for a
-    /// job that is not on a calendar. Nothing is submitted when the schedule has no next slot.
+    /// Submits a declared identifier's first request: the next slot of its schedule (plus the
+    /// job's jitter for that slot), or now for a job that is not on a calendar. Nothing is submitted when the schedule has no next slot.
     public mutating func submitFirst(_ identifier: String, at now: Instant,
                                      into effects: inout [SchedulerEffect]) throws(SchedulerError) {
         guard let definition = definitions[identifier] else { throw .notPermitted(identifier: identifier) }
         var earliest = now
         if let schedule = definition.schedule {
             guard let slot = schedule.next(after: now) else { return }
-            earliest = slot
+            // Jittered like every later slot (RandomizedDelaySec delays the first elapse too), so
+            // a fleet started together does not fetch together at its first slot either.
+            earliest = slot + jitter(definition, slot: slot)
         }
         try submit(TaskRequest(identifier: identifier, kind: definition.kind, earliestBeginDate: earliest),
                    at: now, into: &effects)

@@ -45,6 +45,21 @@ import Testing
         }
     }
 
+    /// Regression: the first request of a calendar job was not jittered, so a fleet started
+    /// together hit its first slot together (systemd's RandomizedDelaySec delays it too).
+    @Test func firstRequestIsJitteredLikeEveryLaterSlot() throws {
+        let jittered = definition(jitter: .minutes(10))
+        var d = VirtualDriver([jittered], start: Self.ten + .minutes(10))
+        var effects: [SchedulerEffect] = []
+        try d.core.submitFirst("cal.job", at: d.now, into: &effects)
+        let slot = Self.ten + .hours(1)
+        let delay = d.core.jitter(jittered, slot: slot)
+        #expect(delay > .zero && delay < .minutes(10))
+        #expect(d.core.pending("cal.job")?.earliest == slot + delay)
+        // The jittered request still stands for its slot: a missed-slot count finds it.
+        #expect(d.core.slot(of: d.core.pending("cal.job")!, jittered) == slot)
+    }
+
     @Test func missedOnceAfterDowntimeRunsOnce() {
         var d = VirtualDriver([definition(missed: .once)], start: Self.ten + .hours(5) + .minutes(30))
         d.record(d.core.restore(.init(pending: [pending(at: Self.ten)]), at: d.now))
