@@ -16,24 +16,34 @@ final class CommandProcess {
     private let pipes = [UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
                          UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)]
     private var splitters = [OutputLineSplitter(), OutputLineSplitter()]
+    /// One limit for both streams of the run: what reaches the log per second.
+    private var limiter = OutputRateLimiter()
+    private var loop: UnsafeMutablePointer<uv_loop_t>?
     private var openHandles = 0
     private let onLine: (String, String) -> Void
+    private let onNotice: (String) -> Void
     private let onExit: (RunExit) -> Void
 
     /// - Parameters:
-    ///   - onLine: called with ("stdout" | "stderr", line) for each line of output.
+    ///   - onLine: called with ("stdout" | "stderr", line) for each line of output that fits the
+    ///     log's rate limit (`OutputRateLimiter`).
+    ///   - onNotice: called with a sentence about output that was not logged.
     ///   - onExit: called once when the leader exits.
-    init(runID: Int64, identifier: String, onLine: @escaping (String, String) -> Void,
+    init(runID: Int64, identifier: String, limiter: OutputRateLimiter = OutputRateLimiter(),
+         onLine: @escaping (String, String) -> Void, onNotice: @escaping (String) -> Void,
          onExit: @escaping (RunExit) -> Void) {
         self.runID = runID
         self.identifier = identifier
+        self.limiter = limiter
         self.onLine = onLine
+        self.onNotice = onNotice
         self.onExit = onExit
     }
 
     /// Spawns the command. On failure returns libuv's error text and releases everything.
     func spawn(loop: UnsafeMutablePointer<uv_loop_t>, argv: [String], environment: [String],
                workingDirectory: String?) -> String? {
+        self.loop = loop
         let context = Unmanaged.passRetained(self).toOpaque()
         let cArgs = CStringArray(argv)
         let cEnv = CStringArray(environment)
@@ -96,20 +106,37 @@ final class CommandProcess {
     private func read(stream: UnsafeMutablePointer<uv_stream_t>, count: Int, base: UnsafeMutablePointer<CChar>?) {
         let index = UnsafeMutableRawPointer(stream) == UnsafeMutableRawPointer(pipes[0]) ? 0 : 1
         let name = index == 0 ? "stdout" : "stderr"
+        if let loop, let dropped = limiter.advance(to: uv_now(loop)) { reportDropped(dropped) }
         if count > 0, let base {
-            for line in splitters[index].feed(UnsafeRawBufferPointer(start: base, count: count)) {
+            let chunk = UnsafeRawBufferPointer(start: base, count: count)
+            if limiter.isFull {
+                // Over the limit: count and drop without building lines, so a flood costs little.
+                var lineEnds = 0
+                for byte in chunk where byte == UInt8(ascii: "\n") { lineEnds += 1 }
+                limiter.drop(bytes: count, lineEnds: lineEnds)
+                splitters[index].reset()
+                return
+            }
+            for line in splitters[index].feed(chunk) where limiter.admit(length: line.utf8.count) {
                 onLine(name, line)
             }
         } else if count < 0 {
-            if let rest = splitters[index].finish() { onLine(name, rest) }
+            if let rest = splitters[index].finish(), limiter.admit(length: rest.utf8.count) { onLine(name, rest) }
+            if let dropped = limiter.takeDropped() { reportDropped(dropped) }
             uv_read_stop(stream)
             close(UnsafeMutableRawPointer(stream))
         }
     }
 
+    private func reportDropped(_ dropped: (lines: Int, bytes: Int)) {
+        onNotice("\(dropped.lines) line\(dropped.lines == 1 ? "" : "s") (\(dropped.bytes) bytes) of output not logged: "
+                 + "over \(limiter.maxLines) lines or \(limiter.maxBytes / 1024) KiB a second")
+    }
+
     private func exited(status: Int64, signal: Int32) {
         // Stragglers the job left behind in its group die with it.
         signalGroup(SIGKILL)
+        if let dropped = limiter.takeDropped() { reportDropped(dropped) }
         onExit(signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status)))
         close(UnsafeMutableRawPointer(process))
     }

@@ -20,6 +20,9 @@ struct OutputLineSplitter {
         return lines
     }
 
+    /// Forgets a partial line (its bytes were dropped, so its end would be a wrong line).
+    mutating func reset() { buffer.removeAll(keepingCapacity: true) }
+
     /// The unterminated rest at end of stream, if any.
     mutating func finish() -> String? { buffer.isEmpty ? nil : take() }
 

@@ -55,6 +55,7 @@ extension RefreshScheduler {
         let process = CommandProcess(
             runID: order.runID, identifier: order.identifier,
             onLine: { stream, line in logger.info("\(tag) \(stream): \(line)") },
+            onNotice: { text in logger.warning("\(tag) \(text)") },
             onExit: { [weak self] exit in
                 guard let self else { return }
                 self.processes[order.runID] = nil

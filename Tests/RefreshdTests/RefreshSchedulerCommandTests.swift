@@ -99,3 +99,49 @@ import RefreshdCore
         #expect(h.lines.contains("could not start /nonexistent/program"))
     }
 }
+
+/// A job that prints as fast as it can: the log gets a bounded share, the rest is counted and
+/// reported, and the expiration is delivered on time (the loop is never starved).
+@Suite(.serialized) struct OutputFloodTests {
+    @Test func floodIsRateLimitedAndTheExpirationIsOnTime() throws {
+        let h = try LoopHarness { s in
+            s.register(TaskDefinition(identifier: "t.flood", kind: .processing, allowance: .milliseconds(1500),
+                                      grace: .milliseconds(200)),
+                       command: CommandJob(argv: ["/usr/bin/yes", "flood"]))
+        }
+        defer { h.removeDirectory() }
+        try h.scheduler.submit(TaskRequest(identifier: "t.flood", kind: .processing))
+        h.start()
+        #expect(h.wait(timeout: 10) { h.outcomes()["t.flood"] == [.expired] })
+        #expect(h.stop())
+        let logged = h.lines.all.filter { $0.contains("t.flood[1] stdout: flood") }.count
+        // Two one-second windows at most (the run lasts ~1.5 s), 200 lines each.
+        #expect(logged > 0 && logged <= 400, "\(logged) lines logged")
+        #expect(h.lines.contains("of output not logged: over 200 lines or 256 KiB a second"))
+        let run = try #require(h.runs().first)
+        let took = run.ended!.duration(since: run.started)
+        // SIGTERM kills `yes` at once: the run ends at its deadline, not seconds later.
+        #expect(took < .milliseconds(1500 + 500), "ended \(took) after start")
+    }
+
+    @Test func limiterCountsWhatItDrops() {
+        var limiter = OutputRateLimiter(maxLines: 2, maxBytes: 100)
+        let first = limiter.advance(to: 5000)
+        #expect(first == nil)
+        let admitted = [limiter.admit(length: 10), limiter.admit(length: 10), limiter.admit(length: 10)]
+        #expect(admitted == [true, true, false])
+        #expect(limiter.isFull)
+        limiter.drop(bytes: 65536, lineEnds: 9)
+        let sameWindow = limiter.advance(to: 5500)
+        #expect(sameWindow == nil)
+        let dropped = limiter.advance(to: 6000)
+        #expect(dropped?.lines == 10 && dropped?.bytes == 65546)
+        #expect(!limiter.isFull)
+        let tooLong = limiter.admit(length: 101)
+        #expect(!tooLong)  // one line over the byte budget is dropped too
+        let rest = limiter.takeDropped()
+        #expect(rest?.bytes == 101)
+        let none = limiter.takeDropped()
+        #expect(none == nil)
+    }
+}

@@ -1,0 +1,59 @@
+/// Caps how much of a run's output reaches the log, so that a job printing as fast as it can
+/// (`yes`) cannot flood the log or keep the loop thread writing while timers and signals wait.
+///
+/// Per run and per one-second window: at most `maxLines` lines and `maxBytes` bytes are logged;
+/// the rest is read and dropped (never buffered), counted, and reported once when the window
+/// after it begins or the run ends ("… lines of output not logged"). The job is never slowed or
+/// blocked: its pipe is drained at full speed, only the log is limited.
+struct OutputRateLimiter {
+    let maxLines: Int
+    let maxBytes: Int
+    private var windowStart: UInt64 = 0
+    private var lines = 0
+    private var bytes = 0
+    private(set) var droppedLines = 0
+    private(set) var droppedBytes = 0
+
+    init(maxLines: Int = 200, maxBytes: Int = 256 * 1024) {
+        self.maxLines = maxLines
+        self.maxBytes = maxBytes
+    }
+
+    /// Starts a new window if `now` (monotonic milliseconds) is past the current one; returns
+    /// the drop counts of the window that ended, if anything was dropped in it.
+    mutating func advance(to now: UInt64) -> (lines: Int, bytes: Int)? {
+        guard now >= windowStart + 1000 else { return nil }
+        windowStart = now
+        lines = 0
+        bytes = 0
+        return takeDropped()
+    }
+
+    /// Whether the window still has room for a line of `length` bytes; counts it either way.
+    mutating func admit(length: Int) -> Bool {
+        if lines < maxLines, bytes + length <= maxBytes {
+            lines += 1
+            bytes += length
+            return true
+        }
+        droppedLines += 1
+        droppedBytes += length
+        return false
+    }
+
+    /// Whether this window is already full, so whole chunks can be dropped without splitting.
+    var isFull: Bool { lines >= maxLines || bytes >= maxBytes }
+
+    /// Records bytes dropped unsplit, with the number of line ends among them.
+    mutating func drop(bytes count: Int, lineEnds: Int) {
+        droppedLines += lineEnds
+        droppedBytes += count
+    }
+
+    /// The drop counts so far (nil when nothing was dropped), reset.
+    mutating func takeDropped() -> (lines: Int, bytes: Int)? {
+        guard droppedBytes > 0 || droppedLines > 0 else { return nil }
+        defer { droppedLines = 0; droppedBytes = 0 }
+        return (droppedLines, droppedBytes)
+    }
+}
