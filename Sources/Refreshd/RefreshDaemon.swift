@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Logging
 import RefreshdConfig
@@ -17,9 +18,22 @@ public final class RefreshDaemon: @unchecked Sendable {
     public var maxConcurrentRuns: Int
     public var seed: UInt64?
     public var logger: Logger
+    /// Install SIGTERM/SIGINT/SIGHUP handlers (true for `refreshd run`; tests embed without).
+    public var handleSignals = true
+    /// A reload still reading the job directory after this long is abandoned: the running config
+    /// stays, and scheduling never waited for it (the reading happens on a worker thread).
+    public var reloadTimeout: Duration = .seconds(10)
+    /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
+    var loadJobs: @Sendable (String) -> Result<[JobConfig], ConfigErrors> = { JobDirectory.load($0) }
     /// The config in force, by identifier (loop thread once running).
     var jobs: [String: JobConfig] = [:]
     var scheduler: RefreshScheduler?
+    /// Reload bookkeeping (loop thread): the read under way, if any, and a request that came in
+    /// meanwhile (served when it ends, so a burst of edits costs one more read, not one each).
+    var reloadUnderway: (generation: Int, reason: String, abandoned: Bool)?
+    var reloadRequestedMeanwhile: String?
+    var reloadGeneration = 0
+    var reloadTimer: OneShotTimer?
 
     public init(jobsDirectory: String, stateDirectory: String, sharedContainer: String? = nil,
                 maxConcurrentRuns: Int = 4, seed: UInt64? = nil, logger: Logger = Logger(label: "refreshd")) {
@@ -36,12 +50,12 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// - Throws: `ConfigErrors` for an invalid job directory, `StoreError` for an unusable state
     ///   directory, `SchedulerFailure` if state could not be committed while running.
     public func run() throws {
-        let loaded = try JobDirectory.load(jobsDirectory).get()
+        let loaded = try loadJobs(jobsDirectory).get()
         let options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
             configuration: SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns,
                                                   seed: seed ?? Self.machineSeed()),
-            handleSignals: true, logger: logger)
+            handleSignals: handleSignals, logger: logger)
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
         for job in loaded {
@@ -65,13 +79,60 @@ public final class RefreshDaemon: @unchecked Sendable {
         .command(CommandJob(argv: job.command, environment: job.environment, workingDirectory: job.projectRoot))
     }
 
-    /// Re-reads the job directory. Valid: added jobs are submitted, removed jobs' pending requests
-    /// cancelled, changed jobs' pending requests replaced, unchanged jobs left alone (their pending
-    /// requests and counters too). Invalid: every error is logged and the running config stays.
+    /// Re-reads the job directory (loop thread). Valid: added jobs are submitted, removed jobs'
+    /// pending requests cancelled, changed jobs' pending requests replaced, unchanged jobs left
+    /// alone (their pending requests and counters too). Invalid: every error is logged and the
+    /// running config stays.
+    ///
+    /// The files are read and validated on a worker thread, so a slow disk or a hostile file
+    /// never holds up timers, launches or signals; a read that takes longer than
+    /// `reloadTimeout` is abandoned with an error and the running config stays in force.
     func reload(reason: String) {
-        guard let scheduler else { return }
+        guard let scheduler, !scheduler.isStopping else { return }
+        if let underway = reloadUnderway {
+            reloadRequestedMeanwhile = reason
+            if underway.abandoned {
+                logger.error("reload postponed (\(reason)): an abandoned read of \(jobsDirectory) is still running; trying again when it ends")
+            }
+            return
+        }
+        reloadGeneration += 1
+        let generation = reloadGeneration
+        reloadUnderway = (generation, reason, false)
+        if reloadTimer == nil { reloadTimer = scheduler.makeTimer() }
+        reloadTimer?.start(after: reloadTimeout) { [unowned self] in self.abandonReload(generation) }
+        let directory = jobsDirectory, load = loadJobs
+        Thread.detachNewThread { [weak self, weak scheduler] in
+            let result = load(directory)
+            let daemon = self
+            scheduler?.performOnLoop { daemon?.reloadRead(generation, result) }
+        }
+    }
+
+    /// The worker took too long: keep the running config; ignore its result when it comes.
+    func abandonReload(_ generation: Int) {
+        guard let underway = reloadUnderway, underway.generation == generation, !underway.abandoned else { return }
+        reloadUnderway?.abandoned = true
+        logger.error("reload abandoned (\(underway.reason)): reading \(jobsDirectory) took longer than \(DurationParser.format(reloadTimeout)); keeping the running config of \(jobs.count) job\(jobs.count == 1 ? "" : "s")")
+    }
+
+    /// The worker's result, on the loop thread.
+    func reloadRead(_ generation: Int, _ result: Result<[JobConfig], ConfigErrors>) {
+        guard let underway = reloadUnderway, underway.generation == generation else { return }
+        reloadUnderway = nil
+        reloadTimer?.stop()
+        if !underway.abandoned { apply(result, reason: underway.reason) }
+        if let again = reloadRequestedMeanwhile {
+            reloadRequestedMeanwhile = nil
+            reload(reason: again)
+        }
+    }
+
+    /// Applies a directory read as a diff against the config in force.
+    func apply(_ result: Result<[JobConfig], ConfigErrors>, reason: String) {
+        guard let scheduler, !scheduler.isStopping else { return }
         let loaded: [JobConfig]
-        switch JobDirectory.load(jobsDirectory) {
+        switch result {
         case let .failure(errors):
             for error in errors.errors { logger.error("reload refused: \(error)") }
             logger.error("reload refused (\(reason)): \(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s"); keeping the running config of \(jobs.count) job\(jobs.count == 1 ? "" : "s")")

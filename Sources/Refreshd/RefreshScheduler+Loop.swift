@@ -43,6 +43,12 @@ extension RefreshScheduler {
             clockWatch?.clockWasSet()
         }
         drain()
+        let tasks = lock.withLock { () -> [@Sendable () -> Void] in
+            defer { loopTasks.removeAll() }
+            return loopTasks
+        }
+        for task in tasks { task() }
+        drain()
     }
 
     func execute(_ effect: SchedulerEffect) {
@@ -95,6 +101,8 @@ extension RefreshScheduler {
         clockWatch?.stop()
         for watch in directoryWatches { watch.close() }
         directoryWatches.removeAll()
+        for timer in timers { timer.close() }
+        timers.removeAll()
         uv_timer_stop(timer)
         uv_close(UnsafeMutableRawPointer(timer).assumingMemoryBound(to: uv_handle_t.self), nil)
         lock.withLock {

@@ -83,6 +83,9 @@ public final class RefreshScheduler: @unchecked Sendable {
     var monitor: ConditionsMonitor?
     var clockWatch: ClockWatch?
     var directoryWatches: [DirectoryWatch] = []
+    var timers: [OneShotTimer] = []
+    /// Closures queued by `performOnLoop` (guarded by `lock`).
+    var loopTasks: [@Sendable () -> Void] = []
     var loopThread: pthread_t?
     var draining = false
     var closing = false
@@ -268,6 +271,21 @@ public final class RefreshScheduler: @unchecked Sendable {
         }
         directoryWatches.append(watch)
         return true
+    }
+
+    /// Runs `body` on the loop thread soon (from any thread), after effects already queued.
+    func performOnLoop(_ body: @escaping @Sendable () -> Void) {
+        lock.withLock {
+            loopTasks.append(body)
+            if asyncOpen { _ = uv_async_send(async) }
+        }
+    }
+
+    /// A one-shot timer on this loop, closed with the loop's other handles (loop thread).
+    func makeTimer() -> OneShotTimer {
+        let timer = OneShotTimer(loop: loop)
+        timers.append(timer)
+        return timer
     }
 
     /// Delivers a "wall clock was set" notice on the loop thread, exactly as the timerfd does.
