@@ -10,7 +10,11 @@ import Darwin
 ///
 /// The state directory is created with mode 0700: it holds what jobs ran and when, which is
 /// nobody else's business, and the lock file that keeps two daemons apart.
-enum StateDirectory {
+///
+/// Errors say what is really wrong with a path (it does not exist, it is a file where a
+/// directory is expected or the reverse, permission is denied), never SQLite's generic
+/// "unable to open database file" or "disk I/O error" for a problem the file system can name.
+public enum StateDirectory {
     /// The state file's name inside the state directory.
     static let databaseName = "state.sqlite"
     /// The lock file's name inside the state directory.
@@ -37,18 +41,101 @@ enum StateDirectory {
                     throw systemError(prefix, "creating the state directory")
                 }
                 guard isDirectory(prefix) else {
-                    throw StoreError(kind: .system, path: prefix, context: "creating the state directory",
-                                     detail: "it exists and is not a directory")
+                    throw StoreError(kind: .wrongType, path: prefix, context: "creating the state directory",
+                                     detail: "it is \(typeName(prefix)), not a directory")
                 }
             }
             prefix += "/"
         }
     }
 
-    /// Whether something exists at `path` (without following a final symlink's absence).
+    /// Whether something exists at `path` (without following a final symlink's absence), or may
+    /// exist: only "no such file" counts as absent. A path that cannot be looked up for another
+    /// reason (a parent without search permission, a parent that is a file) counts as present,
+    /// so that `checkAccess` reports that reason instead of "the file does not exist".
     static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return lstat(path, &info) == 0 || errno != ENOENT
+    }
+
+    /// What is at `path`, in words: `a directory`, `a regular file`, `a symbolic link`, ...;
+    /// `nothing` if it cannot be looked up. Follows symbolic links.
+    static func typeName(_ path: String) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "nothing" }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return "a directory"
+        case S_IFREG: return "a regular file"
+        case S_IFLNK: return "a symbolic link"
+        case S_IFIFO: return "a named pipe"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        default: return "not a regular file"
+        }
+    }
+
+    /// Checks, without opening or creating anything, that `directory` is a readable state
+    /// directory holding a readable state file, as `refreshd status` needs it, and throws an
+    /// error that says what is wrong otherwise:
+    ///
+    /// - `.noState`: the directory does not exist, or has no `state.sqlite`;
+    /// - `.wrongType`: the directory (or a parent of it) is not a directory, or `state.sqlite`
+    ///   is not a regular file;
+    /// - `.inaccessible`: permission denied (or another OS error), naming the path concerned.
+    ///
+    /// What is inside the file (a database, damaged, foreign) is `StateStore.open`'s to check.
+    public static func checkReadable(_ directory: String) throws(StoreError) {
+        let context = "reading the state directory"
+        guard !directory.isEmpty else {
+            throw StoreError(kind: .system, path: directory, context: context,
+                             detail: "the state directory path is empty")
+        }
+        var info = stat()
+        if stat(directory, &info) != 0 {
+            let code = errno
+            switch code {
+            case ENOENT:
+                throw StoreError(kind: .noState, path: directory, context: context,
+                                 detail: "the state directory does not exist")
+            case ENOTDIR:
+                let parent = firstNonDirectory(above: directory) ?? directory
+                throw StoreError(kind: .wrongType, path: parent, context: context,
+                                 detail: "it is \(typeName(parent)), not a directory, so the state directory "
+                                     + "\(directory) cannot be inside it")
+            default:
+                errno = code
+                throw systemError(directory, context, kind: .inaccessible)
+            }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw StoreError(kind: .wrongType, path: directory, context: context,
+                             detail: "it is \(typeName(directory)), not a directory")
+        }
+        if access(directory, R_OK | X_OK) != 0 {
+            throw systemError(directory, context, kind: .inaccessible)
+        }
+        let file = path(directory, databaseName)
+        if stat(file, &info) != 0 {
+            if errno == ENOENT {
+                throw StoreError(kind: .noState, path: file, context: "opening the state file",
+                                 detail: "the state directory has no \(databaseName)")
+            }
+            throw systemError(file, "opening the state file", kind: .inaccessible)
+        }
+        try checkAccess(file, readOnly: true)
+    }
+
+    /// The first prefix of `path` (from the root down) that exists and is not a directory.
+    static func firstNonDirectory(above path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += component
+            var info = stat()
+            if stat(prefix, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR { return prefix }
+            prefix += "/"
+        }
+        return nil
     }
 
     static func isDirectory(_ path: String) -> Bool {
@@ -58,7 +145,17 @@ enum StateDirectory {
 
     /// Checks that an existing file can be read (and written, unless `readOnly`), so that a
     /// permission problem is reported as such rather than as SQLite's generic "unable to open".
+    /// Also checks that it is a regular file (a directory named `state.sqlite` would otherwise
+    /// surface as SQLite's "disk I/O error").
     static func checkAccess(_ path: String, readOnly: Bool) throws(StoreError) {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            throw systemError(path, "opening the state file", kind: .inaccessible)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError(kind: .wrongType, path: path, context: "opening the state file",
+                             detail: "it is \(typeName(path)), not a regular file; expected the SQLite state file")
+        }
         if access(path, R_OK) != 0 {
             throw systemError(path, "opening the state file for reading", kind: .inaccessible)
         }

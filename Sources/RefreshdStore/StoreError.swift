@@ -9,7 +9,8 @@ import CSQLite
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, for callers that react differently (exit codes, `refreshd status`).
     public enum Kind: Sendable, Hashable {
-        /// Read-only open of a state directory that has no state file (or an empty one).
+        /// Read-only open of a state directory that has no state file (or an empty one), or that
+        /// does not exist.
         case noState
         /// The file is not an SQLite database (`SQLITE_NOTADB`).
         case notADatabase
@@ -33,6 +34,29 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case sqlite
         /// An operating-system call failed (creating the directory, the lock file).
         case system
+        /// The path is not the kind of file expected: a state directory that is a regular file
+        /// (or has one as a parent), a state file that is a directory.
+        case wrongType
+
+        /// A stable name for programs (`refreshd status --json`): `no-state`, `not-a-database`,
+        /// `corrupt`, `inaccessible`, `foreign-database`, `newer-schema`, `locked`,
+        /// `invalid-change`, `closed`, `sqlite`, `system`, `wrong-type`.
+        public var name: String {
+            switch self {
+            case .noState: "no-state"
+            case .notADatabase: "not-a-database"
+            case .corrupt: "corrupt"
+            case .inaccessible: "inaccessible"
+            case .foreignDatabase: "foreign-database"
+            case .newerSchema: "newer-schema"
+            case .locked: "locked"
+            case .invalidChange: "invalid-change"
+            case .closed: "closed"
+            case .sqlite: "sqlite"
+            case .system: "system"
+            case .wrongType: "wrong-type"
+            }
+        }
     }
 
     public var kind: Kind
@@ -72,6 +96,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             + "or restore it from a backup."
     }
 
+    /// "state file" for the state file, "state directory" for anything else (the directory or
+    /// one of its parents).
+    private var noun: String {
+        path == StateDirectory.databaseName || path.hasSuffix("/" + StateDirectory.databaseName)
+            ? "state file" : "state directory"
+    }
+
     public var description: String {
         let code = sqliteCode.map { " (SQLite error \($0))" } ?? ""
         switch kind {
@@ -85,8 +116,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return "refreshd state file \(path) is damaged (\(detail))\(code) while \(context). "
                 + moveAside
         case .inaccessible:
-            return "refreshd state file \(path) cannot be used: \(detail)\(code) while \(context). "
-                + "Check the ownership and permissions of the file and its directory; "
+            return "refreshd \(noun) \(path) cannot be used: \(detail)\(code) while \(context). "
+                + "Check the ownership and permissions of \(path) and of the directories above it; "
                 + "refreshd will not replace it."
         case .foreignDatabase:
             return "\(path) is an SQLite database but not a refreshd state file (\(detail)). "
@@ -108,6 +139,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return "refreshd state \(path): \(detail)\(code) while \(context)."
         case .system:
             return "refreshd state \(path): \(detail) while \(context)."
+        case .wrongType:
+            return "refreshd \(noun) \(path) cannot be used: \(detail) (while \(context)). "
+                + "refreshd will not delete or replace it: give --state a directory of its own, "
+                + "or move \(path) aside."
         }
     }
 }

@@ -50,13 +50,13 @@ import RefreshdStore
         }
     }
 
-    @Test func aFileInPlaceOfTheDirectoryIsASystemError() throws {
+    @Test func aFileInPlaceOfTheDirectoryIsAWrongTypeError() throws {
         try withTemporaryDirectory { temp in
             let path = temp + "/state"
             #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
             let error = #expect(throws: StoreError.self) { try StateDirectoryLock.acquire(directory: path) }
-            #expect(error?.kind == .system)
-            #expect(error?.description.contains(path) == true)
+            #expect(error?.kind == .wrongType)
+            #expect(error?.description.contains("\(path) cannot be used: it is a regular file, not a directory") == true)
             #expect(fileBytes(path) == Data("x".utf8))
         }
     }
