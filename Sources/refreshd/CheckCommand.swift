@@ -12,41 +12,25 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "Directory of job files.")
     var directory = "Jobs"
 
-    @Flag(help: "Print the jobs as JSON.")
+    @Flag(help: "Print a JSON object with keys directory, valid, jobs and errors (also when there are errors).")
     var json = false
 
     func run() throws {
         switch JobDirectory.load(directory) {
         case let .failure(errors):
+            if json {
+                try printJSON(CheckReport(directory: directory, jobs: [],
+                                          errors: errors.errors.map(CheckReport.Problem.init)))
+                throw ExitCode(1)
+            }
             for error in errors.errors { print(error) }
             print("\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s") in \(directory)")
             throw ExitCode(1)
         case let .success(jobs):
             let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
             if json {
-                let rows = jobs.map { job -> [String: Any] in
-                    let d = job.definition
-                    var row: [String: Any] = [
-                        "identifier": d.identifier, "kind": d.kind.rawValue,
-                        "file": job.file, "earliest": job.earliest.text,
-                        "allowance": DurationParser.format(d.allowance),
-                        "missed": d.missed.rawValue, "jitter": DurationParser.format(d.jitter),
-                        "fixedJitter": d.fixedJitter, "accuracy": DurationParser.format(d.accuracy),
-                    ]
-                    if d.missed == .all { row["catchUp"] = DurationParser.format(d.catchUp) }
-                    switch d.resubmit {
-                    case .none: break
-                    case let .after(interval): row["resubmit"] = "after \(DurationParser.format(interval))"
-                    case let .calendar(schedule): row["resubmit"] = "calendar \(schedule.text)"
-                    }
-                    if let schedule = Self.calendar(of: job) {
-                        row["nextElapses"] = CalendarScheduleBuilder.elapses(of: schedule, after: now, count: 3)
-                            .map { Self.iso($0, in: Self.utc) }
-                    }
-                    return row
-                }
-                let data = try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-                print(String(decoding: data, as: UTF8.self))
+                try printJSON(CheckReport(directory: directory, jobs: jobs.map { Self.summary(of: $0, now: now) },
+                                          errors: []))
                 return
             }
             for job in jobs {
@@ -82,6 +66,33 @@ struct CheckCommand: ParsableCommand {
             }
             print("\(jobs.count) job\(jobs.count == 1 ? "" : "s") OK in \(directory)")
         }
+    }
+
+    /// Prints `report` as pretty JSON with sorted keys on stdout.
+    private func printJSON(_ report: CheckReport) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(report), as: UTF8.self))
+    }
+
+    /// One valid job as `check --json` shows it.
+    static func summary(of job: JobConfig, now: Instant) -> CheckReport.Job {
+        let d = job.definition
+        let resubmit: String? = switch d.resubmit {
+        case .none: nil
+        case let .after(interval): "after \(DurationParser.format(interval))"
+        case let .calendar(schedule): "calendar \(schedule.text)"
+        }
+        let nextElapses = calendar(of: job).map { schedule in
+            CalendarScheduleBuilder.elapses(of: schedule, after: now, count: 3).map { iso($0, in: utc) }
+        }
+        return CheckReport.Job(
+            identifier: d.identifier, kind: d.kind.rawValue, file: job.file, earliest: job.earliest.text,
+            allowance: DurationParser.format(d.allowance), missed: d.missed.rawValue,
+            jitter: DurationParser.format(d.jitter), fixedJitter: d.fixedJitter,
+            accuracy: DurationParser.format(d.accuracy),
+            catchUp: d.missed == .all ? DurationParser.format(d.catchUp) : nil,
+            resubmit: resubmit, nextElapses: nextElapses)
     }
 
     /// The calendar a job's runs follow: its resubmit calendar, else its calendar `earliest:`.
