@@ -17,17 +17,30 @@ struct StatusCommand: ParsableCommand {
     @Option(name: .long, help: "How many recent runs to show.")
     var runs = 20
 
-    @Flag(help: "Print a JSON object with keys pending, runs, jobs and counters.")
+    @Flag(help: "Print a JSON object with keys pending, runs, jobs and counters; on an error, an object with the key error.")
     var json = false
 
     func run() throws {
-        let store: StateStore
         do {
-            store = try StateStore.open(directory: state, readOnly: true)
-        } catch {
-            FileHandle.standardError.write(Data("refreshd: status: \(error)\n".utf8))
+            try show()
+        } catch let error as StoreError {
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(StatusFailure(error)), as: UTF8.self))
+            } else {
+                FileHandle.standardError.write(Data("refreshd: status: \(error)\n".utf8))
+            }
             throw ExitCode(1)
         }
+    }
+
+    /// Opens the state read-only and prints it; every failure is a `StoreError` naming the path.
+    private func show() throws {
+        // Checks the folder and the file first, so that what is wrong with them is named
+        // precisely (does not exist, not a directory, permission denied).
+        try StateDirectory.checkReadable(state)
+        let store = try StateStore.open(directory: state, readOnly: true)
         let pending = try store.pendingRequests()
         let recent = try store.recentRuns(limit: runs)
         let last = try store.lastRunPerJob()
@@ -93,5 +106,31 @@ struct StatusCommand: ParsableCommand {
         if let status = r.exitStatus { o["exitStatus"] = status }
         if let signal = r.signal { o["signal"] = signal }
         return o
+    }
+}
+
+/// What `refreshd status --json` prints when the state cannot be read (exit status 1):
+///
+/// ```json
+/// {"error": {"kind": "wrong-type", "path": ".refreshd/state.sqlite",
+///            "detail": "it is a directory, not a regular file; ...", "message": "refreshd state file ..."}}
+/// ```
+///
+/// `kind` is `StoreError.Kind.name` (`no-state`, `wrong-type`, `inaccessible`, `not-a-database`,
+/// `corrupt`, `foreign-database`, `newer-schema`, `sqlite`, ...); `path` is the file or directory
+/// concerned, `detail` the short reason and `message` the full sentence the text output prints.
+struct StatusFailure: Encodable {
+    struct Body: Encodable {
+        var kind: String
+        var path: String
+        var detail: String
+        var message: String
+    }
+
+    var error: Body
+
+    init(_ error: StoreError) {
+        self.error = Body(kind: error.kind.name, path: error.path, detail: error.detail,
+                          message: error.description)
     }
 }

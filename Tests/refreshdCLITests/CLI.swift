@@ -19,16 +19,20 @@ enum CLI {
         var stderr: String
     }
 
-    /// Runs to completion (killed after `timeout`) and captures output.
-    static func run(_ arguments: [String], timeout: Double = 30) throws -> Result {
-        let p = try start(arguments)
+    /// Runs to completion (killed after `timeout`) and captures output. `directory` is the
+    /// working directory (default: the test's); `via` is a command that runs the binary
+    /// (`["/usr/bin/setpriv", "--reuid=nobody", ...]`), given as an absolute path.
+    static func run(_ arguments: [String], timeout: Double = 30, directory: String? = nil,
+                    via: [String] = []) throws -> Result {
+        let p = try start(arguments, directory: directory, via: via)
         defer { p.cleanUp() }
         let status = p.wait(timeout: timeout) ?? -1
         return Result(status: status, stdout: p.output(), stderr: p.errors())
     }
 
     /// Starts the binary in the background; the caller stops it.
-    static func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Running {
+    static func start(_ arguments: [String], environment extra: [String: String] = [:],
+                      directory workingDirectory: String? = nil, via: [String] = []) throws -> Running {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-out-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var actions = posix_spawn_file_actions_t()
@@ -37,7 +41,10 @@ enum CLI {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, dir + "/stdout", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, dir + "/stderr", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = [binary] + arguments
+        // Glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift: a shell changes
+        // directory, then execs the rest.
+        let chdir = workingDirectory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] } ?? []
+        let argv = chdir + via + [binary] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         var pid: pid_t = 0
@@ -45,7 +52,7 @@ enum CLI {
         for (key, value) in extra { environment[key] = value }
         var cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for e in cEnv { free(e) } }
-        let rc = posix_spawn(&pid, binary, &actions, nil, &cArgs, &cEnv)
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO) }
         return Running(pid: pid, directory: dir)
     }
