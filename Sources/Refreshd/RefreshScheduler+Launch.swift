@@ -72,7 +72,7 @@ extension RefreshScheduler {
         let ticks = OrphanReaper.stat(pid: process.pid)?.startTicks
         lock.withLock {
             do {
-                try store?.recordProcess(runID: order.runID, processGroup: process.pid, startTicks: ticks)
+                try store?.apply([.processStarted(runID: order.runID, processGroup: process.pid, startTicks: ticks)])
             } catch {
                 logger.error("\(tag) process group not recorded: \(error)")
             }

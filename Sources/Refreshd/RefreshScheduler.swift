@@ -244,7 +244,7 @@ public final class RefreshScheduler: @unchecked Sendable {
 
     /// Remembers the `earliest:` text a job's first request was made from.
     func recordSeedSpec(_ spec: String, for identifier: String) throws {
-        try lock.withLock { try store?.setSeedSpec(spec, for: identifier) }
+        try lock.withLock { try store?.apply([.seedSpec(identifier: identifier, spec: spec)]) }
     }
 
     /// The pending request for an identifier, if any (saved state restored first).

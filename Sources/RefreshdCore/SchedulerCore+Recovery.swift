@@ -6,13 +6,17 @@ extension SchedulerCore {
         public var unfinishedRuns: [RunRecord]
         public var failureStreaks: [String: Int]
         public var nextRunID: Int64
+        /// The `earliest:` text each job's first request was last made from.
+        public var seedSpecs: [String: String]
 
         public init(pending: [PendingRequest] = [], unfinishedRuns: [RunRecord] = [],
-                    failureStreaks: [String: Int] = [:], nextRunID: Int64 = 1) {
+                    failureStreaks: [String: Int] = [:], nextRunID: Int64 = 1,
+                    seedSpecs: [String: String] = [:]) {
             self.pending = pending
             self.unfinishedRuns = unfinishedRuns
             self.failureStreaks = failureStreaks
             self.nextRunID = nextRunID
+            self.seedSpecs = seedSpecs
         }
     }
 

@@ -13,4 +13,11 @@ public enum StateChange: Sendable, Hashable {
     /// Calendar slots of a job that passed unrun (downtime, sleep, a clock step), counted on the
     /// day they were noticed.
     case missedSlots(identifier: String, count: Int, noticed: Instant)
+    /// A command run's process exists: its process group (the leader's pid, which leads its own
+    /// session) and the leader's start time in clock ticks since boot, so a restart can reap
+    /// survivors and tell them from a process that reused the pid.
+    case processStarted(runID: Int64, processGroup: Int32, startTicks: UInt64?)
+    /// The `earliest:` text a job's first request was made from: an absolute date is requested
+    /// once, and a restart must know it already was.
+    case seedSpec(identifier: String, spec: String)
 }

@@ -1,5 +1,8 @@
 import RefreshdCore
 
+/// The SQLite store is the durable implementation of the runtime's store protocol.
+extension StateStore: StateStoring {}
+
 extension StateStore {
     /// Commits one event's changes in one transaction (`BEGIN IMMEDIATE … COMMIT`).
     ///
@@ -66,32 +69,20 @@ extension StateStore {
         case let .missedSlots(identifier, count, noticed):
             try connection.run(SQL.countMissed, [.text(ISO8601.day(noticed)), .text(identifier), .int(count)],
                                context: SQL.context)
+        case let .processStarted(runID, processGroup, startTicks):
+            let changed = try connection.run(SQL.recordProcess, [
+                .integer(Int64(processGroup)), .optional(startTicks.map { Int64(bitPattern: $0) }), .integer(runID),
+            ], context: SQL.context)
+            guard changed == 1 else {
+                throw StoreError(kind: .invalidChange, path: path, context: SQL.context, detail: "no run \(runID)")
+            }
+        case let .seedSpec(identifier, spec):
+            try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: SQL.context)
         }
     }
 
     private func count(_ sql: String, day: String, identifier: String) throws(StoreError) {
         try connection.run(sql, [.text(day), .text(identifier)], context: SQL.context)
-    }
-
-    /// Records the process group and start time of a command run once it is spawned, so that a
-    /// restart can find and reap a survivor. Throws `.invalidChange` for an unknown run.
-    public func recordProcess(runID: Int64, processGroup: Int32, startTicks: UInt64?) throws(StoreError) {
-        let context = "recording the process of run \(runID)"
-        try requireWritable(context)
-        let changed = try connection.run(SQL.recordProcess, [
-            .integer(Int64(processGroup)), .optional(startTicks.map { Int64(bitPattern: $0) }), .integer(runID),
-        ], context: context)
-        guard changed == 1 else {
-            throw StoreError(kind: .invalidChange, path: path, context: context, detail: "no run \(runID)")
-        }
-    }
-
-    /// Stores the seed spec last used for a job (what config seeding submitted), so a restart
-    /// can tell whether the job's config changed.
-    public func setSeedSpec(_ spec: String, for identifier: String) throws(StoreError) {
-        let context = "saving the seed spec of \(identifier)"
-        try requireWritable(context)
-        try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: context)
     }
 }
 

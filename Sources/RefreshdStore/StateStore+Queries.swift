@@ -15,11 +15,15 @@ extension StateStore {
         let maxRunID = try connection.query("SELECT MAX(run_id) FROM runs", context: context) { row in
             row.optionalInt64(0)
         }.first ?? nil
+        let specs = try connection.query(
+            "SELECT identifier, seed_spec FROM job_state WHERE seed_spec IS NOT NULL",
+            context: context) { row in (row.text(0), row.text(1)) }
         return SchedulerCore.RestoredState(
             pending: try pendingRequests(),
             unfinishedRuns: unfinished,
             failureStreaks: Dictionary(streaks, uniquingKeysWith: { _, last in last }),
-            nextRunID: (maxRunID ?? 0) + 1)
+            nextRunID: (maxRunID ?? 0) + 1,
+            seedSpecs: Dictionary(specs, uniquingKeysWith: { _, last in last }))
     }
 
     /// The state's random identifier (16 hex digits), made when the file was created or
@@ -64,7 +68,7 @@ extension StateStore {
             """, context: "reading the last run of each job", runRecord)
     }
 
-    /// The seed spec stored by `setSeedSpec`, or nil.
+    /// The seed spec stored by a `.seedSpec` change, or nil.
     public func seedSpec(for identifier: String) throws(StoreError) -> String? {
         try connection.query("SELECT seed_spec FROM job_state WHERE identifier = ?", [.text(identifier)],
                              context: "reading the seed spec of \(identifier)") { row in

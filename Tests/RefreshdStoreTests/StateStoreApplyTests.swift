@@ -85,11 +85,11 @@ import RefreshdCore
         try withStore { store, directory in
             var run = runRecord(4, "cmd.job")
             try store.apply([.runStarted(run)])
-            try store.recordProcess(runID: 4, processGroup: 31_337, startTicks: UInt64.max - 5)
+            try store.apply([.processStarted(runID: 4, processGroup: 31_337, startTicks: UInt64.max - 5)])
             run.processGroup = 31_337
             run.processStartTicks = UInt64.max - 5
             #expect(try reopened(directory) { try $0.restoredState() }.unfinishedRuns == [run])
-            try store.recordProcess(runID: 4, processGroup: 12, startTicks: nil)
+            try store.apply([.processStarted(runID: 4, processGroup: 12, startTicks: nil)])
             run.processGroup = 12
             run.processStartTicks = nil
             #expect(try store.restoredState().unfinishedRuns == [run])
@@ -99,7 +99,7 @@ import RefreshdCore
     @Test func recordProcessOfAnUnknownRunIsAnInvalidChange() throws {
         try withStore { store, _ in
             let error = #expect(throws: StoreError.self) {
-                try store.recordProcess(runID: 99, processGroup: 1, startTicks: nil)
+                try store.apply([.processStarted(runID: 99, processGroup: 1, startTicks: nil)])
             }
             #expect(error?.kind == .invalidChange)
         }
@@ -109,9 +109,9 @@ import RefreshdCore
         try withStore { store, directory in
             #expect(try store.seedSpec(for: "a") == nil)
             try store.apply([.failureStreak(identifier: "a", count: 2)])
-            try store.setSeedSpec("every 1h", for: "a")
-            try store.setSeedSpec("every 2h", for: "a")
-            try store.setSeedSpec("daily", for: "b")
+            try store.apply([.seedSpec(identifier: "a", spec: "every 1h")])
+            try store.apply([.seedSpec(identifier: "a", spec: "every 2h")])
+            try store.apply([.seedSpec(identifier: "b", spec: "daily")])
             try store.apply([.failureStreak(identifier: "a", count: 5)])
             try reopened(directory) { again throws in
                 #expect(try again.seedSpec(for: "a") == "every 2h")

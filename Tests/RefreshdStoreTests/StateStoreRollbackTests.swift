@@ -78,7 +78,7 @@ import RefreshdCore
             defer { reader.close() }
             try reader.apply([])
             #expect(throws: StoreError.self) { try reader.apply([.deletePending(identifier: "a")]) }
-            #expect(throws: StoreError.self) { try reader.setSeedSpec("x", for: "a") }
+            #expect(throws: StoreError.self) { try reader.apply([.seedSpec(identifier: "a", spec: "x")]) }
             #expect(try store.pendingRequests().count == 1)
         }
     }

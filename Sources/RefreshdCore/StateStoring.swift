@@ -1,0 +1,32 @@
+/// Where the runtime commits state changes and reads them back at start.
+///
+/// Two stores implement it: `StateStore` (SQLite, WAL, durable: real runs) and `InMemoryStore`
+/// (folds the same changes into the same state: simulation and tests). The runtime cannot tell
+/// them apart, so what the simulator shows about restarts is what SQLite does.
+///
+/// Rules every store keeps:
+/// - `apply` commits one event's changes atomically: every change or none, and on a throw
+///   nothing of the batch is visible afterwards (to `restoredState` or the queries);
+/// - `restoredState` after any sequence of successful `apply`s is the fold of those changes;
+/// - reads never change the state.
+public protocol StateStoring: AnyObject, Sendable {
+    /// Commits one event's changes in one transaction.
+    func apply(_ changes: [StateChange]) throws
+    /// Everything the runtime needs at start.
+    func restoredState() throws -> SchedulerCore.RestoredState
+    /// A random identifier of this state, fixed when it was created.
+    func instanceID() throws -> String
+    /// Pending requests in launch order (earliest begin, then submission sequence).
+    func pendingRequests() throws -> [PendingRequest]
+    /// The `limit` most recent runs, newest (highest run id) first.
+    func recentRuns(limit: Int) throws -> [RunRecord]
+    /// The latest run of each identifier that ever ran, by identifier.
+    func lastRunPerJob() throws -> [RunRecord]
+    /// Per-day counters, newest day first, then by identifier; `days` limits to the most
+    /// recent days that have counters.
+    func dailyCounters(days: Int?) throws -> [DailyCounter]
+    /// The `earliest:` text a job's first request was last made from.
+    func seedSpec(for identifier: String) throws -> String?
+    /// Releases the store; further calls may fail.
+    func close()
+}
