@@ -57,6 +57,7 @@ struct SourceText {
     func location(ofTextColumn column: Int, in scalar: YAMLNode.Scalar, at start: Location) -> Location {
         guard column > 1 else { return column == 1 ? firstCharacter(of: scalar, at: start) : start }
         var cursor = Cursor(source: Array(text.unicodeScalars), start: start)
+        if cursor.current == "*" { return start }  // an alias: its text is written elsewhere
         cursor.skipProperties()
         switch scalar.style {
         case .singleQuoted, .doubleQuoted: cursor.advance()
@@ -98,6 +99,7 @@ struct SourceText {
     /// Where a scalar's value begins: after its tag, anchor and opening quote.
     private func firstCharacter(of scalar: YAMLNode.Scalar, at start: Location) -> Location {
         var cursor = Cursor(source: Array(text.unicodeScalars), start: start)
+        if cursor.current == "*" { return start }  // an alias: its text is written elsewhere
         cursor.skipProperties()
         switch scalar.style {
         case .singleQuoted, .doubleQuoted: cursor.advance()

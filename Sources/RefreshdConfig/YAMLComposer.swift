@@ -159,7 +159,7 @@ struct YAMLComposer {
                 return depthFailure(at: location)
             }
             values += anchored.size
-            attach(anchored.node, at: location, height: anchored.height)
+            attach(anchored.node.relocated(to: location), at: location, height: anchored.height)
         case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
             let isMapping = event.type == YAML_MAPPING_START_EVENT
             if stack.count + 1 > JobFileLimits.maximumDepth { return depthFailure(at: location) }

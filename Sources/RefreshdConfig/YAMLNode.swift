@@ -22,6 +22,18 @@ enum YAMLNode: Sendable {
         case plain, singleQuoted, doubleQuoted, literal, folded
     }
 
+    /// The same value placed at `location`: an alias is reported where it is written. Shares
+    /// the value's storage (nothing is copied).
+    func relocated(to location: Location) -> YAMLNode {
+        switch self {
+        case .scalar(var scalar):
+            scalar.location = location
+            return .scalar(scalar)
+        case .sequence(let items, _): return .sequence(items, location: location)
+        case .mapping(let pairs, _): return .mapping(pairs, location: location)
+        }
+    }
+
     /// Where the value starts, 1-based.
     var location: Location {
         switch self {

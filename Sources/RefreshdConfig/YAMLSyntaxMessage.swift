@@ -40,8 +40,10 @@ enum YAMLSyntaxMessage {
                                         message: "invalid YAML: found a tab where YAML expects indentation; expected spaces (YAML forbids tabs for indentation)")
         }
         if problem.hasPrefix("Maximum nesting level") {
-            return YAMLComposer.Failure(location: problemMark, message: "values are nested too deeply; expected at most "
-                + "\(JobFileLimits.maximumDepth) levels of lists and mappings")
+            // libyaml counts the brackets it has scanned ahead, so it stops at the first one.
+            return YAMLComposer.Failure(location: problemMark, message: "values are nested more than "
+                + "\(JobFileLimits.maximumDepth) levels deep (the brackets from here open too many lists and mappings); "
+                + "expected at most \(JobFileLimits.maximumDepth) levels")
         }
         if problem == "mapping values are not allowed in this context", let text = line(problemMark.line) {
             let indent = indentation(text)
