@@ -16,6 +16,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case stopping(running: Int)
     case missedSlots(identifier: String, count: Int, policy: MissedPolicy, next: Instant?)
     case clockChanged(Instant, expected: Instant)
+    /// A due request the admission policy holds back until an instant.
+    case held(identifier: String, until: Instant)
 
     public var description: String {
         switch self {
@@ -53,6 +55,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
             }
         case let .clockChanged(now, expected):
             "wall clock changed by \(formatDuration(now.duration(since: expected))): now \(now), expected \(expected)"
+        case let .held(id, until):
+            "held \(id): due, admitted at \(until) at the earliest"
         case let .stopping(running):
             "stopping: \(running) run\(running == 1 ? "" : "s") in flight"
         }
@@ -64,6 +68,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
         case let .signaled(sig): "signal \(sig)"
         case let .completed(success): "completed success=\(success)"
         case .abandoned: "abandoned"
+        case let .spawnFailed(reason): "could not start: \(reason)"
+        case .noHandler: "no handler registered"
         }
     }
 }
@@ -72,7 +78,7 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
 public func formatDuration(_ d: Duration) -> String {
     let ms = d.wholeMilliseconds
     let sign = ms < 0 ? "-" : ""
-    let a = abs(ms)
+    let a = ms == Int64.min ? Int64.max : abs(ms)
     if a < 1000 { return "\(sign)\(a)ms" }
     if a < 60_000 { return "\(sign)\(a / 1000).\(String(a % 1000 + 1000).dropFirst())s" }
     if a < 3_600_000 { return "\(sign)\(a / 60_000)m\(String(a / 1000 % 60 + 100).dropFirst())s" }

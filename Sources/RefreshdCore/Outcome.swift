@@ -25,4 +25,10 @@ public enum RunExit: Sendable, Hashable {
     case completed(success: Bool)
     /// An in-process task did not complete within its grace period and was abandoned.
     case abandoned
+    /// The command could not be started (missing program, exec refused, no resources); the
+    /// text says why. Not the job's own exit status 127.
+    case spawnFailed(String)
+    /// Nothing was registered to run the identifier (a library user declared it without a
+    /// handler, or withdrew the handler while the request was pending).
+    case noHandler
 }

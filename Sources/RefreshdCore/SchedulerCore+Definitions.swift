@@ -11,9 +11,13 @@ extension SchedulerCore {
     /// nothing is resubmitted or retried for it.
     public mutating func undeclare(_ identifier: String, at now: Instant) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
-        cancel(identifier, into: &effects)
-        definitions[identifier] = nil
+        undeclare(identifier, into: &effects)
         finishEvent(into: &effects)
         return effects
+    }
+
+    mutating func undeclare(_ identifier: String, into effects: inout [SchedulerEffect]) {
+        cancel(identifier, into: &effects)
+        definitions[identifier] = nil
     }
 }

@@ -27,7 +27,22 @@ extension SchedulerCore {
                     continue
                 }
             }
+            if let policy = admissionPolicy, case let .hold(until) = policy.admission(for: request, at: now),
+               until > now {
+                held[identifier] = (entry, until)
+                logRoutine(.held(identifier: identifier, until: until), into: &effects)
+                continue
+            }
             launch(request, slot: entry.slot, at: now, into: &effects)
+        }
+    }
+
+    /// Puts held entries whose time has come back in the queue.
+    mutating func releaseHeld(at now: Instant) {
+        guard !held.isEmpty else { return }
+        for (identifier, h) in held where h.until <= now {
+            held[identifier] = nil
+            queue.reinsert(h.entry)
         }
     }
 
@@ -36,6 +51,7 @@ extension SchedulerCore {
         queue.remove(slot: slot)
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
+        if !held.isEmpty { held.removeValue(forKey: request.identifier) }
         persist(.deletePending(identifier: request.identifier), into: &effects)
         let definition = definitions[request.identifier]
         let allowance = definition?.allowance ?? request.kind.defaultAllowance

@@ -1,6 +1,6 @@
 extension SchedulerCore {
     /// What the store held when refreshd started.
-    public struct RestoredState: Sendable {
+    public struct RestoredState: Sendable, Hashable {
         public var pending: [PendingRequest]
         /// Runs with a start and no end: in flight when refreshd died.
         public var unfinishedRuns: [RunRecord]
@@ -27,6 +27,11 @@ extension SchedulerCore {
     /// are dropped. Unfinished runs are recorded `interrupted` and retried by their policy.
     public mutating func restore(_ state: RestoredState, at now: Instant) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
+        restore(state, at: now, into: &effects)
+        return effects
+    }
+
+    mutating func restore(_ state: RestoredState, at now: Instant, into effects: inout [SchedulerEffect]) {
         nextRunID = max(nextRunID, state.nextRunID)
         failureStreaks = state.failureStreaks.filter { $0.value > 0 }
         for p in state.pending {
@@ -52,6 +57,5 @@ extension SchedulerCore {
             recordOutcome(.interrupted, identifier: run.identifier, at: now, into: &effects)
         }
         finishEvent(into: &effects)
-        return effects
     }
 }

@@ -29,6 +29,7 @@ extension SchedulerCore {
         case .signaled: return .crashed
         case let .completed(success): return success ? .success : .failure
         case .abandoned: return .expired
+        case .spawnFailed, .noHandler: return .failure
         }
     }
 

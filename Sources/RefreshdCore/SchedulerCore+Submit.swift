@@ -67,6 +67,7 @@ extension SchedulerCore {
         queue.insert(request, wake: wakeKey(request))
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
+        if !held.isEmpty { held.removeValue(forKey: request.identifier) }
         persist(.savePending(request), into: &effects)
         logRoutine(.submitted(request, replaced: existing != nil), into: &effects)
     }
@@ -92,6 +93,7 @@ extension SchedulerCore {
         guard let removed = queue.remove(identifier) else { return nil }
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: identifier) }
+        if !held.isEmpty { held.removeValue(forKey: identifier) }
         return removed
     }
 }

@@ -40,6 +40,11 @@ public struct SchedulerCore: Sendable {
     var blockedByRun: [String: PendingQueue.Entry] = [:]
     /// Due entries whose conditions do not hold (or have not been checked yet).
     var waitingOnConditions: [String: PendingQueue.Entry] = [:]
+    /// Due entries the admission policy holds back, with the instant they are looked at again.
+    var held: [String: (entry: PendingQueue.Entry, until: Instant)] = [:]
+    /// Decides whether a due request may launch now (a reload budget, the system's discretion
+    /// in simulation, a lease). Nil admits everything.
+    public var admissionPolicy: (any AdmissionPolicy)?
     var failureStreaks: [String: Int] = [:]
     var nextSequence: UInt64 = 1
     public internal(set) var nextRunID: Int64 = 1
@@ -76,8 +81,27 @@ public struct SchedulerCore: Sendable {
     /// path allocates no array per event).
     public mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         switch event {
+        case let .declare(definition):
+            redeclare(definition)
+        case let .undeclare(identifier):
+            undeclare(identifier, into: &effects)
+        case let .restore(state):
+            restore(state, at: now, into: &effects)
+        case let .submit(request):
+            do {
+                try submit(request, at: now, into: &effects)
+            } catch {
+                effects.append(.log(.rejected(identifier: request.identifier, error)))
+            }
+        case let .submitFirst(identifier):
+            do {
+                try submitFirst(identifier, at: now, into: &effects)
+            } catch {
+                effects.append(.log(.rejected(identifier: identifier, error)))
+            }
         case .timerFired:
             armedAt = nil
+            releaseHeld(at: now)
             expireOverdue(at: now, into: &effects)
             dispatch(at: now, freshConditions: false, into: &effects)
         case let .cancel(identifier):
@@ -86,7 +110,7 @@ public struct SchedulerCore: Sendable {
             for p in queue.sorted() where namespace == nil || p.namespace == namespace {
                 cancel(p.identifier, into: &effects)
             }
-        case let .runFinished(runID, exit):
+        case let .runFinished(runID, exit, _):
             finish(runID: runID, exit: exit, at: now, into: &effects)
         case let .conditionsChanged(newConditions):
             if newConditions != conditions { effects.append(.log(.conditions(newConditions))) }
@@ -169,6 +193,9 @@ public struct SchedulerCore: Sendable {
         if !isStopping, active.count < configuration.maxConcurrentRuns, let top = queue.peek() {
             let t = Instant(milliseconds: top.due)
             if next == nil || t < next! { next = t }
+        }
+        if !isStopping {
+            for h in held.values where next == nil || h.until < next! { next = h.until }
         }
         return next
     }

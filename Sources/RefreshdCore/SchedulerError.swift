@@ -6,6 +6,9 @@ public enum SchedulerError: Error, Sendable, Hashable, CustomStringConvertible {
     case notPermitted(identifier: String)
     /// The scheduler is stopping and accepts no new requests.
     case unavailable
+    /// The request could not be committed to the state file; the scheduler stops. Nothing of it
+    /// was kept or acted on.
+    case notSaved(reason: String)
 
     public var description: String {
         switch self {
@@ -15,6 +18,8 @@ public enum SchedulerError: Error, Sendable, Hashable, CustomStringConvertible {
             "notPermitted: \(id) is not a declared task identifier"
         case .unavailable:
             "unavailable: the scheduler is stopping"
+        case let .notSaved(reason):
+            "notSaved: the request could not be committed (\(reason)); refreshd is stopping"
         }
     }
 }

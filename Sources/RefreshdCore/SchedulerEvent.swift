@@ -1,12 +1,29 @@
-/// Everything that can happen to the scheduler besides a submit (which can fail, and so has its
-/// own throwing entry point). The shell and the simulator feed these to `SchedulerCore.handle`.
+/// Everything that can happen to the scheduler. The runtime feeds these to
+/// `SchedulerCore.handle`, whichever host it runs on.
+///
+/// Submits can be refused; as events a refusal is logged (`.rejected`). Callers that need the
+/// refusal as an error use the throwing `submit` entry point instead.
 public enum SchedulerEvent: Sendable, Hashable {
+    /// Declares an identifier, or replaces its definition (config reload). A run in flight keeps
+    /// the allowance it was launched with; its retry and next request follow the new definition.
+    case declare(TaskDefinition)
+    /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes, but
+    /// nothing is resubmitted or retried for it.
+    case undeclare(identifier: String)
+    /// Loads durable state at start (once, after the identifiers are declared).
+    case restore(SchedulerCore.RestoredState)
+    /// Submits a request, replacing a pending one with the same identifier.
+    case submit(TaskRequest)
+    /// Submits a declared identifier's first request: its schedule's next slot, or now.
+    case submitFirst(identifier: String)
     /// The armed wake-up fired (or the shell wants due work re-examined).
     case timerFired
     case cancel(identifier: String)
     case cancelAll(namespace: String?)
-    /// The work of a run ended; the core decides the outcome.
-    case runFinished(runID: Int64, exit: RunExit)
+    /// The work of a run ended; the core decides the outcome. `results` are the structured
+    /// results the run reported (JSON objects, one per element, already bounded and checked by
+    /// the runtime), for the machines that consume them (timelines, activities).
+    case runFinished(runID: Int64, exit: RunExit, results: [String] = [])
     case conditionsChanged(Conditions)
     /// The wall clock was stepped (either way), or the machine resumed from suspend. `expected`
     /// is what the wall clock would read without the change (the shell keeps it from the
