@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Refreshd", targets: ["Refreshd"]),
         .library(name: "RefreshdCore", targets: ["RefreshdCore"]),
+        .library(name: "RefreshdRuntime", targets: ["RefreshdRuntime"]),
         .executable(name: "refreshd", targets: ["refreshd"]),
     ],
     dependencies: [
@@ -35,9 +36,15 @@ let package = Package(
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
         .target(name: "RefreshdStore", dependencies: ["RefreshdCore", "CSQLite"]),
-        // The libuv shell and the public embedding API.
+        // The host-independent runtime: machines + store + commit-before-act + restore + seeding
+        // and reload, over a host protocol; the simulated host and the in-memory store live here.
+        .target(name: "RefreshdRuntime", dependencies: [
+            "RefreshdCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The libuv host and the public embedding API.
         .target(name: "Refreshd", dependencies: [
-            "RefreshdCore", "RefreshdConfig", "RefreshdStore", "CLibUV",
+            "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
@@ -50,7 +57,8 @@ let package = Package(
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
-        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
+        .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
+        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,42 +1,57 @@
 import CLibUV
 import Glibc
 import RefreshdCore
+import RefreshdRuntime
 
-/// One running command job: its uv_process_t, the pipes carrying its stdout and stderr, and the
-/// process group that receives the expiration (SIGTERM) and the kill (SIGKILL).
+/// One running command job: its uv_process_t, the pipes carrying its stdout, stderr and results
+/// channel (fd 3), and the process group that receives the expiration and the kill.
 ///
 /// The process starts with `UV_PROCESS_DETACHED`, i.e. `setsid()`, so it leads its own process
 /// group and every child it forks can be signalled at once with `kill(-pgid, ...)`. When the
-/// leader exits the whole group is killed, so no job process survives its run.
+/// leader exits the whole group is killed, so no job process survives its run. The exit is
+/// reported once the results channel is read to its end (or `resultsGrace` after the exit, if
+/// something outside the group still holds it), so results always arrive with the exit.
 final class CommandProcess {
     let runID: Int64
     let identifier: String
     private(set) var pid: Int32 = 0
     private let process = UnsafeMutablePointer<uv_process_t>.allocate(capacity: 1)
+    /// stdout, stderr, results (fd 3).
     private let pipes = [UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
+                         UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
                          UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)]
+    private let resultsTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var splitters = [OutputLineSplitter(), OutputLineSplitter()]
     /// One limit for both streams of the run: what reaches the log per second.
     private var limiter = OutputRateLimiter()
     private var loop: UnsafeMutablePointer<uv_loop_t>?
     private var openHandles = 0
+    private var results: [UInt8] = []
+    private var resultsTruncated = false
+    private var resultsOpen = false
+    private var exit: RunExit?
+    private var reported = false
     private let onLine: (String, String) -> Void
-    private let onNotice: (String) -> Void
-    private let onExit: (RunExit) -> Void
+    private let onDropped: (Int, Int, String) -> Void
+    private let onExit: (RunExit, [String]) -> Void
+    /// The most a run may write to its results channel.
+    static let resultsCapacity = RunResults.maxLines * (RunResults.maxLineBytes + 1)
+    /// How long after the exit to wait for the results channel to close.
+    static let resultsGrace: UInt64 = 500
 
     /// - Parameters:
     ///   - onLine: called with ("stdout" | "stderr", line) for each line of output that fits the
     ///     log's rate limit (`OutputRateLimiter`).
-    ///   - onNotice: called with a sentence about output that was not logged.
-    ///   - onExit: called once when the leader exits.
+    ///   - onDropped: called with (lines, bytes, limit) for output that was not logged.
+    ///   - onExit: called once with the exit and the raw lines of the results channel.
     init(runID: Int64, identifier: String, limiter: OutputRateLimiter = OutputRateLimiter(),
-         onLine: @escaping (String, String) -> Void, onNotice: @escaping (String) -> Void,
-         onExit: @escaping (RunExit) -> Void) {
+         onLine: @escaping (String, String) -> Void, onDropped: @escaping (Int, Int, String) -> Void,
+         onExit: @escaping (RunExit, [String]) -> Void) {
         self.runID = runID
         self.identifier = identifier
         self.limiter = limiter
         self.onLine = onLine
-        self.onNotice = onNotice
+        self.onDropped = onDropped
         self.onExit = onExit
     }
 
@@ -48,7 +63,7 @@ final class CommandProcess {
         let cArgs = CStringArray(argv)
         let cEnv = CStringArray(environment)
         defer { cArgs.free(); cEnv.free() }
-        var stdio = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: 3)
+        var stdio = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: 4)
         stdio[0].flags = UV_IGNORE
         for (i, pipe) in pipes.enumerated() {
             uv_pipe_init(loop, pipe, 0)
@@ -57,6 +72,9 @@ final class CommandProcess {
             stdio[i + 1].flags = uv_stdio_flags(UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
             stdio[i + 1].data.stream = UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self)
         }
+        uv_timer_init(loop, resultsTimer)
+        resultsTimer.pointee.data = context
+        openHandles += 1
         var options = uv_process_options_t()
         options.exit_cb = { handle, status, signal in
             guard let handle, let data = handle.pointee.data else { return }
@@ -66,7 +84,7 @@ final class CommandProcess {
         options.args = cArgs.pointer
         options.env = cEnv.pointer
         options.flags = UInt32(UV_PROCESS_DETACHED.rawValue)
-        options.stdio_count = 3
+        options.stdio_count = 4
         let cwd = workingDirectory.map { strdup($0) } ?? nil
         defer { free(cwd) }
         options.cwd = UnsafePointer(cwd)
@@ -81,6 +99,7 @@ final class CommandProcess {
             return String(cString: uv_strerror(result))
         }
         pid = process.pointee.pid
+        resultsOpen = true
         for pipe in pipes {
             uv_read_start(UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self),
                           { _, suggested, buf in
@@ -103,8 +122,16 @@ final class CommandProcess {
         _ = Glibc.kill(-pid, signal)
     }
 
+    private func index(of stream: UnsafeMutablePointer<uv_stream_t>) -> Int {
+        pipes.firstIndex { UnsafeMutableRawPointer($0) == UnsafeMutableRawPointer(stream) } ?? 0
+    }
+
     private func read(stream: UnsafeMutablePointer<uv_stream_t>, count: Int, base: UnsafeMutablePointer<CChar>?) {
-        let index = UnsafeMutableRawPointer(stream) == UnsafeMutableRawPointer(pipes[0]) ? 0 : 1
+        let index = index(of: stream)
+        if index == 2 {
+            readResults(stream: stream, count: count, base: base)
+            return
+        }
         let name = index == 0 ? "stdout" : "stderr"
         if let loop, let dropped = limiter.advance(to: uv_now(loop)) { reportDropped(dropped) }
         if count > 0, let base {
@@ -128,21 +155,61 @@ final class CommandProcess {
         }
     }
 
+    private func readResults(stream: UnsafeMutablePointer<uv_stream_t>, count: Int, base: UnsafeMutablePointer<CChar>?) {
+        if count > 0, let base {
+            let room = Self.resultsCapacity - results.count
+            if count > room { resultsTruncated = true }
+            results.append(contentsOf: UnsafeRawBufferPointer(start: base, count: min(count, max(0, room))))
+        } else if count < 0 {
+            resultsOpen = false
+            uv_read_stop(stream)
+            close(UnsafeMutableRawPointer(stream))
+            reportExitIfReady()
+        }
+    }
+
     private func reportDropped(_ dropped: (lines: Int, bytes: Int)) {
-        onNotice("\(dropped.lines) line\(dropped.lines == 1 ? "" : "s") (\(dropped.bytes) bytes) of output not logged: "
-                 + "over \(limiter.maxLines) lines or \(limiter.maxBytes / 1024) KiB a second")
+        onDropped(dropped.lines, dropped.bytes, "\(limiter.maxLines) lines or \(limiter.maxBytes / 1024) KiB a second")
     }
 
     private func exited(status: Int64, signal: Int32) {
         // Stragglers the job left behind in its group die with it.
         signalGroup(SIGKILL)
         if let dropped = limiter.takeDropped() { reportDropped(dropped) }
-        onExit(signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status)))
+        exit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
         close(UnsafeMutableRawPointer(process))
+        if resultsOpen {
+            uv_timer_start(resultsTimer, { handle in
+                guard let data = handle?.pointee.data else { return }
+                Unmanaged<CommandProcess>.fromOpaque(data).takeUnretainedValue().resultsTimedOut()
+            }, Self.resultsGrace, 0)
+        }
+        reportExitIfReady()
+    }
+
+    /// Something outside the group holds the results channel open: report what was read.
+    private func resultsTimedOut() {
+        resultsOpen = false
+        let stream = UnsafeMutableRawPointer(pipes[2]).assumingMemoryBound(to: uv_stream_t.self)
+        uv_read_stop(stream)
+        close(UnsafeMutableRawPointer(pipes[2]))
+        reportExitIfReady()
+    }
+
+    private func reportExitIfReady() {
+        guard let exit, !resultsOpen, !reported else { return }
+        reported = true
+        uv_timer_stop(resultsTimer)
+        close(UnsafeMutableRawPointer(resultsTimer))
+        var lines = results.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+            .map { String(decoding: $0, as: UTF8.self) }
+        if resultsTruncated { lines.append(RunResults.truncatedMarker) }
+        onExit(exit, lines)
     }
 
     private func closeAll() {
         close(UnsafeMutableRawPointer(process))
+        close(UnsafeMutableRawPointer(resultsTimer))
         for pipe in pipes { close(UnsafeMutableRawPointer(pipe)) }
     }
 
@@ -160,6 +227,7 @@ final class CommandProcess {
 
     deinit {
         process.deallocate()
+        resultsTimer.deallocate()
         for pipe in pipes { pipe.deallocate() }
     }
 }

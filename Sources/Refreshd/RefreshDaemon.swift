@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import RefreshdConfig
 import RefreshdCore
+import RefreshdRuntime
 import RefreshdStore
 
 /// `refreshd run`: jobs from a directory of YAML files, state in a directory, until a signal.
@@ -25,8 +26,6 @@ public final class RefreshDaemon: @unchecked Sendable {
     public var reloadTimeout: Duration = .seconds(10)
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
     var loadJobs: @Sendable (String) -> Result<[JobConfig], ConfigErrors> = { JobDirectory.load($0) }
-    /// The config in force, by identifier (loop thread once running).
-    var jobs: [String: JobConfig] = [:]
     var scheduler: RefreshScheduler?
     /// Reload bookkeeping (loop thread): the read under way, if any, and a request that came in
     /// meanwhile (served when it ends, so a burst of edits costs one more read, not one each).
@@ -58,15 +57,9 @@ public final class RefreshDaemon: @unchecked Sendable {
             handleSignals: handleSignals, logger: logger)
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
-        for job in loaded {
-            scheduler.register(job.definition, handler: Self.handler(job))
-            jobs[job.identifier] = job
-        }
-        // Saved state first: seeding asks which jobs already have a pending request, and before
-        // the restore every job would look new (its saved request replaced by a fresh first one).
-        scheduler.restoreSavedState()
-        seed(loaded, into: scheduler, replacing: false)
-        let pending = scheduler.pendingTaskRequests().count
+        // Declares every job, restores the saved state, then seeds first requests (the runtime
+        // does all three, so the simulator loads job files by the same rules).
+        let pending = scheduler.runtime.load(loaded.map(Self.spec))
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
         scheduler.onHangup = { [unowned self] in self.reload(reason: "SIGHUP") }
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [unowned self] in self.reload(reason: "\(self.jobsDirectory) changed") }) {
@@ -75,8 +68,18 @@ public final class RefreshDaemon: @unchecked Sendable {
         try scheduler.run()
     }
 
-    static func handler(_ job: JobConfig) -> TaskHandler {
-        .command(CommandJob(argv: job.command, environment: job.environment, workingDirectory: job.projectRoot))
+    /// A validated job file as the runtime runs it.
+    public static func spec(_ job: JobConfig) -> JobSpec {
+        let first: FirstRequest = switch job.earliest {
+        case .relative(.zero): .core
+        case let .relative(duration): .after(duration)
+        case let .absolute(instant): .at(instant)
+        case let .calendar(schedule): .nextSlot(schedule)
+        }
+        return JobSpec(definition: job.definition,
+                       command: CommandJob(argv: job.command, environment: job.environment,
+                                           workingDirectory: job.projectRoot),
+                       firstRequest: first)
     }
 
     /// Re-reads the job directory (loop thread). Valid: added jobs are submitted, removed jobs'
@@ -113,7 +116,8 @@ public final class RefreshDaemon: @unchecked Sendable {
     func abandonReload(_ generation: Int) {
         guard let underway = reloadUnderway, underway.generation == generation, !underway.abandoned else { return }
         reloadUnderway?.abandoned = true
-        logger.error("reload abandoned (\(underway.reason)): reading \(jobsDirectory) took longer than \(DurationParser.format(reloadTimeout)); keeping the running config of \(jobs.count) job\(jobs.count == 1 ? "" : "s")")
+        let count = scheduler?.runtime.jobsInForce.count ?? 0
+        logger.error("reload abandoned (\(underway.reason)): reading \(jobsDirectory) took longer than \(DurationParser.format(reloadTimeout)); keeping the running config of \(count) job\(count == 1 ? "" : "s")")
     }
 
     /// The worker's result, on the loop thread.
@@ -128,55 +132,15 @@ public final class RefreshDaemon: @unchecked Sendable {
         }
     }
 
-    /// Applies a directory read as a diff against the config in force.
+    /// Applies a directory read as a diff against the config in force (the runtime's
+    /// `ReloadPlan`), or refuses it whole: the running config stays.
     func apply(_ result: Result<[JobConfig], ConfigErrors>, reason: String) {
         guard let scheduler, !scheduler.isStopping else { return }
-        let loaded: [JobConfig]
         switch result {
         case let .failure(errors):
-            for error in errors.errors { logger.error("reload refused: \(error)") }
-            logger.error("reload refused (\(reason)): \(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s"); keeping the running config of \(jobs.count) job\(jobs.count == 1 ? "" : "s")")
-            return
+            scheduler.runtime.refuseReload(errors.errors.map(\.description), reason: reason)
         case let .success(jobs):
-            loaded = jobs
-        }
-        let new = Dictionary(loaded.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
-        let removed = jobs.keys.filter { new[$0] == nil }.sorted()
-        let added = loaded.filter { jobs[$0.identifier] == nil }
-        let changed = loaded.filter { job in jobs[job.identifier].map { $0 != job } ?? false }
-        for id in removed { scheduler.withdraw(id) }
-        for job in added + changed { scheduler.redeclare(job.definition, handler: Self.handler(job)) }
-        jobs = new
-        seed(added, into: scheduler, replacing: false)
-        seed(changed, into: scheduler, replacing: true)
-        logger.info("reloaded (\(reason)): \(added.count) added, \(changed.count) changed, \(removed.count) removed, \(loaded.count - added.count - changed.count) unchanged")
-    }
-
-    /// Gives each job without a pending request its first request (`replacing`: replaces it).
-    ///
-    /// A relative `earliest` (+10s) counts from now; without `earliest` the core makes the first
-    /// request (a calendar job's next slot). An absolute date is requested once: after it has
-    /// run, restarting does not request it again.
-    func seed(_ jobs: [JobConfig], into scheduler: RefreshScheduler, replacing: Bool) {
-        let now = scheduler.options.clock.now()
-        for job in jobs {
-            let id = job.identifier
-            if !replacing, scheduler.pending(id) != nil { continue }
-            let spec = job.earliest.text
-            if !replacing, case .absolute = job.earliest, scheduler.seedSpec(for: id) == spec { continue }
-            do {
-                if job.earliest == .relative(.zero) {
-                    // No `earliest:` in the file: the core decides (the next slot of a calendar).
-                    try scheduler.submitFirstRequest(id)
-                } else {
-                    // The definition's conditions apply to every request of the job (see makePending).
-                    try scheduler.submit(TaskRequest(identifier: id, kind: job.definition.kind,
-                                                     earliestBeginDate: job.earliest.instant(loadedAt: now)))
-                }
-                try scheduler.recordSeedSpec(spec, for: id)
-            } catch {
-                logger.warning("\(id): request not submitted: \(error)")
-            }
+            scheduler.runtime.reload(jobs.map(Self.spec), reason: reason)
         }
     }
 

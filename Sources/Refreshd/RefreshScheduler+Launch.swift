@@ -1,42 +1,78 @@
 import CLibUV
 import Glibc
 import RefreshdCore
+import RefreshdRuntime
 
-extension RefreshScheduler {
-    /// Starts a run with its registered handler (loop thread).
-    func launch(_ order: LaunchOrder) {
-        CrashPoint.reach(.launchCommitted)
-        switch lock.withLock({ handlers[order.identifier] }) {
-        case let .command(job):
-            spawn(order, job)
-        case let .inProcess(handler):
-            let task = RefreshTask(order: order, sharedContainer: sharedContainer) { [weak self] runID, success in
-                guard let self else { return }
-                let live = self.lock.withLock { self.tasks.removeValue(forKey: runID) != nil }
-                if live { self.send(.runFinished(runID: runID, exit: .completed(success: success))) }
-            }
-            lock.withLock { tasks[order.runID] = task }
-            handler(task)
-        case nil:
-            logger.error("no handler for \(order.identifier) run \(order.runID)")
-            send(.runFinished(runID: order.runID, exit: .exited(127)))
+/// The libuv host: what the runtime asks of the world, done for real on the loop thread.
+extension RefreshScheduler: RuntimeHost {
+    public func now() -> Instant { options.clock.now() }
+
+    public func armWakeUp(at instant: Instant?) {
+        guard let instant else {
+            uv_timer_stop(timer)
+            return
         }
+        uv_update_time(loop)
+        let delay = max(0, instant.duration(since: options.clock.now()).wholeMilliseconds)
+        uv_timer_start(timer, { handle in
+            guard let data = handle?.pointee.data else { return }
+            let scheduler = Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue()
+            scheduler.clockWatch?.checkOffset()  // slept or stepped since arming?
+            scheduler.runtime.send(.timerFired)
+        }, UInt64(delay), 0)
     }
 
-    /// The environment a command job sees: refreshd's own, the job's, and the REFRESH_ variables.
-    func environment(for order: LaunchOrder, _ job: CommandJob) -> [String] {
-        var env = baseEnvironment
-        for (key, value) in job.environment { env[key] = value }
-        env["REFRESH_TASK_IDENTIFIER"] = order.identifier
-        env["REFRESH_RUN_ID"] = String(order.runID)
-        // With REFRESH_RUN_ID, names this run's processes from their first instant (see OrphanReaper).
-        env["REFRESH_INSTANCE"] = instance
-        env["REFRESH_DEADLINE"] = order.deadline.iso8601
-        env["REFRESH_KIND"] = order.kind.rawValue
-        env["REFRESH_ATTEMPT"] = String(order.attempt)
-        if let sharedContainer { env["REFRESH_SHARED_CONTAINER"] = sharedContainer }
-        return env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: [String]) -> CommandStart {
+        CrashPoint.reach(.launchCommitted)
+        let runtime = self.runtime
+        let process = CommandProcess(
+            runID: order.runID, identifier: order.identifier,
+            onLine: { stream, line in runtime.runOutput(order, stream: stream, line: line) },
+            onDropped: { lines, bytes, limit in runtime.runOutputDropped(order, lines: lines, bytes: bytes, limit: limit) },
+            onExit: { [weak self] exit, results in
+                self?.processes[order.runID] = nil
+                runtime.runEnded(order.runID, exit: exit, results: results)
+            })
+        if let error = process.spawn(loop: loop, argv: job.argv, environment: environment,
+                                     workingDirectory: job.workingDirectory) {
+            return .failed("\(job.argv.first ?? "?"): \(error)")
+        }
+        processes[order.runID] = process
+        CrashPoint.reach(.spawned)
+        return .started(processGroup: process.pid, startTicks: OrphanReaper.stat(pid: process.pid)?.startTicks)
     }
+
+    public func signal(runID: Int64, _ signal: RunSignal) {
+        processes[runID]?.signalGroup(signal == .terminate ? SIGTERM : SIGKILL)
+    }
+
+    public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
+        let work = ActionWork(order: order, action: action, context: context) { [weak self] work, result in
+            guard let self else { return }
+            self.actions[order.runID] = nil
+            for line in result.log { self.runtime.runOutput(order, stream: "log", line: line) }
+            self.runtime.runEnded(order.runID, exit: .completed(success: result.success), results: result.results)
+            _ = work
+        }
+        actions[order.runID] = work
+        work.queue(on: loop)
+    }
+
+    public func watchConditions(_ on: Bool) {
+        if on { monitor?.start() } else { monitor?.stop() }
+    }
+
+    public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
+        OrphanReaper.reap(runs, instance: instance)
+    }
+
+    public func scheduleDrain() {
+        lock.withLock { if asyncOpen { _ = uv_async_send(async) } }
+    }
+
+    public var isOnExecutionContext: Bool { onLoopThread }
+
+    public func runtimeStopped() { closeHandles() }
 
     static func processEnvironment() -> [String: String] {
         var env: [String: String] = [:]
@@ -47,36 +83,5 @@ extension RefreshScheduler {
             pointer += 1
         }
         return env
-    }
-
-    func spawn(_ order: LaunchOrder, _ job: CommandJob) {
-        let tag = "\(order.identifier)[\(order.runID)]"
-        let logger = self.logger
-        let process = CommandProcess(
-            runID: order.runID, identifier: order.identifier,
-            onLine: { stream, line in logger.info("\(tag) \(stream): \(line)") },
-            onNotice: { text in logger.warning("\(tag) \(text)") },
-            onExit: { [weak self] exit in
-                guard let self else { return }
-                self.processes[order.runID] = nil
-                self.send(.runFinished(runID: order.runID, exit: exit))
-            })
-        if let error = process.spawn(loop: loop, argv: job.argv, environment: environment(for: order, job),
-                                     workingDirectory: job.workingDirectory) {
-            logger.error("\(tag) could not start \(job.argv.first ?? "?"): \(error)")
-            send(.runFinished(runID: order.runID, exit: .exited(127)))
-            return
-        }
-        processes[order.runID] = process
-        CrashPoint.reach(.spawned)
-        let ticks = OrphanReaper.stat(pid: process.pid)?.startTicks
-        lock.withLock {
-            do {
-                try store?.apply([.processStarted(runID: order.runID, processGroup: process.pid, startTicks: ticks)])
-            } catch {
-                logger.error("\(tag) process group not recorded: \(error)")
-            }
-        }
-        logger.info("\(tag) started pid \(process.pid)")
     }
 }

@@ -1,6 +1,7 @@
 import CLibUV
 import Glibc
 import RefreshdCore
+import RefreshdRuntime
 
 extension RefreshScheduler {
     /// Runs the loop on the calling thread until the scheduler has stopped.
@@ -10,88 +11,30 @@ extension RefreshScheduler {
     public func run() throws {
         loopThread = pthread_self()
         unblockSignals()
-        lock.withLock { startIfNeeded() }
         if options.handleSignals { installSignals() }
         clockWatch?.start()
-        drain()
+        // After the watches start: a stop requested before run() ends the loop at once, and
+        // closing the handles must find every one of them.
+        runtime.restoreSavedState()
+        runtime.drain()
         uv_run(loop, UV_RUN_DEFAULT)
         loopThread = nil
         releaseState()
         if let failure { throw SchedulerFailure(message: failure) }
     }
 
-    /// Executes queued effects in order. Effects may feed new events; those are appended and run
-    /// in the same drain, never recursively.
-    func drain() {
-        guard !draining else { return }
-        draining = true
-        defer { draining = false }
-        var batch: [SchedulerEffect] = []
-        while true {
-            // Swap buffers: the loop runs this batch while events append to the other. The last
-            // swap leaves the emptied, grown buffer in `outbox` for the next drain.
-            lock.withLock { swap(&batch, &outbox) }
-            if batch.isEmpty { return }
-            for effect in batch { execute(effect) }
-            batch.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// The uv_async callback: another thread queued effects (or a test injected a clock set).
+    /// The uv_async callback: another thread queued effects or work (or a test injected a clock set).
     func woken() {
         if lock.withLock({ () -> Bool in defer { clockSetInjected = false }; return clockSetInjected }) {
             clockWatch?.clockWasSet()
         }
-        drain()
+        runtime.drain()
         let tasks = lock.withLock { () -> [@Sendable () -> Void] in
             defer { loopTasks.removeAll() }
             return loopTasks
         }
         for task in tasks { task() }
-        drain()
-    }
-
-    func execute(_ effect: SchedulerEffect) {
-        switch effect {
-        case let .armTimer(at):
-            uv_update_time(loop)
-            let delay = max(0, at.duration(since: options.clock.now()).wholeMilliseconds)
-            uv_timer_start(timer, { handle in
-                guard let data = handle?.pointee.data else { return }
-                let scheduler = Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue()
-                scheduler.clockWatch?.checkOffset()  // slept or stepped since arming?
-                scheduler.send(.timerFired)
-            }, UInt64(delay), 0)
-        case .disarmTimer:
-            uv_timer_stop(timer)
-        case let .launch(order):
-            launch(order)
-        case let .expire(runID):
-            if let process = processes[runID] {
-                process.signalGroup(SIGTERM)
-            } else if let task = lock.withLock({ tasks[runID] }) {
-                task.deliverExpiration()
-            }
-        case let .kill(runID):
-            if let process = processes[runID] {
-                process.signalGroup(SIGKILL)
-            } else if let task = lock.withLock({ tasks.removeValue(forKey: runID) }) {
-                task.abandon()
-                send(.runFinished(runID: runID, exit: .abandoned))
-            }
-        case let .watchConditions(on):
-            if on { monitor?.start() } else { monitor?.stop() }
-        case let .log(event):
-            switch event {
-            case .rejected, .retriesExhausted: logger.warning("\(event.description)")
-            default: logger.info("\(event.description)")
-            }
-        case .persist:
-            break  // committed under the lock in `commit`
-        case .stopped:
-            logger.info("stopped")
-            closeHandles()
-        }
+        runtime.drain()
     }
 
     func closeHandles() {
@@ -129,7 +72,7 @@ extension RefreshScheduler {
     }
 
     func installSignals() {
-        signal(SIGPIPE, SIG_IGN)
+        Glibc.signal(SIGPIPE, SIG_IGN)
         for number in [SIGTERM, SIGINT, SIGHUP] {
             let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
             uv_signal_init(loop, handle)
@@ -154,11 +97,7 @@ extension RefreshScheduler {
         } else {
             logger.warning("received \(name) again: killing running jobs now")
             for process in processes.values { process.signalGroup(SIGKILL) }
-            let abandoned = lock.withLock { () -> [Int64] in
-                defer { tasks.removeAll() }
-                return Array(tasks.keys)
-            }
-            for runID in abandoned { send(.runFinished(runID: runID, exit: .abandoned)) }
+            runtime.abandonInProcessRuns()
         }
     }
 }

@@ -2,6 +2,7 @@ import CLibUV
 import Glibc
 import Logging
 import RefreshdCore
+import RefreshdRuntime
 import RefreshdStore
 
 /// A BGTaskScheduler for Linux: declare identifiers with handlers, submit requests with an
@@ -57,43 +58,30 @@ public final class RefreshScheduler: @unchecked Sendable {
 
     let options: Options
     let logger: Logger
+    /// The host-independent runtime: machines, store, commit-before-act, restore, seeding.
+    public let runtime: RefreshRuntime
     let lock = Lock()
     // Guarded by `lock`.
-    var core: SchedulerCore
-    var store: StateStore?
-    var handlers: [String: TaskHandler] = [:]
-    var outbox: [SchedulerEffect] = []
-    /// Reused per event: the core appends here, so the hot path allocates no array per event.
-    var scratch: [SchedulerEffect] = []
-    var changes: [StateChange] = []
-    /// refreshd's own environment, read once: every command run starts from it.
-    let baseEnvironment: [String: String] = RefreshScheduler.processEnvironment()
-    var tasks: [Int64: RefreshTask] = [:]
-    var started = false
-    var restored: SchedulerCore.RestoredState
-    var storeFailure: String?
     var asyncOpen = true
     var clockSetInjected = false
+    /// Closures queued by `performOnLoop`.
+    var loopTasks: [@Sendable () -> Void] = []
     // Loop thread only.
     let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
     var processes: [Int64: CommandProcess] = [:]
+    var actions: [Int64: ActionWork] = [:]
     var monitor: ConditionsMonitor?
     var clockWatch: ClockWatch?
     var directoryWatches: [DirectoryWatch] = []
     var timers: [OneShotTimer] = []
-    /// Closures queued by `performOnLoop` (guarded by `lock`).
-    var loopTasks: [@Sendable () -> Void] = []
     var loopThread: pthread_t?
-    var draining = false
     var closing = false
     private let directoryLock: StateDirectoryLock?
+    private var store: StateStore?
     let sharedContainer: String?
-    /// The state's random id (a fresh one per process without a state directory), given to every
-    /// command as REFRESH_INSTANCE.
-    let instance: String
 
     /// Called on the loop thread when SIGHUP arrives (the daemon reloads its config).
     public var onHangup: (@Sendable () -> Void)? {
@@ -109,22 +97,19 @@ public final class RefreshScheduler: @unchecked Sendable {
     public init(options: Options) throws {
         self.options = options
         logger = options.logger
-        var configuration = options.configuration
-        configuration.emitsStateChanges = options.stateDirectory != nil
-        configuration.emitsRoutineLogs = options.logger.logLevel <= .info
-        core = SchedulerCore(configuration: configuration)
+        let sharedContainer = options.sharedContainer ?? options.stateDirectory.map { "\($0)/shared" }
+        self.sharedContainer = sharedContainer
+        var opened: StateStore?
         if let directory = options.stateDirectory {
             directoryLock = try StateDirectoryLock.acquire(directory: directory)
-            let store = try StateStore.open(directory: directory)
-            self.store = store
-            restored = try store.restoredState()
-            instance = try store.instanceID()
+            opened = try StateStore.open(directory: directory)
         } else {
-            instance = String(UInt64.random(in: 1...UInt64.max), radix: 16)
             directoryLock = nil
-            restored = SchedulerCore.RestoredState()
         }
-        sharedContainer = options.sharedContainer ?? options.stateDirectory.map { "\($0)/shared" }
+        store = opened
+        runtime = try RefreshRuntime(store: opened, options: .init(
+            configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger))
+        runtime.baseEnvironment = Self.processEnvironment()
         if let sharedContainer { _ = mkdir(sharedContainer, 0o755) }
         uv_loop_init(loop)
         uv_timer_init(loop, timer)
@@ -135,12 +120,13 @@ public final class RefreshScheduler: @unchecked Sendable {
         }
         async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         clockWatch = ClockWatch(loop: loop, clock: options.clock) { [unowned self] expected in
-            self.send(.clockChanged(expected: expected))
+            self.runtime.send(.clockChanged(expected: expected))
         }
         monitor = ConditionsMonitor(loop: loop, probe: options.conditionsProbe,
                                     fallbackInterval: options.conditionsFallbackInterval) { [unowned self] c in
-            self.send(.conditionsChanged(c))
+            self.runtime.send(.conditionsChanged(c))
         }
+        runtime.attach(self)
     }
 
     deinit {
@@ -169,98 +155,41 @@ public final class RefreshScheduler: @unchecked Sendable {
     @discardableResult
     public func register(_ definition: TaskDefinition,
                          launchHandler: @escaping @Sendable (RefreshTask) -> Void) -> Bool {
-        register(definition, handler: .inProcess(launchHandler))
+        runtime.register(definition, handler: .inProcess(launchHandler))
     }
 
     /// Declares an identifier whose runs spawn a command. False if already declared.
     @discardableResult
     public func register(_ definition: TaskDefinition, command: CommandJob) -> Bool {
-        register(definition, handler: .command(command))
+        runtime.register(definition, handler: .command(command))
     }
 
     @discardableResult
     public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
-        lock.withLock {
-            guard core.declare(definition) else { return false }
-            handlers[definition.identifier] = handler
-            return true
-        }
+        runtime.register(definition, handler: handler)
     }
 
     /// Submits a request; replaces a pending request with the same identifier. The request is
     /// committed to the state file before this returns.
-    public func submit(_ request: TaskRequest) throws(SchedulerError) {
-        try feedThrowing { core, now, effects throws(SchedulerError) in
-            try core.submit(request, at: now, into: &effects)
-        }
-    }
+    public func submit(_ request: TaskRequest) throws(SchedulerError) { try runtime.submit(request) }
 
-    public func cancel(taskRequestWithIdentifier identifier: String) { send(.cancel(identifier: identifier)) }
+    public func cancel(taskRequestWithIdentifier identifier: String) { runtime.cancel(identifier) }
 
-    public func cancelAllTaskRequests() { send(.cancelAll(namespace: nil)) }
+    public func cancelAllTaskRequests() { runtime.cancelAll() }
 
     /// Copies of the pending requests, in due order.
-    public func pendingTaskRequests() -> [TaskRequest] {
-        lock.withLock {
-            startIfNeeded()
-            return core.pendingRequests()
-        }
-    }
+    public func pendingTaskRequests() -> [TaskRequest] { runtime.pendingRequests() }
 
     /// Graceful stop: no new launches, running work gets its expiration and grace, then `run()`
     /// returns. Safe from any thread, and from handlers.
-    public func stop() { send(.shutdown) }
-
-    /// Replaces a declared identifier's definition and handler (config reload). A run in flight
-    /// keeps its process and deadline; its retry and next request follow the new definition.
-    func redeclare(_ definition: TaskDefinition, handler: TaskHandler) {
-        lock.withLock {
-            core.redeclare(definition)
-            handlers[definition.identifier] = handler
-        }
-    }
-
-    /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes.
-    func withdraw(_ identifier: String) {
-        lock.withLock {
-            startIfNeeded()
-            commit(core.undeclare(identifier, at: options.clock.now()))
-            handlers[identifier] = nil
-        }
-        kick()
-    }
-
-    /// Submits a declared identifier's first request: its schedule's next slot, or now.
-    func submitFirstRequest(_ identifier: String) throws(SchedulerError) {
-        try feedThrowing { core, now, effects throws(SchedulerError) in
-            try core.submitFirst(identifier, at: now, into: &effects)
-        }
-    }
-
-    /// The `earliest:` text a job's first request was last made from (nil without a store).
-    func seedSpec(for identifier: String) -> String? {
-        lock.withLock { try? store?.seedSpec(for: identifier) }
-    }
-
-    /// Remembers the `earliest:` text a job's first request was made from.
-    func recordSeedSpec(_ spec: String, for identifier: String) throws {
-        try lock.withLock { try store?.apply([.seedSpec(identifier: identifier, spec: spec)]) }
-    }
+    public func stop() { runtime.stop() }
 
     /// The pending request for an identifier, if any (saved state restored first).
-    func pending(_ identifier: String) -> PendingRequest? {
-        lock.withLock {
-            startIfNeeded()
-            return core.pending(identifier)
-        }
-    }
+    func pending(_ identifier: String) -> PendingRequest? { runtime.pending(identifier) }
 
     /// Applies the saved state now (pending requests, streaks, interrupted runs), once. Call it
     /// after every handler is registered: requests for undeclared identifiers are dropped.
-    public func restoreSavedState() {
-        lock.withLock { startIfNeeded() }
-        kick()
-    }
+    public func restoreSavedState() { runtime.restoreSavedState() }
 
     /// Calls `onChange` on the loop thread when files in `directory` change (debounced).
     @discardableResult
@@ -298,86 +227,13 @@ public final class RefreshScheduler: @unchecked Sendable {
     }
 
     /// Whether `stop()` (or a signal) has begun a shutdown.
-    public var isStopping: Bool { lock.withLock { core.isStopping } }
+    public var isStopping: Bool { runtime.isStopping }
 
     /// The commit error that stopped the scheduler, if any.
-    public var failure: String? { lock.withLock { storeFailure } }
-
-    // MARK: Feeding the core
-
-    /// Applies restored durable state once, after the handlers are declared.
-    func startIfNeeded() {
-        guard !started else { return }
-        started = true
-        for (run, killed) in OrphanReaper.reap(restored.unfinishedRuns, instance: instance) {
-            logger.warning("reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)")
-        }
-        commit(core.restore(restored, at: options.clock.now()))
-        restored = SchedulerCore.RestoredState()
-    }
-
-    /// Feeds an event to the core (any thread).
-    func send(_ event: SchedulerEvent) {
-        lock.withLock {
-            startIfNeeded()
-            scratch.removeAll(keepingCapacity: true)
-            core.handle(event, at: options.clock.now(), into: &scratch)
-            commit(scratch)
-        }
-        kick()
-    }
-
-    /// Like `send`, for core calls that can refuse (submits): a refusal commits nothing and is
-    /// rethrown to the caller after the lock is released.
-    func feedThrowing(
-        _ body: (inout SchedulerCore, Instant, inout [SchedulerEffect]) throws(SchedulerError) -> Void
-    ) throws(SchedulerError) {
-        let result: Result<Void, SchedulerError> = lock.withLock {
-            startIfNeeded()
-            scratch.removeAll(keepingCapacity: true)
-            do throws(SchedulerError) {
-                try body(&core, options.clock.now(), &scratch)
-            } catch {
-                return .failure(error)
-            }
-            commit(scratch)
-            return .success(())
-        }
-        kick()
-        try result.get()
-    }
-
-    /// Commits the event's state changes in one transaction, then queues its other effects.
-    /// Called with `lock` held.
-    func commit(_ effects: [SchedulerEffect]) {
-        changes.removeAll(keepingCapacity: true)
-        for effect in effects {
-            if case let .persist(change) = effect { changes.append(change) } else { outbox.append(effect) }
-        }
-        guard !changes.isEmpty, let store, storeFailure == nil else { return }
-        do {
-            try store.apply(changes)
-        } catch {
-            storeFailure = "\(error)"
-            logger.critical("state not saved, stopping: \(error)")
-            for effect in core.handle(.shutdown, at: options.clock.now()) {
-                if case .persist = effect { continue }
-                outbox.append(effect)
-            }
-        }
-    }
+    public var failure: String? { runtime.failure }
 
     var onLoopThread: Bool {
         guard let loopThread else { return false }
         return pthread_equal(loopThread, pthread_self()) != 0
-    }
-
-    /// Gets queued effects executed: right here on the loop thread, or by waking the loop.
-    func kick() {
-        if onLoopThread {
-            drain()
-        } else {
-            lock.withLock { if asyncOpen { _ = uv_async_send(async) } }
-        }
     }
 }

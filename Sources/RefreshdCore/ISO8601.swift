@@ -14,6 +14,34 @@ public enum ISO8601 {
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
     }
 
+    /// Parses what `format` writes: `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds optional). Nil for
+    /// anything else; the job files' richer date syntax is parsed by the config module.
+    public static func parse(_ text: String) -> Instant? {
+        let b = Array(text.utf8)
+        guard b.count == 20 || b.count == 24, b.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ from: Int, _ length: Int) -> Int64? {
+            var value: Int64 = 0
+            for i in from..<(from + length) {
+                guard b[i] >= 48, b[i] <= 57 else { return nil }
+                value = value * 10 + Int64(b[i] - 48)
+            }
+            return value
+        }
+        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ b[$0.0] == UInt8(ascii: $0.1.unicodeScalars.first!) }),
+              let y = number(0, 4), let mo = number(5, 2), let d = number(8, 2),
+              let h = number(11, 2), let mi = number(14, 2), let s = number(17, 2),
+              (1...12).contains(mo), d >= 1, d <= daysInMonth(year: y, month: mo), h < 24, mi < 60, s < 60
+        else { return nil }
+        var ms: Int64 = 0
+        if b.count == 24 {
+            guard b[19] == UInt8(ascii: "."), let fraction = number(20, 3) else { return nil }
+            ms = fraction
+        }
+        let seconds = days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s
+        return Instant(milliseconds: seconds * 1000 + ms)
+    }
+
     /// The UTC calendar day of an instant as `YYYY-MM-DD` (used for per-day counters).
     public static func day(_ instant: Instant) -> String {
         String(format(instant).prefix(10))

@@ -70,6 +70,10 @@ public struct SchedulerCore: Sendable {
         return true
     }
 
+    /// Turns the per-request log effects on (a watcher wants every event whatever the log
+    /// level) or off.
+    public mutating func setEmitsRoutineLogs(_ on: Bool) { configuration.emitsRoutineLogs = on }
+
     /// Feeds one event; returns the effects to carry out in order.
     public mutating func handle(_ event: SchedulerEvent, at now: Instant) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []

@@ -96,7 +96,8 @@ import RefreshdCore
         h.start()
         #expect(h.wait { h.outcomes()["t.missing"] == [.failure] })
         #expect(h.stop())
-        #expect(h.lines.contains("could not start /nonexistent/program"))
+        // A spawn failure is its own exit, not a fake exit 127.
+        #expect(h.lines.contains("failure (could not start: /nonexistent/program: no such file or directory)"))
     }
 }
 

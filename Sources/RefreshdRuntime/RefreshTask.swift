@@ -23,7 +23,7 @@ public final class RefreshTask: @unchecked Sendable {
     private let state = Mutex(State())
     private let complete: @Sendable (Int64, Bool) -> Void
 
-    init(order: LaunchOrder, sharedContainer: String?, complete: @escaping @Sendable (Int64, Bool) -> Void) {
+    package init(order: LaunchOrder, sharedContainer: String?, complete: @escaping @Sendable (Int64, Bool) -> Void) {
         identifier = order.identifier
         runID = order.runID
         kind = order.kind
@@ -48,10 +48,10 @@ public final class RefreshTask: @unchecked Sendable {
     }
 
     /// Delivers the expiration; without a handler the task completes unsuccessfully.
-    func deliverExpiration() {
+    package func deliverExpiration() {
         if let handler = expirationHandler { handler() } else { setTaskCompleted(success: false) }
     }
 
     /// Marks the task done without reporting (the scheduler has already ended the run).
-    func abandon() { state.withLock { $0.completed = true } }
+    package func abandon() { state.withLock { $0.completed = true } }
 }

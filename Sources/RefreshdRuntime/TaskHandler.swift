@@ -1,12 +1,17 @@
 import RefreshdCore
 
-/// What runs when a task launches: an external command or a Swift closure in this process.
+/// What runs when a task launches: an external command, a Swift closure in this process, or a
+/// built-in action on the worker pool.
 public enum TaskHandler: Sendable {
-    /// Spawned with uv_spawn in its own process group; outcome from its exit status.
+    /// Spawned by the host in its own process group; outcome from its exit status.
     case command(CommandJob)
-    /// Called on the scheduler's loop thread with a task object; the closure must eventually call
-    /// `setTaskCompleted(success:)`, and should stop promptly when its expiration handler runs.
+    /// Called on the runtime's execution context (the loop thread) with a task object; the
+    /// closure must eventually call `setTaskCompleted(success:)`, and should stop promptly when
+    /// its expiration handler runs.
     case inProcess(@Sendable (RefreshTask) -> Void)
+    /// Runs on the host's worker pool, never on the loop thread, with the same allowance,
+    /// expiration and grace as any run.
+    case action(BuiltInAction)
 }
 
 /// An external command: argv (no shell), extra environment and working directory.

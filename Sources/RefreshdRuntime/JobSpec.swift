@@ -1,0 +1,69 @@
+import RefreshdCore
+
+/// A job as the runtime runs it from config: its definition, its command and how its first
+/// request is made. The daemon turns job files into these; the simulator does the same, so both
+/// seed and reload by the same rules.
+public struct JobSpec: Sendable, Hashable {
+    public var definition: TaskDefinition
+    public var command: CommandJob
+    public var firstRequest: FirstRequest
+
+    public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core) {
+        self.definition = definition
+        self.command = command
+        self.firstRequest = firstRequest
+    }
+
+    public var identifier: String { definition.identifier }
+}
+
+/// How a job's first request is made when it is loaded and has no pending request.
+public enum FirstRequest: Sendable, Hashable {
+    /// The core decides: a calendar job's next slot (jittered), any other job now.
+    case core
+    /// This long after the load.
+    case after(Duration)
+    /// At this date, once: after it was requested, a restart does not request it again.
+    case at(Instant)
+    /// The next elapse of this calendar after the load.
+    case nextSlot(Schedule)
+
+    /// The text remembered in the state (`seedSpec`), as the job file would write it.
+    public var text: String {
+        switch self {
+        case .core: "+0s"
+        case let .after(duration): "+\(duration.compactText)"
+        case let .at(instant): instant.iso8601
+        case let .nextSlot(schedule): schedule.text
+        }
+    }
+
+    /// The earliest begin date for a load at `now`; nil for `.core` (the core decides) and for a
+    /// calendar with no next slot.
+    public func earliest(loadedAt now: Instant) -> Instant? {
+        switch self {
+        case .core: nil
+        case let .after(duration): now + duration
+        case let .at(instant): instant
+        case let .nextSlot(schedule): schedule.next(after: now)
+        }
+    }
+}
+
+extension Duration {
+    /// `1h30m`, `500ms`, `0s`: the job files' duration syntax (largest units first).
+    var compactText: String {
+        var ms = wholeMilliseconds
+        if ms == 0 { return "0s" }
+        var text = ms < 0 ? "-" : ""
+        if ms < 0 { ms = ms == Int64.min ? Int64.max : -ms }
+        for (name, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] {
+            let count = ms / size
+            if count > 0 {
+                text += "\(count)\(name)"
+                ms -= count * size
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,86 @@
+import RefreshdCore
+
+extension RefreshRuntime {
+    /// Starts from a config: declares every job, restores the saved state, then gives each job
+    /// without a pending request its first request (`SeedPlan`). Returns the pending count.
+    @discardableResult
+    public func load(_ specs: [JobSpec]) -> Int {
+        for spec in specs {
+            register(spec.definition, handler: .command(spec.command))
+        }
+        lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
+        restoreSavedState()
+        seed(specs, replacing: false)
+        return lock.withLock { machines.scheduler.pendingCount }
+    }
+
+    /// Applies a newly read config as a diff (`ReloadPlan`): removed jobs' pending requests are
+    /// cancelled, added and changed jobs (re)declared and seeded (a changed job's pending
+    /// request is replaced), unchanged jobs left alone. Runs in flight keep their process and
+    /// deadline.
+    @discardableResult
+    public func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
+        let plan = lock.withLock { ReloadPlan.diff(current: jobs, loaded: specs) }
+        for id in plan.removed { withdraw(id) }
+        for spec in plan.added + plan.changed { redeclare(spec.definition, handler: .command(spec.command)) }
+        lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
+        seed(plan.added, replacing: false)
+        seed(plan.changed, replacing: true)
+        report(RuntimeObservation(time: clock(), kind: .reloaded, count: specs.count,
+                                  message: "reloaded (\(reason)): \(plan.summary)"))
+        return plan
+    }
+
+    /// A config that could not be used: says why and that the running one stays.
+    public func refuseReload(_ problems: [String], reason: String) {
+        let now = clock()
+        for problem in problems {
+            report(RuntimeObservation(time: now, kind: .reloadRefused, message: "reload refused: \(problem)"))
+        }
+        let count = lock.withLock { jobs.count }
+        report(RuntimeObservation(time: now, kind: .reloadRefused, count: problems.count,
+                                  message: "reload refused (\(reason)): \(problems.count) error\(problems.count == 1 ? "" : "s"); keeping the running config of \(count) job\(count == 1 ? "" : "s")"))
+    }
+
+    /// The jobs in force, by identifier.
+    public var jobsInForce: [String: JobSpec] { lock.withLock { jobs } }
+
+    /// Seeds first requests; each submit and its seed record are one transaction.
+    func seed(_ specs: [JobSpec], replacing: Bool) {
+        for spec in specs {
+            let id = spec.identifier
+            let refusal: SchedulerError? = lock.withLock {
+                startIfNeeded()
+                let now = clock()
+                let action = SeedPlan.plan(spec, hasPending: machines.scheduler.pending(id) != nil,
+                                           seededFrom: seedSpecs[id], replacing: replacing, now: now)
+                scratch.removeAll(keepingCapacity: true)
+                do throws(SchedulerError) {
+                    switch action {
+                    case .keep, .none:
+                        return nil
+                    case .submitFirst:
+                        try machines.scheduler.submitFirst(id, at: now, into: &scratch)
+                    case let .submit(earliest):
+                        try machines.scheduler.submit(TaskRequest(identifier: id, kind: spec.definition.kind,
+                                                                  earliestBeginDate: earliest),
+                                                      at: now, into: &scratch)
+                    }
+                } catch {
+                    return error
+                }
+                let text = spec.firstRequest.text
+                seedSpecs[id] = text
+                if machines.scheduler.configuration.emitsStateChanges {
+                    scratch.append(.persist(.seedSpec(identifier: id, spec: text)))
+                }
+                return commit(scratch) ? nil : .notSaved(reason: storeFailure ?? "unknown")
+            }
+            if let refusal {
+                report(RuntimeObservation(time: clock(), kind: .rejected, identifier: id,
+                                          message: "\(id): request not submitted: \(refusal)"))
+            }
+        }
+        kick()
+    }
+}

@@ -1,0 +1,110 @@
+import RefreshdCore
+
+extension RefreshRuntime {
+    /// Starts a run with its registered handler (execution context).
+    func launch(_ order: LaunchOrder, on host: any RuntimeHost) {
+        switch lock.withLock({ handlers[order.identifier] }) {
+        case let .command(job):
+            lock.withLock { executions[order.runID] = .command }
+            switch host.startCommand(order, job, environment: environment(for: order, job)) {
+            case let .started(group, ticks):
+                // Its own transaction: the run was committed before the spawn and its processes
+                // carry REFRESH_INSTANCE and REFRESH_RUN_ID, so dying before this commit loses
+                // nothing (the reaper finds them by their environment).
+                lock.withLock {
+                    if machines.scheduler.configuration.emitsStateChanges {
+                        _ = commit([.persist(.processStarted(runID: order.runID, processGroup: group, startTicks: ticks))])
+                    }
+                }
+                logger.info("\(order.identifier)[\(order.runID)] started pid \(group)")
+            case let .failed(reason):
+                lock.withLock { executions[order.runID] = nil }
+                send(.runFinished(runID: order.runID, exit: .spawnFailed(reason)))
+            }
+        case let .inProcess(handler):
+            let task = RefreshTask(order: order, sharedContainer: options.sharedContainer) { [weak self] runID, success in
+                self?.runEnded(runID, exit: .completed(success: success))
+            }
+            lock.withLock { executions[order.runID] = .task(task) }
+            handler(task)
+        case let .action(action):
+            let context = ActionContext(order: order, sharedContainer: options.sharedContainer)
+            lock.withLock { executions[order.runID] = .action(context) }
+            host.startAction(order, action, context: context)
+        case nil:
+            send(.runFinished(runID: order.runID, exit: .noHandler))
+        }
+    }
+
+    /// The host (or an in-process task) reports the end of a run's work, with the raw lines of
+    /// its results channel. Any thread. A run already ended (an abandoned task, an action that
+    /// returned after its grace) is ignored.
+    public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
+        let execution = lock.withLock { executions.removeValue(forKey: runID) }
+        guard execution != nil else { return }
+        var accepted: [String] = []
+        if !results.isEmpty {
+            let checked = RunResults.check(results)
+            accepted = checked.accepted
+            let identifier = lock.withLock { machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier } ?? "?"
+            for problem in checked.problems {
+                report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
+                                          message: "\(identifier)[\(runID)] result refused: \(problem)"))
+            }
+            if !accepted.isEmpty {
+                report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
+                                          count: accepted.count,
+                                          message: "\(identifier)[\(runID)] reported \(accepted.count) result\(accepted.count == 1 ? "" : "s")"))
+            }
+        }
+        send(.runFinished(runID: runID, exit: exit, results: accepted))
+    }
+
+    /// A line of a run's output that fits the log's rate limit (any thread).
+    public func runOutput(_ order: LaunchOrder, stream: String, line: String) {
+        let text = "\(order.identifier)[\(order.runID)] \(stream): \(line)"
+        report(RuntimeObservation(time: clock(), kind: .output, identifier: order.identifier, runID: order.runID,
+                                  message: text))
+    }
+
+    /// Output the host read and did not log (over the rate limit).
+    public func runOutputDropped(_ order: LaunchOrder, lines: Int, bytes: Int, limit: String) {
+        let text = "\(order.identifier)[\(order.runID)] \(lines) line\(lines == 1 ? "" : "s") (\(bytes) bytes) of output not logged: over \(limit)"
+        report(RuntimeObservation(time: clock(), kind: .outputDropped, identifier: order.identifier,
+                                  runID: order.runID, count: lines, message: text))
+    }
+
+    /// The environment a command run sees: refreshd's own, the job's, and the REFRESH_ variables.
+    func environment(for order: LaunchOrder, _ job: CommandJob) -> [String] {
+        var env = baseEnvironment
+        for (key, value) in job.environment { env[key] = value }
+        env["REFRESH_TASK_IDENTIFIER"] = order.identifier
+        env["REFRESH_RUN_ID"] = String(order.runID)
+        // With REFRESH_RUN_ID, names this run's processes from their first instant (see the reaper).
+        env["REFRESH_INSTANCE"] = instance
+        env["REFRESH_DEADLINE"] = order.deadline.iso8601
+        env["REFRESH_KIND"] = order.kind.rawValue
+        env["REFRESH_ATTEMPT"] = String(order.attempt)
+        env["REFRESH_RESULT_FD"] = String(RunResults.descriptor)
+        if let sharedContainer = options.sharedContainer { env["REFRESH_SHARED_CONTAINER"] = sharedContainer }
+        return env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+}
+
+extension RefreshRuntime {
+    /// Ends every in-process run now as abandoned (a second stop signal: kill everything).
+    public func abandonInProcessRuns() {
+        let abandoned = lock.withLock { () -> [Int64] in
+            let ids = executions.compactMap { id, execution -> Int64? in
+                if case .command = execution { return nil }
+                return id
+            }
+            for id in ids {
+                if case let .task(task) = executions[id] { task.abandon() }
+                executions[id] = nil
+            }
+            return ids
+        }
+        for runID in abandoned.sorted() { send(.runFinished(runID: runID, exit: .abandoned)) }
+    }
+}

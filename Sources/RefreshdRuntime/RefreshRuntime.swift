@@ -1,0 +1,359 @@
+import Logging
+import RefreshdCore
+
+/// The scheduler as a program: the machines, the store, commit-before-act, restore, the
+/// store-failure policy, seeding and reload, over a host that supplies time and processes.
+///
+/// The same runtime runs under `refreshd run` (the libuv host, real time, SQLite) and under the
+/// simulator (`SimulatedHost`, virtual time, `InMemoryStore`); it cannot tell which. That is
+/// the point: a rule written here is a rule the simulator tests.
+///
+/// The flow of one event: `send(event)` takes the lock, reads the host's clock once, feeds the
+/// machines, commits the event's state changes in one transaction and only then queues the
+/// other effects; `drain()`, on the host's execution context, carries them out in order
+/// (arm the wake-up, start a run, signal a group, log). A failed commit acts on nothing of its
+/// event: the runtime stops, and a submit that was not saved throws.
+///
+/// Public methods are safe from any thread; handlers and host calls happen on the host's
+/// execution context.
+public final class RefreshRuntime: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var configuration: SchedulerConfiguration
+        /// The directory all runs share (`REFRESH_SHARED_CONTAINER`), if any.
+        public var sharedContainer: String?
+        public var logger: Logger
+
+        public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
+                    sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd")) {
+            self.configuration = configuration
+            self.sharedContainer = sharedContainer
+            self.logger = logger
+        }
+    }
+
+    /// How a run in flight is carried out.
+    enum Execution {
+        case command
+        case task(RefreshTask)
+        case action(ActionContext)
+    }
+
+    public let options: Options
+    let logger: Logger
+    let store: (any StateStoring)?
+    /// The state's random id, given to every command as REFRESH_INSTANCE.
+    public let instance: String
+    let lock = Lock()
+    // Guarded by `lock`.
+    var machines: Machines
+    var handlers: [String: TaskHandler] = [:]
+    var outbox: [SchedulerEffect] = []
+    var scratch: [SchedulerEffect] = []
+    var changes: [StateChange] = []
+    var executions: [Int64: Execution] = [:]
+    var restored: SchedulerCore.RestoredState?
+    var seedSpecs: [String: String] = [:]
+    var storeFailure: String?
+    /// Guarded by `observerLock` (reports happen with and without `lock` held).
+    var observers: [@Sendable (RuntimeObservation) -> Void] = []
+    let observerLock = Lock()
+    /// The config in force when the runtime runs job specs (`load`, `reload`), by identifier.
+    var jobs: [String: JobSpec] = [:]
+    // Execution context only.
+    weak var host: (any RuntimeHost)?
+    var draining = false
+    /// refreshd's own environment, read once by the host: every command run starts from it.
+    public var baseEnvironment: [String: String] = [:]
+
+    /// Opens nothing: the store is given (or nil: nothing persists), and its saved state is read
+    /// now but applied at `restoreSavedState()`, after the identifiers are declared.
+    ///
+    /// - Throws: the store's error when its saved state cannot be read.
+    public init(store: (any StateStoring)?, options: Options = Options()) throws {
+        self.options = options
+        logger = options.logger
+        self.store = store
+        var configuration = options.configuration
+        configuration.emitsStateChanges = store != nil
+        configuration.emitsRoutineLogs = options.logger.logLevel <= .info
+        machines = Machines(scheduler: SchedulerCore(configuration: configuration))
+        if let store {
+            let state = try store.restoredState()
+            restored = state
+            seedSpecs = state.seedSpecs
+            instance = try store.instanceID()
+        } else {
+            restored = SchedulerCore.RestoredState()
+            instance = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+        }
+    }
+
+    /// Connects the host (once, before anything runs).
+    public func attach(_ host: any RuntimeHost) { self.host = host }
+
+    // MARK: Declaring and requesting
+
+    /// Declares an identifier with its handler. False if it was already declared.
+    @discardableResult
+    public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
+        lock.withLock {
+            guard machines.scheduler.definitions[definition.identifier] == nil else { return false }
+            handlers[definition.identifier] = handler
+            feed(.declare(definition))
+            return true
+        }
+    }
+
+    /// Replaces a declared identifier's definition and handler (config reload). A run in flight
+    /// keeps its process and deadline; its retry and next request follow the new definition.
+    public func redeclare(_ definition: TaskDefinition, handler: TaskHandler) {
+        lock.withLock {
+            handlers[definition.identifier] = handler
+            feed(.declare(definition))
+        }
+        kick()
+    }
+
+    /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes.
+    public func withdraw(_ identifier: String) {
+        lock.withLock {
+            startIfNeeded()
+            feed(.undeclare(identifier: identifier))
+            handlers[identifier] = nil
+        }
+        kick()
+    }
+
+    /// Submits a request (replacing a pending one with the same identifier), committed before
+    /// this returns.
+    ///
+    /// - Throws: the core's refusal, or `.notSaved` when the commit failed (the runtime stops).
+    public func submit(_ request: TaskRequest) throws(SchedulerError) {
+        try feedThrowing { core, now, effects throws(SchedulerError) in
+            try core.submit(request, at: now, into: &effects)
+        }
+    }
+
+    /// Submits a declared identifier's first request: its schedule's next slot (jittered), or now.
+    public func submitFirstRequest(_ identifier: String) throws(SchedulerError) {
+        try feedThrowing { core, now, effects throws(SchedulerError) in
+            try core.submitFirst(identifier, at: now, into: &effects)
+        }
+    }
+
+    public func cancel(_ identifier: String) { send(.cancel(identifier: identifier)) }
+
+    public func cancelAll(namespace: String? = nil) { send(.cancelAll(namespace: namespace)) }
+
+    /// Copies of the pending requests, in due order.
+    public func pendingRequests() -> [TaskRequest] {
+        lock.withLock {
+            startIfNeeded()
+            return machines.scheduler.pendingRequests()
+        }
+    }
+
+    /// The pending request for an identifier (saved state restored first).
+    public func pending(_ identifier: String) -> PendingRequest? {
+        lock.withLock {
+            startIfNeeded()
+            return machines.scheduler.pending(identifier)
+        }
+    }
+
+    /// Graceful stop: no new launches; running work gets its expiration and grace.
+    public func stop() { send(.shutdown) }
+
+    public var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }
+
+    /// The commit error that stopped the runtime, if any.
+    public var failure: String? { lock.withLock { storeFailure } }
+
+    /// Calls `observer` for every observation, whatever the log level, on the thread that
+    /// produced it (keep it quick; hand off to a queue for slow work).
+    public func observe(_ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
+        observerLock.withLock { observers.append(observer) }
+        lock.withLock { machines.scheduler.setEmitsRoutineLogs(true) }
+    }
+
+    /// Holds due requests back (a budget, the system's discretion); nil admits everything.
+    public func setAdmissionPolicy(_ policy: (any AdmissionPolicy)?) {
+        lock.withLock { machines.scheduler.admissionPolicy = policy }
+    }
+
+    // MARK: Feeding the machines
+
+    /// Applies the saved state once: reaps what dead runs left behind, then restores pending
+    /// requests, streaks and interrupted runs. Call after every handler is registered.
+    public func restoreSavedState() {
+        lock.withLock { startIfNeeded() }
+        kick()
+    }
+
+    /// Under `lock`.
+    func startIfNeeded() {
+        guard let state = restored else { return }
+        restored = nil
+        if let host {
+            for (run, killed) in host.reapLeftovers(of: state.unfinishedRuns, instance: instance) {
+                let text = "reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)"
+                report(RuntimeObservation(time: host.now(), kind: .reaped, identifier: run.identifier, runID: run.runID,
+                                          count: killed.count, message: text))
+            }
+        }
+        feed(.restore(state))
+    }
+
+    /// Feeds an event (any thread) and gets its effects carried out.
+    public func send(_ event: SchedulerEvent) {
+        lock.withLock {
+            startIfNeeded()
+            feed(event)
+        }
+        kick()
+    }
+
+    /// Under `lock`: one event through the machines, committed, its effects queued.
+    @discardableResult
+    func feed(_ event: SchedulerEvent) -> Bool {
+        scratch.removeAll(keepingCapacity: true)
+        machines.handle(event, at: clock(), into: &scratch)
+        return commit(scratch)
+    }
+
+    /// Like `send`, for calls that can refuse (submits): a refusal commits nothing and is thrown
+    /// after the lock is released; so is a failed commit.
+    func feedThrowing(
+        _ body: (inout SchedulerCore, Instant, inout [SchedulerEffect]) throws(SchedulerError) -> Void
+    ) throws(SchedulerError) {
+        let result: Result<Void, SchedulerError> = lock.withLock {
+            startIfNeeded()
+            scratch.removeAll(keepingCapacity: true)
+            do throws(SchedulerError) {
+                try body(&machines.scheduler, clock(), &scratch)
+            } catch {
+                return .failure(error)
+            }
+            guard commit(scratch) else { return .failure(.notSaved(reason: storeFailure ?? "unknown")) }
+            return .success(())
+        }
+        kick()
+        try result.get()
+    }
+
+    func clock() -> Instant { host?.now() ?? Instant(milliseconds: 0) }
+
+    /// Under `lock`: commits the event's state changes in one transaction, and only if that
+    /// succeeded queues its other effects. Returns false when the commit failed: then nothing of
+    /// the event is acted on, and the runtime stops (running work gets its expiration).
+    func commit(_ effects: [SchedulerEffect]) -> Bool {
+        changes.removeAll(keepingCapacity: true)
+        for effect in effects {
+            if case let .persist(change) = effect { changes.append(change) }
+        }
+        if !changes.isEmpty, let store, storeFailure == nil {
+            do {
+                try store.apply(changes)
+            } catch {
+                failStore("\(error)")
+                return false
+            }
+        }
+        for effect in effects {
+            if case .persist = effect { continue }
+            outbox.append(effect)
+        }
+        return true
+    }
+
+    /// Under `lock`: the store refused a commit. Stop: no launch for that event nor after it.
+    func failStore(_ reason: String) {
+        storeFailure = reason
+        let now = clock()
+        report(RuntimeObservation(time: now, kind: .storeFailed, message: "state not saved, stopping: \(reason)"))
+        var effects: [SchedulerEffect] = []
+        machines.handle(.shutdown, at: now, into: &effects)
+        for effect in effects {
+            if case .persist = effect { continue }
+            outbox.append(effect)
+        }
+    }
+
+    /// Gets queued effects executed: here on the execution context, or by waking it.
+    func kick() {
+        guard let host else { return }
+        if host.isOnExecutionContext { drain() } else { host.scheduleDrain() }
+    }
+
+    /// Executes queued effects in order (execution context). Effects may feed new events; those
+    /// are appended and run in the same drain, never recursively.
+    public func drain() {
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        var batch: [SchedulerEffect] = []
+        while true {
+            lock.withLock { swap(&batch, &outbox) }
+            if batch.isEmpty { return }
+            for effect in batch { execute(effect) }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func execute(_ effect: SchedulerEffect) {
+        guard let host else { return }
+        switch effect {
+        case let .armTimer(at):
+            host.armWakeUp(at: at)
+        case .disarmTimer:
+            host.armWakeUp(at: nil)
+        case let .launch(order):
+            launch(order, on: host)
+        case let .expire(runID):
+            switch lock.withLock({ executions[runID] }) {
+            case .command: host.signal(runID: runID, .terminate)
+            case let .task(task): task.deliverExpiration()
+            case let .action(context): context.expire()
+            case nil: break
+            }
+        case let .kill(runID):
+            switch lock.withLock({ executions[runID] }) {
+            case .command:
+                host.signal(runID: runID, .kill)
+            case let .task(task):
+                task.abandon()
+                if lock.withLock({ executions.removeValue(forKey: runID) }) != nil {
+                    send(.runFinished(runID: runID, exit: .abandoned))
+                }
+            case .action:
+                if lock.withLock({ executions.removeValue(forKey: runID) }) != nil {
+                    send(.runFinished(runID: runID, exit: .abandoned))
+                }
+            case nil:
+                break
+            }
+        case let .watchConditions(on):
+            host.watchConditions(on)
+        case let .log(message):
+            report(RuntimeObservation(message, at: host.now()))
+        case .persist:
+            break  // committed in `commit`
+        case .stopped:
+            report(RuntimeObservation(time: host.now(), kind: .stopped, message: "stopped"))
+            host.runtimeStopped()
+        }
+    }
+
+    /// Logs an observation and hands it to the observers.
+    func report(_ observation: RuntimeObservation) {
+        if observation.kind == .storeFailed {
+            logger.critical("\(observation.message)")
+        } else if observation.isWarning {
+            logger.warning("\(observation.message)")
+        } else {
+            logger.info("\(observation.message)")
+        }
+        let observers = observerLock.withLock { self.observers }
+        for observer in observers { observer(observation) }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The results channel: how a command hands structured results (a timeline, an activity update)
+/// back to refreshd, apart from its human-readable output.
+///
+/// A command writes JSON objects, one per line, to file descriptor 3 (`REFRESH_RESULT_FD`);
+/// stdout and stderr stay free for people. The host reads the descriptor while the command runs,
+/// keeping at most `maxLines` lines of at most `maxLineBytes` bytes; the runtime accepts each
+/// line that is one JSON object and refuses the rest with a reason in the log. Accepted results
+/// reach the machines with the run's end (`runFinished(results:)`).
+///
+/// ```sh
+/// echo '{"entries": [{"date": "2026-11-22T06:00:00Z", "asset": "dawn"}], "policy": "atEnd"}' >&3
+/// ```
+public enum RunResults {
+    /// The descriptor a command writes results to.
+    public static let descriptor: Int32 = 3
+    /// Lines kept per run; more are dropped by the host and reported.
+    public static let maxLines = 64
+    /// Bytes per line; a longer line is refused whole.
+    public static let maxLineBytes = 16 * 1024
+
+    /// What a host appends when a run wrote more than it keeps (never valid JSON).
+    public static let truncatedMarker = "\u{0}truncated"
+
+    /// Splits accepted results (one compact JSON object each) from refused lines (with the reason).
+    public static func check(_ lines: [String]) -> (accepted: [String], problems: [String]) {
+        var accepted: [String] = []
+        var problems: [String] = []
+        for (index, line) in lines.enumerated() {
+            let number = index + 1
+            if index >= maxLines {
+                problems.append("line \(number) and after: more than \(maxLines) results")
+                break
+            }
+            if line == truncatedMarker {
+                problems.append("more than \(maxLines * (maxLineBytes + 1)) bytes of results; the rest was dropped")
+                continue
+            }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            if trimmed.utf8.count > maxLineBytes {
+                problems.append("line \(number): \(trimmed.utf8.count) bytes, more than \(maxLineBytes)")
+                continue
+            }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)),
+                  object is [String: Any] else {
+                problems.append("line \(number): expected one JSON object per line, found \(preview(trimmed))")
+                continue
+            }
+            accepted.append(trimmed)
+        }
+        return (accepted, problems)
+    }
+
+    /// The start of a refused line, escaped, for a one-line message.
+    static func preview(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(40) {
+            out += scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
+    }
+}

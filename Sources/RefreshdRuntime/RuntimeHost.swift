@@ -1,0 +1,56 @@
+import RefreshdCore
+
+/// What the runtime needs from the world: one wake-up timer, clocks, processes, conditions.
+///
+/// Two hosts implement it. The libuv host (`RefreshScheduler` in the `Refreshd` module) does it
+/// for real: a `uv_timer_t`, `uv_spawn` in a new session, signals to process groups, netlink.
+/// `SimulatedHost` does it in virtual time with modelled processes. Every rule that a user can
+/// observe lives in the runtime and the machines, never in a host, so the simulator tests the
+/// program that runs in production.
+///
+/// The runtime calls these methods on the host's execution context (the loop thread), never
+/// with its own lock held. The host reports back through `RefreshRuntime.send(_:)` (timer
+/// fired, conditions, clock changes) and the `run…` callbacks (output, exit).
+public protocol RuntimeHost: AnyObject {
+    /// The wall clock now.
+    func now() -> Instant
+    /// Arms the single wake-up for `at`, replacing any earlier arming; nil disarms it. When it
+    /// fires the host sends `.timerFired`.
+    func armWakeUp(at: Instant?)
+    /// Starts a command run in its own process group with this environment. On success the run
+    /// is the host's until it reports `RefreshRuntime.runEnded(_:exit:results:)`.
+    func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: [String]) -> CommandStart
+    /// Sends a signal to a command run's whole process group.
+    func signal(runID: Int64, _ signal: RunSignal)
+    /// Runs a built-in action off the execution context; reports `runEnded` when it returns.
+    func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext)
+    /// Starts or stops watching machine conditions; while on, the host sends
+    /// `.conditionsChanged` with fresh readings.
+    func watchConditions(_ on: Bool)
+    /// Kills whatever is left of runs that were in flight when a previous runtime on this state
+    /// died. Returns each run that had leftovers with the pids killed.
+    func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])]
+    /// Effects are queued and the caller is not on the execution context: run `drain()` there.
+    func scheduleDrain()
+    /// Whether the current thread is the execution context.
+    var isOnExecutionContext: Bool { get }
+    /// The runtime has stopped: release timers and watches so the host's loop can end.
+    func runtimeStopped()
+}
+
+/// The result of starting a command.
+public enum CommandStart: Sendable, Hashable {
+    /// The process exists: its group (= its pid, a session leader) and its start time in clock
+    /// ticks since boot, when the host knows it.
+    case started(processGroup: Int32, startTicks: UInt64?)
+    /// It could not be started; the text says why.
+    case failed(String)
+}
+
+/// Signals the runtime sends to a run's process group.
+public enum RunSignal: Sendable, Hashable {
+    /// The expiration (SIGTERM).
+    case terminate
+    /// The end of the grace period (SIGKILL).
+    case kill
+}

@@ -1,0 +1,137 @@
+import RefreshdCore
+
+/// One thing that happened in the runtime, as data: what a watcher, a test, the status command
+/// and the simulation report read, instead of parsing log lines.
+///
+/// Published to every observer whatever the log level (a quiet log never hides an event from a
+/// watcher). Flat and Codable so that `--json` output and the simulator's report share one
+/// shape; `message` is the same one-line text the log shows.
+public struct RuntimeObservation: Sendable, Hashable, Codable {
+    /// What kind of event, a stable lowercase name.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case submitted, replaced, rejected, cancelled, held, waiting, launched, expired, killed
+        case finished, retry, retriesExhausted = "retries-exhausted", interrupted, dropped
+        case conditions, missed, clockChanged = "clock-changed", stopping, stopped
+        case output, outputDropped = "output-dropped", reaped, results
+        case reloaded, reloadRefused = "reload-refused", storeFailed = "store-failed"
+    }
+
+    /// When it happened (the runtime's clock: real or virtual).
+    public var time: Instant
+    public var kind: Kind
+    public var identifier: String?
+    public var runID: Int64?
+    /// `success`, `failure`, `expired`, `crashed`, `interrupted` for `finished`.
+    public var outcome: Outcome?
+    /// The instant the event is about: a request's earliest begin, a run's deadline, a retry's
+    /// date, a held request's release, a skipped calendar's next slot.
+    public var at: Instant?
+    /// A count: missed slots, dropped output lines, reaped processes, runs in flight.
+    public var count: Int?
+    /// The log line, without the time.
+    public var message: String
+
+    public init(time: Instant, kind: Kind, identifier: String? = nil, runID: Int64? = nil,
+                outcome: Outcome? = nil, at: Instant? = nil, count: Int? = nil, message: String) {
+        self.time = time
+        self.kind = kind
+        self.identifier = identifier
+        self.runID = runID
+        self.outcome = outcome
+        self.at = at
+        self.count = count
+        self.message = message
+    }
+
+    /// The observation for one of the core's log messages.
+    public init(_ message: LogMessage, at time: Instant) {
+        let text = message.description
+        switch message {
+        case let .submitted(p, replaced):
+            self.init(time: time, kind: replaced ? .replaced : .submitted, identifier: p.identifier,
+                      at: p.earliest, message: text)
+        case let .rejected(id, _):
+            self.init(time: time, kind: .rejected, identifier: id, message: text)
+        case let .cancelled(id):
+            self.init(time: time, kind: .cancelled, identifier: id, message: text)
+        case let .launched(order, _):
+            self.init(time: time, kind: .launched, identifier: order.identifier, runID: order.runID,
+                      at: order.deadline, message: text)
+        case let .waitingForConditions(id, _, _):
+            self.init(time: time, kind: .waiting, identifier: id, message: text)
+        case let .expirationDelivered(runID, id):
+            self.init(time: time, kind: .expired, identifier: id, runID: runID, message: text)
+        case let .killed(runID, id):
+            self.init(time: time, kind: .killed, identifier: id, runID: runID, message: text)
+        case let .finished(runID, id, outcome, _, _):
+            self.init(time: time, kind: .finished, identifier: id, runID: runID, outcome: outcome, message: text)
+        case let .retryScheduled(id, attempt, date):
+            self.init(time: time, kind: .retry, identifier: id, at: date, count: attempt, message: text)
+        case let .retriesExhausted(id, attempts):
+            self.init(time: time, kind: .retriesExhausted, identifier: id, count: attempts, message: text)
+        case let .recoveredInterrupted(runID, id):
+            self.init(time: time, kind: .interrupted, identifier: id, runID: runID, outcome: .interrupted,
+                      message: text)
+        case let .droppedUndeclared(id):
+            self.init(time: time, kind: .dropped, identifier: id, message: text)
+        case .conditions:
+            self.init(time: time, kind: .conditions, message: text)
+        case let .stopping(running):
+            self.init(time: time, kind: .stopping, count: running, message: text)
+        case let .missedSlots(id, count, _, next):
+            self.init(time: time, kind: .missed, identifier: id, at: next, count: count, message: text)
+        case .clockChanged:
+            self.init(time: time, kind: .clockChanged, message: text)
+        case let .held(id, until):
+            self.init(time: time, kind: .held, identifier: id, at: until, message: text)
+        }
+    }
+
+    /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.
+    public var isWarning: Bool {
+        switch kind {
+        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed: true
+        default: false
+        }
+    }
+}
+
+extension RuntimeObservation {
+    private enum CodingKeys: String, CodingKey {
+        case time, kind, identifier, runID, outcome, at, count, message
+    }
+
+    /// Instants are written as ISO 8601 UTC text with milliseconds, for people reading `--json`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(time.iso8601, forKey: .time)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(identifier, forKey: .identifier)
+        try c.encodeIfPresent(runID, forKey: .runID)
+        try c.encodeIfPresent(outcome, forKey: .outcome)
+        try c.encodeIfPresent(at?.iso8601, forKey: .at)
+        try c.encodeIfPresent(count, forKey: .count)
+        try c.encode(message, forKey: .message)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func instant(_ key: CodingKeys) throws -> Instant? {
+            guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
+            guard let value = ISO8601.parse(text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c,
+                                                       debugDescription: "expected an ISO 8601 UTC instant, found \"\(text)\"")
+            }
+            return value
+        }
+        guard let time = try instant(.time) else {
+            throw DecodingError.keyNotFound(CodingKeys.time, .init(codingPath: c.codingPath, debugDescription: "time is required"))
+        }
+        self.init(time: time, kind: try c.decode(Kind.self, forKey: .kind),
+                  identifier: try c.decodeIfPresent(String.self, forKey: .identifier),
+                  runID: try c.decodeIfPresent(Int64.self, forKey: .runID),
+                  outcome: try c.decodeIfPresent(Outcome.self, forKey: .outcome),
+                  at: try instant(.at), count: try c.decodeIfPresent(Int.self, forKey: .count),
+                  message: try c.decode(String.self, forKey: .message))
+    }
+}
