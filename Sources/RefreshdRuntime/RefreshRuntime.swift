@@ -169,6 +169,12 @@ public final class RefreshRuntime: @unchecked Sendable {
     /// The commit error that stopped the runtime, if any.
     public var failure: String? { lock.withLock { storeFailure } }
 
+    /// The core's state, for observers and tests.
+    public func snapshot() -> SchedulerSnapshot { lock.withLock { machines.scheduler.snapshot() } }
+
+    /// The core's invariants, checked now (empty when all hold).
+    public func checkInvariants() -> [InvariantViolation] { lock.withLock { machines.scheduler.checkInvariants() } }
+
     /// Calls `observer` for every observation, whatever the log level, on the thread that
     /// produced it (keep it quick; hand off to a queue for slow work).
     public func observe(_ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
@@ -255,7 +261,7 @@ public final class RefreshRuntime: @unchecked Sendable {
             do {
                 try store.apply(changes)
             } catch {
-                failStore("\(error)")
+                failStore("\(error)", dropping: effects)
                 return false
             }
         }
@@ -267,11 +273,17 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// Under `lock`: the store refused a commit. Stop: no launch for that event nor after it.
-    func failStore(_ reason: String) {
+    /// Runs the failed event launched exist only in the machines' memory (nothing was started
+    /// or recorded): they are ended there at once, so the stop does not wait for them.
+    func failStore(_ reason: String, dropping failed: [SchedulerEffect]) {
         storeFailure = reason
         let now = clock()
         report(RuntimeObservation(time: now, kind: .storeFailed, message: "state not saved, stopping: \(reason)"))
         var effects: [SchedulerEffect] = []
+        for case let .launch(order) in failed {
+            machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &effects)
+        }
+        effects.removeAll()
         machines.handle(.shutdown, at: now, into: &effects)
         for effect in effects {
             if case .persist = effect { continue }

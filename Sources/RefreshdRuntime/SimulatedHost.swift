@@ -1,0 +1,271 @@
+import RefreshdCore
+
+/// The runtime's host in virtual time: a virtual clock, modelled processes, modelled conditions.
+///
+/// It is the swift-nio `EmbeddedEventLoop` of refreshd: the same `RefreshRuntime` that runs under
+/// libuv runs here, and cannot tell. Nothing sleeps: `advance(by:)` jumps the clock from one
+/// deadline to the next (the wake-up timer, a modelled process's end), delivering each event in
+/// a fixed order, so days of a job's life take milliseconds and repeat exactly.
+///
+/// Faults are explicit calls: `crash()` drops the runtime as a kill -9 would (the store keeps only
+/// what was committed; modelled processes live on until a new runtime reaps them), `stepClock`
+/// moves the wall clock, `setConditions` changes power and network.
+///
+/// Single-threaded: call it from one thread; the runtime's effects run inline.
+public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
+    /// How a modelled command behaves.
+    public struct Behaviour: Sendable, Hashable {
+        /// How long it runs if nothing stops it.
+        public var duration: Duration
+        /// How it ends on its own.
+        public var exit: RunExit
+        /// Whether it ignores the expiration (SIGTERM) and must be killed after the grace.
+        public var ignoresTerminate: Bool
+        /// Lines it prints at start (stdout).
+        public var output: [String]
+        /// Lines it writes to its results channel, reported with its end.
+        public var results: [String]
+        /// It cannot be started (a missing program): the text says why.
+        public var startFailure: String?
+
+        public init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
+                    ignoresTerminate: Bool = false, output: [String] = [], results: [String] = [],
+                    startFailure: String? = nil) {
+            self.duration = duration
+            self.exit = exit
+            self.ignoresTerminate = ignoresTerminate
+            self.output = output
+            self.results = results
+            self.startFailure = startFailure
+        }
+
+        /// A quick success: what a command job is without a model.
+        public static let quickSuccess = Behaviour()
+    }
+
+    /// A modelled process: alive from its start until `endsAt` (or a signal).
+    struct Process {
+        var order: LaunchOrder
+        var instance: String
+        var pid: Int32
+        var endsAt: Instant
+        var exit: RunExit
+        var ignoresTerminate: Bool
+        var results: [String]
+    }
+
+    /// The virtual wall clock.
+    public private(set) var clock: Instant
+    /// Power and network as the modelled machine has them.
+    public private(set) var conditions: Conditions
+    /// How each launched command behaves (default: a quick success).
+    public var behaviour: @Sendable (LaunchOrder, CommandJob) -> Behaviour
+    /// The runtime running on this host now (nil after `crash()`, before `start`).
+    public private(set) var runtime: RefreshRuntime?
+    /// Whether the current runtime has stopped (graceful stop complete).
+    public private(set) var stopped = false
+
+    var wakeUp: Instant?
+    var watchingConditions = false
+    var conditionsReportDue = false
+    var processes: [Int64: Process] = [:]
+    /// Actions run inline; their ends are delivered at the next step, at the same instant.
+    var finishedActions: [(runID: Int64, result: ActionResult, order: LaunchOrder)] = []
+    var nextPID: Int32 = 1000
+
+    public init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
+                behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> Behaviour = { _, _ in .quickSuccess }) {
+        clock = start
+        self.conditions = conditions
+        self.behaviour = behaviour
+    }
+
+    /// Starts a runtime on `store` (a new one after a crash or a stop: a restart). Its saved
+    /// state is restored, and what a dead runtime left running is reaped, by the same rules as
+    /// the real daemon.
+    @discardableResult
+    public func start(store: (any StateStoring)?, options: RefreshRuntime.Options = .init()) throws -> RefreshRuntime {
+        let runtime = try RefreshRuntime(store: store, options: options)
+        runtime.attach(self)
+        self.runtime = runtime
+        stopped = false
+        wakeUp = nil
+        watchingConditions = false
+        conditionsReportDue = false
+        return runtime
+    }
+
+    /// kill -9: the runtime vanishes mid-whatever; only what its store committed survives.
+    /// Modelled processes keep running (they lead their own sessions) until reaped.
+    public func crash() {
+        runtime = nil
+        wakeUp = nil
+        watchingConditions = false
+        finishedActions.removeAll()
+    }
+
+    // MARK: Driving virtual time
+
+    /// The next instant at which something happens on its own, if any.
+    public var nextEventTime: Instant? {
+        if conditionsReportDue || !finishedActions.isEmpty { return clock }
+        var next = wakeUp
+        for p in processes.values where next == nil || p.endsAt < next! { next = p.endsAt }
+        return next
+    }
+
+    /// Delivers the next event (at its instant); false when nothing is scheduled at all.
+    @discardableResult
+    public func step() -> Bool {
+        guard let t = nextEventTime else { return false }
+        clock = max(clock, t)
+        deliver(at: clock)
+        return true
+    }
+
+    /// Runs every event up to `end`, then leaves the clock at `end`.
+    public func advance(to end: Instant) {
+        var guardCount = 0
+        while let t = nextEventTime, t <= end {
+            clock = max(clock, t)
+            deliver(at: clock)
+            guardCount += 1
+            precondition(guardCount < 10_000_000, "simulation does not advance: an event repeats at \(clock)")
+        }
+        clock = max(clock, end)
+    }
+
+    public func advance(by span: Duration) { advance(to: clock + span) }
+
+    /// Steps until `condition` holds or `limit` of virtual time has passed; whether it held.
+    @discardableResult
+    public func advance(until condition: () -> Bool, limit: Duration = .seconds(86_400)) -> Bool {
+        let end = clock + limit
+        while !condition() {
+            guard let t = nextEventTime, t <= end else {
+                clock = max(clock, end)
+                return condition()
+            }
+            clock = max(clock, t)
+            deliver(at: clock)
+        }
+        return true
+    }
+
+    /// Everything due at `t`, in a fixed order: condition readings, action ends, process ends
+    /// (by run id), then the wake-up.
+    func deliver(at t: Instant) {
+        if conditionsReportDue {
+            conditionsReportDue = false
+            runtime?.send(.conditionsChanged(conditions))
+        }
+        if !finishedActions.isEmpty {
+            let done = finishedActions
+            finishedActions.removeAll()
+            for a in done {
+                for line in a.result.log { runtime?.runOutput(a.order, stream: "log", line: line) }
+                runtime?.runEnded(a.runID, exit: .completed(success: a.result.success), results: a.result.results)
+            }
+        }
+        for runID in processes.keys.sorted() {
+            guard let p = processes[runID], p.endsAt <= t else { continue }
+            processes[runID] = nil
+            // Only the runtime that launched it hears of it; an orphan just ends.
+            if runtime?.instance == p.instance {
+                runtime?.runEnded(runID, exit: p.exit, results: p.results)
+            }
+        }
+        if let w = wakeUp, w <= t {
+            wakeUp = nil
+            runtime?.send(.timerFired)
+        }
+    }
+
+    // MARK: Faults and the modelled machine
+
+    /// Changes power and network; a runtime watching them hears at once.
+    public func setConditions(_ new: Conditions) {
+        conditions = new
+        if watchingConditions { runtime?.send(.conditionsChanged(new)) }
+    }
+
+    /// Steps the wall clock (a manual set, NTP, a resume from suspend): the runtime hears of it
+    /// as the timerfd would tell the real one, with what the clock would read without the step.
+    public func stepClock(by delta: Duration) {
+        let expected = clock
+        clock = clock + delta
+        runtime?.send(.clockChanged(expected: expected))
+    }
+
+    /// Lets virtual time pass with refreshd down (between `crash()` or a stop and `start`).
+    public func passTime(_ span: Duration) {
+        precondition(runtime == nil || stopped, "passTime is for downtime; use advance(by:) while running")
+        let end = clock + span
+        for (runID, p) in processes where p.endsAt <= end { _ = runID; processes[runID] = nil }
+        clock = end
+    }
+
+    /// Modelled processes alive now (for tests: nothing may survive its run).
+    public var livingProcesses: [(runID: Int64, identifier: String, pid: Int32)] {
+        processes.values.sorted { $0.order.runID < $1.order.runID }.map { ($0.order.runID, $0.order.identifier, $0.pid) }
+    }
+
+    // MARK: RuntimeHost
+
+    public func now() -> Instant { clock }
+
+    public func armWakeUp(at instant: Instant?) { wakeUp = instant }
+
+    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: [String]) -> CommandStart {
+        let b = behaviour(order, job)
+        if let failure = b.startFailure { return .failed(failure) }
+        let instance = environment.first { $0.hasPrefix("REFRESH_INSTANCE=") }.map { String($0.dropFirst(17)) } ?? ""
+        nextPID += 1
+        processes[order.runID] = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
+                                         exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results)
+        for line in b.output { runtime?.runOutput(order, stream: "stdout", line: line) }
+        return .started(processGroup: nextPID, startTicks: nil)
+    }
+
+    public func signal(runID: Int64, _ signal: RunSignal) {
+        guard var p = processes[runID] else { return }
+        switch signal {
+        case .terminate:
+            guard !p.ignoresTerminate else { return }
+            p.endsAt = clock
+            p.exit = .signaled(15)
+        case .kill:
+            p.endsAt = clock
+            p.exit = .signaled(9)
+        }
+        processes[runID] = p
+    }
+
+    public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
+        finishedActions.append((order.runID, action.body(context), order))
+    }
+
+    public func watchConditions(_ on: Bool) {
+        watchingConditions = on
+        if on { conditionsReportDue = true }
+    }
+
+    public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
+        var reaped: [(RunRecord, [Int32])] = []
+        for run in runs {
+            guard let p = processes[run.runID], p.instance == instance else { continue }
+            processes[run.runID] = nil
+            reaped.append((run, [p.pid]))
+        }
+        return reaped
+    }
+
+    public func scheduleDrain() { runtime?.drain() }
+
+    public var isOnExecutionContext: Bool { true }
+
+    public func runtimeStopped() {
+        stopped = true
+        wakeUp = nil
+    }
+}

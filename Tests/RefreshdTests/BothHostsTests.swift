@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+@testable import Refreshd
+import RefreshdCore
+import RefreshdRuntime
+
+/// The shell tests that matter, on both hosts: the libuv loop with real processes in real time,
+/// and the simulated host with modelled processes in virtual time. Same runtime, same
+/// assertions; the simulated runs take milliseconds.
+@Suite(.serialized) struct BothHostsTests {
+    @Test(arguments: HostKind.allCases)
+    func expirationThenKillAfterGrace(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        h.job(TaskDefinition(identifier: "t.stubborn", kind: .processing, allowance: .milliseconds(200),
+                             grace: .milliseconds(100)),
+              Work(duration: .seconds(30), ignoresTerminate: true))
+        try h.start()
+        try h.runtime.submit(TaskRequest(identifier: "t.stubborn", kind: .processing))
+        #expect(h.wait(.seconds(5)) { h.outcomes("t.stubborn") == [.expired] })
+        let run = try #require(h.runs().first)
+        #expect(run.signal == 9)  // it ignored SIGTERM, so SIGKILL ended it
+        let took = run.ended!.duration(since: run.started)
+        #expect(took >= .milliseconds(300) && took < .milliseconds(1300), "\(took)")
+    }
+
+    @Test(arguments: HostKind.allCases)
+    func submitReplacesThePendingRequest(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        h.job(TaskDefinition(identifier: "t.refresh"), Work())
+        try h.start()
+        try h.runtime.submit(TaskRequest(identifier: "t.refresh", earliestBeginDate: h.now + .seconds(3600)))
+        try h.runtime.submit(TaskRequest(identifier: "t.refresh", earliestBeginDate: h.now + .milliseconds(100)))
+        #expect(h.runtime.pendingRequests().count == 1)
+        #expect(h.wait(.seconds(5)) { h.outcomes("t.refresh") == [.success] })
+        h.pass(.milliseconds(200))
+        #expect(h.runs().count == 1)
+        #expect(h.runtime.pendingRequests().isEmpty)
+    }
+
+    @Test(arguments: HostKind.allCases)
+    func aMissedRunAfterARestartRunsOnce(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        h.job(TaskDefinition(identifier: "t.periodic", kind: .processing, resubmit: .after(.seconds(10))), Work())
+        try h.start()
+        try h.runtime.submit(TaskRequest(identifier: "t.periodic", kind: .processing,
+                                         earliestBeginDate: h.now + .milliseconds(300)))
+        try h.restart(downtime: .milliseconds(1200))  // down before it was due, for four intervals of it
+        #expect(h.wait(.seconds(3)) { h.runs().count == 1 })
+        h.pass(.milliseconds(300))
+        #expect(h.outcomes("t.periodic") == [.success])
+        // The next request counts from that launch, not from the missed date.
+        let next = try #require(h.runtime.pending("t.periodic"))
+        #expect(next.earliest > h.now + .seconds(9))
+    }
+
+    @Test(arguments: HostKind.allCases)
+    func aClockStepPastASlotRunsItOnce(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        let tenMinutes = Schedule("every 10m") { t in Instant(milliseconds: (t.milliseconds / 600_000 + 1) * 600_000) }
+        h.job(TaskDefinition(identifier: "cal.job", kind: .processing, resubmit: .calendar(tenMinutes), missed: .once), Work())
+        try h.start()
+        try h.runtime.submitFirstRequest("cal.job")
+        let slot = try #require(h.runtime.pending("cal.job")).earliest
+        h.pass(.milliseconds(50))
+        #expect(h.runs().isEmpty)
+        // The wall clock jumps an hour ahead: six slots were jumped over; missed: once runs one.
+        h.stepClock(by: .seconds(3600))
+        #expect(h.wait(.seconds(3)) { h.outcomes("cal.job") == [.success] })
+        h.pass(.milliseconds(200))
+        #expect(h.runs().count == 1)
+        #expect(try #require(h.runtime.pending("cal.job")).earliest >= slot + .seconds(3600))
+    }
+
+    @Test(arguments: HostKind.allCases)
+    func reloadAppliesTheDiff(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        try h.start()
+        func spec(_ id: String, allowance: Duration = .seconds(30), first: FirstRequest) -> JobSpec {
+            JobSpec(definition: TaskDefinition(identifier: id, kind: .processing, allowance: allowance),
+                    command: Work().command, firstRequest: first)
+        }
+        h.runtime.load([spec("a.keep", first: .after(.seconds(3600))), spec("b.change", first: .after(.seconds(3600))),
+                        spec("c.remove", first: .after(.seconds(3600)))])
+        let kept = try #require(h.runtime.pending("a.keep")).earliest
+        h.pass(.milliseconds(20))
+        let plan = h.runtime.reload([spec("a.keep", first: .after(.seconds(3600))),
+                                     spec("b.change", allowance: .seconds(5), first: .after(.seconds(7200))),
+                                     spec("d.add", first: .after(.milliseconds(50)))], reason: "test")
+        #expect(plan.summary == "1 added, 1 changed, 1 removed, 1 unchanged")
+        #expect(h.runtime.pending("a.keep")?.earliest == kept)       // unchanged: left alone
+        #expect(h.runtime.pending("c.remove") == nil)                 // removed: cancelled
+        #expect(try #require(h.runtime.pending("b.change")).earliest > kept + .seconds(3000))  // replaced
+        #expect(h.wait(.seconds(3)) { h.outcomes("d.add") == [.success] })  // added: seeded and run
+    }
+}
+
+extension HostKind {
+    static func harness(_ kind: HostKind) throws -> any HostHarness {
+        switch kind {
+        case .libuv: try LibuvHarness()
+        case .simulated: try SimulatedHarness()
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import Logging
+@testable import Refreshd
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
+
+/// The two hosts the runtime runs on, for tests that must pass on both.
+enum HostKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case libuv
+    case simulated
+    var testDescription: String { rawValue }
+}
+
+/// What a job's command does, rendered for both hosts: a real `/bin/sh` script under libuv, a
+/// modelled process in simulation.
+struct Work: Sendable, Hashable {
+    var duration: Duration = .milliseconds(10)
+    var exit: Int32 = 0
+    var ignoresTerminate = false
+
+    var command: CommandJob {
+        let seconds = Double(duration.wholeMilliseconds) / 1000
+        let trap = ignoresTerminate ? "trap '' TERM; " : ""
+        return CommandJob(argv: ["/bin/sh", "-c", "\(trap)sleep \(seconds); exit \(exit)"])
+    }
+
+    var behaviour: SimulatedHost.Behaviour {
+        SimulatedHost.Behaviour(duration: duration, exit: .exited(exit), ignoresTerminate: ignoresTerminate)
+    }
+}
+
+/// One runtime on one host, with what the tests need: jobs, time passing, restarts, clock steps.
+protocol HostHarness: AnyObject {
+    var kind: HostKind { get }
+    var runtime: RefreshRuntime { get }
+    var now: Instant { get }
+    /// Declares a job (before `start`, and again after each restart).
+    func job(_ definition: TaskDefinition, _ work: Work)
+    func start() throws
+    /// Lets time pass until `condition` holds (real time polled, or virtual time stepped).
+    @discardableResult
+    func wait(_ limit: Duration, until condition: () -> Bool) -> Bool
+    /// Lets `span` pass with the runtime running.
+    func pass(_ span: Duration)
+    /// Graceful stop, `downtime` passes, start again on the same state.
+    func restart(downtime: Duration) throws
+    /// Steps the wall clock and delivers the notice the timerfd would.
+    func stepClock(by delta: Duration)
+    /// The recorded runs, oldest first.
+    func runs() -> [RunRecord]
+    func finish()
+}
+
+extension HostHarness {
+    func outcomes(_ identifier: String) -> [Outcome?] {
+        runs().filter { $0.identifier == identifier }.map(\.outcome)
+    }
+
+}
+
+/// The real loop on a thread, real processes, a SQLite file, a shiftable wall clock.
+final class LibuvHarness: HostHarness, @unchecked Sendable {
+    let kind = HostKind.libuv
+    let directory = TempDirectory.make()
+    let clock = ClockWatchTests.ShiftableClock()
+    var jobs: [(TaskDefinition, Work)] = []
+    var scheduler: RefreshScheduler?
+    var thread: Thread?
+    let finished = DispatchSemaphore(value: 0)
+    let lines = LineSink()
+
+    init() throws {}
+
+    var runtime: RefreshRuntime { scheduler!.runtime }
+    var now: Instant { clock.source.now() }
+
+    func job(_ definition: TaskDefinition, _ work: Work) { jobs.append((definition, work)) }
+
+    func start() throws {
+        let sink = lines
+        let s = try RefreshScheduler(options: .init(
+            stateDirectory: directory + "/state",
+            logger: Logger(label: "test") { _ in CapturingLogHandler(sink: sink) }, clock: clock.source))
+        for (definition, work) in jobs { s.register(definition, command: work.command) }
+        scheduler = s
+        let t = Thread { [finished] in
+            try? s.run()
+            finished.signal()
+        }
+        thread = t
+        t.start()
+    }
+
+    func wait(_ limit: Duration, until condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(Double(limit.wholeMilliseconds) / 1000)
+        while Date() < end {
+            if condition() { return true }
+            usleep(5000)
+        }
+        return condition()
+    }
+
+    func pass(_ span: Duration) { usleep(UInt32(span.wholeMilliseconds * 1000)) }
+
+    func stopLoop() {
+        guard let scheduler, thread != nil else { return }
+        scheduler.stop()
+        _ = finished.wait(timeout: .now() + 10)
+        thread = nil
+        self.scheduler = nil
+    }
+
+    func restart(downtime: Duration) throws {
+        stopLoop()
+        pass(downtime)
+        try start()
+    }
+
+    func stepClock(by delta: Duration) {
+        clock.step(by: delta.wholeMilliseconds)
+        scheduler?.injectClockSet()
+    }
+
+    func runs() -> [RunRecord] {
+        guard let store = try? StateStore.open(directory: directory + "/state", readOnly: true) else { return [] }
+        defer { store.close() }
+        return ((try? store.recentRuns(limit: 1000)) ?? []).reversed()
+    }
+
+    func finish() {
+        stopLoop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// The same runtime on the simulated host: virtual clock, modelled processes, nothing sleeps.
+final class SimulatedHarness: HostHarness {
+    let kind = HostKind.simulated
+    let host: SimulatedHost
+    let store: any StateStoring
+    var jobs: [(TaskDefinition, Work)] = []
+
+    init() throws {
+        let behaviours = WorkTable()
+        host = SimulatedHost(start: Instant(milliseconds: 1_800_000_000_000)) { order, _ in
+            behaviours.lookup(order.identifier)
+        }
+        self.behaviours = behaviours
+        store = InMemoryStore()
+    }
+
+    private let behaviours: WorkTable
+    var runtime: RefreshRuntime { host.runtime! }
+    var now: Instant { host.clock }
+
+    func job(_ definition: TaskDefinition, _ work: Work) {
+        jobs.append((definition, work))
+        behaviours.set(definition.identifier, work.behaviour)
+    }
+
+    func start() throws {
+        let runtime = try host.start(store: store, options: .init(logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() }))
+        for (definition, work) in jobs { runtime.register(definition, handler: .command(work.command)) }
+        runtime.restoreSavedState()
+    }
+
+    func wait(_ limit: Duration, until condition: () -> Bool) -> Bool {
+        host.advance(until: condition, limit: limit)
+    }
+
+    func pass(_ span: Duration) { host.advance(by: span) }
+
+    func restart(downtime: Duration) throws {
+        runtime.stop()
+        host.advance(until: { host.stopped }, limit: .seconds(3600))
+        host.passTime(downtime)
+        try start()
+    }
+
+    func stepClock(by delta: Duration) { host.stepClock(by: delta) }
+
+    func runs() -> [RunRecord] { ((try? store.recentRuns(limit: 1000)) ?? []).reversed() }
+
+    func finish() {}
+
+    /// Behaviours by identifier, shared with the host's model closure.
+    final class WorkTable: @unchecked Sendable {
+        private let lock = NSLock()
+        private var table: [String: SimulatedHost.Behaviour] = [:]
+        func set(_ id: String, _ b: SimulatedHost.Behaviour) { lock.withLock { table[id] = b } }
+        func lookup(_ id: String) -> SimulatedHost.Behaviour { lock.withLock { table[id] ?? .quickSuccess } }
+    }
+}
