@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "RefreshdCalendar", dependencies: ["RefreshdCore"]),
         // Job files: YAML in, validated definitions or located errors out.
         .target(name: "RefreshdConfig", dependencies: [
-            "RefreshdCore", "RefreshdCalendar",
+            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdSimulation",
             .product(name: "Yams", package: "Yams"),
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
@@ -42,13 +42,18 @@ let package = Package(
             "RefreshdCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Days of a user's jobs in virtual time: device model, faults, invariants, reports.
+        .target(name: "RefreshdSimulation", dependencies: [
+            "RefreshdCore", "RefreshdRuntime",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The libuv host and the public embedding API.
         .target(name: "Refreshd", dependencies: [
             "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
-            "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar",
+            "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -57,6 +62,7 @@ let package = Package(
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
+        .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore"]),

@@ -1,0 +1,71 @@
+import RefreshdCore
+
+/// The machine a simulation runs on: when it is on mains power, when its network is down, and
+/// how much discretion the system takes with app-refresh launches.
+public struct DeviceModel: Sendable, Hashable {
+    /// Daily window on mains power, in minutes after local midnight (start, end); it may wrap
+    /// past midnight. Default: charging at night, 22:00 to 07:00. Nil: always on mains.
+    public var charging: DailyWindow?
+    /// Spans with no network.
+    public var networkDown: [TimeSpan]
+    /// How an app-refresh request's launch relates to its earliest begin date.
+    public var discretion: Discretion
+    /// The zone the daily windows are in (an IANA name); nil is the simulation's zone.
+    public var timeZone: String?
+
+    public init(charging: DailyWindow? = DailyWindow(start: 22 * 60, end: 7 * 60), networkDown: [TimeSpan] = [],
+                discretion: Discretion = .delayed(maximum: .seconds(15 * 60)), timeZone: String? = nil) {
+        self.charging = charging
+        self.networkDown = networkDown
+        self.discretion = discretion
+        self.timeZone = timeZone
+    }
+
+    /// iOS launches app refreshes at its own discretion, after the earliest begin date.
+    public enum Discretion: Sendable, Hashable {
+        /// Exactly at the earliest begin date (as `processing` jobs and `refreshd run` do).
+        case exact
+        /// After a seeded delay in [0, maximum), drawn per request.
+        case delayed(maximum: Duration)
+    }
+
+    /// A window of the day in minutes after local midnight; `end < start` wraps past midnight.
+    public struct DailyWindow: Sendable, Hashable {
+        public var start: Int
+        public var end: Int
+
+        public init(start: Int, end: Int) {
+            self.start = start
+            self.end = end
+        }
+
+        /// Whether `minute` (0..<1440) is inside.
+        public func contains(_ minute: Int) -> Bool {
+            start <= end ? (minute >= start && minute < end) : (minute >= start || minute < end)
+        }
+    }
+}
+
+/// A span of simulated time.
+public struct TimeSpan: Sendable, Hashable {
+    public var start: SimulationTime
+    public var duration: Duration
+
+    public init(start: SimulationTime, duration: Duration) {
+        self.start = start
+        self.duration = duration
+    }
+}
+
+/// An instant in a simulation: absolute, or after its start.
+public enum SimulationTime: Sendable, Hashable {
+    case at(Instant)
+    case afterStart(Duration)
+
+    public func instant(start: Instant) -> Instant {
+        switch self {
+        case let .at(instant): instant
+        case let .afterStart(offset): start + offset
+        }
+    }
+}

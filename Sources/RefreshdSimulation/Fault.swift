@@ -1,0 +1,40 @@
+import RefreshdCore
+
+/// A failure injected on purpose, at an instant, over a span, or on a job's Nth run.
+public enum Fault: Sendable, Hashable {
+    /// refreshd is down (stopped gracefully) for a span, then starts again: missed runs.
+    case down(TimeSpan)
+    /// refreshd is killed (kill -9) and started again after `restartAfter` from what its store
+    /// had committed.
+    case kill(at: SimulationTime, restartAfter: Duration)
+    /// The job's Nth run (1-based) runs past its allowance and is expired.
+    case expireRun(job: String, run: Int)
+    /// The job's Nth run crashes (killed by a signal refreshd did not send).
+    case crashRun(job: String, run: Int)
+    /// The wall clock is stepped (negative: back).
+    case clockStep(at: SimulationTime, by: Duration)
+    /// The machine sleeps for a span: no timer fires; the wall clock jumps at resume.
+    case suspend(TimeSpan)
+    /// Every commit fails during the span (disk full): refreshd stops, and is started again
+    /// when the span ends.
+    case storeFull(TimeSpan)
+    /// Mains power is lost for a span.
+    case powerLoss(TimeSpan)
+    /// The network is down for a span.
+    case networkLoss(TimeSpan)
+
+    /// A short label for reports: `kill`, `down`, `clock-step`...
+    public var label: String {
+        switch self {
+        case .down: "down"
+        case .kill: "kill"
+        case .expireRun: "expire-run"
+        case .crashRun: "crash-run"
+        case .clockStep: "clock-step"
+        case .suspend: "suspend"
+        case .storeFull: "store-full"
+        case .powerLoss: "power-loss"
+        case .networkLoss: "network-loss"
+        }
+    }
+}

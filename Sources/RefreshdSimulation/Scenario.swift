@@ -1,0 +1,47 @@
+import RefreshdCore
+import RefreshdRuntime
+
+/// A simulation to run: jobs, the device, faults, how long, from when, with which seed, and
+/// what to expect. `refreshd simulate` builds one from a jobs folder; `refreshd test` reads them
+/// from scenario files.
+public struct Scenario: Sendable {
+    /// The job as the runtime runs it, with its simulation model.
+    public struct Job: Sendable {
+        public var spec: JobSpec
+        public var model: JobModel
+
+        public init(spec: JobSpec, model: JobModel = .quickSuccess) {
+            self.spec = spec
+            self.model = model
+        }
+    }
+
+    public var name: String
+    public var jobs: [Job]
+    public var device: DeviceModel
+    public var faults: [Fault]
+    public var expectations: [Expectation]
+    /// The first simulated instant.
+    public var start: Instant
+    public var days: Int
+    public var seed: UInt64
+    /// The zone calendars and daily windows are read in (IANA name), for the report's days.
+    public var timeZone: String
+    /// Concurrent runs, as `refreshd run --max-concurrent`.
+    public var maxConcurrentRuns: Int
+
+    public init(name: String, jobs: [Job], device: DeviceModel = DeviceModel(), faults: [Fault] = [],
+                expectations: [Expectation] = [], start: Instant, days: Int = 7, seed: UInt64 = 1,
+                timeZone: String = "UTC", maxConcurrentRuns: Int = 4) {
+        self.name = name
+        self.jobs = jobs
+        self.device = device
+        self.faults = faults
+        self.expectations = expectations
+        self.start = start
+        self.days = days
+        self.seed = seed
+        self.timeZone = timeZone
+        self.maxConcurrentRuns = maxConcurrentRuns
+    }
+}
