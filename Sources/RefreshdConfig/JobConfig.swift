@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdSimulation
 
 /// One validated job file: the task definition the scheduler core needs, plus what the shell
 /// needs to launch the job's command.
@@ -21,9 +22,13 @@ public struct JobConfig: Sendable, Hashable {
     public var line: Int
     /// The job folder's parent: relative commands resolve against it and it is the working directory.
     public var projectRoot: String
+    /// How the job behaves in `refreshd simulate` and scenario tests (its `simulate:` block);
+    /// nil without one (a quick success). `refreshd run` ignores it.
+    public var simulate: JobModel?
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
-                earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String) {
+                earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
+                simulate: JobModel? = nil) {
         self.definition = definition
         self.command = command
         self.environment = environment
@@ -31,6 +36,7 @@ public struct JobConfig: Sendable, Hashable {
         self.file = file
         self.line = line
         self.projectRoot = projectRoot
+        self.simulate = simulate
     }
 
     /// The job's identifier (shorthand for `definition.identifier`).

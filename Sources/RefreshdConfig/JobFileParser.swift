@@ -11,7 +11,7 @@ struct JobFileParser {
     /// Every top-level setting, in the order the documentation lists them.
     static let keys = ["identifier", "kind", "command", "earliest", "allowance", "grace",
                        "resubmit", "retry", "requires", "namespace", "environment",
-                       "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy"]
+                       "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "simulate"]
 
     let file: String
     let projectRoot: String

@@ -1,6 +1,7 @@
 import Foundation
 import RefreshdCalendar
 import RefreshdCore
+import RefreshdSimulation
 
 /// The settings of one job file as they are read, before they are combined into a `JobConfig`.
 ///
@@ -50,6 +51,8 @@ struct JobSettings {
     var environment: [String: String] = [:]
     var commandLocation: Location?
     var environmentLocation: Location?
+    /// The `simulate:` block, how the job behaves in simulation.
+    var simulate: JobModel?
 
     init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
          source: SourceText) {
@@ -117,6 +120,8 @@ struct JobSettings {
             fixedJitter = reader.bool(&sink) ?? fixedJitter
         case "accuracy":
             accuracy = reader.duration(&sink, positive: false) ?? accuracy
+        case "simulate":
+            simulate = SimulateBlock.read(reader, &sink)
         default:
             break
         }
@@ -243,7 +248,7 @@ struct JobSettings {
             missed: missed, catchUp: catchUp, jitter: jitter, fixedJitter: fixedJitter, accuracy: accuracy)
         let config = JobConfig(definition: definition, command: command, environment: environment,
                                earliest: earliest, file: file, line: identifier.location.line,
-                               projectRoot: projectRoot)
+                               projectRoot: projectRoot, simulate: simulate)
         return ParsedJob(config: config, identifierLocation: identifier.location, kindLocation: kindLocation)
     }
 }

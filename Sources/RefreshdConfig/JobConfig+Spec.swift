@@ -1,0 +1,23 @@
+import RefreshdCore
+import RefreshdRuntime
+
+extension JobConfig {
+    /// The job as the runtime runs it: its definition, its command (run in the project root) and
+    /// how its first request is made. The daemon and the simulator both build their jobs with it,
+    /// so they seed and reload by the same rules.
+    ///
+    /// `earliest: +0s` (the default) leaves the first request to the core (a calendar job's next
+    /// slot, any other job now); `+DURATION` is that long after the load; a date is requested
+    /// once; a calendar expression is its next elapse after the load.
+    public var spec: JobSpec {
+        let first: FirstRequest = switch earliest {
+        case .relative(.zero): .core
+        case let .relative(duration): .after(duration)
+        case let .absolute(instant): .at(instant)
+        case let .calendar(schedule): .nextSlot(schedule)
+        }
+        return JobSpec(definition: definition,
+                       command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
+                       firstRequest: first)
+    }
+}

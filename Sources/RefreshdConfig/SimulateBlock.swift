@@ -1,0 +1,129 @@
+import RefreshdSimulation
+
+/// Reads a job file's `simulate:` block into a `JobModel`: how the job behaves in
+/// `refreshd simulate` and scenario tests. `refreshd run` ignores the block; `check` validates it.
+///
+/// ```yaml
+/// simulate:
+///   duration: 2s                  # or {uniform: [1s, 5s]} or {median: 2s, p99: 30s}
+///   growth: 10s                   # added per earlier run
+///   outcomes: {success: 0.9, failure: 0.08, crash: 0.02}
+///   ignores-sigterm: true
+///   output: ["fetched 12 images"]
+///   results: ['{"entries": []}']
+/// ```
+enum SimulateBlock {
+    static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results"]
+    static let durationForms = "a duration like 2s, {uniform: [1s, 5s]} or {median: 2s, p99: 30s}"
+
+    /// The model, or nil with every problem reported at its value.
+    static func read(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel? {
+        if reader.node.isNullScalar { return JobModel() }  // `simulate:` alone: the defaults
+        guard let pairs = reader.mapping(known: keys, &sink) else { return nil }
+        let before = sink.errors.count
+        var model = JobModel()
+        for pair in pairs {
+            let value = ValueReader(key: "simulate." + pair.key, node: pair.value)
+            switch pair.key {
+            case "duration":
+                if let duration = durationModel(value, &sink) { model.duration = duration }
+            case "growth":
+                if let growth = value.duration(&sink, positive: false) { model.growth = growth }
+            case "outcomes":
+                if let weights = outcomes(value, &sink) { model.outcomes = weights }
+            case "ignores-sigterm":
+                if let flag = value.bool(&sink) { model.ignoresTerminate = flag }
+            case "output":
+                if let lines = value.lines(&sink) { model.output = lines }
+            case "results":
+                if let lines = value.lines(&sink, jsonObjects: true) { model.results = lines }
+            default:
+                break
+            }
+        }
+        return sink.errors.count == before ? model : nil
+    }
+
+    /// `2s`, `{uniform: [LOW, HIGH]}` (LOW <= HIGH) or `{median: M, p99: P}` (0 < M <= P).
+    static func durationModel(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel.DurationModel? {
+        guard case .mapping = reader.node else {
+            if reader.node.scalarText == nil {
+                sink.add(at: reader.node.location, "\(reader.key): expected \(durationForms), found \(reader.node.foundDescription)")
+                return nil
+            }
+            return reader.duration(&sink, positive: false).map { .fixed($0) }
+        }
+        guard let pairs = reader.mapping(known: ["uniform", "median", "p99"], &sink) else { return nil }
+        let uniform = pairs.first { $0.key == "uniform" }
+        let median = pairs.first { $0.key == "median" }
+        let p99 = pairs.first { $0.key == "p99" }
+        if let uniform {
+            if let other = median ?? p99 {
+                sink.add(at: other.keyNode.location, "\(reader.key): expected either uniform: or median: and p99:, found both")
+                return nil
+            }
+            return uniformModel(ValueReader(key: reader.key + ".uniform", node: uniform.value), &sink)
+        }
+        guard let median, let p99 else {
+            let missing = median == nil ? "median" : "p99"
+            if pairs.isEmpty, sink.suggestedKeys.contains(where: { $0.hasPrefix(reader.key + ".") }) { return nil }
+            if sink.suggestedKeys.contains(reader.key + "." + missing) { return nil }
+            sink.add(at: reader.node.location, "\(reader.key): missing required key \"\(missing)\" "
+                + "(expected {uniform: [1s, 5s]} or {median: 2s, p99: 30s})")
+            return nil
+        }
+        let medianValue = ValueReader(key: reader.key + ".median", node: median.value).duration(&sink, positive: true)
+        let p99Value = ValueReader(key: reader.key + ".p99", node: p99.value).duration(&sink, positive: true)
+        guard let medianValue, let p99Value else { return nil }
+        guard p99Value >= medianValue else {
+            sink.add(at: p99.value.location, "\(reader.key).p99: expected a duration at least the median "
+                + "(\(DurationParser.format(medianValue))), found \(EchoText.quoted(DurationParser.format(p99Value)))")
+            return nil
+        }
+        return .skewed(median: medianValue, p99: p99Value)
+    }
+
+    /// `[LOW, HIGH]` with LOW <= HIGH.
+    private static func uniformModel(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel.DurationModel? {
+        guard case .sequence(let items, _) = reader.node, items.count == 2 else {
+            let found = if case .sequence(let items, _) = reader.node { "a list of \(items.count)" } else { reader.node.foundDescription }
+            sink.add(at: reader.node.location, "\(reader.key): expected a list of two durations like [1s, 5s], found \(found)")
+            return nil
+        }
+        let low = ValueReader(key: reader.key, node: items[0]).duration(&sink, positive: false)
+        let high = ValueReader(key: reader.key, node: items[1]).duration(&sink, positive: false)
+        guard let low, let high else { return nil }
+        guard low <= high else {
+            sink.add(at: items[1].location, "\(reader.key): expected the second duration to be at least the first "
+                + "(\(DurationParser.format(low))), found \(EchoText.quoted(DurationParser.format(high)))")
+            return nil
+        }
+        return .uniform(low, high)
+    }
+
+    /// `{success: W, failure: W, crash: W}`: weights >= 0, not all 0; a weight left out is 0.
+    static func outcomes(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel.OutcomeWeights? {
+        guard let pairs = reader.mapping(known: ["success", "failure", "crash"], &sink) else { return nil }
+        var weights = JobModel.OutcomeWeights(success: 0, failure: 0, crash: 0)
+        var valid = true
+        for pair in pairs {
+            guard let weight = ValueReader(key: reader.key + "." + pair.key, node: pair.value).weight(&sink) else {
+                valid = false
+                continue
+            }
+            switch pair.key {
+            case "success": weights.success = weight
+            case "failure": weights.failure = weight
+            default: weights.crash = weight
+            }
+        }
+        guard valid else { return nil }
+        if pairs.isEmpty, sink.suggestedKeys.contains(where: { $0.hasPrefix(reader.key + ".") }) { return nil }
+        guard weights.success + weights.failure + weights.crash > 0 else {
+            sink.add(at: reader.node.location, "\(reader.key): expected at least one weight greater than 0 "
+                + "(like {success: 0.9, failure: 0.1}), found none")
+            return nil
+        }
+        return weights
+    }
+}
