@@ -1,0 +1,92 @@
+import Foundation
+import RefreshdCore
+import RefreshdRuntime
+
+/// What a simulation saw: the recent events (for a violation's context), every observation
+/// (for the report), and an audit of every committed change against the end-to-end invariants
+/// the engine cannot check on itself.
+final class Journal: @unchecked Sendable {
+    struct Found {
+        var time: Instant
+        var invariant: String
+        var message: String
+    }
+
+    private let lock = NSLock()
+    private var ring: [String] = []
+    private(set) var observations: [RuntimeObservation] = []
+    private var running: [String: Int64] = [:]
+    private var deadlines: [Int64: Instant] = [:]
+    private var expiredAt: [Int64: Instant] = [:]
+    private var slotsRun: [String: Set<Int64>] = [:]
+    private var found: Found?
+    static let recentCount = 20
+
+    func record(_ o: RuntimeObservation) {
+        lock.withLock {
+            observations.append(o)
+            ring.append("\(o.time.iso8601) \(o.message)")
+            if ring.count > Self.recentCount { ring.removeFirst(ring.count - Self.recentCount) }
+            switch o.kind {
+            case .expired:
+                if let runID = o.runID {
+                    expiredAt[runID] = o.time
+                    if let deadline = deadlines[runID], o.time < deadline {
+                        flag(o.time, "expiration-at-allowance",
+                             "\(o.identifier ?? "?") run \(runID) expired at \(o.time), before its deadline \(deadline)")
+                    }
+                }
+            case .killed:
+                if let runID = o.runID, expiredAt[runID] == nil {
+                    flag(o.time, "kill-after-grace", "\(o.identifier ?? "?") run \(runID) was killed before its expiration")
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Audits a batch of changes that is being committed.
+    func audit(_ changes: [StateChange], at now: Instant) {
+        lock.withLock {
+            for change in changes {
+                switch change {
+                case let .runStarted(r):
+                    if r.started < r.earliest {
+                        flag(now, "launch-before-earliest",
+                             "\(r.identifier) run \(r.runID) launched at \(r.started), before its earliest begin date \(r.earliest)")
+                    }
+                    if let other = running[r.identifier] {
+                        flag(now, "one-run-per-identifier",
+                             "\(r.identifier) run \(r.runID) launched while run \(other) of it was in flight")
+                    }
+                    if !slotsRun[r.identifier, default: []].insert(r.earliest.milliseconds).inserted, r.attempt == 1 {
+                        flag(now, "slot-run-twice",
+                             "\(r.identifier) ran twice for the request due \(r.earliest)")
+                    }
+                    running[r.identifier] = r.runID
+                    deadlines[r.runID] = r.deadline
+                case let .runEnded(runID, identifier, _, _, _, _):
+                    if running[identifier] == runID { running[identifier] = nil }
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    private func flag(_ time: Instant, _ invariant: String, _ message: String) {
+        if found == nil { found = Found(time: time, invariant: invariant, message: message) }
+    }
+
+    func takeViolation() -> Found? {
+        lock.withLock {
+            defer { found = nil }
+            return found
+        }
+    }
+
+    func recent() -> [String] { lock.withLock { ring } }
+
+    func all() -> [RuntimeObservation] { lock.withLock { observations } }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import RefreshdCore
+
+/// Deterministic randomness for simulations: every draw is a pure function of the seed and
+/// what it is for (a job, a run number, a slot), so a simulation repeats byte for byte and one
+/// job's draws do not shift when another job is added.
+public struct SeededRandom: Sendable, Hashable {
+    public let seed: UInt64
+
+    public init(seed: UInt64) { self.seed = seed }
+
+    /// A 64-bit value for (purpose, key, n).
+    public func bits(_ purpose: String, _ key: String, _ n: Int64 = 0) -> UInt64 {
+        var h = SchedulerCore.stableHash(purpose) ^ seed
+        h = Self.mix(h ^ SchedulerCore.stableHash(key))
+        return Self.mix(h ^ UInt64(bitPattern: n))
+    }
+
+    /// Uniform in [0, 1).
+    public func unit(_ purpose: String, _ key: String, _ n: Int64 = 0) -> Double {
+        Double(bits(purpose, key, n) >> 11) / Double(1 << 53)
+    }
+
+    /// SplitMix64's finaliser.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9e37_79b9_7f4a_7c15
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+extension JobModel {
+    /// The behaviour of a job's `run`-th run (1-based) under `random`.
+    func draw(run: Int, identifier: String, random: SeededRandom) -> (duration: Duration, exit: RunExit) {
+        var duration: Duration
+        switch self.duration {
+        case let .fixed(d):
+            duration = d
+        case let .uniform(low, high):
+            let span = Double(max(0, high.wholeMilliseconds - low.wholeMilliseconds))
+            duration = low + .milliseconds(Int64(span * random.unit("duration", identifier, Int64(run))))
+        case let .skewed(median, p99):
+            // Log-normal through (p50 = median, p99 = p99): ln d = ln median + z * sigma.
+            let m = Double(max(1, median.wholeMilliseconds)), top = Double(max(1, p99.wholeMilliseconds))
+            let sigma = max(0, log(top / m) / 2.326)
+            let u1 = max(1e-12, random.unit("duration.a", identifier, Int64(run)))
+            let u2 = random.unit("duration.b", identifier, Int64(run))
+            let z = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+            duration = .milliseconds(Int64(min(9e15, m * exp(z * sigma))))
+        }
+        duration = duration + growth * (run - 1)
+        let w = outcomes
+        let total = max(0, w.success) + max(0, w.failure) + max(0, w.crash)
+        var exit = RunExit.exited(0)
+        if total > 0 {
+            let pick = random.unit("outcome", identifier, Int64(run)) * total
+            if pick >= max(0, w.success) + max(0, w.failure) {
+                exit = .signaled(11)
+            } else if pick >= max(0, w.success) {
+                exit = .exited(1)
+            }
+        }
+        return (duration, exit)
+    }
+}

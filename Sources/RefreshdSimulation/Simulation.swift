@@ -1,0 +1,355 @@
+import Foundation
+import Logging
+import RefreshdCore
+import RefreshdRuntime
+
+/// Runs a scenario: the same runtime as `refreshd run`, on the simulated host with the in-memory
+/// store, for days of virtual time in a fraction of a second, with the device model and the
+/// faults applied at their instants and every invariant checked after every step.
+///
+/// Deterministic: the same scenario (jobs, start, seed, faults) gives the same report, byte for
+/// byte. A violated invariant stops the run; the report says where, with the recent events.
+public final class Simulation: @unchecked Sendable {
+    public let scenario: Scenario
+    let random: SeededRandom
+    let zone: TimeZone
+    let host: SimulatedHost
+    let store: InMemoryStore
+    let end: Instant
+    /// Runs launched per job so far (the Nth run of a fault), across restarts.
+    let runCounts = RunCounter()
+    let journal = Journal()
+    var storeFull = false
+    var violations: [SimulationReport.Violation] = []
+    var faultLog: [SimulationReport.FaultRecord] = []
+    var downSpans: [(Instant, Instant, String)] = []
+    var downSince: Instant?
+    /// Steps taken (events delivered), for the speed figures.
+    public private(set) var steps = 0
+    /// What must hold across a kill -9: pending requests committed before it, by identifier.
+    var pendingAtCrash: [String: Instant]?
+    var lastRunIDAtCrash: Int64 = 0
+
+    public init(scenario: Scenario) {
+        self.scenario = scenario
+        random = SeededRandom(seed: scenario.seed)
+        zone = TimeZone(identifier: scenario.timeZone) ?? TimeZone(identifier: "UTC")!
+        end = scenario.start + .seconds(Int64(scenario.days) * 86_400)
+        store = InMemoryStore(instanceID: String(format: "%016llx", scenario.seed))
+        let models = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.model) }, uniquingKeysWith: { a, _ in a })
+        let allowances = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.allowance) },
+                                    uniquingKeysWith: { a, _ in a })
+        let faults = scenario.faults
+        let counter = runCounts
+        let random = self.random
+        host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
+            let id = order.identifier
+            let n = counter.next(id)
+            let model = models[id] ?? .quickSuccess
+            var (duration, exit) = model.draw(run: n, identifier: id, random: random)
+            var ignores = model.ignoresTerminate
+            for fault in faults {
+                switch fault {
+                case let .expireRun(job, run) where job == id && run == n:
+                    duration = (allowances[id] ?? .seconds(30)) * 2 + .seconds(1)
+                    ignores = false
+                case let .crashRun(job, run) where job == id && run == n:
+                    duration = min(duration, .seconds(1))
+                    exit = .signaled(11)
+                default:
+                    break
+                }
+            }
+            return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
+                                           output: model.output, results: model.results)
+        }
+        let host = self.host
+        let journal = self.journal
+        store.commitFault = { [unowned self] _, changes in
+            if self.storeFull { return InMemoryStore.Failure(.injected, "disk full (injected store-full fault)") }
+            journal.audit(changes, at: host.clock)
+            return nil
+        }
+    }
+
+    // MARK: Running
+
+    /// Runs the whole scenario and returns its report.
+    public func run() -> SimulationReport {
+        var external = externalEvents()
+        startRuntime()
+        check()
+        while violations.isEmpty {
+            let nextExternal = external.first?.time
+            let nextInternal = host.nextEventTime
+            let next = [nextExternal, nextInternal].compactMap { $0 }.min()
+            guard let t = next, t < end else { break }
+            if let inner = nextInternal, inner <= t, nextExternal.map({ inner <= $0 }) ?? true {
+                host.step()
+                steps += 1
+                afterStep()
+            } else {
+                let event = external.removeFirst()
+                host.advance(to: event.time)
+                apply(event)
+                steps += 1
+                afterStep()
+            }
+        }
+        host.advance(to: max(host.clock, min(end, host.clock)))
+        if let since = downSince { downSpans.append((since, end, "down")) }
+        return SimulationReport.build(self)
+    }
+
+    func afterStep() {
+        if host.stopped, let runtime = host.runtime, runtime.failure != nil, !storeFull {
+            // Stopped by a store failure whose span is over: the supervisor restarts it.
+            _ = runtime
+            host.crash()
+            startRuntime()
+        }
+        check()
+    }
+
+    func makeRuntime() -> RefreshRuntime? {
+        var configuration = SchedulerConfiguration(maxConcurrentRuns: scenario.maxConcurrentRuns, seed: scenario.seed)
+        configuration.emitsRoutineLogs = true
+        var logger = Logger(label: "simulate") { _ in SwiftLogNoOpLogHandler() }
+        logger.logLevel = .critical
+        do {
+            let runtime = try host.start(store: store, options: .init(configuration: configuration, logger: logger))
+            if case let .delayed(maximum) = scenario.device.discretion {
+                runtime.setAdmissionPolicy(DiscretionPolicy(maximum: maximum, random: random))
+            }
+            let journal = self.journal
+            runtime.observe { journal.record($0) }
+            return runtime
+        } catch {
+            violations.append(.init(time: host.clock, invariant: "store-readable",
+                                    message: "the store could not be read at a restart: \(error)",
+                                    recent: journal.recent()))
+            return nil
+        }
+    }
+
+    func startRuntime() {
+        guard let runtime = makeRuntime() else { return }
+        if let since = downSince {
+            downSpans.append((since, host.clock, "down"))
+            downSince = nil
+        }
+        runtime.load(scenario.jobs.map(\.spec))
+        applyDevice(force: true)
+        verifyNothingLost(runtime)
+    }
+
+    // MARK: Faults and the device
+
+    struct ExternalEvent {
+        var time: Instant
+        var order: Int
+        var action: Action
+        enum Action {
+            case downStart(Duration), downEnd
+            case kill(restartAfter: Duration), restart
+            case clockStep(Duration)
+            case suspend(Duration)
+            case storeFull(Bool)
+            case device
+        }
+    }
+
+    func externalEvents() -> [ExternalEvent] {
+        var events: [ExternalEvent] = []
+        var order = 0
+        func add(_ t: Instant, _ a: ExternalEvent.Action) {
+            guard t >= scenario.start, t < end else { return }
+            events.append(ExternalEvent(time: t, order: order, action: a))
+            order += 1
+        }
+        let start = scenario.start
+        for fault in scenario.faults {
+            switch fault {
+            case let .down(span):
+                let t = span.start.instant(start: start)
+                add(t, .downStart(span.duration))
+                add(t + span.duration, .downEnd)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: "refreshd down"))
+            case let .kill(at, restartAfter):
+                let t = at.instant(start: start)
+                add(t, .kill(restartAfter: restartAfter))
+                add(t + restartAfter, .restart)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + restartAfter, detail: "kill -9, restarted after \(formatDuration(restartAfter))"))
+            case let .clockStep(at, by):
+                let t = at.instant(start: start)
+                add(t, .clockStep(by))
+                faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: "wall clock stepped by \(formatDuration(by))"))
+            case let .suspend(span):
+                let t = span.start.instant(start: start)
+                add(t, .suspend(span.duration))
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: "machine asleep"))
+            case let .storeFull(span):
+                let t = span.start.instant(start: start)
+                add(t, .storeFull(true))
+                add(t + span.duration, .storeFull(false))
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: "every commit fails (disk full)"))
+            case let .powerLoss(span), let .networkLoss(span):
+                let t = span.start.instant(start: start)
+                add(t, .device)
+                add(t + span.duration, .device)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration,
+                                      detail: fault.label == "power-loss" ? "no mains power" : "no network"))
+            case let .expireRun(job, run):
+                faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: "\(job) run \(run) overruns its allowance"))
+            case let .crashRun(job, run):
+                faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: "\(job) run \(run) crashes"))
+            }
+        }
+        // Device boundaries: charging windows each day, network-down spans.
+        if let window = scenario.device.charging {
+            var day = startOfDay(containing: start)
+            while day < end {
+                add(localMinute(window.start, day: day), .device)
+                add(localMinute(window.end, day: day), .device)
+                day = nextDay(after: day)
+            }
+        }
+        for span in scenario.device.networkDown {
+            let t = span.start.instant(start: start)
+            add(t, .device)
+            add(t + span.duration, .device)
+        }
+        return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
+    }
+
+    func apply(_ event: ExternalEvent) {
+        switch event.action {
+        case .downStart:
+            guard let runtime = host.runtime, !host.stopped else { return }
+            runtime.stop()
+            // A graceful stop: running work gets its expiration and grace, in virtual time.
+            host.advance(until: { host.stopped }, limit: .seconds(86_400))
+            host.crash()
+            downSince = host.clock
+        case .downEnd, .restart:
+            if host.runtime == nil { startRuntime() }
+        case .kill:
+            guard host.runtime != nil else { return }
+            pendingAtCrash = Dictionary(((try? store.pendingRequests()) ?? []).map { ($0.identifier, $0.earliest) },
+                                        uniquingKeysWith: { a, _ in a })
+            lastRunIDAtCrash = ((try? store.recentRuns(limit: 1)) ?? []).first?.runID ?? 0
+            host.crash()
+            downSince = host.clock
+        case let .clockStep(delta):
+            host.stepClock(by: delta)
+        case let .suspend(span):
+            host.suspend(for: span)
+        case let .storeFull(on):
+            storeFull = on
+            if !on, host.stopped || host.runtime?.failure != nil {
+                host.crash()
+                startRuntime()
+            }
+        case .device:
+            applyDevice(force: false)
+        }
+    }
+
+    /// Sets power and network from the device model and the power/network faults at this instant.
+    func applyDevice(force: Bool) {
+        let now = host.clock
+        var power = true
+        if let window = scenario.device.charging {
+            power = window.contains(minuteOfDay(now))
+        }
+        var network = true
+        for span in scenario.device.networkDown where contains(span, now) { network = false }
+        for fault in scenario.faults {
+            switch fault {
+            case let .powerLoss(span) where contains(span, now): power = false
+            case let .networkLoss(span) where contains(span, now): network = false
+            default: break
+            }
+        }
+        let conditions = Conditions(externalPower: power, network: network)
+        if force || conditions != host.conditions { host.setConditions(conditions) }
+    }
+
+    func contains(_ span: TimeSpan, _ t: Instant) -> Bool {
+        let s = span.start.instant(start: scenario.start)
+        return t >= s && t < s + span.duration
+    }
+
+    // MARK: Invariants
+
+    /// The engine's invariants plus the end-to-end ones the journal audits.
+    func check() {
+        guard violations.isEmpty else { return }
+        if let runtime = host.runtime, !host.stopped {
+            for v in runtime.checkInvariants() {
+                violations.append(.init(time: host.clock, invariant: v.invariant.rawValue, message: v.description,
+                                        recent: journal.recent()))
+                return
+            }
+        }
+        if let v = journal.takeViolation() {
+            violations.append(.init(time: v.time, invariant: v.invariant, message: v.message, recent: journal.recent()))
+        }
+    }
+
+    /// Nothing committed before a kill -9 is lost: every request pending then is still pending,
+    /// or has run since.
+    func verifyNothingLost(_ runtime: RefreshRuntime) {
+        guard let before = pendingAtCrash else { return }
+        pendingAtCrash = nil
+        let ranSince = Set(((try? store.recentRuns(limit: 100_000)) ?? []).filter { $0.runID > lastRunIDAtCrash }.map(\.identifier))
+        for (id, earliest) in before.sorted(by: { $0.key < $1.key }) where runtime.pending(id) == nil && !ranSince.contains(id) {
+            violations.append(.init(time: host.clock, invariant: "nothing-lost-across-kill",
+                                    message: "the pending request of \(id) (earliest \(earliest)) was committed before the kill -9 and is gone after the restart",
+                                    recent: journal.recent()))
+            return
+        }
+    }
+
+    // MARK: Days in the scenario's zone
+
+    func minuteOfDay(_ t: Instant) -> Int {
+        let seconds = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)))
+        let local = t.milliseconds / 1000 + seconds
+        return Int(((local % 86_400) + 86_400) % 86_400 / 60)
+    }
+
+    func startOfDay(containing t: Instant) -> Instant {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let date = calendar.startOfDay(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000))
+        return Instant(milliseconds: Int64(date.timeIntervalSince1970 * 1000))
+    }
+
+    func nextDay(after day: Instant) -> Instant {
+        startOfDay(containing: day + .seconds(86_400 + 7200))
+    }
+
+    func localMinute(_ minute: Int, day: Instant) -> Instant {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let base = Date(timeIntervalSince1970: Double(day.milliseconds) / 1000)
+        let date = calendar.date(bySettingHour: minute / 60, minute: minute % 60, second: 0, of: base) ?? base
+        return Instant(milliseconds: Int64(date.timeIntervalSince1970 * 1000))
+    }
+
+    func dayLabel(_ t: Instant) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000))
+    }
+}
+
+/// Runs launched per job, shared with the host's behaviour model.
+final class RunCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    func next(_ id: String) -> Int { lock.withLock { counts[id, default: 0] += 1; return counts[id]! } }
+}

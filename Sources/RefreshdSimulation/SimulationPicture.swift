@@ -1,0 +1,108 @@
+import Foundation
+import RefreshdCore
+
+/// The report as an SVG picture: one lane per job over the days, each run drawn at its real
+/// time and coloured by outcome, faults and downtime shaded, missed slots marked. What a person
+/// reads faster than the table: a gap, a red streak, a cluster after downtime.
+public enum SimulationPicture {
+    static let colours: [Outcome?: String] = [
+        .success: "#2e9e44", .failure: "#d43c3c", .expired: "#f08c00", .crashed: "#8e44ad",
+        .interrupted: "#7f8c8d", nil: "#3b7dd8",
+    ]
+
+    public static func svg(_ report: SimulationReport) -> String {
+        let left = 260.0, right = 30.0, top = 56.0, lane = 34.0, plotWidth = 1100.0
+        let width = left + plotWidth + right
+        let height = top + lane * Double(max(1, report.jobs.count)) + 86
+        let span = Double(max(1, report.end.milliseconds - report.start.milliseconds))
+        func x(_ t: Instant) -> Double {
+            left + plotWidth * Double(min(max(t.milliseconds, report.start.milliseconds), report.end.milliseconds)
+                                      - report.start.milliseconds) / span
+        }
+        func format(_ v: Double) -> String { String(format: "%.1f", v) }
+        var s: [String] = []
+        s.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(format(width))" height="\##(format(height))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">"##)
+        s.append(##"<rect width="100%" height="100%" fill="#ffffff"/>"##)
+        let title = "\(report.scenario): \(report.days.count) days from \(report.start.iso8601.prefix(16))Z, seed \(report.seed)"
+        s.append(##"<text x="\##(format(left))" y="22" font-size="15" font-weight="bold">\##(escape(title))</text>"##)
+        let plotBottom = top + lane * Double(max(1, report.jobs.count))
+        // Downtime and faults, shaded behind the lanes.
+        for d in report.downtime {
+            guard let a = d.at, let b = d.until else { continue }
+            s.append(##"<rect x="\##(format(x(a)))" y="\##(format(top))" width="\##(format(max(1.5, x(b) - x(a))))" height="\##(format(plotBottom - top))" fill="#bdc3c7" opacity="0.55"><title>refreshd not running \##(a.iso8601) to \##(b.iso8601)</title></rect>"##)
+        }
+        for f in report.faults {
+            guard let a = f.at else { continue }
+            let b = f.until ?? a
+            s.append(##"<rect x="\##(format(x(a)))" y="\##(format(top - 14))" width="\##(format(max(2, x(b) - x(a))))" height="\##(format(plotBottom - top + 14))" fill="#e74c3c" opacity="0.16"><title>\##(escape(f.kind)): \##(escape(f.detail))</title></rect>"##)
+            s.append(##"<text x="\##(format(x(a) + 2))" y="\##(format(top - 4))" font-size="10" fill="#c0392b">\##(escape(f.kind))</text>"##)
+        }
+        // Day grid.
+        var dayStart = report.start
+        for (i, day) in report.days.enumerated() {
+            let x0 = x(dayStart)
+            s.append(##"<line x1="\##(format(x0))" y1="\##(format(top))" x2="\##(format(x0))" y2="\##(format(plotBottom))" stroke="#dfe4ea"/>"##)
+            s.append(##"<text x="\##(format(x0 + 3))" y="\##(format(plotBottom + 16))" font-size="11" fill="#57606f">\##(day.date)</text>"##)
+            dayStart = report.start + .seconds(Int64(i + 1) * 86_400)
+        }
+        // Lanes.
+        for (i, job) in report.jobs.enumerated() {
+            let y = top + lane * Double(i)
+            if i % 2 == 1 {
+                s.append(##"<rect x="\##(format(left))" y="\##(format(y))" width="\##(format(plotWidth))" height="\##(format(lane))" fill="#f5f6fa" opacity="0.6"/>"##)
+            }
+            let f = job.figures
+            s.append(##"<text x="10" y="\##(format(y + 15))" font-size="12">\##(escape(job.identifier))</text>"##)
+            s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(f.launched) runs, \##(f.success) ok, \##(f.failure + f.crashed) failed, \##(f.expired) expired, \##(f.missed) missed</text>"##)
+            for run in job.runs {
+                let x0 = x(run.started)
+                let x1 = max(x0 + 2, x(run.ended ?? run.started))
+                let colour = colours[run.outcome] ?? "#3b7dd8"
+                let label = "\(job.identifier) run \(run.runID): \(run.outcome?.rawValue ?? "running") at \(run.started.iso8601)"
+                s.append(##"<rect x="\##(format(x0))" y="\##(format(y + 7))" width="\##(format(x1 - x0))" height="\##(format(lane - 14))" fill="\##(colour)"><title>\##(escape(label))</title></rect>"##)
+            }
+            for m in report.missed where m.identifier == job.identifier {
+                let mx = x(m.noticed), my = y + lane / 2
+                s.append(##"<path d="M\##(format(mx - 5)) \##(format(my - 5)) L\##(format(mx + 5)) \##(format(my + 5)) M\##(format(mx - 5)) \##(format(my + 5)) L\##(format(mx + 5)) \##(format(my - 5))" stroke="#2f3542" stroke-width="2"><title>\##(m.count) missed slot\##(m.count == 1 ? "" : "s") noticed \##(m.noticed.iso8601)</title></path>"##)
+            }
+        }
+        // Legend.
+        let legendY = plotBottom + 44
+        var lx = left
+        let entries: [(String, String)] = [("success", colours[.success]!), ("failure", colours[.failure]!),
+                                           ("expired", colours[.expired]!), ("crashed", colours[.crashed]!),
+                                           ("interrupted", colours[.interrupted]!)]
+        for (name, colour) in entries {
+            s.append(##"<rect x="\##(format(lx))" y="\##(format(legendY - 10))" width="12" height="12" fill="\##(colour)"/>"##)
+            s.append(##"<text x="\##(format(lx + 16))" y="\##(format(legendY))">\##(name)</text>"##)
+            lx += 100
+        }
+        s.append(##"<path d="M\##(format(lx)) \##(format(legendY - 10)) L\##(format(lx + 10)) \##(format(legendY)) M\##(format(lx)) \##(format(legendY)) L\##(format(lx + 10)) \##(format(legendY - 10))" stroke="#2f3542" stroke-width="2"/>"##)
+        s.append(##"<text x="\##(format(lx + 16))" y="\##(format(legendY))">missed slots</text>"##)
+        lx += 110
+        s.append(##"<rect x="\##(format(lx))" y="\##(format(legendY - 10))" width="12" height="12" fill="#bdc3c7"/>"##)
+        s.append(##"<text x="\##(format(lx + 16))" y="\##(format(legendY))">refreshd down</text>"##)
+        lx += 120
+        s.append(##"<rect x="\##(format(lx))" y="\##(format(legendY - 10))" width="12" height="12" fill="#e74c3c" opacity="0.3"/>"##)
+        s.append(##"<text x="\##(format(lx + 16))" y="\##(format(legendY))">fault</text>"##)
+        let verdict = report.violations.isEmpty ? "invariants held over \(report.steps) steps"
+            : "VIOLATION \(report.violations[0].invariant) at \(report.violations[0].time.iso8601)"
+        s.append(##"<text x="\##(format(left))" y="\##(format(legendY + 24))" fill="\##(report.violations.isEmpty ? "#2e9e44" : "#d43c3c")">\##(escape(verdict))</text>"##)
+        s.append("</svg>")
+        return s.joined(separator: "\n") + "\n"
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out += c.value < 0x20 ? " " : String(c)
+            }
+        }
+        return out
+    }
+}

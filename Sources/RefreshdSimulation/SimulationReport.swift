@@ -1,0 +1,271 @@
+import Foundation
+import RefreshdCore
+import RefreshdRuntime
+
+/// What a simulation found: per day and per job, runs and outcomes, missed slots, lateness,
+/// the faults injected and the invariants violated. Codable for `--json`; `text` for people.
+public struct SimulationReport: Codable, Sendable, Equatable {
+    /// Figures for one job (or all jobs) over a day or the whole simulation.
+    public struct Figures: Codable, Sendable, Equatable {
+        public var launched = 0
+        public var success = 0
+        public var failure = 0
+        public var expired = 0
+        public var crashed = 0
+        public var interrupted = 0
+        public var missed = 0
+        /// Milliseconds from earliest begin date to launch.
+        public var latenessP50: Int64 = 0
+        public var latenessMax: Int64 = 0
+
+        public init() {}
+
+        mutating func count(_ outcome: Outcome?) {
+            switch outcome {
+            case .success: success += 1
+            case .failure: failure += 1
+            case .expired: expired += 1
+            case .crashed: crashed += 1
+            case .interrupted: interrupted += 1
+            case nil: break
+            }
+        }
+
+        public func count(of outcome: Outcome) -> Int {
+            switch outcome {
+            case .success: success
+            case .failure: failure
+            case .expired: expired
+            case .crashed: crashed
+            case .interrupted: interrupted
+            }
+        }
+    }
+
+    public struct Day: Codable, Sendable, Equatable {
+        public var date: String
+        public var total: Figures
+        public var jobs: [String: Figures]
+    }
+
+    public struct JobTotals: Codable, Sendable, Equatable {
+        public var identifier: String
+        public var figures: Figures
+        /// Each run: start, outcome, lateness; for the picture and for scripts.
+        public var runs: [Run]
+    }
+
+    public struct Run: Codable, Sendable, Equatable {
+        public var runID: Int64
+        public var earliest: Instant
+        public var started: Instant
+        public var ended: Instant?
+        public var outcome: Outcome?
+    }
+
+    public struct FaultRecord: Codable, Sendable, Equatable {
+        public var kind: String
+        public var at: Instant?
+        public var until: Instant?
+        public var detail: String
+    }
+
+    public struct Violation: Codable, Sendable, Equatable {
+        public var time: Instant
+        public var invariant: String
+        public var message: String
+        /// The events just before it, oldest first.
+        public var recent: [String]
+    }
+
+    public struct Missed: Codable, Sendable, Equatable {
+        public var identifier: String
+        public var noticed: Instant
+        public var count: Int
+    }
+
+    public var scenario: String
+    public var start: Instant
+    public var end: Instant
+    public var seed: UInt64
+    public var timeZone: String
+    public var days: [Day]
+    public var jobs: [JobTotals]
+    public var total: Figures
+    public var missed: [Missed]
+    public var faults: [FaultRecord]
+    /// Spans refreshd was not running (downtime, kills), for the picture.
+    public var downtime: [FaultRecord]
+    public var violations: [Violation]
+    public var expectations: [ExpectationResult]
+    /// Events delivered (wake-ups, exits, faults): how much the simulation did.
+    public var steps: Int
+
+    public struct ExpectationResult: Codable, Sendable, Equatable {
+        public var expectation: String
+        public var passed: Bool
+        public var found: String
+    }
+
+    /// Whether every expectation held and no invariant was violated.
+    public var passed: Bool { violations.isEmpty && expectations.allSatisfy(\.passed) }
+
+    static func build(_ sim: Simulation) -> SimulationReport {
+        let runs = ((try? sim.store.recentRuns(limit: Int.max)) ?? []).reversed()
+            .filter { $0.started < sim.end }
+        let observations = sim.journal.all()
+        var days: [String: Day] = [:]
+        var order: [String] = []
+        var day = sim.startOfDay(containing: sim.scenario.start)
+        while day < sim.end {
+            let label = sim.dayLabel(day)
+            days[label] = Day(date: label, total: Figures(), jobs: [:])
+            order.append(label)
+            day = sim.nextDay(after: day)
+        }
+        var jobs: [String: JobTotals] = [:]
+        for job in sim.scenario.jobs {
+            jobs[job.spec.identifier] = JobTotals(identifier: job.spec.identifier, figures: Figures(), runs: [])
+        }
+        var lateness: [String: [Int64]] = [:]
+        var dayLateness: [String: [Int64]] = [:]
+        var total = Figures()
+        var totalLateness: [Int64] = []
+        for r in runs {
+            let label = sim.dayLabel(r.started)
+            let late = max(0, r.started.milliseconds - r.earliest.milliseconds)
+            var d = days[label] ?? Day(date: label, total: Figures(), jobs: [:])
+            if days[label] == nil { order.append(label) }
+            d.total.launched += 1
+            d.total.count(r.outcome)
+            d.jobs[r.identifier, default: Figures()].launched += 1
+            d.jobs[r.identifier, default: Figures()].count(r.outcome)
+            days[label] = d
+            dayLateness["\(label) \(r.identifier)", default: []].append(late)
+            dayLateness[label, default: []].append(late)
+            var j = jobs[r.identifier] ?? JobTotals(identifier: r.identifier, figures: Figures(), runs: [])
+            j.figures.launched += 1
+            j.figures.count(r.outcome)
+            j.runs.append(Run(runID: r.runID, earliest: r.earliest, started: r.started, ended: r.ended, outcome: r.outcome))
+            jobs[r.identifier] = j
+            lateness[r.identifier, default: []].append(late)
+            total.launched += 1
+            total.count(r.outcome)
+            totalLateness.append(late)
+        }
+        var missed: [Missed] = []
+        for o in observations where o.kind == .missed {
+            guard let id = o.identifier, let count = o.count else { continue }
+            missed.append(Missed(identifier: id, noticed: o.time, count: count))
+            let label = sim.dayLabel(o.time)
+            days[label]?.total.missed += count
+            days[label]?.jobs[id, default: Figures()].missed += count
+            jobs[id]?.figures.missed += count
+            total.missed += count
+        }
+        func fill(_ f: inout Figures, _ values: [Int64]) {
+            let sorted = values.sorted()
+            f.latenessP50 = sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
+            f.latenessMax = sorted.last ?? 0
+        }
+        for label in order {
+            guard var d = days[label] else { continue }
+            fill(&d.total, dayLateness[label] ?? [])
+            for id in d.jobs.keys { fill(&d.jobs[id]!, dayLateness["\(label) \(id)"] ?? []) }
+            days[label] = d
+        }
+        for id in jobs.keys { fill(&jobs[id]!.figures, lateness[id] ?? []) }
+        fill(&total, totalLateness)
+        var report = SimulationReport(
+            scenario: sim.scenario.name, start: sim.scenario.start, end: sim.end, seed: sim.scenario.seed,
+            timeZone: sim.zone.identifier, days: order.compactMap { days[$0] },
+            jobs: jobs.values.sorted { $0.identifier < $1.identifier }, total: total, missed: missed,
+            faults: sim.faultLog,
+            downtime: sim.downSpans.map { FaultRecord(kind: $0.2, at: $0.0, until: $0.1, detail: "refreshd not running") },
+            violations: sim.violations, expectations: [], steps: sim.steps)
+        report.expectations = sim.scenario.expectations.map { report.evaluate($0) }
+        return report
+    }
+
+    /// Checks one expectation against the figures.
+    func evaluate(_ e: Expectation) -> ExpectationResult {
+        switch e {
+        case let .runs(job, outcome, comparison, bound):
+            let f = jobs.first { $0.identifier == job }?.figures ?? Figures()
+            let value = outcome.map { f.count(of: $0) } ?? f.launched
+            let what = "\(job) \(outcome?.rawValue ?? "runs")"
+            return .init(expectation: "\(what) \(comparison.rawValue) \(bound)", passed: comparison.holds(value, bound),
+                         found: "\(value)")
+        case let .maxMissed(job, bound):
+            let value = job.map { id in jobs.first { $0.identifier == id }?.figures.missed ?? 0 } ?? total.missed
+            return .init(expectation: "\(job ?? "all jobs") missed <= \(bound)", passed: value <= bound, found: "\(value)")
+        case let .maxLateness(job, limit):
+            let value = jobs.first { $0.identifier == job }?.figures.latenessMax ?? 0
+            return .init(expectation: "\(job) lateness <= \(formatDuration(limit))",
+                         passed: value <= limit.wholeMilliseconds, found: formatDuration(.milliseconds(value)))
+        case .noViolation:
+            return .init(expectation: "no invariant violated", passed: violations.isEmpty,
+                         found: violations.first.map { "\($0.invariant) at \($0.time)" } ?? "none")
+        }
+    }
+
+    // MARK: Text
+
+    /// A readable table: per day, per job totals, faults, expectations, violations.
+    public var text: String {
+        var out: [String] = []
+        out.append("simulation \(scenario): \(days.count) day\(days.count == 1 ? "" : "s") from \(start) (\(timeZone)), seed \(seed)")
+        out.append("")
+        let header = ["day", "launched", "success", "failure", "expired", "crashed", "interrupted", "missed", "late p50", "late max"]
+        var rows: [[String]] = []
+        for d in days {
+            rows.append([d.date] + Self.cells(d.total))
+        }
+        rows.append(["total"] + Self.cells(total))
+        out += Self.table(header, rows)
+        out.append("")
+        var jobRows: [[String]] = []
+        for j in jobs { jobRows.append([j.identifier] + Self.cells(j.figures)) }
+        out += Self.table(["job"] + header.dropFirst(), jobRows)
+        if !faults.isEmpty {
+            out.append("")
+            out.append("faults:")
+            for f in faults {
+                let when = f.at.map { "\($0)" + (f.until.map { " to \($0)" } ?? "") } ?? "on a run"
+                out.append("  \(f.kind) \(when): \(f.detail)")
+            }
+        }
+        if !expectations.isEmpty {
+            out.append("")
+            out.append("expectations:")
+            for e in expectations { out.append("  \(e.passed ? "ok  " : "FAIL") \(e.expectation) (found \(e.found))") }
+        }
+        out.append("")
+        if violations.isEmpty {
+            out.append("invariants: all held over \(steps) steps")
+        } else {
+            for v in violations {
+                out.append("VIOLATION \(v.invariant) at \(v.time): \(v.message)")
+                out.append("  recent events:")
+                for line in v.recent { out.append("    \(line)") }
+            }
+        }
+        return out.joined(separator: "\n")
+    }
+
+    static func cells(_ f: Figures) -> [String] {
+        [f.launched, f.success, f.failure, f.expired, f.crashed, f.interrupted, f.missed].map(String.init)
+            + [formatDuration(.milliseconds(f.latenessP50)), formatDuration(.milliseconds(f.latenessMax))]
+    }
+
+    static func table(_ header: [String], _ rows: [[String]]) -> [String] {
+        let all = [Array(header)] + rows
+        let widths = (0..<header.count).map { i in all.map { $0.indices.contains(i) ? $0[i].count : 0 }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { i, cell in
+                i == 0 ? cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+                       : String(repeating: " ", count: widths[i] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+    }
+}
