@@ -68,6 +68,11 @@ struct ErrorSink {
     mutating func add(at location: Location, _ message: String) {
         add(location.line, location.column, message)
     }
+
+    /// Takes in the errors another sink gathered (for a part of the file read on its own).
+    mutating func append(contentsOf other: ErrorSink) {
+        errors += other.errors
+    }
 }
 
 /// A 1-based line and column in a job file.

@@ -53,21 +53,31 @@ struct JobFileParser {
                      "expected a mapping of job settings (identifier:, command:, ...), found \(root.foundDescription)")
             return (nil, Self.capped(sink.errors))
         }
+        let job = self.job(from: mapping, at: mappingLocation, source: SourceText(text: yaml), &sink)
+        guard sink.errors.isEmpty, let job else { return (nil, Self.capped(sink.errors)) }
+        return (job, [])
+    }
+
+    /// The job whose settings are `mapping` (a job file's root, or an inline job of a scenario
+    /// file), reporting every problem into `sink`; nil when there was any. `source` is the whole
+    /// file's text, to place errors inside values.
+    func job(from mapping: [(key: YAMLNode, value: YAMLNode)], at mappingLocation: Location, source: SourceText,
+             _ sink: inout ErrorSink) -> ParsedJob? {
+        let before = sink.errors.count
         var settings = JobSettings(file: file, projectRoot: projectRoot, searchPath: searchPath,
-                                   now: now, defaultTimeZone: defaultTimeZone, source: SourceText(text: yaml))
+                                   now: now, defaultTimeZone: defaultTimeZone, source: source)
         let pairs = MappingReader.pairs(of: mapping, known: Self.keys, prefix: "", &sink)
         for pair in pairs {
             settings.read(key: pair.key, keyNode: pair.keyNode, value: pair.value, &sink)
         }
         settings.resolveCalendars(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
-        guard sink.errors.isEmpty, let job = settings.job() else { return (nil, Self.capped(sink.errors)) }
-        return (job, [])
+        return sink.errors.count == before ? settings.job() : nil
     }
 
     /// `the file is 52,428,800 bytes; expected a job file of at most 1 MiB (1,048,576 bytes)`.
-    static func sizeMessage(bytes: Int) -> String {
-        "the file is \(grouped(bytes)) bytes; expected a job file of at most 1 MiB "
+    static func sizeMessage(bytes: Int, kind: FileKind = .job) -> String {
+        "the file is \(grouped(bytes)) bytes; expected a \(kind.noun) of at most 1 MiB "
             + "(\(grouped(JobFileLimits.maximumFileSize)) bytes)"
     }
 

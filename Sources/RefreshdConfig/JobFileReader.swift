@@ -54,24 +54,24 @@ enum JobFileReader {
     }
 
     /// The text of the job file at `path`, or where and why it cannot be used.
-    static func contents(of path: String) -> Result<String, YAMLComposer.Failure> {
+    static func contents(of path: String, kind: FileKind = .job) -> Result<String, YAMLComposer.Failure> {
         func fail(_ message: String, _ location: Location = .start) -> Result<String, YAMLComposer.Failure> {
             .failure(YAMLComposer.Failure(location: location, message: message))
         }
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return fail(openFailure(path, errno)) }
+        guard descriptor >= 0 else { return fail(openFailure(path, errno, kind)) }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return fail("expected a readable job file, but it cannot be read (\(reason(errno)))") }
+        guard fstat(descriptor, &info) == 0 else { return fail("expected a readable \(kind.noun), but it cannot be read (\(reason(errno)))") }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFDIR: return fail("expected a job file, but this is a directory (job folders are not read recursively)")
-        case S_IFIFO: return fail("expected a regular job file, but this is a named pipe (FIFO)")
-        case S_IFSOCK: return fail("expected a regular job file, but this is a socket")
-        default: return fail("expected a regular job file, but this is a device")
+        case S_IFDIR: return fail("expected a \(kind.noun), but this is a directory\(kind == .job ? " (job folders are not read recursively)" : "")")
+        case S_IFIFO: return fail("expected a regular \(kind.noun), but this is a named pipe (FIFO)")
+        case S_IFSOCK: return fail("expected a regular \(kind.noun), but this is a socket")
+        default: return fail("expected a regular \(kind.noun), but this is a device")
         }
         let limit = JobFileLimits.maximumFileSize
-        if Int(info.st_size) > limit { return fail(JobFileParser.sizeMessage(bytes: Int(info.st_size))) }
+        if Int(info.st_size) > limit { return fail(JobFileParser.sizeMessage(bytes: Int(info.st_size), kind: kind)) }
         // Read at most one byte more than the limit, in case the file grew since fstat.
         var bytes = [UInt8](repeating: 0, count: min(Int(info.st_size), limit) + 1)
         var count = 0
@@ -80,13 +80,13 @@ enum JobFileReader {
                 read(descriptor, buffer.baseAddress! + count, buffer.count - count)
             }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { return fail("expected a readable job file, but it cannot be read (\(reason(errno)))") }
+            guard got >= 0 else { return fail("expected a readable \(kind.noun), but it cannot be read (\(reason(errno)))") }
             if got == 0 { break }
             count += got
             if count == bytes.count, count <= limit { bytes += [UInt8](repeating: 0, count: min(4096, limit + 1 - count)) }
         }
         if count > limit { return fail("the file grew past \(JobFileParser.grouped(limit)) bytes while it was read; "
-            + "expected a job file of at most 1 MiB") }
+            + "expected a \(kind.noun) of at most 1 MiB") }
         return bytes.withUnsafeBytes { raw in
             let content = UnsafeRawBufferPointer(rebasing: raw[..<count])
             if let offset = SourceText.firstInvalidUTF8(in: content) {
@@ -99,19 +99,19 @@ enum JobFileReader {
     }
 
     /// Why `open` failed, with the target of a broken symbolic link.
-    private static func openFailure(_ path: String, _ code: Int32) -> String {
+    private static func openFailure(_ path: String, _ code: Int32, _ kind: FileKind) -> String {
         var info = stat()
         if code == ENOENT || code == ELOOP, lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK {
-            if code == ELOOP { return "expected a readable job file, but it is a symbolic link that loops" }
+            if code == ELOOP { return "expected a readable \(kind.noun), but it is a symbolic link that loops" }
             var target = [CChar](repeating: 0, count: 4096)
             let length = readlink(path, &target, target.count - 1)
             let shownTarget = length > 0
                 ? EchoText.quoted(String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self), limit: 120)
                 : "a missing file"
-            return "expected a readable job file, but it is a broken symbolic link (to \(shownTarget), which does not exist)"
+            return "expected a readable \(kind.noun), but it is a broken symbolic link (to \(shownTarget), which does not exist)"
         }
-        if code == ENOENT { return "expected a readable job file, but it no longer exists" }
-        return "expected a readable job file, but it cannot be read (\(reason(code)))"
+        if code == ENOENT { return "expected a readable \(kind.noun), but it no longer exists" }
+        return "expected a readable \(kind.noun), but it cannot be read (\(reason(code)))"
     }
 
     /// `Permission denied`, as `strerror` says it.

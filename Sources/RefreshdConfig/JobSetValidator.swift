@@ -9,6 +9,8 @@ import RefreshdCore
 /// instead of letting it fail quietly at run time.
 struct JobSetValidator {
     var limits: SchedulerConfiguration
+    /// Where identifiers must be unique, for messages: `the job folder`, `the scenario`.
+    var scope = "the job folder"
 
     /// Earlier jobs named in a namespace-limit error before "and N more".
     static let namedJobs = 3
@@ -22,7 +24,7 @@ struct JobSetValidator {
             if let first = firstByIdentifier[job.config.identifier] {
                 errors.append(error(at: job, job.identifierLocation,
                     "identifier: \"\(job.config.identifier)\" is already used by \(first.config.file):\(first.config.line); "
-                    + "expected identifiers to be unique across the job folder"))
+                    + "expected identifiers to be unique across \(scope)"))
             } else {
                 firstByIdentifier[job.config.identifier] = job
                 unique.append(job)

@@ -28,15 +28,16 @@ struct YAMLComposer {
     }
 
     /// Composes the single document of `yaml`.
-    static func compose(_ yaml: String) -> Result<Document, Failure> {
+    static func compose(_ yaml: String, kind: FileKind = .job) -> Result<Document, Failure> {
         var text = yaml
         return text.withUTF8 { buffer in
-            var composer = YAMLComposer(source: yaml)
+            var composer = YAMLComposer(source: yaml, kind: kind)
             return composer.run(buffer)
         }
     }
 
     private let source: String
+    private let kind: FileKind
     private var document = Document()
     private var stack: [Frame] = []
     private var anchors: [String: Anchored] = [:]
@@ -44,7 +45,10 @@ struct YAMLComposer {
     private var aliases = 0
     private var documents = 0
 
-    private init(source: String) { self.source = source }
+    private init(source: String, kind: FileKind) {
+        self.source = source
+        self.kind = kind
+    }
 
     /// An anchored value, with what an alias to it costs.
     private struct Anchored {
@@ -112,7 +116,7 @@ struct YAMLComposer {
             documents += 1
             if documents > 1 {
                 return Failure(location: location,
-                               message: "invalid YAML: found another document; a job file holds one job (one document)")
+                               message: "invalid YAML: found another document; a \(kind.noun) holds \(kind.holds) (one document)")
             }
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
@@ -140,7 +144,7 @@ struct YAMLComposer {
             aliases += 1
             if aliases > JobFileLimits.maximumAliases {
                 return Failure(location: location, message: "alias *\(EchoText.escaped(name)) is one alias too many; "
-                    + "expected at most \(JobFileLimits.maximumAliases) aliases in a job file")
+                    + "expected at most \(JobFileLimits.maximumAliases) aliases in a \(kind.noun)")
             }
             guard let anchored = anchors[name] else {
                 let open = stack.contains { $0.anchor == name }
@@ -153,7 +157,7 @@ struct YAMLComposer {
             if values + anchored.size > JobFileLimits.maximumValues {
                 return Failure(location: location, message: "alias *\(EchoText.escaped(name)) would expand the file to more than "
                     + "\(JobFileLimits.maximumValues) values (an alias counts as a copy of what it names); "
-                    + "expected a job file of at most \(JobFileLimits.maximumValues) values")
+                    + "expected a \(kind.noun) of at most \(JobFileLimits.maximumValues) values")
             }
             if stack.count + anchored.height > JobFileLimits.maximumDepth {
                 return depthFailure(at: location)
@@ -188,7 +192,7 @@ struct YAMLComposer {
         values += n
         guard values > JobFileLimits.maximumValues else { return nil }
         return Failure(location: location, message: "the file has more than \(JobFileLimits.maximumValues) values; "
-            + "expected a job file of at most \(JobFileLimits.maximumValues) values")
+            + "expected a \(kind.noun) of at most \(JobFileLimits.maximumValues) values")
     }
 
     private func depthFailure(at location: Location) -> Failure {
@@ -203,7 +207,7 @@ struct YAMLComposer {
         let prefix = "tag:yaml.org,2002:"
         let shown = tag.hasPrefix(prefix) ? "!!" + tag.dropFirst(prefix.count) : tag
         document.problems.append((location, "unsupported tag \(EchoText.escaped(String(shown))); expected a plain value "
-            + "without a tag (job files read every value as text; only !!str, !!seq and !!map are accepted)"))
+            + "without a tag (\(kind.plural) read every value as text; only !!str, !!seq and !!map are accepted)"))
     }
 
     /// Puts a finished value into the list or mapping being read, or makes it the root.

@@ -1,0 +1,68 @@
+import RefreshdSimulation
+
+/// Reads a scenario's `faults:` list: one fault per item, named by its only key.
+///
+/// ```yaml
+/// faults:
+///   - down: {at: +1d3h, for: 2h}
+///   - kill: {at: +1d4h, restart-after: 30s}
+///   - expire-run: {job: test.nightly, run: 2}
+///   - clock-step: {at: +2d, by: -1h}
+/// ```
+enum FaultReader {
+    static let kinds = ["down", "kill", "expire-run", "crash-run", "clock-step", "suspend",
+                        "store-full", "power-loss", "network-loss"]
+    static let example = "{kill: {at: +1d4h, restart-after: 30s}}"
+
+    static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> [Fault]? {
+        if reader.node.isNullScalar { return [] }
+        guard case .sequence(let items, _) = reader.node else {
+            sink.add(at: reader.node.location, "faults: expected a list of faults like [\(example)], found \(reader.node.foundDescription)")
+            return nil
+        }
+        var faults: [Fault] = []
+        var valid = true
+        for item in items {
+            if let fault = fault(item, &references, &sink) { faults.append(fault) } else { valid = false }
+        }
+        return valid ? faults : nil
+    }
+
+    /// One `{KIND: {...}}` item.
+    static func fault(_ item: YAMLNode, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> Fault? {
+        guard let (kind, _, value) = SingleKeyItem.read(item, list: "faults", kinds: kinds, example: example, &sink) else { return nil }
+        let reader = ValueReader(key: kind, node: value)
+        switch kind {
+        case "down", "suspend", "store-full", "power-loss", "network-loss":
+            guard let span = DeviceReader.span(reader, &references, &sink) else { return nil }
+            switch kind {
+            case "down": return .down(span)
+            case "suspend": return .suspend(span)
+            case "store-full": return .storeFull(span)
+            case "power-loss": return .powerLoss(span)
+            default: return .networkLoss(span)
+            }
+        case "kill":
+            guard let fields = MappingFields(reader, known: ["at", "restart-after"], example: "{at: +1d4h, restart-after: 30s}", &sink)
+            else { return nil }
+            let at = fields.required("at", &sink).flatMap { references.time($0, &sink) }
+            var restartAfter: Duration? = .zero
+            if let value = fields.optional("restart-after") { restartAfter = value.duration(&sink, positive: false) }
+            guard let at, let restartAfter else { return nil }
+            return .kill(at: at, restartAfter: restartAfter)
+        case "expire-run", "crash-run":
+            guard let fields = MappingFields(reader, known: ["job", "run"], example: "{job: com.example.refresh, run: 2}", &sink)
+            else { return nil }
+            let job = fields.required("job", &sink).flatMap { references.job($0, &sink) }
+            let run = fields.required("run", &sink)?.integer(in: 1...1_000_000, &sink, expected: "a run number 1 or greater (1 is the job's first run)")
+            guard let job, let run else { return nil }
+            return kind == "expire-run" ? .expireRun(job: job, run: run) : .crashRun(job: job, run: run)
+        default:  // clock-step
+            guard let fields = MappingFields(reader, known: ["at", "by"], example: "{at: +2d, by: -1h}", &sink) else { return nil }
+            let at = fields.required("at", &sink).flatMap { references.time($0, &sink) }
+            let by = fields.required("by", &sink)?.signedDuration(&sink)
+            guard let at, let by else { return nil }
+            return .clockStep(at: at, by: by)
+        }
+    }
+}
