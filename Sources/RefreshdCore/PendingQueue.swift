@@ -151,6 +151,24 @@ struct PendingQueue {
         }
     }
 
+    // MARK: Read-only views for invariant checks and snapshots
+
+    /// Every heap entry, live or stale, in no particular order.
+    var allHeapEntries: [Entry] { heap.unordered }
+
+    /// The live heap entries (those whose sequence matches their slot's pending request).
+    var liveHeapEntries: [Entry] { heap.unordered.filter(isLive) }
+
+    /// The slots that hold a pending request.
+    var occupiedSlots: [Int32] { records.indices.compactMap { records[$0] == nil ? nil : Int32($0) } }
+
+    /// The counter kept for (namespace, kind), as `pendingCount` reads it, for every namespace seen.
+    var countersByNamespace: [(namespace: String, kind: TaskKind, count: Int)] {
+        namespaces.indices.flatMap { i in
+            [(namespaces[i], TaskKind.appRefresh, counts[i * 2]), (namespaces[i], TaskKind.processing, counts[i * 2 + 1])]
+        }
+    }
+
     private mutating func namespaceSlot(_ namespace: String) -> UInt16 {
         if let ns = namespaceIndex[namespace] { return ns }
         let ns = UInt16(namespaces.count)

@@ -1,0 +1,302 @@
+extension SchedulerCore {
+    /// Checks the rules the core's state keeps between events; empty when all hold.
+    ///
+    /// Meant to run after every step of a simulation or test (it is linear in the state, not
+    /// cheap enough for the hot path). See `InvariantViolation.Invariant` for the rules.
+    public func checkInvariants() -> [InvariantViolation] {
+        var violations: [InvariantViolation] = []
+        checkPendingPlacement(into: &violations)
+        checkPendingCounts(into: &violations)
+        checkRuns(into: &violations)
+        checkTimerAndWatch(into: &violations)
+        return violations
+    }
+
+    /// `checkInvariants()` plus what must hold right after `event` was handled at `now`:
+    ///
+    /// - after `timerFired`: no run is running at or past its deadline or expiring past its kill
+    ///   instant (a kill due exactly now may wait for the immediate next wake-up: with zero grace,
+    ///   expiration and kill are two wake-ups at one instant),
+    ///   and no request is held by the admission policy past the instant it named;
+    /// - after `timerFired`, `clockChanged`, `conditionsChanged` and `runFinished` (the events that
+    ///   dispatch), when the core is not stopping and a run slot is free: the heap holds nothing
+    ///   the dispatch would have launched at `now`. "Would have launched" is precisely what
+    ///   dispatch pops: a live entry whose wake-up (earliest + accuracy) is at or before `now`, or
+    ///   the first live entry if its earliest begin date is. Requests waiting on conditions or
+    ///   blocked by a run are out of the heap and not counted; a later entry whose earliest
+    ///   begin date has passed, behind a first entry that is not due, waits for that entry's
+    ///   wake-up (at most its accuracy window) and is not counted either;
+    /// - after `conditionsChanged` (a fresh reading), with a run slot free and not stopping: no
+    ///   request waits on conditions that the reading allows;
+    /// - after `runFinished`: the run is not in flight.
+    ///
+    /// Pass `runFinished` only for a run that was in flight: for an unknown run id the core does
+    /// nothing (no dispatch), so use `checkInvariants()` then.
+    public func checkInvariants(after event: SchedulerEvent, at now: Instant) -> [InvariantViolation] {
+        var violations = checkInvariants()
+        switch event {
+        case .timerFired:
+            checkNoOverdueRun(at: now, into: &violations)
+            checkNothingDueLeft(at: now, into: &violations)
+            checkNoHeldPastRelease(at: now, into: &violations)
+        case .clockChanged:
+            checkNothingDueLeft(at: now, into: &violations)
+        case .conditionsChanged:
+            checkNothingDueLeft(at: now, into: &violations)
+            checkWaitingDisallowed(into: &violations)
+        case let .runFinished(runID, _, _):
+            if let run = active[runID] {
+                violations.append(.init(.finishedRunStillActive, identifier: run.order.identifier, runID: runID,
+                                        "run is still in flight after runFinished"))
+            }
+            checkNothingDueLeft(at: now, into: &violations)
+        default:
+            break
+        }
+        return violations
+    }
+
+    // MARK: Pending requests
+
+    private func checkPendingPlacement(into violations: inout [InvariantViolation]) {
+        var liveInHeap: [Int32: Int] = [:]
+        for entry in queue.liveHeapEntries { liveInHeap[entry.slot, default: 0] += 1 }
+
+        for (identifier, entry) in waitingOnConditions.sorted(by: { $0.key < $1.key }) {
+            checkSideEntry(identifier, entry, place: "waitingOnConditions", into: &violations)
+            if let runID = activeByIdentifier[identifier] {
+                violations.append(.init(.waitingMisfiled, identifier: identifier, runID: runID,
+                                        "waits on conditions while run \(runID) of it is in flight"))
+            }
+            if let request = queue[identifier], !request.requiresExternalPower, !request.requiresNetworkConnectivity {
+                violations.append(.init(.waitingMisfiled, identifier: identifier,
+                                        "waits on conditions but requires neither power nor network"))
+            }
+        }
+        for (identifier, h) in held.sorted(by: { $0.key < $1.key }) {
+            checkSideEntry(identifier, h.entry, place: "held", into: &violations)
+            if let runID = activeByIdentifier[identifier] {
+                violations.append(.init(.heldMisfiled, identifier: identifier, runID: runID,
+                                        "held by the admission policy while run \(runID) of it is in flight"))
+            }
+        }
+        for (identifier, entry) in blockedByRun.sorted(by: { $0.key < $1.key }) {
+            checkSideEntry(identifier, entry, place: "blockedByRun", into: &violations)
+            if activeByIdentifier[identifier] == nil {
+                violations.append(.init(.blockedWithoutRun, identifier: identifier,
+                                        "blocked by a run but no run of it is in flight"))
+            }
+        }
+
+        var sequences: [UInt64: String] = [:]
+        for slot in queue.occupiedSlots {
+            guard let request = queue.request(at: slot) else { continue }
+            let id = request.identifier
+            let inHeap = liveInHeap[slot, default: 0]
+            let waiting = waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false
+            let blocked = blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false
+            let isHeld = held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false
+            let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
+            if places == 0 {
+                violations.append(.init(.pendingUnplaced, identifier: id,
+                                        "sequence \(request.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
+            } else if places > 1 {
+                violations.append(.init(.pendingInSeveralPlaces, identifier: id,
+                                        "sequence \(request.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
+            }
+            if definitions[id] == nil {
+                violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
+            }
+            if request.kind == .appRefresh, request.requiresExternalPower || request.requiresNetworkConnectivity {
+                violations.append(.init(.appRefreshWithConditions, identifier: id,
+                                        "app-refresh request requires power \(request.requiresExternalPower), network \(request.requiresNetworkConnectivity)"))
+            }
+            if let other = sequences.updateValue(id, forKey: request.sequence) {
+                violations.append(.init(.sequenceInvalid, identifier: id,
+                                        "sequence \(request.sequence) is also \(other)'s"))
+            }
+            if request.sequence >= nextSequence {
+                violations.append(.init(.sequenceInvalid, identifier: id,
+                                        "sequence \(request.sequence) is not below nextSequence \(nextSequence)"))
+            }
+        }
+
+        var entries = queue.liveHeapEntries
+        entries += waitingOnConditions.values.filter(queue.isLive)
+        entries += blockedByRun.values.filter(queue.isLive)
+        entries += held.values.map(\.entry).filter(queue.isLive)
+        for entry in entries {
+            guard let request = queue.request(at: entry.slot), entry.due < request.earliest.milliseconds else { continue }
+            violations.append(.init(.wakeBeforeEarliest, identifier: request.identifier,
+                                    "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(request.earliest)"))
+        }
+        for entry in queue.allHeapEntries where entry.sequence >= nextSequence {
+            violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
+                                    "heap entry sequence \(entry.sequence) is not below nextSequence \(nextSequence)"))
+        }
+    }
+
+    private func checkSideEntry(_ identifier: String, _ entry: PendingQueue.Entry, place: String,
+                                into violations: inout [InvariantViolation]) {
+        if queue.slots[identifier] != entry.slot {
+            violations.append(.init(.sideEntryStale, identifier: identifier,
+                                    "\(place) entry points at slot \(entry.slot) (\(queue.identifier(of: entry)))"))
+        } else if !queue.isLive(entry) {
+            let current = queue[identifier].map { "\($0.sequence)" } ?? "none"
+            violations.append(.init(.sideEntryStale, identifier: identifier,
+                                    "\(place) entry has sequence \(entry.sequence), pending request has \(current)"))
+        }
+    }
+
+    private func checkPendingCounts(into violations: inout [InvariantViolation]) {
+        struct Key: Hashable { var namespace: String, kind: TaskKind }
+        var actual: [Key: Int] = [:]
+        let slots = queue.occupiedSlots
+        for slot in slots {
+            guard let request = queue.request(at: slot) else { continue }
+            actual[Key(namespace: request.namespace, kind: request.kind), default: 0] += 1
+        }
+        if queue.count != slots.count {
+            violations.append(.init(.pendingCountMismatch, "queue count \(queue.count), requests \(slots.count)"))
+        }
+        var counted: [Key: Int] = [:]
+        for (namespace, kind, count) in queue.countersByNamespace { counted[Key(namespace: namespace, kind: kind)] = count }
+        for key in Set(actual.keys).union(counted.keys).sorted(by: { ($0.namespace, $0.kind.rawValue) < ($1.namespace, $1.kind.rawValue) }) {
+            let real = actual[key, default: 0]
+            if counted[key, default: 0] != real {
+                violations.append(.init(.pendingCountMismatch,
+                                        "\(key.kind.rawValue) in \(key.namespace): counter \(counted[key, default: 0]), requests \(real)"))
+            }
+            let limit = configuration.limit(for: key.kind)
+            if real > limit {
+                violations.append(.init(.pendingLimitExceeded,
+                                        "\(real) \(key.kind.rawValue) requests pending in \(key.namespace), limit \(limit)"))
+            }
+        }
+    }
+
+    // MARK: Runs
+
+    private func checkRuns(into violations: inout [InvariantViolation]) {
+        for (key, run) in active.sorted(by: { $0.key < $1.key }) {
+            let order = run.order
+            let id = order.identifier
+            if key != order.runID {
+                violations.append(.init(.runIndexMismatch, identifier: id, runID: order.runID,
+                                        "kept under run id \(key)"))
+            }
+            if activeByIdentifier[id] != key {
+                let indexed = activeByIdentifier[id].map { "run \($0)" } ?? "nothing"
+                violations.append(.init(.runIndexMismatch, identifier: id, runID: key,
+                                        "activeByIdentifier has \(indexed) for it"))
+            }
+            if order.runID >= nextRunID {
+                violations.append(.init(.runIDNotBelowNext, identifier: id, runID: order.runID,
+                                        "not below nextRunID \(nextRunID)"))
+            }
+            let allowance = definitions[id]?.allowance ?? order.kind.defaultAllowance
+            if order.deadline < order.started, allowance >= .zero {
+                violations.append(.init(.runTimesInvalid, identifier: id, runID: order.runID,
+                                        "deadline \(order.deadline) is before start \(order.started)"))
+            }
+            if order.attempt < 1 {
+                violations.append(.init(.runTimesInvalid, identifier: id, runID: order.runID,
+                                        "attempt \(order.attempt)"))
+            }
+            if case let .expiring(killAt) = run.phase, !run.stoppedByShutdown, killAt < order.deadline,
+               graceFor(id) >= .zero {
+                violations.append(.init(.killBeforeDeadline, identifier: id, runID: order.runID,
+                                        "kill at \(killAt) is before deadline \(order.deadline)"))
+            }
+            if isStopping, run.phase == .running {
+                violations.append(.init(.runningWhileStopping, identifier: id, runID: order.runID,
+                                        "still running (no expiration) while stopping"))
+            }
+            if run.stoppedByShutdown, !isStopping {
+                violations.append(.init(.runningWhileStopping, identifier: id, runID: order.runID,
+                                        "stopped by a shutdown while the core is not stopping"))
+            }
+        }
+        for (id, runID) in activeByIdentifier.sorted(by: { $0.key < $1.key }) where active[runID]?.order.identifier != id {
+            let target = active[runID].map { "run of \($0.order.identifier)" } ?? "no run"
+            violations.append(.init(.runIndexMismatch, identifier: id, runID: runID,
+                                    "activeByIdentifier points at \(target)"))
+        }
+        if active.count > configuration.maxConcurrentRuns {
+            violations.append(.init(.tooManyRuns,
+                                    "\(active.count) runs in flight, limit \(configuration.maxConcurrentRuns)"))
+        }
+        if stoppedReported, !isStopping || !active.isEmpty {
+            violations.append(.init(.stoppedTooEarly,
+                                    "stopped reported with isStopping \(isStopping), \(active.count) runs in flight"))
+        }
+        for (id, streak) in failureStreaks.sorted(by: { $0.key < $1.key }) where streak <= 0 {
+            violations.append(.init(.failureStreakNotPositive, identifier: id, "streak \(streak)"))
+        }
+    }
+
+    // MARK: Timer and conditions
+
+    private func checkTimerAndWatch(into violations: inout [InvariantViolation]) {
+        var copy = self  // nextDeadline drops stale heap tops; the copy keeps self untouched
+        let next = copy.nextDeadline()
+        if next != armedAt {
+            violations.append(.init(.armedWakeUpMismatch,
+                                    "armed \(armedAt.map(\.description) ?? "nothing"), next deadline \(next.map(\.description) ?? "none")"))
+        }
+        let wantWatch = !waitingOnConditions.isEmpty && !isStopping
+        if watchingConditions != wantWatch {
+            violations.append(.init(.conditionWatchMismatch,
+                                    "watching \(watchingConditions), \(waitingOnConditions.count) waiting, stopping \(isStopping)"))
+        }
+    }
+
+    // MARK: After an event
+
+    private func checkNoOverdueRun(at now: Instant, into violations: inout [InvariantViolation]) {
+        for (runID, run) in active.sorted(by: { $0.key < $1.key }) {
+            switch run.phase {
+            case .running where run.order.deadline <= now:
+                violations.append(.init(.overdueRunNotExpired, identifier: run.order.identifier, runID: runID,
+                                        "running past its deadline \(run.order.deadline) at \(now)"))
+            case let .expiring(killAt) where killAt < now:
+                violations.append(.init(.overdueRunNotExpired, identifier: run.order.identifier, runID: runID,
+                                        "not killed at \(now), kill was due \(killAt)"))
+            default:
+                break
+            }
+        }
+    }
+
+    private func checkNothingDueLeft(at now: Instant, into violations: inout [InvariantViolation]) {
+        guard !isStopping, active.count < configuration.maxConcurrentRuns else { return }
+        let live = queue.liveHeapEntries.sorted()
+        for entry in live where entry.due <= now.milliseconds {
+            violations.append(.init(.dueLeftInHeap, identifier: queue.identifier(of: entry),
+                                    "wake-up \(Instant(milliseconds: entry.due)) passed at \(now) with \(active.count) of \(configuration.maxConcurrentRuns) runs"))
+        }
+        if let first = live.first, first.due > now.milliseconds, let request = queue.request(at: first.slot),
+           request.earliest <= now {
+            violations.append(.init(.dueLeftInHeap, identifier: request.identifier,
+                                    "first in the heap, earliest \(request.earliest) passed at \(now) with \(active.count) of \(configuration.maxConcurrentRuns) runs"))
+        }
+    }
+
+    private func checkNoHeldPastRelease(at now: Instant, into violations: inout [InvariantViolation]) {
+        for (identifier, h) in held.sorted(by: { $0.key < $1.key }) where h.until <= now {
+            violations.append(.init(.heldPastRelease, identifier: identifier,
+                                    "still held at \(now), released at \(h.until)"))
+        }
+    }
+
+    private func checkWaitingDisallowed(into violations: inout [InvariantViolation]) {
+        guard !isStopping, active.count < configuration.maxConcurrentRuns else { return }
+        for identifier in waitingOnConditions.keys.sorted() {
+            guard let request = queue[identifier],
+                  conditions.allow(power: request.requiresExternalPower, network: request.requiresNetworkConnectivity)
+            else { continue }
+            violations.append(.init(.waitingThoughAllowed, identifier: identifier,
+                                    "waits although \(conditions) allows power \(request.requiresExternalPower), network \(request.requiresNetworkConnectivity)"))
+        }
+    }
+}

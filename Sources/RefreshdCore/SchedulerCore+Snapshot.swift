@@ -1,0 +1,48 @@
+extension SchedulerCore {
+    /// The core's state as a plain value for observers: see `SchedulerSnapshot`.
+    ///
+    /// Cost is linear in pending requests, heap entries and runs; meant for simulators, tests and
+    /// status, not the hot path.
+    public func snapshot() -> SchedulerSnapshot {
+        var heapPlace: [Int32: PendingQueue.Entry] = [:]
+        for entry in queue.liveHeapEntries where heapPlace[entry.slot] == nil { heapPlace[entry.slot] = entry }
+        let pending = queue.sorted().map { p -> SchedulerSnapshot.Pending in
+            let slot = queue.slots[p.identifier]
+            var place: SchedulerSnapshot.Pending.Place?
+            var entry: PendingQueue.Entry?
+            if let slot, let e = heapPlace[slot] {
+                (place, entry) = (.queued, e)
+            } else if let e = waitingOnConditions[p.identifier], queue.isLive(e) {
+                (place, entry) = (.waitingOnConditions, e)
+            } else if let e = blockedByRun[p.identifier], queue.isLive(e) {
+                (place, entry) = (.blockedByRun, e)
+            } else if let h = held[p.identifier], queue.isLive(h.entry) {
+                (place, entry) = (.held, h.entry)
+            }
+            return SchedulerSnapshot.Pending(
+                identifier: p.identifier, namespace: p.namespace, kind: p.kind, earliest: p.earliest,
+                submitted: p.submitted, sequence: p.sequence, origin: p.origin,
+                requiresExternalPower: p.requiresExternalPower,
+                requiresNetworkConnectivity: p.requiresNetworkConnectivity,
+                wake: entry.map { Instant(milliseconds: $0.due) }, place: place,
+                heldUntil: place == .held ? held[p.identifier]?.until : nil)
+        }
+        let runs = active.values.sorted { $0.order.runID < $1.order.runID }.map { run in
+            let phase: SchedulerSnapshot.Run.Phase = switch run.phase {
+            case .running: .running
+            case let .expiring(killAt): .expiring(killAt: killAt)
+            case .killed: .killed
+            }
+            return SchedulerSnapshot.Run(runID: run.order.runID, identifier: run.order.identifier,
+                                         kind: run.order.kind, started: run.order.started,
+                                         deadline: run.order.deadline, attempt: run.order.attempt,
+                                         phase: phase, stoppedByShutdown: run.stoppedByShutdown)
+        }
+        let streaks = failureStreaks.sorted { $0.key < $1.key }
+            .map { SchedulerSnapshot.FailureStreak(identifier: $0.key, count: $0.value) }
+        return SchedulerSnapshot(pending: pending, runs: runs, failureStreaks: streaks, nextWakeUp: armedAt,
+                                 isStopping: isStopping, stopped: stoppedReported, conditions: conditions,
+                                 watchingConditions: watchingConditions, nextRunID: nextRunID,
+                                 nextSequence: nextSequence)
+    }
+}

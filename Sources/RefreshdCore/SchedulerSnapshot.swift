@@ -1,0 +1,167 @@
+/// Everything an observer (the simulator, a test, `status`) needs to see of a `SchedulerCore`
+/// between events, as a plain value: pending requests and where each one sits, runs in flight,
+/// failure streaks, the armed wake-up and the core's counters.
+///
+/// Collections are in a fixed order (pending by earliest begin date then sequence, runs by run id,
+/// streaks by identifier), so two snapshots of equal states are equal and encode to the same bytes
+/// (with sorted keys). Instants encode as integers: milliseconds since the Unix epoch, UTC (see
+/// `Codable+Core.swift`).
+public struct SchedulerSnapshot: Codable, Equatable, Sendable {
+    /// A pending request and where the core keeps it.
+    public struct Pending: Codable, Equatable, Sendable {
+        /// Where a pending request is held.
+        public enum Place: String, Codable, Equatable, Sendable, CaseIterable {
+            /// In the wake-up heap, launched when its wake-up comes.
+            case queued
+            /// Due, but its power or network condition does not hold (or has not been re-read).
+            case waitingOnConditions
+            /// Due, but a run of the same identifier is in flight; it goes back to the heap then.
+            case blockedByRun
+            /// Due, but the admission policy holds it back until `heldUntil`.
+            case held
+        }
+
+        public var identifier: String
+        public var namespace: String
+        public var kind: TaskKind
+        public var earliest: Instant
+        public var submitted: Instant
+        public var sequence: UInt64
+        public var origin: PendingRequest.Origin
+        public var requiresExternalPower: Bool
+        public var requiresNetworkConnectivity: Bool
+        /// The wake-up the core keys it by: its earliest begin date plus the job's accuracy.
+        /// Nil only when the request is held nowhere (a state `checkInvariants` reports).
+        public var wake: Instant?
+        /// Nil only when the request is held nowhere (a state `checkInvariants` reports).
+        public var place: Place?
+        /// When the admission policy looks at a `held` request again; nil in other places.
+        public var heldUntil: Instant?
+
+        public init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
+                    submitted: Instant, sequence: UInt64, origin: PendingRequest.Origin,
+                    requiresExternalPower: Bool, requiresNetworkConnectivity: Bool,
+                    wake: Instant?, place: Place?, heldUntil: Instant? = nil) {
+            self.identifier = identifier
+            self.namespace = namespace
+            self.kind = kind
+            self.earliest = earliest
+            self.submitted = submitted
+            self.sequence = sequence
+            self.origin = origin
+            self.requiresExternalPower = requiresExternalPower
+            self.requiresNetworkConnectivity = requiresNetworkConnectivity
+            self.wake = wake
+            self.place = place
+            self.heldUntil = heldUntil
+        }
+    }
+
+    /// A run in flight.
+    public struct Run: Codable, Equatable, Sendable {
+        /// Where a run is in its life: `{"state": "running"}`,
+        /// `{"state": "expiring", "killAt": 1800000005000}` or `{"state": "killed"}`.
+        public enum Phase: Codable, Equatable, Sendable {
+            case running
+            /// Expiration delivered; killed at `killAt` if still running.
+            case expiring(killAt: Instant)
+            /// Kill sent; waiting for the shell to report the end.
+            case killed
+
+            private enum CodingKeys: String, CodingKey { case state, killAt }
+
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                switch try container.decode(String.self, forKey: .state) {
+                case "running": self = .running
+                case "expiring": self = .expiring(killAt: try container.decode(Instant.self, forKey: .killAt))
+                case "killed": self = .killed
+                case let other:
+                    throw DecodingError.dataCorruptedError(forKey: .state, in: container,
+                                                           debugDescription: "unknown run phase \(other)")
+                }
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                switch self {
+                case .running:
+                    try container.encode("running", forKey: .state)
+                case let .expiring(killAt):
+                    try container.encode("expiring", forKey: .state)
+                    try container.encode(killAt, forKey: .killAt)
+                case .killed:
+                    try container.encode("killed", forKey: .state)
+                }
+            }
+        }
+
+        public var runID: Int64
+        public var identifier: String
+        public var kind: TaskKind
+        public var started: Instant
+        public var deadline: Instant
+        public var attempt: Int
+        public var phase: Phase
+        /// The expiration came from a shutdown (the run ends `interrupted`, not `expired`).
+        public var stoppedByShutdown: Bool
+
+        public init(runID: Int64, identifier: String, kind: TaskKind, started: Instant, deadline: Instant,
+                    attempt: Int, phase: Phase, stoppedByShutdown: Bool) {
+            self.runID = runID
+            self.identifier = identifier
+            self.kind = kind
+            self.started = started
+            self.deadline = deadline
+            self.attempt = attempt
+            self.phase = phase
+            self.stoppedByShutdown = stoppedByShutdown
+        }
+    }
+
+    /// Consecutive failed attempts of a job (only non-zero streaks are kept).
+    public struct FailureStreak: Codable, Equatable, Sendable {
+        public var identifier: String
+        public var count: Int
+
+        public init(identifier: String, count: Int) {
+            self.identifier = identifier
+            self.count = count
+        }
+    }
+
+    /// By earliest begin date, then sequence (due order).
+    public var pending: [Pending]
+    /// By run id.
+    public var runs: [Run]
+    /// By identifier.
+    public var failureStreaks: [FailureStreak]
+    /// The instant the single wake-up timer is armed for, if any.
+    public var nextWakeUp: Instant?
+    public var isStopping: Bool
+    /// `.stopped` went out: shutdown is complete.
+    public var stopped: Bool
+    /// The last machine conditions the shell reported.
+    public var conditions: Conditions
+    /// Whether the core asked the shell to watch conditions.
+    public var watchingConditions: Bool
+    /// The run id the next launch gets.
+    public var nextRunID: Int64
+    /// The sequence the next pending request gets.
+    public var nextSequence: UInt64
+
+    public init(pending: [Pending], runs: [Run], failureStreaks: [FailureStreak], nextWakeUp: Instant?,
+                isStopping: Bool, stopped: Bool, conditions: Conditions, watchingConditions: Bool,
+                nextRunID: Int64, nextSequence: UInt64) {
+        self.pending = pending
+        self.runs = runs
+        self.failureStreaks = failureStreaks
+        self.nextWakeUp = nextWakeUp
+        self.isStopping = isStopping
+        self.stopped = stopped
+        self.conditions = conditions
+        self.watchingConditions = watchingConditions
+        self.nextRunID = nextRunID
+        self.nextSequence = nextSequence
+    }
+}
