@@ -27,7 +27,8 @@ enum DeviceReader {
             if let value = self.discretion(discretion, &sink) { device.discretion = value }
         }
         if let zone = fields.optional("timezone") {
-            device.timeZone = zone.timeZone(&sink)?.identifier
+            // The name as written: Foundation may call UTC "GMT".
+            if zone.timeZone(&sink) != nil { device.timeZone = zone.node.scalarText }
         }
         return sink.errors.count == before ? device : nil
     }

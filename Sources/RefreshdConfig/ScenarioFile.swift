@@ -13,13 +13,13 @@ public enum ScenarioFile {
     ///
     /// - Parameters:
     ///   - defaultStart: the start when the file has no `start:` (see `defaultStart(now:)`).
-    ///   - timeZone: the scenario's zone when the file has no `timezone:`.
+    ///   - timeZone: the scenario's zone (an IANA name) when the file has no `timezone:`.
     ///   - searchPath: where bare command names are looked up (as for `JobDirectory.load`).
     ///   - limits: the pending-request limits per namespace the jobs must fit in.
     public static func load(
         path: String,
         defaultStart: Instant,
-        timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        timeZone: String = "UTC",
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration()
     ) -> Result<Scenario, ConfigErrors> {
@@ -39,7 +39,7 @@ public enum ScenarioFile {
         yaml: String,
         file: String,
         defaultStart: Instant,
-        timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        timeZone: String = "UTC",
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration()
     ) -> Result<Scenario, ConfigErrors> {

@@ -17,8 +17,8 @@ struct ScenarioReader {
     let limits: SchedulerConfiguration
     /// The start when the file has no `start:`.
     let defaultStart: Instant
-    /// The zone when the file has no `timezone:`.
-    let defaultTimeZone: TimeZone
+    /// The zone when the file has no `timezone:`, an IANA name.
+    let defaultTimeZone: String
 
     func parse(yaml: String) -> Result<Scenario, ConfigErrors> {
         var sink = ErrorSink(file: file)
@@ -46,13 +46,13 @@ struct ScenarioReader {
             return .failure(ConfigErrors(JobFileParser.capped(sink.errors)))
         }
 
-        var scenario = Scenario(name: Self.defaultName(of: file), jobs: [], start: defaultStart,
-                                timeZone: defaultTimeZone.identifier)
-        var zone = defaultTimeZone
+        var scenario = Scenario(name: Self.defaultName(of: file), jobs: [], start: defaultStart, timeZone: defaultTimeZone)
+        var zone: TimeZone?
         var windowKnown = true
         var references = ScenarioReferences()
         var jobsPair: (keyNode: YAMLNode, value: YAMLNode)?
-        for pair in MappingReader.pairs(of: mapping, known: Self.keys, prefix: "", &sink) {
+        let pairs = MappingReader.pairs(of: mapping, known: Self.keys, prefix: "", &sink)
+        for pair in pairs {
             let reader = ValueReader(key: pair.key, node: pair.value)
             switch pair.key {
             case "name":
@@ -66,9 +66,10 @@ struct ScenarioReader {
             case "seed":
                 if let seed = reader.seed(&sink) { scenario.seed = seed }
             case "timezone":
-                if let value = reader.timeZone(&sink) {
+                // The name as written: Foundation may call UTC "GMT".
+                if let value = reader.timeZone(&sink), let name = pair.value.scalarText {
                     zone = value
-                    scenario.timeZone = value.identifier
+                    scenario.timeZone = name
                 }
             case "max-concurrent":
                 if let count = reader.integer(in: 1...Self.maximumConcurrentRuns, &sink) { scenario.maxConcurrentRuns = count }
@@ -83,11 +84,19 @@ struct ScenarioReader {
             }
         }
 
+        if zone == nil, !pairs.contains(where: { $0.key == "timezone" }) {
+            zone = ValueReader.isZoneName(defaultTimeZone) ? TimeZone(identifier: defaultTimeZone) : nil
+            if zone == nil {
+                sink.add(at: mappingLocation, "the default time zone \(EchoText.quoted(defaultTimeZone)) is not an IANA time zone; "
+                    + "expected timezone: ZONE in the scenario file, like timezone: Europe/Paris")
+            }
+        }
+        let jobZone = zone ?? TimeZone(secondsFromGMT: 0)!
         var otherFiles: [ConfigError] = []
         var identifiers: [String]?
         if let jobsPair {
             let reader = ValueReader(key: "jobs", node: jobsPair.value)
-            let loaded = jobs(reader, start: scenario.start, zone: zone, source: SourceText(text: yaml), &sink, &otherFiles)
+            let loaded = jobs(reader, start: scenario.start, zone: jobZone, source: SourceText(text: yaml), &sink, &otherFiles)
             scenario.jobs = loaded.jobs.map { Scenario.Job(spec: $0.spec, model: $0.simulate ?? .quickSuccess) }
             identifiers = loaded.identifiers
         } else if !sink.suggestedKeys.contains("jobs") {
