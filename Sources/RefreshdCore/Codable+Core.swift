@@ -1,18 +1,23 @@
-/// Codable conformances for the core's value types, used by `SchedulerSnapshot`.
+/// Codable conformances for the core's value types, used by `SchedulerSnapshot`, the runtime's
+/// observations and the simulation report.
 ///
-/// Instants encode as a bare integer: milliseconds since the Unix epoch (UTC), the core's own
-/// representation. It is exact (no parsing, no rounding, no Foundation), sorts and diffs as a
-/// number, and round-trips bit for bit; `Instant.iso8601` gives the readable form when a report
-/// wants it.
+/// Instants encode as ISO 8601 UTC text with milliseconds (`2026-11-23T04:00:00.000Z`): exact to
+/// the core's resolution, readable in every `--json` output, and sortable as text. Decoding
+/// takes the same form (milliseconds optional) and nothing else.
 extension Instant: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        self.init(milliseconds: try container.decode(Int64.self))
+        let text = try container.decode(String.self)
+        guard let instant = ISO8601.parse(text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected an ISO 8601 UTC instant like 2026-11-23T04:00:00.000Z, found \"\(text)\"")
+        }
+        self = instant
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(milliseconds)
+        try container.encode(iso8601)
     }
 }
 

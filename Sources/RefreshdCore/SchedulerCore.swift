@@ -49,6 +49,9 @@ public struct SchedulerCore: Sendable {
     var nextSequence: UInt64 = 1
     public internal(set) var nextRunID: Int64 = 1
     var armedAt: Instant?
+    /// The shell's timer must be re-armed (or disarmed) even if the deadline is unchanged: its
+    /// delay was computed against a wall clock that has since changed.
+    var rearmRequired = false
     var watchingConditions = false
     var stoppedReported = false
 
@@ -124,7 +127,7 @@ public struct SchedulerCore: Sendable {
             dispatch(at: now, freshConditions: true, into: &effects)
         case let .clockChanged(expected):
             effects.append(.log(.clockChanged(now, expected: expected)))
-            armedAt = nil  // the armed delay was computed against the old wall clock
+            rearmRequired = true  // the armed delay was computed against the old wall clock
             if now > expected { applyMissedPolicies(since: expected, at: now, into: &effects) }
             dispatch(at: now, freshConditions: false, into: &effects)
         case .shutdown:
@@ -173,7 +176,8 @@ public struct SchedulerCore: Sendable {
             effects.append(.watchConditions(wantWatch))
         }
         let next = nextDeadline()
-        if next != armedAt {
+        if next != armedAt || rearmRequired {
+            rearmRequired = false
             armedAt = next
             effects.append(next.map { .armTimer(at: $0) } ?? .disarmTimer)
         }
