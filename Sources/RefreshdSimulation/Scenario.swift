@@ -29,6 +29,18 @@ public struct Scenario: Sendable {
     public var timeZone: String
     /// Concurrent runs, as `refreshd run --max-concurrent`.
     public var maxConcurrentRuns: Int
+    /// Bugs put in on purpose, to show that the invariants and exploration catch them.
+    public var hooks = Hooks()
+
+    /// Test-only defects the simulation can inject into refreshd itself.
+    public struct Hooks: Sendable, Hashable {
+        /// A restore that forgets one pending request after a kill -9 (a lost commit).
+        public var losePendingAfterKill = false
+
+        public init(losePendingAfterKill: Bool = false) {
+            self.losePendingAfterKill = losePendingAfterKill
+        }
+    }
 
     public init(name: String, jobs: [Job], device: DeviceModel = DeviceModel(), faults: [Fault] = [],
                 expectations: [Expectation] = [], start: Instant, days: Int = 7, seed: UInt64 = 1,

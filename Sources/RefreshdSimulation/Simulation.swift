@@ -133,6 +133,9 @@ public final class Simulation: @unchecked Sendable {
     }
 
     func startRuntime() {
+        if scenario.hooks.losePendingAfterKill, let before = pendingAtCrash, let victim = before.keys.sorted().first {
+            _ = try? store.apply([.deletePending(identifier: victim)])  // the injected defect
+        }
         guard let runtime = makeRuntime() else { return }
         if let since = downSince {
             downSpans.append((since, host.clock, "down"))

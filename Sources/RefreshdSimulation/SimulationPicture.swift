@@ -11,7 +11,7 @@ public enum SimulationPicture {
     ]
 
     public static func svg(_ report: SimulationReport) -> String {
-        let left = 260.0, right = 30.0, top = 56.0, lane = 34.0, plotWidth = 1100.0
+        let left = 300.0, right = 30.0, top = 56.0, lane = 34.0, plotWidth = 1100.0
         let width = left + plotWidth + right
         let height = top + lane * Double(max(1, report.jobs.count)) + 86
         let span = Double(max(1, report.end.milliseconds - report.start.milliseconds))
@@ -53,7 +53,7 @@ public enum SimulationPicture {
             }
             let f = job.figures
             s.append(##"<text x="10" y="\##(format(y + 15))" font-size="12">\##(escape(job.identifier))</text>"##)
-            s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(f.launched) runs, \##(f.success) ok, \##(f.failure + f.crashed) failed, \##(f.expired) expired, \##(f.missed) missed</text>"##)
+            s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(f.launched) runs · \##(f.failure + f.crashed) failed · \##(f.expired) expired · \##(f.missed) missed</text>"##)
             for run in job.runs {
                 let x0 = x(run.started)
                 let x1 = max(x0 + 2, x(run.ended ?? run.started))

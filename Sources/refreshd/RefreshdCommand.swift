@@ -6,5 +6,6 @@ struct RefreshdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refreshd",
         abstract: "Background-refresh scheduler: iOS BGTaskScheduler semantics for jobs in Jobs/*.yaml.",
-        subcommands: [RunCommand.self, CheckCommand.self, StatusCommand.self, CalendarCommand.self])
+        subcommands: [RunCommand.self, CheckCommand.self, StatusCommand.self, CalendarCommand.self,
+                      SimulateCommand.self, TestCommand.self])
 }

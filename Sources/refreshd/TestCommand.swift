@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import RefreshdConfig
+import RefreshdCore
+import RefreshdSimulation
+
+/// `refreshd test`: scenario files as tests, and seeded exploration of random fault plans.
+struct TestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run scenario files as tests, or explore random fault plans against your jobs.",
+        discussion: """
+        Each scenario runs in simulation and passes when its expectations hold and no invariant \
+        is violated. With --explore N, N fault plans drawn from seeds (down, kill -9, expired and \
+        crashed runs, clock steps, suspend, disk full, power and network loss) run against the \
+        jobs; a failure prints the seed and the command that reproduces it. Ends with \
+        `N passed, N failed`; exits 1 on any failure.
+        """)
+
+    @Argument(help: "Scenario files (YAML).")
+    var scenarios: [String] = []
+
+    @Option(name: .long, help: "Explore this many random fault plans instead of (or against) the scenarios.")
+    var explore: Int?
+
+    @Option(name: .long, help: "Directory of job files for --explore without a scenario.")
+    var jobs = "Jobs"
+
+    @Option(name: .long, help: "First plan seed for --explore (plans use seed, seed+1, ...); a scenario's own seed otherwise.")
+    var seed: UInt64?
+
+    @Option(name: .long, help: "Simulated days per explored plan.")
+    var days = 30
+
+    @Flag(name: .long, help: "Print results as JSON.")
+    var json = false
+
+    @Flag(name: .long, help: "With --explore: print every plan, not only the failing ones.")
+    var verbose = false
+
+    @Flag(name: .customLong("inject-lost-commit"), help: .hidden)
+    var injectLostCommit = false
+
+    struct Result: Codable {
+        var name: String
+        var passed: Bool
+        var seed: UInt64
+        var faults: String?
+        var failures: [String]
+        var reproduce: String
+    }
+
+    struct Summary: Codable {
+        var results: [Result]
+        var passed: Int
+        var failed: Int
+    }
+
+    func validate() throws {
+        if let explore, explore < 1 { throw ValidationError("--explore must be at least 1") }
+        if explore == nil, scenarios.isEmpty { throw ValidationError("give scenario files, or --explore N") }
+        if !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
+    }
+
+    func run() throws {
+        let zone = TimeZone.current
+        let start = SimulateCommand.comingMidnight(in: zone)
+        var results: [Result] = []
+        if let explore {
+            var base: Scenario
+            var source: String
+            if let path = scenarios.first {
+                base = try ScenarioLoading.load(path, now: start, zone: zone)
+                source = "--explore 1 --days \(days) \(path)"
+            } else {
+                switch JobDirectory.load(jobs, now: start, timeZone: zone) {
+                case let .success(configs):
+                    base = Scenario(name: jobs, jobs: configs.map { Scenario.Job(spec: $0.spec, model: $0.simulate ?? .quickSuccess) },
+                                    start: start, timeZone: zone.identifier)
+                case let .failure(errors):
+                    for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                    throw ExitCode(1)
+                }
+                source = "--explore 1 --days \(days) --jobs \(jobs)"
+            }
+            base.days = days
+            base.expectations = []
+            base.hooks.losePendingAfterKill = injectLostCommit
+            let first = seed ?? 1
+            for i in 0..<explore {
+                var plan = base
+                plan.seed = first &+ UInt64(i)
+                plan.faults = base.faults + FaultPlan.random(seed: plan.seed, days: days, jobs: base.jobs.map(\.spec.identifier))
+                let report = Simulation(scenario: plan).run()
+                let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
+                let result = Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
+                                    faults: FaultPlan.describe(plan.faults, start: plan.start), failures: failures,
+                                    reproduce: "refreshd test \(source) --seed \(plan.seed)"
+                                        + (injectLostCommit ? " --inject-lost-commit" : ""))
+                results.append(result)
+                if !json, verbose || !result.passed { printResult(result, report: report) }
+            }
+        } else {
+            for path in scenarios {
+                var scenario = try ScenarioLoading.load(path, now: start, zone: zone)
+                if let seed { scenario.seed = seed }
+                let report = Simulation(scenario: scenario).run()
+                var failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }
+                failures += report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
+                let result = Result(name: scenario.name, passed: failures.isEmpty, seed: scenario.seed, faults: nil,
+                                    failures: failures,
+                                    reproduce: "refreshd simulate --scenario \(path) --seed \(scenario.seed)")
+                results.append(result)
+                if !json { printResult(result, report: report) }
+            }
+        }
+        let passed = results.filter(\.passed).count
+        let failed = results.count - passed
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(Summary(results: results, passed: passed, failed: failed)), as: UTF8.self))
+        } else {
+            print("\(passed) passed, \(failed) failed")
+        }
+        if failed > 0 { throw ExitCode(1) }
+    }
+
+    func printResult(_ result: Result, report: SimulationReport) {
+        if let faults = result.faults { print("\(result.name): \(faults)") }
+        if result.passed {
+            print("ok   \(result.name)")
+            return
+        }
+        print("FAIL \(result.name) (seed \(result.seed))")
+        for failure in result.failures { print("  \(failure)") }
+        if let violation = report.violations.first, !violation.recent.isEmpty {
+            print("  recent events:")
+            for line in violation.recent.suffix(8) { print("    \(line)") }
+        }
+        print("  reproduce: \(result.reproduce)")
+    }
+}
