@@ -1,0 +1,382 @@
+import Testing
+import RefreshdCore
+import RefreshdStore
+
+/// `InMemoryStore` folds state changes exactly as the SQLite `StateStore` does: the simulator's
+/// restarts are only as true as this parity.
+@Suite struct StoreParityTests {
+    // MARK: Property test
+
+    /// Random batches (valid and refused ones) applied to both stores; after every batch both
+    /// agree on success, the restored state and every query.
+    @Test func randomBatchesFoldTheSameInBothStores() throws {
+        for seed in UInt64(1)...30 {
+            try withTemporaryDirectory { temp in
+                let directory = temp + "/state"
+                let sqlite = try StateStore.open(directory: directory)
+                defer { sqlite.close() }
+                let memory = InMemoryStore()
+                var generator = ChangeGenerator(seed: seed)
+                for batchNumber in 1...40 {
+                    let batch = generator.batch()
+                    let where_ = "seed \(seed) batch \(batchNumber): \(batch)"
+                    let sqliteResult = Result { try sqlite.apply(batch) }
+                    let memoryResult = Result { try memory.apply(batch) }
+                    if !memoryResult.failed { generator.committed() }
+                    #expect(sqliteResult.failed == memoryResult.failed,
+                            "\(where_): SQLite \(sqliteResult), memory \(memoryResult)")
+                    try expectSameState(sqlite, memory, identifiers: ChangeGenerator.identifiers, where_)
+                }
+                // What SQLite committed survives a reopen; a snapshot is the in-memory restart.
+                try reopened(directory) { reopened in
+                    try expectSameState(reopened, memory.snapshot(), identifiers: ChangeGenerator.identifiers,
+                                        "seed \(seed) after reopening")
+                }
+            }
+        }
+    }
+
+    // MARK: Focused tests
+
+    /// A refused change anywhere in a batch leaves nothing of the batch, in both stores alike.
+    @Test func aRefusedBatchLeavesNothing() throws {
+        let kept = runRecord(1, "kept")
+        let setup: [StateChange] = [
+            .savePending(pendingRequest("kept")), .runStarted(kept), .failureStreak(identifier: "kept", count: 2),
+            .seedSpec(identifier: "kept", spec: "2026-11-22 10:00"),
+        ]
+        let refusals: [StateChange] = [
+            .runEnded(runID: 99, identifier: "ghost", ended: at(hour), outcome: .failure, exitStatus: 1, signal: nil),
+            .runEnded(runID: 1, identifier: "other", ended: at(hour), outcome: .success, exitStatus: 0, signal: nil),
+            .runStarted(runRecord(1, "again")),
+            .processStarted(runID: 42, processGroup: 4242, startTicks: 7),
+        ]
+        for refusal in refusals {
+            try withStore { sqlite, _ in
+                let memory = InMemoryStore()
+                try sqlite.apply(setup)
+                try memory.apply(setup)
+                let before = try everything(memory)
+                let batch: [StateChange] = [
+                    .savePending(pendingRequest("new", earliest: at(-hour), sequence: 0)),
+                    .savePending(pendingRequest("kept", earliest: at(9 * hour), sequence: 9)),
+                    .deletePending(identifier: "kept"),
+                    .runStarted(runRecord(2, "new", started: at(15 * hour))),
+                    .processStarted(runID: 1, processGroup: 100, startTicks: 5),
+                    ended(kept, at: at(20 * hour), .success),
+                    .failureStreak(identifier: "kept", count: 0),
+                    .failureStreak(identifier: "new", count: 3),
+                    .missedSlots(identifier: "kept", count: 4, noticed: at(30 * hour)),
+                    .seedSpec(identifier: "new", spec: "daily"),
+                    refusal,
+                ]
+                let error = #expect(throws: InMemoryStore.Failure.self) { try memory.apply(batch) }
+                #expect(error?.kind == .invalidChange)
+                #expect(throws: StoreError.self) { try sqlite.apply(batch) }
+                #expect(try everything(memory) == before, "refused by \(refusal)")
+                try expectSameState(sqlite, memory, identifiers: ["kept", "new", "ghost"], "after \(refusal)")
+                // Still usable, and the refused batch's run id is free again.
+                try memory.apply([.runStarted(runRecord(2, "new")), ended(kept, at: at(hour), .success)])
+                #expect(try memory.restoredState().unfinishedRuns.map(\.runID) == [2])
+            }
+        }
+    }
+
+    /// `failingAtCommit: n`: the n-th non-empty batch throws and applies nothing; empty batches
+    /// are not commits; later commits work.
+    @Test func failingAtTheNthCommit() throws {
+        let store = InMemoryStore(failingAtCommit: 2)
+        try store.apply([.savePending(pendingRequest("a"))])
+        try store.apply([])
+        #expect(store.commitAttempts == 1)
+        let error = #expect(throws: InMemoryStore.Failure.self) {
+            try store.apply([.savePending(pendingRequest("b", sequence: 2)), .deletePending(identifier: "a")])
+        }
+        #expect(error?.kind == .injected)
+        #expect(error?.message.contains("disk full") == true)
+        #expect(try store.pendingRequests().map(\.identifier) == ["a"])
+        try store.apply([.savePending(pendingRequest("b", sequence: 2))])
+        #expect(try store.pendingRequests().map(\.identifier) == ["a", "b"])
+        #expect(store.commitAttempts == 3)
+    }
+
+    /// A fault function sees every commit's number and changes and can refuse any of them.
+    @Test func commitFaultDecidesPerCommit() throws {
+        let store = InMemoryStore(commitFault: { _, changes in
+            changes.contains { if case .runStarted = $0 { true } else { false } }
+                ? InMemoryStore.Failure(.injected, "no space for runs") : nil
+        })
+        try store.apply([.savePending(pendingRequest("a"))])
+        #expect(throws: InMemoryStore.Failure.self) { try store.apply([.runStarted(runRecord(1, "a"))]) }
+        store.commitFault = nil
+        try store.apply([.runStarted(runRecord(1, "a"))])
+        #expect(try store.recentRuns(limit: 5).map(\.runID) == [1])
+        #expect(store.commitAttempts == 3)
+    }
+
+    /// A snapshot is the committed state at that moment, independent of the store afterwards,
+    /// with the same instance id and no injected faults.
+    @Test func snapshotIsIndependent() throws {
+        let store = InMemoryStore(failingAtCommit: 3)
+        try store.apply([.savePending(pendingRequest("a")), .runStarted(runRecord(1, "a"))])
+        let snapshot = store.snapshot()
+        let atSnapshot = try everything(store)
+        try store.apply([.deletePending(identifier: "a"), ended(runRecord(1, "a"), at: at(hour), .success)])
+        #expect(try everything(snapshot) == atSnapshot)
+        try snapshot.apply([.savePending(pendingRequest("b", sequence: 2)), .runStarted(runRecord(2, "b"))])
+        try snapshot.apply([.failureStreak(identifier: "b", count: 1)])  // its 2nd commit
+        try snapshot.apply([.seedSpec(identifier: "b", spec: "x")])  // its 3rd: no fault carried over
+        #expect(try store.pendingRequests().isEmpty)
+        #expect(try store.recentRuns(limit: 5).map(\.runID) == [1])
+        #expect(try snapshot.restoredState().unfinishedRuns.map(\.runID) == [1, 2])
+        #expect(try snapshot.instanceID() == store.instanceID())
+        store.close()
+        #expect(try snapshot.pendingRequests().count == 2)
+    }
+
+    /// The instance id is 16 lowercase hex digits, fixed per store; a given one is kept.
+    @Test func instanceID() throws {
+        let store = InMemoryStore()
+        let id = try store.instanceID()
+        #expect(id.count == 16 && id.allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(try store.instanceID() == id)
+        #expect(try InMemoryStore().instanceID() != id)
+        #expect(try InMemoryStore(instanceID: "00000000000000aa").instanceID() == "00000000000000aa")
+    }
+
+    /// After `close()` calls throw (an empty batch still does nothing), as in SQLite.
+    @Test func closedStoreRefusesCalls() throws {
+        try withStore { sqlite, _ in
+            let memory = InMemoryStore()
+            sqlite.close()
+            memory.close()
+            try sqlite.apply([])
+            try memory.apply([])
+            #expect(throws: StoreError.self) { try sqlite.apply([.deletePending(identifier: "a")]) }
+            let error = #expect(throws: InMemoryStore.Failure.self) {
+                try memory.apply([.deletePending(identifier: "a")])
+            }
+            #expect(error?.kind == .closed)
+            #expect(throws: StoreError.self) { try sqlite.restoredState() }
+            #expect(throws: InMemoryStore.Failure.self) { try memory.restoredState() }
+            #expect(throws: InMemoryStore.Failure.self) { try memory.pendingRequests() }
+        }
+    }
+
+    // MARK: Comparison
+
+    /// Every query of `store`, as one comparable value.
+    private func everything(_ store: some StateStoring) throws -> [String] {
+        let restored = try store.restoredState()
+        return [
+            "\(restored.pending)", "\(restored.unfinishedRuns)", "\(restored.nextRunID)",
+            "\(restored.failureStreaks.sorted { $0.key < $1.key })",
+            "\(restored.seedSpecs.sorted { $0.key < $1.key })",
+            "\(try store.recentRuns(limit: 1000))", "\(try store.lastRunPerJob())",
+            "\(try store.dailyCounters(days: nil))",
+        ]
+    }
+
+    /// Both stores answer every query alike. Identifiers are also compared by their UTF-8 bytes:
+    /// Swift's `==` on strings would let "café" (é) and "café" (e + combining accent) pass.
+    private func expectSameState(_ sqlite: StateStore, _ memory: InMemoryStore, identifiers: [String],
+                                 _ where_: String) throws {
+        let a = try sqlite.restoredState()
+        let b = try memory.restoredState()
+        #expect(a.pending == b.pending, "\(where_): pending")
+        #expect(a.pending.map(\.identifier.bytes) == b.pending.map(\.identifier.bytes), "\(where_): pending ids")
+        #expect(a.unfinishedRuns == b.unfinishedRuns, "\(where_): unfinished runs")
+        #expect(a.unfinishedRuns.map(\.identifier.bytes) == b.unfinishedRuns.map(\.identifier.bytes),
+                "\(where_): unfinished run ids")
+        #expect(entries(a.failureStreaks) == entries(b.failureStreaks), "\(where_): failure streaks")
+        #expect(a.nextRunID == b.nextRunID, "\(where_): next run id")
+        #expect(entries(a.seedSpecs) == entries(b.seedSpecs), "\(where_): seed specs")
+
+        #expect(try sqlite.pendingRequests() == memory.pendingRequests(), "\(where_): pendingRequests")
+        for limit in [0, 1, 3, 1000] {
+            let (x, y) = (try sqlite.recentRuns(limit: limit), try memory.recentRuns(limit: limit))
+            #expect(x == y, "\(where_): recentRuns(limit: \(limit))")
+        }
+        let (lastA, lastB) = (try sqlite.lastRunPerJob(), try memory.lastRunPerJob())
+        #expect(lastA == lastB, "\(where_): lastRunPerJob")
+        #expect(lastA.map(\.identifier.bytes) == lastB.map(\.identifier.bytes), "\(where_): lastRunPerJob ids")
+        for days in [nil, 0, 1, 2] as [Int?] {
+            let (x, y) = (try sqlite.dailyCounters(days: days), try memory.dailyCounters(days: days))
+            #expect(x == y, "\(where_): dailyCounters(days: \(String(describing: days)))")
+            #expect(x.map(\.identifier.bytes) == y.map(\.identifier.bytes), "\(where_): counter ids")
+        }
+        for identifier in identifiers + ["never.seen"] {
+            #expect(try sqlite.seedSpec(for: identifier) == memory.seedSpec(for: identifier),
+                    "\(where_): seedSpec(for: \(identifier))")
+        }
+    }
+
+    /// A dictionary's entries by key bytes, keys as bytes.
+    private func entries<V: Comparable>(_ dictionary: [String: V]) -> [[UInt8]: V] {
+        Dictionary(dictionary.map { ($0.key.bytes, $0.value) }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+extension String {
+    fileprivate var bytes: [UInt8] { Array(utf8) }
+}
+
+extension Result {
+    fileprivate var failed: Bool {
+        if case .failure = self { true } else { false }
+    }
+}
+
+// MARK: Generator
+
+/// Random batches of state changes around a UTC midnight, mostly valid, some refused: ends of
+/// unknown, ended or mismatched runs, duplicate run ids, processes of unknown runs.
+///
+/// It follows what was committed (`batch()` then `committed(_:)` if the stores took it), so
+/// most ends and process records hit a run that is open at that point of the batch.
+private struct ChangeGenerator {
+    /// Includes a pair equal to Swift's `==` but not to SQLite (é precomposed and decomposed),
+    /// and a pair differing only by case.
+    static let identifiers = [
+        "com.example.feed", "com.example.backup", "mail", "caf\u{E9}", "cafe\u{301}", "Zeta", "zeta",
+    ]
+
+    private struct Runs {
+        var all: [(id: Int64, identifier: String)] = []
+        var open: [(id: Int64, identifier: String)] = []
+        var next: Int64 = 1
+    }
+
+    private var random: ParityRandom
+    /// Runs as committed, and as the batch being made would leave them.
+    private var committedRuns = Runs()
+    private var runs = Runs()
+
+    init(seed: UInt64) { random = ParityRandom(seed: seed) }
+
+    /// 0 to 6 changes; about one batch in four has a change the stores must refuse.
+    mutating func batch() -> [StateChange] {
+        runs = committedRuns
+        return (0..<random.int(0...6)).map { _ in change(valid: !random.chance(0.06)) }
+    }
+
+    /// The stores took the last batch.
+    mutating func committed() { committedRuns = runs }
+
+    private mutating func change(valid: Bool) -> StateChange {
+        switch random.int(0...99) {
+        case 0..<18: .savePending(pending())
+        case 18..<26: .deletePending(identifier: identifier())
+        case 26..<44: .runStarted(run(valid: valid))
+        case 44..<66: runEnded(valid: valid)
+        case 66..<74: .failureStreak(identifier: identifier(), count: random.int(-1...4))
+        case 74..<82: .missedSlots(identifier: identifier(), count: random.int(-1...5), noticed: instant())
+        case 82..<92: processStarted(valid: valid)
+        default: .seedSpec(identifier: identifier(), spec: random.pick(["", "2026-11-22 04:00", "daily", "+1h"]))
+        }
+    }
+
+    private mutating func identifier() -> String { random.pick(Self.identifiers) }
+
+    /// 2026-11-21T22:00Z ± 5 h (crossing midnight), now and then days away or far off.
+    private mutating func instant() -> Instant {
+        let base = ISO8601.days(year: 2026, month: 11, day: 21) * 86_400_000 + 22 * 3_600_000
+        switch random.int(0...19) {
+        case 0: return Instant(milliseconds: base + Int64(random.int(-5...5)) * 86_400_000)
+        case 1: return random.pick([Instant(milliseconds: 0), Instant(milliseconds: -1), .latest, .earliest])
+        default: return Instant(milliseconds: base + Int64(random.int(-18_000_000...18_000_000)))
+        }
+    }
+
+    private mutating func pending() -> PendingRequest {
+        // Small sequences and repeated instants make ties; a sequence past Int64.max sorts first
+        // in SQLite (stored as its bit pattern).
+        let sequence: UInt64 = random.chance(0.1) ? UInt64.max - UInt64(random.int(0...2)) : UInt64(random.int(0...4))
+        let earliest = random.chance(0.3) ? Instant(milliseconds: 1_795_000_000_000) : instant()
+        return PendingRequest(
+            identifier: identifier(), namespace: random.pick(["ns", "other"]), kind: random.pick(TaskKind.allCases),
+            earliest: earliest, submitted: instant(), sequence: sequence,
+            requiresExternalPower: random.chance(0.5), requiresNetworkConnectivity: random.chance(0.5),
+            origin: random.pick(PendingRequest.Origin.allCases))
+    }
+
+    private mutating func run(valid: Bool) -> RunRecord {
+        let id: Int64
+        if !valid, !runs.all.isEmpty {
+            id = random.pick(runs.all).id  // a duplicate
+        } else {
+            switch random.int(0...9) {
+            case 0: id = Int64(random.int(-3...0)) - Int64(runs.all.count) * 10  // SQLite takes any integer
+            case 1: id = runs.next + Int64(random.int(2...20))  // a gap, and later ids below it
+            default: id = runs.next
+            }
+        }
+        let identifier = identifier()
+        let started = instant()
+        let alreadyEnded = random.chance(0.1)
+        if valid {
+            runs.next = max(runs.next, id + 1)
+            runs.all.append((id, identifier))
+            if !alreadyEnded { runs.open.append((id, identifier)) }
+        }
+        return RunRecord(
+            runID: id, identifier: identifier, kind: random.pick(TaskKind.allCases), submitted: instant(),
+            earliest: instant(), started: started, deadline: started + .seconds(random.int(1...600)),
+            attempt: random.int(1...4), ended: alreadyEnded ? instant() : nil,
+            outcome: alreadyEnded ? random.pick(Outcome.allCases) : nil,
+            exitStatus: random.chance(0.2) ? Int32(random.int(-1...255)) : nil,
+            signal: random.chance(0.1) ? random.pick([9, 15, Int32.min, Int32.max]) : nil,
+            processGroup: random.chance(0.2) ? Int32(random.int(1...99_999)) : nil,
+            processStartTicks: random.chance(0.2) ? random.pick([0, 12_345, UInt64.max]) : nil)
+    }
+
+    private mutating func runEnded(valid: Bool) -> StateChange {
+        if valid, runs.open.isEmpty { return .runStarted(run(valid: true)) }
+        let outcome = random.pick(Outcome.allCases)
+        let ended = instant()
+        let exitStatus = outcome == .failure ? Int32(random.int(1...255)) : nil
+        let signal = outcome == .crashed ? random.pick([9, 11, Int32.max]) : nil
+        if valid {
+            let (id, identifier) = runs.open.remove(at: random.int(0...(runs.open.count - 1)))
+            return .runEnded(runID: id, identifier: identifier, ended: ended, outcome: outcome,
+                             exitStatus: exitStatus, signal: signal)
+        }
+        // An ended run, an unknown run, or an open run under another identifier: all refused
+        // (unless the other identifier happens to be the run's own).
+        let (id, identifier): (Int64, String) = switch random.int(0...2) {
+        case 0 where !runs.all.isEmpty: random.pick(runs.all)
+        case 1 where !runs.open.isEmpty: (random.pick(runs.open).id, self.identifier())
+        default: (runs.next + Int64(random.int(0...5)), self.identifier())
+        }
+        return .runEnded(runID: id, identifier: identifier, ended: ended, outcome: outcome,
+                         exitStatus: exitStatus, signal: signal)
+    }
+
+    private mutating func processStarted(valid: Bool) -> StateChange {
+        if valid, runs.all.isEmpty { return .runStarted(run(valid: true)) }
+        let id = !valid ? runs.next + Int64(random.int(0...5)) : random.pick(runs.all).id
+        return .processStarted(runID: id, processGroup: random.pick([1, 4242, Int32.max, -5]),
+                               startTicks: random.chance(0.3) ? nil : random.pick([0, 99, UInt64.max]))
+    }
+}
+
+/// SplitMix64: a seeded generator, so each seed's batches are the same on every run.
+private struct ParityRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+
+    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
+
+    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
+}
