@@ -33,6 +33,17 @@ public enum ScenarioFile {
         }
     }
 
+    /// `load(path:defaultStart:timeZone:...)` with the default zone as a `TimeZone` (by its identifier).
+    public static func load(
+        path: String,
+        defaultStart: Instant,
+        timeZone: TimeZone,
+        searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
+        limits: SchedulerConfiguration = SchedulerConfiguration()
+    ) -> Result<Scenario, ConfigErrors> {
+        load(path: path, defaultStart: defaultStart, timeZone: timeZone.identifier, searchPath: searchPath, limits: limits)
+    }
+
     /// Checks a scenario file's text. `file` is used in messages, for the default name, and as
     /// the place relative `jobs:` folders and inline jobs' relative commands are resolved from.
     public static func parse(

@@ -18,11 +18,17 @@ extension ValueReader {
         return nil
     }
 
-    /// One line of text: no line break, no NUL.
+    /// One line of text: no line break, no control character (tab, escape, bidi override...).
     func line(_ sink: inout ErrorSink, expected: String = "one line of text") -> String? {
         guard let text = string(&sink, expected: expected) else { return nil }
-        if text.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+        guard !EchoText.isClean(text) else { return text }
+        let breaks: Set<Unicode.Scalar> = ["\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"]
+        if text.unicodeScalars.contains(where: { breaks.contains($0) }) {
             sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text)), which has a line break")
+            return nil
+        }
+        if text.unicodeScalars.contains(where: EchoText.needsEscape) {
+            sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text)), which has a control character")
             return nil
         }
         return text
