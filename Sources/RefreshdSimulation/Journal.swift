@@ -13,8 +13,12 @@ final class Journal: @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var ring: [String] = []
-    private(set) var observations: [RuntimeObservation] = []
+    /// The last `recentCount` observations, oldest at `ringNext` once full.
+    private var ring: [RuntimeObservation] = []
+    private var ringNext = 0
+    /// Only what the report needs (missed slots); the rest is seen once, for the audits and the
+    /// recent-events ring.
+    private var missed: [RuntimeObservation] = []
     private var running: [String: Int64] = [:]
     private var deadlines: [Int64: Instant] = [:]
     private var expiredAt: [Int64: Instant] = [:]
@@ -24,9 +28,13 @@ final class Journal: @unchecked Sendable {
 
     func record(_ o: RuntimeObservation) {
         lock.withLock {
-            observations.append(o)
-            ring.append("\(o.time.iso8601) \(o.message)")
-            if ring.count > Self.recentCount { ring.removeFirst(ring.count - Self.recentCount) }
+            if o.kind == .missed { missed.append(o) }
+            if ring.count < Self.recentCount {
+                ring.append(o)
+            } else {
+                ring[ringNext] = o
+            }
+            ringNext = (ringNext + 1) % Self.recentCount
             switch o.kind {
             case .expired:
                 if let runID = o.runID {
@@ -86,7 +94,13 @@ final class Journal: @unchecked Sendable {
         }
     }
 
-    func recent() -> [String] { lock.withLock { ring } }
+    /// The recent events, oldest first, as log lines.
+    func recent() -> [String] {
+        lock.withLock {
+            let ordered = ring.count < Self.recentCount ? ring : Array(ring[ringNext...] + ring[..<ringNext])
+            return ordered.map { "\($0.time.iso8601) \($0.message)" }
+        }
+    }
 
-    func all() -> [RuntimeObservation] { lock.withLock { observations } }
+    func missedObservations() -> [RuntimeObservation] { lock.withLock { missed } }
 }

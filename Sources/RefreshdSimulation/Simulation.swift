@@ -29,6 +29,7 @@ public final class Simulation: @unchecked Sendable {
     /// What must hold across a kill -9: pending requests committed before it, by identifier.
     var pendingAtCrash: [String: Instant]?
     var lastRunIDAtCrash: Int64 = 0
+    var crashTime: Instant?
 
     public init(scenario: Scenario) {
         self.scenario = scenario
@@ -133,8 +134,13 @@ public final class Simulation: @unchecked Sendable {
     }
 
     func startRuntime() {
-        if scenario.hooks.losePendingAfterKill, let before = pendingAtCrash, let victim = before.keys.sorted().first {
-            _ = try? store.apply([.deletePending(identifier: victim)])  // the injected defect
+        if scenario.hooks.losePendingAfterKill, let before = pendingAtCrash {
+            // The injected defect: the restore forgets one committed request (of a job that is
+            // not on a calendar, where re-seeding would happen to recreate the same one).
+            let plain = Set(scenario.jobs.filter { $0.spec.definition.schedule == nil }.map(\.spec.identifier))
+            if let victim = before.keys.sorted().first(where: plain.contains) ?? before.keys.sorted().first {
+                _ = try? store.apply([.deletePending(identifier: victim)])
+            }
         }
         guard let runtime = makeRuntime() else { return }
         if let since = downSince {
@@ -241,6 +247,7 @@ public final class Simulation: @unchecked Sendable {
             pendingAtCrash = Dictionary(((try? store.pendingRequests()) ?? []).map { ($0.identifier, $0.earliest) },
                                         uniquingKeysWith: { a, _ in a })
             lastRunIDAtCrash = ((try? store.recentRuns(limit: 1)) ?? []).first?.runID ?? 0
+            crashTime = host.clock
             host.crash()
             downSince = host.clock
         case let .clockStep(delta):
@@ -300,17 +307,32 @@ public final class Simulation: @unchecked Sendable {
         }
     }
 
-    /// Nothing committed before a kill -9 is lost: every request pending then is still pending,
-    /// or has run since.
+    /// Nothing committed before a kill -9 is lost: every request pending then is still pending
+    /// (no later than it was: a restart never pushes a saved request back), or has run since.
     func verifyNothingLost(_ runtime: RefreshRuntime) {
         guard let before = pendingAtCrash else { return }
         pendingAtCrash = nil
         let ranSince = Set(((try? store.recentRuns(limit: 100_000)) ?? []).filter { $0.runID > lastRunIDAtCrash }.map(\.identifier))
-        for (id, earliest) in before.sorted(by: { $0.key < $1.key }) where runtime.pending(id) == nil && !ranSince.contains(id) {
-            violations.append(.init(time: host.clock, invariant: "nothing-lost-across-kill",
-                                    message: "the pending request of \(id) (earliest \(earliest)) was committed before the kill -9 and is gone after the restart",
-                                    recent: journal.recent()))
-            return
+        for (id, earliest) in before.sorted(by: { $0.key < $1.key }) where !ranSince.contains(id) {
+            guard let now = runtime.pending(id) else {
+                violations.append(.init(time: host.clock, invariant: "nothing-lost-across-kill",
+                                        message: "the pending request of \(id) (earliest \(earliest)) was committed before the kill -9 and is gone after the restart",
+                                        recent: journal.recent()))
+                return
+            }
+            let onCalendar = scenario.jobs.first { $0.spec.identifier == id }?.spec.definition.schedule != nil
+            if !onCalendar, now.origin != .retry, let crash = crashTime, now.submitted > crash {
+                violations.append(.init(time: host.clock, invariant: "nothing-lost-across-kill",
+                                        message: "the pending request of \(id) (earliest \(earliest)) was committed before the kill -9; after the restart it was replaced by a new one (earliest \(now.earliest))",
+                                        recent: journal.recent()))
+                return
+            }
+            if now.earliest > earliest {
+                violations.append(.init(time: host.clock, invariant: "nothing-lost-across-kill",
+                                        message: "the pending request of \(id) was due \(earliest) before the kill -9 and is due \(now.earliest) after the restart: the committed request was lost and replaced",
+                                        recent: journal.recent()))
+                return
+            }
         }
     }
 

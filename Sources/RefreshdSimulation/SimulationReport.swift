@@ -113,41 +113,50 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     static func build(_ sim: Simulation) -> SimulationReport {
         let runs = ((try? sim.store.recentRuns(limit: Int.max)) ?? []).reversed()
             .filter { $0.started < sim.end }
-        let observations = sim.journal.all()
-        var days: [String: Day] = [:]
+        let observations = sim.journal.missedObservations()
+        // The days, computed once: a run's day is found by binary search, not by formatting.
+        var boundaries: [Instant] = []
         var order: [String] = []
         var day = sim.startOfDay(containing: sim.scenario.start)
         while day < sim.end {
-            let label = sim.dayLabel(day)
-            days[label] = Day(date: label, total: Figures(), jobs: [:])
-            order.append(label)
+            boundaries.append(day)
+            order.append(sim.dayLabel(day))
             day = sim.nextDay(after: day)
         }
+        func dayIndex(_ t: Instant) -> Int {
+            var low = 0, high = boundaries.count - 1
+            while low < high {
+                let mid = (low + high + 1) / 2
+                if boundaries[mid] <= t { low = mid } else { high = mid - 1 }
+            }
+            return max(0, low)
+        }
+        var days = order.map { Day(date: $0, total: Figures(), jobs: [:]) }
         var jobs: [String: JobTotals] = [:]
         for job in sim.scenario.jobs {
             jobs[job.spec.identifier] = JobTotals(identifier: job.spec.identifier, figures: Figures(), runs: [])
         }
         var lateness: [String: [Int64]] = [:]
-        var dayLateness: [String: [Int64]] = [:]
+        var dayLateness: [Int: [Int64]] = [:]
+        var dayJobLateness: [Int: [String: [Int64]]] = [:]
         var total = Figures()
         var totalLateness: [Int64] = []
         for r in runs {
-            let label = sim.dayLabel(r.started)
+            let index = dayIndex(r.started)
             let late = max(0, r.started.milliseconds - r.earliest.milliseconds)
-            var d = days[label] ?? Day(date: label, total: Figures(), jobs: [:])
-            if days[label] == nil { order.append(label) }
-            d.total.launched += 1
-            d.total.count(r.outcome)
-            d.jobs[r.identifier, default: Figures()].launched += 1
-            d.jobs[r.identifier, default: Figures()].count(r.outcome)
-            days[label] = d
-            dayLateness["\(label) \(r.identifier)", default: []].append(late)
-            dayLateness[label, default: []].append(late)
-            var j = jobs[r.identifier] ?? JobTotals(identifier: r.identifier, figures: Figures(), runs: [])
-            j.figures.launched += 1
-            j.figures.count(r.outcome)
-            j.runs.append(Run(runID: r.runID, earliest: r.earliest, started: r.started, ended: r.ended, outcome: r.outcome))
-            jobs[r.identifier] = j
+            days[index].total.launched += 1
+            days[index].total.count(r.outcome)
+            days[index].jobs[r.identifier, default: Figures()].launched += 1
+            days[index].jobs[r.identifier, default: Figures()].count(r.outcome)
+            dayJobLateness[index, default: [:]][r.identifier, default: []].append(late)
+            dayLateness[index, default: []].append(late)
+            if jobs[r.identifier] == nil {
+                jobs[r.identifier] = JobTotals(identifier: r.identifier, figures: Figures(), runs: [])
+            }
+            jobs[r.identifier]!.figures.launched += 1
+            jobs[r.identifier]!.figures.count(r.outcome)
+            jobs[r.identifier]!.runs.append(Run(runID: r.runID, earliest: r.earliest, started: r.started,
+                                                ended: r.ended, outcome: r.outcome))
             lateness[r.identifier, default: []].append(late)
             total.launched += 1
             total.count(r.outcome)
@@ -157,9 +166,9 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         for o in observations where o.kind == .missed {
             guard let id = o.identifier, let count = o.count else { continue }
             missed.append(Missed(identifier: id, noticed: o.time, count: count))
-            let label = sim.dayLabel(o.time)
-            days[label]?.total.missed += count
-            days[label]?.jobs[id, default: Figures()].missed += count
+            let index = dayIndex(o.time)
+            days[index].total.missed += count
+            days[index].jobs[id, default: Figures()].missed += count
             jobs[id]?.figures.missed += count
             total.missed += count
         }
@@ -168,17 +177,15 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             f.latenessP50 = sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
             f.latenessMax = sorted.last ?? 0
         }
-        for label in order {
-            guard var d = days[label] else { continue }
-            fill(&d.total, dayLateness[label] ?? [])
-            for id in d.jobs.keys { fill(&d.jobs[id]!, dayLateness["\(label) \(id)"] ?? []) }
-            days[label] = d
+        for index in days.indices {
+            fill(&days[index].total, dayLateness[index] ?? [])
+            for id in days[index].jobs.keys { fill(&days[index].jobs[id]!, dayJobLateness[index]?[id] ?? []) }
         }
         for id in jobs.keys { fill(&jobs[id]!.figures, lateness[id] ?? []) }
         fill(&total, totalLateness)
         var report = SimulationReport(
             scenario: sim.scenario.name, start: sim.scenario.start, end: sim.end, seed: sim.scenario.seed,
-            timeZone: sim.zone.identifier, days: order.compactMap { days[$0] },
+            timeZone: sim.scenario.timeZone, days: days,
             jobs: jobs.values.sorted { $0.identifier < $1.identifier }, total: total, missed: missed,
             faults: sim.faultLog,
             downtime: sim.downSpans.map { FaultRecord(kind: $0.2, at: $0.0, until: $0.1, detail: "refreshd not running") },

@@ -8,7 +8,7 @@ import RefreshdSimulation
 enum ScenarioLoading {
     /// `now`: the start when the file names none is the next midnight UTC after it.
     static func load(_ path: String, now: Instant, zone: TimeZone) throws -> Scenario {
-        switch ScenarioFile.load(path: path, defaultStart: ScenarioFile.defaultStart(now: now), timeZone: zone) {
+        switch ScenarioFile.load(path: path, defaultStart: ScenarioFile.defaultStart(now: now), timeZone: zone.identifier) {
         case let .success(scenario):
             return scenario
         case let .failure(errors):

@@ -87,11 +87,15 @@ struct TestCommand: ParsableCommand {
             base.expectations = []
             base.hooks.losePendingAfterKill = injectLostCommit
             let first = seed ?? 1
-            for i in 0..<explore {
+            // Plans are independent simulations: run them on every core, report in seed order.
+            let plans = (0..<explore).map { i -> Scenario in
                 var plan = base
                 plan.seed = first &+ UInt64(i)
                 plan.faults = base.faults + FaultPlan.random(seed: plan.seed, days: days, jobs: base.jobs.map(\.spec.identifier))
-                let report = Simulation(scenario: plan).run()
+                return plan
+            }
+            let reports = ParallelRuns.run(plans)
+            for (plan, report) in zip(plans, reports) {
                 let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
                 let result = Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
                                     faults: FaultPlan.describe(plan.faults, start: plan.start), failures: failures,

@@ -1,0 +1,21 @@
+import Foundation
+
+/// Runs independent simulations on every core; the reports come back in the order given.
+/// Each simulation has its own host, store and runtime, so nothing is shared between them.
+public enum ParallelRuns {
+    public static func run(_ scenarios: [Scenario]) -> [SimulationReport] {
+        let slots = ReportSlots(count: scenarios.count)
+        DispatchQueue.concurrentPerform(iterations: scenarios.count) { i in
+            slots.set(i, Simulation(scenario: scenarios[i]).run())
+        }
+        return slots.all
+    }
+
+    private final class ReportSlots: @unchecked Sendable {
+        private var reports: [SimulationReport?]
+        private let lock = NSLock()
+        init(count: Int) { reports = Array(repeating: nil, count: count) }
+        func set(_ i: Int, _ r: SimulationReport) { lock.withLock { reports[i] = r } }
+        var all: [SimulationReport] { lock.withLock { reports.map { $0! } } }
+    }
+}

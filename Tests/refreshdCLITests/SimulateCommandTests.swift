@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// `refreshd simulate` and `refreshd test` end to end, on the shipped scenarios.
+@Suite struct SimulateCommandTests {
+    static let project = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    @Test func theShippedScenariosPass() throws {
+        let dir = Self.project + "/Tests/Scenarios"
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(files.count >= 8)
+        let r = try CLI.run(["test"] + files.map { dir + "/" + $0 }, timeout: 120)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.hasSuffix("\(files.count) passed, 0 failed\n"))
+    }
+
+    @Test func aFailingExpectationFailsWithItsSeedAndCommand() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let path = box.root + "/wrong.yaml"
+        try """
+            name: expects too much
+            start: 2026-11-23T00:00:00Z
+            days: 1
+            jobs:
+              - identifier: test.once
+                kind: processing
+                command: ["/bin/true"]
+            expect:
+              - runs: {job: test.once, outcome: success, equal: 2}
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["test", path])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("FAIL expects too much (seed 1)"))
+        #expect(r.stdout.contains("expected test.once success == 2, found 1"))
+        #expect(r.stdout.contains("reproduce: refreshd simulate --scenario \(path) --seed 1"))
+        #expect(r.stdout.hasSuffix("0 passed, 1 failed\n"))
+    }
+
+    @Test func simulateReportsAsJSONAndDrawsAPicture() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("tick.yaml", """
+            identifier: test.tick
+            kind: processing
+            command: ["/bin/true"]
+            resubmit: {after: 1h}
+            simulate: {duration: 2s, outcomes: {success: 3, failure: 1}}
+            """)
+        let svg = box.root + "/week.svg"
+        let args = ["simulate", "--jobs", box.jobs, "--days", "2", "--start", "2026-11-23T00:00:00Z", "--seed", "5"]
+        let r = try CLI.run(args + ["--json", "--svg", svg])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        for key in ["start", "seed", "days", "jobs", "faults", "violations"] { #expect(object[key] != nil, "\(key)") }
+        #expect(object["start"] as? String == "2026-11-23T00:00:00.000Z")
+        #expect((object["days"] as? [Any])?.count == 2)
+        let again = try CLI.run(args + ["--json"])
+        #expect(again.stdout == r.stdout)  // deterministic, byte for byte
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(picture.hasPrefix("<svg") && picture.contains("test.tick"))
+        let text = try CLI.run(args)
+        #expect(text.stdout.contains("simulation \(box.jobs): 2 days from 2026-11-23T00:00:00.000Z"))
+        #expect(text.stdout.contains("invariants: all held"))
+    }
+}
