@@ -59,27 +59,13 @@ public final class RefreshDaemon: @unchecked Sendable {
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime
         // does all three, so the simulator loads job files by the same rules).
-        let pending = scheduler.runtime.load(loaded.map(Self.spec))
+        let pending = scheduler.runtime.load(loaded.map(\.spec))
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
         scheduler.onHangup = { [unowned self] in self.reload(reason: "SIGHUP") }
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [unowned self] in self.reload(reason: "\(self.jobsDirectory) changed") }) {
             logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
         }
         try scheduler.run()
-    }
-
-    /// A validated job file as the runtime runs it.
-    public static func spec(_ job: JobConfig) -> JobSpec {
-        let first: FirstRequest = switch job.earliest {
-        case .relative(.zero): .core
-        case let .relative(duration): .after(duration)
-        case let .absolute(instant): .at(instant)
-        case let .calendar(schedule): .nextSlot(schedule)
-        }
-        return JobSpec(definition: job.definition,
-                       command: CommandJob(argv: job.command, environment: job.environment,
-                                           workingDirectory: job.projectRoot),
-                       firstRequest: first)
     }
 
     /// Re-reads the job directory (loop thread). Valid: added jobs are submitted, removed jobs'
@@ -140,7 +126,7 @@ public final class RefreshDaemon: @unchecked Sendable {
         case let .failure(errors):
             scheduler.runtime.refuseReload(errors.errors.map(\.description), reason: reason)
         case let .success(jobs):
-            scheduler.runtime.reload(jobs.map(Self.spec), reason: reason)
+            scheduler.runtime.reload(jobs.map(\.spec), reason: reason)
         }
     }
 

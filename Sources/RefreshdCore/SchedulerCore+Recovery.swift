@@ -50,7 +50,7 @@ extension SchedulerCore {
         }
         applyMissedPolicies(since: nil, at: now, into: &effects)
         for run in state.unfinishedRuns.sorted(by: { $0.runID < $1.runID }) {
-            nextRunID = max(nextRunID, run.runID + 1)
+            nextRunID = max(nextRunID, run.runID < Int64.max ? run.runID + 1 : Int64.max)
             persist(.runEnded(runID: run.runID, identifier: run.identifier, ended: now,
                               outcome: .interrupted, exitStatus: nil, signal: nil), into: &effects)
             effects.append(.log(.recoveredInterrupted(runID: run.runID, identifier: run.identifier)))

@@ -114,7 +114,7 @@ final class SQLiteConnection {
             case let .text(string):
                 // SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
                 let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-                rc = sqlite3_bind_text(statement, index, string, -1, transient)
+                rc = sqlite3_bind_text(statement, index, string, Int32(string.utf8.count), transient)
             }
             guard rc == SQLITE_OK else { throw error(rc, context) }
         }

@@ -22,7 +22,7 @@ extension StateStore {
             pending: try pendingRequests(),
             unfinishedRuns: unfinished,
             failureStreaks: Dictionary(streaks, uniquingKeysWith: { _, last in last }),
-            nextRunID: (maxRunID ?? 0) + 1,
+            nextRunID: try nextRunID(after: maxRunID),
             seedSpecs: Dictionary(specs, uniquingKeysWith: { _, last in last }))
     }
 
@@ -32,6 +32,16 @@ extension StateStore {
     public func instanceID() throws(StoreError) -> String {
         try connection.query("SELECT value FROM meta WHERE key = 'instance'",
                              context: "reading the state's instance id") { row in row.text(0) }.first ?? ""
+    }
+
+    /// One past the largest run id; a file whose run ids are used up is refused, not wrapped.
+    func nextRunID(after max: Int64?) throws(StoreError) -> Int64 {
+        guard let max else { return 1 }
+        guard max < Int64.max else {
+            throw StoreError(kind: .corrupt, path: path, context: "reading the state to restore",
+                             detail: "run id \(max) leaves no next run id")
+        }
+        return max + 1
     }
 
     /// Pending requests in launch order: by earliest begin, then submission sequence.

@@ -380,3 +380,24 @@ private struct ParityRandom: RandomNumberGenerator {
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 }
+
+/// Regressions the parity test found in the SQLite store.
+@Suite struct SQLiteTextAndRunIDRegressionTests {
+    @Test func textWithNULIsStoredWhole() throws {
+        try withStore { store, _ in
+            try store.apply([.seedSpec(identifier: "x", spec: "plain"), .seedSpec(identifier: "x\0zzz", spec: "a\0b")])
+            #expect(try store.seedSpec(for: "x") == "plain")
+            #expect(try store.seedSpec(for: "x\0zzz") == "a\0b")
+        }
+    }
+
+    @Test func aRunIDAtTheLargestValueIsRefusedNotWrapped() throws {
+        try withStore { store, _ in
+            let start = Instant(milliseconds: 1_800_000_000_000)
+            try store.apply([.runStarted(RunRecord(runID: Int64.max, identifier: "a", kind: .processing, submitted: start,
+                                                   earliest: start, started: start, deadline: start + .seconds(1)))])
+            let error = #expect(throws: StoreError.self) { try store.restoredState() }
+            #expect(error?.kind == .corrupt)
+        }
+    }
+}
