@@ -52,6 +52,21 @@ import Testing
         }
     }
 
+    /// Every ```yaml scenario block is a scenario file that passes `refreshd test` as written.
+    @Test func everyScenarioBlockPasses() throws {
+        let blocks = try Self.blocks("yaml scenario")
+        #expect(blocks.count >= 1)
+        for block in blocks {
+            let box = Sandbox()
+            defer { box.remove() }
+            let path = box.root + "/scenario.yaml"
+            try block.text.write(toFile: path, atomically: true, encoding: .utf8)
+            let r = try CLI.run(["test", path])
+            #expect(r.status == 0, "README.md:\(block.line): the scenario block fails refreshd test:\n\(r.stdout)\(r.stderr)")
+            #expect(r.stdout.hasSuffix("1 passed, 0 failed\n"))
+        }
+    }
+
     /// Each `refreshd ...` line of the sh blocks, from the repository root: `run` with `--help`
     /// added (it would not return), the others for real. ArgumentParser exits 64 on a usage error.
     @Test func everyRefreshdLineInShBlocksParses() throws {
@@ -90,7 +105,7 @@ import Testing
             try expectOptionsExist(options, in: words[1], "usage table: \(cell)")
             checked += 1
         }
-        #expect(checked == 4)
+        #expect(checked == 6)
     }
 
     @Test func everyJSONBlockIsJSON() throws {
