@@ -59,7 +59,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
-        .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar"], exclude: ["Fixtures"]),
+        .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),

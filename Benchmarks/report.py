@@ -164,6 +164,15 @@ def main():
             f"{met(g['wall_s'] < 1)} ({g['wall_s']:.2f} s)")
         row("", "CPU s", g["cpu_s"], "-", "", "-", "")
 
+    sim = find(rows, "refreshd", "simulate")
+    if sim:
+        year = sim["wall_s"] * 365 / max(1, sim["days"])
+        row(f"Simulate: Jobs/, {sim['days']} days ({sim['runs']:,} runs, {sim['steps']:,} steps)",
+            "wall s (virtual s per real s)", sim["wall_s"], "-", f"{sim['virtual_per_real']:,.0f}x", "-", "",
+            "365 days < 1 s", f"{met(year < 1)} ({year:.1f} s a year)")
+        thousand = 1000 / max(1e-9, sim["plans_per_s"])
+        row(f"Explore: {sim['plans']} plans x 30 days", "plans per second", sim["plans_per_s"], "-", "", "-", "",
+            "1,000 plans < 60 s", f"{met(thousand < 60)} ({thousand:.0f} s for 1,000)")
     cal = find(rows, "refreshd", "calendar")
     if cal:
         per = lambda c: c / max(1, cal["n"]) * 1e6

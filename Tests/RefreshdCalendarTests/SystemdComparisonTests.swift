@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RefreshdCore
 @testable import RefreshdCalendar
 
 /// Compares generated expressions against the real `systemd-analyze calendar` (systemd 252):

@@ -1,3 +1,4 @@
+import RefreshdCore
 /// Generates systemd calendar expressions from a seeded PRNG for the comparison against
 /// `systemd-analyze calendar`. Values are biased towards DST hours (1-3), month ends and
 /// February; about one in twenty expressions has an out-of-range value, to compare validity.

@@ -360,26 +360,8 @@ private struct ChangeGenerator {
     }
 }
 
-/// SplitMix64: a seeded generator, so each seed's batches are the same on every run.
-private struct ParityRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
-
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-}
+/// The core's seeded generator: each seed's batches are the same on every run.
+private typealias ParityRandom = SplitMix64
 
 /// Regressions the parity test found in the SQLite store.
 @Suite struct SQLiteTextAndRunIDRegressionTests {
