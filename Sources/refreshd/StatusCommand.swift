@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RefreshdCore
+import RefreshdRuntime
 import RefreshdStore
 
 /// `refreshd status`: what is pending, what ran and how it ended, read from the state file.
@@ -44,21 +45,11 @@ struct StatusCommand: ParsableCommand {
         let pending = try store.pendingRequests()
         let recent = try store.recentRuns(limit: runs)
         let last = try store.lastRunPerJob()
-        let counters = try store.dailyCounters(days: 7)
         let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
         if json {
-            let object: [String: Any] = [
-                "pending": pending.map(Self.pendingJSON),
-                "runs": recent.map(Self.runJSON),
-                "jobs": last.map { ["identifier": $0.identifier, "lastOutcome": $0.outcome?.rawValue ?? "running",
-                                    "lastRun": Self.runJSON($0)] as [String: Any] },
-                "counters": counters.map {
-                    ["day": $0.day, "identifier": $0.identifier, "launches": $0.launches,
-                     "success": $0.successes, "failure": $0.failures, "expired": $0.expired,
-                     "crashed": $0.crashed, "interrupted": $0.interrupted, "missed": $0.missed] as [String: Any]
-                },
-            ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let data = try encoder.encode(try StatusReport(store: store, runs: runs, days: 7))
             print(String(decoding: data, as: UTF8.self))
             return
         }
@@ -86,26 +77,6 @@ struct StatusCommand: ParsableCommand {
         }
         if r.attempt > 1 { text += "  attempt \(r.attempt)" }
         return text
-    }
-
-    static func pendingJSON(_ p: PendingRequest) -> [String: Any] {
-        ["identifier": p.identifier, "kind": p.kind.rawValue, "namespace": p.namespace,
-         "earliest": p.earliest.iso8601, "submitted": p.submitted.iso8601, "origin": p.origin.rawValue,
-         "requiresExternalPower": p.requiresExternalPower,
-         "requiresNetworkConnectivity": p.requiresNetworkConnectivity]
-    }
-
-    static func runJSON(_ r: RunRecord) -> [String: Any] {
-        var o: [String: Any] = [
-            "runID": r.runID, "identifier": r.identifier, "kind": r.kind.rawValue,
-            "submitted": r.submitted.iso8601, "earliest": r.earliest.iso8601,
-            "started": r.started.iso8601, "deadline": r.deadline.iso8601, "attempt": r.attempt,
-            "outcome": r.outcome?.rawValue ?? "running",
-        ]
-        if let ended = r.ended { o["ended"] = ended.iso8601 }
-        if let status = r.exitStatus { o["exitStatus"] = status }
-        if let signal = r.signal { o["signal"] = signal }
-        return o
     }
 }
 

@@ -1,0 +1,104 @@
+import RefreshdCore
+
+/// What `refreshd status --json` prints, as a Codable value: pending requests, recent runs,
+/// each job's last run and the per-day counters. One type for the status command, the control
+/// socket to come and anything else that reads a store, whichever store it is.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public struct Pending: Codable, Sendable, Equatable {
+        public var identifier: String
+        public var kind: TaskKind
+        public var namespace: String
+        public var earliest: Instant
+        public var submitted: Instant
+        public var origin: PendingRequest.Origin
+        public var requiresExternalPower: Bool
+        public var requiresNetworkConnectivity: Bool
+
+        public init(_ p: PendingRequest) {
+            identifier = p.identifier
+            kind = p.kind
+            namespace = p.namespace
+            earliest = p.earliest
+            submitted = p.submitted
+            origin = p.origin
+            requiresExternalPower = p.requiresExternalPower
+            requiresNetworkConnectivity = p.requiresNetworkConnectivity
+        }
+    }
+
+    public struct Run: Codable, Sendable, Equatable {
+        public var runID: Int64
+        public var identifier: String
+        public var kind: TaskKind
+        public var submitted: Instant
+        public var earliest: Instant
+        public var started: Instant
+        public var deadline: Instant
+        public var attempt: Int
+        /// The outcome's name, or `running` for a run without an end.
+        public var outcome: String
+        public var ended: Instant?
+        public var exitStatus: Int32?
+        public var signal: Int32?
+
+        public init(_ r: RunRecord) {
+            runID = r.runID
+            identifier = r.identifier
+            kind = r.kind
+            submitted = r.submitted
+            earliest = r.earliest
+            started = r.started
+            deadline = r.deadline
+            attempt = r.attempt
+            outcome = r.outcome?.rawValue ?? "running"
+            ended = r.ended
+            exitStatus = r.exitStatus
+            signal = r.signal
+        }
+    }
+
+    public struct Job: Codable, Sendable, Equatable {
+        public var identifier: String
+        public var lastOutcome: String
+        public var lastRun: Run
+    }
+
+    public struct Counter: Codable, Sendable, Equatable {
+        public var day: String
+        public var identifier: String
+        public var launches: Int
+        public var success: Int
+        public var failure: Int
+        public var expired: Int
+        public var crashed: Int
+        public var interrupted: Int
+        public var missed: Int
+
+        public init(_ c: DailyCounter) {
+            day = c.day
+            identifier = c.identifier
+            launches = c.launches
+            success = c.successes
+            failure = c.failures
+            expired = c.expired
+            crashed = c.crashed
+            interrupted = c.interrupted
+            missed = c.missed
+        }
+    }
+
+    public var pending: [Pending]
+    public var runs: [Run]
+    public var jobs: [Job]
+    public var counters: [Counter]
+
+    /// Reads a store: its pending requests, its `runs` most recent runs, the last run of each
+    /// job, and the counters of its `days` most recent days.
+    public init(store: any StateStoring, runs: Int, days: Int) throws {
+        pending = try store.pendingRequests().map(Pending.init)
+        self.runs = try store.recentRuns(limit: runs).map(Run.init)
+        jobs = try store.lastRunPerJob().map { Job(identifier: $0.identifier, lastOutcome: $0.outcome?.rawValue ?? "running",
+                                                     lastRun: Run($0)) }
+        counters = try store.dailyCounters(days: days).map(Counter.init)
+    }
+}
