@@ -56,7 +56,7 @@ public enum SimulationPicture {
             s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(f.launched) runs · \##(f.failure + f.crashed) failed · \##(f.expired) expired · \##(f.missed) missed</text>"##)
             for run in job.runs {
                 let x0 = x(run.started)
-                let x1 = max(x0 + 2, x(run.ended ?? run.started))
+                let x1 = max(x0 + 3, x(run.ended ?? run.started))
                 let colour = colours[run.outcome] ?? "#3b7dd8"
                 let label = "\(job.identifier) run \(run.runID): \(run.outcome?.rawValue ?? "running") at \(run.started.iso8601)"
                 s.append(##"<rect x="\##(format(x0))" y="\##(format(y + 7))" width="\##(format(x1 - x0))" height="\##(format(lane - 14))" fill="\##(colour)"><title>\##(escape(label))</title></rect>"##)

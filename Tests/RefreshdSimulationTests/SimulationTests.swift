@@ -63,6 +63,19 @@ import RefreshdRuntime
         #expect(runs[1].started == Self.monday + .seconds(4 * 3600 + 60))
     }
 
+    /// Regression (a false alarm of the kill invariant): `missed: skip` moves a calendar request
+    /// past the slot it slept through at the restart; that is the policy, not a lost commit.
+    @Test(arguments: [MissedPolicy.skip, .all])
+    func aKillAcrossASlotMayMoveTheRequestByItsPolicy(_ missed: MissedPolicy) {
+        let scenario = Scenario(name: "kill across a slot", jobs: [Self.nightly(missed: missed)],
+                                device: DeviceModel(discretion: .exact),
+                                faults: [.kill(at: .afterStart(.seconds(3 * 3600)), restartAfter: .seconds(2 * 3600))],
+                                start: Self.monday, days: 2, seed: 3)
+        let report = Simulation(scenario: scenario).run()
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        #expect(report.total.missed == 1)
+    }
+
     @Test func aJobWhoseInputGrowsExpiresOnceItOutgrowsItsAllowance() {
         let job = Self.nightly(missed: .once, model: JobModel(duration: .fixed(.seconds(60)), growth: .seconds(30)))
         let scenario = Scenario(name: "growing input", jobs: [job], start: Self.monday, days: 5, seed: 1)
