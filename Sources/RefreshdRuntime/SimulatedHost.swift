@@ -60,6 +60,9 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public private(set) var conditions: Conditions
     /// How each launched command behaves (default: a quick success).
     public var behaviour: @Sendable (LaunchOrder, CommandJob) -> Behaviour
+    /// When set, used instead of `behaviour`, with the environment the runtime gave the command
+    /// (`refreshd simulate --exec` runs the real command there).
+    public var executor: (@Sendable (LaunchOrder, CommandJob, [String]) -> Behaviour)?
     /// The runtime running on this host now (nil after `crash()`, before `start`).
     public private(set) var runtime: RefreshRuntime?
     /// Whether the current runtime has stopped (graceful stop complete).
@@ -235,7 +238,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public func armWakeUp(at instant: Instant?) { wakeUp = instant }
 
     public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: [String]) -> CommandStart {
-        let b = behaviour(order, job)
+        let b = executor?(order, job, environment + ["REFRESH_VIRTUAL_NOW=\(clock.iso8601)"]) ?? behaviour(order, job)
         if let failure = b.startFailure { return .failed(failure) }
         let instance = environment.first { $0.hasPrefix("REFRESH_INSTANCE=") }.map { String($0.dropFirst(17)) } ?? ""
         nextPID += 1

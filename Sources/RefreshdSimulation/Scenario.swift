@@ -31,6 +31,10 @@ public struct Scenario: Sendable {
     public var maxConcurrentRuns: Int
     /// Bugs put in on purpose, to show that the invariants and exploration catch them.
     public var hooks = Hooks()
+    /// Run the jobs' real commands (virtual clock paused while they run) instead of their models.
+    public var executeCommands = false
+    /// `REFRESH_SHARED_CONTAINER` for the runs (with `executeCommands`, where real commands write).
+    public var sharedContainer: String?
 
     /// Test-only defects the simulation can inject into refreshd itself.
     public struct Hooks: Sendable, Hashable {

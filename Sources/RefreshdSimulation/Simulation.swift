@@ -64,6 +64,11 @@ public final class Simulation: @unchecked Sendable {
             return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
                                            output: model.output, results: model.results)
         }
+        if scenario.executeCommands {
+            host.executor = { order, job, environment in
+                CommandExecutor.run(job, environment: environment, allowance: allowances[order.identifier] ?? .seconds(30))
+            }
+        }
         let host = self.host
         let journal = self.journal
         store.commitFault = { [unowned self] _, changes in
@@ -118,7 +123,8 @@ public final class Simulation: @unchecked Sendable {
         var logger = Logger(label: "simulate") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
         do {
-            let runtime = try host.start(store: store, options: .init(configuration: configuration, logger: logger))
+            let runtime = try host.start(store: store, options: .init(configuration: configuration,
+                                                                      sharedContainer: scenario.sharedContainer, logger: logger))
             if case let .delayed(maximum) = scenario.device.discretion {
                 runtime.setAdmissionPolicy(DiscretionPolicy(maximum: maximum, random: random))
             }

@@ -39,6 +39,12 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "Also write the report as an SVG picture to this file.")
     var svg: String?
 
+    @Flag(name: .long, help: "Run the jobs' real commands (virtual clock paused while they run) instead of their models.")
+    var exec = false
+
+    @Option(name: .long, help: "With --exec: the shared container the commands write to (default: a temporary directory, removed after).")
+    var shared: String?
+
     func validate() throws {
         if let days, !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
     }
@@ -65,6 +71,18 @@ struct SimulateCommand: ParsableCommand {
         }
         if let days { setup.days = days }
         if let seed { setup.seed = seed }
+        setup.executeCommands = exec
+        var temporary: String?
+        if exec {
+            if let shared {
+                setup.sharedContainer = shared
+            } else {
+                var template = Array((FileManager.default.temporaryDirectory.path + "/refreshd-simulate-XXXXXX").utf8CString)
+                if let made = mkdtemp(&template) { temporary = String(cString: made) }
+                setup.sharedContainer = temporary
+            }
+        }
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
         let report = Simulation(scenario: setup).run()
         if let svg {
             do {

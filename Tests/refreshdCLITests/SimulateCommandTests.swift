@@ -64,4 +64,34 @@ import Testing
         #expect(text.stdout.contains("simulation \(box.jobs): 2 days from 2026-11-23T00:00:00.000Z"))
         #expect(text.stdout.contains("invariants: all held"))
     }
+
+    /// `--exec` runs the real commands with the virtual now in their environment; their exit
+    /// status is the run's outcome.
+    @Test func execRunsTheRealCommandsAtVirtualTimes() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let shared = box.root + "/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        try box.write("note.yaml", """
+            identifier: test.note
+            kind: processing
+            command: ["/bin/sh", "-c", "echo $REFRESH_VIRTUAL_NOW >> $REFRESH_SHARED_CONTAINER/now.txt"]
+            resubmit: {calendar: "*-*-* 04:00", timezone: UTC}
+            """)
+        try box.write("fail.yaml", """
+            identifier: test.fail
+            kind: processing
+            command: ["/bin/sh", "-c", "exit 3"]
+            earliest: +1h
+            """)
+        let r = try CLI.run(["simulate", "--jobs", box.jobs, "--days", "2", "--start", "2026-11-23T00:00:00Z",
+                             "--exec", "--shared", shared, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let written = try String(contentsOfFile: shared + "/now.txt", encoding: .utf8)
+        #expect(written == "2026-11-23T04:00:00.000Z\n2026-11-24T04:00:00.000Z\n")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let jobs = try #require(object["jobs"] as? [[String: Any]])
+        let fail = try #require(jobs.first { $0["identifier"] as? String == "test.fail" }?["figures"] as? [String: Any])
+        #expect(fail["failure"] as? Int == 1)
+    }
 }
