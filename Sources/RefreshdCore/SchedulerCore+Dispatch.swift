@@ -66,30 +66,15 @@ extension SchedulerCore {
         if let definition, let next = nextEarliest(definition, after: request, launchedAt: now) {
             enqueueLogged(makePending(definition, earliest: next, at: now, origin: .resubmit), into: &effects)
         }
-        active[order.runID] = ActiveRun(order: order)
-        activeByIdentifier[order.identifier] = order.runID
+        runs.start(order)
         logRoutine(.launched(order, lateness: now.duration(since: request.earliest)), into: &effects)
         effects.append(.launch(order))
     }
 
     /// Delivers expirations whose allowance is over and kills runs whose grace is over.
     mutating func expireOverdue(at now: Instant, into effects: inout [SchedulerEffect]) {
-        for runID in active.keys.sorted() {
-            guard var run = active[runID] else { continue }
-            switch run.phase {
-            case .running where run.order.deadline <= now:
-                run.phase = .expiring(killAt: now + graceFor(run.order.identifier))
-                effects.append(.log(.expirationDelivered(runID: runID, identifier: run.order.identifier)))
-                effects.append(.expire(runID: runID))
-            case let .expiring(killAt) where killAt <= now:
-                run.phase = .killed
-                effects.append(.log(.killed(runID: runID, identifier: run.order.identifier)))
-                effects.append(.kill(runID: runID))
-            default:
-                break
-            }
-            active[runID] = run
-        }
+        let definitions = self.definitions
+        runs.expireOverdue(at: now, grace: { definitions[$0]?.grace ?? .seconds(5) }, into: &effects)
     }
 
     func graceFor(_ identifier: String) -> Duration {

@@ -1,9 +1,8 @@
 extension SchedulerCore {
     /// Records the end of a run, applies the retry policy and launches what the run held back.
     mutating func finish(runID: Int64, exit: RunExit, at now: Instant, into effects: inout [SchedulerEffect]) {
-        guard let run = active.removeValue(forKey: runID) else { return }
+        guard let run = runs.end(runID) else { return }
         let identifier = run.order.identifier
-        activeByIdentifier.removeValue(forKey: identifier)
         let outcome = Self.outcome(of: run, exit: exit)
         let (status, signal): (Int32?, Int32?) = switch exit {
         case let .exited(code): (code, nil)
@@ -19,19 +18,8 @@ extension SchedulerCore {
         dispatch(at: now, freshConditions: false, into: &effects)
     }
 
-    /// The outcome the core assigns: the shell reports what happened, the core knows why.
-    static func outcome(of run: ActiveRun, exit: RunExit) -> Outcome {
-        if run.stoppedByShutdown { return .interrupted }
-        if run.expirationDelivered { return .expired }
-        switch exit {
-        case .exited(0): return .success
-        case .exited: return .failure
-        case .signaled: return .crashed
-        case let .completed(success): return success ? .success : .failure
-        case .abandoned: return .expired
-        case .spawnFailed, .noHandler: return .failure
-        }
-    }
+    /// The outcome the core assigns: the host reports what happened, the core knows why.
+    static func outcome(of run: ActiveRun, exit: RunExit) -> Outcome { RunLifecycle.outcome(of: run, exit: exit) }
 
     /// Updates the failure streak and, after a failure, schedules the retry.
     ///
@@ -74,14 +62,7 @@ extension SchedulerCore {
         guard !isStopping else { return }
         isStopping = true
         effects.append(.log(.stopping(running: active.count)))
-        for runID in active.keys.sorted() {
-            guard var run = active[runID] else { continue }
-            if case .running = run.phase {
-                run.phase = .expiring(killAt: now + graceFor(run.order.identifier))
-                run.stoppedByShutdown = true
-                effects.append(.expire(runID: runID))
-            }
-            active[runID] = run
-        }
+        let definitions = self.definitions
+        runs.expireAll(at: now, grace: { definitions[$0]?.grace ?? .seconds(5) }, into: &effects)
     }
 }

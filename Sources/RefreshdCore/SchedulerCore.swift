@@ -11,22 +11,8 @@
 /// // [.persist(.savePending(...)), .log(.submitted(...)), .armTimer(at: now)]
 /// ```
 public struct SchedulerCore: Sendable {
-    /// A run in flight.
-    struct ActiveRun: Sendable {
-        enum Phase: Sendable, Hashable {
-            case running
-            /// Expiration delivered; killed at this instant if still running.
-            case expiring(killAt: Instant)
-            /// Kill sent; waiting for the shell to report the end.
-            case killed
-        }
-        var order: LaunchOrder
-        var phase: Phase = .running
-        var stoppedByShutdown = false
-
-        /// Whether the expiration went out: every phase after `running` follows it.
-        var expirationDelivered: Bool { phase != .running }
-    }
+    /// A run in flight (the lifecycle's type).
+    typealias ActiveRun = RunLifecycle.ActiveRun
 
     public private(set) var configuration: SchedulerConfiguration
     public internal(set) var definitions: [String: TaskDefinition] = [:]
@@ -34,8 +20,16 @@ public struct SchedulerCore: Sendable {
     public internal(set) var isStopping = false
 
     var queue = PendingQueue()
-    var active: [Int64: ActiveRun] = [:]
-    var activeByIdentifier: [String: Int64] = [:]
+    /// Runs in flight: launch, expiration at the allowance, kill after the grace, end.
+    var runs = RunLifecycle()
+    var active: [Int64: ActiveRun] {
+        get { runs.active }
+        _modify { yield &runs.active }
+    }
+    var activeByIdentifier: [String: Int64] {
+        get { runs.byKey }
+        _modify { yield &runs.byKey }
+    }
     /// Due entries whose identifier has a run in flight; they go back to the heap when it ends.
     var blockedByRun: [String: PendingQueue.Entry] = [:]
     /// Due entries whose conditions do not hold (or have not been checked yet).
@@ -189,15 +183,7 @@ public struct SchedulerCore: Sendable {
 
     /// The earliest instant at which something must happen without an outside event.
     mutating func nextDeadline() -> Instant? {
-        var next: Instant?
-        for run in active.values {
-            let t: Instant? = switch run.phase {
-            case .running: run.order.deadline
-            case let .expiring(killAt): killAt
-            case .killed: nil
-            }
-            if let t, next == nil || t < next! { next = t }
-        }
+        var next = runs.nextDeadline
         if !isStopping, active.count < configuration.maxConcurrentRuns, let top = queue.peek() {
             let t = Instant(milliseconds: top.due)
             if next == nil || t < next! { next = t }
