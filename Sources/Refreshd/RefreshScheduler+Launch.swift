@@ -22,7 +22,7 @@ extension RefreshScheduler: RuntimeHost {
         }, UInt64(delay), 0)
     }
 
-    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: [String]) -> CommandStart {
+    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
         CrashPoint.reach(.launchCommitted)
         let runtime = self.runtime
         let process = CommandProcess(
@@ -33,7 +33,7 @@ extension RefreshScheduler: RuntimeHost {
                 self?.processes[order.runID] = nil
                 runtime.runEnded(order.runID, exit: exit, results: results)
             })
-        if let error = process.spawn(loop: loop, argv: job.argv, environment: environment,
+        if let error = process.spawn(loop: loop, argv: job.argv, environment: environment(),
                                      workingDirectory: job.workingDirectory) {
             return .failed("\(job.argv.first ?? "?"): \(error)")
         }

@@ -6,7 +6,7 @@ extension RefreshRuntime {
         switch lock.withLock({ handlers[order.identifier] }) {
         case let .command(job):
             lock.withLock { executions[order.runID] = .command }
-            switch host.startCommand(order, job, environment: environment(for: order, job)) {
+            switch host.startCommand(order, job, environment: { self.environment(for: order, job) }) {
             case let .started(group, ticks):
                 // Its own transaction: the run was committed before the spawn and its processes
                 // carry REFRESH_INSTANCE and REFRESH_RUN_ID, so dying before this commit loses

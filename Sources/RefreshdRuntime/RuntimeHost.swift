@@ -17,9 +17,10 @@ public protocol RuntimeHost: AnyObject {
     /// Arms the single wake-up for `at`, replacing any earlier arming; nil disarms it. When it
     /// fires the host sends `.timerFired`.
     func armWakeUp(at: Instant?)
-    /// Starts a command run in its own process group with this environment. On success the run
-    /// is the host's until it reports `RefreshRuntime.runEnded(_:exit:results:)`.
-    func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: [String]) -> CommandStart
+    /// Starts a command run in its own process group with the environment `environment()` builds
+    /// (built only by a host that needs it). On success the run is the host's until it reports
+    /// `RefreshRuntime.runEnded(_:exit:results:)`.
+    func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart
     /// Sends a signal to a command run's whole process group.
     func signal(runID: Int64, _ signal: RunSignal)
     /// Runs a built-in action off the execution context; reports `runEnded` when it returns.

@@ -28,8 +28,23 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     public var at: Instant?
     /// A count: missed slots, dropped output lines, reaped processes, runs in flight.
     public var count: Int?
-    /// The log line, without the time.
-    public var message: String
+    /// The log line, without the time (formatted when first read: a simulation that never
+    /// prints most of its events never pays for their text).
+    public var message: String {
+        get {
+            switch source {
+            case let .text(text): text
+            case let .log(log): log.description
+            }
+        }
+        set { source = .text(newValue) }
+    }
+    private var source: Source
+
+    private enum Source: Sendable, Hashable {
+        case text(String)
+        case log(LogMessage)
+    }
 
     public init(time: Instant, kind: Kind, identifier: String? = nil, runID: Int64? = nil,
                 outcome: Outcome? = nil, at: Instant? = nil, count: Int? = nil, message: String) {
@@ -40,12 +55,12 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         self.outcome = outcome
         self.at = at
         self.count = count
-        self.message = message
+        self.source = .text(message)
     }
 
     /// The observation for one of the core's log messages.
     public init(_ message: LogMessage, at time: Instant) {
-        let text = message.description
+        let text = ""
         switch message {
         case let .submitted(p, replaced):
             self.init(time: time, kind: replaced ? .replaced : .submitted, identifier: p.identifier,
@@ -85,6 +100,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         case let .held(id, until):
             self.init(time: time, kind: .held, identifier: id, at: until, message: text)
         }
+        source = .log(message)
     }
 
     /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.

@@ -237,10 +237,11 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     public func armWakeUp(at instant: Instant?) { wakeUp = instant }
 
-    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: [String]) -> CommandStart {
-        let b = executor?(order, job, environment + ["REFRESH_VIRTUAL_NOW=\(clock.iso8601)"]) ?? behaviour(order, job)
+    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
+        let b = executor?(order, job, environment() + ["REFRESH_VIRTUAL_NOW=\(clock.iso8601)"]) ?? behaviour(order, job)
         if let failure = b.startFailure { return .failed(failure) }
-        let instance = environment.first { $0.hasPrefix("REFRESH_INSTANCE=") }.map { String($0.dropFirst(17)) } ?? ""
+        // Like a real process, it carries the runtime's instance id (the reaper matches on it).
+        let instance = runtime?.instance ?? ""
         nextPID += 1
         processes[order.runID] = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
                                          exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results)
