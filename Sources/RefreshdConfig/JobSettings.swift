@@ -220,7 +220,7 @@ struct JobSettings {
         }
         checkExecSize(&sink)
         if let catchUpKeyLocation, missedIsValid, missed != .all {
-            sink.add(at: catchUpKeyLocation, "catch-up applies only to missed: all, but this job's missed policy is "
+            sink.add(at: catchUpKeyLocation, "catch-up: applies only to missed: all, but this job's missed policy is "
                 + "\(missed.rawValue)\(missedWasDefaulted ? " (the default)" : ""); expected missed: all, or no catch-up:")
         }
     }

@@ -42,6 +42,8 @@ public final class StateStore: @unchecked Sendable {
     public static func open(directory: String, readOnly: Bool = false) throws(StoreError) -> StateStore {
         let path = StateDirectory.path(directory, StateDirectory.databaseName)
         if readOnly {
+            // Names what is wrong with the directory itself first (missing, a file, no access).
+            try StateDirectory.checkReadable(directory)
             guard StateDirectory.exists(path) else {
                 throw StoreError(kind: .noState, path: path, context: "opening the state file",
                                  detail: "the file does not exist")

@@ -296,10 +296,10 @@ extension JobSettingsTests {
 
     @Test func catchUpNeedsMissedAll() {
         let defaulted = TestSupport.errors(Self.head + "catch-up: 1d\n")
-        #expect(defaulted.map(\.description) == ["Jobs/test.yaml:3:1: catch-up applies only to missed: all, "
+        #expect(defaulted.map(\.description) == ["Jobs/test.yaml:3:1: catch-up: applies only to missed: all, "
             + "but this job's missed policy is once (the default); expected missed: all, or no catch-up:"])
         let skip = TestSupport.errors(Self.head + "missed: skip\ncatch-up: 1d\n")
-        #expect(skip.map(\.message) == ["catch-up applies only to missed: all, "
+        #expect(skip.map(\.message) == ["catch-up: applies only to missed: all, "
             + "but this job's missed policy is skip; expected missed: all, or no catch-up:"])
         // A bad missed: is reported once, not again through catch-up.
         #expect(TestSupport.errors(Self.head + "missed: every\ncatch-up: 1d\n").map(\.position) == ["3:9"])
