@@ -59,6 +59,8 @@ public final class RefreshDaemon: @unchecked Sendable {
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime
         // does all three, so the simulator loads job files by the same rules).
+        // Signal handlers first: a SIGTERM sent as soon as "started" is logged must be handled.
+        scheduler.prepareSignals()
         let pending = scheduler.runtime.load(loaded.map(\.spec))
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
         scheduler.onHangup = { [unowned self] in self.reload(reason: "SIGHUP") }

@@ -10,8 +10,7 @@ extension RefreshScheduler {
     ///   run on without durable state).
     public func run() throws {
         loopThread = pthread_self()
-        unblockSignals()
-        if options.handleSignals { installSignals() }
+        prepareSignals()
         clockWatch?.start()
         // After the watches start: a stop requested before run() ends the loop at once, and
         // closing the handles must find every one of them.
@@ -69,6 +68,15 @@ extension RefreshScheduler {
             for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, number) }
         }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Unblocks and installs the signals refreshd relies on (once). The daemon calls it before it
+    /// says it has started, so a SIGTERM sent on that line is handled, not fatal.
+    public func prepareSignals() {
+        guard !signalsPrepared else { return }
+        signalsPrepared = true
+        unblockSignals()
+        if options.handleSignals { installSignals() }
     }
 
     func installSignals() {

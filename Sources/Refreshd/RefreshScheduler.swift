@@ -79,6 +79,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     var timers: [OneShotTimer] = []
     var loopThread: pthread_t?
     var closing = false
+    var signalsPrepared = false
     private let directoryLock: StateDirectoryLock?
     private var store: StateStore?
     let sharedContainer: String?

@@ -41,3 +41,16 @@ public struct DailyCounter: Sendable, Hashable {
         }
     }
 }
+
+extension DailyCounter {
+    /// Counts one run that ended with `outcome`.
+    public mutating func count(_ outcome: Outcome) {
+        switch outcome {
+        case .success: successes += 1
+        case .failure: failures += 1
+        case .expired: expired += 1
+        case .crashed: crashed += 1
+        case .interrupted: interrupted += 1
+        }
+    }
+}

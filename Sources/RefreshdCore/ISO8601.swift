@@ -47,6 +47,12 @@ public enum ISO8601 {
         String(format(instant).prefix(10))
     }
 
+    /// Days since the epoch of a `YYYY-MM-DD` day (as `day(_:)` writes it), or nil.
+    public static func dayNumber(_ text: String) -> Int64? {
+        guard let instant = parse(text + "T00:00:00Z") else { return nil }
+        return instant.milliseconds / 86_400_000
+    }
+
     /// Days since the epoch for a proleptic Gregorian date.
     public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year

@@ -130,7 +130,8 @@ public final class InMemoryStore: StateStoring, Sendable {
                                            uniquingKeysWith: { _, last in last }),
                 nextRunID: nextRunID,
                 seedSpecs: Dictionary(jobs.compactMap { job in job.seedSpec.map { (job.identifier, $0) } },
-                                      uniquingKeysWith: { _, last in last }))
+                                      uniquingKeysWith: { _, last in last }),
+                counters: t.countersOfLatestDays(1))
         }
     }
 
@@ -153,23 +154,7 @@ public final class InMemoryStore: StateStoring, Sendable {
     }
 
     public func dailyCounters(days: Int?) throws(Failure) -> [DailyCounter] {
-        try read { t in
-            var rows = t.counters.sorted { a, b in
-                a.key.day != b.key.day ? Key.precedes(b.key.day, a.key.day) : a.key.identifier < b.key.identifier
-            }
-            if let days {
-                var kept = 0
-                var last: String?
-                rows = Array(rows.prefix { row in
-                    if row.key.day != last {
-                        last = row.key.day
-                        kept += 1
-                    }
-                    return kept <= max(0, days)
-                })
-            }
-            return rows.map(\.value)
-        }
+        try read { t in t.countersOfLatestDays(days) }
     }
 
     public func seedSpec(for identifier: String) throws(Failure) -> String? {
@@ -312,9 +297,6 @@ private struct Tables: Sendable {
                 journal.append(.latestRun(key, latest))
                 latestRun[key] = run.runID
             }
-            count(day: ISO8601.day(run.started), identifier: run.identifier, journal: &journal) {
-                $0.launches = $0.launches.saturatingAdd(1)
-            }
         case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
             guard var run = runs[runID], run.ended == nil, Key(run.identifier) == Key(identifier) else {
                 throw Failure(.invalidChange, "no unfinished run \(runID) of \(identifier) to end")
@@ -325,21 +307,11 @@ private struct Tables: Sendable {
             run.exitStatus = exitStatus
             run.signal = signal
             runs[runID] = run
-            count(day: ISO8601.day(ended), identifier: identifier, journal: &journal) { counter in
-                switch outcome {
-                case .success: counter.successes = counter.successes.saturatingAdd(1)
-                case .failure: counter.failures = counter.failures.saturatingAdd(1)
-                case .expired: counter.expired = counter.expired.saturatingAdd(1)
-                case .crashed: counter.crashed = counter.crashed.saturatingAdd(1)
-                case .interrupted: counter.interrupted = counter.interrupted.saturatingAdd(1)
-                }
-            }
         case let .failureStreak(identifier, count):
             updateJob(identifier, journal: &journal) { $0.failureStreak = count }
-        case let .missedSlots(identifier, count, noticed):
-            self.count(day: ISO8601.day(noticed), identifier: identifier, journal: &journal) {
-                $0.missed = $0.missed.saturatingAdd(count)
-            }
+        case let .counters(c):
+            // The row as the core counted it: replaced, nothing derived.
+            self.count(day: c.day, identifier: c.identifier, journal: &journal) { $0 = c }
         case let .processStarted(runID, processGroup, startTicks):
             guard var run = runs[runID] else {
                 throw Failure(.invalidChange, "no run \(runID)")
@@ -419,5 +391,27 @@ extension Int {
     fileprivate func saturatingAdd(_ other: Int) -> Int {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}
+
+extension Tables {
+    /// Counter rows, newest day first then by identifier, limited to the `days` most recent days.
+    func countersOfLatestDays(_ days: Int?) -> [DailyCounter] {
+        let t = self
+        var rows = t.counters.sorted { a, b in
+            a.key.day != b.key.day ? Key.precedes(b.key.day, a.key.day) : a.key.identifier < b.key.identifier
+        }
+        if let days {
+            var kept = 0
+            var last: String?
+            rows = Array(rows.prefix { row in
+                if row.key.day != last {
+                last = row.key.day
+                kept += 1
+                }
+                return kept <= max(0, days)
+            })
+        }
+        return rows.map(\.value)
     }
 }

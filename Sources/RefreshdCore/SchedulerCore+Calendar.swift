@@ -61,7 +61,7 @@ extension SchedulerCore {
             else { continue }
             let first = slot(of: request, definition)
             let count = max(1, schedule.count(from: first, through: now))
-            persist(.missedSlots(identifier: request.identifier, count: count, noticed: now), into: &effects)
+            tally(request.identifier, at: now, into: &effects) { $0.missed += count }
             switch definition.missed {
             case .once:
                 effects.append(.log(.missedSlots(identifier: request.identifier, count: count, policy: .once, next: now)))

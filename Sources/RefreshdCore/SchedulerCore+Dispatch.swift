@@ -67,6 +67,7 @@ extension SchedulerCore {
             enqueueLogged(makePending(definition, earliest: next, at: now, origin: .resubmit), into: &effects)
         }
         runs.start(order)
+        tally(order.identifier, at: now, into: &effects) { $0.launches += 1 }
         logRoutine(.launched(order, lateness: now.duration(since: request.earliest)), into: &effects)
         effects.append(.launch(order))
     }

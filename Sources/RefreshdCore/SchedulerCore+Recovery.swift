@@ -8,15 +8,19 @@ extension SchedulerCore {
         public var nextRunID: Int64
         /// The `earliest:` text each job's first request was last made from.
         public var seedSpecs: [String: String]
+        /// The counters of the most recent day that has any (the core goes on counting them if
+        /// that day is today).
+        public var counters: [DailyCounter]
 
         public init(pending: [PendingRequest] = [], unfinishedRuns: [RunRecord] = [],
                     failureStreaks: [String: Int] = [:], nextRunID: Int64 = 1,
-                    seedSpecs: [String: String] = [:]) {
+                    seedSpecs: [String: String] = [:], counters: [DailyCounter] = []) {
             self.pending = pending
             self.unfinishedRuns = unfinishedRuns
             self.failureStreaks = failureStreaks
             self.nextRunID = nextRunID
             self.seedSpecs = seedSpecs
+            self.counters = counters
         }
     }
 
@@ -33,6 +37,11 @@ extension SchedulerCore {
 
     mutating func restore(_ state: RestoredState, at now: Instant, into effects: inout [SchedulerEffect]) {
         nextRunID = max(nextRunID, state.nextRunID)
+        if let first = state.counters.first, let day = ISO8601.dayNumber(first.day) {
+            counterDay = day
+            counters = Dictionary(state.counters.filter { $0.day == first.day }.map { ($0.identifier, $0) },
+                                  uniquingKeysWith: { _, last in last })
+        }
         failureStreaks = state.failureStreaks.filter { $0.value > 0 }
         for p in state.pending {
             nextSequence = max(nextSequence, p.sequence + 1)
@@ -53,6 +62,7 @@ extension SchedulerCore {
             nextRunID = max(nextRunID, run.runID < Int64.max ? run.runID + 1 : Int64.max)
             persist(.runEnded(runID: run.runID, identifier: run.identifier, ended: now,
                               outcome: .interrupted, exitStatus: nil, signal: nil), into: &effects)
+            tally(run.identifier, at: now, into: &effects) { $0.interrupted += 1 }
             effects.append(.log(.recoveredInterrupted(runID: run.runID, identifier: run.identifier)))
             recordOutcome(.interrupted, identifier: run.identifier, at: now, into: &effects)
         }

@@ -11,6 +11,7 @@ extension SchedulerCore {
         }
         persist(.runEnded(runID: runID, identifier: identifier, ended: now,
                           outcome: outcome, exitStatus: status, signal: signal), into: &effects)
+        tally(identifier, at: now, into: &effects) { $0.count(outcome) }
         logRoutine(.finished(runID: runID, identifier: identifier, outcome: outcome, exit: exit,
                              duration: now.duration(since: run.order.started)), into: &effects)
         recordOutcome(outcome, identifier: identifier, at: now, into: &effects)

@@ -40,6 +40,10 @@ public struct SchedulerCore: Sendable {
     /// in simulation, a lease). Nil admits everything.
     public var admissionPolicy: (any AdmissionPolicy)?
     var failureStreaks: [String: Int] = [:]
+    /// Today's counters by identifier (UTC day `counterDay`, in days since the epoch): the core
+    /// counts launches, outcomes and missed slots, the store keeps what it is told.
+    var counters: [String: DailyCounter] = [:]
+    var counterDay: Int64 = Int64.min
     var nextSequence: UInt64 = 1
     public internal(set) var nextRunID: Int64 = 1
     var armedAt: Instant?
@@ -134,6 +138,23 @@ public struct SchedulerCore: Sendable {
     @inline(__always)
     func persist(_ change: @autoclosure () -> StateChange, into effects: inout [SchedulerEffect]) {
         if configuration.emitsStateChanges { effects.append(.persist(change())) }
+    }
+
+    /// Counts something for a job on the UTC day of `now` and stores the day's row (only when
+    /// something stores state: an in-memory scheduler keeps no counters).
+    mutating func tally(_ identifier: String, at now: Instant, into effects: inout [SchedulerEffect],
+                        _ body: (inout DailyCounter) -> Void) {
+        guard configuration.emitsStateChanges else { return }
+        let (q, r) = now.milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
+        let day = r < 0 ? q - 1 : q
+        if day != counterDay {
+            counters.removeAll(keepingCapacity: true)
+            counterDay = day
+        }
+        var counter = counters[identifier] ?? DailyCounter(day: ISO8601.day(now), identifier: identifier)
+        body(&counter)
+        counters[identifier] = counter
+        effects.append(.persist(.counters(counter)))
     }
 
     /// Appends a per-request log message if anything logs them.

@@ -10,9 +10,9 @@ public enum StateChange: Sendable, Hashable {
                   exitStatus: Int32?, signal: Int32?)
     /// Consecutive failed attempts of a job, reset by a success; drives the retry backoff.
     case failureStreak(identifier: String, count: Int)
-    /// Calendar slots of a job that passed unrun (downtime, sleep, a clock step), counted on the
-    /// day they were noticed.
-    case missedSlots(identifier: String, count: Int, noticed: Instant)
+    /// A job's counters for one UTC day (launches, outcomes, missed calendar slots), as the core
+    /// counts them: the store keeps the row as given, it derives nothing.
+    case counters(DailyCounter)
     /// A command run's process exists: its process group (the leader's pid, which leads its own
     /// session) and the leader's start time in clock ticks since boot, so a restart can reap
     /// survivors and tell them from a process that reused the pid.

@@ -11,11 +11,10 @@ extension StateStore {
     ///
     /// - `savePending` inserts or replaces the identifier's pending request.
     /// - `deletePending` removes it (no error if there is none).
-    /// - `runStarted` inserts the run (a duplicate run id is an error) and counts a launch for the
-    ///   UTC day it started.
-    /// - `runEnded` sets the end of an unfinished run of that identifier and counts its outcome
-    ///   for the UTC day it ended; an unknown, already ended, or mismatched run is an
-    ///   `.invalidChange` error, so a counter is never counted twice.
+    /// - `runStarted` inserts the run (a duplicate run id is an error).
+    /// - `runEnded` sets the end of an unfinished run of that identifier; an unknown, already
+    ///   ended, or mismatched run is an `.invalidChange` error.
+    /// - `counters` replaces a job's row for a day with what the core counted.
     /// - `failureStreak` sets the identifier's streak.
     public func apply(_ changes: [StateChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
@@ -53,7 +52,6 @@ extension StateStore {
                 .optional(r.signal), .optional(r.processGroup),
                 .optional(r.processStartTicks.map { Int64(bitPattern: $0) }),
             ], context: SQL.context)
-            try count(SQL.countLaunch, day: ISO8601.day(r.started), identifier: r.identifier)
         case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
             let changed = try connection.run(SQL.endRun, [
                 .integer(ended.milliseconds), .text(outcome.rawValue), .optional(exitStatus),
@@ -63,12 +61,13 @@ extension StateStore {
                 throw StoreError(kind: .invalidChange, path: path, context: SQL.context,
                                  detail: "no unfinished run \(runID) of \(identifier) to end")
             }
-            try count(SQL.countOutcome(outcome), day: ISO8601.day(ended), identifier: identifier)
         case let .failureStreak(identifier, count):
             try connection.run(SQL.setFailureStreak, [.text(identifier), .int(count)], context: SQL.context)
-        case let .missedSlots(identifier, count, noticed):
-            try connection.run(SQL.countMissed, [.text(ISO8601.day(noticed)), .text(identifier), .int(count)],
-                               context: SQL.context)
+        case let .counters(c):
+            try connection.run(SQL.setCounters, [
+                .text(c.day), .text(c.identifier), .int(c.launches), .int(c.successes), .int(c.failures),
+                .int(c.expired), .int(c.crashed), .int(c.interrupted), .int(c.missed),
+            ], context: SQL.context)
         case let .processStarted(runID, processGroup, startTicks):
             let changed = try connection.run(SQL.recordProcess, [
                 .integer(Int64(processGroup)), .optional(startTicks.map { Int64(bitPattern: $0) }), .integer(runID),
@@ -79,10 +78,6 @@ extension StateStore {
         case let .seedSpec(identifier, spec):
             try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: SQL.context)
         }
-    }
-
-    private func count(_ sql: String, day: String, identifier: String) throws(StoreError) {
-        try connection.run(sql, [.text(day), .text(identifier)], context: SQL.context)
     }
 }
 
@@ -120,31 +115,14 @@ private enum SQL {
         ON CONFLICT (identifier) DO UPDATE SET seed_spec = excluded.seed_spec
         """
 
-    static let countLaunch = counter("launches")
-    static let countSuccess = counter("successes")
-    static let countFailure = counter("failures")
-    static let countExpired = counter("expired")
-    static let countCrashed = counter("crashed")
-    static let countInterrupted = counter("interrupted")
-    static let countMissed = """
-        INSERT INTO daily_counters (day, identifier, missed) VALUES (?, ?, ?)
-        ON CONFLICT(day, identifier) DO UPDATE SET missed = missed + excluded.missed
+    /// A day's counters as the core counted them: the row is replaced, nothing is derived.
+    static let setCounters = """
+        INSERT INTO daily_counters (day, identifier, launches, successes, failures, expired, crashed,
+                                    interrupted, missed)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (day, identifier) DO UPDATE SET
+            launches = excluded.launches, successes = excluded.successes, failures = excluded.failures,
+            expired = excluded.expired, crashed = excluded.crashed, interrupted = excluded.interrupted,
+            missed = excluded.missed
         """
-
-    static func countOutcome(_ outcome: Outcome) -> String {
-        switch outcome {
-        case .success: countSuccess
-        case .failure: countFailure
-        case .expired: countExpired
-        case .crashed: countCrashed
-        case .interrupted: countInterrupted
-        }
-    }
-
-    private static func counter(_ column: String) -> String {
-        """
-        INSERT INTO daily_counters (day, identifier, \(column)) VALUES (?, ?, 1)
-        ON CONFLICT (day, identifier) DO UPDATE SET \(column) = \(column) + 1
-        """
-    }
 }

@@ -23,7 +23,8 @@ extension StateStore {
             unfinishedRuns: unfinished,
             failureStreaks: Dictionary(streaks, uniquingKeysWith: { _, last in last }),
             nextRunID: try nextRunID(after: maxRunID),
-            seedSpecs: Dictionary(specs, uniquingKeysWith: { _, last in last }))
+            seedSpecs: Dictionary(specs, uniquingKeysWith: { _, last in last }),
+            counters: try dailyCounters(days: 1))
     }
 
     /// The state's random identifier (16 hex digits), made when the file was created or

@@ -64,7 +64,7 @@ import Testing
         var d = VirtualDriver([definition(missed: .once)], start: Self.ten + .hours(5) + .minutes(30))
         d.record(d.core.restore(.init(pending: [pending(at: Self.ten)]), at: d.now))
         #expect(d.logEvents.contains(.missedSlots(identifier: "cal.job", count: 6, policy: .once, next: d.now)))
-        #expect(d.stored.contains(.missedSlots(identifier: "cal.job", count: 6, noticed: d.now)))
+        #expect(d.stored.contains(.counters(DailyCounter(day: ISO8601.day(d.now), identifier: "cal.job", missed: 6))))
         d.advance(by: .seconds(1))
         d.finish(1, .exited(0))
         d.advance(by: .minutes(29))

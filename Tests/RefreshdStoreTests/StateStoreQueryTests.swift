@@ -32,34 +32,18 @@ import RefreshdStore
         }
     }
 
-    @Test func missedSlotsAddUpPerDay() throws {
-        try withStore { store, _ in
-            try store.apply([.missedSlots(identifier: "cal", count: 5, noticed: at(hour)),
-                             .missedSlots(identifier: "cal", count: 2, noticed: at(2 * hour))])
-            let counters = try store.dailyCounters(days: nil)
-            #expect(counters.map(\.missed) == [7])
-            #expect(counters.first?.launches == 0)
-        }
-    }
-
-    @Test func dailyCountersCountLaunchesOnTheStartDayAndOutcomesOnTheEndDay() throws {
+    /// The core counts; the store keeps each (day, job) row as it was last given.
+    @Test func counterRowsAreKeptAsGivenNewestDayFirst() throws {
         try withStore { store, directory in
-            let midnight = at(14 * hour)  // 2026-11-22T00:00:00Z
-            let crossing = runRecord(1, "a", started: midnight - .seconds(10))
-            let a2 = runRecord(2, "a", started: midnight + .seconds(60))
-            let a3 = runRecord(3, "a", started: midnight + .seconds(120))
-            let b4 = runRecord(4, "b", started: midnight + .seconds(180))
-            try store.apply([.runStarted(crossing)])
-            try store.apply([ended(crossing, at: midnight + .seconds(5), .expired), .runStarted(a2)])
-            try store.apply([ended(a2, at: midnight + .seconds(70), .failure, exit: 2), .runStarted(a3)])
-            try store.apply([ended(a3, at: midnight + .seconds(130), .success, exit: 0), .runStarted(b4)])
-            try store.apply([ended(b4, at: midnight + .seconds(200), .crashed, signal: 11)])
-            let five = runRecord(5, "b", started: midnight + .seconds(300))
-            try store.apply([.runStarted(five), ended(five, at: midnight + .seconds(301), .interrupted)])
-
+            try store.apply([.counters(DailyCounter(day: "2026-11-21", identifier: "a", launches: 1)),
+                             .counters(DailyCounter(day: "2026-11-22", identifier: "b", launches: 2, crashed: 1,
+                                                    interrupted: 1))])
+            try store.apply([.counters(DailyCounter(day: "2026-11-22", identifier: "a", launches: 1, expired: 1)),
+                             .counters(DailyCounter(day: "2026-11-22", identifier: "a", launches: 2, successes: 1,
+                                                    failures: 1, expired: 1, missed: 7))])
             let expected = [
                 DailyCounter(day: "2026-11-22", identifier: "a", launches: 2, successes: 1, failures: 1,
-                             expired: 1),
+                             expired: 1, missed: 7),
                 DailyCounter(day: "2026-11-22", identifier: "b", launches: 2, crashed: 1, interrupted: 1),
                 DailyCounter(day: "2026-11-21", identifier: "a", launches: 1),
             ]
@@ -68,6 +52,8 @@ import RefreshdStore
                 #expect(try again.dailyCounters(days: 1) == Array(expected.prefix(2)))
                 #expect(try again.dailyCounters(days: 2) == expected)
                 #expect(try again.dailyCounters(days: 0).isEmpty)
+                // A restart gives the core the latest day's rows to go on counting.
+                #expect(try again.restoredState().counters == Array(expected.prefix(2)))
             }
             #expect(expected[0].count(of: .expired) == 1)
         }

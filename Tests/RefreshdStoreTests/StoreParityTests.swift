@@ -66,7 +66,7 @@ import RefreshdStore
                     ended(kept, at: at(20 * hour), .success),
                     .failureStreak(identifier: "kept", count: 0),
                     .failureStreak(identifier: "new", count: 3),
-                    .missedSlots(identifier: "kept", count: 4, noticed: at(30 * hour)),
+                    .counters(DailyCounter(day: ISO8601.day(at(30 * hour)), identifier: "kept", launches: 1, missed: 4)),
                     .seedSpec(identifier: "new", spec: "daily"),
                     refusal,
                 ]
@@ -270,7 +270,11 @@ private struct ChangeGenerator {
         case 26..<44: .runStarted(run(valid: valid))
         case 44..<66: runEnded(valid: valid)
         case 66..<74: .failureStreak(identifier: identifier(), count: random.int(-1...4))
-        case 74..<82: .missedSlots(identifier: identifier(), count: random.int(-1...5), noticed: instant())
+        case 74..<82: .counters(DailyCounter(day: ISO8601.day(instant()), identifier: identifier(),
+                                             launches: random.int(0...5), successes: random.int(0...3),
+                                             failures: random.int(0...2), expired: random.int(0...1),
+                                             crashed: random.int(0...1), interrupted: random.int(0...1),
+                                             missed: random.int(0...5)))
         case 82..<92: processStarted(valid: valid)
         default: .seedSpec(identifier: identifier(), spec: random.pick(["", "2026-11-22 04:00", "daily", "+1h"]))
         }

@@ -1,0 +1,54 @@
+import Testing
+@testable import RefreshdCore
+
+/// Daily counters are the core's state: it counts launches on the UTC day a run starts,
+/// outcomes on the day it ends, missed slots on the day they are noticed, and goes on from the
+/// latest day the store gave back at restore.
+@Suite struct SchedulerCoreCounterTests {
+    /// 2026-11-22T00:00:00Z.
+    static let midnight = Instant(milliseconds: 1_795_305_600_000)
+
+    func rows(_ d: VirtualDriver) -> [DailyCounter] {
+        d.stored.compactMap { if case let .counters(c) = $0 { c } else { nil } }
+    }
+
+    @Test func launchesCountOnTheStartDayAndOutcomesOnTheEndDay() throws {
+        let def = TaskDefinition(identifier: "a.job", kind: .processing, allowance: .seconds(60))
+        var d = VirtualDriver([def], start: Self.midnight - .seconds(10))
+        try d.submit("a.job", kind: .processing)
+        d.fireNext()
+        d.now = Self.midnight + .seconds(5)
+        d.finish(1, .exited(0))
+        #expect(rows(d) == [DailyCounter(day: "2026-11-21", identifier: "a.job", launches: 1),
+                            DailyCounter(day: "2026-11-22", identifier: "a.job", successes: 1)])
+        try d.submit("a.job", kind: .processing)
+        d.fireNext()
+        d.finish(2, .exited(3))
+        #expect(rows(d).last == DailyCounter(day: "2026-11-22", identifier: "a.job", launches: 1, successes: 1, failures: 1))
+    }
+
+    @Test func aRestartGoesOnCountingTheDayItWasGiven() throws {
+        let def = TaskDefinition(identifier: "a.job", kind: .processing)
+        var d = VirtualDriver([def], start: Self.midnight + .seconds(3600))
+        let today = DailyCounter(day: "2026-11-22", identifier: "a.job", launches: 4, successes: 4)
+        d.record(d.core.restore(.init(counters: [today]), at: d.now))
+        try d.submit("a.job", kind: .processing)
+        d.fireNext()
+        #expect(rows(d).last == DailyCounter(day: "2026-11-22", identifier: "a.job", launches: 5, successes: 4))
+        // Counters of an earlier day are not carried into today.
+        var e = VirtualDriver([def], start: Self.midnight + .seconds(86_400))
+        e.record(e.core.restore(.init(counters: [today]), at: e.now))
+        try e.submit("a.job", kind: .processing)
+        e.fireNext()
+        #expect(rows(e).last == DailyCounter(day: "2026-11-23", identifier: "a.job", launches: 1))
+    }
+
+    @Test func nothingIsCountedWithoutAStore() throws {
+        var configuration = SchedulerConfiguration()
+        configuration.emitsStateChanges = false
+        var d = VirtualDriver([TaskDefinition(identifier: "a.job")], configuration: configuration)
+        try d.submit("a.job")
+        d.fireNext()
+        #expect(d.core.counters.isEmpty)
+    }
+}
