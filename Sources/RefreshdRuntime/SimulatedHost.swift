@@ -195,24 +195,21 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// Steps the wall clock (a manual set, NTP): the runtime hears of it as the timerfd would
     /// tell the real one, with what the clock would read without the step. Running processes
     /// keep their remaining time (they run on the monotonic clock).
-    public func stepClock(by delta: Duration) {
-        let expected = clock
-        clock = clock + delta
-        for (runID, var p) in processes {
-            p.endsAt = p.endsAt + delta
-            processes[runID] = p
-        }
-        runtime?.send(.clockChanged(expected: expected))
-    }
+    public func stepClock(by delta: Duration) { jumpClock(by: delta) }
 
     /// The machine sleeps for `span`: nothing runs, no timer fires, processes are frozen; at
     /// resume the wall clock has moved on and the runtime sees the jump (as the libuv host sees
     /// the realtime-monotonic offset change at its next wake-up).
-    public func suspend(for span: Duration) {
+    public func suspend(for span: Duration) { jumpClock(by: span) }
+
+    /// Moves the wall clock by `delta` with nothing happening in between: running processes
+    /// keep their remaining time (they run on the monotonic clock), and the runtime is told what
+    /// the clock would read without the jump.
+    func jumpClock(by delta: Duration) {
         let expected = clock
-        clock = clock + span
+        clock = clock + delta
         for (runID, var p) in processes {
-            p.endsAt = p.endsAt + span
+            p.endsAt = p.endsAt + delta
             processes[runID] = p
         }
         runtime?.send(.clockChanged(expected: expected))
