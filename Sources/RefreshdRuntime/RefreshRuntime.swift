@@ -97,9 +97,9 @@ public final class RefreshRuntime: @unchecked Sendable {
     @discardableResult
     public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
         lock.withLock {
-            guard machines.scheduler.definitions[definition.identifier] == nil else { return false }
+            // A declaration has no effects to commit or carry out: straight to the core.
+            guard machines.scheduler.declare(definition) else { return false }
             handlers[definition.identifier] = handler
-            feed(.declare(definition))
             return true
         }
     }
@@ -303,17 +303,17 @@ public final class RefreshRuntime: @unchecked Sendable {
         guard !draining else { return }
         draining = true
         defer { draining = false }
+        guard let host else { return }
         var batch: [SchedulerEffect] = []
         while true {
             lock.withLock { swap(&batch, &outbox) }
             if batch.isEmpty { return }
-            for effect in batch { execute(effect) }
+            for effect in batch { execute(effect, on: host) }
             batch.removeAll(keepingCapacity: true)
         }
     }
 
-    func execute(_ effect: SchedulerEffect) {
-        guard let host else { return }
+    func execute(_ effect: SchedulerEffect, on host: any RuntimeHost) {
         switch effect {
         case let .armTimer(at):
             host.armWakeUp(at: at)
