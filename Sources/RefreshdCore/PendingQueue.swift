@@ -162,6 +162,35 @@ struct PendingQueue {
     /// The slots that hold a pending request.
     var occupiedSlots: [Int32] { records.indices.compactMap { records[$0] == nil ? nil : Int32($0) } }
 
+    /// How many slots exist (occupied or not): slot numbers are below it.
+    var slotCount: Int { records.count }
+
+    /// The stored fields of a slot's pending request, without building its strings.
+    func record(at slot: Int32) -> Record? { records[Int(slot)] }
+
+    /// The namespace at an index of the counters.
+    func namespaceName(_ index: Int) -> String { namespaces[index] }
+
+    /// The counters as kept, index namespace * 2 + (processing ? 1 : 0).
+    var counterValues: [Int] { counts }
+
+    /// The counters recomputed from the records, same indexing, with the number of occupied slots.
+    func countsFromRecords() -> (counts: [Int], occupied: Int) {
+        var result = [Int](repeating: 0, count: namespaces.count * 2)
+        var occupied = 0
+        for record in records {
+            guard let record else { continue }
+            occupied += 1
+            result[Int(record.namespace) * 2 + (record.flags & Record.processing != 0 ? 1 : 0)] += 1
+        }
+        return (result, occupied)
+    }
+
+    /// Calls `body` with every heap entry (live or stale), without copying the heap.
+    func forEachHeapEntry(_ body: (Entry) -> Void) {
+        for entry in heap.unordered { body(entry) }
+    }
+
     /// The counter kept for (namespace, kind), as `pendingCount` reads it, for every namespace seen.
     var countersByNamespace: [(namespace: String, kind: TaskKind, count: Int)] {
         namespaces.indices.flatMap { i in

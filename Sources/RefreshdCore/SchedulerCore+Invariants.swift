@@ -59,8 +59,10 @@ extension SchedulerCore {
     // MARK: Pending requests
 
     private func checkPendingPlacement(into violations: inout [InvariantViolation]) {
-        var liveInHeap: [Int32: Int] = [:]
-        for entry in queue.liveHeapEntries { liveInHeap[entry.slot, default: 0] += 1 }
+        var liveInHeap = [Int](repeating: 0, count: queue.slotCount)
+        queue.forEachHeapEntry { entry in
+            if queue.isLive(entry) { liveInHeap[Int(entry.slot)] += 1 }
+        }
 
         for (identifier, entry) in waitingOnConditions.sorted(by: { $0.key < $1.key }) {
             checkSideEntry(identifier, entry, place: "waitingOnConditions", into: &violations)
@@ -88,52 +90,60 @@ extension SchedulerCore {
             }
         }
 
-        var sequences: [UInt64: String] = [:]
-        for slot in queue.occupiedSlots {
-            guard let request = queue.request(at: slot) else { continue }
-            let id = request.identifier
-            let inHeap = liveInHeap[slot, default: 0]
-            let waiting = waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false
-            let blocked = blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false
-            let isHeld = held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false
+        var sequences: [UInt64: Int32] = [:]
+        sequences.reserveCapacity(queue.count)
+        for index in 0..<queue.slotCount {
+            let slot = Int32(index)
+            guard let record = queue.record(at: slot) else { continue }
+            let id = queue.identifiers[index]
+            let inHeap = liveInHeap[index]
+            let waiting = !waitingOnConditions.isEmpty
+                && (waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
+            let blocked = !blockedByRun.isEmpty && (blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
+            let isHeld = !held.isEmpty && (held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false)
             let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
             if places == 0 {
                 violations.append(.init(.pendingUnplaced, identifier: id,
-                                        "sequence \(request.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
+                                        "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
             } else if places > 1 {
                 violations.append(.init(.pendingInSeveralPlaces, identifier: id,
-                                        "sequence \(request.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
+                                        "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
             }
             if definitions[id] == nil {
                 violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
             }
-            if request.kind == .appRefresh, request.requiresExternalPower || request.requiresNetworkConnectivity {
+            let processing = record.flags & PendingQueue.Record.processing != 0
+            let power = record.flags & PendingQueue.Record.power != 0
+            let network = record.flags & PendingQueue.Record.network != 0
+            if !processing, power || network {
                 violations.append(.init(.appRefreshWithConditions, identifier: id,
-                                        "app-refresh request requires power \(request.requiresExternalPower), network \(request.requiresNetworkConnectivity)"))
+                                        "app-refresh request requires power \(power), network \(network)"))
             }
-            if let other = sequences.updateValue(id, forKey: request.sequence) {
+            if let other = sequences.updateValue(slot, forKey: record.sequence) {
                 violations.append(.init(.sequenceInvalid, identifier: id,
-                                        "sequence \(request.sequence) is also \(other)'s"))
+                                        "sequence \(record.sequence) is also \(queue.identifiers[Int(other)])'s"))
             }
-            if request.sequence >= nextSequence {
+            if record.sequence >= nextSequence {
                 violations.append(.init(.sequenceInvalid, identifier: id,
-                                        "sequence \(request.sequence) is not below nextSequence \(nextSequence)"))
+                                        "sequence \(record.sequence) is not below nextSequence \(nextSequence)"))
             }
         }
 
-        var entries = queue.liveHeapEntries
-        entries += waitingOnConditions.values.filter(queue.isLive)
-        entries += blockedByRun.values.filter(queue.isLive)
-        entries += held.values.map(\.entry).filter(queue.isLive)
-        for entry in entries {
-            guard let request = queue.request(at: entry.slot), entry.due < request.earliest.milliseconds else { continue }
-            violations.append(.init(.wakeBeforeEarliest, identifier: request.identifier,
-                                    "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(request.earliest)"))
+        func checkWake(_ entry: PendingQueue.Entry) {
+            guard queue.isLive(entry), let record = queue.record(at: entry.slot), entry.due < record.earliest else { return }
+            violations.append(.init(.wakeBeforeEarliest, identifier: queue.identifier(of: entry),
+                                    "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(Instant(milliseconds: record.earliest))"))
         }
-        for entry in queue.allHeapEntries where entry.sequence >= nextSequence {
-            violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
-                                    "heap entry sequence \(entry.sequence) is not below nextSequence \(nextSequence)"))
+        queue.forEachHeapEntry { entry in
+            checkWake(entry)
+            if entry.sequence >= nextSequence {
+                violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
+                                        "heap entry sequence \(entry.sequence) is not below nextSequence \(nextSequence)"))
+            }
         }
+        for entry in waitingOnConditions.values { checkWake(entry) }
+        for entry in blockedByRun.values { checkWake(entry) }
+        for h in held.values { checkWake(h.entry) }
     }
 
     private func checkSideEntry(_ identifier: String, _ entry: PendingQueue.Entry, place: String,
@@ -149,28 +159,25 @@ extension SchedulerCore {
     }
 
     private func checkPendingCounts(into violations: inout [InvariantViolation]) {
-        struct Key: Hashable { var namespace: String, kind: TaskKind }
-        var actual: [Key: Int] = [:]
-        let slots = queue.occupiedSlots
-        for slot in slots {
-            guard let request = queue.request(at: slot) else { continue }
-            actual[Key(namespace: request.namespace, kind: request.kind), default: 0] += 1
+        // Slot- and index-based, no strings hashed: this runs after every simulated step.
+        let (actual, occupied) = queue.countsFromRecords()
+        if queue.count != occupied {
+            violations.append(.init(.pendingCountMismatch, "queue count \(queue.count), requests \(occupied)"))
         }
-        if queue.count != slots.count {
-            violations.append(.init(.pendingCountMismatch, "queue count \(queue.count), requests \(slots.count)"))
-        }
-        var counted: [Key: Int] = [:]
-        for (namespace, kind, count) in queue.countersByNamespace { counted[Key(namespace: namespace, kind: kind)] = count }
-        for key in Set(actual.keys).union(counted.keys).sorted(by: { ($0.namespace, $0.kind.rawValue) < ($1.namespace, $1.kind.rawValue) }) {
-            let real = actual[key, default: 0]
-            if counted[key, default: 0] != real {
+        let counted = queue.counterValues
+        for index in 0..<max(actual.count, counted.count) {
+            let real = index < actual.count ? actual[index] : 0
+            let kept = index < counted.count ? counted[index] : 0
+            guard real != 0 || kept != 0 else { continue }
+            let kind: TaskKind = index % 2 == 1 ? .processing : .appRefresh
+            if kept != real {
                 violations.append(.init(.pendingCountMismatch,
-                                        "\(key.kind.rawValue) in \(key.namespace): counter \(counted[key, default: 0]), requests \(real)"))
+                                        "\(kind.rawValue) in \(queue.namespaceName(index / 2)): counter \(kept), requests \(real)"))
             }
-            let limit = configuration.limit(for: key.kind)
+            let limit = configuration.limit(for: kind)
             if real > limit {
                 violations.append(.init(.pendingLimitExceeded,
-                                        "\(real) \(key.kind.rawValue) requests pending in \(key.namespace), limit \(limit)"))
+                                        "\(real) \(kind.rawValue) requests pending in \(queue.namespaceName(index / 2)), limit \(limit)"))
             }
         }
     }
