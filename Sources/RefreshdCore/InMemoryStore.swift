@@ -189,7 +189,15 @@ private struct Key: Hashable, Comparable, Sendable {
 
     init(_ string: String) { self.string = string }
 
-    static func == (a: Key, b: Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
+    static func == (a: Key, b: Key) -> Bool {
+        let (x, y) = (a.string.utf8, b.string.utf8)
+        guard x.count == y.count else { return false }
+        // Native strings are contiguous UTF-8: compare the bytes directly.
+        if let same = x.withContiguousStorageIfAvailable({ p in
+            y.withContiguousStorageIfAvailable { q in p.elementsEqual(q) }
+        }), let same { return same }
+        return x.elementsEqual(y)
+    }
 
     static func < (a: Key, b: Key) -> Bool { precedes(a.string, b.string) }
 
