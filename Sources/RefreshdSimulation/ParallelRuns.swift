@@ -3,10 +3,16 @@ import Foundation
 /// Runs independent simulations on every core; the reports come back in the order given.
 /// Each simulation has its own host, store and runtime, so nothing is shared between them.
 public enum ParallelRuns {
-    public static func run(_ scenarios: [Scenario]) -> [SimulationReport] {
+    /// - Parameter keepRuns: keep every run in the reports; false keeps the figures, faults and
+    ///   violations only, so a thousand explored plans do not hold millions of runs in memory.
+    public static func run(_ scenarios: [Scenario], keepRuns: Bool = true) -> [SimulationReport] {
         let slots = ReportSlots(count: scenarios.count)
         DispatchQueue.concurrentPerform(iterations: scenarios.count) { i in
-            slots.set(i, Simulation(scenario: scenarios[i]).run())
+            var report = Simulation(scenario: scenarios[i]).run()
+            if !keepRuns {
+                for j in report.jobs.indices { report.jobs[j].runs = [] }
+            }
+            slots.set(i, report)
         }
         return slots.all
     }

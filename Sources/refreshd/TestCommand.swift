@@ -94,7 +94,7 @@ struct TestCommand: ParsableCommand {
                 plan.faults = base.faults + FaultPlan.random(seed: plan.seed, days: days, jobs: base.jobs.map(\.spec.identifier))
                 return plan
             }
-            let reports = ParallelRuns.run(plans)
+            let reports = ParallelRuns.run(plans, keepRuns: false)
             for (plan, report) in zip(plans, reports) {
                 let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
                 let result = Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
