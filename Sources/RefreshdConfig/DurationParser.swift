@@ -74,23 +74,7 @@ public enum DurationParser {
 
     /// The canonical text of a duration, largest units first and zero parts left out:
     /// `1h30m`, `1d12h`, `2m30s500ms`, `0s`. Sub-millisecond parts are dropped.
-    public static func format(_ duration: Duration) -> String {
-        var ms = duration.wholeMilliseconds
-        if ms == 0 { return "0s" }
-        var text = ""
-        if ms < 0 {
-            text = "-"
-            ms = ms == Int64.min ? Int64.max : -ms
-        }
-        for unit in units {
-            let count = ms / unit.milliseconds
-            if count > 0 {
-                text += "\(count)\(unit.name)"
-                ms -= count * unit.milliseconds
-            }
-        }
-        return text
-    }
+    public static func format(_ duration: Duration) -> String { duration.compactText }
 }
 
 /// Why a text is not a duration: what was found, what was expected, and a hint.

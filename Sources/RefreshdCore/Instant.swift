@@ -66,3 +66,26 @@ extension Duration {
         return total
     }
 }
+
+extension Duration {
+    /// The job files' duration syntax, largest units first and zero parts left out: `1h30m`,
+    /// `1d12h`, `2m30s500ms`, `0s`. Sub-millisecond parts are dropped. One formatter for `check`,
+    /// messages and the seed specs the runtime stores.
+    public var compactText: String {
+        var ms = wholeMilliseconds
+        if ms == 0 { return "0s" }
+        var text = ""
+        if ms < 0 {
+            text = "-"
+            ms = ms == Int64.min ? Int64.max : -ms
+        }
+        for (name, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] {
+            let count = ms / size
+            if count > 0 {
+                text += "\(count)\(name)"
+                ms -= count * size
+            }
+        }
+        return text
+    }
+}

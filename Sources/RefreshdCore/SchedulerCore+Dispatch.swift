@@ -74,11 +74,13 @@ extension SchedulerCore {
 
     /// Delivers expirations whose allowance is over and kills runs whose grace is over.
     mutating func expireOverdue(at now: Instant, into effects: inout [SchedulerEffect]) {
-        let definitions = self.definitions
-        runs.expireOverdue(at: now, grace: { definitions[$0]?.grace ?? .seconds(5) }, into: &effects)
+        runs.expireOverdue(at: now, grace: Self.grace(in: definitions), into: &effects)
     }
 
-    func graceFor(_ identifier: String) -> Duration {
-        definitions[identifier]?.grace ?? .seconds(5)
+    func graceFor(_ identifier: String) -> Duration { Self.grace(in: definitions)(identifier) }
+
+    /// A job's grace (5 s for an identifier no longer declared), for the run lifecycle.
+    static func grace(in definitions: [String: TaskDefinition]) -> (String) -> Duration {
+        { definitions[$0]?.grace ?? .seconds(5) }
     }
 }

@@ -63,7 +63,6 @@ extension SchedulerCore {
         guard !isStopping else { return }
         isStopping = true
         effects.append(.log(.stopping(running: active.count)))
-        let definitions = self.definitions
-        runs.expireAll(at: now, grace: { definitions[$0]?.grace ?? .seconds(5) }, into: &effects)
+        runs.expireAll(at: now, grace: Self.grace(in: definitions), into: &effects)
     }
 }

@@ -49,21 +49,3 @@ public enum FirstRequest: Sendable, Hashable {
         }
     }
 }
-
-extension Duration {
-    /// `1h30m`, `500ms`, `0s`: the job files' duration syntax (largest units first).
-    var compactText: String {
-        var ms = wholeMilliseconds
-        if ms == 0 { return "0s" }
-        var text = ms < 0 ? "-" : ""
-        if ms < 0 { ms = ms == Int64.min ? Int64.max : -ms }
-        for (name, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1)] {
-            let count = ms / size
-            if count > 0 {
-                text += "\(count)\(name)"
-                ms -= count * size
-            }
-        }
-        return text
-    }
-}

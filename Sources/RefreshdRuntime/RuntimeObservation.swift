@@ -117,37 +117,27 @@ extension RuntimeObservation {
         case time, kind, identifier, runID, outcome, at, count, message
     }
 
-    /// Instants are written as ISO 8601 UTC text with milliseconds, for people reading `--json`.
+    /// Flat: the message is written as text whichever way it was made.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(time.iso8601, forKey: .time)
+        try c.encode(time, forKey: .time)
         try c.encode(kind, forKey: .kind)
         try c.encodeIfPresent(identifier, forKey: .identifier)
         try c.encodeIfPresent(runID, forKey: .runID)
         try c.encodeIfPresent(outcome, forKey: .outcome)
-        try c.encodeIfPresent(at?.iso8601, forKey: .at)
+        try c.encodeIfPresent(at, forKey: .at)
         try c.encodeIfPresent(count, forKey: .count)
         try c.encode(message, forKey: .message)
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        func instant(_ key: CodingKeys) throws -> Instant? {
-            guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
-            guard let value = ISO8601.parse(text) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: c,
-                                                       debugDescription: "expected an ISO 8601 UTC instant, found \"\(text)\"")
-            }
-            return value
-        }
-        guard let time = try instant(.time) else {
-            throw DecodingError.keyNotFound(CodingKeys.time, .init(codingPath: c.codingPath, debugDescription: "time is required"))
-        }
-        self.init(time: time, kind: try c.decode(Kind.self, forKey: .kind),
+        self.init(time: try c.decode(Instant.self, forKey: .time), kind: try c.decode(Kind.self, forKey: .kind),
                   identifier: try c.decodeIfPresent(String.self, forKey: .identifier),
                   runID: try c.decodeIfPresent(Int64.self, forKey: .runID),
                   outcome: try c.decodeIfPresent(Outcome.self, forKey: .outcome),
-                  at: try instant(.at), count: try c.decodeIfPresent(Int.self, forKey: .count),
+                  at: try c.decodeIfPresent(Instant.self, forKey: .at),
+                  count: try c.decodeIfPresent(Int.self, forKey: .count),
                   message: try c.decode(String.self, forKey: .message))
     }
 }

@@ -76,6 +76,9 @@ final class Journal: @unchecked Sendable {
                     deadlines[r.runID] = r.deadline
                 case let .runEnded(runID, identifier, _, _, _, _):
                     if running[identifier] == runID { running[identifier] = nil }
+                    // Its expiration and kill were seen before its end: nothing more to check.
+                    deadlines[runID] = nil
+                    expiredAt[runID] = nil
                 default:
                     break
                 }

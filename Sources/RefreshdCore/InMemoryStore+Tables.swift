@@ -1,0 +1,226 @@
+/// The in-memory store's tables: the rows of `Schema` as values, and the undo journal that
+/// makes a batch atomic. Kept apart from `InMemoryStore` (the locking, the fault injection and
+/// the `StateStoring` surface) so each file holds one idea.
+extension InMemoryStore {
+    /// An identifier compared by its UTF-8 bytes (SQLite's BINARY collation).
+    struct Key: Hashable, Comparable, Sendable {
+        let string: String
+
+        init(_ string: String) { self.string = string }
+
+        static func == (a: Key, b: Key) -> Bool {
+            let (x, y) = (a.string.utf8, b.string.utf8)
+            guard x.count == y.count else { return false }
+            // Native strings are contiguous UTF-8: compare the bytes directly.
+            if let same = x.withContiguousStorageIfAvailable({ p in
+                y.withContiguousStorageIfAvailable { q in p.elementsEqual(q) }
+            }), let same { return same }
+            return x.elementsEqual(y)
+        }
+
+        static func < (a: Key, b: Key) -> Bool { precedes(a.string, b.string) }
+
+        static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
+        func hash(into hasher: inout Hasher) {
+            var copy = string
+            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// The primary key of `daily_counters`.
+    struct CounterKey: Hashable, Sendable {
+        var day: String
+        var identifier: Key
+    }
+
+    /// A `pending` row; `rowid` breaks ties of (earliest, sequence) as SQLite's scan order does.
+    struct PendingRow: Sendable {
+        var rowid: Int64
+        var request: PendingRequest
+    }
+
+    /// A `job_state` row; `rowid` is the scan order of the restore queries.
+    struct JobRow: Sendable {
+        var rowid: Int
+        var identifier: String
+        var failureStreak: Int = 0
+        var seedSpec: String?
+    }
+
+    /// How to take back one write of a refused batch.
+    enum Undo {
+        case pending(Key, PendingRow?)
+        case insertedRun(Int64)
+        case run(RunRecord)
+        case latestRun(Key, Int64?)
+        case job(Key, JobRow?)
+        case counter(CounterKey, DailyCounter?)
+    }
+
+    /// The tables of `Schema`, as values.
+    struct Tables: Sendable {
+        var pending: [Key: PendingRow] = [:]
+        /// The last pending rowid given. SQLite gives a new row the largest rowid + 1; any number
+        /// above every existing row orders the same, so a counter (never taken back) will do.
+        var lastPendingRowid: Int64 = 0
+        var runs: [Int64: RunRecord] = [:]
+        /// Every run id, ascending.
+        var runOrder: [Int64] = []
+        /// The highest run id of each identifier.
+        var latestRun: [Key: Int64] = [:]
+        var jobs: [Key: JobRow] = [:]
+        var counters: [CounterKey: DailyCounter] = [:]
+
+        typealias Failure = InMemoryStore.Failure
+
+        func orderedPending() -> [PendingRequest] {
+            pending.values.sorted { a, b in
+                let (x, y) = (a.request, b.request)
+                if x.earliest != y.earliest { return x.earliest < y.earliest }
+                let (s, t) = (Int64(bitPattern: x.sequence), Int64(bitPattern: y.sequence))
+                if s != t { return s < t }
+                return a.rowid < b.rowid
+            }.map(\.request)
+        }
+
+        mutating func write(_ change: StateChange, journal: inout [Undo]) throws(Failure) {
+            switch change {
+            case let .savePending(request):
+                let key = Key(request.identifier)
+                let old = pending[key]
+                journal.append(.pending(key, old))
+                if let old {
+                    pending[key] = PendingRow(rowid: old.rowid, request: request)
+                } else {
+                    lastPendingRowid += 1
+                    pending[key] = PendingRow(rowid: lastPendingRowid, request: request)
+                }
+            case let .deletePending(identifier):
+                let key = Key(identifier)
+                guard let old = pending.removeValue(forKey: key) else { return }
+                journal.append(.pending(key, old))
+            case let .runStarted(run):
+                guard runs[run.runID] == nil else {
+                    throw Failure(.invalidChange, "run \(run.runID) already exists")
+                }
+                runs[run.runID] = run
+                insertOrdered(run.runID)
+                journal.append(.insertedRun(run.runID))
+                let key = Key(run.identifier)
+                let latest = latestRun[key]
+                if latest.map({ $0 < run.runID }) ?? true {
+                    journal.append(.latestRun(key, latest))
+                    latestRun[key] = run.runID
+                }
+            case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
+                guard var run = runs[runID], run.ended == nil, Key(run.identifier) == Key(identifier) else {
+                    throw Failure(.invalidChange, "no unfinished run \(runID) of \(identifier) to end")
+                }
+                journal.append(.run(run))
+                run.ended = ended
+                run.outcome = outcome
+                run.exitStatus = exitStatus
+                run.signal = signal
+                runs[runID] = run
+            case let .failureStreak(identifier, count):
+                updateJob(identifier, journal: &journal) { $0.failureStreak = count }
+            case let .counters(c):
+                // The row as the core counted it: replaced, nothing derived.
+                self.count(day: c.day, identifier: c.identifier, journal: &journal) { $0 = c }
+            case let .processStarted(runID, processGroup, startTicks):
+                guard var run = runs[runID] else {
+                    throw Failure(.invalidChange, "no run \(runID)")
+                }
+                journal.append(.run(run))
+                run.processGroup = processGroup
+                run.processStartTicks = startTicks
+                runs[runID] = run
+            case let .seedSpec(identifier, spec):
+                updateJob(identifier, journal: &journal) { $0.seedSpec = spec }
+            }
+        }
+
+        /// Takes back a refused batch's writes, newest first.
+        mutating func undo(_ journal: [Undo]) {
+            for entry in journal.reversed() {
+                switch entry {
+                case let .pending(key, row): pending[key] = row
+                case let .insertedRun(id):
+                    runs[id] = nil
+                    if runOrder.last == id {
+                        runOrder.removeLast()
+                    } else {
+                        runOrder.remove(at: insertionIndex(id))
+                    }
+                case let .run(run): runs[run.runID] = run
+                case let .latestRun(key, id): latestRun[key] = id
+                case let .job(key, row): jobs[key] = row
+                case let .counter(key, counter): counters[key] = counter
+                }
+            }
+        }
+
+        /// Inserts into `runOrder` (run ids usually grow, so usually an append).
+        private mutating func insertOrdered(_ id: Int64) {
+            if runOrder.last.map({ $0 < id }) ?? true {
+                runOrder.append(id)
+            } else {
+                runOrder.insert(id, at: insertionIndex(id))
+            }
+        }
+
+        /// The first index of `runOrder` whose id is not below `id`.
+        private func insertionIndex(_ id: Int64) -> Int {
+            var (low, high) = (0, runOrder.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if runOrder[middle] < id { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// Upserts a `job_state` row (new rows get the next rowid; rows are never deleted).
+        private mutating func updateJob(_ identifier: String, journal: inout [Undo], _ body: (inout JobRow) -> Void) {
+            let key = Key(identifier)
+            let old = jobs[key]
+            journal.append(.job(key, old))
+            var row = old ?? JobRow(rowid: jobs.count + 1, identifier: identifier)
+            body(&row)
+            jobs[key] = row
+        }
+
+        /// Upserts a `daily_counters` row.
+        private mutating func count(day: String, identifier: String, journal: inout [Undo],
+                                    _ body: (inout DailyCounter) -> Void) {
+            let key = CounterKey(day: day, identifier: Key(identifier))
+            let old = counters[key]
+            journal.append(.counter(key, old))
+            var counter = old ?? DailyCounter(day: day, identifier: identifier)
+            body(&counter)
+            counters[key] = counter
+        }
+    }
+}
+
+extension InMemoryStore.Tables {
+    /// Counter rows, newest day first then by identifier, limited to the `days` most recent days.
+    func countersOfLatestDays(_ days: Int?) -> [DailyCounter] {
+        let t = self
+        var rows = t.counters.sorted { a, b in
+            a.key.day != b.key.day ? InMemoryStore.Key.precedes(b.key.day, a.key.day) : a.key.identifier < b.key.identifier
+        }
+        if let days {
+            var kept = 0
+            var last: String?
+            rows = Array(rows.prefix { row in
+                if row.key.day != last {
+                    last = row.key.day
+                    kept += 1
+                }
+                return kept <= max(0, days)
+            })
+        }
+        return rows.map(\.value)
+    }
+}
