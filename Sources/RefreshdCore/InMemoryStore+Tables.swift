@@ -34,6 +34,16 @@ extension InMemoryStore {
         var identifier: Key
     }
 
+    /// The primary key of `records`.
+    struct RecordKey: Hashable, Comparable, Sendable {
+        var table: Key
+        var key: Key
+
+        static func < (a: RecordKey, b: RecordKey) -> Bool {
+            a.table != b.table ? a.table < b.table : a.key < b.key
+        }
+    }
+
     /// A `pending` row; `rowid` breaks ties of (earliest, sequence) as SQLite's scan order does.
     struct PendingRow: Sendable {
         var rowid: Int64
@@ -56,6 +66,7 @@ extension InMemoryStore {
         case latestRun(Key, Int64?)
         case job(Key, JobRow?)
         case counter(CounterKey, DailyCounter?)
+        case record(RecordKey, String?)
     }
 
     /// The tables of `Schema`, as values.
@@ -71,6 +82,7 @@ extension InMemoryStore {
         var latestRun: [Key: Int64] = [:]
         var jobs: [Key: JobRow] = [:]
         var counters: [CounterKey: DailyCounter] = [:]
+        var records: [RecordKey: String] = [:]
 
         typealias Failure = InMemoryStore.Failure
 
@@ -138,6 +150,13 @@ extension InMemoryStore {
                 runs[runID] = run
             case let .seedSpec(identifier, spec):
                 updateJob(identifier, journal: &journal) { $0.seedSpec = spec }
+            case let .putRecord(record):
+                let key = RecordKey(table: Key(record.table), key: Key(record.key))
+                journal.append(.record(key, records.updateValue(record.value, forKey: key)))
+            case let .deleteRecord(table, key):
+                let key = RecordKey(table: Key(table), key: Key(key))
+                guard let old = records.removeValue(forKey: key) else { return }
+                journal.append(.record(key, old))
             }
         }
 
@@ -157,6 +176,7 @@ extension InMemoryStore {
                 case let .latestRun(key, id): latestRun[key] = id
                 case let .job(key, row): jobs[key] = row
                 case let .counter(key, counter): counters[key] = counter
+                case let .record(key, value): records[key] = value
                 }
             }
         }
@@ -222,5 +242,15 @@ extension InMemoryStore.Tables {
             })
         }
         return rows.map(\.value)
+    }
+}
+
+extension InMemoryStore.Tables {
+    /// Records in (table, key) byte order, of one table or of all.
+    func orderedRecords(table: String? = nil) -> [MachineRecord] {
+        let wanted = table.map(InMemoryStore.Key.init)
+        return records.filter { wanted == nil || $0.key.table == wanted }
+            .sorted { $0.key < $1.key }
+            .map { MachineRecord(table: $0.key.table.string, key: $0.key.key.string, value: $0.value) }
     }
 }

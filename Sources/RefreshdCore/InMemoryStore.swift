@@ -131,7 +131,8 @@ public final class InMemoryStore: StateStoring, Sendable {
                 nextRunID: nextRunID,
                 seedSpecs: Dictionary(jobs.compactMap { job in job.seedSpec.map { (job.identifier, $0) } },
                                       uniquingKeysWith: { _, last in last }),
-                counters: t.countersOfLatestDays(1))
+                counters: t.countersOfLatestDays(1),
+                records: t.orderedRecords())
         }
     }
 
@@ -159,6 +160,10 @@ public final class InMemoryStore: StateStoring, Sendable {
 
     public func seedSpec(for identifier: String) throws(Failure) -> String? {
         try read { $0.jobs[Key(identifier)]?.seedSpec }
+    }
+
+    public func records(table: String) throws(Failure) -> [MachineRecord] {
+        try read { $0.orderedRecords(table: table) }
     }
 
     /// Further calls throw `.closed` (an empty `apply` still does nothing); `snapshot()` still

@@ -11,16 +11,21 @@ extension SchedulerCore {
         /// The counters of the most recent day that has any (the core goes on counting them if
         /// that day is today).
         public var counters: [DailyCounter]
+        /// The records of the machines beside the core (timelines, activities), by table then
+        /// key (UTF-8 byte order); the core itself ignores them.
+        public var records: [MachineRecord]
 
         public init(pending: [PendingRequest] = [], unfinishedRuns: [RunRecord] = [],
                     failureStreaks: [String: Int] = [:], nextRunID: Int64 = 1,
-                    seedSpecs: [String: String] = [:], counters: [DailyCounter] = []) {
+                    seedSpecs: [String: String] = [:], counters: [DailyCounter] = [],
+                    records: [MachineRecord] = []) {
             self.pending = pending
             self.unfinishedRuns = unfinishedRuns
             self.failureStreaks = failureStreaks
             self.nextRunID = nextRunID
             self.seedSpecs = seedSpecs
             self.counters = counters
+            self.records = records
         }
     }
 

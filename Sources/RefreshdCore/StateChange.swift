@@ -20,4 +20,8 @@ public enum StateChange: Sendable, Hashable {
     /// The `earliest:` text a job's first request was made from: an absolute date is requested
     /// once, and a restart must know it already was.
     case seedSpec(identifier: String, spec: String)
+    /// Inserts or replaces a machine's record at (table, key).
+    case putRecord(MachineRecord)
+    /// Removes a machine's record (no error if there is none).
+    case deleteRecord(table: String, key: String)
 }

@@ -27,6 +27,8 @@ public protocol StateStoring: AnyObject, Sendable {
     func dailyCounters(days: Int?) throws -> [DailyCounter]
     /// The `earliest:` text a job's first request was last made from.
     func seedSpec(for identifier: String) throws -> String?
+    /// A table's machine records, by key (UTF-8 byte order).
+    func records(table: String) throws -> [MachineRecord]
     /// Releases the store; further calls may fail.
     func close()
 }

@@ -68,6 +68,17 @@ enum Schema {
         CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
         INSERT INTO meta (key, value) VALUES ('instance', lower(hex(randomblob(8))));
         """,
+        // Version 4: the records of the machines beside the scheduler core (widget timelines and
+        // their reload budgets, live activities), kept as JSON text by (table, key), so a machine
+        // persists its state without a migration of its own.
+        """
+        CREATE TABLE records (
+            table_name TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (table_name, key)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this refreshd writes and understands.

@@ -16,6 +16,7 @@ extension StateStore {
     ///   ended, or mismatched run is an `.invalidChange` error.
     /// - `counters` replaces a job's row for a day with what the core counted.
     /// - `failureStreak` sets the identifier's streak.
+    /// - `putRecord` inserts or replaces a machine record; `deleteRecord` removes it.
     public func apply(_ changes: [StateChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
         try requireWritable(SQL.context)
@@ -77,6 +78,11 @@ extension StateStore {
             }
         case let .seedSpec(identifier, spec):
             try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: SQL.context)
+        case let .putRecord(record):
+            try connection.run(SQL.putRecord, [.text(record.table), .text(record.key), .text(record.value)],
+                               context: SQL.context)
+        case let .deleteRecord(table, key):
+            try connection.run(SQL.deleteRecord, [.text(table), .text(key)], context: SQL.context)
         }
     }
 }
@@ -114,6 +120,12 @@ private enum SQL {
         INSERT INTO job_state (identifier, seed_spec) VALUES (?, ?)
         ON CONFLICT (identifier) DO UPDATE SET seed_spec = excluded.seed_spec
         """
+
+    static let putRecord = """
+        INSERT INTO records (table_name, key, value) VALUES (?, ?, ?)
+        ON CONFLICT (table_name, key) DO UPDATE SET value = excluded.value
+        """
+    static let deleteRecord = "DELETE FROM records WHERE table_name = ? AND key = ?"
 
     /// A day's counters as the core counted them: the row is replaced, nothing is derived.
     static let setCounters = """

@@ -24,7 +24,19 @@ extension StateStore {
             failureStreaks: Dictionary(streaks, uniquingKeysWith: { _, last in last }),
             nextRunID: try nextRunID(after: maxRunID),
             seedSpecs: Dictionary(specs, uniquingKeysWith: { _, last in last }),
-            counters: try dailyCounters(days: 1))
+            counters: try dailyCounters(days: 1),
+            records: try connection.query("SELECT table_name, key, value FROM records ORDER BY table_name, key",
+                                          context: context, machineRecord))
+    }
+
+    /// A table's machine records, by key (UTF-8 byte order, SQLite's BINARY collation).
+    public func records(table: String) throws(StoreError) -> [MachineRecord] {
+        try connection.query("SELECT table_name, key, value FROM records WHERE table_name = ? ORDER BY key",
+                             [.text(table)], context: "reading the \(table) records", machineRecord)
+    }
+
+    private func machineRecord(_ row: Row) -> MachineRecord {
+        MachineRecord(table: row.text(0), key: row.text(1), value: row.text(2))
     }
 
     /// The state's random identifier (16 hex digits), made when the file was created or

@@ -173,7 +173,7 @@ import RefreshdStore
             "\(restored.failureStreaks.sorted { $0.key < $1.key })",
             "\(restored.seedSpecs.sorted { $0.key < $1.key })",
             "\(try store.recentRuns(limit: 1000))", "\(try store.lastRunPerJob())",
-            "\(try store.dailyCounters(days: nil))",
+            "\(try store.dailyCounters(days: nil))", "\(restored.records)",
         ]
     }
 
@@ -208,6 +208,12 @@ import RefreshdStore
         for identifier in identifiers + ["never.seen"] {
             #expect(try sqlite.seedSpec(for: identifier) == memory.seedSpec(for: identifier),
                     "\(where_): seedSpec(for: \(identifier))")
+        }
+        #expect(a.records == b.records, "\(where_): records")
+        #expect(a.records.map { $0.table.bytes + [0] + $0.key.bytes } == b.records.map { $0.table.bytes + [0] + $0.key.bytes },
+                "\(where_): record keys")
+        for table in ["widget", "activity", "Widget", "never.seen"] {
+            #expect(try sqlite.records(table: table) == memory.records(table: table), "\(where_): records(table: \(table))")
         }
     }
 
@@ -275,7 +281,11 @@ private struct ChangeGenerator {
                                              failures: random.int(0...2), expired: random.int(0...1),
                                              crashed: random.int(0...1), interrupted: random.int(0...1),
                                              missed: random.int(0...5)))
-        case 82..<92: processStarted(valid: valid)
+        case 82..<88: processStarted(valid: valid)
+        case 88..<92: random.chance(0.7)
+            ? .putRecord(MachineRecord(table: random.pick(["widget", "activity", "Widget"]), key: identifier(),
+                                       value: random.pick(["{}", "{\"a\":1}", "", "é"])))
+            : .deleteRecord(table: random.pick(["widget", "activity"]), key: identifier())
         default: .seedSpec(identifier: identifier(), spec: random.pick(["", "2026-11-22 04:00", "daily", "+1h"]))
         }
     }
