@@ -72,7 +72,10 @@ extension RefreshScheduler: RuntimeHost {
 
     public var isOnExecutionContext: Bool { onLoopThread }
 
-    public func runtimeStopped() { closeHandles() }
+    public func runtimeStopped() {
+        publisher.sync {}  // what was published before the stop is on disk when run() returns
+        closeHandles()
+    }
 
     static func processEnvironment() -> [String: String] {
         var env: [String: String] = [:]
@@ -83,5 +86,29 @@ extension RefreshScheduler: RuntimeHost {
             pointer += 1
         }
         return env
+    }
+}
+
+extension RefreshScheduler {
+    /// Writes a machine's publication into the shared container, off the loop thread and in the
+    /// order published (one serial queue), atomically. A failure is logged as a warning; the
+    /// machine's state is already committed and the next publication replaces the file anyway.
+    public func publish(_ publication: Publication) {
+        guard let container = runtime.options.sharedContainer else {
+            runtime.publicationFailed(publication.path, reason: "no shared container is configured")
+            return
+        }
+        let path = "\(container)/\(publication.path)"
+        publisher.async { [runtime] in
+            do throws(AtomicFile.Failure) {
+                if let contents = publication.contents {
+                    try AtomicFile.write(contents, to: path)
+                } else {
+                    try AtomicFile.remove(path)
+                }
+            } catch {
+                runtime.publicationFailed(publication.path, reason: error.reason)
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import CLibUV
+import Dispatch
 import Glibc
 import Logging
 import RefreshdCore
@@ -73,6 +74,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
     var processes: [Int64: CommandProcess] = [:]
     var actions: [Int64: ActionWork] = [:]
+    /// Writes publications to the shared container in order, off the loop thread.
+    let publisher = DispatchQueue(label: "refreshd.publish")
     var monitor: ConditionsMonitor?
     var clockWatch: ClockWatch?
     var directoryWatches: [DirectoryWatch] = []

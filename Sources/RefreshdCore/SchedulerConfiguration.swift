@@ -15,6 +15,9 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// Emit the per-request log effects (submitted, launched, finished). Off when the logger
     /// would drop them anyway. Warnings and lifecycle messages are always emitted.
     public var emitsRoutineLogs: Bool = true
+    /// Emit `.ended` for every run that ends (the runtime turns it into events for the machines
+    /// beside the core). Off by default, so the core alone emits exactly its own effects.
+    public var emitsRunEnds: Bool = false
 
     public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10,
                 seed: UInt64 = 0) {

@@ -1,6 +1,7 @@
 extension SchedulerCore {
     /// Records the end of a run, applies the retry policy and launches what the run held back.
-    mutating func finish(runID: Int64, exit: RunExit, at now: Instant, into effects: inout [SchedulerEffect]) {
+    mutating func finish(runID: Int64, exit: RunExit, results: [String] = [], at now: Instant,
+                         into effects: inout [SchedulerEffect]) {
         guard let run = runs.end(runID) else { return }
         let identifier = run.order.identifier
         let outcome = Self.outcome(of: run, exit: exit)
@@ -15,6 +16,9 @@ extension SchedulerCore {
         logRoutine(.finished(runID: runID, identifier: identifier, outcome: outcome, exit: exit,
                              duration: now.duration(since: run.order.started)), into: &effects)
         recordOutcome(outcome, identifier: identifier, at: now, into: &effects)
+        if configuration.emitsRunEnds {
+            effects.append(.ended(runID: runID, identifier: identifier, outcome: outcome, results: results))
+        }
         if !blockedByRun.isEmpty, let entry = blockedByRun.removeValue(forKey: identifier) { queue.reinsert(entry) }
         dispatch(at: now, freshConditions: false, into: &effects)
     }

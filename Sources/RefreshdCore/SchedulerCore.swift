@@ -115,8 +115,8 @@ public struct SchedulerCore: Sendable {
             for p in queue.sorted() where namespace == nil || p.namespace == namespace {
                 cancel(p.identifier, into: &effects)
             }
-        case let .runFinished(runID, exit, _):
-            finish(runID: runID, exit: exit, at: now, into: &effects)
+        case let .runFinished(runID, exit, results):
+            finish(runID: runID, exit: exit, results: results, at: now, into: &effects)
         case let .conditionsChanged(newConditions):
             if newConditions != conditions { effects.append(.log(.conditions(newConditions))) }
             conditions = newConditions

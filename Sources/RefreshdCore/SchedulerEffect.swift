@@ -16,6 +16,12 @@ public enum SchedulerEffect: Sendable, Hashable {
     /// Start or stop re-checking machine conditions (something waits on them, or nothing does).
     case watchConditions(Bool)
     case log(LogMessage)
+    /// Write (or remove) a small file in the shared container, atomically.
+    case publish(Publication)
+    /// A run ended with this outcome and these results: for the machines beside the core (a
+    /// widget provider's reload, a job's live activity). Emitted only when
+    /// `SchedulerConfiguration.emitsRunEnds` is on; the runtime's composition consumes it.
+    case ended(runID: Int64, identifier: String, outcome: Outcome, results: [String])
     /// Shutdown is complete: no run is in flight and nothing more will launch.
     case stopped
 }

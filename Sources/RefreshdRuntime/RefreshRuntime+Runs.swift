@@ -60,6 +60,11 @@ extension RefreshRuntime {
         send(.runFinished(runID: runID, exit: exit, results: accepted))
     }
 
+    /// The host could not write a publication (any thread): a warning in the log.
+    public func publicationFailed(_ path: String, reason: String) {
+        report(RuntimeObservation(time: clock(), kind: .publishFailed, message: "not published: \(path): \(reason)"))
+    }
+
     /// A line of a run's output that fits the log's rate limit (any thread).
     public func runOutput(_ order: LaunchOrder, stream: String, line: String) {
         let text = "\(order.identifier)[\(order.runID)] \(stream): \(line)"

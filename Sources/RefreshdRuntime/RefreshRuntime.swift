@@ -348,8 +348,15 @@ public final class RefreshRuntime: @unchecked Sendable {
             host.watchConditions(on)
         case let .log(message):
             report(RuntimeObservation(message, at: host.now()))
-        case .persist:
-            break  // committed in `commit`
+        case let .publish(publication):
+            if publication.isContained {
+                host.publish(publication)
+            } else {
+                report(RuntimeObservation(time: host.now(), kind: .publishFailed,
+                                          message: "not published: \(publication.path) is not inside the shared container"))
+            }
+        case .persist, .ended:
+            break  // committed in `commit`; consumed by `Machines`
         case .stopped:
             report(RuntimeObservation(time: host.now(), kind: .stopped, message: "stopped"))
             host.runtimeStopped()

@@ -35,6 +35,9 @@ public protocol RuntimeHost: AnyObject {
     func scheduleDrain()
     /// Whether the current thread is the execution context.
     var isOnExecutionContext: Bool { get }
+    /// Writes (or removes) a file in the shared container, atomically, in the order published.
+    /// Only called for contained paths (`Publication.isContained`).
+    func publish(_ publication: Publication)
     /// The runtime has stopped: release timers and watches so the host's loop can end.
     func runtimeStopped()
 }

@@ -14,6 +14,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         case conditions, missed, clockChanged = "clock-changed", stopping, stopped
         case output, outputDropped = "output-dropped", reaped, results
         case reloaded, reloadRefused = "reload-refused", storeFailed = "store-failed"
+        case published, publishFailed = "publish-failed"
     }
 
     /// When it happened (the runtime's clock: real or virtual).
@@ -106,7 +107,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.
     public var isWarning: Bool {
         switch kind {
-        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed: true
+        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .publishFailed: true
         default: false
         }
     }

@@ -279,6 +279,16 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         return reaped
     }
 
+    /// What machines published, by path: the latest contents (a removal drops the path).
+    public private(set) var publications: [String: String] = [:]
+    /// How many publications (writes and removals) were made.
+    public private(set) var publicationCount = 0
+
+    public func publish(_ publication: Publication) {
+        publicationCount += 1
+        publications[publication.path] = publication.contents
+    }
+
     public func scheduleDrain() { runtime?.drain() }
 
     public var isOnExecutionContext: Bool { true }
