@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 import RefreshdSimulation
 
 /// One validated job file: the task definition the scheduler core needs, plus what the shell
@@ -25,10 +26,12 @@ public struct JobConfig: Sendable, Hashable {
     /// How the job behaves in `refreshd simulate` and scenario tests (its `simulate:` block);
     /// nil without one (a quick success). `refreshd run` ignores it.
     public var simulate: JobModel?
+    /// For `kind: timeline`: the widget it provides timelines for.
+    public var widget: WidgetSpec?
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
-                simulate: JobModel? = nil) {
+                simulate: JobModel? = nil, widget: WidgetSpec? = nil) {
         self.definition = definition
         self.command = command
         self.environment = environment
@@ -37,6 +40,7 @@ public struct JobConfig: Sendable, Hashable {
         self.line = line
         self.projectRoot = projectRoot
         self.simulate = simulate
+        self.widget = widget
     }
 
     /// The job's identifier (shorthand for `definition.identifier`).

@@ -11,7 +11,8 @@ struct JobFileParser {
     /// Every top-level setting, in the order the documentation lists them.
     static let keys = ["identifier", "kind", "command", "earliest", "allowance", "grace",
                        "resubmit", "retry", "requires", "namespace", "environment",
-                       "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "simulate"]
+                       "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
+                       "provider", "simulate"]
 
     let file: String
     let projectRoot: String
@@ -71,6 +72,7 @@ struct JobFileParser {
             settings.read(key: pair.key, keyNode: pair.keyNode, value: pair.value, &sink)
         }
         settings.resolveCalendars(&sink)
+        settings.resolveWidget(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
         return sink.errors.count == before ? settings.job() : nil
     }

@@ -1,6 +1,7 @@
 import Foundation
 import RefreshdCalendar
 import RefreshdCore
+import RefreshdRuntime
 import RefreshdSimulation
 
 /// The settings of one job file as they are read, before they are combined into a `JobConfig`.
@@ -53,6 +54,13 @@ struct JobSettings {
     var environmentLocation: Location?
     /// The `simulate:` block, how the job behaves in simulation.
     var simulate: JobModel?
+    /// `kind: timeline`: the job provides a widget's timelines (`widget:` is required).
+    var isTimeline = false
+    var widgetNode: (keyNode: YAMLNode, value: YAMLNode)?
+    var widget: WidgetSpec?
+    /// `provider: playlist`, instead of a command.
+    var provider: WidgetSpec.Provider?
+    var providerLocation: Location?
 
     init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
          source: SourceText) {
@@ -72,8 +80,11 @@ struct JobSettings {
             identifier = SettingRules.identifier(reader, &sink).map { ($0, value.location) }
         case "kind":
             kindLocation = value.location
-            if let text = reader.oneOf(TaskKind.allCases.map(\.rawValue), &sink), let parsed = TaskKind(rawValue: text) {
-                kind = parsed
+            if let text = reader.oneOf(TaskKind.allCases.map(\.rawValue) + ["timeline"], &sink) {
+                // A timeline job's provider runs are processing runs: up to 10 pending per
+                // namespace, so every family can have its reload pending at once.
+                isTimeline = text == "timeline"
+                kind = TaskKind(rawValue: text) ?? .processing
             } else {
                 kindIsValid = false
             }
@@ -122,6 +133,11 @@ struct JobSettings {
             accuracy = reader.duration(&sink, positive: false) ?? accuracy
         case "simulate":
             simulate = SimulateBlock.read(reader, &sink)
+        case "widget":
+            widgetNode = (keyNode, value)
+        case "provider":
+            providerLocation = keyNode.location
+            if reader.oneOf(["playlist"], &sink) != nil { provider = .playlist }
         default:
             break
         }
@@ -207,7 +223,8 @@ struct JobSettings {
             sink.add(at: mappingLocation,
                      "missing required key \"identifier\" (expected a reverse-DNS name like com.example.refresh)")
         }
-        if !commandSeen, !sink.suggestedKeys.contains("command") {
+        checkTimeline(mappingLocation: mappingLocation, &sink)
+        if !commandSeen, providerLocation == nil, !sink.suggestedKeys.contains("command") {
             sink.add(at: mappingLocation,
                      "missing required key \"command\" (expected a list like [\"Scripts/refresh\", \"--flag\"])")
         }
@@ -238,9 +255,34 @@ struct JobSettings {
                  + "expected at most \(limit) bytes (1 MiB), or every launch would fail with E2BIG (argument list too long)")
     }
 
+    /// `kind: timeline` needs `widget:`; `widget:` and `provider:` need `kind: timeline`; a
+    /// provider is a command or `provider: playlist`, not both.
+    func checkTimeline(mappingLocation: Location, _ sink: inout ErrorSink) {
+        if isTimeline, widgetNode == nil, !sink.suggestedKeys.contains("widget") {
+            sink.add(at: kindLocation ?? mappingLocation, "kind: timeline needs a widget: block "
+                + "(expected widget: {kind: NAME, families: [systemSmall, ...]})")
+        }
+        if !isTimeline, kindIsValid, let widgetNode {
+            sink.add(at: widgetNode.keyNode.location, "widget: applies only to kind: timeline; expected kind: timeline, or no widget:")
+        }
+        if !isTimeline, kindIsValid, let providerLocation {
+            sink.add(at: providerLocation, "provider: applies only to kind: timeline; expected kind: timeline, or no provider:")
+        }
+        if provider != nil, commandSeen, let providerLocation {
+            sink.add(at: providerLocation, "provider: playlist replaces command:; expected one of them, found both")
+        }
+    }
+
+    /// Reads `widget:` once `provider:` is known (any order in the file).
+    mutating func resolveWidget(_ sink: inout ErrorSink) {
+        guard isTimeline, let widgetNode else { return }
+        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), provider: provider ?? .command, &sink)
+    }
+
     /// The job, when every setting was valid.
     func job() -> ParsedJob? {
-        guard let identifier, let command else { return nil }
+        guard let identifier, let command = command ?? (provider != nil ? [] : nil) else { return nil }
+        if isTimeline, widget == nil { return nil }
         let definition = TaskDefinition(
             identifier: identifier.value, kind: kind, namespace: namespace, allowance: allowance,
             grace: grace, resubmit: resubmit, retry: retry,
@@ -248,7 +290,7 @@ struct JobSettings {
             missed: missed, catchUp: catchUp, jitter: jitter, fixedJitter: fixedJitter, accuracy: accuracy)
         let config = JobConfig(definition: definition, command: command, environment: environment,
                                earliest: earliest, file: file, line: identifier.location.line,
-                               projectRoot: projectRoot, simulate: simulate)
+                               projectRoot: projectRoot, simulate: simulate, widget: widget)
         return ParsedJob(config: config, identifierLocation: identifier.location, kindLocation: kindLocation)
     }
 }

@@ -7,11 +7,16 @@ public struct JobSpec: Sendable, Hashable {
     public var definition: TaskDefinition
     public var command: CommandJob
     public var firstRequest: FirstRequest
+    /// For a timeline job (`kind: timeline`): its widget. Its provider runs are requested by the
+    /// timeline machine, not by `firstRequest`.
+    public var widget: WidgetSpec?
 
-    public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core) {
+    public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
+                widget: WidgetSpec? = nil) {
         self.definition = definition
         self.command = command
         self.firstRequest = firstRequest
+        self.widget = widget
     }
 
     public var identifier: String { definition.identifier }

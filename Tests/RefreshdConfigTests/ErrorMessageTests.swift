@@ -18,7 +18,7 @@ import Testing
 
     @Test func longEchoedValuesAreCut() throws {
         let error = try #require(TestSupport.onlyError(header + "kind: " + String(repeating: "z", count: 5000) + "\n"))
-        #expect(error.message == "kind: expected one of app-refresh, processing, found \"" + String(repeating: "z", count: 60) + "…\"")
+        #expect(error.message == "kind: expected one of app-refresh, processing, timeline, found \"" + String(repeating: "z", count: 60) + "…\"")
     }
 
     @Test func configErrorIsOneLineWhateverItIsGiven() {

@@ -34,7 +34,7 @@ import Testing
             command: [true]
             """))
         #expect(error.description
-            == "Jobs/test.yaml:2:7: kind: expected one of app-refresh, processing, found \"background\"")
+            == "Jobs/test.yaml:2:7: kind: expected one of app-refresh, processing, timeline, found \"background\"")
     }
 
     @Test func wrongTypes() {

@@ -1,0 +1,105 @@
+import RefreshdCore
+import RefreshdRuntime
+
+/// Reads a timeline job's `widget:` block:
+///
+/// ```yaml
+/// widget:
+///   kind: wallpaper                        # the widget kind (WidgetKit's kind string)
+///   families: [systemSmall, systemMedium]  # on screen; each family once
+///   budget: 50                             # reloads per family in any 24 h, or unlimited
+///   shared-fetch: 5m                       # how long one upstream fetch serves the other families
+/// ```
+enum WidgetBlock {
+    static let keys = ["kind", "families", "budget", "shared-fetch"]
+
+    /// The most reloads a budget may name: one a minute, all day.
+    static let maximumBudget = 1440
+
+    static func read(_ reader: ValueReader, provider: WidgetSpec.Provider, _ sink: inout ErrorSink) -> WidgetSpec? {
+        guard let pairs = reader.mapping(known: keys, &sink) else { return nil }
+        var kind: String?
+        var families: [String]?
+        var budget: Int? = WidgetSpec.defaultBudget
+        var sharedFetch: Duration = .seconds(300)
+        var ok = true
+        for pair in pairs {
+            let value = ValueReader(key: "widget.\(pair.key)", node: pair.value)
+            switch pair.key {
+            case "kind":
+                kind = widgetKind(value, &sink)
+                ok = ok && kind != nil
+            case "families":
+                families = self.families(value, &sink)
+                ok = ok && families != nil
+            case "budget":
+                if pair.value.scalarText == "unlimited" {
+                    budget = nil
+                } else if let count = value.count(&sink) {
+                    if count < 1 || count > maximumBudget {
+                        sink.add(at: pair.value.location, "widget.budget: expected 1 to \(maximumBudget) reloads a day, "
+                            + "or unlimited (for development), found \(count)")
+                        ok = false
+                    } else {
+                        budget = count
+                    }
+                } else {
+                    ok = false
+                }
+            case "shared-fetch":
+                if let duration = value.duration(&sink, positive: false) { sharedFetch = duration } else { ok = false }
+            default:
+                break
+            }
+        }
+        if kind == nil, ok {
+            sink.add(at: reader.node.location, "widget: missing required key \"kind\" (expected the widget kind, like kind: wallpaper)")
+            ok = false
+        }
+        if families == nil, ok {
+            sink.add(at: reader.node.location, "widget: missing required key \"families\" "
+                + "(expected a list like [systemSmall, systemMedium])")
+            ok = false
+        }
+        guard ok, let kind, let families else { return nil }
+        return WidgetSpec(kind: kind, families: families, budget: budget, sharedFetch: sharedFetch, provider: provider)
+    }
+
+    /// A widget kind: letters, digits, `.`, `_`, `-`; it names files in the shared container.
+    private static func widgetKind(_ reader: ValueReader, _ sink: inout ErrorSink) -> String? {
+        guard let text = reader.string(&sink, expected: "a widget kind like wallpaper") else { return nil }
+        let valid = !text.isEmpty && text.utf8.count <= 64 && text.first != "." && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
+        }
+        guard valid else {
+            sink.add(at: reader.node.location, "\(reader.key): expected 1 to 64 letters, digits, '.', '_' or '-' "
+                + "(not starting with '.'), found \(EchoText.quoted(text))")
+            return nil
+        }
+        return text
+    }
+
+    private static func families(_ reader: ValueReader, _ sink: inout ErrorSink) -> [String]? {
+        guard case .sequence(let items, _) = reader.node, !items.isEmpty else {
+            sink.add(at: reader.node.location, "\(reader.key): expected a non-empty list of families like "
+                + "[systemSmall, systemMedium], found \(reader.node.foundDescription)")
+            return nil
+        }
+        var families: [String] = []
+        var ok = true
+        for item in items {
+            let value = ValueReader(key: reader.key, node: item)
+            guard let family = value.oneOf(WidgetSpec.knownFamilies, &sink) else {
+                ok = false
+                continue
+            }
+            if families.contains(family) {
+                sink.add(at: item.location, "\(reader.key): \(family) is listed twice; expected each family once "
+                    + "(several instances of a family share one timeline)")
+                ok = false
+            }
+            families.append(family)
+        }
+        return ok ? families : nil
+    }
+}

@@ -1,0 +1,48 @@
+import RefreshdCore
+
+/// A timeline job's widget, as its job file declares it: the widget kind, the families on
+/// screen, the reload budget and where its timelines come from.
+///
+/// The runtime declares one provider identifier per family (`<job>#<family>`), so each family's
+/// provider call is an ordinary run (allowance, expiration, results channel, history) and the
+/// provider is asked once per family per reload, as WidgetKit does.
+public struct WidgetSpec: Sendable, Hashable {
+    /// Where timelines come from.
+    public enum Provider: Sendable, Hashable {
+        /// The job's command, once per family; it prints one timeline on its results channel.
+        case command
+        /// The built-in provider that reads the staged wallpaper playlist from the shared container.
+        case playlist
+    }
+
+    /// The widget kind (WidgetKit's `kind` string), e.g. `wallpaper`.
+    public var kind: String
+    /// The families on screen, each once (several instances of a family count as one).
+    public var families: [String]
+    /// Non-exempt reloads per family in any trailing 24 hours; nil is unlimited (development).
+    public var budget: Int?
+    /// How long a provider's upstream fetch is shared by the other families of the kind (the
+    /// per-kind cache directory `REFRESH_WIDGET_CACHE`); zero shares nothing.
+    public var sharedFetch: Duration
+    public var provider: Provider
+
+    /// The families WidgetKit knows, in its order.
+    public static let knownFamilies = [
+        "systemSmall", "systemMedium", "systemLarge", "systemExtraLarge",
+        "accessoryRectangular", "accessoryCircular", "accessoryInline",
+    ]
+    /// iOS's range is 40-70 a day for a frequently viewed widget; 50 is its middle.
+    public static let defaultBudget = 50
+
+    public init(kind: String, families: [String], budget: Int? = WidgetSpec.defaultBudget,
+                sharedFetch: Duration = .seconds(300), provider: Provider = .command) {
+        self.kind = kind
+        self.families = families
+        self.budget = budget
+        self.sharedFetch = sharedFetch
+        self.provider = provider
+    }
+
+    /// The scheduler identifier of one family's provider runs.
+    public static func providerIdentifier(job: String, family: String) -> String { "\(job)#\(family)" }
+}

@@ -1,0 +1,64 @@
+import RefreshdCore
+import RefreshdRuntime
+import Testing
+@testable import RefreshdConfig
+
+@Suite struct WidgetBlockTests {
+    @Test func aTimelineJobWithACommandProvider() throws {
+        let config = try #require(TestSupport.config("""
+            identifier: design.example.wallpaper.widget
+            kind: timeline
+            command: [true]
+            allowance: 20s
+            widget:
+              kind: wallpaper
+              families: [systemSmall, systemMedium]
+              budget: 40
+              shared-fetch: 2m
+            """))
+        #expect(config.widget == WidgetSpec(kind: "wallpaper", families: ["systemSmall", "systemMedium"], budget: 40,
+                                            sharedFetch: .seconds(120), provider: .command))
+        #expect(config.definition.kind == .processing)
+        #expect(config.spec.widget == config.widget)
+    }
+
+    @Test func defaultsUnlimitedAndThePlaylistProvider() throws {
+        let config = try #require(TestSupport.config("""
+            identifier: design.example.wallpaper.widget
+            kind: timeline
+            provider: playlist
+            widget: {kind: wallpaper, families: [accessoryRectangular], budget: unlimited}
+            """))
+        #expect(config.widget == WidgetSpec(kind: "wallpaper", families: ["accessoryRectangular"], budget: nil,
+                                            provider: .playlist))
+        #expect(config.command.isEmpty)
+        let defaulted = try #require(TestSupport.config("""
+            identifier: a.b
+            kind: timeline
+            command: [true]
+            widget: {kind: w, families: [systemLarge]}
+            """))
+        #expect(defaulted.widget?.budget == 50)
+        #expect(defaulted.widget?.sharedFetch == .seconds(300))
+    }
+
+    @Test(arguments: [
+        ("kind: timeline\ncommand: [true]", "kind: timeline needs a widget: block"),
+        ("command: [true]\nwidget: {kind: w, families: [systemSmall]}", "widget: applies only to kind: timeline"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmal]}", "widget.families: expected one of"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall, systemSmall]}", "systemSmall is listed twice"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: []}", "expected a non-empty list of families"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall], budget: 0}", "expected 1 to 1440 reloads a day"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall], budget: 99999999999999999999}", "widget.budget"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: ../etc, families: [systemSmall]}", "widget.kind: expected 1 to 64 letters"),
+        ("kind: timeline\ncommand: [true]\nwidget: {families: [systemSmall]}", "missing required key \"kind\""),
+        ("kind: timeline\ncommand: [true]\nprovider: playlist\nwidget: {kind: w, families: [systemSmall]}", "provider: playlist replaces command:"),
+        ("command: [true]\nprovider: playlist", "provider: applies only to kind: timeline"),
+        ("kind: timeline\nprovider: rss\nwidget: {kind: w, families: [systemSmall]}", "provider: expected one of"),
+    ])
+    func mistakesAreNamedWhereTheyAre(body: String, message: String) {
+        let errors = TestSupport.errors("identifier: a.b\n" + body)
+        #expect(errors.contains { $0.message.contains(message) }, "\(errors.map(\.message))")
+        #expect(errors.allSatisfy { $0.line > 1 }, "errors point into the file: \(errors)")
+    }
+}
