@@ -1,0 +1,80 @@
+extension TimelineMachine {
+    /// What the store held for the timelines when refreshd started, decoded by the runtime.
+    public struct RestoredState: Sendable, Hashable {
+        /// Every `widget` record.
+        public var records: [WidgetRecord]
+        /// The `widget-day` rows of the most recent day that has any (more days may be given:
+        /// the machine goes on counting into whichever rows it is given).
+        public var counters: [WidgetDayCounter]
+
+        public init(records: [WidgetRecord] = [], counters: [WidgetDayCounter] = []) {
+            self.records = records
+            self.counters = counters
+        }
+    }
+
+    /// Loads saved state, once, after the first declares.
+    ///
+    /// - Records of widgets no longer declared are deleted.
+    /// - The current entry is published at once (entries that passed while down are skipped).
+    /// - A provider call that was in flight failed (`interrupted`): stale from when it was asked
+    ///   if its reload demanded freshness, and asked again now, budget permitting (the
+    ///   interrupted call stays counted).
+    /// - A policy reload that fell due while refreshd was down makes the widget stale ("refreshd
+    ///   down") from the due instant; it is asked for now, budget permitting.
+    /// - A deferred reload whose release passed is released now.
+    /// - Declared widgets without a record ask for their first timeline.
+    mutating func restore(_ state: RestoredState, at now: Instant, into effects: inout [TimelineEffect]) {
+        guard !isRestored else { return }
+        isRestored = true
+        for row in state.counters {
+            guard let day = ISO8601.dayNumber(row.day) else { continue }
+            rows[RowKey(day: day, widget: row.widget)] = row
+            counterDay = max(counterDay, day)
+        }
+        var restored: Set<WidgetID> = []
+        for saved in state.records.sorted(by: { $0.widget < $1.widget }) {
+            let id = saved.widget
+            guard widgets[id] != nil, let definition = definitions[id.kind], !restored.contains(id) else {
+                if widgets[id] == nil {
+                    effects.append(.persist(.deleteWidget(id)))
+                    effects.append(.log(.droppedRecord(id)))
+                }
+                continue
+            }
+            restored.insert(id)
+            var w = saved
+            if definition.budget.limit == nil { w.ledger.removeAll() }
+            w.ledger.sort()
+            Self.prune(&w.ledger, window: definition.window, at: now)
+            let interrupted = w.inFlight
+            let interruptedSince = w.inFlightSince ?? now
+            w.inFlight = nil
+            w.inFlightSince = nil
+            if w.queued != nil, interrupted == nil {
+                switch releaseInstant(&w, definition, at: now) {
+                case .none: w.release = now
+                case let .some(release): w.release = release
+                }
+            }
+            widgets[id] = w
+            dirtyWidgets.insert(id)
+            publishCurrent(id, at: now, force: true, into: &effects)
+            if let ask = interrupted {
+                tally(id, at: now) { $0.failed += 1 }
+                effects.append(.log(.interrupted(id, since: interruptedSince)))
+                if ask.demandsFreshness {
+                    startStale(id, .providerInterrupted, at: min(interruptedSince, now), into: &effects)
+                }
+                // Asked again now, with whatever waited behind it.
+                widgets[id]?.queued = w.queued.map { $0.merging(ask) } ?? ask
+                resumeQueued(id, at: now, into: &effects)
+            } else if let due = w.policyDue, due < now, (w.policyReason ?? .policyAtEnd).demandsFreshness {
+                startStale(id, .refreshdDown, at: due, into: &effects)
+            }
+        }
+        for id in order where !restored.contains(id) {
+            request(id, .added, at: now, into: &effects)
+        }
+    }
+}

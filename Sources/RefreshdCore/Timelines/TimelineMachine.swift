@@ -1,0 +1,193 @@
+/// The widget timelines' deterministic machine: every time rule of WidgetKit's timelines and
+/// reload budget, as a function of events and the current instant.
+///
+/// It shows each family's entries at their dates, reloads by the timeline's policy, counts
+/// non-exempt reloads against a budget per widget over a trailing window (deferring, never
+/// dropping, a reload over budget to the exact instant a slot frees), coalesces requests, keeps
+/// the last good timeline when a provider fails, records stale spans and per-day counters. It
+/// never reads a clock or does I/O: the runtime sends events with their instant, carries out the
+/// effects in order, and arms one wake-up at the minimum of every machine's `nextDeadline`.
+///
+/// ```swift
+/// var machine = TimelineMachine()
+/// var effects: [TimelineEffect] = []
+/// machine.handle(.declare(WidgetDefinition(kind: "photos", families: [.systemSmall], job: "photos.provider")),
+///                at: now, into: &effects)
+/// machine.handle(.restore(.init()), at: now, into: &effects)   // asks for the first timeline
+/// // [.runProvider(photos/systemSmall, reason: .added), .persist(...), .log(...)]
+/// ```
+public struct TimelineMachine: Sendable {
+    /// Declared kinds.
+    public internal(set) var definitions: [String: WidgetDefinition] = [:]
+    /// Every widget on screen, by id; `order` lists them sorted, so effects come out in one order.
+    var widgets: [WidgetID: WidgetRecord] = [:]
+    var order: [WidgetID] = []
+    /// `.restore` has been handled: reloads may be asked for.
+    public internal(set) var isRestored = false
+    public internal(set) var isStopping = false
+    /// The earliest instant the machine must act without an outside event (an entry's date, a
+    /// policy reload, a deferred reload's release, the UTC midnight that splits a stale widget's
+    /// counters); nil when nothing is due ever. Recomputed after every event.
+    public internal(set) var nextDeadline: Instant?
+    /// The instant of the last event handled (the invariants and the snapshot look at it).
+    public internal(set) var lastEventAt: Instant?
+    /// The UTC day counters are kept for (days since the epoch); it never moves back, so a wall
+    /// clock stepped back keeps counting into the latest day.
+    var counterDay: Int64 = Int64.min
+    var rows: [RowKey: WidgetDayCounter] = [:]
+    var dirtyWidgets: Set<WidgetID> = []
+    var dirtyRows: Set<RowKey> = []
+
+    /// A counter row's identity: the day (days since the epoch) and the widget.
+    struct RowKey: Hashable, Comparable, Sendable {
+        var day: Int64
+        var widget: WidgetID
+        static func < (lhs: RowKey, rhs: RowKey) -> Bool {
+            lhs.day != rhs.day ? lhs.day < rhs.day : lhs.widget < rhs.widget
+        }
+    }
+
+    static let dayMilliseconds: Int64 = 86_400_000
+
+    public init() {}
+
+    /// Feeds one event; returns its effects in order.
+    public mutating func handle(_ event: TimelineEvent, at now: Instant) -> [TimelineEffect] {
+        var effects: [TimelineEffect] = []
+        handle(event, at: now, into: &effects)
+        return effects
+    }
+
+    /// Feeds one event, appending its effects (a buffer the runtime reuses).
+    public mutating func handle(_ event: TimelineEvent, at now: Instant, into effects: inout [TimelineEffect]) {
+        lastEventAt = now
+        advanceDay(to: now)
+        switch event {
+        case let .declare(definition):
+            declare(definition, at: now, into: &effects)
+        case let .undeclare(kind):
+            undeclare(kind, at: now, into: &effects)
+        case let .restore(state):
+            restore(state, at: now, into: &effects)
+        case let .reload(kind, reason):
+            reload(kind: kind, reason: reason, at: now, into: &effects)
+        case let .providerFinished(id, result):
+            finish(id, result, at: now, into: &effects)
+        case .timerFired, .clockChanged:
+            break  // everything due at `now` is done below, whatever woke the machine
+        case .shutdown:
+            isStopping = true
+            for id in order where widgets[id]?.stale != nil { accountStale(id, until: now) }
+        }
+        for id in order { processDue(id, at: now, into: &effects) }
+        flush(into: &effects)
+        nextDeadline = computeDeadline(at: now)
+    }
+
+    // MARK: Queries
+
+    /// The definition of a declared kind (the runtime reads the provider's job from it).
+    public func definition(ofKind kind: String) -> WidgetDefinition? { definitions[kind] }
+
+    /// The widgets on screen, sorted.
+    public var widgetIDs: [WidgetID] { order }
+
+    /// A widget's whole state.
+    public func record(_ id: WidgetID) -> WidgetRecord? { widgets[id] }
+
+    /// Today's counter rows (the UTC day of the latest event), sorted by widget.
+    public var todaysCounters: [WidgetDayCounter] {
+        rows.filter { $0.key.day == counterDay }.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    // MARK: Bookkeeping
+
+    /// The day `now` counts on (never before the latest day counted).
+    func countingDay(_ now: Instant) -> Int64 { max(counterDay, Self.day(of: now)) }
+
+    static func day(of instant: Instant) -> Int64 {
+        let (q, r) = instant.milliseconds.quotientAndRemainder(dividingBy: dayMilliseconds)
+        return r < 0 ? q - 1 : q
+    }
+
+    /// Moves the counters to `now`'s day, first putting every stale widget's time up to `now`
+    /// into the days it belongs to.
+    mutating func advanceDay(to now: Instant) {
+        let day = Self.day(of: now)
+        guard day > counterDay else { return }
+        if counterDay != Int64.min {
+            for id in order where widgets[id]?.stale != nil { accountStale(id, until: now) }
+        }
+        counterDay = day
+    }
+
+    /// Emits the changed records and counter rows, once each, in a stable order; forgets rows
+    /// of past days.
+    mutating func flush(into effects: inout [TimelineEffect]) {
+        if !dirtyWidgets.isEmpty {
+            for id in dirtyWidgets.sorted() {
+                if let record = widgets[id] { effects.append(.persist(.putWidget(record))) }
+            }
+            dirtyWidgets.removeAll(keepingCapacity: true)
+        }
+        if !dirtyRows.isEmpty {
+            for key in dirtyRows.sorted() {
+                if let row = rows[key] { effects.append(.persist(.putCounters(row))) }
+            }
+            dirtyRows.removeAll(keepingCapacity: true)
+        }
+        if rows.count > order.count {
+            rows = rows.filter { $0.key.day >= counterDay }
+        }
+    }
+
+    /// The minimum over widgets of their next entry switch and (unless a provider call is in
+    /// flight) their policy reload and deferred release; and the next UTC midnight if any widget
+    /// is stale (its stale minutes are split there).
+    func computeDeadline(at now: Instant) -> Instant? {
+        guard !isStopping else { return nil }
+        var next: Instant?
+        func consider(_ t: Instant?) {
+            if let t, next == nil || t < next! { next = t }
+        }
+        var anyStale = false
+        for id in order {
+            guard let w = widgets[id] else { continue }
+            consider(Self.nextSwitch(w, at: now))
+            if isRestored, w.inFlight == nil {
+                consider(w.policyDue)
+                if w.queued != nil { consider(w.release) }
+            }
+            if w.stale != nil { anyStale = true }
+        }
+        if anyStale, counterDay != Int64.min {
+            consider(Instant.clamped((counterDay + 1) * Self.dayMilliseconds))
+        }
+        return next
+    }
+
+    /// The date of the first entry after `now` in the widget's timeline.
+    static func nextSwitch(_ w: WidgetRecord, at now: Instant) -> Instant? {
+        guard let timeline = w.timeline else { return nil }
+        let next = (timeline.currentIndex(at: now) ?? -1) + 1
+        return next < timeline.entries.count ? timeline.entries[next].date : nil
+    }
+
+    /// The row of `day` for a widget, created with the budget left at `now` if new.
+    mutating func withRow(_ id: WidgetID, day: Int64, at now: Instant, _ body: (inout WidgetDayCounter) -> Void) {
+        let key = RowKey(day: day, widget: id)
+        var row = rows[key] ?? {
+            var fresh = WidgetDayCounter(day: ISO8601.day(Instant.clamped(day * Self.dayMilliseconds)), widget: id)
+            fresh.budgetLow = budgetLeft(id, at: now)
+            return fresh
+        }()
+        body(&row)
+        rows[key] = row
+        dirtyRows.insert(key)
+    }
+
+    /// Counts something on `now`'s counting day.
+    mutating func tally(_ id: WidgetID, at now: Instant, _ body: (inout WidgetDayCounter) -> Void) {
+        withRow(id, day: countingDay(now), at: now, body)
+    }
+}

@@ -1,0 +1,87 @@
+/// What `refreshd status` shows of the widget timelines, as a plain Codable value: per widget
+/// the entry shown and since when, the next entry switch, the policy, the next reload and why,
+/// the budget used and left in the window, and staleness with its spans.
+///
+/// Widgets are sorted by kind then family, so equal states give equal snapshots.
+public struct TimelineSnapshot: Sendable, Hashable, Codable {
+    /// One widget's status.
+    public struct Widget: Sendable, Hashable, Codable {
+        /// Why the next reload will happen.
+        public enum NextReload: String, Sendable, Hashable, Codable {
+            /// The policy (`atEnd` or `after`) asks at `nextReload`.
+            case policy
+            /// The policy asks again after a failed reload.
+            case retry
+            /// A reload deferred for the budget is released at `nextReload` (nil: budget 0).
+            case deferred
+            /// A reload waits for the provider call in flight to end.
+            case afterProviderRun
+            /// Nothing asks: only explicit or exempt reloads (`never`, or no timeline yet).
+            case onRequest
+        }
+
+        public var kind: String
+        public var family: WidgetFamily
+        public var job: String
+        public var shown: TimelineEntry?
+        public var shownSince: Instant?
+        public var nextEntrySwitch: Instant?
+        public var entries: Int
+        public var policy: TimelinePolicy?
+        public var nextReload: Instant?
+        public var nextReloadWhy: NextReload
+        public var providerRunningSince: Instant?
+        /// `nil` when unlimited.
+        public var budgetLimit: Int?
+        public var budgetUsed: Int?
+        public var budgetLeft: Int?
+        public var windowSeconds: Int64
+        public var staleSince: Instant?
+        public var staleReason: StaleReason?
+        /// Recent closed spans then the open one, oldest first.
+        public var staleSpans: [StaleSpan]
+        public var lastSuccess: Instant?
+        public var lastFailure: String?
+    }
+
+    /// The instant the snapshot describes.
+    public var at: Instant
+    public var widgets: [Widget]
+    public var nextDeadline: Instant?
+}
+
+extension TimelineMachine {
+    /// The status of every widget at the last event's instant (or `now`, if given, for a
+    /// status read between events: budget use and the entry switch are evaluated then).
+    public func snapshot(at now: Instant? = nil) -> TimelineSnapshot {
+        let at = now ?? lastEventAt ?? Instant(milliseconds: 0)
+        let statuses = order.compactMap { id -> TimelineSnapshot.Widget? in
+            guard let w = widgets[id], let definition = definitions[id.kind] else { return nil }
+            let limit = definition.budget.limit
+            let used = limit.map { _ in Self.usedInWindow(w.ledger, window: definition.window, at: at) }
+            let next: Instant?, why: TimelineSnapshot.Widget.NextReload
+            if w.inFlight != nil {
+                (next, why) = (nil, w.queued != nil ? .afterProviderRun : .onRequest)
+            } else if w.queued != nil {
+                (next, why) = (w.release, .deferred)
+            } else if let due = w.policyDue {
+                (next, why) = (due, w.policyReason == .retry ? .retry : .policy)
+            } else {
+                (next, why) = (nil, .onRequest)
+            }
+            return TimelineSnapshot.Widget(
+                kind: id.kind, family: id.family, job: definition.job,
+                shown: w.shown?.entry, shownSince: w.shown?.since,
+                nextEntrySwitch: Self.nextSwitch(w, at: at),
+                entries: w.timeline?.entries.count ?? 0, policy: w.timeline?.policy,
+                nextReload: next, nextReloadWhy: why, providerRunningSince: w.inFlightSince,
+                budgetLimit: limit, budgetUsed: used,
+                budgetLeft: limit.map { max($0 - (used ?? 0), 0) },
+                windowSeconds: definition.window.wholeMilliseconds / 1000,
+                staleSince: w.stale?.start, staleReason: w.stale?.reason,
+                staleSpans: w.recentSpans + (w.stale.map { [$0] } ?? []),
+                lastSuccess: w.lastSuccess, lastFailure: w.lastFailure)
+        }
+        return TimelineSnapshot(at: at, widgets: statuses, nextDeadline: nextDeadline)
+    }
+}

@@ -1,0 +1,46 @@
+/// One widget's reload figures on one UTC day: what `refreshd stats reloads` and the simulation
+/// report show, the counter developers had to build by hand.
+///
+/// Stored under table `widget-day`, key `YYYY-MM-DD kind/family`; the machine counts, the store
+/// keeps the row as given. Stale time is split at UTC midnight. `firstStale` is the first
+/// instant of the day the widget was stale (midnight for a span that began the day before).
+public struct WidgetDayCounter: Sendable, Hashable, Codable {
+    /// The UTC day, `YYYY-MM-DD`.
+    public var day: String
+    public var kind: String
+    public var family: WidgetFamily
+    /// Every reload request, whatever became of it.
+    public var requested = 0
+    /// Counted reloads performed (the provider was asked).
+    public var performed = 0
+    /// Requests deferred because the budget was spent (a new deferral; later requests coalesced
+    /// into it count as `coalesced`).
+    public var deferred = 0
+    /// Requests folded into a reload already waiting or running.
+    public var coalesced = 0
+    /// Exempt reloads performed (not counted against the budget).
+    public var exempt = 0
+    public var providerCalls = 0
+    public var upstreamFetches = 0
+    /// Failed reloads: provider failed, expired or interrupted.
+    public var failed = 0
+    /// The lowest budget left seen this day; nil for an unlimited budget.
+    public var budgetLow: Int?
+    public var staleMilliseconds: Int64 = 0
+    public var firstStale: Instant?
+    public var staleReason: StaleReason?
+
+    public init(day: String, widget: WidgetID) {
+        self.day = day
+        self.kind = widget.kind
+        self.family = widget.family
+    }
+
+    public var widget: WidgetID { WidgetID(kind: kind, family: family) }
+
+    /// Stale time in whole minutes, rounded to the nearest.
+    public var staleMinutes: Int64 { (staleMilliseconds + 30_000) / 60_000 }
+
+    /// `2026-11-23 photos/systemSmall`: the row's key in the store.
+    public var key: String { "\(day) \(widget)" }
+}

@@ -1,0 +1,33 @@
+/// A widget kind as a job file declares it: the families on screen, the job that provides its
+/// timelines, its reload budget and the budget's window.
+///
+/// Declaring it again (a config reload) keeps the state of the families still on screen;
+/// families no longer listed are withdrawn.
+public struct WidgetDefinition: Sendable, Hashable {
+    /// The widget kind, e.g. `design.example.wallpaper`.
+    public var kind: String
+    /// The families on screen (several instances of one family count as one).
+    public var families: Set<WidgetFamily>
+    /// The job identifier whose provider is run for this kind.
+    public var job: String
+    public var budget: ReloadBudget
+    /// The trailing window the budget counts over (24 h, not reset at midnight).
+    public var window: Duration
+    /// After a failed reload that the policy or an explicit request asked for, the policy asks
+    /// again this much later (a spent budget defers that retry like any reload). Nil: no retry,
+    /// the widget waits for its next explicit or exempt reload.
+    public var failureRetry: Duration?
+
+    public init(kind: String, families: Set<WidgetFamily>, job: String, budget: ReloadBudget = .default,
+                window: Duration = .seconds(86_400), failureRetry: Duration? = .seconds(900)) {
+        self.kind = kind
+        self.families = families
+        self.job = job
+        self.budget = budget
+        self.window = window
+        self.failureRetry = failureRetry
+    }
+
+    /// The families in a stable order.
+    public var sortedFamilies: [WidgetFamily] { families.sorted() }
+}
