@@ -14,8 +14,11 @@ extension TimelineMachine {
             if widgets[id] == nil {
                 widgets[id] = WidgetRecord(widget: id)
                 insertOrdered(id)
-                dirtyWidgets.insert(id)
-                if isRestored { request(id, .added, at: now, into: &effects) }
+                // Before the restore a blank record must not overwrite the saved one.
+                if isRestored {
+                    dirtyWidgets.insert(id)
+                    request(id, .added, at: now, into: &effects)
+                }
             } else {
                 rebudget(id, at: now)
             }
@@ -62,7 +65,7 @@ extension TimelineMachine {
             }
         }
         widgets[id] = w
-        dirtyWidgets.insert(id)
+        if isRestored { dirtyWidgets.insert(id) }
     }
 
     // MARK: Requests
