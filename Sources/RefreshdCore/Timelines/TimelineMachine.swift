@@ -115,10 +115,21 @@ public struct TimelineMachine: Sendable {
     mutating func advanceDay(to now: Instant) {
         let day = Self.day(of: now)
         guard day > counterDay else { return }
-        if counterDay != Int64.min {
-            for id in order where widgets[id]?.stale != nil { accountStale(id, until: now) }
-        }
+        let previous = counterDay
         counterDay = day
+        guard previous != Int64.min else { return }
+        let dayStart = Instant.clamped(day * Self.dayMilliseconds)
+        for id in order {
+            guard let span = widgets[id]?.stale else { continue }
+            accountStale(id, until: now)
+            // The new day's row says at once that the widget is stale from its first instant.
+            withRow(id, day: day, at: now) { row in
+                if row.firstStale == nil {
+                    row.firstStale = max(span.start, dayStart)
+                    row.staleReason = span.reason
+                }
+            }
+        }
     }
 
     /// Emits the changed records and counter rows, once each, in a stable order; forgets rows
