@@ -58,7 +58,7 @@ extension TimelineMachine {
                 }
             }
             widgets[id] = w
-            dirtyWidgets.insert(id)
+            changed(id)
             publishCurrent(id, at: now, force: true, into: &effects)
             if let ask = interrupted {
                 tally(id, at: now) { $0.failed += 1 }
