@@ -10,8 +10,8 @@ extension TimelineMachine {
         changed(id)
         effects.append(.log(.staleStarted(id, since: start, reason)))
         // The day of the start gets its first stale instant now, even before any time accrues
-        // (the counting day for a span starting now, so a clock stepped back counts on).
-        let day = start == lastEventAt ? countingDay(start) : Self.day(of: start)
+        // (`withRow` keeps a clock stepped back from replacing a past day's saved row).
+        let day = Self.day(of: start)
         withRow(id, day: day, at: start) { row in
             if row.firstStale == nil {
                 row.firstStale = start

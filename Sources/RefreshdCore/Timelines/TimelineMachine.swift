@@ -24,6 +24,8 @@ public struct TimelineMachine: Sendable {
     var order: [WidgetID] = []
     /// `.restore` has been handled: reloads may be asked for.
     public internal(set) var isRestored = false
+    /// Inside the restore: rows of days after the latest saved one may be created.
+    var isRestoring = false
     public internal(set) var isStopping = false
     /// The earliest instant the machine must act without an outside event (an entry's date, a
     /// policy reload, a deferred reload's release, the UTC midnight that splits a stale widget's
@@ -220,10 +222,16 @@ public struct TimelineMachine: Sendable {
     }
 
     /// The row of `day` for a widget, created with the budget left at `now` if new.
+    ///
+    /// A past day's row that is not in memory may exist in the store, and writing a fresh one
+    /// would replace it: such counts go to the current day instead (only a wall clock stepped
+    /// back leads here). During the restore, past days after the latest saved row are known to
+    /// be empty (refreshd was down) and get rows of their own.
     mutating func withRow(_ id: WidgetID, day: Int64, at now: Instant, _ body: (inout WidgetDayCounter) -> Void) {
-        let key = RowKey(day: day, widget: id)
+        var key = RowKey(day: day, widget: id)
+        if day < counterDay, rows[key] == nil, !isRestoring { key.day = counterDay }
         var row = rows[key] ?? {
-            var fresh = WidgetDayCounter(day: ISO8601.day(Instant.clamped(day * Self.dayMilliseconds)), widget: id)
+            var fresh = WidgetDayCounter(day: ISO8601.day(Instant.clamped(key.day * Self.dayMilliseconds)), widget: id)
             fresh.budgetLow = budgetLeft(id, at: now)
             return fresh
         }()

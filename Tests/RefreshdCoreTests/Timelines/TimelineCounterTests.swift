@@ -49,4 +49,21 @@ import Testing
         d.send(.reload(kind: "quotes", reason: .appForeground))
         #expect(d.calls.count == 3)  // nothing is asked for while stopping
     }
+
+    @Test func aClockSteppedBackNeverReplacesAPastDaysRow() {
+        var d = TimelineDriver([Self.definition], start: .at(23, 0))
+        d.complete(Self.small, .timeline(timeline([.at(23, 0)], .never), upstreamFetch: true))
+        d.complete(Self.medium, .timeline(timeline([.at(23, 0)], .never), upstreamFetch: true))
+        d.advance(to: .at(day: 1, 0, 30))
+        d.send(.timerFired)  // the machine has seen the new day
+        let saved = d.row("2026-11-22", Self.small)
+        d.now = .at(23, 30)
+        d.send(.clockChanged)  // back across midnight
+        d.send(.reload(kind: "quotes", reason: .explicitAPI))
+        d.complete(Self.small, .failed(reason: "exit 2", expired: false))
+        #expect(d.row("2026-11-22", Self.small) == saved)  // untouched
+        let today = d.row("2026-11-23", Self.small)
+        #expect(today?.requested == 1 && today?.failed == 1)
+        #expect(today?.firstStale == .at(23, 30) && today?.staleReason == .providerFailed)
+    }
 }

@@ -54,6 +54,7 @@ import Testing
         #expect(d.row("2026-11-22", Self.small)?.staleMinutes == 120)
         #expect(d.row("2026-11-22", Self.small)?.firstStale == .at(22, 0))
         #expect(d.row("2026-11-22", Self.small)?.staleReason == .refreshdDown)
+        #expect(d.row("2026-11-22", Self.small)?.performed == 1)  // the day's row was added to, not replaced
         #expect(d.row("2026-11-23", Self.small)?.staleMinutes == 510)
         #expect(d.row("2026-11-23", Self.small)?.firstStale == .at(day: 1, 0, 0))
     }
