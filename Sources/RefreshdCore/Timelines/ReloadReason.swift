@@ -32,10 +32,11 @@ public enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, Cus
         }
     }
 
-    /// The policy or an explicit request asked for it: if it cannot happen, the widget is stale.
+    /// The policy or an explicit request asked for it (or the family has no timeline at all): if
+    /// it cannot happen, the widget is stale, and a failure is retried.
     public var demandsFreshness: Bool {
         switch self {
-        case .policyAtEnd, .policyAfter, .retry, .explicitJob, .explicitAPI: true
+        case .policyAtEnd, .policyAfter, .retry, .explicitJob, .explicitAPI, .added: true
         default: false
         }
     }

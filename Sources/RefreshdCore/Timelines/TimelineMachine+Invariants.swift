@@ -108,14 +108,14 @@ extension TimelineMachine {
         if let open = w.stale, open.end != nil {
             found.append(.init(.staleSpanInvalid, id, "the open span has an end"))
         }
-        var previousEnd: Instant?
         for span in w.recentSpans {
             guard let end = span.end, end >= span.start else {
                 found.append(.init(.staleSpanInvalid, id, "closed span from \(span.start) has no end or ends before it starts"))
                 return
             }
-            previousEnd = end
         }
-        _ = previousEnd
+        if w.recentSpans.count > WidgetRecord.recentSpanLimit {
+            found.append(.init(.staleSpanInvalid, id, "\(w.recentSpans.count) closed spans kept, limit \(WidgetRecord.recentSpanLimit)"))
+        }
     }
 }

@@ -14,7 +14,7 @@ extension TimelineMachine {
             if widgets[id] == nil {
                 widgets[id] = WidgetRecord(widget: id)
                 insertOrdered(id)
-                dirtyWidgets.insert(id)
+                changed(id)
                 if isRestored { request(id, .added, at: now, into: &effects) }
             } else {
                 rebudget(id, at: now)
@@ -36,6 +36,8 @@ extension TimelineMachine {
         widgets[id] = nil
         order.removeAll { $0 == id }
         dirtyWidgets.remove(id)
+        touched.remove(id)
+        dueAt[id] = nil
         effects.append(.publish(id, entry: nil))
         effects.append(.persist(.deleteWidget(id)))
         effects.append(.log(.withdrawn(id)))
@@ -62,7 +64,7 @@ extension TimelineMachine {
             }
         }
         widgets[id] = w
-        dirtyWidgets.insert(id)
+        changed(id)
     }
 
     // MARK: Requests
@@ -85,7 +87,7 @@ extension TimelineMachine {
         if w.inFlight != nil {
             w.queued = w.queued?.merging(reason) ?? ReloadAsk(reason: reason, requested: now)
             widgets[id] = w
-            dirtyWidgets.insert(id)
+            changed(id)
             tally(id, at: now) { $0.coalesced += 1 }
             effects.append(.log(.coalesced(id, reason, into: .afterProviderRun)))
             return
@@ -101,7 +103,7 @@ extension TimelineMachine {
             } else {
                 w.queued = merged
                 widgets[id] = w
-                dirtyWidgets.insert(id)
+                changed(id)
                 tally(id, at: now) { $0.coalesced += 1 }
                 effects.append(.log(.coalesced(id, reason, into: .deferred(until: w.release))))
                 if reason.demandsFreshness { startStale(id, .budgetSpent, at: now, into: &effects) }
@@ -126,7 +128,7 @@ extension TimelineMachine {
         w.queued = ask
         w.release = release
         widgets[id] = w
-        dirtyWidgets.insert(id)
+        changed(id)
         tally(id, at: now) { $0.deferred += 1 }
         effects.append(.log(.deferred(id, ask.reason, used: w.ledger.count, limit: limit,
                                       window: definition.window, release: release)))
@@ -165,7 +167,7 @@ extension TimelineMachine {
         w.inFlight = ask
         w.inFlightSince = now
         widgets[id] = w
-        dirtyWidgets.insert(id)
+        changed(id)
         let left = budgetLeft(id, at: now)
         tally(id, at: now) { row in
             if ask.exempt { row.exempt += 1 } else { row.performed += 1 }
@@ -252,7 +254,7 @@ extension TimelineMachine {
                            detail: expired ? nil : reason, into: &effects)
             }
         }
-        dirtyWidgets.insert(id)
+        changed(id)
         resumeQueued(id, at: now, into: &effects)
     }
 
@@ -276,7 +278,7 @@ extension TimelineMachine {
             let reason = w.policyReason ?? .policyAtEnd
             widgets[id]?.policyDue = nil
             widgets[id]?.policyReason = nil
-            dirtyWidgets.insert(id)
+            changed(id)
             request(id, reason, at: now, into: &effects)
         }
         if let w = widgets[id], w.inFlight == nil, let queued = w.queued, let release = w.release, release <= now {
@@ -300,7 +302,7 @@ extension TimelineMachine {
         let since = (w.shown?.entry == entry && w.shown?.index == index) ? w.shown?.since ?? now : now
         w.shown = ShownEntry(entry: entry, since: since, index: index)
         widgets[id] = w
-        dirtyWidgets.insert(id)
+        changed(id)
         effects.append(.publish(id, entry: entry))
         effects.append(.log(.published(id, entryDate: entry.date)))
     }

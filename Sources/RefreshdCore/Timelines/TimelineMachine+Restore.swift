@@ -23,10 +23,13 @@ extension TimelineMachine {
     /// - A policy reload that fell due while refreshd was down makes the widget stale ("refreshd
     ///   down") from the due instant; it is asked for now, budget permitting.
     /// - A deferred reload whose release passed is released now.
+    /// - Stale time over the downtime is counted into its days now.
     /// - Declared widgets without a record ask for their first timeline.
     mutating func restore(_ state: RestoredState, at now: Instant, into effects: inout [TimelineEffect]) {
         guard !isRestored else { return }
         isRestored = true
+        isRestoring = true
+        defer { isRestoring = false }
         for row in state.counters {
             guard let day = ISO8601.dayNumber(row.day) else { continue }
             rows[RowKey(day: day, widget: row.widget)] = row
@@ -58,7 +61,7 @@ extension TimelineMachine {
                 }
             }
             widgets[id] = w
-            dirtyWidgets.insert(id)
+            changed(id)
             publishCurrent(id, at: now, force: true, into: &effects)
             if let ask = interrupted {
                 tally(id, at: now) { $0.failed += 1 }
@@ -73,6 +76,9 @@ extension TimelineMachine {
                 startStale(id, .refreshdDown, at: due, into: &effects)
             }
         }
+        // Stale time up to now goes into its days while the restored rows are at hand (past
+        // days' rows are not kept after this event, and must not be written afresh later).
+        for id in order where widgets[id]?.stale != nil { accountStale(id, until: now) }
         for id in order where !restored.contains(id) {
             request(id, .added, at: now, into: &effects)
         }

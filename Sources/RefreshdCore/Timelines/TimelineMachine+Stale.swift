@@ -7,11 +7,11 @@ extension TimelineMachine {
         w.stale = StaleSpan(start: start, reason: reason, detail: detail)
         w.staleAccountedUntil = start
         widgets[id] = w
-        dirtyWidgets.insert(id)
+        changed(id)
         effects.append(.log(.staleStarted(id, since: start, reason)))
         // The day of the start gets its first stale instant now, even before any time accrues
-        // (the counting day for a span starting now, so a clock stepped back counts on).
-        let day = start == lastEventAt ? countingDay(start) : Self.day(of: start)
+        // (`withRow` keeps a clock stepped back from replacing a past day's saved row).
+        let day = Self.day(of: start)
         withRow(id, day: day, at: start) { row in
             if row.firstStale == nil {
                 row.firstStale = start
@@ -33,7 +33,7 @@ extension TimelineMachine {
         w.stale = nil
         w.staleAccountedUntil = nil
         widgets[id] = w
-        dirtyWidgets.insert(id)
+        changed(id)
         effects.append(.log(.staleEnded(id, since: span.start, lasted: now.duration(since: span.start))))
     }
 
@@ -57,6 +57,6 @@ extension TimelineMachine {
             from = to
         }
         widgets[id]?.staleAccountedUntil = until
-        dirtyWidgets.insert(id)
+        changed(id)
     }
 }

@@ -24,6 +24,8 @@ public struct TimelineMachine: Sendable {
     var order: [WidgetID] = []
     /// `.restore` has been handled: reloads may be asked for.
     public internal(set) var isRestored = false
+    /// Inside the restore: rows of days after the latest saved one may be created.
+    var isRestoring = false
     public internal(set) var isStopping = false
     /// The earliest instant the machine must act without an outside event (an entry's date, a
     /// policy reload, a deferred reload's release, the UTC midnight that splits a stale widget's
@@ -35,8 +37,14 @@ public struct TimelineMachine: Sendable {
     /// clock stepped back keeps counting into the latest day.
     var counterDay: Int64 = Int64.min
     var rows: [RowKey: WidgetDayCounter] = [:]
+    /// Widgets whose record changed in this event (persisted at its end once restored).
     var dirtyWidgets: Set<WidgetID> = []
     var dirtyRows: Set<RowKey> = []
+    /// Widgets this event changed: their due instant is recomputed at its end.
+    var touched: Set<WidgetID> = []
+    /// Each widget's own next deadline (`widgetDeadline`), so an event looks only at the widgets
+    /// it changed or that are due, never at every widget.
+    var dueAt: [WidgetID: Instant] = [:]
 
     /// A counter row's identity: the day (days since the epoch) and the widget.
     struct RowKey: Hashable, Comparable, Sendable {
@@ -61,7 +69,7 @@ public struct TimelineMachine: Sendable {
     /// Feeds one event, appending its effects (a buffer the runtime reuses).
     public mutating func handle(_ event: TimelineEvent, at now: Instant, into effects: inout [TimelineEffect]) {
         lastEventAt = now
-        advanceDay(to: now)
+        var everyWidget = advanceDay(to: now)
         switch event {
         case let .declare(definition):
             declare(definition, at: now, into: &effects)
@@ -69,19 +77,44 @@ public struct TimelineMachine: Sendable {
             undeclare(kind, at: now, into: &effects)
         case let .restore(state):
             restore(state, at: now, into: &effects)
+            everyWidget = true
         case let .reload(kind, reason):
             reload(kind: kind, reason: reason, at: now, into: &effects)
         case let .providerFinished(id, result):
             finish(id, result, at: now, into: &effects)
-        case .timerFired, .clockChanged:
+        case .timerFired:
             break  // everything due at `now` is done below, whatever woke the machine
+        case .clockChanged:
+            everyWidget = true  // a step back changes which entry is current
         case .shutdown:
             isStopping = true
+            everyWidget = true
             for id in order where widgets[id]?.stale != nil { accountStale(id, until: now) }
         }
-        for id in order { processDue(id, at: now, into: &effects) }
+        if everyWidget {
+            for id in order { processDue(id, at: now, into: &effects) }
+            dueAt.removeAll(keepingCapacity: true)
+            for id in order { if let w = widgets[id], let t = widgetDeadline(w, at: now) { dueAt[id] = t } }
+        } else {
+            var candidates = touched
+            for (id, t) in dueAt where t <= now { candidates.insert(id) }
+            for id in candidates.sorted() { processDue(id, at: now, into: &effects) }
+            touched.formUnion(candidates)
+            for id in touched {
+                dueAt[id] = widgets[id].flatMap { widgetDeadline($0, at: now) }
+            }
+        }
+        touched.removeAll(keepingCapacity: true)
         flush(into: &effects)
-        nextDeadline = computeDeadline(at: now)
+        nextDeadline = isStopping ? nil : dueAt.values.min()
+    }
+
+    /// Notes that a widget's state changed in this event: its record is persisted (once the
+    /// machine is restored: a blank record must not overwrite the saved one) and its due
+    /// instant recomputed.
+    mutating func changed(_ id: WidgetID) {
+        touched.insert(id)
+        if isRestored { dirtyWidgets.insert(id) }
     }
 
     // MARK: Queries
@@ -112,13 +145,26 @@ public struct TimelineMachine: Sendable {
 
     /// Moves the counters to `now`'s day, first putting every stale widget's time up to `now`
     /// into the days it belongs to.
-    mutating func advanceDay(to now: Instant) {
+    /// True when the day changed (every widget's midnight deadline moves).
+    mutating func advanceDay(to now: Instant) -> Bool {
         let day = Self.day(of: now)
-        guard day > counterDay else { return }
-        if counterDay != Int64.min {
-            for id in order where widgets[id]?.stale != nil { accountStale(id, until: now) }
-        }
+        guard day > counterDay else { return false }
+        let previous = counterDay
         counterDay = day
+        guard previous != Int64.min else { return true }
+        let dayStart = Instant.clamped(day * Self.dayMilliseconds)
+        for id in order {
+            guard let span = widgets[id]?.stale else { continue }
+            accountStale(id, until: now)
+            // The new day's row says at once that the widget is stale from its first instant.
+            withRow(id, day: day, at: now) { row in
+                if row.firstStale == nil {
+                    row.firstStale = max(span.start, dayStart)
+                    row.staleReason = span.reason
+                }
+            }
+        }
+        return true
     }
 
     /// Emits the changed records and counter rows, once each, in a stable order; forgets rows
@@ -144,23 +190,25 @@ public struct TimelineMachine: Sendable {
     /// The minimum over widgets of their next entry switch and (unless a provider call is in
     /// flight) their policy reload and deferred release; and the next UTC midnight if any widget
     /// is stale (its stale minutes are split there).
+    /// Recomputed from scratch over every widget: what `nextDeadline` must equal (the
+    /// invariants compare them).
     func computeDeadline(at now: Instant) -> Instant? {
         guard !isStopping else { return nil }
-        var next: Instant?
+        return order.compactMap { widgets[$0].flatMap { widgetDeadline($0, at: now) } }.min()
+    }
+
+    /// One widget's next deadline: its next entry switch; unless a provider call is in flight,
+    /// its policy reload and its deferred reload's release; while stale, the next UTC midnight.
+    func widgetDeadline(_ w: WidgetRecord, at now: Instant) -> Instant? {
+        var next = Self.nextSwitch(w, at: now)
         func consider(_ t: Instant?) {
             if let t, next == nil || t < next! { next = t }
         }
-        var anyStale = false
-        for id in order {
-            guard let w = widgets[id] else { continue }
-            consider(Self.nextSwitch(w, at: now))
-            if isRestored, w.inFlight == nil {
-                consider(w.policyDue)
-                if w.queued != nil { consider(w.release) }
-            }
-            if w.stale != nil { anyStale = true }
+        if isRestored, w.inFlight == nil {
+            consider(w.policyDue)
+            if w.queued != nil { consider(w.release) }
         }
-        if anyStale, counterDay != Int64.min {
+        if w.stale != nil, counterDay != Int64.min {
             consider(Instant.clamped((counterDay + 1) * Self.dayMilliseconds))
         }
         return next
@@ -174,10 +222,16 @@ public struct TimelineMachine: Sendable {
     }
 
     /// The row of `day` for a widget, created with the budget left at `now` if new.
+    ///
+    /// A past day's row that is not in memory may exist in the store, and writing a fresh one
+    /// would replace it: such counts go to the current day instead (only a wall clock stepped
+    /// back leads here). During the restore, past days after the latest saved row are known to
+    /// be empty (refreshd was down) and get rows of their own.
     mutating func withRow(_ id: WidgetID, day: Int64, at now: Instant, _ body: (inout WidgetDayCounter) -> Void) {
-        let key = RowKey(day: day, widget: id)
+        var key = RowKey(day: day, widget: id)
+        if day < counterDay, rows[key] == nil, !isRestoring { key.day = counterDay }
         var row = rows[key] ?? {
-            var fresh = WidgetDayCounter(day: ISO8601.day(Instant.clamped(day * Self.dayMilliseconds)), widget: id)
+            var fresh = WidgetDayCounter(day: ISO8601.day(Instant.clamped(key.day * Self.dayMilliseconds)), widget: id)
             fresh.budgetLow = budgetLeft(id, at: now)
             return fresh
         }()
