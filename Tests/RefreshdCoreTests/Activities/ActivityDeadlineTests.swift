@@ -120,19 +120,22 @@ import Testing
     }
 
     @Test func theVisibleLimitCapsEveryPolicyAtTwelveHours() {
-        var d = ActivityDriver()
+        // With the default 8 h limit the system's end plus 4 h is exactly 12 h; a longer active
+        // limit lets an end at 10 h ask for 14 h, and the 12 h limit comes first.
+        var d = ActivityDriver(settings: ActivitySettings(activeLimit: .hours(11)))
         d.send(ActivityDriver.request("a"))
-        // Ended at 10 h: the default policy would dismiss at 14 h; the 12 h limit comes first.
-        d.send(.end(id: "a", content: nil, policy: .default, timestamp: t0), at: t0 + .hours(7))
+        d.send(.end(id: "a", content: nil, policy: .default, timestamp: t0), at: t0 + .hours(10))
+        #expect(d.machine.snapshot().activities.first?.dismissal == t0 + .hours(12))
         d.advance(to: t0 + .hours(12) - .milliseconds(1))
         #expect(d.state("a") == .ended)
-        #expect(d.machine.snapshot().activities.first?.dismissal == t0 + .hours(11))
+        d.advance(to: t0 + .hours(12))
+        #expect(d.state("a") == .dismissed)
+        #expect(d.transitions(of: "a").last?.cause == .visibleLimit)
+        // The system's own end at 8 h: dismissed at 12 h, by policy and limit at once.
         var e = ActivityDriver()
         e.send(ActivityDriver.request("a"))
-        e.send(.end(id: "a", content: nil, policy: .default, timestamp: t0), at: t0 + .hours(7) + .seconds(3600 * 3 / 2))
         e.advance(to: t0 + .hours(12))
-        #expect(e.state("a") == .dismissed)
-        #expect(e.transitions(of: "a").last?.cause == .visibleLimit)
+        #expect(e.transitions(of: "a").map(\.due) == [t0, t0 + .hours(8), t0 + .hours(12)])
     }
 
     @Test func theVisibleLimitEndsAndDismissesWhenLimitsAreConfiguredThatWay() {
