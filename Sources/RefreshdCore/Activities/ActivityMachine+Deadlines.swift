@@ -127,6 +127,7 @@ extension ActivityMachine {
     /// follow the new budget; activities over a lowered concurrency limit are kept.
     mutating func changeSettings(_ newSettings: ActivitySettings, into effects: inout [ActivityEffect]) {
         settings = newSettings
+        settingsChangedAt = lastInstant
         for id in activities.keys.sorted() {
             guard var activity = activities[id], var held = activity.held else { continue }
             let budget = settings.budget(frequentUpdates: activity.frequentUpdates)

@@ -41,9 +41,10 @@ extension ActivityMachine {
                 }
             }
             let budget = settings.budget(frequentUpdates: a.frequentUpdates)
-            let uses = a.highPriorityUses
-            for i in uses.indices.dropFirst() where uses[i] < uses[i - 1] {
-                problems.append("budget-uses-unordered [\(id)]: \(uses[i]) after \(uses[i - 1])")
+            let allUses = a.highPriorityUses
+            let uses = settingsChangedAt.map { since in allUses.filter { $0 >= since } } ?? allUses
+            for i in allUses.indices.dropFirst() where allUses[i] < allUses[i - 1] {
+                problems.append("budget-uses-unordered [\(id)]: \(allUses[i]) after \(allUses[i - 1])")
                 break
             }
             if uses.count > budget, let i = (budget..<uses.count).first(where: { uses[$0] < uses[$0 - budget] + ActivitySettings.budgetWindow }) {

@@ -5,7 +5,7 @@ import HeapModule
 ///
 /// Use:
 /// - `handle(_:at:into:)` for each event; a refused event returns an `ActivityError` and changes
-///   nothing (not even due deadlines: they wait for the next event or the timer).
+///   nothing itself (deadlines already due by its instant are still applied, stamped).
 /// - `nextDeadline` after each event: the runtime arms its one timer for the minimum over all
 ///   machines and sends `.timerFired` when it fires. Early, late and spurious fires are fine:
 ///   every deadline up to the instant given is applied, in order, stamped with its own instant.
@@ -37,6 +37,9 @@ public struct ActivityMachine: Sendable {
     /// The highest concurrency an invariant check accepts: the limit, or more when a reload
     /// lowered the limit below what namespaces already held (those activities are kept).
     var concurrencyCeiling: Int
+    /// The last settings change: budget uses before it were counted against another budget, so
+    /// the invariant check holds only later ones to the current budget.
+    var settingsChangedAt: Instant?
     /// Broken rules noticed while handling events (a correct machine never records one).
     var faults: [String] = []
 
@@ -49,12 +52,18 @@ public struct ActivityMachine: Sendable {
     /// release, an 8 h or 12 h limit, a dismissal. Nil when nothing is.
     public var nextDeadline: Instant? { deadlines.min?.at }
 
-    /// Handles one event at `now`, appending effects. Returns the refusal, if any, in which case
-    /// nothing changed and nothing but a `.log(.refused)` was appended.
+    /// Handles one event at `now`, appending effects. Deadlines due by `now` are applied first
+    /// (a late timer), stamped with their own instants. Returns the refusal, if any: the event
+    /// itself then changed nothing and appended only a `.log(.refused)`.
     @discardableResult
     public mutating func handle(_ event: ActivityEvent, at now: Instant, into effects: inout [ActivityEffect]) -> ActivityError? {
         let first = !handledAny
         handledAny = true
+        lastInstant = now
+        // Deadlines that came due before this event apply first, stamped, so the event meets
+        // the state it would have met had the timer fired on time (an update after the 8 h
+        // limit finds the activity ended). Restore loads the records first.
+        if case .restore = event {} else { applyDue(at: now, into: &effects) }
         let error: ActivityError?
         switch event {
         case let .request(request):
@@ -77,14 +86,10 @@ public struct ActivityMachine: Sendable {
             changeSettings(newSettings, into: &effects)
             error = nil
         }
-        if let error {
-            effects.append(.log(.refused(error)))
-            return error
-        }
-        lastInstant = now
+        if let error { effects.append(.log(.refused(error))) }
         applyDue(at: now, into: &effects)
         compactDeadlines()
-        return nil
+        return error
     }
 
     /// Activities live (pending, active, stale) in a namespace.
