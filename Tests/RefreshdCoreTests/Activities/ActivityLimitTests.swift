@@ -84,7 +84,9 @@ import Testing
 
 extension String {
     fileprivate func replacingOccurrences(_ target: String, _ replacement: String, once: Bool) -> String {
-        guard let range = range(of: target) else { return self }
-        return replacingCharacters(in: range, with: replacement)
+        guard let range = firstRange(of: target) else { return self }
+        var copy = self
+        copy.replaceSubrange(range, with: replacement)
+        return copy
     }
 }
