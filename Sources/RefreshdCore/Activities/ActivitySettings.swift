@@ -1,0 +1,54 @@
+/// The rules Live Activities follow, from the daemon's configuration (reloadable).
+///
+/// The defaults are ActivityKit's published limits (8 h active, 12 h visible, 4 h after ending,
+/// 4 KB of attributes and content) and its unpublished ones as observed: about 5 concurrent
+/// activities per app. Apple does not publish the size of the high-priority update budget; 10 an
+/// hour (60 with frequent updates) is our choice: small enough that a job pushing every few
+/// seconds is visibly throttled in simulation, large enough that a progress bar updated every
+/// six minutes never is.
+public struct ActivitySettings: Sendable, Hashable {
+    /// Off: every new request is refused (`ActivityError.disabled`); activities already
+    /// requested go on.
+    public var enabled: Bool
+    /// Pending, active and stale activities allowed at once per namespace.
+    public var maxConcurrentPerNamespace: Int
+    /// High-priority updates applied per activity in any rolling hour.
+    public var highPriorityBudgetPerHour: Int
+    /// The same for an activity requested with `frequentUpdates`.
+    public var frequentUpdatesBudgetPerHour: Int
+    /// The most UTF-8 bytes of attributes plus content together.
+    public var payloadLimitBytes: Int
+    /// How long an ended activity stays visible under the default policy (and at most under
+    /// `after`).
+    public var dismissalDelay: Duration
+    /// How long an activity may stay active or stale after it started before the system ends it.
+    public var activeLimit: Duration
+    /// How long an activity may stay visible after it started, whatever its policy.
+    public var visibleLimit: Duration
+
+    public init(enabled: Bool = true,
+                maxConcurrentPerNamespace: Int = 5,
+                highPriorityBudgetPerHour: Int = 10,
+                frequentUpdatesBudgetPerHour: Int = 60,
+                payloadLimitBytes: Int = 4096,
+                dismissalDelay: Duration = .seconds(4 * 3600),
+                activeLimit: Duration = .seconds(8 * 3600),
+                visibleLimit: Duration = .seconds(12 * 3600)) {
+        self.enabled = enabled
+        self.maxConcurrentPerNamespace = maxConcurrentPerNamespace
+        self.highPriorityBudgetPerHour = highPriorityBudgetPerHour
+        self.frequentUpdatesBudgetPerHour = frequentUpdatesBudgetPerHour
+        self.payloadLimitBytes = payloadLimitBytes
+        self.dismissalDelay = dismissalDelay
+        self.activeLimit = activeLimit
+        self.visibleLimit = visibleLimit
+    }
+
+    /// The budget of an activity, by whether it was requested with frequent updates (at least 1).
+    public func budget(frequentUpdates: Bool) -> Int {
+        max(1, frequentUpdates ? frequentUpdatesBudgetPerHour : highPriorityBudgetPerHour)
+    }
+
+    /// The window high-priority updates are counted over.
+    public static let budgetWindow: Duration = .seconds(3600)
+}

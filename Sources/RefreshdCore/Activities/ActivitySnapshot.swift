@@ -1,0 +1,61 @@
+/// The activities as `refreshd status` shows them (Codable for `--json` and the control socket):
+/// each one's state and since when, a content summary, its deadlines and any held update, and
+/// the recently dismissed ones.
+public struct ActivitySnapshot: Sendable, Hashable, Codable {
+    public struct Entry: Sendable, Hashable, Codable {
+        public var id: String
+        public var type: String
+        public var owner: String?
+        public var namespace: String
+        public var state: ActivityState
+        public var since: Instant
+        public var start: Instant
+        /// The content's `progress` (a fraction 0...1) as a percentage, when it has one.
+        public var progressPercent: Double?
+        public var staleDate: Instant?
+        /// When the system ends it (8 h after start), while pending, active or stale.
+        public var endsBy: Instant?
+        /// When it leaves the screen: its policy's instant capped by the 12 h limit once ended,
+        /// otherwise the 12 h limit.
+        public var dismissal: Instant?
+        /// High-priority updates applied in the hour before the snapshot, and the budget.
+        public var budgetUsed: Int
+        public var budget: Int
+        /// The held (throttled) update, if any.
+        public var held: HeldActivityUpdate?
+        public var updatesApplied: Int
+        public var updatesIgnored: Int
+        /// The next deadline of this activity and its kind.
+        public var nextDeadline: Instant?
+        public var nextDeadlineKind: String?
+    }
+
+    /// Live and ended activities, by id.
+    public var activities: [Entry]
+    /// The most recently dismissed, oldest first.
+    public var recentlyDismissed: [DismissedActivity]
+    /// When the snapshot's figures were taken (the machine's last event).
+    public var at: Instant?
+}
+
+extension ActivityMachine {
+    /// The activities now (as of the last event handled), sorted by id.
+    public func snapshot() -> ActivitySnapshot {
+        let now = lastInstant
+        let entries = activities.values.sorted { $0.id < $1.id }.map { a -> ActivitySnapshot.Entry in
+            let next = Self.nextDeadline(of: a, settings: settings)
+            let used = now.map { n in a.highPriorityUses.filter { $0 > n - ActivitySettings.budgetWindow && $0 <= n }.count }
+                ?? a.highPriorityUses.count
+            return ActivitySnapshot.Entry(
+                id: a.id, type: a.typeName, owner: a.owner, namespace: a.namespace, state: a.state,
+                since: a.stateSince, start: a.start,
+                progressPercent: ActivityJSON.progressPercent(in: a.content), staleDate: a.staleDate,
+                endsBy: a.state.isLive ? a.start + settings.activeLimit : nil,
+                dismissal: a.dismissal(visibleLimit: settings.visibleLimit) ?? a.start + settings.visibleLimit,
+                budgetUsed: used, budget: settings.budget(frequentUpdates: a.frequentUpdates), held: a.held,
+                updatesApplied: a.updatesApplied, updatesIgnored: a.updatesIgnored,
+                nextDeadline: next?.at, nextDeadlineKind: next.map { "\($0.kind)" })
+        }
+        return ActivitySnapshot(activities: entries, recentlyDismissed: recentlyDismissed, at: now)
+    }
+}
