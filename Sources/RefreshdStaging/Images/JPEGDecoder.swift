@@ -15,9 +15,8 @@ final class JPEGDecoder {
         self.file = file
         state = .allocate(capacity: 1)
         guard rd_jpeg_decoder_open(state, file.handle) == 1 else {
+            // deinit closes and frees the state: a class whose init throws is deinitialized.
             let message = failure("not a readable JPEG")
-            rd_jpeg_decoder_close(state)
-            state.deallocate()
             throw message
         }
     }

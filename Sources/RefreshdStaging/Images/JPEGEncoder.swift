@@ -17,9 +17,8 @@ final class JPEGEncoder {
                                   buffer.baseAddress, UInt32(buffer.count))
         }
         guard started == 1 else {
+            // deinit closes and frees the state: a class whose init throws is deinitialized.
             let error = failure()
-            rd_jpeg_encoder_close(state)
-            state.deallocate()
             throw error
         }
     }

@@ -19,9 +19,8 @@ final class PNGDecoder {
         self.file = file
         state = .allocate(capacity: 1)
         guard rd_png_decoder_open(state, file.handle, UInt32(PNGDecoder.maximumSide)) == 1 else {
+            // deinit closes and frees the state: a class whose init throws is deinitialized.
             let error = failure("not a readable PNG")
-            rd_png_close(state)
-            state.deallocate()
             throw error
         }
     }

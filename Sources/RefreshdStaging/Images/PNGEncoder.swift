@@ -13,15 +13,14 @@ final class PNGEncoder {
         self.width = width
         state = .allocate(capacity: 1)
         let result = rd_png_encoder_start(state, file.handle, UInt32(width), UInt32(height), interlaced ? 1 : 0)
+        passes = Int(result)
         guard result > 0 else {
             let detail = withUnsafeBytes(of: state.pointee.message) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            rd_png_close(state)
-            state.deallocate()
+            // deinit closes and frees the state: a class whose init throws is deinitialized.
             throw ImageError(file: file.path, reason: "cannot encode PNG (libpng: \(detail))")
         }
-        passes = Int(result)
     }
 
     deinit {
