@@ -64,8 +64,11 @@ public struct PlaylistStager: Sendable {
 
         if let existing = readPlaylist(layout.playlistPath(date)), existing.manifest == manifest,
            existing.entries.allSatisfy({ $0.renditions.values.allSatisfy { files.fileExists(atPath: layout.absolute($0)) } }) {
+            // A run stopped after the rename may have left superseded files: removing them is the
+            // only write an already staged day can cause.
+            try removeExpired(layout: layout, date: date, writer: writer)
             report.outcome = .alreadyStaged
-            report.log.append("playlist for \(date) already staged (manifest \(manifest)); nothing written")
+            report.log.append("playlist for \(date) already staged (manifest \(manifest)); nothing staged")
             report.results = [reloadLine()]
             return
         }
