@@ -21,6 +21,10 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         // SQLite's C API from Debian's libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libjpeg-turbo and libpng for the staging action's renditions (C shims turn their
+        // longjmp errors into return values).
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         // Deterministic scheduling core: events in, effects out. No clock, no I/O.
         .target(name: "RefreshdCore", dependencies: [
@@ -47,6 +51,9 @@ let package = Package(
             "RefreshdCore", "RefreshdRuntime",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Staging a day's playlist with display-size renditions into the shared container, and the
+        // widget side that reads it back as a timeline.
+        .target(name: "RefreshdStaging", dependencies: ["RefreshdCore", "RefreshdRuntime", "CJPEG", "CPNG"]),
         // The libuv host and the public embedding API.
         .target(name: "Refreshd", dependencies: [
             "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
@@ -54,6 +61,7 @@ let package = Package(
         ]),
         .executableTarget(name: "refreshd", dependencies: [
             "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
+            "RefreshdStaging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -65,6 +73,7 @@ let package = Package(
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
+        .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -180,6 +180,22 @@ def main():
             per(cal["cpu_s"]), per(cal["ref_cpu_s"]), ratio(cal["cpu_s"], cal["ref_cpu_s"]), "-", "",
             "same instants as systemd", f"{met(cal['agree'])} (agree: {'yes' if cal['agree'] else 'NO'})")
 
+    renders = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "render"]
+    red = next((r for r in renders if r["strategy"] == "reduced-scale"), None)
+    full = next((r for r in renders if r["strategy"] == "full-decode"), None)
+    if red:
+        mb = lambda r: r["peak_above_baseline_bytes"] / 1e6 if r else None
+        row(f"Rendition: {red['source']} JPEG to {red['output']} (systemMedium)",
+            "peak RSS above baseline MB (C col.: full decode)", mb(red), mb(full), ratio(mb(red), mb(full)), "-", "",
+            "< 2 MB", f"{met(mb(red) < 2)} ({mb(red):.2f} MB)")
+        row("", "wall s (C col.: full decode)", red["wall_s"], full and full["wall_s"],
+            ratio(red["wall_s"], full and full["wall_s"]), "-", "")
+        row("", "decoded at (scale)", f"{red['decoded']} ({red['scale']})", full and full["decoded"], "", "-", "")
+    st = find(rows, "refreshd", "stage")
+    if st:
+        row(f"Staging a day: {st['assets']} assets x {st['families']} families ({st['renditions_written']} renditions)",
+            "wall s / CPU s / peak MB above baseline",
+            f"{fmt(st['wall_s'])} / {fmt(st['cpu_s'])} / {st['peak_above_baseline_bytes'] / 1e6:.1f}", "-", "", "-", "")
     header = ["line", "metric", "refreshd", "C reference", "refreshd/C", "APScheduler", "APS/refreshd", "target", "verdict"]
     widths = [max(len(str(x[col])) for x in table + [header]) for col in range(len(header))]
     lines = []

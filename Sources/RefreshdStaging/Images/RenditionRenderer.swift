@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Makes a display-size JPEG rendition of a JPEG or PNG without decoding the source at full size.
+///
+/// - Fill, not fit: the rendition is exactly the requested pixel size, the source's centre
+///   cropped to its aspect ratio, as a widget background fills its whole frame.
+/// - JPEG sources are decoded by libjpeg-turbo at the smallest DCT scale (n/8) whose cropped area
+///   still covers the target, one scanline at a time; PNG sources row by row at full width. Then
+///   `AreaResampler` averages down to the exact size, the EXIF orientation is applied, and the
+///   result is encoded as a baseline JPEG (quality 85 by default).
+/// - Memory follows the output: a source scanline plus a few output-wide rows, plus the whole
+///   rendition for rotated orientations. The estimate (the rendition at 4 bytes a pixel, plus
+///   every coefficient of a progressive JPEG or the whole image of an interlaced PNG, which
+///   cannot be streamed) must fit the memory ceiling, or the asset is refused with the figures.
+public enum RenditionRenderer {
+    /// How the source is decoded: the real path, or the naive one (full size into an RGBA
+    /// buffer, then reduced), kept for the benchmark's side-by-side comparison.
+    public enum Strategy: String, Sendable {
+        case reducedScale
+        case fullDecode
+    }
+
+    /// What a rendering did, for logs and the benchmark.
+    public struct Report: Sendable, Hashable {
+        public var source: ImageInfo
+        public var scaleNumerator: Int
+        public var decodedWidth: Int
+        public var decodedHeight: Int
+        public var estimatedBytes: Int
+    }
+
+    public static let defaultQuality = 85
+
+    /// The header of an image: size and orientation, no pixels decoded.
+    public static func probe(_ path: String) throws(ImageError) -> ImageInfo {
+        try ScanlineSource(path: path).info
+    }
+
+    /// The working memory a rendition of this source at this size is estimated to need.
+    public static func estimatedBytes(for info: ImageInfo, width: Int, height: Int) -> Int {
+        var bytes = width * height * 4
+        if info.isProgressive { bytes += info.width * info.height * 3 }
+        if info.isInterlaced { bytes += info.width * info.height * 4 }
+        return bytes
+    }
+
+    /// Renders `source` to a `width`x`height` JPEG at `output` (written, flushed and fsynced; on
+    /// failure nothing is left at `output`).
+    @discardableResult
+    public static func render(source: String, to output: String, width: Int, height: Int,
+                              memoryCeiling: Int, quality: Int = defaultQuality,
+                              strategy: Strategy = .reducedScale) throws(ImageError) -> Report {
+        guard width > 0, height > 0, width <= 16_384, height <= 16_384 else {
+            throw ImageError(file: source, reason: "rendition size \(width)x\(height) is not within 1x1...16384x16384")
+        }
+        let reader = try ScanlineSource(path: source)
+        let info = reader.info
+        let estimate = estimatedBytes(for: info, width: width, height: height)
+        if strategy == .reducedScale && estimate > memoryCeiling {
+            var why = "rendition \(width)x\(height) needs about \(megabytes(estimate))"
+            if info.isProgressive { why += " (a progressive JPEG keeps all its coefficients)" }
+            if info.isInterlaced { why += " (an interlaced PNG is decoded whole)" }
+            throw ImageError(file: source, reason: "\(why), over the memory ceiling of \(megabytes(memoryCeiling))")
+        }
+        let storedWidth = info.orientation.swapsAxes ? height : width
+        let storedHeight = info.orientation.swapsAxes ? width : height
+        var scale = 8
+        if info.format == .jpeg && strategy == .reducedScale {
+            let crop = centerCrop(width: Double(info.width), height: Double(info.height),
+                                  aspect: Double(storedWidth) / Double(storedHeight))
+            scale = (1...8).first { n in
+                crop.width * Double(n) / 8 >= Double(storedWidth) && crop.height * Double(n) / 8 >= Double(storedHeight)
+            } ?? 8
+        }
+        try reader.start(scaleNumerator: scale)
+        let crop = centerCrop(width: Double(reader.width), height: Double(reader.height),
+                              aspect: Double(storedWidth) / Double(storedHeight))
+        let resampler = AreaResampler(sourceWidth: reader.width, crop: crop, outWidth: storedWidth, outHeight: storedHeight)
+        let file = try CFile(path: output, mode: "wb")
+        do {
+            let encoder = try JPEGEncoder(file: file, width: width, height: height, quality: quality)
+            let writer = OrientedWriter(encoder: encoder, orientation: info.orientation,
+                                        storedWidth: storedWidth, storedHeight: storedHeight)
+            let emit: (UnsafePointer<UInt8>) throws(ImageError) -> Void = { row throws(ImageError) in
+                try writer.write(storedRow: row)
+            }
+            var row = [UInt8](repeating: 0, count: reader.width * 3)
+            if strategy == .fullDecode {
+                // What a naive widget does: the whole image as RGBA, then reduced.
+                var whole = [UInt8](repeating: 0, count: reader.width * reader.height * 4)
+                for y in 0..<reader.height {
+                    try row.withUnsafeMutableBufferPointer { (r) throws(ImageError) in try reader.readRow(into: r.baseAddress!) }
+                    for x in 0..<reader.width {
+                        let p = (y * reader.width + x) * 4
+                        whole[p] = row[x * 3]; whole[p + 1] = row[x * 3 + 1]; whole[p + 2] = row[x * 3 + 2]; whole[p + 3] = 255
+                    }
+                }
+                try reader.finish()
+                for y in 0..<reader.height {
+                    for x in 0..<reader.width {
+                        let p = (y * reader.width + x) * 4
+                        row[x * 3] = whole[p]; row[x * 3 + 1] = whole[p + 1]; row[x * 3 + 2] = whole[p + 2]
+                    }
+                    try row.withUnsafeBufferPointer { (r) throws(ImageError) in try resampler.push(r.baseAddress!, emit: emit) }
+                }
+            } else {
+                for _ in 0..<reader.height {
+                    try row.withUnsafeMutableBufferPointer { (r) throws(ImageError) in try reader.readRow(into: r.baseAddress!) }
+                    try row.withUnsafeBufferPointer { (r) throws(ImageError) in try resampler.push(r.baseAddress!, emit: emit) }
+                }
+                try reader.finish()
+            }
+            try resampler.finish(emit: emit)
+            try writer.finish()
+            try file.sync()
+        } catch {
+            unlink(output)
+            throw error
+        }
+        return Report(source: info, scaleNumerator: scale, decodedWidth: reader.width, decodedHeight: reader.height,
+                      estimatedBytes: estimate)
+    }
+
+    /// The centred rectangle of a `width`x`height` image with the given aspect ratio.
+    static func centerCrop(width: Double, height: Double, aspect: Double) -> (x: Double, y: Double, width: Double, height: Double) {
+        if width / height > aspect {
+            let w = height * aspect
+            return ((width - w) / 2, 0, w, height)
+        }
+        let h = width / aspect
+        return (0, (height - h) / 2, width, h)
+    }
+
+    static func megabytes(_ bytes: Int) -> String {
+        let tenths = (bytes * 10 + 524_288) / 1_048_576
+        return "\(tenths / 10).\(tenths % 10) MiB"
+    }
+}

@@ -1,0 +1,84 @@
+/// Everything the `stage-playlist` action is told, typed (the job file's `options:` map to this).
+public struct StageOptions: Sendable, Hashable {
+    /// Which day to stage, relative to the run's start in `zone`.
+    public enum Day: Sendable, Hashable {
+        case today
+        case tomorrow
+        case date(CivilDate)
+    }
+
+    /// The wallpaper library: a folder of `.jpg`, `.jpeg` and `.png` files (hidden files ignored).
+    public var library: String
+    /// The folder under the shared container that holds `playlists/` and `renditions/`.
+    public var folder: String = "wallpaper"
+    public var switchTimes: [ClockTime]
+    /// The IANA zone the switch times and days are read in.
+    public var zone: String
+    /// Distinct assets a day shows, 1 to the number of switch times (the switches cycle them).
+    public var assetsPerDay: Int
+    /// No asset shown on the previous N days is chosen while fresh ones remain.
+    public var noRepeatDays: Int = 7
+    public var families: [WidgetFamily]
+    public var seed: UInt64 = 1
+    /// The widget kind asked to reload once a playlist is staged.
+    public var widgetKind: String
+    /// Playlists older than this many days before the staged day are removed with their renditions.
+    public var retentionDays: Int = 7
+    /// The widget's memory ceiling: an asset whose rendition would need more is refused.
+    public var memoryCeiling: Int = 30 * 1_048_576
+    public var day: Day = .tomorrow
+    public var quality: Int = RenditionRenderer.defaultQuality
+
+    public init(library: String, switchTimes: [ClockTime], zone: String, assetsPerDay: Int,
+                families: [WidgetFamily], widgetKind: String) {
+        self.library = library
+        self.switchTimes = switchTimes
+        self.zone = zone
+        self.assetsPerDay = assetsPerDay
+        self.families = families
+        self.widgetKind = widgetKind
+    }
+
+    /// What is wrong with these options, one line each naming the option and what was expected;
+    /// empty when they can be used.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if library.isEmpty { problems.append("library: expected the path of a folder of images") }
+        if folder.isEmpty || folder.contains("/") || folder.hasPrefix(".") {
+            problems.append("folder: expected one folder name (no '/', not hidden), found \"\(folder)\"")
+        }
+        if switchTimes.isEmpty { problems.append("switch-times: expected at least one time like 06:00") }
+        if Set(switchTimes).count != switchTimes.count { problems.append("switch-times: each time at most once") }
+        if ZoneCalendar(identifier: zone) == nil { problems.append("timezone: unknown zone \"\(zone)\"") }
+        if assetsPerDay < 1 || assetsPerDay > max(1, switchTimes.count) {
+            problems.append("assets-per-day: expected 1 to \(max(1, switchTimes.count)) (the switch times), found \(assetsPerDay)")
+        }
+        if noRepeatDays < 0 || noRepeatDays > 366 { problems.append("no-repeat-days: expected 0 to 366, found \(noRepeatDays)") }
+        if retentionDays < max(1, noRepeatDays) || retentionDays > 3660 {
+            problems.append("retention-days: expected \(max(1, noRepeatDays)) (the no-repeat window, whose playlists it reads) to 3660, found \(retentionDays)")
+        }
+        if families.isEmpty { problems.append("families: expected at least one widget family") }
+        var names = Set<String>()
+        for family in families {
+            let allowed = family.name.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+            }
+            if family.name.isEmpty || !allowed {
+                problems.append("families: name \"\(family.name)\": expected letters, digits, '-' or '_'")
+            }
+            if !names.insert(family.name).inserted { problems.append("families: \(family.name) given twice") }
+            let w = family.widthPoints * family.scale, h = family.heightPoints * family.scale
+            if !(w >= 1 && w <= 16_384 && h >= 1 && h <= 16_384) {
+                problems.append("families: \(family.name): expected 1 to 16384 pixels a side (points x scale)")
+            } else if family.pixelWidth * family.pixelHeight * 4 > memoryCeiling {
+                problems.append("families: \(family.name): a \(family.pixelWidth)x\(family.pixelHeight) rendition needs "
+                    + "\(RenditionRenderer.megabytes(family.pixelWidth * family.pixelHeight * 4)), over the memory ceiling of "
+                    + RenditionRenderer.megabytes(memoryCeiling))
+            }
+        }
+        if widgetKind.isEmpty { problems.append("widget-kind: expected the kind of the widget to reload") }
+        if memoryCeiling < 1 { problems.append("memory-ceiling: expected a positive number of bytes") }
+        if !(1...100).contains(quality) { problems.append("quality: expected 1 to 100, found \(quality)") }
+        return problems
+    }
+}

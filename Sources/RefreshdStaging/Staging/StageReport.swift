@@ -1,0 +1,26 @@
+/// How a staging run ended, with its log lines and result lines.
+public struct StageReport: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable {
+        /// A playlist for the day was written (or was already current).
+        case staged
+        case alreadyStaged
+        /// The run's allowance ran out; the container is consistent and the next run continues.
+        case expired
+        /// The test hook stopped the run after a write step, as a kill would.
+        case stopped
+        case failed
+    }
+
+    public var outcome: Outcome
+    public var date: CivilDate?
+    /// Lines for the log: skipped assets and why, notes, the summary.
+    public var log: [String]
+    /// JSON object lines for the results channel (the reload request on success).
+    public var results: [String]
+    /// Write steps taken (files written count two: the temporary and the rename).
+    public var steps: Int
+    public var renditionsWritten: Int
+    public var renditionsReused: Int
+
+    public var succeeded: Bool { outcome == .staged || outcome == .alreadyStaged }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import RefreshdCore
+
+/// The widget side of staging: the timeline for "now" from the playlists in the shared container.
+///
+/// Today's playlist gives one entry per switch time, plus one at the start of the day showing
+/// what the previous evening's last switch showed (so the widget is never blank before the first
+/// switch). When today was not staged (staging missed or expired), the most recent earlier
+/// playlist is used with its switch times re-dated to today, and `fallback` names it; only when
+/// no playlist exists at all is there no timeline. Reads files; takes the instant, never a clock.
+public struct PlaylistTimeline: Sendable {
+    public enum Policy: String, Sendable, Hashable {
+        case atEnd
+        case afterStartOfTomorrow
+    }
+
+    /// No timeline: nothing staged yet, or the zone is unknown.
+    public struct Unavailable: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public var layout: ContainerLayout
+    public var zone: String
+    public var policy: Policy
+
+    public init(container: String, folder: String = "wallpaper", zone: String, policy: Policy = .atEnd) {
+        layout = ContainerLayout(container: container, folder: folder)
+        self.zone = zone
+        self.policy = policy
+    }
+
+    public func timeline(now: Instant) throws(Unavailable) -> Timeline {
+        guard let calendar = ZoneCalendar(identifier: zone) else { throw Unavailable(description: "unknown zone \"\(zone)\"") }
+        let today = calendar.date(of: now)
+        let staged = stagedDates()
+        let chosen: CivilDate
+        if staged.contains(today), readPlaylist(today) != nil {
+            chosen = today
+        } else if let earlier = staged.filter({ $0 < today && readPlaylist($0) != nil }).max() {
+            chosen = earlier
+        } else if let later = staged.filter({ $0 > today && readPlaylist($0) != nil }).min() {
+            chosen = later
+        } else {
+            throw Unavailable(description: "no playlist staged in \(layout.playlists)")
+        }
+        guard let playlist = readPlaylist(chosen), !playlist.entries.isEmpty else {
+            throw Unavailable(description: "no playlist staged in \(layout.playlists)")
+        }
+        let switches = playlist.entries.sorted { $0.time < $1.time }
+        var entries = switches.map { entry in
+            Timeline.Entry(date: calendar.instant(of: today, at: entry.time), asset: entry.asset,
+                           renditions: absolute(entry.renditions))
+        }
+        if let first = switches.first, first.time != .midnight {
+            // Before the first switch, the widget goes on showing the evening's last asset.
+            let evening = (chosen == today ? readPlaylist(today.adding(days: -1)) : nil)?.entries.max { $0.time < $1.time }
+                ?? switches[switches.count - 1]
+            entries.insert(Timeline.Entry(date: calendar.start(of: today), asset: evening.asset,
+                                          renditions: absolute(evening.renditions)), at: 0)
+        }
+        let timelinePolicy: Timeline.Policy = switch policy {
+        case .atEnd: .atEnd
+        case .afterStartOfTomorrow: .after(calendar.start(of: today.adding(days: 1)))
+        }
+        return Timeline(entries: entries, policy: timelinePolicy, fallback: chosen == today ? nil : chosen)
+    }
+
+    private func absolute(_ renditions: [String: String]) -> [String: String] {
+        renditions.mapValues { layout.absolute($0) }
+    }
+
+    private func stagedDates() -> [CivilDate] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: layout.playlists)) ?? [])
+            .compactMap(ContainerLayout.date(ofPlaylistFile:))
+    }
+
+    private func readPlaylist(_ date: CivilDate) -> Playlist? {
+        guard let data = FileManager.default.contents(atPath: layout.playlistPath(date)) else { return nil }
+        return try? JSONDecoder().decode(Playlist.self, from: data)
+    }
+}
