@@ -20,7 +20,8 @@ public struct SystemdNotifier: Sendable {
     public var isEnabled: Bool { socketPath != nil }
 
     /// Sends one notification (newline-separated assignments). False if there is no socket or
-    /// the datagram could not be sent (systemd is not listening).
+    /// the datagram could not be sent (systemd is not listening, or its queue is full). Never
+    /// blocks: it is called on the loop thread, which must not wait for a reader.
     @discardableResult
     public func notify(_ state: String) -> Bool {
         guard let socketPath else { return false }
@@ -39,7 +40,7 @@ public struct SystemdNotifier: Sendable {
         let bytes = Array(state.utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), address, socklen_t(length))
+                sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), address, socklen_t(length))
             }
         }
         return sent == bytes.count

@@ -65,3 +65,17 @@ import Testing
         #expect(SystemdNotifier.keepAliveInterval(environment: [:]) == nil)
     }
 }
+
+extension SystemdNotifierTests {
+    @Test func aReceiverThatNeverReadsNeverBlocksTheSender() {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString.prefix(8))").path
+        let receiver = Receiver(name: path)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path])
+        let began = Date()
+        var refused = 0
+        for _ in 0..<1000 where !notifier.notify("WATCHDOG=1") { refused += 1 }
+        #expect(Date().timeIntervalSince(began) < 2)
+        #expect(refused > 0, "the receiver's queue filled up and sends were dropped, not waited on")
+        #expect(receiver.receive() == "WATCHDOG=1")
+    }
+}
