@@ -1,11 +1,11 @@
 import RefreshdCore
 
 /// One request line of the control protocol (version 1), as JSON:
-/// `{"v":1,"id":7,"command":"submit","identifier":"app.feed","earliest":1800000000000}`.
+/// `{"v":1,"id":7,"command":"submit","identifier":"app.feed","earliest":"2026-11-23T04:00:00.000Z"}`.
 ///
 /// `id` is the client's and comes back in the reply. `command` stays a string here so that an
-/// unknown one is answered `unknown-command`, not `bad-request`. Instants are milliseconds since
-/// the Unix epoch (UTC), as in every other JSON refreshd writes.
+/// unknown one is answered `unknown-command`, not `bad-request`. Instants are ISO 8601 UTC text
+/// with milliseconds, as in every other JSON refreshd writes.
 public struct ControlRequest: Codable, Sendable, Equatable {
     /// The protocol version the client speaks; this refreshd speaks `ControlRequest.version`.
     public var v: Int
