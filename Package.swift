@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        // Metrics in the Prometheus text format (issue 13): the API and its exposition.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // libuv from Debian's libuv1-dev, found by pkg-config.
@@ -58,6 +61,8 @@ let package = Package(
         .target(name: "Refreshd", dependencies: [
             "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
             "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
@@ -74,7 +79,7 @@ let package = Package(
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdRuntime", "RefreshdCore"]),
-        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore"]),
+        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
     ],
     swiftLanguageModes: [.v6]
 )

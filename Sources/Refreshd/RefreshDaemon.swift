@@ -24,6 +24,13 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// A reload still reading the job directory after this long is abandoned: the running config
     /// stays, and scheduling never waited for it (the reading happens on a worker thread).
     public var reloadTimeout: Duration = .seconds(10)
+    /// Where to write the metrics (Prometheus text, replaced atomically) for node_exporter's
+    /// textfile collector; nil writes none (the control socket's `metrics` still answers).
+    public var metricsFile: String?
+    /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
+    public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// The control socket, notifications and metrics while running.
+    var control: DaemonControl?
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
     var loadJobs: @Sendable (String) -> Result<[JobConfig], ConfigErrors> = { JobDirectory.load($0) }
     var scheduler: RefreshScheduler?
@@ -61,12 +68,18 @@ public final class RefreshDaemon: @unchecked Sendable {
         // does all three, so the simulator loads job files by the same rules).
         // Signal handlers first: a SIGTERM sent as soon as "started" is logged must be handled.
         scheduler.prepareSignals()
+        // The state directory's lock is held (the scheduler took it): the socket can be bound.
+        let control = try DaemonControl(scheduler: scheduler, stateDirectory: stateDirectory,
+                                        metricsFile: metricsFile, environment: environment, logger: logger)
+        self.control = control
         let pending = scheduler.runtime.load(loaded.map(\.spec))
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
         scheduler.onHangup = { [unowned self] in self.reload(reason: "SIGHUP") }
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [unowned self] in self.reload(reason: "\(self.jobsDirectory) changed") }) {
             logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
         }
+        // Runs on the loop's first turn, after `run()` has restored state and armed the timer.
+        scheduler.performOnLoop { control.ready() }
         try scheduler.run()
     }
 

@@ -104,6 +104,13 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         source = .log(message)
     }
 
+    /// The core's log message this observation was made from, if it was made from one (never
+    /// for a decoded observation): gives readers in the same process the typed details, such as
+    /// a launch's lateness.
+    public var logMessage: LogMessage? {
+        if case let .log(message) = source { message } else { nil }
+    }
+
     /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.
     public var isWarning: Bool {
         switch kind {

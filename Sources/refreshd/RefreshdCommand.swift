@@ -7,5 +7,6 @@ struct RefreshdCommand: ParsableCommand {
         commandName: "refreshd",
         abstract: "Background-refresh scheduler: iOS BGTaskScheduler semantics for jobs in Jobs/*.yaml.",
         subcommands: [RunCommand.self, CheckCommand.self, StatusCommand.self, CalendarCommand.self,
-                      SimulateCommand.self, TestCommand.self, StagingCommand.self])
+                      SimulateCommand.self, TestCommand.self, CtlCommand.self, WhyCommand.self,
+                      WatchCommand.self, StagingCommand.self])
 }

@@ -27,6 +27,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-concurrent"), help: "Runs in flight at once.")
     var maxConcurrent = 4
 
+    @Option(name: .customLong("metrics-file"), help: "Write metrics in the Prometheus text format to this file (replaced atomically, at most once a second) for node_exporter's textfile collector.")
+    var metricsFile: String?
+
     @Option(help: "Seed for jitter (default: derived from /etc/machine-id, stable per machine).")
     var seed: UInt64?
 
@@ -39,6 +42,7 @@ struct RunCommand: ParsableCommand {
         let logger = Logger(label: "refreshd")
         let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
+        daemon.metricsFile = metricsFile
         do {
             try daemon.run()
         } catch let errors as ConfigErrors {

@@ -1,12 +1,15 @@
 import ArgumentParser
 import Foundation
+import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore
 
 /// `refreshd status`: what is pending, what ran and how it ended, read from the state file.
 ///
-/// Opens the state file read-only, so it works while `refreshd run` holds it.
+/// Asks the running refreshd over its control socket when there is one (adding what only the
+/// live process knows: where each request waits, the runs in flight); otherwise opens the state
+/// file read-only, as it always could.
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
@@ -22,6 +25,7 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        if showLive() { return }
         do {
             try show()
         } catch let error as StoreError {
@@ -64,6 +68,40 @@ struct StatusCommand: ParsableCommand {
         for r in last {
             print("  \(r.identifier)  \(r.outcome?.rawValue ?? "running")  run \(r.runID) at \(r.started)")
         }
+    }
+
+    /// Prints the live refreshd's status; false when none runs on this state directory.
+    private func showLive() -> Bool {
+        guard let client = try? ControlClient.connect(stateDirectory: state),
+              let reply = try? client.request(ControlRequest(.status, runs: runs)), reply.ok,
+              let report = reply.status else { return false }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            if let data = try? encoder.encode(report) { print(String(decoding: data, as: UTF8.self)) }
+            return true
+        }
+        let now = reply.now ?? Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        let snapshot = reply.snapshot
+        print("Live from the running refreshd (\(state)/control.sock).")
+        print("Pending requests (\(report.pending.count)):")
+        for p in snapshot?.pending ?? [] { print("  " + ControlOutput.describe(p, now: now)) }
+        print("Running (\(snapshot?.runs.count ?? 0)):")
+        for r in snapshot?.runs ?? [] {
+            print("  run \(r.runID)  \(r.identifier)  started \(r.started)  deadline \(r.deadline)  attempt \(r.attempt)")
+        }
+        print("Recent runs (\(report.runs.count)):")
+        for r in report.runs {
+            var text = "run \(r.runID)  \(r.identifier)  started \(r.started)  \(r.outcome)"
+            if let ended = r.ended { text += " after \(formatDuration(ended.duration(since: r.started)))" }
+            if let status = r.exitStatus { text += " (exit \(status))" }
+            if let signal = r.signal { text += " (signal \(signal))" }
+            if r.attempt > 1 { text += "  attempt \(r.attempt)" }
+            print("  " + text)
+        }
+        print("Jobs (last outcome):")
+        for j in report.jobs { print("  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)") }
+        return true
     }
 
     static func describe(_ r: RunRecord) -> String {

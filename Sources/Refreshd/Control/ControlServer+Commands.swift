@@ -1,0 +1,163 @@
+import Foundation
+import Glibc
+import RefreshdCore
+import RefreshdRuntime
+
+/// The control protocol's commands, carried out on the loop thread against the live runtime.
+extension ControlServer {
+    func handle(_ line: [UInt8], from connection: ControlConnection) {
+        let request: ControlRequest
+        do {
+            request = try decoder.decode(ControlRequest.self, from: Data(line))
+        } catch let DecodingError.keyNotFound(key, _) {
+            return reply(.failure(id: Self.requestID(line), ControlFailure(
+                code: "bad-request", message: "the request has no \"\(key.stringValue)\"; expected {\"v\":1,\"command\":\"...\"}")), to: connection)
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return reply(.failure(id: Self.requestID(line), ControlFailure(
+                code: "bad-request", message: "\"\(field)\" has the wrong type: \(context.debugDescription)")), to: connection)
+        } catch {
+            return reply(.failure(id: nil, ControlFailure(
+                code: "bad-json", message: "the line is not a JSON object; expected one object per line such as {\"v\":1,\"command\":\"pending\"}")), to: connection)
+        }
+        let id = request.id
+        guard request.v == ControlRequest.version else {
+            return reply(.failure(id: id, ControlFailure(
+                code: "unsupported-version", message: "protocol version \(request.v) is not spoken here; expected \"v\":\(ControlRequest.version)")), to: connection)
+        }
+        guard let command = ControlCommandName(rawValue: request.command) else {
+            let known = ControlCommandName.allCases.filter(\.isSupported).map(\.rawValue).joined(separator: ", ")
+            return reply(.failure(id: id, ControlFailure(
+                code: "unknown-command", message: "unknown command \"\(request.command)\"; expected one of \(known)")), to: connection)
+        }
+        do {
+            reply(try perform(command, request, connection), to: connection)
+        } catch is Handled {
+            return
+        } catch let failure as ControlFailure {
+            reply(.failure(id: id, failure), to: connection)
+        } catch let refusal as ControlRefusal {
+            reply(.failure(id: id, ControlFailure(code: refusal.code, message: refusal.description)), to: connection)
+        } catch let error as SchedulerError {
+            reply(.failure(id: id, Self.failure(error)), to: connection)
+        } catch {
+            reply(.failure(id: id, ControlFailure(code: "internal", message: "\(error)")), to: connection)
+        }
+    }
+
+    /// The `id` of a request that did not decode, if it has a readable one.
+    static func requestID(_ line: [UInt8]) -> Int? {
+        (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["id"] as? Int
+    }
+
+    static func failure(_ error: SchedulerError) -> ControlFailure {
+        let code = switch error {
+        case .tooManyPendingTaskRequests: "too-many-pending"
+        case .notPermitted: "not-permitted"
+        case .unavailable: "unavailable"
+        case .notSaved: "not-saved"
+        }
+        return ControlFailure(code: code, message: error.description)
+    }
+
+    func identifier(_ request: ControlRequest) throws -> String {
+        guard let id = request.identifier, !id.isEmpty else {
+            throw ControlFailure(code: "bad-request", message: "\"\(request.command)\" needs \"identifier\": the job's identifier")
+        }
+        return id
+    }
+
+    func perform(_ command: ControlCommandName, _ request: ControlRequest,
+                 _ connection: ControlConnection) throws -> ControlReply {
+        var reply = ControlReply(id: request.id, now: runtime.now)
+        switch command {
+        case .hello:
+            reply.hello = ControlHello(protocolVersion: ControlRequest.version, pid: getpid(),
+                                       stateDirectory: stateDirectory,
+                                       commands: ControlCommandName.allCases.filter(\.isSupported).map(\.rawValue),
+                                       maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns)
+        case .pending:
+            reply.pending = runtime.snapshot().pending
+        case .submit:
+            let id = try identifier(request)
+            guard let definition = runtime.definitions[id] else {
+                throw ControlRefusal.notDeclared(identifier: id)
+            }
+            try runtime.submit(TaskRequest(identifier: id, kind: definition.kind, earliestBeginDate: request.earliest,
+                                           requiresExternalPower: definition.requiresExternalPower,
+                                           requiresNetworkConnectivity: definition.requiresNetworkConnectivity))
+            reply.pending = runtime.snapshot().pending.filter { $0.identifier == id }
+            reply.message = "submitted \(id) earliest \(reply.pending?.first?.earliest.description ?? "now")"
+        case .cancel:
+            let id = try identifier(request)
+            guard runtime.definitions[id] != nil else { throw ControlRefusal.notDeclared(identifier: id) }
+            let had = runtime.pending(id) != nil
+            runtime.cancel(id)
+            reply.message = had ? "cancelled \(id)" : "\(id) had no pending request; nothing to cancel"
+        case .cancelAll:
+            let count = runtime.snapshot().pending.count
+            runtime.cancelAll()
+            reply.message = "cancelled \(count) pending request\(count == 1 ? "" : "s")"
+        case .simulateLaunch:
+            let id = try identifier(request)
+            try runtime.launchNow(id)
+            let run = runtime.snapshot().runs.first { $0.identifier == id }
+            reply.snapshot = runtime.snapshot()
+            reply.message = "launched \(id)" + (run.map { " run \($0.runID), deadline \($0.deadline)" } ?? "")
+        case .simulateExpiration:
+            let id = try identifier(request)
+            try runtime.expireNow(id)
+            reply.snapshot = runtime.snapshot()
+            let run = reply.snapshot?.runs.first { $0.identifier == id }
+            reply.message = "delivered the expiration to \(id)" + (run.map { " run \($0.runID)" } ?? "")
+        case .status:
+            reply.status = try runtime.statusReport(runs: max(0, request.runs ?? 20), days: 7)
+            reply.snapshot = runtime.snapshot()
+        case .why:
+            reply.why = WhyExplainer.explain(try whyFacts(try identifier(request)))
+        case .snapshot:
+            reply.snapshot = runtime.snapshot()
+        case .subscribe:
+            connection.subscribed = true
+            reply.snapshot = runtime.snapshot()
+            reply.message = "subscribed: observations and snapshots follow as they happen"
+            // The latest events first, so a new watcher does not start blank.
+            var bytes: [UInt8] = []
+            append(reply, to: &bytes)
+            for observation in recent.suffix(20) {
+                var push = ControlReply(id: nil, now: reply.now)
+                push.event = "observation"
+                push.observation = observation
+                append(push, to: &bytes)
+            }
+            if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { close(connection) }
+            throw Handled()
+        case .metrics:
+            reply.metrics = metricsText?() ?? ""
+        case .reload, .activity:
+            throw ControlFailure(code: "unsupported", message: "\"\(command.rawValue)\" is reserved for widget timelines and live activities, which this refreshd does not run yet")
+        }
+        return reply
+    }
+
+    /// What `why` needs from the live runtime.
+    func whyFacts(_ id: String) throws -> WhyFacts {
+        let snapshot = runtime.snapshot()
+        let definition = runtime.definitions[id]
+        let runs = try runtime.recentRuns(limit: 500).filter { $0.identifier == id }.prefix(5).map(StatusReport.Run.init)
+        let missed = try runtime.dailyCounters(days: 7).filter { $0.identifier == id && $0.missed > 0 }
+            .map { (day: $0.day, count: $0.missed) }
+        return WhyFacts(identifier: id, now: runtime.now, live: true, definition: definition,
+                        knownUndeclared: definition == nil,
+                        pending: snapshot.pending.first { $0.identifier == id },
+                        running: snapshot.runs.first { $0.identifier == id }, runsInFlight: snapshot.runs,
+                        maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns,
+                        conditions: snapshot.conditions,
+                        failureStreak: snapshot.failureStreaks.first { $0.identifier == id }?.count ?? 0,
+                        recentRuns: Array(runs), missedByDay: missed,
+                        recentEvents: recent.filter { $0.identifier == id })
+    }
+}
+
+/// A command that already wrote its reply (subscribe: the reply and the first events together).
+struct Handled: Error {}

@@ -1,0 +1,308 @@
+import CLibUV
+import Foundation
+import Glibc
+import RefreshdCore
+import RefreshdRuntime
+
+/// The control socket: `STATE/control.sock`, a Unix domain socket served on the scheduler's
+/// libuv loop, speaking the JSON-lines protocol of `ControlRequest` / `ControlReply`.
+///
+/// It is bound only after the state-directory lock is taken (the scheduler takes it), so a socket
+/// file found there was left by a dead refreshd and is replaced; a second refreshd on the same
+/// directory never gets this far. The file is created with mode 0600 and a peer whose uid is
+/// neither refreshd's nor root is refused (`SO_PEERCRED`). Every client is bounded (line length,
+/// queued output), handled on the loop thread without blocking, and closed on any misbehaviour
+/// without touching the others. Observations reach subscribers pushed, coalesced per loop turn,
+/// with a fresh snapshot after them.
+public final class ControlServer: @unchecked Sendable {
+    /// Bounds per client.
+    public struct Limits: Sendable {
+        /// A request line longer than this is refused and the connection closed.
+        public var maxLineBytes = 64 * 1024
+        /// Output waiting for a client beyond this closes it (a client that does not read).
+        public var maxQueuedBytes = 4 * 1024 * 1024
+        public init() {}
+    }
+
+    public let path: String
+    let stateDirectory: String
+    let scheduler: RefreshScheduler
+    var runtime: RefreshRuntime { scheduler.runtime }
+    let limits: Limits
+    let serverUID: UInt32
+    /// Reads peers' uids through this (tests stand in another uid).
+    var peerUID: (ControlConnection) -> UInt32? = { $0.peer?.uid }
+    // Loop thread only.
+    var listener: UnsafeMutablePointer<uv_pipe_t>?
+    var connections: [Int: ControlConnection] = [:]
+    var nextNumber = 0
+    let readBuffer = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+    /// The latest observations, oldest first (for `why` and a new watcher's first screen).
+    var recent: [RuntimeObservation] = []
+    static let recentCapacity = 200
+    /// Called on the loop thread with each batch of observations (metrics).
+    var listeners: [([RuntimeObservation]) -> Void] = []
+    var closed = false
+    /// The Prometheus text for the `metrics` command, when metrics are kept.
+    var metricsText: (() -> String)?
+    // Guarded by `inboxLock`: observations from any thread, waiting for the loop.
+    let inboxLock = Lock()
+    var inbox: [RuntimeObservation] = []
+    var flushScheduled = false
+
+    /// The socket's path for a state directory.
+    public static func socketPath(stateDirectory: String) -> String { stateDirectory + "/control.sock" }
+
+    public init(scheduler: RefreshScheduler, stateDirectory: String, limits: Limits = Limits()) {
+        self.scheduler = scheduler
+        self.stateDirectory = stateDirectory
+        self.path = Self.socketPath(stateDirectory: stateDirectory)
+        self.limits = limits
+        serverUID = getuid()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    /// Binds and listens (on the loop's thread, before or while it runs), and starts receiving
+    /// the runtime's observations.
+    ///
+    /// - Throws: `ControlFailure` naming the path when the socket cannot be made: the path is too
+    ///   long for a Unix socket, something that is not a socket is in the way, or bind fails.
+    public func start() throws {
+        guard path.utf8.count < 108 else {
+            throw ControlFailure(code: "path-too-long", message: "control socket path \(path) is \(path.utf8.count) bytes; a Unix socket path must be under 108: use a shorter --state path")
+        }
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else {
+                throw ControlFailure(code: "in-the-way", message: "\(path) exists and is not a socket; refreshd will not replace it: move it aside")
+            }
+            // We hold the state directory's lock: whoever made this socket is dead.
+            unlink(path)
+        }
+        Glibc.signal(SIGPIPE, SIG_IGN)  // a vanished client is an error value, not a signal
+        Self.raiseDescriptorLimit()
+        let pipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
+        uv_pipe_init(scheduler.loop, pipe, 0)
+        pipe.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        let previous = umask(0o177)  // born 0600: never a moment with a wider mode
+        let bound = uv_pipe_bind(pipe, path)
+        umask(previous)
+        guard bound == 0 else {
+            closeAndFree(pipe)
+            throw ControlFailure(code: "bind", message: "cannot create the control socket \(path): \(String(cString: uv_strerror(bound)))")
+        }
+        chmod(path, 0o600)
+        let stream = UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self)
+        let listening = uv_listen(stream, 4096) { server, status in
+            guard let data = server?.pointee.data else { return }
+            Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue().accept(status: status)
+        }
+        guard listening == 0 else {
+            closeAndFree(pipe)
+            unlink(path)
+            throw ControlFailure(code: "listen", message: "cannot listen on \(path): \(String(cString: uv_strerror(listening)))")
+        }
+        listener = pipe
+        runtime.observe { [weak self] observation in self?.observed(observation) }
+    }
+
+    /// 1,000 clients at once need 1,000 descriptors: the soft limit goes up to the hard one.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    // MARK: Observations (any thread) to the loop
+
+    func observed(_ observation: RuntimeObservation) {
+        if observation.kind == .stopped, scheduler.onLoopThread {
+            inboxLock.withLock { inbox.append(observation) }
+            flush()
+            close()
+            return
+        }
+        let schedule = inboxLock.withLock { () -> Bool in
+            inbox.append(observation)
+            if flushScheduled { return false }
+            flushScheduled = true
+            return true
+        }
+        if schedule { scheduler.performOnLoop { [weak self] in self?.flush() } }
+    }
+
+    /// Loop thread: hands the observations gathered since the last turn to listeners, keeps the
+    /// latest, and pushes them (then one fresh snapshot) to subscribers.
+    func flush() {
+        let batch = inboxLock.withLock { () -> [RuntimeObservation] in
+            flushScheduled = false
+            defer { inbox.removeAll() }
+            return inbox
+        }
+        guard !batch.isEmpty else { return }
+        recent.append(contentsOf: batch)
+        if recent.count > Self.recentCapacity { recent.removeFirst(recent.count - Self.recentCapacity) }
+        for listener in listeners { listener(batch) }
+        let subscribers = connections.values.filter { $0.subscribed && !$0.closing }
+        guard !subscribers.isEmpty else { return }
+        var bytes: [UInt8] = []
+        let now = runtime.now
+        for observation in batch {
+            var push = ControlReply(id: nil, now: now)
+            push.event = "observation"
+            push.observation = observation
+            append(push, to: &bytes)
+        }
+        var push = ControlReply(id: nil, now: now)
+        push.event = "snapshot"
+        push.snapshot = runtime.snapshot()
+        append(push, to: &bytes)
+        for connection in subscribers where !connection.write(bytes, maxQueued: limits.maxQueuedBytes) {
+            close(connection)
+        }
+    }
+
+    func append(_ reply: ControlReply, to bytes: inout [UInt8]) {
+        if let data = try? encoder.encode(reply) {
+            bytes.append(contentsOf: data)
+            bytes.append(0x0A)
+        }
+    }
+
+    // MARK: Connections
+
+    func accept(status: Int32) {
+        guard status == 0, let listener, !closed else { return }
+        nextNumber += 1
+        let connection = ControlConnection(number: nextNumber, server: self)
+        uv_pipe_init(scheduler.loop, connection.pipe, 0)
+        connection.pipe.pointee.data = Unmanaged.passUnretained(connection).toOpaque()
+        connections[connection.number] = connection
+        let server = UnsafeMutableRawPointer(listener).assumingMemoryBound(to: uv_stream_t.self)
+        guard uv_accept(server, connection.stream) == 0 else {
+            close(connection)
+            return
+        }
+        connection.peer = PeerCredentials.of(socket: connection.fileDescriptor)
+        guard let uid = peerUID(connection), PeerCredentials.allows(peerUID: uid, serverUID: serverUID) else {
+            let who = peerUID(connection).map { "uid \($0)" } ?? "a peer whose uid cannot be read"
+            reply(.failure(id: nil, ControlFailure(
+                code: "permission-denied",
+                message: "\(who) may not use this control socket; expected refreshd's user (uid \(serverUID)) or root")),
+                  to: connection)
+            finish(connection)
+            return
+        }
+        uv_read_start(connection.stream, { handle, _, buf in
+            guard let handle, let buf, let data = handle.pointee.data else { return }
+            let connection = Unmanaged<ControlConnection>.fromOpaque(data).takeUnretainedValue()
+            guard let server = connection.server else { buf.pointee = uv_buf_init(nil, 0); return }
+            buf.pointee = uv_buf_init(server.readBuffer.assumingMemoryBound(to: CChar.self), 64 * 1024)
+        }, { stream, count, _ in
+            guard let stream, let data = stream.pointee.data else { return }
+            let connection = Unmanaged<ControlConnection>.fromOpaque(data).takeUnretainedValue()
+            connection.server?.received(connection, count: count)
+        })
+    }
+
+    func received(_ connection: ControlConnection, count: Int) {
+        guard count >= 0 else {  // EOF or error: the client is gone
+            close(connection)
+            return
+        }
+        guard !connection.closing, count > 0 else { return }
+        connection.pending.append(contentsOf: UnsafeRawBufferPointer(start: readBuffer, count: count))
+        var start = 0
+        while !connection.closing, let newline = connection.pending[start...].firstIndex(of: 0x0A) {
+            let line = connection.pending[start..<newline]
+            start = newline + 1
+            if line.count > limits.maxLineBytes {
+                tooLong(connection)
+                return
+            }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+            handle(Array(line), from: connection)
+        }
+        guard !connection.closing else { return }
+        connection.pending.removeFirst(start)
+        if connection.pending.count > limits.maxLineBytes { tooLong(connection) }
+    }
+
+    func tooLong(_ connection: ControlConnection) {
+        reply(.failure(id: nil, ControlFailure(
+            code: "line-too-long",
+            message: "a request line is longer than \(limits.maxLineBytes) bytes; expected one JSON object per line; closing the connection")),
+              to: connection)
+        finish(connection)
+    }
+
+    func reply(_ reply: ControlReply, to connection: ControlConnection) {
+        var bytes: [UInt8] = []
+        append(reply, to: &bytes)
+        if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { close(connection) }
+    }
+
+    /// Closes after what was written has gone out (a last error reply).
+    func finish(_ connection: ControlConnection) {
+        guard !connection.closing else { return }
+        connection.closing = true
+        uv_read_stop(connection.stream)
+        let request = UnsafeMutablePointer<uv_shutdown_t>.allocate(capacity: 1)
+        request.pointee.data = Unmanaged.passUnretained(connection).toOpaque()
+        let rc = uv_shutdown(request, connection.stream) { request, _ in
+            guard let request else { return }
+            if let data = request.pointee.data {
+                let connection = Unmanaged<ControlConnection>.fromOpaque(data).takeUnretainedValue()
+                connection.server?.closeHandle(connection)
+            }
+            request.deallocate()
+        }
+        if rc != 0 {
+            request.deallocate()
+            closeHandle(connection)
+        }
+    }
+
+    /// Closes a client now (gone, too slow, or refreshd stopping).
+    func close(_ connection: ControlConnection) {
+        connection.closing = true
+        closeHandle(connection)
+    }
+
+    private var handlesClosing: Set<Int> = []
+
+    func closeHandle(_ connection: ControlConnection) {
+        guard handlesClosing.insert(connection.number).inserted else { return }
+        let handle = UnsafeMutableRawPointer(connection.pipe).assumingMemoryBound(to: uv_handle_t.self)
+        uv_close(handle) { handle in
+            guard let handle, let data = handle.pointee.data else { return }
+            let connection = Unmanaged<ControlConnection>.fromOpaque(data).takeUnretainedValue()
+            handle.pointee.data = nil
+            if let server = connection.server {
+                server.connections[connection.number] = nil
+                server.handlesClosing.remove(connection.number)
+            }
+            UnsafeMutableRawPointer(handle).deallocate()
+        }
+    }
+
+    /// Stops listening, closes every client and removes the socket file (loop thread; at stop).
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        if let listener {
+            closeAndFree(listener)
+            self.listener = nil
+            unlink(path)
+        }
+        for connection in connections.values { close(connection) }
+    }
+
+    /// How many clients are connected now (loop thread).
+    var connectionCount: Int { connections.count }
+}

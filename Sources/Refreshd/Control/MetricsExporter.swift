@@ -1,0 +1,125 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import RefreshdCore
+import RefreshdRuntime
+
+/// refreshd's metrics, kept with swift-metrics and exposed in the Prometheus text format by
+/// swift-prometheus (its own registry, not the process-wide `MetricsSystem`, so embedding
+/// applications and tests keep theirs).
+///
+/// Fed on the loop thread from the runtime's observations and snapshots:
+/// - `refreshd_pending_requests` and `refreshd_runs_in_flight` (gauges);
+/// - `refreshd_launches_total{job}`, `refreshd_runs_total{job,outcome}`,
+///   `refreshd_missed_slots_total{job}` (counters since this process started);
+/// - `refreshd_launch_lateness_seconds{job}` (histogram: launch after the earliest begin date).
+///
+/// Widget budgets, stale widgets and activity states join as gauges of their own when those
+/// machines exist. `writeFile` replaces the file atomically (temporary file, then rename) for
+/// node_exporter's textfile collector.
+final class MetricsExporter: @unchecked Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let pending: CoreMetrics.Gauge
+    private let inFlight: CoreMetrics.Gauge
+    private var runs: [String: CoreMetrics.Counter] = [:]
+    private var launches: [String: CoreMetrics.Counter] = [:]
+    private var missed: [String: CoreMetrics.Counter] = [:]
+    private var lateness: [String: CoreMetrics.Timer] = [:]
+    static let latenessName = "refreshd_launch_lateness_seconds"
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Self.latenessName] = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
+            .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(60), .seconds(300), .seconds(3600),
+        ]
+        self.factory = factory
+        pending = CoreMetrics.Gauge(label: "refreshd_pending_requests", factory: factory)
+        inFlight = CoreMetrics.Gauge(label: "refreshd_runs_in_flight", factory: factory)
+        pending.record(0)
+        inFlight.record(0)
+    }
+
+    /// Every series of a job, at zero, so a scraper sees it before it first moves.
+    func declare(_ identifier: String) {
+        _ = launchCounter(identifier)
+        _ = missedCounter(identifier)
+        for outcome in Outcome.allCases { _ = runCounter(identifier, outcome.rawValue) }
+    }
+
+    func record(_ batch: [RuntimeObservation]) {
+        for o in batch {
+            guard let id = o.identifier else { continue }
+            switch o.kind {
+            case .launched:
+                launchCounter(id).increment()
+                if case let .launched(_, late)? = o.logMessage {
+                    timer(id).recordNanoseconds(max(0, late.wholeMilliseconds) * 1_000_000)
+                }
+            case .finished:
+                if let outcome = o.outcome { runCounter(id, outcome.rawValue).increment() }
+            case .interrupted:
+                runCounter(id, Outcome.interrupted.rawValue).increment()
+            case .missed:
+                missedCounter(id).increment(by: o.count ?? 1)
+            default:
+                break
+            }
+        }
+    }
+
+    func record(_ snapshot: SchedulerSnapshot) {
+        pending.record(snapshot.pending.count)
+        inFlight.record(snapshot.runs.count)
+    }
+
+    /// The exposition, in the Prometheus text format.
+    func text() -> String { registry.emitToString() }
+
+    /// Writes the exposition to `path` atomically. Returns the error text on failure.
+    func writeFile(_ path: String) -> String? {
+        let temporary = path + ".tmp.\(getpid())"
+        do {
+            try Data(registry.emitToBuffer()).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                return "cannot rename \(temporary) to \(path): \(reason)"
+            }
+            return nil
+        } catch {
+            unlink(temporary)
+            return "cannot write \(temporary): \(error.localizedDescription)"
+        }
+    }
+
+    private func runCounter(_ id: String, _ outcome: String) -> CoreMetrics.Counter {
+        let key = id + "\u{0}" + outcome
+        if let c = runs[key] { return c }
+        let c = CoreMetrics.Counter(label: "refreshd_runs_total", dimensions: [("job", id), ("outcome", outcome)], factory: factory)
+        runs[key] = c
+        return c
+    }
+
+    private func launchCounter(_ id: String) -> CoreMetrics.Counter {
+        if let c = launches[id] { return c }
+        let c = CoreMetrics.Counter(label: "refreshd_launches_total", dimensions: [("job", id)], factory: factory)
+        launches[id] = c
+        return c
+    }
+
+    private func missedCounter(_ id: String) -> CoreMetrics.Counter {
+        if let c = missed[id] { return c }
+        let c = CoreMetrics.Counter(label: "refreshd_missed_slots_total", dimensions: [("job", id)], factory: factory)
+        missed[id] = c
+        return c
+    }
+
+    private func timer(_ id: String) -> CoreMetrics.Timer {
+        if let t = lateness[id] { return t }
+        let t = CoreMetrics.Timer(label: Self.latenessName, dimensions: [("job", id)], factory: factory)
+        lateness[id] = t
+        return t
+    }
+}

@@ -1,0 +1,36 @@
+/// An operator's orders, as on iOS's debugger commands `_simulateLaunchForTaskWithIdentifier`
+/// and `_simulateExpirationForTaskWithIdentifier`: pure rules like every other event.
+extension SchedulerCore {
+    /// Launches the identifier's pending request now, ignoring its earliest begin date, its
+    /// conditions and any admission hold. One run per identifier and the concurrency cap still
+    /// hold (a refusal says which); the run, its resubmission and counters are those of any launch.
+    public mutating func launchNow(_ identifier: String, at now: Instant,
+                                   into effects: inout [SchedulerEffect]) throws(ControlRefusal) {
+        guard !isStopping else { throw .stopping }
+        guard definitions[identifier] != nil else { throw .notDeclared(identifier: identifier) }
+        if let runID = runs.run(for: identifier) { throw .runInFlight(identifier: identifier, runID: runID) }
+        guard let request = queue[identifier], let slot = queue.slots[identifier] else {
+            throw .notPending(identifier: identifier)
+        }
+        guard active.count < configuration.maxConcurrentRuns else {
+            throw .atCapacity(running: active.count, limit: configuration.maxConcurrentRuns)
+        }
+        launch(request, slot: slot, at: now, into: &effects)
+        finishEvent(into: &effects)
+    }
+
+    /// Delivers the expiration of the identifier's run in flight now, as if its allowance had
+    /// run out: the allowance ends now (the run's deadline moves to `now`), the kill follows
+    /// after the job's grace, and the run ends `expired`.
+    public mutating func expireNow(_ identifier: String, at now: Instant,
+                                   into effects: inout [SchedulerEffect]) throws(ControlRefusal) {
+        guard let runID = runs.run(for: identifier), var run = active[runID] else {
+            throw .notRunning(identifier: identifier)
+        }
+        guard run.phase == .running else { throw .alreadyExpiring(identifier: identifier, runID: runID) }
+        if run.order.deadline > now { run.order.deadline = now }
+        active[runID] = run
+        expireOverdue(at: now, into: &effects)
+        finishEvent(into: &effects)
+    }
+}

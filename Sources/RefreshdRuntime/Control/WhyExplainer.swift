@@ -1,0 +1,142 @@
+import RefreshdCore
+
+/// Turns `WhyFacts` into `refreshd why`'s paragraph: why a job is not running now and when it
+/// will, naming what holds it (a run in flight, the concurrency cap, conditions, an admission
+/// hold, backoff after N failures, the missed-slot policy, refreshd down at the slot) and how its
+/// last runs ended. Pure: the same facts give the same words.
+public enum WhyExplainer {
+    public static func explain(_ f: WhyFacts) -> WhyReport {
+        var reasons: [WhyReport.Reason] = []
+        var parts: [String] = []
+        let id = f.identifier
+        let source = f.live ? "" : " (from the state files: refreshd is not running)"
+
+        if f.knownUndeclared && f.definition == nil && f.pending == nil {
+            reasons.append(.notDeclared)
+            parts.append("\(id) is not a job refreshd knows\(source): no loaded job file declares it.")
+        }
+        if let run = f.running {
+            reasons.append(.running)
+            let elapsed = f.now.duration(since: run.started)
+            let allowance = run.deadline.duration(since: run.started)
+            var text = "\(id) is running now: run \(run.runID) (attempt \(run.attempt)) started \(human(elapsed)) ago"
+            switch run.phase {
+            case .running: text += " with \(human(allowance)) allowed (expiration at \(run.deadline))"
+            case let .expiring(killAt): text += "; its expiration was delivered and it is killed at \(killAt) if still running"
+            case .killed: text += "; it was killed and refreshd waits for it to end"
+            }
+            parts.append(text + ".")
+        }
+        if let p = f.pending {
+            parts.append(contentsOf: explainPending(p, f, &reasons))
+        } else if f.definition != nil || !f.knownUndeclared {
+            if f.running == nil || f.definition?.resubmit == ResubmitPolicy.none {
+                reasons.append(.notPending)
+                var text = "\(id) has no pending request\(source), so nothing will launch it"
+                if let retry = f.definition?.retry, f.failureStreak > 0, retry.delay(forAttempt: f.failureStreak) == nil {
+                    reasons.append(.retriesExhausted)
+                    text += ": its retries are exhausted after \(f.failureStreak) failures in a row (limit \(retry.limit))"
+                }
+                parts.append(text + " until it is submitted again (refreshd ctl submit \(id)).")
+            }
+        }
+        if let missed = f.missedByDay.first(where: { $0.count > 0 }) {
+            reasons.append(.missedSlots)
+            let policy = f.definition?.missed
+            var text = "\(missed.count) calendar slot\(missed.count == 1 ? " was" : "s were") missed on \(missed.day) (refreshd down, asleep or the clock stepped)"
+            switch policy {
+            case .once?: text += "; missed: once ran them as one run"
+            case .skip?: text += "; missed: skip dropped them and waited for the next slot"
+            case .all?: text += "; missed: all replays each, oldest first"
+            case nil: break
+            }
+            parts.append(text + ".")
+        }
+        for event in f.recentEvents.suffix(3) where event.kind == .missed || event.kind == .retriesExhausted {
+            parts.append("Lately: \(event.message).")
+        }
+        if f.recentRuns.isEmpty {
+            parts.append("It has not run yet.")
+        } else {
+            let runs = f.recentRuns.prefix(3).map { r -> String in
+                var t = "run \(r.runID) \(r.outcome)"
+                if r.outcome != "running" { t += " \(human(f.now.duration(since: r.started))) ago" }
+                if let status = r.exitStatus, r.outcome != "success" { t += " (exit \(status))" }
+                if let signal = r.signal { t += " (signal \(signal))" }
+                return t
+            }
+            parts.append("Last runs: " + runs.joined(separator: ", ") + ".")
+        }
+        return WhyReport(identifier: id, live: f.live, reasons: reasons, paragraph: parts.joined(separator: " "))
+    }
+
+    static func explainPending(_ p: SchedulerSnapshot.Pending, _ f: WhyFacts,
+                               _ reasons: inout [WhyReport.Reason]) -> [String] {
+        let id = f.identifier
+        var parts: [String] = []
+        let due = p.earliest <= f.now
+        var text = "\(id) has a pending \(p.kind.rawValue) request (\(p.origin.rawValue)) with earliest begin \(p.earliest)"
+        text += due ? ", \(human(f.now.duration(since: p.earliest))) ago" : ", in \(human(p.earliest.duration(since: f.now)))"
+        parts.append(text + ".")
+        if p.origin == .retry && f.failureStreak > 0 {
+            reasons.append(.backoff)
+            var t = "It is a retry: backoff after \(f.failureStreak) failure\(f.failureStreak == 1 ? "" : "s") in a row"
+            if let retry = f.definition?.retry { t += " (\(retry.backoff.rawValue) from \(human(retry.initial)), at most \(retry.limit) retries)" }
+            parts.append(t + ".")
+        } else if case let .calendar(schedule)? = f.definition?.resubmit, !due {
+            reasons.append(.calendarSlot)
+            parts.append("That is the next slot of its calendar \(schedule.text).")
+        }
+        if !due && f.live {
+            reasons.append(.earliestBegin)
+            parts.append("Nothing holds it: it waits for its earliest begin date, a lower bound.")
+            return parts
+        }
+        if !f.live {
+            if due {
+                reasons.append(.refreshdDown)
+                var t = "refreshd is not running, so it was due while refreshd was down; it runs soon after refreshd starts"
+                if f.definition?.schedule != nil, let policy = f.definition?.missed {
+                    t += ", and slots missed meanwhile follow missed: \(policy.rawValue)"
+                }
+                parts.append(t + ".")
+            } else {
+                reasons.append(.earliestBegin)
+                parts.append("refreshd is not running: it launches at that date only if refreshd runs then.")
+            }
+            return parts
+        }
+        switch p.place {
+        case .blockedByRun?:
+            reasons.append(.blockedByRun)
+            parts.append("It is due but held by its own run in flight (one run per identifier); it launches when that run ends.")
+        case .waitingOnConditions?:
+            reasons.append(.conditions)
+            var needs: [String] = []
+            if p.requiresExternalPower { needs.append("external power (now \(f.conditions?.externalPower == true ? "on" : "off"))") }
+            if p.requiresNetworkConnectivity { needs.append("network (now \(f.conditions?.network == true ? "up" : "down"))") }
+            parts.append("It is due but waits for its conditions: \(needs.joined(separator: " and ")); it launches when they hold.")
+        case .held?:
+            reasons.append(.admissionHold)
+            let until = p.heldUntil.map { " until \($0) (in \(human($0.duration(since: f.now))))" } ?? ""
+            parts.append("It is due but the admission policy (a budget, the system's discretion) holds it\(until).")
+        case .queued?, nil:
+            if let cap = f.maxConcurrentRuns, f.runsInFlight.count >= cap {
+                reasons.append(.concurrencyCap)
+                let names = f.runsInFlight.map { "\($0.identifier) run \($0.runID)" }.joined(separator: ", ")
+                parts.append("It is due but the concurrency cap is reached: \(f.runsInFlight.count) of \(cap) runs in flight (\(names)); it launches, in due order, when one ends.")
+            } else {
+                reasons.append(.due)
+                parts.append("It is due and launches at its wake-up\(p.wake.map { " (\($0))" } ?? "").")
+            }
+        }
+        return parts
+    }
+
+    /// A duration for a sentence: whole seconds once it is over a second.
+    static func human(_ d: Duration) -> String {
+        let ms = d.wholeMilliseconds
+        if abs(ms) >= 1000 { return Duration.milliseconds(ms / 1000 * 1000).compactText }
+        return d.compactText
+    }
+}

@@ -1,0 +1,34 @@
+/// The answer to `refreshd why ID`: one paragraph for people, and the holding reasons as stable
+/// codes for programs (`refreshd why --json`).
+public struct WhyReport: Codable, Sendable, Equatable {
+    /// What holds a job (or why it has nothing pending).
+    public enum Reason: String, Codable, Sendable, CaseIterable {
+        case notDeclared = "not-declared"
+        case running
+        case notPending = "not-pending"
+        case retriesExhausted = "retries-exhausted"
+        case earliestBegin = "earliest-begin"
+        case backoff
+        case calendarSlot = "calendar-slot"
+        case blockedByRun = "blocked-by-run"
+        case concurrencyCap = "concurrency-cap"
+        case conditions
+        case admissionHold = "admission-hold"
+        case missedSlots = "missed-slots"
+        case refreshdDown = "refreshd-down"
+        case due
+    }
+
+    public var identifier: String
+    /// Answered by the running refreshd (false: read from the state files).
+    public var live: Bool
+    public var reasons: [Reason]
+    public var paragraph: String
+
+    public init(identifier: String, live: Bool, reasons: [Reason], paragraph: String) {
+        self.identifier = identifier
+        self.live = live
+        self.reasons = reasons
+        self.paragraph = paragraph
+    }
+}

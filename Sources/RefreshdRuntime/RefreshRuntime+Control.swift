@@ -1,0 +1,64 @@
+import RefreshdCore
+
+/// What the control socket asks of a live runtime: an operator's launch and expiration, and
+/// reads of the store under the runtime's lock (the store is not shared across threads otherwise).
+extension RefreshRuntime {
+    /// Launches the identifier's pending request now, ignoring its earliest begin date and its
+    /// conditions (`SchedulerCore.launchNow`); committed before this returns.
+    public func launchNow(_ identifier: String) throws(ControlRefusal) {
+        try feedControl { core, now, effects throws(ControlRefusal) in
+            try core.launchNow(identifier, at: now, into: &effects)
+        }
+    }
+
+    /// Delivers the expiration of the identifier's run in flight now (`SchedulerCore.expireNow`).
+    public func expireNow(_ identifier: String) throws(ControlRefusal) {
+        try feedControl { core, now, effects throws(ControlRefusal) in
+            try core.expireNow(identifier, at: now, into: &effects)
+        }
+    }
+
+    /// The status report read from the runtime's store (nil without a store), under the lock.
+    public func statusReport(runs: Int, days: Int) throws -> StatusReport? {
+        try lock.withLock { () throws -> StatusReport? in
+            guard let store else { return nil }
+            return try StatusReport(store: store, runs: runs, days: days)
+        }
+    }
+
+    /// The `limit` most recent runs from the store, newest first (empty without a store).
+    public func recentRuns(limit: Int) throws -> [RunRecord] {
+        try lock.withLock { () throws -> [RunRecord] in try store?.recentRuns(limit: limit) ?? [] }
+    }
+
+    /// Today's counters and the days before, newest first (empty without a store).
+    public func dailyCounters(days: Int) throws -> [DailyCounter] {
+        try lock.withLock { () throws -> [DailyCounter] in try store?.dailyCounters(days: days) ?? [] }
+    }
+
+    /// The identifiers declared now, with their definitions.
+    public var definitions: [String: TaskDefinition] { lock.withLock { machines.scheduler.definitions } }
+
+    /// The runtime's clock (the host's), for replies that say how long until something.
+    public var now: Instant { clock() }
+
+    /// Like `feedThrowing`, for the operator's orders: a refusal commits nothing; a failed
+    /// commit is reported as `.stopping` (the runtime stops on it).
+    func feedControl(
+        _ body: (inout SchedulerCore, Instant, inout [SchedulerEffect]) throws(ControlRefusal) -> Void
+    ) throws(ControlRefusal) {
+        let result: Result<Void, ControlRefusal> = lock.withLock {
+            startIfNeeded()
+            scratch.removeAll(keepingCapacity: true)
+            do throws(ControlRefusal) {
+                try body(&machines.scheduler, clock(), &scratch)
+            } catch {
+                return .failure(error)
+            }
+            guard commit(scratch) else { return .failure(.stopping) }
+            return .success(())
+        }
+        kick()
+        try result.get()
+    }
+}

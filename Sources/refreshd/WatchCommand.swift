@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Refreshd
+import RefreshdCore
+import RefreshdRuntime
+
+/// `refreshd watch`: a live view of the running refreshd, pushed by it over the control socket
+/// (a subscription: observations and snapshots as they happen, never polled). On a terminal the
+/// screen is redrawn in place (and once a second, for the countdowns and bars); otherwise it
+/// prints the first screen, then one plain line per event.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Live view of the running refreshd: next due requests, running jobs, latest events.")
+
+    @Option(name: .long, help: "State directory of the running refreshd.")
+    var state = ".refreshd"
+
+    @Option(name: .customLong("for"), help: "Stop after this many seconds (default: until refreshd stops or Ctrl-C).")
+    var seconds: Double?
+
+    @Flag(help: "Print each pushed line as it comes (the control protocol's JSON).")
+    var json = false
+
+    func run() throws {
+        let client: ControlClient
+        let first: ControlReply
+        do {
+            client = try ControlClient.connect(stateDirectory: state)
+            first = try client.request(ControlRequest(.subscribe))
+        } catch {
+            let code: String = if case .notRunning = error { "not-running" } else { "connection" }
+            ControlOutput.fail(ControlFailure(code: code, message: "\(error)"), json: json, command: "watch")
+        }
+        guard first.ok, var snapshot = first.snapshot else {
+            ControlOutput.fail(first.error ?? ControlFailure(code: "internal", message: "no snapshot"), json: json, command: "watch")
+        }
+        let tty = isatty(1) == 1 && !json
+        let end = seconds.map { Date().addingTimeInterval($0) }
+        var events: [RuntimeObservation] = []
+        var serverOffset: Int64 = (first.now?.milliseconds ?? 0) - Self.nowMilliseconds()
+        client.setTimeout(tty ? .seconds(1) : .milliseconds(250))
+        if json {
+            ControlOutput.printJSON(first)
+        } else if !tty {
+            let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
+            for line in WatchView.render(snapshot: snapshot, events: [], now: now) { print(line) }
+            print("")
+            fflush(nil)
+        }
+        while end.map({ Date() < $0 }) ?? true {
+            var push: ControlReply?
+            do {
+                guard let reply = try client.read() else { break }  // refreshd stopped
+                push = reply
+            } catch ControlClient.Failure.timedOut {
+                push = nil
+            } catch {
+                ControlOutput.stderr("refreshd: watch: \(error)")
+                throw ExitCode(1)
+            }
+            if let push {
+                if let now = push.now { serverOffset = now.milliseconds - Self.nowMilliseconds() }
+                if json {
+                    if let data = try? JSONEncoder().encode(push) { print(String(decoding: data, as: UTF8.self)) }
+                    continue
+                }
+                if let observation = push.observation {
+                    events.append(observation)
+                    if events.count > 50 { events.removeFirst(events.count - 50) }
+                    if !tty { print(WatchView.eventLine(observation)) }
+                }
+                if let s = push.snapshot { snapshot = s }
+            }
+            if tty {
+                let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
+                let screen = WatchView.render(snapshot: snapshot, events: events, now: now, width: Self.width())
+                // Home, draw, clear what is left of the old screen.
+                print("\u{1B}[H" + screen.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J", terminator: "")
+            }
+            fflush(nil)  // a pipe or a file sees each event as it comes
+        }
+        if tty { print("") }
+    }
+
+    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    static func width() -> Int {
+        var size = winsize()
+        return ioctl(1, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Refreshd
+import RefreshdConfig
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
+
+/// `refreshd why ID`: in one paragraph, why a job is not running now and when it will.
+///
+/// Asks the running refreshd when there is one (it knows where each request waits: the
+/// concurrency cap, a run in flight, conditions, an admission hold); otherwise reads the state
+/// files read-only, and the job files for the job's policies.
+struct WhyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "why",
+        abstract: "Explain why a job is not running now and when it will.")
+
+    @Argument(help: "The job's identifier.")
+    var identifier: String
+
+    @Option(name: .long, help: "State directory.")
+    var state = ".refreshd"
+
+    @Option(name: .long, help: "Job directory, read for the job's policies when refreshd is not running.")
+    var jobs = "Jobs"
+
+    @Flag(help: "Print one JSON object: identifier, live, reasons (codes) and paragraph.")
+    var json = false
+
+    func run() throws {
+        let report: WhyReport
+        do {
+            let client = try ControlClient.connect(stateDirectory: state)
+            let reply = try client.request(ControlRequest(.why, identifier: identifier))
+            guard reply.ok, let why = reply.why else {
+                ControlOutput.fail(reply.error ?? ControlFailure(code: "internal", message: "no answer"), json: json, command: "why")
+            }
+            report = why
+        } catch ControlClient.Failure.notRunning {
+            do {
+                report = WhyExplainer.explain(try factsFromFiles())
+            } catch let error as StoreError {
+                ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json, command: "why")
+            }
+        } catch {
+            ControlOutput.fail(ControlFailure(code: "connection", message: "\(error)"), json: json, command: "why")
+        }
+        if json { return ControlOutput.printJSON(report) }
+        print(report.paragraph)
+    }
+
+    /// What the state files (read-only) and the job files say.
+    func factsFromFiles() throws -> WhyFacts {
+        try StateDirectory.checkReadable(state)
+        let store = try StateStore.open(directory: state, readOnly: true)
+        defer { store.close() }
+        let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        var definition: TaskDefinition?
+        var jobsRead = false
+        if case let .success(configs) = JobDirectory.load(jobs) {
+            jobsRead = true
+            definition = configs.first { $0.spec.identifier == identifier }?.spec.definition
+        }
+        let pending = try store.pendingRequests().first { $0.identifier == identifier }
+        let runs = try store.recentRuns(limit: 500).filter { $0.identifier == identifier }.prefix(5)
+        let missed = try store.dailyCounters(days: 7).filter { $0.identifier == identifier && $0.missed > 0 }
+        let streak = try store.restoredState().failureStreaks[identifier] ?? 0
+        return WhyFacts(identifier: identifier, now: now, live: false, definition: definition,
+                        knownUndeclared: jobsRead && definition == nil && pending == nil && runs.isEmpty,
+                        pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,
+                        recentRuns: runs.map(StatusReport.Run.init),
+                        missedByDay: missed.map { (day: $0.day, count: $0.missed) })
+    }
+}
