@@ -1,3 +1,4 @@
+import CLibUV  // its headers carry the socket type constants (bits/socket_type.h) into scope
 import Foundation
 import Glibc
 import RefreshdRuntime

@@ -1,3 +1,4 @@
+import CLibUV  // its headers carry the socket type constants (bits/socket_type.h) into scope
 import Glibc
 
 /// sd_notify without libsystemd: one datagram on `$NOTIFY_SOCKET` per state change (`READY=1`,
