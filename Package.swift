@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "RefreshdCalendar", dependencies: ["RefreshdCore"]),
         // Job files: YAML in, validated definitions or located errors out.
         .target(name: "RefreshdConfig", dependencies: [
-            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdSimulation",
+            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdSimulation", "RefreshdStaging",
             .product(name: "Yams", package: "Yams"),
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).

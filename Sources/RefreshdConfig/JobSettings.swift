@@ -59,7 +59,7 @@ struct JobSettings {
     var widgetNode: (keyNode: YAMLNode, value: YAMLNode)?
     var widget: WidgetSpec?
     /// `provider: playlist`, instead of a command.
-    var provider: WidgetSpec.Provider?
+    var providerIsPlaylist = false
     var providerLocation: Location?
 
     init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
@@ -137,7 +137,7 @@ struct JobSettings {
             widgetNode = (keyNode, value)
         case "provider":
             providerLocation = keyNode.location
-            if reader.oneOf(["playlist"], &sink) != nil { provider = .playlist }
+            if reader.oneOf(["playlist"], &sink) != nil { providerIsPlaylist = true }
         default:
             break
         }
@@ -268,7 +268,7 @@ struct JobSettings {
         if !isTimeline, kindIsValid, let providerLocation {
             sink.add(at: providerLocation, "provider: applies only to kind: timeline; expected kind: timeline, or no provider:")
         }
-        if provider != nil, commandSeen, let providerLocation {
+        if providerIsPlaylist, commandSeen, let providerLocation {
             sink.add(at: providerLocation, "provider: playlist replaces command:; expected one of them, found both")
         }
     }
@@ -276,12 +276,14 @@ struct JobSettings {
     /// Reads `widget:` once `provider:` is known (any order in the file).
     mutating func resolveWidget(_ sink: inout ErrorSink) {
         guard isTimeline, let widgetNode else { return }
-        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), provider: provider ?? .command, &sink)
+        let provider: WidgetSpec.Provider = providerIsPlaylist
+            ? .action(PlaylistProvider.spec(zone: (timeZone ?? defaultTimeZone).identifier)) : .command
+        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), provider: provider, &sink)
     }
 
     /// The job, when every setting was valid.
     func job() -> ParsedJob? {
-        guard let identifier, let command = command ?? (provider != nil ? [] : nil) else { return nil }
+        guard let identifier, let command = command ?? (providerIsPlaylist ? [] : nil) else { return nil }
         if isTimeline, widget == nil { return nil }
         let definition = TaskDefinition(
             identifier: identifier.value, kind: kind, namespace: namespace, allowance: allowance,

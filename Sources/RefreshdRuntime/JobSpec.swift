@@ -10,14 +10,20 @@ public struct JobSpec: Sendable, Hashable {
     /// For a timeline job (`kind: timeline`): its widget. Its provider runs are requested by the
     /// timeline machine, not by `firstRequest`.
     public var widget: WidgetSpec?
+    /// A built-in action run instead of the command (`action: stage-playlist`).
+    public var action: ActionSpec?
 
     public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
-                widget: WidgetSpec? = nil) {
+                widget: WidgetSpec? = nil, action: ActionSpec? = nil) {
         self.definition = definition
         self.command = command
         self.firstRequest = firstRequest
         self.widget = widget
+        self.action = action
     }
+
+    /// What runs when the job launches: its built-in action, else its command.
+    public var handler: TaskHandler { action.map { .action($0.make()) } ?? .command(command) }
 
     public var identifier: String { definition.identifier }
 }

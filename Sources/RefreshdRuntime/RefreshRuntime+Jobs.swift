@@ -6,7 +6,7 @@ extension RefreshRuntime {
     @discardableResult
     public func load(_ specs: [JobSpec]) -> Int {
         for spec in specs {
-            register(spec.definition, handler: .command(spec.command))
+            register(spec.definition, handler: spec.handler)
         }
         lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
         restoreSavedState()
@@ -22,7 +22,7 @@ extension RefreshRuntime {
     public func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
         let plan = lock.withLock { ReloadPlan.diff(current: jobs, loaded: specs) }
         for id in plan.removed { withdraw(id) }
-        for spec in plan.added + plan.changed { redeclare(spec.definition, handler: .command(spec.command)) }
+        for spec in plan.added + plan.changed { redeclare(spec.definition, handler: spec.handler) }
         lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
         seed(plan.added, replacing: false)
         seed(plan.changed, replacing: true)

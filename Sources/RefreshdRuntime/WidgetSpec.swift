@@ -11,8 +11,10 @@ public struct WidgetSpec: Sendable, Hashable {
     public enum Provider: Sendable, Hashable {
         /// The job's command, once per family; it prints one timeline on its results channel.
         case command
-        /// The built-in provider that reads the staged wallpaper playlist from the shared container.
-        case playlist
+        /// A built-in provider run in process (`provider: playlist` reads the staged wallpaper
+        /// playlist from the shared container); it finds its family with
+        /// `WidgetSpec.family(ofProviderIdentifier:)` and returns the timeline as its result.
+        case action(ActionSpec)
     }
 
     /// The widget kind (WidgetKit's `kind` string), e.g. `wallpaper`.
@@ -45,4 +47,10 @@ public struct WidgetSpec: Sendable, Hashable {
 
     /// The scheduler identifier of one family's provider runs.
     public static func providerIdentifier(job: String, family: String) -> String { "\(job)#\(family)" }
+
+    /// The family a provider identifier names (the text after the last `#`).
+    public static func family(ofProviderIdentifier identifier: String) -> String? {
+        guard let hash = identifier.lastIndex(of: "#") else { return nil }
+        return String(identifier[identifier.index(after: hash)...])
+    }
 }

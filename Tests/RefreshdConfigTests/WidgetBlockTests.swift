@@ -29,8 +29,13 @@ import Testing
             provider: playlist
             widget: {kind: wallpaper, families: [accessoryRectangular], budget: unlimited}
             """))
-        #expect(config.widget == WidgetSpec(kind: "wallpaper", families: ["accessoryRectangular"], budget: nil,
-                                            provider: .playlist))
+        #expect(config.widget?.budget == nil)
+        #expect(config.widget?.families == ["accessoryRectangular"])
+        guard case let .action(action)? = config.widget?.provider else {
+            Issue.record("expected the built-in playlist provider, found \(String(describing: config.widget?.provider))")
+            return
+        }
+        #expect(action.name == "playlist")
         #expect(config.command.isEmpty)
         let defaulted = try #require(TestSupport.config("""
             identifier: a.b
