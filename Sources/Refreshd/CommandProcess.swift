@@ -34,6 +34,11 @@ final class CommandProcess {
     private let onLine: (String, String) -> Void
     private let onDropped: (Int, Int, String) -> Void
     private let onExit: (RunExit, [String]) -> Void
+    /// Offered each complete results line as it arrives; true when it was applied at once (a live
+    /// activity update), so it is not kept for the exit.
+    private let onResultLine: (String) -> Bool
+    /// Where the next unexamined results byte starts.
+    private var resultsScanned = 0
     /// The most a run may write to its results channel.
     static let resultsCapacity = RunResults.maxLines * (RunResults.maxLineBytes + 1)
     /// How long after the exit to wait for the results channel to close.
@@ -46,7 +51,9 @@ final class CommandProcess {
     ///   - onExit: called once with the exit and the raw lines of the results channel.
     init(runID: Int64, identifier: String, limiter: OutputRateLimiter = OutputRateLimiter(),
          onLine: @escaping (String, String) -> Void, onDropped: @escaping (Int, Int, String) -> Void,
+         onResultLine: @escaping (String) -> Bool = { _ in false },
          onExit: @escaping (RunExit, [String]) -> Void) {
+        self.onResultLine = onResultLine
         self.runID = runID
         self.identifier = identifier
         self.limiter = limiter
@@ -160,11 +167,27 @@ final class CommandProcess {
             let room = Self.resultsCapacity - results.count
             if count > room { resultsTruncated = true }
             results.append(contentsOf: UnsafeRawBufferPointer(start: base, count: min(count, max(0, room))))
+            offerCompleteLines()
         } else if count < 0 {
             resultsOpen = false
             uv_read_stop(stream)
             close(UnsafeMutableRawPointer(stream))
             reportExitIfReady()
+        }
+    }
+
+    /// Offers each new complete line to `onResultLine`; an applied line leaves the buffer, so a
+    /// long job's live updates never fill it.
+    private func offerCompleteLines() {
+        let newline = UInt8(ascii: "\n")
+        while let end = results[resultsScanned...].firstIndex(of: newline) {
+            let start = resultsScanned
+            if end - start <= RunResults.maxLineBytes,
+               onResultLine(String(decoding: results[start..<end], as: UTF8.self)) {
+                results.removeSubrange(start...end)
+            } else {
+                resultsScanned = end + 1
+            }
         }
     }
 

@@ -29,6 +29,7 @@ extension RefreshScheduler: RuntimeHost {
             runID: order.runID, identifier: order.identifier,
             onLine: { stream, line in runtime.runOutput(order, stream: stream, line: line) },
             onDropped: { lines, bytes, limit in runtime.runOutputDropped(order, lines: lines, bytes: bytes, limit: limit) },
+            onResultLine: { line in runtime.runResultLine(order, line) },
             onExit: { [weak self] exit, results in
                 self?.processes[order.runID] = nil
                 runtime.runEnded(order.runID, exit: exit, results: results)

@@ -18,6 +18,10 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case clockChanged(Instant, expected: Instant)
     /// A due request the admission policy holds back until an instant.
     case held(identifier: String, until: Instant)
+    /// Something the widget timeline machine did (published, reload asked or deferred, stale).
+    case timeline(TimelineLog)
+    /// Something the live activity machine did (a transition, a held or ignored update).
+    case activity(ActivityLog)
 
     public var description: String {
         switch self {
@@ -59,6 +63,10 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
             "held \(id): due, admitted at \(until) at the earliest"
         case let .stopping(running):
             "stopping: \(running) run\(running == 1 ? "" : "s") in flight"
+        case let .timeline(log):
+            log.description
+        case let .activity(log):
+            log.description
         }
     }
 

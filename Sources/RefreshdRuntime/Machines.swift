@@ -1,19 +1,321 @@
+import Foundation
 import RefreshdCore
 
-/// The runtime's state machines, composed: one event type in, one effect list out, one
-/// earliest deadline for the single wake-up timer.
+/// The runtime's state machines, composed: events in, one effect list out, one earliest deadline
+/// for the single wake-up timer.
 ///
-/// Today the scheduler core is the only machine; widget timelines and live activities join it
-/// here as machines of their own (never as cases inside `SchedulerCore`), each reporting its
-/// next deadline, so they never fight over the timer.
+/// Three machines, each pure: `SchedulerCore` (requests and runs), `TimelineMachine` (widget
+/// timelines, reload budgets, stale spans) and `ActivityMachine` (live activities). Composition
+/// is the only place they meet:
+/// - **One timer.** The machines' own timer effects are replaced by one `armTimer` for the
+///   earliest of their deadlines; `timerFired`, clock changes and the shutdown reach every machine.
+/// - **Provider calls are runs.** A widget reload asks the scheduler for a run of the family's
+///   provider identifier (`<job>#<family>`) now, so it has an allowance, an expiration, a results
+///   channel and a history like any run; its end comes back as the provider's result.
+/// - **Results drive the other machines.** A run's results lines (`ResultLine`) carry timelines,
+///   explicit reloads and activity events; a failed or expired run ends the activities it owns.
+/// - **Records.** The side machines' durable changes become `putRecord`/`deleteRecord` changes
+///   (JSON text), committed with the event's other changes before anything is acted on.
 struct Machines: Sendable {
     var scheduler: SchedulerCore
+    var timelines = TimelineMachine()
+    var activities = ActivityMachine()
+    /// Provider identifier -> the widget (kind and family) whose timelines it provides.
+    var providers: [String: WidgetID] = [:]
+    /// The instant the one timer is armed for.
+    private(set) var armed: Instant?
+    private var timelineEffects: [TimelineEffect] = []
+    private var activityEffects: [ActivityEffect] = []
+    private var ended: [(runID: Int64, identifier: String, outcome: Outcome, results: [String])] = []
+    /// Set up once, never changed.
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+    private static let decoder = JSONDecoder()
+    private var encoder: JSONEncoder { Self.encoder }
+    private var decoder: JSONDecoder { Self.decoder }
 
-    /// Routes an event to the machine it belongs to; appends the effects in order.
+    init(scheduler: SchedulerCore) {
+        self.scheduler = scheduler
+    }
+
+    private var stores: Bool { scheduler.configuration.emitsStateChanges }
+
+    // MARK: Events
+
+    /// Routes a scheduler event to the machines it concerns; appends the effects in order.
     mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        let start = effects.count
+        var rearm = false
+        switch event {
+        case let .restore(state):
+            // The side machines first: the scheduler's restore ends interrupted runs, and an
+            // interrupted provider run is a failed reload of a widget that must already be known.
+            restoreSideMachines(state.records, at: now, into: &effects)
+        default:
+            break
+        }
         scheduler.handle(event, at: now, into: &effects)
+        switch event {
+        case .timerFired:
+            armed = nil  // the one timer fired: nothing is armed until the next deadline is
+            feed(.timerFired, at: now, into: &effects)
+            feed(activity: .timerFired, at: now, into: &effects)
+        case let .clockChanged(expected):
+            rearm = true
+            feed(.clockChanged, at: now, into: &effects)
+            feed(activity: .clockChanged(expected: expected), at: now, into: &effects)
+        case .shutdown:
+            feed(.shutdown, at: now, into: &effects)
+        default:
+            break
+        }
+        settle(from: start, at: now, rearm: rearm, into: &effects)
+    }
+
+    /// A call that can be refused (a submit through the API, an operator's launch-now): the
+    /// scheduler's own effects, then the composition's bookkeeping.
+    mutating func withScheduler<E: Error>(
+        at now: Instant, into effects: inout [SchedulerEffect],
+        _ body: (inout SchedulerCore, inout [SchedulerEffect]) throws(E) -> Void
+    ) throws(E) {
+        let start = effects.count
+        try body(&scheduler, &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
+    }
+
+    /// A timeline event (declarations, explicit reloads from the API).
+    mutating func handle(timeline event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        let start = effects.count
+        feed(event, at: now, into: &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
+    }
+
+    /// An activity event (the API, a live result line); a refusal is returned and logged.
+    @discardableResult
+    mutating func handle(activity event: ActivityEvent, at now: Instant, into effects: inout [SchedulerEffect]) -> ActivityError? {
+        let start = effects.count
+        let error = feed(activity: event, at: now, into: &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
+        return error
+    }
+
+    /// A line a run wrote while it runs: applied now when it is a live line (an activity event,
+    /// an explicit reload). False for other lines: they are kept for the run's end.
+    mutating func handleLive(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) -> Bool {
+        guard line.isLive else { return false }
+        let start = effects.count
+        apply(line, at: now, into: &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
+        return true
     }
 
     /// The earliest instant at which any machine must act without an outside event.
-    var nextDeadline: Instant? { scheduler.nextWakeUp }
+    var nextDeadline: Instant? {
+        [scheduler.nextWakeUp, timelines.nextDeadline, activities.nextDeadline].compactMap { $0 }.min()
+    }
+
+    // MARK: Composition
+
+    /// After an event: hands run ends to the side machines (which may ask for provider runs,
+    /// which may end at once), drops the machines' own timer effects and arms the one timer.
+    private mutating func settle(from start: Int, at now: Instant, rearm: Bool, into effects: inout [SchedulerEffect]) {
+        var index = start
+        while true {
+            var kept = index
+            for i in index..<effects.count {
+                switch effects[i] {
+                case let .ended(runID, identifier, outcome, results):
+                    ended.append((runID, identifier, outcome, results))
+                case .armTimer, .disarmTimer:
+                    break
+                default:
+                    effects.swapAt(kept, i)
+                    kept += 1
+                }
+            }
+            effects.removeSubrange(kept...)
+            index = kept
+            guard !ended.isEmpty else { break }
+            let batch = ended
+            ended.removeAll()
+            for end in batch { runEnded(end, at: now, into: &effects) }
+        }
+        let next = nextDeadline
+        if next != armed || rearm {
+            armed = next
+            effects.append(next.map { .armTimer(at: $0) } ?? .disarmTimer)
+        }
+    }
+
+    /// A run ended: a provider's reload, or a job whose results and outcome concern the others.
+    private mutating func runEnded(_ end: (runID: Int64, identifier: String, outcome: Outcome, results: [String]),
+                                   at now: Instant, into effects: inout [SchedulerEffect]) {
+        let namespace = scheduler.definitions[end.identifier]?.namespace ?? "default"
+        var timeline: (Timeline, Bool)?
+        var problem: String?
+        for text in end.results {
+            let line = ResultLine.parse(text, owner: end.identifier, namespace: namespace, now: now)
+            switch line {
+            case let .timeline(t, fetched):
+                if timeline == nil, problem == nil { timeline = (t, fetched) }
+            case let .badTimeline(reason):
+                if timeline == nil, problem == nil { problem = reason }
+            default:
+                apply(line, at: now, into: &effects)
+            }
+        }
+        if let widget = providers[end.identifier] {
+            let result: ProviderResult
+            switch (end.outcome, timeline, problem) {
+            case (.success, let (t, fetched)?, _):
+                switch TimelineLimits().check(t) {
+                case let .success(checked): result = .timeline(checked, upstreamFetch: fetched)
+                case let .failure(error): result = .failed(reason: "timeline refused: \(error)", expired: false)
+                }
+            case (.success, nil, let problem?):
+                result = .failed(reason: "malformed timeline: \(problem)", expired: false)
+            case (.success, nil, nil):
+                result = .failed(reason: "no timeline on the results channel", expired: false)
+            case (.expired, _, _):
+                result = .failed(reason: "provider expired (allowance used up)", expired: true)
+            default:
+                result = .failed(reason: "provider \(end.outcome.rawValue)", expired: false)
+            }
+            feed(.providerFinished(widget, result), at: now, into: &effects)
+        } else if end.outcome != .success, !activities.activities.isEmpty {
+            feed(activity: .ownerFinished(owner: end.identifier, outcome: end.outcome,
+                                          reason: "run \(end.runID) \(end.outcome.rawValue)"),
+                 at: now, into: &effects)
+        }
+    }
+
+    /// A results line that drives a machine (not a timeline: those belong to their run's end).
+    private mutating func apply(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) {
+        switch line {
+        case let .reloadTimelines(kind):
+            feed(.reload(kind: kind, reason: .explicitJob), at: now, into: &effects)
+        case .reloadAllTimelines:
+            feed(.reload(kind: nil, reason: .explicitJob), at: now, into: &effects)
+        case let .activity(event):
+            feed(activity: event, at: now, into: &effects)
+        case let .badActivity(reason):
+            effects.append(.log(.activity(.refused(.invalidField(id: "?", field: "results line", expected: reason)))))
+        case .timeline, .badTimeline, .other:
+            break
+        }
+    }
+
+    // MARK: The timeline machine
+
+    private mutating func feed(_ event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        timelineEffects.removeAll(keepingCapacity: true)
+        timelines.handle(event, at: now, into: &timelineEffects)
+        var asks: [(WidgetID, ReloadReason)] = []
+        for effect in timelineEffects {
+            switch effect {
+            case let .runProvider(widget, reason):
+                asks.append((widget, reason))
+            case let .publish(widget, entry):
+                effects.append(.publish(Publication(path: "widgets/\(widget.kind)/\(widget.family.rawValue).json",
+                                                    contents: entry.map { publication(widget, $0) })))
+            case let .persist(change):
+                guard stores else { continue }
+                switch change {
+                case let .putWidget(record): putRecord(change.table, change.key, record, into: &effects)
+                case let .putCounters(counter): putRecord(change.table, change.key, counter, into: &effects)
+                case .deleteWidget: effects.append(.persist(.deleteRecord(table: change.table, key: change.key)))
+                }
+            case let .log(log):
+                effects.append(.log(.timeline(log)))
+            }
+        }
+        for (widget, reason) in asks { runProvider(widget, reason: reason, at: now, into: &effects) }
+    }
+
+    /// Asks the scheduler for the family's provider run now; a refused request is a failed reload.
+    private mutating func runProvider(_ widget: WidgetID, reason: ReloadReason, at now: Instant,
+                                      into effects: inout [SchedulerEffect]) {
+        guard let job = timelines.definition(ofKind: widget.kind)?.job else { return }
+        let identifier = WidgetSpec.providerIdentifier(job: job, family: widget.family.rawValue)
+        let kind = scheduler.definitions[identifier]?.kind ?? .processing
+        do throws(SchedulerError) {
+            try scheduler.submit(TaskRequest(identifier: identifier, kind: kind, earliestBeginDate: now), at: now, into: &effects)
+        } catch {
+            feed(.providerFinished(widget, .failed(reason: "provider not requested: \(error)", expired: false)),
+                 at: now, into: &effects)
+        }
+    }
+
+    /// `{"kind": ..., "family": ..., "date": ..., "content": {...}, "relevance": ...}`: what a
+    /// widget reads from the shared container.
+    private func publication(_ widget: WidgetID, _ entry: TimelineEntry) -> String {
+        var text = "{\"kind\":\(quoted(widget.kind)),\"family\":\"\(widget.family.rawValue)\",\"date\":\"\(entry.date.iso8601)\",\"content\":\(entry.content)"
+        if let relevance = entry.relevance, relevance.isFinite { text += ",\"relevance\":\(relevance)" }
+        if let duration = entry.duration { text += ",\"durationSeconds\":\(duration.wholeMilliseconds / 1000)" }
+        return text + "}\n"
+    }
+
+    // MARK: The activity machine
+
+    @discardableResult
+    private mutating func feed(activity event: ActivityEvent, at now: Instant, into effects: inout [SchedulerEffect]) -> ActivityError? {
+        activityEffects.removeAll(keepingCapacity: true)
+        let error = activities.handle(event, at: now, into: &activityEffects)
+        for effect in activityEffects {
+            switch effect {
+            case let .persist(change):
+                guard stores else { continue }
+                switch change {
+                case let .save(activity): putRecord(ActivityChange.table, change.key, activity, into: &effects)
+                case .delete: effects.append(.persist(.deleteRecord(table: ActivityChange.table, key: change.key)))
+                }
+            case let .publish(activity):
+                let contents = activity.state == .dismissed ? nil : (try? encoder.encode(activity)).map { String(decoding: $0, as: UTF8.self) + "\n" }
+                effects.append(.publish(Publication(path: "activities/\(activity.id).json", contents: contents)))
+            case .transition:
+                break  // the log line of the same transition carries it to observers
+            case let .log(log):
+                effects.append(.log(.activity(log)))
+            }
+        }
+        return error
+    }
+
+    // MARK: Restore
+
+    /// Hands the saved records to the timeline and activity machines (once, at start; always,
+    /// even with nothing saved). A record that cannot be read is skipped, never fatal.
+    private mutating func restoreSideMachines(_ records: [MachineRecord], at now: Instant, into effects: inout [SchedulerEffect]) {
+        var widgets: [WidgetRecord] = []
+        var counters: [WidgetDayCounter] = []
+        var saved: [Activity] = []
+        for record in records {
+            let data = Data(record.value.utf8)
+            switch record.table {
+            case TimelineChange.widgetTable:
+                if let value = try? decoder.decode(WidgetRecord.self, from: data) { widgets.append(value) }
+            case TimelineChange.counterTable:
+                if let value = try? decoder.decode(WidgetDayCounter.self, from: data) { counters.append(value) }
+            case ActivityChange.table:
+                if let value = try? decoder.decode(Activity.self, from: data) { saved.append(value) }
+            default:
+                break
+            }
+        }
+        if let latest = counters.map(\.day).max() { counters = counters.filter { $0.day == latest } }
+        feed(.restore(TimelineMachine.RestoredState(records: widgets, counters: counters)), at: now, into: &effects)
+        feed(activity: .restore(saved), at: now, into: &effects)
+    }
+
+    private func putRecord(_ table: String, _ key: String, _ value: some Encodable, into effects: inout [SchedulerEffect]) {
+        guard let data = try? encoder.encode(value) else { return }
+        effects.append(.persist(.putRecord(MachineRecord(table: table, key: key, value: String(decoding: data, as: UTF8.self)))))
+    }
+
+    private func quoted(_ text: String) -> String {
+        (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
 }

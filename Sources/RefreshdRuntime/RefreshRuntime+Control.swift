@@ -51,7 +51,10 @@ extension RefreshRuntime {
             startIfNeeded()
             scratch.removeAll(keepingCapacity: true)
             do throws(ControlRefusal) {
-                try body(&machines.scheduler, clock(), &scratch)
+                let now = clock()
+                try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(ControlRefusal) in
+                    try body(&core, now, &effects)
+                }
             } catch {
                 return .failure(error)
             }

@@ -6,11 +6,15 @@ extension RefreshRuntime {
     @discardableResult
     public func load(_ specs: [JobSpec]) -> Int {
         for spec in specs {
-            register(spec.definition, handler: spec.handler)
+            if let widget = spec.widget {
+                declareWidget(spec, widget)
+            } else {
+                register(spec.definition, handler: spec.handler)
+            }
         }
         lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
         restoreSavedState()
-        seed(specs, replacing: false)
+        seed(specs.filter { $0.widget == nil }, replacing: false)
         return lock.withLock { machines.scheduler.pendingCount }
     }
 
@@ -20,12 +24,27 @@ extension RefreshRuntime {
     /// deadline.
     @discardableResult
     public func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
-        let plan = lock.withLock { ReloadPlan.diff(current: jobs, loaded: specs) }
-        for id in plan.removed { withdraw(id) }
-        for spec in plan.added + plan.changed { redeclare(spec.definition, handler: spec.handler) }
+        let (plan, current) = lock.withLock { (ReloadPlan.diff(current: jobs, loaded: specs), jobs) }
+        for id in plan.removed {
+            if let old = current[id], let widget = old.widget { withdrawWidget(old, widget) } else { withdraw(id) }
+        }
+        for spec in plan.added + plan.changed {
+            if let old = current[spec.identifier], let widget = old.widget {
+                // Families still on screen keep their provider identifier (and its pending reload).
+                let kept = spec.widget?.kind == widget.kind ? Set(spec.widget?.families ?? []) : []
+                withdrawWidget(old, widget, keeping: kept.isEmpty ? [] : kept)
+            } else if spec.widget != nil, current[spec.identifier] != nil {
+                withdraw(spec.identifier)
+            }
+            if let widget = spec.widget {
+                declareWidget(spec, widget)
+            } else {
+                redeclare(spec.definition, handler: spec.handler)
+            }
+        }
         lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
-        seed(plan.added, replacing: false)
-        seed(plan.changed, replacing: true)
+        seed(plan.added.filter { $0.widget == nil }, replacing: false)
+        seed(plan.changed.filter { $0.widget == nil }, replacing: true)
         report(RuntimeObservation(time: clock(), kind: .reloaded, count: specs.count,
                                   message: "reloaded (\(reason)): \(plan.summary)"))
         return plan
@@ -60,11 +79,14 @@ extension RefreshRuntime {
                     case .keep, .none:
                         return nil
                     case .submitFirst:
-                        try machines.scheduler.submitFirst(id, at: now, into: &scratch)
+                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
+                            try core.submitFirst(id, at: now, into: &effects)
+                        }
                     case let .submit(earliest):
-                        try machines.scheduler.submit(TaskRequest(identifier: id, kind: spec.definition.kind,
-                                                                  earliestBeginDate: earliest),
-                                                      at: now, into: &scratch)
+                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
+                            try core.submit(TaskRequest(identifier: id, kind: spec.definition.kind, earliestBeginDate: earliest),
+                                            at: now, into: &effects)
+                        }
                     }
                 } catch {
                     return error

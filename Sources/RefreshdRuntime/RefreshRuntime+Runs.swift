@@ -88,6 +88,7 @@ extension RefreshRuntime {
         // With REFRESH_RUN_ID, names this run's processes from their first instant (see the reaper).
         env["REFRESH_INSTANCE"] = instance
         env["REFRESH_DEADLINE"] = order.deadline.iso8601
+        env["REFRESH_NOW"] = order.started.iso8601
         env["REFRESH_KIND"] = order.kind.rawValue
         env["REFRESH_ATTEMPT"] = String(order.attempt)
         env["REFRESH_RESULT_FD"] = String(RunResults.descriptor)

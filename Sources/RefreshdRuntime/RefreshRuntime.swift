@@ -76,6 +76,7 @@ public final class RefreshRuntime: @unchecked Sendable {
         var configuration = options.configuration
         configuration.emitsStateChanges = store != nil
         configuration.emitsRoutineLogs = options.logger.logLevel <= .info
+        configuration.emitsRunEnds = true  // Machines hands run ends to timelines and activities
         machines = Machines(scheduler: SchedulerCore(configuration: configuration))
         if let store {
             let state = try store.restoredState()
@@ -236,7 +237,10 @@ public final class RefreshRuntime: @unchecked Sendable {
             startIfNeeded()
             scratch.removeAll(keepingCapacity: true)
             do throws(SchedulerError) {
-                try body(&machines.scheduler, clock(), &scratch)
+                let now = clock()
+                try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
+                    try body(&core, now, &effects)
+                }
             } catch {
                 return .failure(error)
             }

@@ -15,6 +15,14 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         case output, outputDropped = "output-dropped", reaped, results
         case reloaded, reloadRefused = "reload-refused", storeFailed = "store-failed"
         case published, publishFailed = "publish-failed"
+        /// Widget timelines: an entry shown, a provider asked, a reload deferred or coalesced, a
+        /// timeline accepted or refused, a stale span begun or ended, anything else.
+        case widgetShown = "widget-shown", widgetReload = "widget-reload", widgetDeferred = "widget-deferred"
+        case widgetTimeline = "widget-timeline", widgetFailed = "widget-failed", widgetStale = "widget-stale"
+        case widgetFresh = "widget-fresh", widget
+        /// Live activities: a transition (`state` is the new one), an update held or ignored, a refusal.
+        case activity, activityHeld = "activity-held", activityIgnored = "activity-ignored"
+        case activityRefused = "activity-refused"
     }
 
     /// When it happened (the runtime's clock: real or virtual).
@@ -100,6 +108,42 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
             self.init(time: time, kind: .clockChanged, message: text)
         case let .held(id, until):
             self.init(time: time, kind: .held, identifier: id, at: until, message: text)
+        case let .timeline(log):
+            switch log {
+            case let .published(id, date):
+                self.init(time: time, kind: .widgetShown, identifier: id.description, at: date, message: text)
+            case let .withdrawn(id), let .droppedRecord(id), let .ignoredResult(id):
+                self.init(time: time, kind: .widget, identifier: id.description, message: text)
+            case let .providerAsked(id, _, _, used, _, _):
+                self.init(time: time, kind: .widgetReload, identifier: id.description, count: used, message: text)
+            case let .deferred(id, _, used, _, _, release):
+                self.init(time: time, kind: .widgetDeferred, identifier: id.description, at: release, count: used, message: text)
+            case let .coalesced(id, _, _):
+                self.init(time: time, kind: .widgetDeferred, identifier: id.description, message: text)
+            case let .accepted(id, entries, _, next):
+                self.init(time: time, kind: .widgetTimeline, identifier: id.description, at: next, count: entries, message: text)
+            case let .failed(id, _, _, _), let .interrupted(id, _):
+                self.init(time: time, kind: .widgetFailed, identifier: id.description, message: text)
+            case let .staleStarted(id, since, _):
+                self.init(time: time, kind: .widgetStale, identifier: id.description, at: since, message: text)
+            case let .staleEnded(id, since, _):
+                self.init(time: time, kind: .widgetFresh, identifier: id.description, at: since, message: text)
+            case .unknownKind:
+                self.init(time: time, kind: .widget, message: text)
+            }
+        case let .activity(log):
+            switch log {
+            case let .transition(transition, _):
+                self.init(time: time, kind: .activity, identifier: transition.id, at: transition.due, message: text)
+            case let .updateHeld(id, _, release, coalesced, _):
+                self.init(time: time, kind: .activityHeld, identifier: id, at: release, count: coalesced, message: text)
+            case let .updateIgnored(id, _, _), let .endContentDropped(id, _, _):
+                self.init(time: time, kind: .activityIgnored, identifier: id, message: text)
+            case .refused:
+                self.init(time: time, kind: .activityRefused, message: text)
+            case .restored, .clockChanged:
+                self.init(time: time, kind: .activity, message: text)
+            }
         }
         source = .log(message)
     }
@@ -114,7 +158,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.
     public var isWarning: Bool {
         switch kind {
-        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .publishFailed: true
+        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .publishFailed,
+             .widgetStale, .widgetFailed, .activityRefused: true
         default: false
         }
     }

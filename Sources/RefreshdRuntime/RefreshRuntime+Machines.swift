@@ -1,0 +1,143 @@
+import RefreshdCore
+
+extension RefreshRuntime {
+    // MARK: Widgets
+
+    /// Declares a timeline job's widget: one provider identifier per family (its own namespace,
+    /// `widget.<kind>`, so the families' reloads never count against other jobs' pending limits),
+    /// then the widget itself. Before the saved state is restored this only records them.
+    func declareWidget(_ spec: JobSpec, _ widget: WidgetSpec) {
+        let definition = spec.definition
+        var families: Set<WidgetFamily> = []
+        for name in widget.families {
+            guard let family = WidgetFamily(rawValue: name) else { continue }
+            families.insert(family)
+            let identifier = WidgetSpec.providerIdentifier(job: spec.identifier, family: name)
+            let provider = TaskDefinition(identifier: identifier, kind: .processing, namespace: "widget.\(widget.kind)",
+                                          allowance: definition.allowance, grace: definition.grace)
+            let handler: TaskHandler
+            switch widget.provider {
+            case .command:
+                var job = spec.command
+                job.environment["REFRESH_WIDGET_KIND"] = widget.kind
+                job.environment["REFRESH_WIDGET_FAMILY"] = name
+                job.environment["REFRESH_WIDGET_CACHE_TTL"] = String(widget.sharedFetch.wholeMilliseconds / 1000)
+                if let shared = options.sharedContainer {
+                    job.environment["REFRESH_WIDGET_CACHE"] = "\(shared)/cache/widgets/\(widget.kind)"
+                }
+                handler = .command(job)
+            case let .action(action):
+                handler = .action(action.make())
+            }
+            if !register(provider, handler: handler) { redeclare(provider, handler: handler) }
+            lock.withLock { machines.providers[identifier] = WidgetID(kind: widget.kind, family: family) }
+        }
+        let budget: ReloadBudget = widget.budget.map { .limited($0) } ?? .unlimited
+        feedTimeline(.declare(WidgetDefinition(kind: widget.kind, families: families, job: spec.identifier, budget: budget)))
+    }
+
+    /// Withdraws a timeline job's widget and its provider identifiers.
+    func withdrawWidget(_ spec: JobSpec, _ widget: WidgetSpec, keeping families: Set<String> = []) {
+        for name in widget.families where !families.contains(name) {
+            let identifier = WidgetSpec.providerIdentifier(job: spec.identifier, family: name)
+            withdraw(identifier)
+            lock.withLock { machines.providers[identifier] = nil }
+        }
+        if families.isEmpty { feedTimeline(.undeclare(kind: widget.kind)) }
+    }
+
+    /// One timeline event through the machines, committed, its effects queued (before the
+    /// restore too: declarations must precede it).
+    func feedTimeline(_ event: TimelineEvent) {
+        lock.withLock {
+            scratch.removeAll(keepingCapacity: true)
+            machines.handle(timeline: event, at: clock(), into: &scratch)
+            _ = commit(scratch)
+        }
+        kick()
+    }
+
+    /// Asks every family of a widget kind for a new timeline, like WidgetKit's
+    /// `reloadTimelines(ofKind:)`. Over budget the reload is deferred, never dropped.
+    public func reloadTimelines(ofKind kind: String, reason: ReloadReason = .explicitAPI) {
+        lock.withLock { startIfNeeded() }
+        feedTimeline(.reload(kind: kind, reason: reason))
+    }
+
+    /// Asks every widget for a new timeline, like WidgetKit's `reloadAllTimelines()`.
+    public func reloadAllTimelines(reason: ReloadReason = .explicitAPI) {
+        lock.withLock { startIfNeeded() }
+        feedTimeline(.reload(kind: nil, reason: reason))
+    }
+
+    /// Every widget: the entry shown, the next switch and reload, budget, staleness.
+    public func timelineSnapshot() -> TimelineSnapshot {
+        lock.withLock { machines.timelines.snapshot(at: clock()) }
+    }
+
+    /// The timeline machine's invariants, checked now (empty when all hold).
+    public func checkTimelineInvariants() -> [TimelineViolation] { lock.withLock { machines.timelines.checkInvariants() } }
+
+    // MARK: Live activities
+
+    /// Starts a live activity now or at `request.startAt`, like ActivityKit's `request`.
+    /// - Throws: the refusal (activities disabled, payload over 4 KB, too many at once...).
+    public func requestActivity(_ request: ActivityRequest) throws(ActivityError) {
+        try feedActivity(.request(request))
+    }
+
+    /// New content and stale date for an activity, like ActivityKit's `update`.
+    public func updateActivity(_ update: ActivityUpdate) throws(ActivityError) {
+        try feedActivity(.update(update))
+    }
+
+    /// Ends an activity with final content and a dismissal policy, like ActivityKit's `end`.
+    public func endActivity(_ id: String, content: String? = nil, policy: DismissalPolicy = .default) throws(ActivityError) {
+        try feedActivity(.end(id: id, content: content, policy: policy, timestamp: clock()))
+    }
+
+    /// Changes the activity settings (config reload); deadlines follow the new limits at once.
+    public func setActivitySettings(_ settings: ActivitySettings) {
+        try? feedActivity(.settingsChanged(settings))
+    }
+
+    func feedActivity(_ event: ActivityEvent) throws(ActivityError) {
+        let error: ActivityError? = lock.withLock {
+            startIfNeeded()
+            scratch.removeAll(keepingCapacity: true)
+            let error = machines.handle(activity: event, at: clock(), into: &scratch)
+            _ = commit(scratch)
+            return error
+        }
+        kick()
+        if let error { throw error }
+    }
+
+    /// Every activity: state and since when, progress, stale date, dismissal, held updates.
+    public func activitySnapshot() -> ActivitySnapshot { lock.withLock { machines.activities.snapshot() } }
+
+    /// The activity machine's invariants, checked now (empty when all hold).
+    public func checkActivityInvariants() -> [String] { lock.withLock { machines.activities.checkInvariants() } }
+
+    // MARK: Results while a run goes on
+
+    /// A complete line a running command wrote to its results channel (any thread). A live line
+    /// (an activity event, an explicit reload) is applied now and true is returned; any other
+    /// line is left for the run's end.
+    public func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
+        let checked = RunResults.check([line])
+        guard let text = checked.accepted.first else { return false }
+        let applied: Bool = lock.withLock {
+            let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
+            let now = clock()
+            let parsed = ResultLine.parse(text, owner: order.identifier, namespace: namespace, now: now)
+            guard parsed.isLive else { return false }
+            scratch.removeAll(keepingCapacity: true)
+            _ = machines.handleLive(parsed, at: now, into: &scratch)
+            _ = commit(scratch)
+            return true
+        }
+        if applied { kick() }
+        return applied
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import RefreshdCore
+
+/// One accepted line of a run's results channel, read as the machines' vocabulary.
+///
+/// ```text
+/// {"entries": [{"date": ISO8601, "content": {...}, "relevance": 0.5, "duration": 900}],
+///  "policy": "atEnd" | "never" | {"after": ISO8601}, "upstreamFetch": true}   a timeline
+/// {"reloadTimelines": "KIND"}  /  {"reloadAllTimelines": true}                 explicit reloads
+/// {"activity": "start", "id": ..., "type": ..., "attributes": {...}, "content": {...},
+///  "staleDate": ISO8601, "relevance": 1, "startAt": ISO8601, "frequentUpdates": true}
+/// {"activity": "update", "id": ..., "content": {...}, "staleDate": ISO8601,
+///  "timestamp": ISO8601, "priority": "high" | "low"}
+/// {"activity": "end", "id": ..., "content": {...},
+///  "dismissal": "default" | "immediate" | {"after": ISO8601}, "timestamp": ISO8601}
+/// ```
+///
+/// Dates are ISO 8601 with a zone (`Z` or an offset), fractional seconds allowed. A line that
+/// names none of these keys is some other result and is left alone. Reload and activity lines
+/// are "live": applied as soon as they are written, while the run goes on.
+public enum ResultLine: Sendable, Hashable {
+    case timeline(Timeline, upstreamFetch: Bool)
+    /// A line that meant to be a timeline (it has `entries` or `policy`) and is not one.
+    case badTimeline(String)
+    case reloadTimelines(kind: String)
+    case reloadAllTimelines
+    case activity(ActivityEvent)
+    /// A line that meant to drive an activity (it has `activity`) and cannot.
+    case badActivity(String)
+    case other
+
+    /// Whether the line is applied at once, while its run goes on.
+    public var isLive: Bool {
+        switch self {
+        case .reloadTimelines, .reloadAllTimelines, .activity, .badActivity: true
+        default: false
+        }
+    }
+
+    /// Reads one line (already checked to be one JSON object). `owner` and `namespace` are the
+    /// run's job's, given to activities it starts; `now` stamps updates without a timestamp.
+    public static func parse(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+            return .other
+        }
+        if let verb = object["activity"] { return activity(verb, object, owner: owner, namespace: namespace, now: now) }
+        if let kind = object["reloadTimelines"] {
+            guard let kind = kind as? String, !kind.isEmpty else { return .badActivity("reloadTimelines: expected a widget kind") }
+            return .reloadTimelines(kind: kind)
+        }
+        if object["reloadAllTimelines"] != nil { return .reloadAllTimelines }
+        if object["entries"] != nil || object["policy"] != nil { return timeline(object) }
+        return .other
+    }
+
+    // MARK: Timelines
+
+    private static func timeline(_ object: [String: Any]) -> ResultLine {
+        guard let items = object["entries"] as? [Any] else { return .badTimeline("entries: expected a list of entries") }
+        var entries: [TimelineEntry] = []
+        for (index, item) in items.enumerated() {
+            let place = "entry \(index + 1)"
+            guard let entry = item as? [String: Any] else { return .badTimeline("\(place): expected an object") }
+            guard let date = (entry["date"] as? String).flatMap(instant) else {
+                return .badTimeline("\(place): date: expected an ISO 8601 date with a zone, like 2026-11-22T06:00:00Z")
+            }
+            let content = entry["content"].map(compactJSON) ?? "{}"
+            var relevance: Double?
+            if let value = entry["relevance"] {
+                guard let number = value as? NSNumber, !(value is Bool) else { return .badTimeline("\(place): relevance: expected a number") }
+                relevance = number.doubleValue
+            }
+            var duration: Duration?
+            if let value = entry["duration"] {
+                guard let seconds = (value as? NSNumber)?.doubleValue, seconds.isFinite, seconds >= 0, seconds < 3.2e9 else {
+                    return .badTimeline("\(place): duration: expected seconds, 0 or more")
+                }
+                duration = .milliseconds(Int64(seconds * 1000))
+            }
+            entries.append(TimelineEntry(date: date, content: content, relevance: relevance, duration: duration))
+        }
+        let policy: TimelinePolicy
+        switch object["policy"] {
+        case nil: policy = .atEnd
+        case let text as String where text == "atEnd": policy = .atEnd
+        case let text as String where text == "never": policy = .never
+        case let after as [String: Any]:
+            guard let date = (after["after"] as? String).flatMap(instant) else {
+                return .badTimeline("policy: expected {\"after\": ISO 8601 date}")
+            }
+            policy = .after(date)
+        default:
+            return .badTimeline("policy: expected \"atEnd\", \"never\" or {\"after\": DATE}")
+        }
+        let fetched = (object["upstreamFetch"] as? Bool) ?? true
+        return .timeline(Timeline(entries: entries, policy: policy), upstreamFetch: fetched)
+    }
+
+    // MARK: Activities
+
+    private static func activity(_ verb: Any, _ o: [String: Any], owner: String, namespace: String, now: Instant) -> ResultLine {
+        guard let verb = verb as? String else { return .badActivity("activity: expected start, update or end") }
+        guard let id = o["id"] as? String, !id.isEmpty, id.utf8.count <= 128,
+              id.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }),
+              id.first != "." else {
+            return .badActivity("activity \(verb): id: expected 1 to 128 letters, digits, '.', '_' or '-'")
+        }
+        var dates: [String: Instant] = [:]
+        for key in ["staleDate", "startAt", "timestamp"] {
+            guard let value = o[key] else { continue }
+            guard let date = (value as? String).flatMap(instant) else {
+                return .badActivity("activity \(verb) \(id): \(key): expected an ISO 8601 date with a zone")
+            }
+            dates[key] = date
+        }
+        let relevance = (o["relevance"] as? NSNumber)?.doubleValue
+        switch verb {
+        case "start":
+            guard let type = o["type"] as? String, !type.isEmpty else {
+                return .badActivity("activity start \(id): type: expected the activity's type name")
+            }
+            return .activity(.request(ActivityRequest(
+                id: id, typeName: type, owner: owner, namespace: namespace,
+                attributes: o["attributes"].map(compactJSON) ?? "{}", content: o["content"].map(compactJSON) ?? "{}",
+                staleDate: dates["staleDate"], relevance: relevance,
+                frequentUpdates: (o["frequentUpdates"] as? Bool) ?? false, startAt: dates["startAt"])))
+        case "update":
+            guard let content = o["content"] else { return .badActivity("activity update \(id): content: expected an object") }
+            let priority: ActivityPriority
+            switch o["priority"] as? String {
+            case nil, "low": priority = .low
+            case "high": priority = .high
+            default: return .badActivity("activity update \(id): priority: expected high or low")
+            }
+            return .activity(.update(ActivityUpdate(id: id, content: compactJSON(content), staleDate: dates["staleDate"],
+                                                    relevance: relevance, timestamp: dates["timestamp"] ?? now,
+                                                    priority: priority)))
+        case "end":
+            let policy: DismissalPolicy
+            switch o["dismissal"] {
+            case nil: policy = .default
+            case let text as String where text == "default": policy = .default
+            case let text as String where text == "immediate": policy = .immediate
+            case let after as [String: Any]:
+                guard let date = (after["after"] as? String).flatMap(instant) else {
+                    return .badActivity("activity end \(id): dismissal: expected {\"after\": ISO 8601 date}")
+                }
+                policy = .after(date)
+            default:
+                return .badActivity("activity end \(id): dismissal: expected default, immediate or {\"after\": DATE}")
+            }
+            return .activity(.end(id: id, content: o["content"].map(compactJSON), policy: policy,
+                                  timestamp: dates["timestamp"] ?? now))
+        default:
+            return .badActivity("activity: expected start, update or end, found \(RunResults.preview(verb))")
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Canonical compact JSON (sorted keys), so equal content is equal text.
+    static func compactJSON(_ value: Any) -> String {
+        guard JSONSerialization.isValidJSONObject([value]),
+              let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// An ISO 8601 date with a zone; fractional seconds allowed.
+    static func instant(_ text: String) -> Instant? {
+        if let fast = ISO8601.parse(text) { return fast }
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = plain.date(from: text) ?? fractional.date(from: text) else { return nil }
+        let ms = (date.timeIntervalSince1970 * 1000).rounded()
+        guard ms.isFinite, abs(ms) < 2.5e14 else { return nil }
+        return Instant(milliseconds: Int64(ms))
+    }
+}
