@@ -19,15 +19,32 @@ struct Work: Sendable, Hashable {
     var duration: Duration = .milliseconds(10)
     var exit: Int32 = 0
     var ignoresTerminate = false
+    /// Lines written to the results channel (fd 3) before the run sleeps its duration. `{+N}` in
+    /// a line is the instant N seconds after the run started, as ISO 8601 (whole seconds).
+    var results: [String] = []
 
     var command: CommandJob {
         let seconds = Double(duration.wholeMilliseconds) / 1000
         let trap = ignoresTerminate ? "trap '' TERM; " : ""
-        return CommandJob(argv: ["/bin/sh", "-c", "\(trap)sleep \(seconds); exit \(exit)"])
+        var script = "\(trap)now=$(date +%s); "
+        for line in results {
+            var text = line.replacingOccurrences(of: "'", with: "'\\''")
+            for n in -5...5 where text.contains("{+\(n)}") {
+                text = text.replacingOccurrences(of: "{+\(n)}", with: "'\"$(date -u -d @$((now + \(n))) +%Y-%m-%dT%H:%M:%SZ)\"'")
+            }
+            script += "printf '%s\\n' '\(text)' >&3; "
+        }
+        return CommandJob(argv: ["/bin/sh", "-c", script + "sleep \(seconds); exit \(exit)"])
     }
 
-    var behaviour: SimulatedHost.Behaviour {
-        SimulatedHost.Behaviour(duration: duration, exit: .exited(exit), ignoresTerminate: ignoresTerminate)
+    func behaviour(startedAt start: Instant) -> SimulatedHost.Behaviour {
+        let whole = Instant(milliseconds: start.milliseconds / 1000 * 1000)
+        let lines = results.map { line in
+            var text = line
+            for n in -5...5 { text = text.replacingOccurrences(of: "{+\(n)}", with: (whole + .seconds(n)).iso8601.replacingOccurrences(of: ".000Z", with: "Z")) }
+            return text
+        }
+        return SimulatedHost.Behaviour(duration: duration, exit: .exited(exit), ignoresTerminate: ignoresTerminate, results: lines)
     }
 }
 
@@ -38,6 +55,11 @@ protocol HostHarness: AnyObject {
     var now: Instant { get }
     /// Declares a job (before `start`, and again after each restart).
     func job(_ definition: TaskDefinition, _ work: Work)
+    /// Loads a job spec (a widget's timeline job) at start, as the daemon does; `work` is what
+    /// each of its runs (each family's provider call) does.
+    func spec(_ spec: JobSpec, _ work: Work)
+    /// A file the machines published into the shared container, if it exists.
+    func published(_ path: String) -> String?
     func start() throws
     /// Lets time pass until `condition` holds (real time polled, or virtual time stepped).
     @discardableResult
@@ -66,6 +88,7 @@ final class LibuvHarness: HostHarness, @unchecked Sendable {
     let directory = TempDirectory.make()
     let clock = ClockWatchTests.ShiftableClock()
     var jobs: [(TaskDefinition, Work)] = []
+    var specs: [JobSpec] = []
     var scheduler: RefreshScheduler?
     var thread: Thread?
     let finished = DispatchSemaphore(value: 0)
@@ -78,12 +101,23 @@ final class LibuvHarness: HostHarness, @unchecked Sendable {
 
     func job(_ definition: TaskDefinition, _ work: Work) { jobs.append((definition, work)) }
 
+    func spec(_ spec: JobSpec, _ work: Work) {
+        var spec = spec
+        spec.command = work.command
+        specs.append(spec)
+    }
+
+    func published(_ path: String) -> String? {
+        try? String(contentsOfFile: directory + "/state/shared/" + path, encoding: .utf8)
+    }
+
     func start() throws {
         let sink = lines
         let s = try RefreshScheduler(options: .init(
             stateDirectory: directory + "/state",
             logger: Logger(label: "test") { _ in CapturingLogHandler(sink: sink) }, clock: clock.source))
         for (definition, work) in jobs { s.register(definition, command: work.command) }
+        if !specs.isEmpty { s.runtime.load(specs) }
         scheduler = s
         let t = Thread { [finished] in
             try? s.run()
@@ -145,7 +179,7 @@ final class SimulatedHarness: HostHarness {
     init() throws {
         let behaviours = WorkTable()
         host = SimulatedHost(start: Instant(milliseconds: 1_800_000_000_000)) { order, _ in
-            behaviours.lookup(order.identifier)
+            behaviours.lookup(order.identifier).behaviour(startedAt: order.started)
         }
         self.behaviours = behaviours
         store = InMemoryStore()
@@ -154,15 +188,28 @@ final class SimulatedHarness: HostHarness {
     private let behaviours: WorkTable
     var runtime: RefreshRuntime { host.runtime! }
     var now: Instant { host.clock }
+    var specs: [JobSpec] = []
 
     func job(_ definition: TaskDefinition, _ work: Work) {
         jobs.append((definition, work))
-        behaviours.set(definition.identifier, work.behaviour)
+        behaviours.set(definition.identifier, work)
     }
 
+    func spec(_ spec: JobSpec, _ work: Work) {
+        specs.append(spec)
+        for family in spec.widget?.families ?? [] {
+            behaviours.set(WidgetSpec.providerIdentifier(job: spec.identifier, family: family), work)
+        }
+        behaviours.set(spec.identifier, work)
+    }
+
+    func published(_ path: String) -> String? { host.publications[path] }
+
     func start() throws {
-        let runtime = try host.start(store: store, options: .init(logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() }))
+        let runtime = try host.start(store: store, options: .init(sharedContainer: "/shared",
+                                                                  logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() }))
         for (definition, work) in jobs { runtime.register(definition, handler: .command(work.command)) }
+        if !specs.isEmpty { runtime.load(specs) }
         runtime.restoreSavedState()
     }
 
@@ -188,8 +235,8 @@ final class SimulatedHarness: HostHarness {
     /// Behaviours by identifier, shared with the host's model closure.
     final class WorkTable: @unchecked Sendable {
         private let lock = NSLock()
-        private var table: [String: SimulatedHost.Behaviour] = [:]
-        func set(_ id: String, _ b: SimulatedHost.Behaviour) { lock.withLock { table[id] = b } }
-        func lookup(_ id: String) -> SimulatedHost.Behaviour { lock.withLock { table[id] ?? .quickSuccess } }
+        private var table: [String: Work] = [:]
+        func set(_ id: String, _ work: Work) { lock.withLock { table[id] = work } }
+        func lookup(_ id: String) -> Work { lock.withLock { table[id] ?? Work() } }
     }
 }
