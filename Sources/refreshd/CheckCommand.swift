@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RefreshdConfig
 import RefreshdCore
+import RefreshdRuntime
 
 /// `refreshd check`: validates a job directory without running anything.
 struct CheckCommand: ParsableCommand {
@@ -35,6 +36,10 @@ struct CheckCommand: ParsableCommand {
             }
             for job in jobs {
                 let d = job.definition
+                if let widget = job.widget {
+                    print("\(d.identifier): \(Self.describe(widget)), allowance \(DurationParser.format(d.allowance))  (\(job.file))")
+                    continue
+                }
                 let earliest = job.earliest == .relative(.zero) && d.schedule != nil ? "next slot" : job.earliest.text
                 var parts = ["\(d.kind.rawValue)", "earliest \(earliest)",
                              "allowance \(DurationParser.format(d.allowance))"]
@@ -87,12 +92,22 @@ struct CheckCommand: ParsableCommand {
             CalendarScheduleBuilder.elapses(of: schedule, after: now, count: 3).map { iso($0, in: utc) }
         }
         return CheckReport.Job(
-            identifier: d.identifier, kind: d.kind.rawValue, file: job.file, earliest: job.earliest.text,
+            identifier: d.identifier, kind: job.widget == nil ? d.kind.rawValue : "timeline", file: job.file, earliest: job.earliest.text,
             allowance: DurationParser.format(d.allowance), missed: d.missed.rawValue,
             jitter: DurationParser.format(d.jitter), fixedJitter: d.fixedJitter,
             accuracy: DurationParser.format(d.accuracy),
             catchUp: d.missed == .all ? DurationParser.format(d.catchUp) : nil,
-            resubmit: resubmit, nextElapses: nextElapses)
+            resubmit: resubmit, nextElapses: nextElapses, widget: job.widget.map(describe))
+    }
+
+    /// `timeline widget dayparts [systemSmall, systemMedium], budget 50/24h, shared fetch 5m, command provider`.
+    static func describe(_ widget: WidgetSpec) -> String {
+        let provider = switch widget.provider {
+        case .command: "command provider"
+        case let .action(action): "\(action.name) provider"
+        }
+        return "timeline widget \(widget.kind) [\(widget.families.joined(separator: ", "))], "
+            + "budget \(widget.budget.map { "\($0)/24h" } ?? "unlimited"), shared fetch \(DurationParser.format(widget.sharedFetch)), \(provider)"
     }
 
     /// The calendar a job's runs follow: its resubmit calendar, else its calendar `earliest:`.

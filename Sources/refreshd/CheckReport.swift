@@ -42,6 +42,8 @@ struct CheckReport: Encodable {
         var resubmit: String?
         /// The next three elapses (ISO 8601 UTC) of a calendar job.
         var nextElapses: [String]?
+        /// A timeline job's widget, in words.
+        var widget: String?
     }
 
     /// One error, located as in the text output (`file:line:column: message`).
