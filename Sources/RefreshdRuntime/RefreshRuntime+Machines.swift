@@ -121,6 +121,9 @@ extension RefreshRuntime {
 
     // MARK: Results while a run goes on
 
+    /// Live results lines applied per run per second; more wait for the run's end.
+    public static let liveLinesPerSecond = 20
+
     /// A complete line a running command wrote to its results channel (any thread). A live line
     /// (an activity event, an explicit reload) is applied now and true is returned; any other
     /// line is left for the run's end.
@@ -128,6 +131,14 @@ extension RefreshRuntime {
         let checked = RunResults.check([line])
         guard let text = checked.accepted.first else { return false }
         let applied: Bool = lock.withLock {
+            // Each live line is a commit: at most `liveLinesPerSecond` a second per run, so a job
+            // cannot keep the loop busy with fsyncs; beyond it, lines wait for the run's end.
+            let second = clock().milliseconds / 1000
+            var rate = liveLineRate[order.runID] ?? (second, 0)
+            if rate.second != second { rate = (second, 0) }
+            guard rate.count < Self.liveLinesPerSecond else { return false }
+            rate.count += 1
+            liveLineRate[order.runID] = rate
             let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
             let now = clock()
             let parsed = ResultLine.parse(text, owner: order.identifier, namespace: namespace, now: now)

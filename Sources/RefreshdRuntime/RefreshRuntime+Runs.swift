@@ -40,7 +40,10 @@ extension RefreshRuntime {
     /// its results channel. Any thread. A run already ended (an abandoned task, an action that
     /// returned after its grace) is ignored.
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
-        let execution = lock.withLock { executions.removeValue(forKey: runID) }
+        let execution = lock.withLock {
+            liveLineRate[runID] = nil
+            return executions.removeValue(forKey: runID)
+        }
         guard execution != nil else { return }
         var accepted: [String] = []
         if !results.isEmpty {

@@ -53,6 +53,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     var executions: [Int64: Execution] = [:]
     var restored: SchedulerCore.RestoredState?
     var seedSpecs: [String: String] = [:]
+    /// Live results lines applied this second, per running run (see `runResultLine`).
+    var liveLineRate: [Int64: (second: Int64, count: Int)] = [:]
     var storeFailure: String?
     /// Guarded by `observerLock` (reports happen with and without `lock` held).
     var observers: [@Sendable (RuntimeObservation) -> Void] = []
