@@ -114,7 +114,13 @@ struct Machines: Sendable {
 
     /// The earliest instant at which any machine must act without an outside event.
     var nextDeadline: Instant? {
-        [scheduler.nextWakeUp, timelines.nextDeadline, activities.nextDeadline].compactMap { $0 }.min()
+        Self.earlier(scheduler.nextWakeUp, Self.earlier(timelines.nextDeadline, activities.nextDeadline))
+    }
+
+    private static func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return a < b ? a : b
     }
 
     // MARK: Composition
