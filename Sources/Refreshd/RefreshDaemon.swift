@@ -27,6 +27,8 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// Where to write the metrics (Prometheus text, replaced atomically) for node_exporter's
     /// textfile collector; nil writes none (the control socket's `metrics` still answers).
     public var metricsFile: String?
+    /// Live activity rules (enabled, concurrent activities per namespace, update budgets).
+    public var activitySettings = ActivitySettings()
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket, notifications and metrics while running.
@@ -73,6 +75,8 @@ public final class RefreshDaemon: @unchecked Sendable {
                                         metricsFile: metricsFile, environment: environment, logger: logger)
         self.control = control
         let pending = scheduler.runtime.load(loaded.map(\.spec))
+        // After the load: the settings reach the activity machine once it is restored.
+        if activitySettings != ActivitySettings() { scheduler.runtime.setActivitySettings(activitySettings) }
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
         scheduler.onHangup = { [unowned self] in self.reload(reason: "SIGHUP") }
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [unowned self] in self.reload(reason: "\(self.jobsDirectory) changed") }) {

@@ -30,11 +30,18 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("metrics-file"), help: "Write metrics in the Prometheus text format to this file (replaced atomically, at most once a second) for node_exporter's textfile collector.")
     var metricsFile: String?
 
+    @Flag(name: .customLong("no-activities"), help: "Refuse every live activity start (the user turned Live Activities off).")
+    var noActivities = false
+
+    @Option(name: .customLong("max-activities"), help: "Live activities at once per namespace (default 5).")
+    var maxActivities = 5
+
     @Option(help: "Seed for jitter (default: derived from /etc/machine-id, stable per machine).")
     var seed: UInt64?
 
     func validate() throws {
         guard maxConcurrent >= 1 else { throw ValidationError("--max-concurrent must be at least 1") }
+        guard (1...1000).contains(maxActivities) else { throw ValidationError("--max-activities must be 1 to 1000") }
     }
 
     func run() throws {
@@ -43,6 +50,8 @@ struct RunCommand: ParsableCommand {
         let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         daemon.metricsFile = metricsFile
+        daemon.activitySettings.enabled = !noActivities
+        daemon.activitySettings.maxConcurrentPerNamespace = maxActivities
         do {
             try daemon.run()
         } catch let errors as ConfigErrors {
