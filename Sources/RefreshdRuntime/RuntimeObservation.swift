@@ -141,6 +141,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
                 self.init(time: time, kind: .activityIgnored, identifier: id, message: text)
             case .refused:
                 self.init(time: time, kind: .activityRefused, message: text)
+            case let .updated(activity):
+                self.init(time: time, kind: .activity, identifier: activity.id, message: text)
             case .restored, .clockChanged:
                 self.init(time: time, kind: .activity, message: text)
             }

@@ -4,6 +4,8 @@ public enum ActivityLog: Sendable, Hashable, CustomStringConvertible {
     case transition(ActivityTransition, Activity)
     /// An event refused (the error says why).
     case refused(ActivityError)
+    /// New content applied without a change of state (`activity` is the activity after it).
+    case updated(Activity)
     /// An update not applied, and why.
     case updateIgnored(id: String, timestamp: Instant, reason: IgnoredReason)
     /// A high-priority update held by the spent budget until `release`.
@@ -33,6 +35,9 @@ public enum ActivityLog: Sendable, Hashable, CustomStringConvertible {
             transitionText(t, a)
         case let .refused(error):
             error.description
+        case let .updated(a):
+            "activity \(a.id) (\(a.typeName)) updated\(ActivityJSON.progressPercent(in: a.content).map { ": \(Int($0.rounded()))%" } ?? "")"
+                + (a.staleDate.map { ", stale at \($0.iso8601)" } ?? "")
         case let .updateIgnored(id, timestamp, reason):
             switch reason {
             case let .outOfOrder(last):

@@ -161,6 +161,7 @@ extension ActivityMachine {
             move(&activity, to: target, due: at, now: now, cause: target == .stale ? .staleDatePassed : cause, into: &effects)
         } else {
             save(activity, publish: true, into: &effects)
+            effects.append(.log(.updated(activity)))
         }
     }
 
