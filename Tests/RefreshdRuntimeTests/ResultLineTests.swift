@@ -70,4 +70,33 @@ import Testing
         #expect(parse(#"{"files": 12}"#) == .other)
         #expect(parse("not json") == .other)
     }
+
+    /// Seeded mutations of good lines (bytes replaced, cut, repeated; huge numbers and dates):
+    /// every one is classified, none crashes, and every accepted date is within the years 1...9999.
+    @Test func mutatedLinesNeverCrash() {
+        let seeds = [
+            #"{"entries": [{"date": "2026-11-23T06:00:00Z", "content": {"a": 1}, "relevance": 1, "duration": 60}], "policy": {"after": "2026-11-24T00:00:00Z"}}"#,
+            #"{"activity": "update", "id": "p-1", "content": {"progress": 0.5}, "timestamp": "2026-11-23T06:00:00.5+14:00", "priority": "high"}"#,
+            #"{"activity": "start", "id": "p", "type": "T", "staleDate": "9999-12-31T23:59:59Z", "startAt": "0001-01-01T00:00:00Z"}"#,
+        ]
+        let alphabet = Array(#"{}[]":,0123456789.eE+-Zzt é"#.utf8) + [0x00, 0x0A, 0xFF, 0xC3]
+        var random = SplitMix64(seed: 7)
+        for round in 0..<3000 {
+            var bytes = Array(seeds[round % seeds.count].utf8)
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let at = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 4 {
+                case 0: bytes[at] = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                case 1: bytes.removeSubrange(at...)
+                case 2: bytes.insert(contentsOf: Array("9999999999999999999999".utf8), at: at)
+                default: bytes.insert(contentsOf: Array(bytes[at...].prefix(8)), at: at)
+                }
+                if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
+            }
+            let line = String(decoding: bytes, as: UTF8.self)
+            if case let .timeline(timeline, _) = parse(line) {
+                #expect(timeline.entries.allSatisfy { $0.date > .earliest && $0.date < .latest }, "\(line)")
+            }
+        }
+    }
 }
