@@ -42,6 +42,7 @@ struct Machines: Sendable {
     }
 
     private var stores: Bool { scheduler.configuration.emitsStateChanges }
+    private var hasWidgets: Bool { !timelines.definitions.isEmpty }
 
     // MARK: Events
 
@@ -61,14 +62,15 @@ struct Machines: Sendable {
         switch event {
         case .timerFired:
             armed = nil  // the one timer fired: nothing is armed until the next deadline is
-            feed(.timerFired, at: now, into: &effects)
-            feed(activity: .timerFired, at: now, into: &effects)
+            // Only a machine with a deadline due can act on a wake-up.
+            if let due = timelines.nextDeadline, due <= now { feed(.timerFired, at: now, into: &effects) }
+            if let due = activities.nextDeadline, due <= now { feed(activity: .timerFired, at: now, into: &effects) }
         case let .clockChanged(expected):
             rearm = true
-            feed(.clockChanged, at: now, into: &effects)
-            feed(activity: .clockChanged(expected: expected), at: now, into: &effects)
+            if hasWidgets { feed(.clockChanged, at: now, into: &effects) }
+            if !activities.activities.isEmpty { feed(activity: .clockChanged(expected: expected), at: now, into: &effects) }
         case .shutdown:
-            feed(.shutdown, at: now, into: &effects)
+            if hasWidgets { feed(.shutdown, at: now, into: &effects) }
         default:
             break
         }
