@@ -22,6 +22,7 @@ final class SideJournal: @unchecked Sendable {
     private var lastFetch: [String: Instant] = [:]
     private var providerRuns: [String: Int] = [:]
     private var transitions: [Transition] = []
+    private var marks: [String: [SimulationReport.WidgetMark]] = [:]
 
     static func entryKey(widget: String, date: String, content: String) -> String { "\(widget)|\(date)|\(content)" }
 
@@ -48,9 +49,29 @@ final class SideJournal: @unchecked Sendable {
     }
 
     func record(_ o: RuntimeObservation) {
-        guard o.kind == .activity, case let .activity(.transition(t, a))? = o.logMessage else { return }
-        lock.withLock { transitions.append(Transition(id: t.id, type: a.typeName, transition: t)) }
+        switch o.logMessage {
+        case let .activity(.transition(t, a))?:
+            lock.withLock { transitions.append(Transition(id: t.id, type: a.typeName, transition: t)) }
+        case let .timeline(log)?:
+            let mark: (WidgetID, SimulationReport.WidgetMark)? = switch log {
+            case let .published(id, entryDate): (id, .init(kind: "shown", at: o.time, detail: entryDate.iso8601))
+            case let .providerAsked(id, reason, exempt, _, _, _):
+                (id, .init(kind: exempt ? "reload-exempt" : "reload", at: o.time, detail: reason.description))
+            case let .deferred(id, reason, _, _, _, release):
+                (id, .init(kind: "deferred", at: o.time, detail: "\(reason)" + (release.map { " until \($0.iso8601)" } ?? "")))
+            case let .failed(id, reason, _, _): (id, .init(kind: "failed", at: o.time, detail: reason))
+            case let .staleStarted(id, since, reason): (id, .init(kind: "stale", at: since, detail: reason.description))
+            case let .staleEnded(id, _, _): (id, .init(kind: "fresh", at: o.time, detail: ""))
+            default: nil
+            }
+            if let (id, mark) = mark { lock.withLock { marks[id.description, default: []].append(mark) } }
+        default:
+            break
+        }
     }
+
+    /// Each widget's marks (`kind/family`), in the order seen.
+    var widgetMarks: [String: [SimulationReport.WidgetMark]] { lock.withLock { marks } }
 
     var activityTransitions: [Transition] { lock.withLock { transitions } }
 }
