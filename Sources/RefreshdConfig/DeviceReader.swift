@@ -8,9 +8,13 @@ import RefreshdSimulation
 ///   network-down: [{at: +1d2h, for: 3h}]
 ///   discretion: exact                         # or {delayed: 15m}
 ///   timezone: Europe/Paris                    # of the charging window; default: the scenario's
+///   foreground: ["08:00", "12:30", "19:00"]   # app sessions: exempt reloadAllTimelines each day
+///   system-reloads: {every: 6h}               # the system reloads every widget (reason system)
+///   reloads: {every: 12m}                     # the app's explicit reloadAllTimelines (~120 a day)
+///   widget-budget: 50                         # every widget's budget (reloads per family in 24 h)
 /// ```
 enum DeviceReader {
-    static let keys = ["charging", "network-down", "discretion", "timezone"]
+    static let keys = ["charging", "network-down", "discretion", "timezone", "foreground", "system-reloads", "reloads", "widget-budget"]
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> DeviceModel? {
         guard let fields = MappingFields(reader, known: keys, example: "{charging: {from: \"22:00\", to: \"07:00\"}, discretion: exact}", &sink)
@@ -25,6 +29,20 @@ enum DeviceReader {
         }
         if let discretion = fields.optional("discretion") {
             if let value = self.discretion(discretion, &sink) { device.discretion = value }
+        }
+        if let value = fields.optional("foreground") {
+            if case .sequence(let items, _) = value.node {
+                let minutes = items.compactMap { ValueReader(key: value.key, node: $0).timeOfDay(&sink) }
+                if minutes.count == items.count { device.foreground = minutes }
+            } else {
+                sink.add(at: value.node.location, "\(value.key): expected a list of times of day like [\"08:00\", \"19:00\"], "
+                    + "found \(value.node.foundDescription)")
+            }
+        }
+        if let value = fields.optional("system-reloads") { device.systemReloads = every(value, &sink) }
+        if let value = fields.optional("reloads") { device.explicitReloads = every(value, &sink) }
+        if let value = fields.optional("widget-budget") {
+            device.widgetBudget = value.integer(in: 0...1440, &sink, expected: "a budget from 0 to 1440 reloads a day")
         }
         if let zone = fields.optional("timezone") {
             // The name as written: Foundation may call UTC "GMT".
@@ -56,6 +74,18 @@ enum DeviceReader {
             return nil
         }
         return .some(DeviceModel.DailyWindow(start: from, end: to))
+    }
+
+    /// `{every: DURATION}`, the duration at least a minute (a reload storm that floods the
+    /// simulation is no model of an app).
+    static func every(_ reader: ValueReader, _ sink: inout ErrorSink) -> Duration? {
+        guard let fields = MappingFields(reader, known: ["every"], example: "{every: 12m}", &sink),
+              let value = fields.required("every", &sink), let span = value.duration(&sink, positive: true) else { return nil }
+        guard span >= .seconds(60) else {
+            sink.add(at: value.node.location, "\(value.key): expected a duration of at least 1m, found \(EchoText.quoted(DurationParser.format(span)))")
+            return nil
+        }
+        return span
     }
 
     /// `exact` or `{delayed: DURATION}` (greater than zero).

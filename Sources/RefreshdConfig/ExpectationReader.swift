@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 import RefreshdSimulation
 
 /// Reads a scenario's `expect:` list: what the simulation's report must show.
@@ -9,9 +10,14 @@ import RefreshdSimulation
 ///   - max-missed: {job: test.nightly, count: 0}                # job optional: all jobs
 ///   - max-lateness: {job: test.nightly, limit: 5m}
 ///   - no-violation
+///   - widget: {kind: wallpaper, family: systemSmall, day: 1, stale-minutes: {at-least: 600}}
+///   - widget: {kind: wallpaper, first-stale: {before: "12:00"}}     # or first-stale: never
+///   - activity: {id: pack-1, state: ended, cause: active-limit, after: {at-least: 8h}}
+///   - activity: {id: pack-1, state: stale, reached: false}          # never stale
+///   - activity: {id: pack-1, final: dismissed}
 /// ```
 enum ExpectationReader {
-    static let kinds = ["runs", "max-missed", "max-lateness", "no-violation"]
+    static let kinds = ["runs", "max-missed", "max-lateness", "no-violation", "widget", "activity"]
     static let example = "{runs: {job: com.example.refresh, equal: 3}}"
     static let comparisons: [(key: String, comparison: Expectation.Comparison)] = [
         ("equal", .equal), ("at-most", .atMost), ("at-least", .atLeast),
@@ -81,6 +87,10 @@ enum ExpectationReader {
             let limit = fields.required("limit", &sink)?.duration(&sink, positive: false)
             guard let job, let limit else { return nil }
             return .maxLateness(job: job, limit)
+        case "widget":
+            return widget(reader, &sink)
+        case "activity":
+            return activity(reader, &sink)
         default:  // no-violation
             guard value.isNullScalar else {
                 sink.add(at: value.location, "no-violation: expected nothing after it (write - no-violation), found \(value.foundDescription)")
@@ -88,5 +98,72 @@ enum ExpectationReader {
             }
             return .noViolation
         }
+    }
+
+    static let widgetExample = "{kind: wallpaper, family: systemSmall, day: 1, stale-minutes: {equal: 0}}"
+
+    /// `{kind, family?, day?, FIGURE: {equal|at-most|at-least: N}}` or `{..., first-stale: {before: HH:MM} | never}`.
+    static func widget(_ reader: ValueReader, _ sink: inout ErrorSink) -> Expectation? {
+        let figures = Expectation.WidgetFigure.allCases.map(\.rawValue)
+        guard let fields = MappingFields(reader, known: ["kind", "family", "day"] + figures + ["first-stale"], example: widgetExample, &sink)
+        else { return nil }
+        let before = sink.errors.count
+        let kind = fields.required("kind", &sink)?.line(&sink, expected: "a widget kind")
+        let family = fields.optional("family").flatMap { $0.oneOf(WidgetSpec.knownFamilies, &sink) }
+        let day = fields.optional("day")?.integer(in: 1...366, &sink, expected: "a day of the simulation, 1 or greater")
+        let named = fields.pairs.filter { figures.contains($0.key) || $0.key == "first-stale" }
+        guard named.count == 1 else {
+            sink.add(at: reader.node.location, "widget: expected exactly one of \((figures + ["first-stale"]).joined(separator: ", ")) "
+                + "(like \(widgetExample)), found \(named.count)")
+            return nil
+        }
+        let value = ValueReader(key: "widget." + named[0].key, node: named[0].value)
+        if named[0].key == "first-stale" {
+            var minute: Int?
+            if value.node.scalarText != "never" {
+                guard let f = MappingFields(value, known: ["before"], example: "{before: \"12:00\"} or never", &sink),
+                      let m = f.required("before", &sink)?.timeOfDay(&sink) else { return nil }
+                minute = m
+            }
+            guard sink.errors.count == before, let kind else { return nil }
+            return .widgetFirstStale(kind: kind, family: family, day: day, before: minute)
+        }
+        guard let bound = comparison(value, &sink, { v, s in v.count(&s) }), sink.errors.count == before, let kind,
+              let figure = Expectation.WidgetFigure(rawValue: named[0].key) else { return nil }
+        return .widget(kind: kind, family: family, day: day, figure, bound.0, bound.1)
+    }
+
+    static let activityExample = "{id: pack-1, state: ended, cause: active-limit, after: {at-least: 8h}}"
+
+    /// `{id, state, cause?, after?: {COMPARISON: DURATION}, reached?: false}` or `{id, final: STATE}`.
+    static func activity(_ reader: ValueReader, _ sink: inout ErrorSink) -> Expectation? {
+        guard let fields = MappingFields(reader, known: ["id", "state", "cause", "after", "reached", "final"], example: activityExample, &sink)
+        else { return nil }
+        let before = sink.errors.count
+        let states = ActivityState.allCases.map(\.rawValue)
+        let id = fields.required("id", &sink)?.line(&sink, expected: "an activity id")
+        if let final = fields.optional("final") {
+            let state = final.oneOf(states, &sink)
+            guard sink.errors.count == before, let id, let state else { return nil }
+            return .activityFinal(id: id, state: state)
+        }
+        let state = fields.required("state", &sink)?.oneOf(states, &sink)
+        let cause = fields.optional("cause")?.oneOf(ActivityCause.allCases.map(\.rawValue), &sink)
+        let after = fields.optional("after").flatMap { value in comparison(value, &sink, { v, s in v.duration(&s, positive: false) }) }
+        let reached = fields.optional("reached")?.bool(&sink) ?? true
+        guard sink.errors.count == before, let id, let state else { return nil }
+        return .activity(id: id, state: state, cause: cause, after: after, reached: reached)
+    }
+
+    /// `{equal: V}`, `{at-most: V}` or `{at-least: V}`.
+    static func comparison<V>(_ reader: ValueReader, _ sink: inout ErrorSink,
+                              _ read: (ValueReader, inout ErrorSink) -> V?) -> (Expectation.Comparison, V)? {
+        guard let fields = MappingFields(reader, known: comparisons.map(\.key), example: "{at-least: 3}", &sink) else { return nil }
+        guard fields.pairs.count == 1, let c = comparisons.first(where: { $0.key == fields.pairs[0].key }),
+              let value = fields.optional(c.key) else {
+            sink.add(at: reader.node.location, "\(reader.key): expected one of equal:, at-most: or at-least: (like {at-least: 3})")
+            return nil
+        }
+        return read(value, &sink).map { (c.comparison, $0) }
     }
 }

@@ -8,10 +8,15 @@ import RefreshdSimulation
 ///   - kill: {at: +1d4h, restart-after: 30s}
 ///   - expire-run: {job: test.nightly, run: 2}
 ///   - clock-step: {at: +2d, by: -1h}
+///   - provider-garbage: {job: com.example.widget, run: 3}     # or {job, at, for}
+///   - provider-expires: {job: com.example.widget, run: 2}
+///   - budget-empty: {at: +1d, for: 6h}
+///   - activity-silent: {job: com.example.download, run: 1, after: 20m}
 /// ```
 enum FaultReader {
     static let kinds = ["down", "kill", "expire-run", "crash-run", "clock-step", "suspend",
-                        "store-full", "power-loss", "network-loss"]
+                        "store-full", "power-loss", "network-loss", "provider-garbage", "provider-expires",
+                        "budget-empty", "activity-silent"]
     static let example = "{kill: {at: +1d4h, restart-after: 30s}}"
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> [Fault]? {
@@ -33,6 +38,40 @@ enum FaultReader {
         guard let (kind, _, value) = SingleKeyItem.read(item, list: "faults", kinds: kinds, example: example, &sink) else { return nil }
         let reader = ValueReader(key: kind, node: value)
         switch kind {
+        case "budget-empty":
+            return DeviceReader.span(reader, &references, &sink).map { .budgetEmpty($0) }
+        case "provider-garbage":
+            let example = "{job: com.example.widget, run: 3} or {job: com.example.widget, at: +1d, for: 2h}"
+            guard let fields = MappingFields(reader, known: ["job", "run", "at", "for"], example: example, &sink) else { return nil }
+            let before = sink.errors.count
+            let job = fields.required("job", &sink).flatMap { references.job($0, &sink) }
+            let run = fields.optional("run")?.integer(in: 1...1_000_000, &sink, expected: "a provider run number 1 or greater")
+            var span: TimeSpan?
+            if fields.optional("at") != nil || fields.optional("for") != nil {
+                let at = fields.required("at", &sink).flatMap { references.time($0, &sink) }
+                let length = fields.required("for", &sink)?.duration(&sink, positive: true)
+                if let at, let length { span = TimeSpan(start: at, duration: length) }
+            }
+            if run == nil, span == nil, sink.errors.count == before {
+                sink.add(at: reader.node.location, "provider-garbage: expected run: N or at: and for: (like \(example))")
+            }
+            guard sink.errors.count == before, let job else { return nil }
+            return .providerGarbage(job: job, run: run, span: span)
+        case "provider-expires":
+            guard let fields = MappingFields(reader, known: ["job", "run"], example: "{job: com.example.widget, run: 2}", &sink)
+            else { return nil }
+            let job = fields.required("job", &sink).flatMap { references.job($0, &sink) }
+            let run = fields.required("run", &sink)?.integer(in: 1...1_000_000, &sink, expected: "a provider run number 1 or greater")
+            guard let job, let run else { return nil }
+            return .providerExpires(job: job, run: run)
+        case "activity-silent":
+            let example = "{job: com.example.download, run: 1, after: 20m}"
+            guard let fields = MappingFields(reader, known: ["job", "run", "after"], example: example, &sink) else { return nil }
+            let job = fields.required("job", &sink).flatMap { references.job($0, &sink) }
+            let run = fields.required("run", &sink)?.integer(in: 1...1_000_000, &sink, expected: "a run number 1 or greater")
+            let after = fields.required("after", &sink)?.duration(&sink, positive: false)
+            guard let job, let run, let after else { return nil }
+            return .activitySilent(job: job, run: run, after: after)
         case "down", "suspend", "store-full", "power-loss", "network-loss":
             guard let span = DeviceReader.span(reader, &references, &sink) else { return nil }
             switch kind {

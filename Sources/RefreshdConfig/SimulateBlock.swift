@@ -11,9 +11,11 @@ import RefreshdSimulation
 ///   ignores-sigterm: true
 ///   output: ["fetched 12 images"]
 ///   results: ['{"entries": []}']
+///   timeline: {entries: ["06:00", "18:00"], policy: at-end}   # kind: timeline jobs (SimulateSideModels)
+///   activity: {type: WallpaperPack, id: "pack-{run}", updates: 10m}
 /// ```
 enum SimulateBlock {
-    static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results"]
+    static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results", "timeline", "activity"]
     static let durationForms = "a duration like 2s, {uniform: [1s, 5s]} or {median: 2s, p99: 30s}"
 
     /// The model, or nil with every problem reported at its value.
@@ -37,6 +39,10 @@ enum SimulateBlock {
                 if let lines = value.lines(&sink) { model.output = lines }
             case "results":
                 if let lines = value.lines(&sink, jsonObjects: true) { model.results = lines }
+            case "timeline":
+                if let timeline = SimulateSideModels.timeline(value, &sink) { model.timeline = timeline }
+            case "activity":
+                if let activity = SimulateSideModels.activity(value, &sink) { model.activity = activity }
             default:
                 break
             }

@@ -27,20 +27,37 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         public var results: [String]
         /// It cannot be started (a missing program): the text says why.
         public var startFailure: String?
+        /// Lines it writes to its results channel while it runs, at offsets from its start
+        /// (activity events, explicit reloads): handed to `runtime.runResultLine` at those
+        /// virtual instants, as the libuv host hands each complete line. Lines due after the
+        /// process ended (expired, killed) are never written.
+        public var timedResults: [TimedLine]
 
         public init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
                     ignoresTerminate: Bool = false, output: [String] = [], results: [String] = [],
-                    startFailure: String? = nil) {
+                    startFailure: String? = nil, timedResults: [TimedLine] = []) {
             self.duration = duration
             self.exit = exit
             self.ignoresTerminate = ignoresTerminate
             self.output = output
             self.results = results
             self.startFailure = startFailure
+            self.timedResults = timedResults
         }
 
         /// A quick success: what a command job is without a model.
         public static let quickSuccess = Behaviour()
+    }
+
+    /// A results line written `offset` after a modelled process starts.
+    public struct TimedLine: Sendable, Hashable {
+        public var offset: Duration
+        public var line: String
+
+        public init(offset: Duration, line: String) {
+            self.offset = offset
+            self.line = line
+        }
     }
 
     /// A modelled process: alive from its start until `endsAt` (or a signal).
@@ -52,6 +69,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         var exit: RunExit
         var ignoresTerminate: Bool
         var results: [String]
+        /// Live lines still to write, by instant (oldest first).
+        var timed: [(at: Instant, line: String)] = []
     }
 
     /// The virtual wall clock.
@@ -113,7 +132,10 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public var nextEventTime: Instant? {
         if conditionsReportDue || !finishedActions.isEmpty { return clock }
         var next = wakeUp
-        for p in processes.values where next == nil || p.endsAt < next! { next = p.endsAt }
+        for p in processes.values {
+            if next == nil || p.endsAt < next! { next = p.endsAt }
+            if let first = p.timed.first, first.at < next! { next = first.at }
+        }
         return next
     }
 
@@ -170,6 +192,16 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
                 runtime?.runEnded(a.runID, exit: .completed(success: a.result.success), results: a.result.results)
             }
         }
+        // Live results lines due now, before any end at the same instant (a line written just
+        // before the exit is read before the exit is reported).
+        for runID in processes.keys.sorted() {
+            guard var p = processes[runID], let first = p.timed.first, first.at <= t, first.at <= p.endsAt else { continue }
+            let due = p.timed.prefix { $0.at <= t && $0.at <= p.endsAt }
+            p.timed.removeFirst(due.count)
+            processes[runID] = p
+            guard runtime?.instance == p.instance else { continue }
+            for item in due { _ = runtime?.runResultLine(p.order, item.line) }
+        }
         for runID in processes.keys.sorted() {
             guard let p = processes[runID], p.endsAt <= t else { continue }
             processes[runID] = nil
@@ -210,6 +242,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         clock = clock + delta
         for (runID, var p) in processes {
             p.endsAt = p.endsAt + delta
+            p.timed = p.timed.map { ($0.at + delta, $0.line) }
             processes[runID] = p
         }
         runtime?.send(.clockChanged(expected: expected))
@@ -240,8 +273,10 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         // Like a real process, it carries the runtime's instance id (the reaper matches on it).
         let instance = runtime?.instance ?? ""
         nextPID += 1
+        let start = clock
         processes[order.runID] = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
-                                         exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results)
+                                         exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
+                                         timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) })
         for line in b.output { runtime?.runOutput(order, stream: "stdout", line: line) }
         return .started(processGroup: nextPID, startTicks: nil)
     }

@@ -12,6 +12,16 @@ public struct DeviceModel: Sendable, Hashable {
     public var discretion: Discretion
     /// The zone the daily windows are in (an IANA name); nil is the simulation's zone.
     public var timeZone: String?
+    /// Times of day (minutes after local midnight) the app comes to the foreground: each is an
+    /// exempt `reloadAllTimelines` (reason `appForeground`).
+    public var foreground: [Int] = []
+    /// The system reloads every widget this often (reason `system`); nil: never.
+    public var systemReloads: Duration?
+    /// The app calls `reloadAllTimelines()` this often (reason `explicitAPI`, counted): `12m` is
+    /// the ~120 a day of the budget-burning app; nil: never.
+    public var explicitReloads: Duration?
+    /// Overrides every widget's budget (reloads per family in any 24 h); nil: the job's own.
+    public var widgetBudget: Int?
 
     public init(charging: DailyWindow? = DailyWindow(start: 22 * 60, end: 7 * 60), networkDown: [TimeSpan] = [],
                 discretion: Discretion = .delayed(maximum: .seconds(15 * 60)), timeZone: String? = nil) {

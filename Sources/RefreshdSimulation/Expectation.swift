@@ -10,6 +10,29 @@ public enum Expectation: Sendable, Hashable {
     case maxLateness(job: String, Duration)
     /// No invariant was violated (always checked; listed for clarity).
     case noViolation
+    /// A widget figure (summed over the days, or on the 1-based `day`; over every family of the
+    /// kind when `family` is nil) compares to `count`.
+    case widget(kind: String, family: String?, day: Int?, WidgetFigure, Comparison, Int)
+    /// The widget was first stale before this minute of the day (of `day`, or of the first day
+    /// it was stale), or (nil) never stale.
+    case widgetFirstStale(kind: String, family: String?, day: Int?, before: Int?)
+    /// The activity reached `state` (with `cause`, when given), `after` its start compared to a
+    /// duration when given; or, with `reached: false`, never reached it.
+    case activity(id: String, state: String, cause: String?, after: (Comparison, Duration)?, reached: Bool)
+    /// The activity's state at the end of the simulation (`dismissed` once it is gone).
+    case activityFinal(id: String, state: String)
+
+    /// The figures of a widget's day an expectation can name.
+    public enum WidgetFigure: String, Sendable, Hashable, CaseIterable {
+        case reloadsRequested = "reloads-requested", reloadsPerformed = "reloads-performed"
+        case reloadsDeferred = "reloads-deferred", reloadsExempt = "reloads-exempt"
+        case providerCalls = "provider-calls", upstreamFetches = "upstream-fetches", staleMinutes = "stale-minutes"
+    }
+
+    public static func == (a: Expectation, b: Expectation) -> Bool { a.key == b.key }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+    /// A text that identifies the expectation (the tuple payload is not Hashable).
+    var key: String { "\(self)" }
 
     public enum Comparison: String, Sendable, Hashable {
         case equal = "=="

@@ -22,6 +22,15 @@ public enum Fault: Sendable, Hashable {
     case powerLoss(TimeSpan)
     /// The network is down for a span.
     case networkLoss(TimeSpan)
+    /// A timeline job's provider returns garbage (a malformed timeline) on its Nth provider run
+    /// (counted over all its families), or on every run in a span.
+    case providerGarbage(job: String, run: Int?, span: TimeSpan?)
+    /// A timeline job's Nth provider run overruns its allowance and is expired.
+    case providerExpires(job: String, run: Int)
+    /// Every widget's reload budget is empty for a span (no counted reload may happen).
+    case budgetEmpty(TimeSpan)
+    /// The job's Nth run stops updating its activity `after` into the run (and never ends it).
+    case activitySilent(job: String, run: Int, after: Duration)
 
     /// A short label for reports: `kill`, `down`, `clock-step`...
     public var label: String {
@@ -35,6 +44,24 @@ public enum Fault: Sendable, Hashable {
         case .storeFull: "store-full"
         case .powerLoss: "power-loss"
         case .networkLoss: "network-loss"
+        case .providerGarbage: "provider-garbage"
+        case .providerExpires: "provider-expires"
+        case .budgetEmpty: "budget-empty"
+        case .activitySilent: "activity-silent"
+        }
+    }
+
+    /// The words the report uses for the widget and activity faults.
+    func detail(start: Instant) -> String {
+        switch self {
+        case let .providerGarbage(job, run, span):
+            if let run { return "\(job) provider run \(run) returns garbage" }
+            if let span { return "\(job) provider returns garbage from \(span.start.instant(start: start)) for \(formatDuration(span.duration))" }
+            return "\(job) provider returns garbage"
+        case let .providerExpires(job, run): return "\(job) provider run \(run) expires"
+        case let .budgetEmpty(span): return "widget budgets empty from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
+        case let .activitySilent(job, run, after): return "\(job) run \(run) stops updating its activity after \(formatDuration(after))"
+        default: return label
         }
     }
 }

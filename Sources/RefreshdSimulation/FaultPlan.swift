@@ -48,6 +48,7 @@ public enum FaultPlan {
             case let .storeFull(span): "disk full at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
             case let .powerLoss(span): "power lost at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
             case let .networkLoss(span): "network lost at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
+            default: fault.detail(start: start)
             }
         }.joined(separator: "; ")
     }

@@ -18,16 +18,23 @@ public struct JobModel: Sendable, Hashable {
     public var output: [String]
     /// Lines it writes to its results channel (JSON objects).
     public var results: [String]
+    /// For a `kind: timeline` job: what its provider returns (nil: one entry now, `atEnd`).
+    public var timeline: TimelineModel?
+    /// A live activity the job drives while it runs.
+    public var activity: ActivityModel?
 
     public init(duration: DurationModel = .fixed(.milliseconds(10)), growth: Duration = .zero,
                 outcomes: OutcomeWeights = OutcomeWeights(), ignoresTerminate: Bool = false,
-                output: [String] = [], results: [String] = []) {
+                output: [String] = [], results: [String] = [], timeline: TimelineModel? = nil,
+                activity: ActivityModel? = nil) {
         self.duration = duration
         self.growth = growth
         self.outcomes = outcomes
         self.ignoresTerminate = ignoresTerminate
         self.output = output
         self.results = results
+        self.timeline = timeline
+        self.activity = activity
     }
 
     /// A quick success, what a job without a `simulate:` block is.

@@ -19,6 +19,16 @@ public final class Simulation: @unchecked Sendable {
     /// Runs launched per job so far (the Nth run of a fault), across restarts.
     let runCounts = RunCounter()
     let journal = Journal()
+    /// What providers returned, activity transitions, the widget and activity audits.
+    let side = SideJournal()
+    /// The jobs as loaded (the device's budget override applied).
+    let specs: [JobSpec]
+    /// Each widget kind's budget as its job declares it (after the override).
+    let budgets: [String: ReloadBudget]
+    var budgetEmpty = false
+    /// The last applied update's timestamp seen per activity (updates apply in order).
+    var lastUpdate: [String: Instant] = [:]
+    var publicationsChecked = -1
     var storeFull = false
     var violations: [SimulationReport.Violation] = []
     var faultLog: [SimulationReport.FaultRecord] = []
@@ -36,6 +46,14 @@ public final class Simulation: @unchecked Sendable {
         random = SeededRandom(seed: scenario.seed)
         zone = TimeZone(identifier: scenario.timeZone) ?? TimeZone(identifier: "UTC")!
         end = scenario.start + .seconds(Int64(scenario.days) * 86_400)
+        var specs = scenario.jobs.map(\.spec)
+        if let override = scenario.device.widgetBudget {
+            for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
+        }
+        self.specs = specs
+        budgets = Dictionary(specs.compactMap { spec in
+            spec.widget.map { ($0.kind, $0.budget.map { ReloadBudget.limited($0) } ?? .unlimited) }
+        }, uniquingKeysWith: { a, _ in a })
         store = InMemoryStore(instanceID: String(format: "%016llx", scenario.seed))
         let models = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.model) }, uniquingKeysWith: { a, _ in a })
         let allowances = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.allowance) },
@@ -43,12 +61,23 @@ public final class Simulation: @unchecked Sendable {
         let faults = scenario.faults
         let counter = runCounts
         let random = self.random
+        let side = self.side
+        let zone = self.zone
+        let widgets = Dictionary(scenario.jobs.compactMap { job in job.spec.widget.map { (job.spec.identifier, $0) } },
+                                 uniquingKeysWith: { a, _ in a })
+        let start = scenario.start
         host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
             let id = order.identifier
+            if let hash = id.lastIndex(of: "#"), let widget = widgets[String(id[..<hash])] {
+                return Self.providerBehaviour(order, job: String(id[..<hash]), widget: widget, model: models[String(id[..<hash])],
+                                              allowance: allowances[String(id[..<hash])] ?? .seconds(30), faults: faults,
+                                              counter: counter, random: random, side: side, zone: zone, start: start)
+            }
             let n = counter.next(id)
             let model = models[id] ?? .quickSuccess
             var (duration, exit) = model.draw(run: n, identifier: id, random: random)
             var ignores = model.ignoresTerminate
+            var silentAfter: Duration?
             for fault in faults {
                 switch fault {
                 case let .expireRun(job, run) where job == id && run == n:
@@ -57,12 +86,18 @@ public final class Simulation: @unchecked Sendable {
                 case let .crashRun(job, run) where job == id && run == n:
                     duration = min(duration, .seconds(1))
                     exit = .signaled(11)
+                case let .activitySilent(job, run, after) where job == id && run == n:
+                    silentAfter = after
                 default:
                     break
                 }
             }
+            let timed = model.activity.map { activity in
+                activity.lines(run: n, start: order.started, duration: duration, silentAfter: silentAfter)
+                    .map { SimulatedHost.TimedLine(offset: $0.offset, line: $0.line) }
+            } ?? []
             return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
-                                           output: model.output, results: model.results)
+                                           output: model.output, results: model.results, timedResults: timed)
         }
         if scenario.executeCommands {
             host.executor = { order, job, environment in
@@ -129,7 +164,11 @@ public final class Simulation: @unchecked Sendable {
                 runtime.setAdmissionPolicy(DiscretionPolicy(maximum: maximum, random: random))
             }
             let journal = self.journal
-            runtime.observe { journal.record($0) }
+            let side = self.side
+            runtime.observe { observation in
+                journal.record(observation)
+                side.record(observation)
+            }
             return runtime
         } catch {
             violations.append(.init(time: host.clock, invariant: "store-readable",
@@ -153,7 +192,8 @@ public final class Simulation: @unchecked Sendable {
             downSpans.append((since, host.clock, "down"))
             downSince = nil
         }
-        runtime.load(scenario.jobs.map(\.spec))
+        runtime.load(specs)
+        if budgetEmpty { runtime.setWidgetBudgets(.limited(0)) }
         applyDevice(force: true)
         verifyNothingLost(runtime)
     }
@@ -171,6 +211,8 @@ public final class Simulation: @unchecked Sendable {
             case suspend(Duration)
             case storeFull(Bool)
             case device
+            case reload(ReloadReason)
+            case budgetEmpty(Bool)
         }
     }
 
@@ -218,8 +260,19 @@ public final class Simulation: @unchecked Sendable {
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: "\(job) run \(run) overruns its allowance"))
             case let .crashRun(job, run):
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: "\(job) run \(run) crashes"))
+            case let .budgetEmpty(span):
+                let t = span.start.instant(start: start)
+                add(t, .budgetEmpty(true))
+                add(t + span.duration, .budgetEmpty(false))
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
+            case let .providerGarbage(_, _, span?):
+                let t = span.start.instant(start: start)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
+            case .providerGarbage, .providerExpires, .activitySilent:
+                faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
             }
         }
+        addWidgetEvents(add)
         // Device boundaries: charging windows each day, network-down spans.
         if let window = scenario.device.charging {
             var day = startOfDay(containing: start)
@@ -268,6 +321,13 @@ public final class Simulation: @unchecked Sendable {
             }
         case .device:
             applyDevice(force: false)
+        case let .reload(reason):
+            guard let runtime = host.runtime, !host.stopped else { return }
+            runtime.reloadAllTimelines(reason: reason)
+        case let .budgetEmpty(on):
+            budgetEmpty = on
+            guard let runtime = host.runtime, !host.stopped else { return }
+            runtime.setWidgetBudgets(on ? .limited(0) : nil, original: budgets)
         }
     }
 
@@ -305,6 +365,10 @@ public final class Simulation: @unchecked Sendable {
             for v in runtime.checkInvariants() {
                 violations.append(.init(time: host.clock, invariant: v.invariant.rawValue, message: v.description,
                                         recent: journal.recent()))
+                return
+            }
+            if let (invariant, message) = checkSideMachines(runtime) {
+                violations.append(.init(time: host.clock, invariant: invariant, message: message, recent: journal.recent()))
                 return
             }
         }

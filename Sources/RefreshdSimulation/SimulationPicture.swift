@@ -2,7 +2,8 @@ import Foundation
 import RefreshdCore
 
 /// The report as an SVG picture: one lane per job over the days, each run drawn at its real
-/// time and coloured by outcome, faults and downtime shaded, missed slots marked. What a person
+/// time and coloured by outcome, faults and downtime shaded, missed slots marked; then a lane
+/// per widget (entries shown, reloads, deferrals, stale spans) and per activity (by state). What a person
 /// reads faster than the table: a gap, a red streak, a cluster after downtime.
 public enum SimulationPicture {
     static let colours: [Outcome?: String] = [
@@ -13,7 +14,9 @@ public enum SimulationPicture {
     public static func svg(_ report: SimulationReport) -> String {
         let left = 300.0, right = 30.0, top = 56.0, lane = 34.0, plotWidth = 1100.0
         let width = left + plotWidth + right
-        let height = top + lane * Double(max(1, report.jobs.count)) + 86
+        let sideCount = report.widgetLanes.count + report.activityLanes.count
+        let laneCount = max(1, report.jobs.count + sideCount)
+        let height = top + lane * Double(laneCount) + 86
         let span = Double(max(1, report.end.milliseconds - report.start.milliseconds))
         func x(_ t: Instant) -> Double {
             left + plotWidth * Double(min(max(t.milliseconds, report.start.milliseconds), report.end.milliseconds)
@@ -25,7 +28,7 @@ public enum SimulationPicture {
         s.append(##"<rect width="100%" height="100%" fill="#ffffff"/>"##)
         let title = "\(report.scenario): \(report.days.count) days from \(report.start.iso8601.prefix(16))Z, seed \(report.seed)"
         s.append(##"<text x="\##(format(left))" y="22" font-size="15" font-weight="bold">\##(escape(title))</text>"##)
-        let plotBottom = top + lane * Double(max(1, report.jobs.count))
+        let plotBottom = top + lane * Double(laneCount)
         // Downtime and faults, shaded behind the lanes.
         for d in report.downtime {
             guard let a = d.at, let b = d.until else { continue }
@@ -66,6 +69,7 @@ public enum SimulationPicture {
                 s.append(##"<path d="M\##(format(mx - 5)) \##(format(my - 5)) L\##(format(mx + 5)) \##(format(my + 5)) M\##(format(mx - 5)) \##(format(my + 5)) L\##(format(mx + 5)) \##(format(my - 5))" stroke="#2f3542" stroke-width="2"><title>\##(m.count) missed slot\##(m.count == 1 ? "" : "s") noticed \##(m.noticed.iso8601)</title></path>"##)
             }
         }
+        s += sideLanes(report, top: top + lane * Double(report.jobs.count), lane: lane, left: left, plotWidth: plotWidth, x: x)
         // Legend.
         let legendY = plotBottom + 44
         var lx = left

@@ -46,6 +46,10 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         public var date: String
         public var total: Figures
         public var jobs: [String: Figures]
+        /// Per widget (kind and family) that day: reloads, provider calls, budget, staleness.
+        public var widgets: [WidgetDay] = []
+        /// Per activity alive that day: its state at the day's end and the day's transitions.
+        public var activities: [ActivityDay] = []
     }
 
     public struct JobTotals: Codable, Sendable, Equatable {
@@ -100,6 +104,10 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     public var expectations: [ExpectationResult]
     /// Events delivered (wake-ups, exits, faults): how much the simulation did.
     public var steps: Int
+    /// Each widget's entries shown, reloads, deferrals and stale spans, for the picture.
+    public var widgetLanes: [WidgetLane] = []
+    /// Each activity's transitions over the whole simulation, for the picture.
+    public var activityLanes: [ActivityLane] = []
 
     public struct ExpectationResult: Codable, Sendable, Equatable {
         public var expectation: String
@@ -183,6 +191,11 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         }
         for id in jobs.keys { fill(&jobs[id]!.figures, lateness[id] ?? []) }
         fill(&total, totalLateness)
+        let side = sideFigures(sim, dayLabels: order, dayIndex: dayIndex, boundaries: boundaries)
+        for index in days.indices {
+            days[index].widgets = side.widgets[index]
+            days[index].activities = side.activities[index]
+        }
         var report = SimulationReport(
             scenario: sim.scenario.name, start: sim.scenario.start, end: sim.end, seed: sim.scenario.seed,
             timeZone: sim.scenario.timeZone, days: days,
@@ -190,12 +203,15 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             faults: sim.faultLog,
             downtime: sim.downSpans.map { FaultRecord(kind: $0.2, at: $0.0, until: $0.1, detail: "refreshd not running") },
             violations: sim.violations, expectations: [], steps: sim.steps)
+        report.widgetLanes = side.widgetLanes
+        report.activityLanes = side.activityLanes
         report.expectations = sim.scenario.expectations.map { report.evaluate($0) }
         return report
     }
 
     /// Checks one expectation against the figures.
     func evaluate(_ e: Expectation) -> ExpectationResult {
+        if let side = evaluateSide(e) { return side }
         switch e {
         case let .runs(job, outcome, comparison, bound):
             let f = jobs.first { $0.identifier == job }?.figures ?? Figures()
@@ -213,6 +229,8 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         case .noViolation:
             return .init(expectation: "no invariant violated", passed: violations.isEmpty,
                          found: violations.first.map { "\($0.invariant) at \($0.time)" } ?? "none")
+        default:
+            return .init(expectation: "\(e)", passed: false, found: "not evaluated")
         }
     }
 
@@ -234,6 +252,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         var jobRows: [[String]] = []
         for j in jobs { jobRows.append([j.identifier] + Self.cells(j.figures)) }
         out += Self.table(["job"] + header.dropFirst(), jobRows)
+        out += sideText
         if !faults.isEmpty {
             out.append("")
             out.append("faults:")

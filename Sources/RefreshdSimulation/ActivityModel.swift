@@ -1,0 +1,82 @@
+import RefreshdCore
+
+/// A live activity a modelled job drives while it runs (`simulate: {activity: ...}`): a start
+/// line when the run starts, an update every `updates` with its progress, an end line when the
+/// run finishes. The lines are the real results vocabulary, delivered through the runtime while
+/// the run goes on at their virtual instants, exactly as a real job writes them to fd 3.
+public struct ActivityModel: Sendable, Hashable {
+    /// How the job ends its activity when its run finishes.
+    public enum End: Sendable, Hashable {
+        case `default`
+        case immediate
+        /// Dismissed this long after the end (or at the 4 h cap, whichever is first).
+        case after(Duration)
+        /// The job never ends it: the system's limits do.
+        case none
+    }
+
+    public var type: String
+    /// The activity id; `{run}` is replaced by the run's number (one activity per run).
+    public var id: String
+    /// Time between updates; nil: never updated after the start.
+    public var updates: Duration?
+    /// Progress reported at the start and at the run's end, linear in between.
+    public var progress: ClosedRange<Double>
+    public var end: End
+    /// Each start and update carries a stale date this long after it; nil: none.
+    public var staleAfter: Duration?
+    /// Updates sent with high priority (they count against the hourly budget).
+    public var highPriority: Bool
+
+    public init(type: String, id: String, updates: Duration? = nil, progress: ClosedRange<Double> = 0...1,
+                end: End = .default, staleAfter: Duration? = nil, highPriority: Bool = false) {
+        self.type = type
+        self.id = id
+        self.updates = updates
+        self.progress = progress
+        self.end = end
+        self.staleAfter = staleAfter
+        self.highPriority = highPriority
+    }
+
+    /// The live lines of the `run`-th run starting at `start` and lasting `duration`, at their
+    /// offsets from the start; updates after `silentAfter` (a job that stops updating) and the
+    /// end line are left out when it is set.
+    public func lines(run: Int, start: Instant, duration: Duration, silentAfter: Duration? = nil) -> [(offset: Duration, line: String)] {
+        let id = self.id.replacingOccurrences(of: "{run}", with: String(run))
+        func progressAt(_ offset: Duration) -> String {
+            let total = Double(max(1, duration.wholeMilliseconds))
+            let fraction = min(1, max(0, Double(offset.wholeMilliseconds) / total))
+            let value = progress.lowerBound + (progress.upperBound - progress.lowerBound) * fraction
+            return String((value * 1000).rounded() / 1000)
+        }
+        func stale(_ offset: Duration) -> String {
+            staleAfter.map { ",\"staleDate\":\"\((start + offset + $0).iso8601)\"" } ?? ""
+        }
+        var result: [(Duration, String)] = []
+        result.append((.zero, "{\"activity\":\"start\",\"id\":\"\(id)\",\"type\":\"\(type)\","
+            + "\"content\":{\"progress\":\(progressAt(.zero))}\(stale(.zero))}"))
+        if let step = updates, step > .zero {
+            var offset = step
+            while offset < duration {
+                if let silent = silentAfter, offset > silent { break }
+                result.append((offset, "{\"activity\":\"update\",\"id\":\"\(id)\",\"content\":{\"progress\":\(progressAt(offset))}"
+                    + "\(stale(offset)),\"timestamp\":\"\((start + offset).iso8601)\",\"priority\":\"\(highPriority ? "high" : "low")\"}"))
+                offset = offset + step
+            }
+        }
+        if silentAfter == nil {
+            let dismissal: String? = switch end {
+            case .default: "\"default\""
+            case .immediate: "\"immediate\""
+            case let .after(span): "{\"after\":\"\((start + duration + span).iso8601)\"}"
+            case .none: nil
+            }
+            if let dismissal {
+                result.append((duration, "{\"activity\":\"end\",\"id\":\"\(id)\",\"content\":{\"progress\":\(progressAt(duration))},"
+                    + "\"dismissal\":\(dismissal),\"timestamp\":\"\((start + duration).iso8601)\"}"))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import RefreshdCore
+import RefreshdRuntime
+
+/// Widget timelines and live activities in a simulation: modelled providers, the device's
+/// reloads, the widget faults, and the end-to-end audits of what was published.
+extension Simulation {
+    /// One provider call of a timeline job's family: the timeline its model returns as the real
+    /// results line, garbage or an overrun when a fault says so.
+    static func providerBehaviour(_ order: LaunchOrder, job: String, widget: WidgetSpec, model: JobModel?,
+                                  allowance: Duration, faults: [Fault], counter: RunCounter, random: SeededRandom,
+                                  side: SideJournal, zone: TimeZone, start: Instant) -> SimulatedHost.Behaviour {
+        let id = order.identifier
+        let model = model ?? .quickSuccess
+        let n = counter.next(id)
+        let providerRun = side.nextProviderRun(job)
+        var (duration, exit) = model.draw(run: n, identifier: id, random: random)
+        var garbage = false
+        for fault in faults {
+            switch fault {
+            case let .providerGarbage(j, run, span) where j == job:
+                if let run, run == providerRun { garbage = true }
+                if let span {
+                    let from = span.start.instant(start: start)
+                    if order.started >= from, order.started < from + span.duration { garbage = true }
+                }
+            case let .providerExpires(j, run) where j == job && run == providerRun:
+                duration = allowance * 2 + .seconds(1)
+            case let .expireRun(j, run) where j == id && run == n:
+                duration = allowance * 2 + .seconds(1)
+            case let .crashRun(j, run) where j == id && run == n:
+                duration = min(duration, .seconds(1))
+                exit = .signaled(11)
+            default:
+                break
+            }
+        }
+        let timeline = model.timeline ?? .oneEntryAtEnd
+        // The timeline is computed when the provider runs and written just before it exits.
+        let line: String
+        if garbage {
+            line = #"{"entries": "garbage", "policy": 42}"#
+        } else {
+            let now = order.started
+            let fetched = timeline.upstreamFetch && side.fetches(kind: widget.kind, at: now, window: widget.sharedFetch)
+            line = timeline.resultLine(at: now, zone: zone, upstreamFetch: fetched)
+            let family = WidgetSpec.family(ofProviderIdentifier: id) ?? ""
+            side.noteReturned(timeline.entryDates(at: now, zone: zone).map {
+                SideJournal.entryKey(widget: "\(widget.kind)/\(family)", date: $0.date.iso8601, content: "{\"asset\":\"\($0.content)\"}")
+            })
+        }
+        return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: model.ignoresTerminate,
+                                       output: model.output, results: model.results + [line])
+    }
+
+    /// The device's widget events: foreground sessions (exempt), system reloads and the app's
+    /// explicit reloads, each a `reloadAllTimelines` at its instant.
+    func addWidgetEvents(_ add: (Instant, ExternalEvent.Action) -> Void) {
+        let device = scenario.device
+        guard specs.contains(where: { $0.widget != nil }) else { return }
+        if !device.foreground.isEmpty {
+            var day = startOfDay(containing: scenario.start)
+            while day < end {
+                for minute in device.foreground.sorted() { add(localMinute(minute, day: day), .reload(.appForeground)) }
+                day = nextDay(after: day)
+            }
+        }
+        for (every, reason) in [(device.systemReloads, ReloadReason.system), (device.explicitReloads, .explicitAPI)] {
+            guard let every, every > .zero else { continue }
+            var t = scenario.start + every
+            while t < end {
+                add(t, .reload(reason))
+                t = t + every
+            }
+        }
+    }
+
+    /// The widget and activity machines' own invariants, then the end-to-end ones: every
+    /// published widget entry is one a provider returned; no activity visible past 12 h from
+    /// its start; no activity update applied out of order.
+    func checkSideMachines(_ runtime: RefreshRuntime) -> (String, String)? {
+        if let v = runtime.checkTimelineInvariants().first { return ("timeline-\(v.invariant)", v.description) }
+        if let v = runtime.checkActivityInvariants().first { return ("activity", v) }
+        let now = host.clock
+        for (id, activity) in runtime.activityRecords().sorted(by: { $0.key < $1.key }) {
+            if activity.state != .dismissed, now > activity.start + .seconds(12 * 3600) {
+                return ("activity-visible-past-12h", "activity \(id) started \(activity.start) is still \(activity.state) at \(now), past its 12 h limit")
+            }
+            if let stamp = activity.lastUpdateTimestamp {
+                if let seen = lastUpdate[id], stamp < seen {
+                    return ("activity-update-out-of-order", "activity \(id) applied an update of \(stamp) after one of \(seen)")
+                }
+                lastUpdate[id] = stamp
+            }
+        }
+        if host.publicationCount != publicationsChecked {
+            publicationsChecked = host.publicationCount
+            for (path, contents) in host.publications.sorted(by: { $0.key < $1.key }) where path.hasPrefix("widgets/") {
+                let parts = path.split(separator: "/")
+                guard parts.count == 3, let date = Self.field(contents, after: "\"date\":\""),
+                      let content = Self.content(contents) else {
+                    return ("widget-entry-returned", "\(path) holds \(contents.prefix(120)), which is not a widget entry")
+                }
+                let widget = "\(parts[1])/\(parts[2].dropLast(".json".count))"
+                guard side.wasReturned(SideJournal.entryKey(widget: widget, date: date, content: content)) else {
+                    return ("widget-entry-returned", "\(path) shows the entry of \(date) \(content), which no provider of \(widget) returned")
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The text after `marker` up to the next quote.
+    static func field(_ text: String, after marker: String) -> String? {
+        guard let r = text.range(of: marker) else { return nil }
+        let rest = text[r.upperBound...]
+        guard let q = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<q])
+    }
+
+    /// The `content` object of a published entry (flat: the simulation's providers write one).
+    static func content(_ text: String) -> String? {
+        guard let r = text.range(of: ",\"content\":") else { return nil }
+        let rest = text[r.upperBound...]
+        guard let close = rest.firstIndex(of: "}") else { return nil }
+        return String(rest[...close])
+    }
+}

@@ -1,0 +1,292 @@
+import Foundation
+import RefreshdCore
+import RefreshdRuntime
+
+extension SimulationReport {
+    /// One widget's reload figures on one day, read from the `widget-day` rows the timeline
+    /// machine counts (UTC days). JSON keys are snake_case, as `refreshd stats reloads` writes.
+    public struct WidgetDay: Codable, Sendable, Equatable {
+        public var kind: String
+        public var family: String
+        public var reloadsRequested: Int
+        public var reloadsPerformed: Int
+        public var reloadsDeferred: Int
+        public var reloadsExempt: Int
+        public var providerCalls: Int
+        public var upstreamFetches: Int
+        /// The lowest budget left that day; nil when unlimited.
+        public var budgetLow: Int?
+        public var staleMinutes: Int64
+        public var firstStale: Instant?
+        public var staleReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case kind, family
+            case reloadsRequested = "reloads_requested", reloadsPerformed = "reloads_performed"
+            case reloadsDeferred = "reloads_deferred", reloadsExempt = "reloads_exempt"
+            case providerCalls = "provider_calls", upstreamFetches = "upstream_fetches", budgetLow = "budget_low"
+            case staleMinutes = "stale_minutes", firstStale = "first_stale", staleReason = "stale_reason"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(family, forKey: .family)
+            try c.encode(reloadsRequested, forKey: .reloadsRequested)
+            try c.encode(reloadsPerformed, forKey: .reloadsPerformed)
+            try c.encode(reloadsDeferred, forKey: .reloadsDeferred)
+            try c.encode(reloadsExempt, forKey: .reloadsExempt)
+            try c.encode(providerCalls, forKey: .providerCalls)
+            try c.encode(upstreamFetches, forKey: .upstreamFetches)
+            try c.encode(budgetLow, forKey: .budgetLow)  // null when unlimited
+            try c.encode(staleMinutes, forKey: .staleMinutes)
+            try c.encode(firstStale, forKey: .firstStale)
+            try c.encode(staleReason, forKey: .staleReason)
+        }
+
+        init(_ row: WidgetDayCounter) {
+            kind = row.kind
+            family = row.family.rawValue
+            reloadsRequested = row.requested
+            reloadsPerformed = row.performed
+            reloadsDeferred = row.deferred
+            reloadsExempt = row.exempt
+            providerCalls = row.providerCalls
+            upstreamFetches = row.upstreamFetches
+            budgetLow = row.budgetLow
+            staleMinutes = row.staleMinutes
+            firstStale = row.firstStale
+            staleReason = row.staleReason?.description
+        }
+    }
+
+    /// One activity on one day: its state at the day's end and the day's transitions.
+    public struct ActivityDay: Codable, Sendable, Equatable {
+        public var id: String
+        public var type: String
+        public var state: String
+        public var transitions: [ActivityStep]
+    }
+
+    /// A state change: when it was due (`at`), when it was applied, from, to, and why.
+    public struct ActivityStep: Codable, Sendable, Equatable {
+        public var at: Instant
+        public var applied: Instant
+        public var from: String?
+        public var to: String
+        public var cause: String
+
+        public func encode(to encoder: any Encoder) throws {
+            enum K: String, CodingKey { case at, applied, from, to, cause }
+            var c = encoder.container(keyedBy: K.self)
+            try c.encode(at, forKey: .at)
+            try c.encode(applied, forKey: .applied)
+            try c.encode(from, forKey: .from)
+            try c.encode(to, forKey: .to)
+            try c.encode(cause, forKey: .cause)
+        }
+    }
+
+    /// Something on a widget's lane in the picture: an entry shown, a reload, a deferral, a
+    /// failure, the start or end of a stale span.
+    public struct WidgetMark: Codable, Sendable, Equatable {
+        public var kind: String
+        public var at: Instant
+        public var detail: String
+    }
+
+    /// One widget's marks over the whole simulation.
+    public struct WidgetLane: Codable, Sendable, Equatable {
+        public var widget: String
+        public var marks: [WidgetMark]
+    }
+
+    /// One activity's states over the whole simulation, for its lane.
+    public struct ActivityLane: Codable, Sendable, Equatable {
+        public var id: String
+        public var type: String
+        public var steps: [ActivityStep]
+    }
+
+    /// The widgets' day rows and the activities' transitions, filled into `days`; the lanes.
+    static func sideFigures(_ sim: Simulation, dayLabels: [String], dayIndex: (Instant) -> Int, boundaries: [Instant])
+        -> (widgets: [[WidgetDay]], activities: [[ActivityDay]], widgetLanes: [WidgetLane], activityLanes: [ActivityLane]) {
+        let decoder = JSONDecoder()
+        var rows = ((try? sim.store.records(table: TimelineChange.counterTable)) ?? []).compactMap {
+            try? decoder.decode(WidgetDayCounter.self, from: Data($0.value.utf8))
+        }
+        // An open stale span's time since the machine last accounted it, up to the end.
+        let records = ((try? sim.store.records(table: TimelineChange.widgetTable)) ?? []).compactMap {
+            try? decoder.decode(WidgetRecord.self, from: Data($0.value.utf8))
+        }
+        let lastDay = ISO8601.day(sim.end - .milliseconds(1))
+        let lastMidnight = ISO8601.parse(lastDay + "T00:00:00Z") ?? sim.end
+        for record in records {
+            guard let span = record.stale else { continue }
+            let from = max(record.staleAccountedUntil ?? span.start, span.start, lastMidnight)
+            guard sim.end > from else { continue }
+            if let i = rows.firstIndex(where: { $0.day == lastDay && $0.widget == record.widget }) {
+                rows[i].staleMilliseconds += sim.end.milliseconds - from.milliseconds
+                if rows[i].firstStale == nil { rows[i].firstStale = from; rows[i].staleReason = span.reason }
+            } else {
+                var row = WidgetDayCounter(day: lastDay, widget: record.widget)
+                row.staleMilliseconds = sim.end.milliseconds - from.milliseconds
+                row.firstStale = from
+                row.staleReason = span.reason
+                rows.append(row)
+            }
+        }
+        var widgets = dayLabels.map { _ in [WidgetDay]() }
+        for row in rows.sorted(by: { ($0.day, $0.widget) < ($1.day, $1.widget) }) {
+            guard let index = dayLabels.firstIndex(of: row.day) else { continue }
+            widgets[index].append(WidgetDay(row))
+        }
+        // Activities: transitions by the day they were due.
+        let transitions = sim.side.activityTransitions.filter { $0.transition.due < sim.end }
+        var activities = dayLabels.map { _ in [ActivityDay]() }
+        var lanes: [String: ActivityLane] = [:]
+        var firstDay: [String: Int] = [:]
+        var lastDayOf: [String: Int] = [:]
+        for t in transitions {
+            let step = ActivityStep(at: t.transition.due, applied: t.transition.applied, from: t.transition.from?.rawValue,
+                                    to: t.transition.to.rawValue, cause: t.transition.cause.rawValue)
+            lanes[t.id, default: ActivityLane(id: t.id, type: t.type, steps: [])].steps.append(step)
+            let d = dayIndex(t.transition.due)
+            firstDay[t.id] = min(firstDay[t.id] ?? d, d)
+            lastDayOf[t.id] = max(lastDayOf[t.id] ?? d, d)
+        }
+        for (id, lane) in lanes.sorted(by: { $0.key < $1.key }) {
+            guard let first = firstDay[id] else { continue }
+            var state: String?
+            for day in first..<dayLabels.count {
+                let today = lane.steps.filter { dayIndex($0.at) == day }
+                if let last = today.last { state = last.to }
+                // A dismissed activity is listed on the day it was dismissed, not after.
+                if today.isEmpty, state == ActivityState.dismissed.rawValue { break }
+                activities[day].append(ActivityDay(id: id, type: lane.type, state: state ?? "unknown", transitions: today))
+            }
+        }
+        let widgetLanes = sim.side.widgetMarks.sorted { $0.key < $1.key }.map { WidgetLane(widget: $0.key, marks: $0.value.filter { $0.at < sim.end }) }
+        return (widgets, activities, widgetLanes, lanes.values.sorted { $0.id < $1.id })
+    }
+
+    /// `stale from day 2 11:42 (budget spent)`: the first stale instant, in the report's days.
+    func staleWords(_ w: WidgetDay) -> String? {
+        guard let first = w.firstStale else { return nil }
+        let zone = TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let date = Date(timeIntervalSince1970: Double(first.milliseconds) / 1000)
+        let c = calendar.dateComponents([.hour, .minute], from: date)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd"
+        let label = formatter.string(from: date)
+        let day = (days.firstIndex { $0.date == label } ?? 0) + 1
+        let time = String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)
+        return "stale from day \(day) \(time)" + (w.staleReason.map { " (\($0))" } ?? "")
+    }
+
+    /// The widgets and activities section of the table.
+    var sideText: [String] {
+        var out: [String] = []
+        if days.contains(where: { !$0.widgets.isEmpty }) {
+            out.append("")
+            let header = ["day", "widget", "requested", "performed", "deferred", "exempt", "calls", "fetches", "budget low", "stale min"]
+            var rows: [[String]] = []
+            var words: [String] = []
+            for d in days {
+                for w in d.widgets {
+                    rows.append([d.date, "\(w.kind)/\(w.family)", String(w.reloadsRequested), String(w.reloadsPerformed),
+                                 String(w.reloadsDeferred), String(w.reloadsExempt), String(w.providerCalls),
+                                 String(w.upstreamFetches), w.budgetLow.map(String.init) ?? "-", String(w.staleMinutes)])
+                    if let text = staleWords(w) { words.append("  \(d.date) \(w.kind)/\(w.family): \(text), \(w.staleMinutes) min") }
+                }
+            }
+            out += Self.table(header, rows)
+            if !words.isEmpty {
+                out.append("stale widgets:")
+                out += words
+            }
+        }
+        if days.contains(where: { !$0.activities.isEmpty }) {
+            out.append("")
+            out.append("activities:")
+            for d in days {
+                for a in d.activities where !a.transitions.isEmpty {
+                    let steps = a.transitions.map { "\($0.to) at \($0.at.iso8601.dropFirst(11).prefix(5)) (\($0.cause))" }
+                    out.append("  \(d.date) \(a.id) (\(a.type)): \(steps.joined(separator: ", ")); \(a.state) at day end")
+                }
+            }
+        }
+        return out
+    }
+}
+
+extension SimulationReport {
+    /// Checks a widget or activity expectation against the days and lanes.
+    func evaluateSide(_ e: Expectation) -> ExpectationResult? {
+        switch e {
+        case let .widget(kind, family, day, figure, comparison, bound):
+            let rows = widgetRows(kind: kind, family: family, day: day)
+            let value = rows.reduce(0) { sum, w in sum + Self.figure(figure, of: w) }
+            let what = "\(kind)/\(family ?? "*")" + (day.map { " day \($0)" } ?? "") + " \(figure.rawValue)"
+            return .init(expectation: "\(what) \(comparison.rawValue) \(bound)", passed: !rows.isEmpty && comparison.holds(value, bound),
+                         found: rows.isEmpty ? "no such widget" : "\(value)")
+        case let .widgetFirstStale(kind, family, day, before):
+            let rows = widgetRows(kind: kind, family: family, day: day)
+            let first = rows.compactMap(\.firstStale).min()
+            let what = "\(kind)/\(family ?? "*")" + (day.map { " day \($0)" } ?? "")
+            guard let before else {
+                return .init(expectation: "\(what) never stale", passed: !rows.isEmpty && first == nil,
+                             found: rows.isEmpty ? "no such widget" : first.map { "stale from \($0.iso8601)" } ?? "never stale")
+            }
+            let minute = first.map { Int(($0.milliseconds / 60_000) % 1440) }
+            let label = TimelineModel.label(before)
+            return .init(expectation: "\(what) first stale before \(label) UTC", passed: minute.map { $0 < before } ?? false,
+                         found: first.map { "stale from \($0.iso8601)" } ?? "never stale")
+        case let .activity(id, state, cause, after, reached):
+            let lane = activityLanes.first { $0.id == id }
+            let start = lane?.steps.first?.at
+            let step = lane?.steps.first { $0.to == state && (cause == nil || $0.cause == cause) }
+            var what = "activity \(id) \(reached ? "reaches" : "never reaches") \(state)" + (cause.map { " (\($0))" } ?? "")
+            let found = step.map { "\($0.to) (\($0.cause)) at \($0.at.iso8601)" } ?? (lane == nil ? "no such activity" : "not reached")
+            guard reached else { return .init(expectation: what, passed: lane != nil && step == nil, found: found) }
+            guard let step, let start else { return .init(expectation: what, passed: false, found: found) }
+            if let (comparison, limit) = after {
+                what += " \(comparison.rawValue) \(formatDuration(limit)) after its start"
+                let elapsed = step.at.milliseconds - start.milliseconds
+                let holds: Bool = switch comparison {
+                case .equal: elapsed == limit.wholeMilliseconds
+                case .atMost: elapsed <= limit.wholeMilliseconds
+                case .atLeast: elapsed >= limit.wholeMilliseconds
+                }
+                return .init(expectation: what, passed: holds, found: found + ", \(formatDuration(.milliseconds(elapsed))) after its start")
+            }
+            return .init(expectation: what, passed: true, found: found)
+        case let .activityFinal(id, state):
+            let last = activityLanes.first { $0.id == id }?.steps.last?.to
+            return .init(expectation: "activity \(id) ends the simulation \(state)", passed: last == state, found: last ?? "no such activity")
+        default:
+            return nil
+        }
+    }
+
+    static func figure(_ figure: Expectation.WidgetFigure, of w: WidgetDay) -> Int {
+        switch figure {
+        case .reloadsRequested: w.reloadsRequested
+        case .reloadsPerformed: w.reloadsPerformed
+        case .reloadsDeferred: w.reloadsDeferred
+        case .reloadsExempt: w.reloadsExempt
+        case .providerCalls: w.providerCalls
+        case .upstreamFetches: w.upstreamFetches
+        case .staleMinutes: Int(w.staleMinutes)
+        }
+    }
+
+    func widgetRows(kind: String, family: String?, day: Int?) -> [WidgetDay] {
+        days.enumerated().filter { day == nil || $0.offset == day! - 1 }
+            .flatMap { $0.element.widgets.filter { $0.kind == kind && (family == nil || $0.family == family) } }
+    }
+}
