@@ -161,6 +161,8 @@ public final class ControlServer: @unchecked Sendable {
         var push = ControlReply(id: nil, now: now)
         push.event = "snapshot"
         push.snapshot = runtime.snapshot()
+        push.timelines = runtime.timelineSnapshot()
+        push.activities = runtime.activitySnapshot()
         append(push, to: &bytes)
         for connection in subscribers where !connection.write(bytes, maxQueued: limits.maxQueuedBytes) {
             close(connection)
