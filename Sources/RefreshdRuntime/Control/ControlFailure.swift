@@ -4,8 +4,7 @@ import RefreshdCore
 /// was wrong and what was expected.
 ///
 /// Codes: `bad-json` (the line is not a JSON object), `bad-request` (a field is missing or of the
-/// wrong type), `unknown-command`, `unsupported` (a reserved command this refreshd does not carry
-/// out yet), `unsupported-version`, `line-too-long` (the connection is closed after it),
+/// wrong type), `unknown-command`, `unsupported-version`, `line-too-long` (the connection is closed after it),
 /// `permission-denied` (peer uid; closed after it), the core's refusals (`not-declared`,
 /// `not-pending`, `run-in-flight`, `at-capacity`, `not-running`, `already-expiring`, `stopping`),
 /// the scheduler's (`too-many-pending`, `not-permitted`, `unavailable`, `not-saved`) and
