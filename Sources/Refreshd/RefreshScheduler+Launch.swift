@@ -95,6 +95,7 @@ extension RefreshScheduler {
     /// order published (one serial queue), atomically. A failure is logged as a warning; the
     /// machine's state is already committed and the next publication replaces the file anyway.
     public func publish(_ publication: Publication) {
+        for listener in publicationListeners { listener(publication) }
         guard let container = runtime.options.sharedContainer else {
             runtime.publicationFailed(publication.path, reason: "no shared container is configured")
             return

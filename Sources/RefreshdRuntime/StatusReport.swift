@@ -1,7 +1,9 @@
 import RefreshdCore
 
 /// What `refreshd status --json` prints, as a Codable value: pending requests, recent runs,
-/// each job's last run and the per-day counters. One type for the status command, the control
+/// each job's last run, the per-day counters, and the widget timelines and live activities
+/// (`timelines`, `activities`: from the live machines, or rebuilt from the saved records by
+/// `SavedMachineState` when refreshd is not running). One type for the status command, the control
 /// socket to come and anything else that reads a store, whichever store it is.
 public struct StatusReport: Codable, Sendable, Equatable {
     public struct Pending: Codable, Sendable, Equatable {
@@ -91,6 +93,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var runs: [Run]
     public var jobs: [Job]
     public var counters: [Counter]
+    /// Every widget: entry shown, next switch, policy, next reload and why, budget, staleness.
+    public var timelines: TimelineSnapshot?
+    /// Every live or ended activity: state, progress, stale date, dismissal, held updates.
+    public var activities: ActivitySnapshot?
 
     /// Reads a store: its pending requests, its `runs` most recent runs, the last run of each
     /// job, and the counters of its `days` most recent days.

@@ -8,9 +8,9 @@ import RefreshdRuntime
 struct CtlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ctl",
-        abstract: "Act on the running refreshd: pending requests, submit, cancel, simulate a launch or an expiration.",
+        abstract: "Act on the running refreshd: pending requests, submit, cancel, simulate a launch or an expiration, reload widgets, drive live activities.",
         subcommands: [Pending.self, Submit.self, Cancel.self, CancelAll.self, SimulateLaunch.self,
-                      SimulateExpiration.self])
+                      SimulateExpiration.self, Reload.self, ActivityCommand.self])
 
     struct Options: ParsableArguments {
         @Option(name: .long, help: "State directory of the running refreshd (its control.sock).")
@@ -109,6 +109,149 @@ struct CtlCommand: ParsableCommand {
                                                json: options.json, command: "ctl simulate-expiration")
             if options.json { return ControlOutput.printJSON(reply) }
             print(reply.message ?? "expired \(identifier)")
+        }
+    }
+
+    struct Reload: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask a widget kind's timelines (or every kind's) for a reload, like WidgetKit's reloadTimelines(ofKind:).",
+            discussion: "Counted against each family's budget (deferred, never dropped, when it is spent) unless --foreground makes it the exempt reload of an app in the foreground.")
+        @OptionGroup var options: Options
+        @Argument(help: "The widget kind.") var kind: String?
+        @Flag(name: .long, help: "Every widget kind (reloadAllTimelines).") var all = false
+        @Flag(name: .long, help: "Exempt: the app is in the foreground (not counted against the budget).") var foreground = false
+
+        func validate() throws {
+            if all == (kind != nil) { throw ValidationError("expected a widget kind or --all (one of them)") }
+        }
+
+        func run() throws {
+            let reply = try ControlOutput.call(ControlRequest(.reload, kind: kind, all: all ? true : nil, foreground: foreground ? true : nil),
+                                               state: options.state, json: options.json, command: "ctl reload")
+            if options.json { return ControlOutput.printJSON(reply) }
+            print(reply.message ?? "reload asked")
+            for w in reply.timelines?.widgets ?? [] where all || w.kind == kind {
+                let budget = w.budgetLimit.map { "\(w.budgetUsed ?? 0)/\($0) used" } ?? "unlimited"
+                let state = w.providerRunningSince != nil ? "provider running" : w.nextReloadWhy == .deferred ? "deferred until \(w.nextReload.map { "\($0)" } ?? "budget returns")" : "idle"
+                print("  \(w.kind)/\(w.family.rawValue)  \(state)  budget \(budget)")
+            }
+        }
+    }
+
+    struct ActivityCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "activity",
+            abstract: "Start, update or end a live activity, like ActivityKit's request, update and end.",
+            subcommands: [Start.self, Update.self, End.self])
+
+        /// Content flags shared by the three verbs.
+        struct Content: ParsableArguments {
+            @Option(help: "The content state, a JSON object (default {}).") var content: String?
+            @Option(help: "Progress 0...1, set as the content's \"progress\" (shown as a percentage).") var progress: Double?
+        }
+
+        static func content(_ c: Content) throws -> [String: Any]? {
+            var object: [String: Any]?
+            if let text = c.content {
+                guard let parsed = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+                    throw ValidationError("--content: expected a JSON object like {\"progress\":0.5}, found \(text)")
+                }
+                object = parsed
+            }
+            if let p = c.progress {
+                guard p.isFinite, (0...1).contains(p) else { throw ValidationError("--progress: expected a fraction from 0 to 1, found \(p)") }
+                object = (object ?? [:]).merging(["progress": p]) { _, new in new }
+            }
+            return object
+        }
+
+        static func date(_ text: String?, _ flag: String) throws -> String? {
+            guard let text else { return nil }
+            guard let when = ControlOutput.parseWhen(text, now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970)) else {
+                throw ValidationError("\(flag): expected +DURATION (like +10m) or an ISO 8601 date with offset, found \"\(text)\"")
+            }
+            return ISO8601.format(when)
+        }
+
+        static func send(_ line: [String: Any], _ options: Options, _ verb: String) throws {
+            let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])
+            let reply = try ControlOutput.call(ControlRequest(.activity, activity: String(decoding: data, as: UTF8.self)),
+                                               state: options.state, json: options.json, command: "ctl activity \(verb)")
+            if options.json { return ControlOutput.printJSON(reply) }
+            print(reply.message ?? "\(verb) done")
+            let id = line["id"] as? String
+            let now = reply.now ?? Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+            for a in reply.activities?.activities ?? [] where a.id == id {
+                var text = "  \(a.id)  \(a.state.rawValue) since \(a.since)"
+                if let p = a.progressPercent { text += "  progress \(MachineStatusText.percent(p))" }
+                if a.held != nil { text += "  (an update is held: throttled)" }
+                if let d = a.dismissal, d > now { text += "  dismissed at \(d)" }
+                print(text)
+            }
+        }
+
+        struct Start: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Start an activity now or at a date (ActivityKit's request).")
+            @OptionGroup var options: Options
+            @Argument(help: "The activity's id.") var id: String
+            @Option(name: .customLong("type"), help: "The activity's type name.") var type: String
+            @Option(help: "Static attributes, a JSON object (default {}).") var attributes: String?
+            @OptionGroup var content: Content
+            @Option(name: .customLong("stale-date"), help: "Stale date: +DURATION or an ISO 8601 date.") var staleDate: String?
+            @Option(name: .customLong("start-at"), help: "Start at this date (pending until then).") var startAt: String?
+            @Option(help: "Namespace counted against the concurrency limit (default: default).") var namespace: String?
+            @Flag(name: .customLong("frequent-updates"), help: "The larger high-priority update budget.") var frequentUpdates = false
+
+            func run() throws {
+                var line: [String: Any] = ["activity": "start", "id": id, "type": type]
+                if let attributes {
+                    guard let parsed = (try? JSONSerialization.jsonObject(with: Data(attributes.utf8))) as? [String: Any] else {
+                        throw ValidationError("--attributes: expected a JSON object, found \(attributes)")
+                    }
+                    line["attributes"] = parsed
+                }
+                if let c = try ActivityCommand.content(content) { line["content"] = c }
+                if let d = try ActivityCommand.date(staleDate, "--stale-date") { line["staleDate"] = d }
+                if let d = try ActivityCommand.date(startAt, "--start-at") { line["startAt"] = d }
+                if let namespace { line["namespace"] = namespace }
+                if frequentUpdates { line["frequentUpdates"] = true }
+                try ActivityCommand.send(line, options, "start")
+            }
+        }
+
+        struct Update: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "New content and stale date (ActivityKit's update).")
+            @OptionGroup var options: Options
+            @Argument(help: "The activity's id.") var id: String
+            @OptionGroup var content: Content
+            @Option(name: .customLong("stale-date"), help: "Stale date: +DURATION or an ISO 8601 date.") var staleDate: String?
+            @Option(help: "high (counted against the hourly budget) or low.") var priority: String = "low"
+
+            func run() throws {
+                guard ["high", "low"].contains(priority) else { throw ValidationError("--priority: expected high or low, found \(priority)") }
+                var line: [String: Any] = ["activity": "update", "id": id, "priority": priority]
+                line["content"] = try ActivityCommand.content(content) ?? [:]
+                if let d = try ActivityCommand.date(staleDate, "--stale-date") { line["staleDate"] = d }
+                try ActivityCommand.send(line, options, "update")
+            }
+        }
+
+        struct End: ParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "End with final content and a dismissal policy (ActivityKit's end).")
+            @OptionGroup var options: Options
+            @Argument(help: "The activity's id.") var id: String
+            @OptionGroup var content: Content
+            @Option(help: "default (4 h after ending), immediate, or a date (+DURATION or ISO 8601).") var dismissal: String = "default"
+
+            func run() throws {
+                var line: [String: Any] = ["activity": "end", "id": id]
+                if let c = try ActivityCommand.content(content) { line["content"] = c }
+                switch dismissal {
+                case "default", "immediate": line["dismissal"] = dismissal
+                default: line["dismissal"] = ["after": try ActivityCommand.date(dismissal, "--dismissal") ?? ""]
+                }
+                try ActivityCommand.send(line, options, "end")
+            }
         }
     }
 }

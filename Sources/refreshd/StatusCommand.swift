@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import Refreshd
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore
 
-/// `refreshd status`: what is pending, what ran and how it ended, read from the state file.
+/// `refreshd status`: what is pending, what ran and how it ended, each widget's entry, reload
+/// and budget, and each live activity, read from the state file.
 ///
 /// Asks the running refreshd over its control socket when there is one (adding what only the
 /// live process knows: where each request waits, the runs in flight); otherwise opens the state
@@ -21,7 +23,10 @@ struct StatusCommand: ParsableCommand {
     @Option(name: .long, help: "How many recent runs to show.")
     var runs = 20
 
-    @Flag(help: "Print a JSON object with keys pending, runs, jobs and counters; on an error, an object with the key error.")
+    @Option(name: .long, help: "Job directory, read for widget budgets when refreshd is not running.")
+    var jobs = "Jobs"
+
+    @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines and activities; on an error, an object with the key error.")
     var json = false
 
     func run() throws {
@@ -50,10 +55,16 @@ struct StatusCommand: ParsableCommand {
         let recent = try store.recentRuns(limit: runs)
         let last = try store.lastRunPerJob()
         let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        let saved = try SavedMachineState(store: store)
+        let timelines = saved.timelineSnapshot(at: now, definitions: Self.widgetDefinitions(jobs: jobs))
+        let activities = saved.activitySnapshot(at: now)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let data = try encoder.encode(try StatusReport(store: store, runs: runs, days: 7))
+            var report = try StatusReport(store: store, runs: runs, days: 7)
+            report.timelines = timelines
+            report.activities = activities
+            let data = try encoder.encode(report)
             print(String(decoding: data, as: UTF8.self))
             return
         }
@@ -67,6 +78,29 @@ struct StatusCommand: ParsableCommand {
         print("Jobs (last outcome):")
         for r in last {
             print("  \(r.identifier)  \(r.outcome?.rawValue ?? "running")  run \(r.runID) at \(r.started)")
+        }
+        Self.printMachines(timelines, activities, now: now)
+        if saved.unreadable > 0 { print("(\(saved.unreadable) saved widget or activity record\(saved.unreadable == 1 ? "" : "s") could not be read)") }
+    }
+
+    /// The widget and activity sections, when there is anything to show.
+    static func printMachines(_ timelines: TimelineSnapshot?, _ activities: ActivitySnapshot?, now: Instant) {
+        if let timelines, !timelines.widgets.isEmpty {
+            for line in MachineStatusText.widgets(timelines, now: now) { print(line) }
+        }
+        if let activities, !activities.activities.isEmpty || !activities.recentlyDismissed.isEmpty {
+            for line in MachineStatusText.activities(activities, now: now) { print(line) }
+        }
+    }
+
+    /// The widget kinds the job files declare (budget, families, job), for an offline status;
+    /// none when the job files cannot be read (budgets then come from the saved records).
+    static func widgetDefinitions(jobs: String) -> [WidgetDefinition] {
+        guard case let .success(configs) = JobDirectory.load(jobs) else { return [] }
+        return configs.compactMap { config -> WidgetDefinition? in
+            guard let widget = config.spec.widget else { return nil }
+            return WidgetDefinition(kind: widget.kind, families: Set(widget.families.compactMap(WidgetFamily.init(rawValue:))),
+                                    job: config.spec.identifier, budget: widget.budget.map { .limited($0) } ?? .unlimited)
         }
     }
 
@@ -101,6 +135,7 @@ struct StatusCommand: ParsableCommand {
         }
         print("Jobs (last outcome):")
         for j in report.jobs { print("  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)") }
+        Self.printMachines(report.timelines, report.activities, now: now)
         return true
     }
 

@@ -11,7 +11,7 @@ import RefreshdRuntime
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Live view of the running refreshd: next due requests, running jobs, latest events.")
+        abstract: "Live view of the running refreshd: next due requests, running jobs, widgets, activities, latest events.")
 
     @Option(name: .long, help: "State directory of the running refreshd.")
     var state = ".refreshd"
@@ -35,6 +35,8 @@ struct WatchCommand: ParsableCommand {
         guard first.ok, var snapshot = first.snapshot else {
             ControlOutput.fail(first.error ?? ControlFailure(code: "internal", message: "no snapshot"), json: json, command: "watch")
         }
+        var timelines = first.timelines
+        var activities = first.activities
         let tty = isatty(1) == 1 && !json
         let end = seconds.map { Date().addingTimeInterval($0) }
         var events: [RuntimeObservation] = []
@@ -44,7 +46,9 @@ struct WatchCommand: ParsableCommand {
             ControlOutput.printJSON(first)
         } else if !tty {
             let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
-            for line in WatchView.render(snapshot: snapshot, events: [], now: now) { print(line) }
+            for line in WatchView.render(snapshot: snapshot, events: [], now: now, timelines: timelines, activities: activities) {
+                print(line)
+            }
             print("")
             fflush(nil)
         }
@@ -71,10 +75,20 @@ struct WatchCommand: ParsableCommand {
                     if !tty { print(WatchView.eventLine(observation)) }
                 }
                 if let s = push.snapshot { snapshot = s }
+                if let t = push.timelines { timelines = t }
+                if let a = push.activities {
+                    if !tty && a != activities {
+                        for entry in a.activities where !(activities?.activities.contains(entry) ?? false) {
+                            print("  activity " + WatchView.activityLine(entry))
+                        }
+                    }
+                    activities = a
+                }
             }
             if tty {
                 let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
-                let screen = WatchView.render(snapshot: snapshot, events: events, now: now, width: Self.width())
+                let screen = WatchView.render(snapshot: snapshot, events: events, now: now, timelines: timelines,
+                                              activities: activities, width: Self.width())
                 // Home, draw, clear what is left of the old screen.
                 print("\u{1B}[H" + screen.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J", terminator: "")
             }

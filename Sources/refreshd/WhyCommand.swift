@@ -66,10 +66,14 @@ struct WhyCommand: ParsableCommand {
         let runs = try store.recentRuns(limit: 500).filter { $0.identifier == identifier }.prefix(5)
         let missed = try store.dailyCounters(days: 7).filter { $0.identifier == identifier && $0.missed > 0 }
         let streak = try store.restoredState().failureStreaks[identifier] ?? 0
+        let widget = identifier.contains("#")
+            ? try SavedMachineState(store: store).timelineSnapshot(at: now, definitions: StatusCommand.widgetDefinitions(jobs: jobs))
+                .widgets.first { WidgetSpec.providerIdentifier(job: $0.job, family: $0.family.rawValue) == identifier }
+            : nil
         return WhyFacts(identifier: identifier, now: now, live: false, definition: definition,
                         knownUndeclared: jobsRead && definition == nil && pending == nil && runs.isEmpty,
                         pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,
                         recentRuns: runs.map(StatusReport.Run.init),
-                        missedByDay: missed.map { (day: $0.day, count: $0.missed) })
+                        missedByDay: missed.map { (day: $0.day, count: $0.missed) }, widget: widget)
     }
 }

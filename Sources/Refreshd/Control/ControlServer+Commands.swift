@@ -38,6 +38,8 @@ extension ControlServer {
             reply(.failure(id: id, failure), to: connection)
         } catch let refusal as ControlRefusal {
             reply(.failure(id: id, ControlFailure(code: refusal.code, message: refusal.description)), to: connection)
+        } catch let error as ActivityError {
+            reply(.failure(id: id, ControlFailure(error)), to: connection)
         } catch let error as SchedulerError {
             reply(.failure(id: id, Self.failure(error)), to: connection)
         } catch {
@@ -112,14 +114,20 @@ extension ControlServer {
             reply.message = "delivered the expiration to \(id)" + (run.map { " run \($0.runID)" } ?? "")
         case .status:
             reply.status = try runtime.statusReport(runs: max(0, request.runs ?? 20), days: 7)
+            reply.status?.timelines = runtime.timelineSnapshot()
+            reply.status?.activities = runtime.activitySnapshot()
             reply.snapshot = runtime.snapshot()
         case .why:
             reply.why = WhyExplainer.explain(try whyFacts(try identifier(request)))
         case .snapshot:
             reply.snapshot = runtime.snapshot()
+            reply.timelines = runtime.timelineSnapshot()
+            reply.activities = runtime.activitySnapshot()
         case .subscribe:
             connection.subscribed = true
             reply.snapshot = runtime.snapshot()
+            reply.timelines = runtime.timelineSnapshot()
+            reply.activities = runtime.activitySnapshot()
             reply.message = "subscribed: observations and snapshots follow as they happen"
             // The latest events first, so a new watcher does not start blank.
             var bytes: [UInt8] = []
@@ -134,10 +142,75 @@ extension ControlServer {
             throw Handled()
         case .metrics:
             reply.metrics = metricsText?() ?? ""
-        case .reload, .activity:
-            throw ControlFailure(code: "unsupported", message: "\"\(command.rawValue)\" is reserved for widget timelines and live activities, which this refreshd does not run yet")
+        case .reload:
+            try reload(request, into: &reply)
+        case .activity:
+            try activity(request, into: &reply)
+        case .stats:
+            let counters = try runtime.savedMachineState()?.counters ?? []
+            reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: runtime.now)
         }
         return reply
+    }
+
+    /// `reload`: one kind (`kind`) or every kind (`all`), explicit, or exempt as an app in the
+    /// foreground (`foreground`). Over budget a reload is deferred, never dropped.
+    func reload(_ request: ControlRequest, into reply: inout ControlReply) throws {
+        let reason: ReloadReason = request.foreground == true ? .appForeground : .explicitAPI
+        let kinds = Set(runtime.timelineSnapshot().widgets.map(\.kind))
+        if request.all == true {
+            guard request.kind == nil else {
+                throw ControlFailure(code: "bad-request", message: "\"reload\" takes \"kind\" or \"all\": true, not both")
+            }
+            runtime.reloadAllTimelines(reason: reason)
+            reply.message = "asked every widget (\(kinds.count) kind\(kinds.count == 1 ? "" : "s")) for a reload (\(reason))"
+        } else {
+            guard let kind = request.kind, !kind.isEmpty else {
+                throw ControlFailure(code: "bad-request", message: "\"reload\" needs \"kind\": a widget kind, or \"all\": true")
+            }
+            guard kinds.contains(kind) else {
+                let known = kinds.sorted().joined(separator: ", ")
+                throw ControlFailure(code: "unknown-kind", message: "no loaded job declares widget kind \"\(kind)\"; expected one of: \(known.isEmpty ? "(none)" : known)")
+            }
+            runtime.reloadTimelines(ofKind: kind, reason: reason)
+            reply.message = "asked \(kind) for a reload (\(reason))"
+        }
+        reply.timelines = runtime.timelineSnapshot()
+    }
+
+    /// `activity`: a start, update or end, as a results-channel activity line; the machine's
+    /// refusals come back as error replies with their codes.
+    func activity(_ request: ControlRequest, into reply: inout ControlReply) throws {
+        let expected = "expected \"activity\": a JSON object as text, like {\"activity\":\"start\",\"id\":\"pack\",\"type\":\"Download\",\"content\":{\"progress\":0.1}}"
+        guard let text = request.activity,
+              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+            throw ControlFailure(code: "bad-request", message: expected)
+        }
+        var namespace = "default"
+        if let value = object["namespace"] {
+            guard let name = value as? String, !name.isEmpty else {
+                throw ControlFailure(code: "bad-request", message: "\"namespace\": expected a non-empty string")
+            }
+            namespace = name
+        }
+        let now = runtime.now
+        switch ResultLine.parse(text, owner: "", namespace: namespace, now: now) {
+        case var .activity(.request(start)):
+            start.owner = nil  // an operator's activity: no job's end ends it
+            try runtime.requestActivity(start)
+            reply.message = "started activity \(start.id)"
+        case let .activity(.update(update)):
+            try runtime.updateActivity(update)
+            reply.message = "updated activity \(update.id)"
+        case let .activity(.end(id, content, policy, _)):
+            try runtime.endActivity(id, content: content, policy: policy)
+            reply.message = "ended activity \(id) (dismissal \(policy))"
+        case let .badActivity(problem):
+            throw ControlFailure(code: "bad-request", message: problem)
+        default:
+            throw ControlFailure(code: "bad-request", message: expected)
+        }
+        reply.activities = runtime.activitySnapshot()
     }
 
     /// What `why` needs from the live runtime.
@@ -147,6 +220,9 @@ extension ControlServer {
         let runs = try runtime.recentRuns(limit: 500).filter { $0.identifier == id }.prefix(5).map(StatusReport.Run.init)
         let missed = try runtime.dailyCounters(days: 7).filter { $0.identifier == id && $0.missed > 0 }
             .map { (day: $0.day, count: $0.missed) }
+        let widget = runtime.timelineSnapshot().widgets.first {
+            WidgetSpec.providerIdentifier(job: $0.job, family: $0.family.rawValue) == id
+        }
         return WhyFacts(identifier: id, now: runtime.now, live: true, definition: definition,
                         knownUndeclared: definition == nil,
                         pending: snapshot.pending.first { $0.identifier == id },
@@ -155,7 +231,7 @@ extension ControlServer {
                         conditions: snapshot.conditions,
                         failureStreak: snapshot.failureStreaks.first { $0.identifier == id }?.count ?? 0,
                         recentRuns: Array(runs), missedByDay: missed,
-                        recentEvents: recent.filter { $0.identifier == id })
+                        recentEvents: recent.filter { $0.identifier == id }, widget: widget)
     }
 }
 

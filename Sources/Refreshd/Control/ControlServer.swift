@@ -51,6 +51,8 @@ public final class ControlServer: @unchecked Sendable {
     let inboxLock = Lock()
     var inbox: [RuntimeObservation] = []
     var flushScheduled = false
+    /// A publication was made: push a fresh snapshot at the next flush even without observations.
+    var snapshotWanted = false
 
     /// The socket's path for a state directory.
     public static func socketPath(stateDirectory: String) -> String { stateDirectory + "/control.sock" }
@@ -108,6 +110,7 @@ public final class ControlServer: @unchecked Sendable {
         }
         listener = pipe
         runtime.observe { [weak self] observation in self?.observed(observation) }
+        scheduler.publicationListeners.append { [weak self] _ in self?.published() }
     }
 
     /// 1,000 clients at once need 1,000 descriptors: the soft limit goes up to the hard one.
@@ -136,15 +139,30 @@ public final class ControlServer: @unchecked Sendable {
         if schedule { scheduler.performOnLoop { [weak self] in self?.flush() } }
     }
 
+    /// A widget entry or an activity was published (loop thread): watchers get a fresh snapshot
+    /// at the end of this loop turn, once however many publications it made.
+    func published() {
+        let schedule = inboxLock.withLock { () -> Bool in
+            snapshotWanted = true
+            if flushScheduled { return false }
+            flushScheduled = true
+            return true
+        }
+        if schedule { scheduler.performOnLoop { [weak self] in self?.flush() } }
+    }
+
     /// Loop thread: hands the observations gathered since the last turn to listeners, keeps the
     /// latest, and pushes them (then one fresh snapshot) to subscribers.
     func flush() {
-        let batch = inboxLock.withLock { () -> [RuntimeObservation] in
+        let (batch, wanted) = inboxLock.withLock { () -> ([RuntimeObservation], Bool) in
             flushScheduled = false
-            defer { inbox.removeAll() }
-            return inbox
+            defer {
+                inbox.removeAll()
+                snapshotWanted = false
+            }
+            return (inbox, snapshotWanted)
         }
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty || wanted else { return }
         recent.append(contentsOf: batch)
         if recent.count > Self.recentCapacity { recent.removeFirst(recent.count - Self.recentCapacity) }
         for listener in listeners { listener(batch) }
@@ -161,6 +179,8 @@ public final class ControlServer: @unchecked Sendable {
         var push = ControlReply(id: nil, now: now)
         push.event = "snapshot"
         push.snapshot = runtime.snapshot()
+        push.timelines = runtime.timelineSnapshot()
+        push.activities = runtime.activitySnapshot()
         append(push, to: &bytes)
         for connection in subscribers where !connection.write(bytes, maxQueued: limits.maxQueuedBytes) {
             close(connection)

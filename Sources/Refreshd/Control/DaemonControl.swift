@@ -36,7 +36,7 @@ final class DaemonControl: @unchecked Sendable {
         try server.start()
         let metrics = self.metrics
         server.metricsText = { [weak self] in
-            if let runtime = self?.scheduler?.runtime { metrics.record(runtime.snapshot()) }
+            if let runtime = self?.scheduler?.runtime { Self.recordAll(runtime, into: metrics) }
             return metrics.text()
         }
         server.listeners.append { [weak self] batch in self?.observed(batch) }
@@ -51,10 +51,17 @@ final class DaemonControl: @unchecked Sendable {
     func ready() {
         guard let scheduler else { return }
         for id in scheduler.runtime.jobsInForce.keys { metrics.declare(id) }
-        metrics.record(scheduler.runtime.snapshot())
+        Self.recordAll(scheduler.runtime, into: metrics)
         writeMetrics()
         let pending = scheduler.runtime.snapshot().pending.count
         notifier.notify("READY=1\nSTATUS=\(pending) pending; control socket \(server.path)")
+    }
+
+    /// The gauges read from the machines' snapshots: requests, runs, widgets, activities.
+    static func recordAll(_ runtime: RefreshRuntime, into metrics: MetricsExporter) {
+        metrics.record(runtime.snapshot())
+        metrics.record(runtime.timelineSnapshot())
+        metrics.record(runtime.activitySnapshot())
     }
 
     private func keepAlive(every interval: Duration) {
@@ -65,7 +72,7 @@ final class DaemonControl: @unchecked Sendable {
     /// A batch of observations (loop thread): metrics, and systemd on a stop.
     private func observed(_ batch: [RuntimeObservation]) {
         metrics.record(batch)
-        if let runtime = scheduler?.runtime { metrics.record(runtime.snapshot()) }
+        if let runtime = scheduler?.runtime { Self.recordAll(runtime, into: metrics) }
         if batch.contains(where: { $0.kind == .stopping }) { notifier.notify("STOPPING=1") }
         if batch.contains(where: { $0.kind == .stopped }) {
             writeMetrics()

@@ -14,8 +14,11 @@ import RefreshdRuntime
 ///   `refreshd_missed_slots_total{job}` (counters since this process started);
 /// - `refreshd_launch_lateness_seconds{job}` (histogram: launch after the earliest begin date).
 ///
-/// Widget budgets, stale widgets and activity states join as gauges of their own when those
-/// machines exist. `writeFile` replaces the file atomically (temporary file, then rename) for
+/// - `refreshd_widget_budget_left{kind,family}` (gauge; not emitted for an unlimited budget),
+///   `refreshd_widget_stale{kind,family}` (1 while stale), `refreshd_stale_widgets` (gauges);
+/// - `refreshd_activities{state}` (gauge: activities in each state, `dismissed` the recent ones).
+///
+/// `writeFile` replaces the file atomically (temporary file, then rename) for
 /// node_exporter's textfile collector.
 final class MetricsExporter: @unchecked Sendable {
     let registry = PrometheusCollectorRegistry()
@@ -26,6 +29,10 @@ final class MetricsExporter: @unchecked Sendable {
     private var launches: [String: CoreMetrics.Counter] = [:]
     private var missed: [String: CoreMetrics.Counter] = [:]
     private var lateness: [String: CoreMetrics.Timer] = [:]
+    private var budgetLeft: [String: CoreMetrics.Gauge] = [:]
+    private var staleWidget: [String: CoreMetrics.Gauge] = [:]
+    private let staleWidgets: CoreMetrics.Gauge
+    private var activityStates: [ActivityState: CoreMetrics.Gauge] = [:]
     static let latenessName = "refreshd_launch_lateness_seconds"
 
     init() {
@@ -37,8 +44,15 @@ final class MetricsExporter: @unchecked Sendable {
         self.factory = factory
         pending = CoreMetrics.Gauge(label: "refreshd_pending_requests", factory: factory)
         inFlight = CoreMetrics.Gauge(label: "refreshd_runs_in_flight", factory: factory)
+        staleWidgets = CoreMetrics.Gauge(label: "refreshd_stale_widgets", factory: factory)
         pending.record(0)
         inFlight.record(0)
+        staleWidgets.record(0)
+        for state in ActivityState.allCases {
+            let gauge = CoreMetrics.Gauge(label: "refreshd_activities", dimensions: [("state", state.rawValue)], factory: factory)
+            gauge.record(0)
+            activityStates[state] = gauge
+        }
     }
 
     /// Every series of a job, at zero, so a scraper sees it before it first moves.
@@ -72,6 +86,33 @@ final class MetricsExporter: @unchecked Sendable {
     func record(_ snapshot: SchedulerSnapshot) {
         pending.record(snapshot.pending.count)
         inFlight.record(snapshot.runs.count)
+    }
+
+    /// Each widget's budget left and staleness, and how many are stale.
+    func record(_ timelines: TimelineSnapshot) {
+        var stale = 0
+        for w in timelines.widgets {
+            let key = "\(w.kind)/\(w.family.rawValue)"
+            let dimensions = [("kind", w.kind), ("family", w.family.rawValue)]
+            if let left = w.budgetLeft {
+                let gauge = budgetLeft[key] ?? CoreMetrics.Gauge(label: "refreshd_widget_budget_left", dimensions: dimensions, factory: factory)
+                budgetLeft[key] = gauge
+                gauge.record(left)
+            }
+            let gauge = staleWidget[key] ?? CoreMetrics.Gauge(label: "refreshd_widget_stale", dimensions: dimensions, factory: factory)
+            staleWidget[key] = gauge
+            gauge.record(w.staleSince == nil ? 0 : 1)
+            if w.staleSince != nil { stale += 1 }
+        }
+        staleWidgets.record(stale)
+    }
+
+    /// How many activities are in each state (dismissed: those in the recent history).
+    func record(_ activities: ActivitySnapshot) {
+        var counts: [ActivityState: Int] = [:]
+        for a in activities.activities { counts[a.state, default: 0] += 1 }
+        counts[.dismissed, default: 0] += activities.recentlyDismissed.count
+        for (state, gauge) in activityStates { gauge.record(counts[state] ?? 0) }
     }
 
     /// The exposition, in the Prometheus text format.

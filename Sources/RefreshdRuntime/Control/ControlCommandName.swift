@@ -1,16 +1,17 @@
 /// The commands of the control protocol, by their wire names.
 ///
-/// `reload` and `activity` are reserved for the widget-timeline and live-activity machines:
-/// today they are answered with the error code `unsupported`, so a client written for a later
-/// refreshd gets a clear answer from this one.
+/// `reload` asks widget timelines for a reload (one kind or all; `foreground` makes it the
+/// exempt app-foreground reload), `activity` starts, updates or ends a live activity, `stats`
+/// reads the per-day widget reload counters.
 public enum ControlCommandName: String, Codable, Sendable, CaseIterable {
     case hello, pending, submit, cancel
     case cancelAll = "cancel-all"
     case simulateLaunch = "simulate-launch"
     case simulateExpiration = "simulate-expiration"
     case status, why, snapshot, subscribe, metrics
-    case reload, activity
+    case reload, activity, stats
 
-    /// Whether this refreshd carries the command out (false: replied with `unsupported`).
-    public var isSupported: Bool { self != .reload && self != .activity }
+    /// Whether this refreshd carries the command out (every command now; kept so a client can
+    /// tell, and an older client's check still compiles).
+    public var isSupported: Bool { true }
 }

@@ -1,13 +1,17 @@
+import RefreshdCore
+
 /// An error reply's body: a stable code for programs and a sentence for people that names what
 /// was wrong and what was expected.
 ///
 /// Codes: `bad-json` (the line is not a JSON object), `bad-request` (a field is missing or of the
-/// wrong type), `unknown-command`, `unsupported` (a reserved command this refreshd does not carry
-/// out yet), `unsupported-version`, `line-too-long` (the connection is closed after it),
+/// wrong type), `unknown-command`, `unsupported-version`, `line-too-long` (the connection is closed after it),
 /// `permission-denied` (peer uid; closed after it), the core's refusals (`not-declared`,
 /// `not-pending`, `run-in-flight`, `at-capacity`, `not-running`, `already-expiring`, `stopping`),
 /// the scheduler's (`too-many-pending`, `not-permitted`, `unavailable`, `not-saved`) and
-/// `internal` (the store could not be read).
+/// `unknown-kind` (a reload of a widget kind no job declares), the activity machine's refusals
+/// (`activities-disabled`, `payload-too-large`, `too-many-activities`, `duplicate-id`,
+/// `unknown-activity`, `not-allowed`, `invalid-field`) and `internal` (the store could not be
+/// read).
 public struct ControlFailure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
     public var code: String
     public var message: String
@@ -18,4 +22,19 @@ public struct ControlFailure: Codable, Sendable, Equatable, Error, CustomStringC
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// An activity refusal as an error reply: its code and the machine's sentence.
+    public init(_ error: ActivityError) {
+        let code = switch error {
+        case .disabled: "activities-disabled"
+        case .payloadTooLarge: "payload-too-large"
+        case .tooManyActivities: "too-many-activities"
+        case .duplicateID: "duplicate-id"
+        case .unknownActivity: "unknown-activity"
+        case .notAllowed: "not-allowed"
+        case .invalidField: "invalid-field"
+        case .restoreNotFirst: "internal"
+        }
+        self.init(code: code, message: error.description)
+    }
 }

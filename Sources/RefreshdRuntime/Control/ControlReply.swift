@@ -22,6 +22,12 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var snapshot: SchedulerSnapshot?
     public var status: StatusReport?
     public var why: WhyReport?
+    /// `reload`, `status` and pushed snapshots: the widgets.
+    public var timelines: TimelineSnapshot?
+    /// `activity`, `status` and pushed snapshots: the live activities.
+    public var activities: ActivitySnapshot?
+    /// `stats`: the per-day widget reload counters.
+    public var stats: ReloadStats?
     public var observation: RuntimeObservation?
     /// `metrics`: the Prometheus text exposition.
     public var metrics: String?

@@ -27,7 +27,9 @@ public enum WhyExplainer {
             }
             parts.append(text + ".")
         }
-        if let p = f.pending {
+        if let w = f.widget {
+            parts.append(contentsOf: explainProvider(w, f, &reasons))
+        } else if let p = f.pending {
             parts.append(contentsOf: explainPending(p, f, &reasons))
         } else if f.definition != nil || !f.knownUndeclared {
             if f.running == nil || f.definition?.resubmit == ResubmitPolicy.none {
@@ -129,6 +131,47 @@ public enum WhyExplainer {
                 reasons.append(.due)
                 parts.append("It is due and launches at its wake-up\(p.wake.map { " (\($0))" } ?? "").")
             }
+        }
+        return parts
+    }
+
+    /// A widget provider (`<job>#<family>`): it runs when its widget reloads, so what holds it is
+    /// the call in flight, the budget, or the policy's next reload.
+    static func explainProvider(_ w: TimelineSnapshot.Widget, _ f: WhyFacts,
+                                _ reasons: inout [WhyReport.Reason]) -> [String] {
+        reasons.append(.widgetProvider)
+        var parts = ["\(f.identifier) provides the timelines of widget \(w.kind)/\(w.family.rawValue): it runs only when that widget reloads."]
+        if let since = w.providerRunningSince {
+            reasons.append(.providerInFlight)
+            parts.append("A provider call is in flight since \(since) (\(human(f.now.duration(since: since)))); a reload asked meanwhile waits for it to end.")
+        }
+        let budget: String
+        if let limit = w.budgetLimit, let used = w.budgetUsed {
+            budget = "\(used) of \(limit) reloads used in the last \(human(.seconds(w.windowSeconds))), \(w.budgetLeft ?? 0) left"
+        } else {
+            budget = "an unlimited budget"
+        }
+        switch w.nextReloadWhy {
+        case .deferred:
+            reasons.append(.widgetBudget)
+            if let release = w.nextReload {
+                parts.append("A reload is deferred for the budget (\(budget)) until \(release) (in \(human(release.duration(since: f.now)))), when the window frees a slot.")
+            } else {
+                parts.append("A reload waits, but the budget is 0: nothing may reload.")
+            }
+        case .policy, .retry:
+            if let next = w.nextReload {
+                let what = w.nextReloadWhy == .retry ? "retries after a failed reload" : "asks by its policy"
+                let when = next > f.now ? "in \(human(next.duration(since: f.now)))" : "now"
+                parts.append("The widget \(what) at \(next) (\(when)); budget: \(budget).")
+            }
+        case .afterProviderRun:
+            parts.append("Budget: \(budget).")
+        case .onRequest:
+            parts.append("Nothing asks for a reload until an explicit or exempt one (refreshd ctl reload \(w.kind)); budget: \(budget).")
+        }
+        if let since = w.staleSince {
+            parts.append("The widget is stale since \(since) (\(w.staleReason?.description ?? "stale")).")
         }
         return parts
     }

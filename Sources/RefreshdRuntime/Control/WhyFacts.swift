@@ -30,13 +30,15 @@ public struct WhyFacts: Sendable {
     public var missedByDay: [(day: String, count: Int)]
     /// Its most recent observations, oldest first (live only).
     public var recentEvents: [RuntimeObservation]
+    /// When the identifier is a widget provider (`<job>#<family>`): its widget's status.
+    public var widget: TimelineSnapshot.Widget?
 
     public init(identifier: String, now: Instant, live: Bool, definition: TaskDefinition? = nil,
                 knownUndeclared: Bool = false, pending: SchedulerSnapshot.Pending? = nil,
                 running: SchedulerSnapshot.Run? = nil, runsInFlight: [SchedulerSnapshot.Run] = [],
                 maxConcurrentRuns: Int? = nil, conditions: Conditions? = nil, failureStreak: Int = 0,
                 recentRuns: [StatusReport.Run] = [], missedByDay: [(day: String, count: Int)] = [],
-                recentEvents: [RuntimeObservation] = []) {
+                recentEvents: [RuntimeObservation] = [], widget: TimelineSnapshot.Widget? = nil) {
         self.identifier = identifier
         self.now = now
         self.live = live
@@ -51,6 +53,7 @@ public struct WhyFacts: Sendable {
         self.recentRuns = recentRuns
         self.missedByDay = missedByDay
         self.recentEvents = recentEvents
+        self.widget = widget
     }
 }
 

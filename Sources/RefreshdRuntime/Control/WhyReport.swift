@@ -17,6 +17,12 @@ public struct WhyReport: Codable, Sendable, Equatable {
         case missedSlots = "missed-slots"
         case refreshdDown = "refreshd-down"
         case due
+        /// A widget provider: it runs only when its widget reloads.
+        case widgetProvider = "widget-provider"
+        /// A widget provider's call is in flight.
+        case providerInFlight = "provider-in-flight"
+        /// A widget's reload waits for its budget.
+        case widgetBudget = "widget-budget"
     }
 
     public var identifier: String

@@ -25,7 +25,8 @@ import RefreshdRuntime
         let hello = try client.request(ControlRequest(.hello))
         #expect(hello.hello?.protocolVersion == 1)
         #expect(hello.hello?.commands.contains("simulate-launch") == true)
-        #expect(hello.hello?.commands.contains("reload") == false)
+        #expect(hello.hello?.commands.contains("reload") == true)
+        #expect(hello.hello?.commands.contains("activity") == true)
 
         let submit = try client.request(ControlRequest(.submit, identifier: "test.sleepy", earliest: hour))
         #expect(submit.ok, "\(submit.error?.description ?? "")")

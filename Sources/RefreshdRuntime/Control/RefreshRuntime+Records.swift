@@ -1,0 +1,13 @@
+import RefreshdCore
+
+/// The side machines' saved records, read from the runtime's store under its lock, for the
+/// control socket's `stats` (the store is not shared across threads otherwise).
+extension RefreshRuntime {
+    /// The `widget`, `widget-day` and `activities` records, decoded (nil without a store).
+    public func savedMachineState() throws -> SavedMachineState? {
+        try lock.withLock { () throws -> SavedMachineState? in
+            guard let store else { return nil }
+            return try SavedMachineState(store: store)
+        }
+    }
+}

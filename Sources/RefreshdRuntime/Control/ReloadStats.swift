@@ -1,0 +1,104 @@
+import RefreshdCore
+
+/// What `refreshd stats reloads` shows: per UTC day and widget, reloads requested, performed,
+/// deferred and exempt, provider calls, upstream fetches and stale minutes, from the
+/// `widget-day` counters the timeline machine commits. The counter developers of budget-burning
+/// widgets had to build by hand.
+///
+/// JSON keys are the simulation report's (`reloads_requested`, `stale_minutes`, ...), so a
+/// script reads a live refreshd and a simulated week the same way.
+public struct ReloadStats: Codable, Sendable, Equatable {
+    /// One widget on one day.
+    public struct Row: Codable, Sendable, Equatable {
+        public var day: String
+        public var kind: String
+        public var family: String
+        public var requested: Int
+        public var performed: Int
+        public var deferred: Int
+        public var coalesced: Int
+        public var exempt: Int
+        public var providerCalls: Int
+        public var upstreamFetches: Int
+        public var failed: Int
+        /// The lowest budget left that day; nil for an unlimited budget.
+        public var budgetLow: Int?
+        public var staleMinutes: Int64
+        public var firstStale: Instant?
+        public var staleReason: StaleReason?
+
+        public init(_ c: WidgetDayCounter) {
+            day = c.day
+            kind = c.kind
+            family = c.family.rawValue
+            requested = c.requested
+            performed = c.performed
+            deferred = c.deferred
+            coalesced = c.coalesced
+            exempt = c.exempt
+            providerCalls = c.providerCalls
+            upstreamFetches = c.upstreamFetches
+            failed = c.failed
+            budgetLow = c.budgetLow
+            staleMinutes = c.staleMinutes
+            firstStale = c.firstStale
+            staleReason = c.staleReason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case day, kind, family, coalesced, failed
+            case requested = "reloads_requested"
+            case performed = "reloads_performed"
+            case deferred = "reloads_deferred"
+            case exempt = "reloads_exempt"
+            case providerCalls = "provider_calls"
+            case upstreamFetches = "upstream_fetches"
+            case budgetLow = "budget_low"
+            case staleMinutes = "stale_minutes"
+            case firstStale = "first_stale"
+            case staleReason = "stale_reason"
+        }
+    }
+
+    /// The first and last UTC day covered, `YYYY-MM-DD`.
+    public var from: String
+    public var to: String
+    /// Newest day first; within a day by kind, then family.
+    public var rows: [Row]
+
+    /// The rows of the `days` UTC days ending with `now`'s (days < 1 count as 1).
+    public init(counters: [WidgetDayCounter], days: Int, now: Instant) {
+        let last = now.milliseconds / 86_400_000
+        let first = last - Int64(max(days, 1)) + 1
+        from = ISO8601.day(Instant(milliseconds: first * 86_400_000))
+        to = ISO8601.day(now)
+        rows = counters
+            .filter { c in ISO8601.dayNumber(c.day).map { $0 >= first && $0 <= last } ?? false }
+            .sorted { a, b in a.day != b.day ? a.day > b.day : a.widget < b.widget }
+            .map(Row.init)
+    }
+
+    /// The table `refreshd stats reloads` prints.
+    public var lines: [String] {
+        guard !rows.isEmpty else { return ["No widget reloads recorded from \(from) to \(to)."] }
+        var out = ["day         widget                               req  perf  defer  exempt  calls  fetches  stale"]
+        for r in rows {
+            let widget = "\(r.kind)/\(r.family)"
+            var line = "\(r.day)  \(Self.pad(widget, 35))  \(Self.left(r.requested, 3))  \(Self.left(r.performed, 4))"
+            line += "  \(Self.left(r.deferred, 5))  \(Self.left(r.exempt, 6))  \(Self.left(r.providerCalls, 5))"
+            line += "  \(Self.left(r.upstreamFetches, 7))  \(r.staleMinutes) min"
+            if let first = r.firstStale {
+                let time = String(first.description.dropFirst(11).prefix(5))
+                line += " (from \(time) UTC, \(r.staleReason?.description ?? "stale"))"
+            }
+            out.append(line)
+        }
+        return out
+    }
+
+    static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+    static func left(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Refreshd
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
+
+/// `refreshd stats`: counters over days. `stats reloads` shows, per UTC day and widget, the
+/// reloads requested, performed, deferred and exempt, provider calls, upstream fetches and stale
+/// minutes: the counter developers of budget-burning widgets had to build by hand.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Counters over days: widget reloads.",
+        subcommands: [Reloads.self])
+
+    struct Reloads: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Per day and widget: reloads requested, performed, deferred and exempt, provider calls, upstream fetches, stale minutes.")
+
+        @Option(name: .long, help: "State directory.")
+        var state = ".refreshd"
+
+        @Option(name: .long, help: "How many UTC days, ending today.")
+        var days = 7
+
+        @Flag(help: "Print one JSON object: from, to and rows (keys as in the simulation report).")
+        var json = false
+
+        func validate() throws {
+            guard (1...3660).contains(days) else {
+                throw ValidationError("--days: expected 1 to 3660 days, found \(days)")
+            }
+        }
+
+        func run() throws {
+            let stats: ReloadStats
+            do {
+                let client = try ControlClient.connect(stateDirectory: state)
+                let reply = try client.request(ControlRequest(.stats, days: days))
+                guard reply.ok, let live = reply.stats else {
+                    ControlOutput.fail(reply.error ?? ControlFailure(code: "internal", message: "no stats in the reply"),
+                                       json: json, command: "stats reloads")
+                }
+                stats = live
+            } catch ControlClient.Failure.notRunning {
+                do {
+                    try StateDirectory.checkReadable(state)
+                    let store = try StateStore.open(directory: state, readOnly: true)
+                    defer { store.close() }
+                    let saved = try SavedMachineState(store: store)
+                    stats = ReloadStats(counters: saved.counters, days: days,
+                                        now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
+                } catch let error as StoreError {
+                    ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json,
+                                       command: "stats reloads")
+                }
+            } catch {
+                ControlOutput.fail(ControlFailure(code: "connection", message: "\(error)"), json: json, command: "stats reloads")
+            }
+            if json { return ControlOutput.printJSON(stats) }
+            for line in stats.lines { print(line) }
+        }
+    }
+}
