@@ -80,17 +80,12 @@ public enum ResultLine: Sendable, Hashable {
             entries.append(TimelineEntry(date: date, content: content, relevance: relevance, duration: duration))
         }
         let policy: TimelinePolicy
-        switch object["policy"] {
-        case nil: policy = .atEnd
-        case let text as String where text == "atEnd": policy = .atEnd
-        case let text as String where text == "never": policy = .never
-        case let after as [String: Any]:
-            guard let date = (after["after"] as? String).flatMap(instant) else {
-                return .badTimeline("policy: expected {\"after\": ISO 8601 date}")
-            }
-            policy = .after(date)
-        default:
-            return .badTimeline("policy: expected \"atEnd\", \"never\" or {\"after\": DATE}")
+        switch choice(object["policy"], words: ["atEnd", "never"]) {
+        case .word("never"): policy = .never
+        case .word, .absent: policy = .atEnd
+        case let .after(date): policy = .after(date)
+        case .badAfter: return .badTimeline("policy: expected {\"after\": ISO 8601 date}")
+        case .other: return .badTimeline("policy: expected \"atEnd\", \"never\" or {\"after\": DATE}")
         }
         let fetched = (object["upstreamFetch"] as? Bool) ?? true
         return .timeline(Timeline(entries: entries, policy: policy), upstreamFetch: fetched)
@@ -137,17 +132,12 @@ public enum ResultLine: Sendable, Hashable {
                                                     priority: priority)))
         case "end":
             let policy: DismissalPolicy
-            switch o["dismissal"] {
-            case nil: policy = .default
-            case let text as String where text == "default": policy = .default
-            case let text as String where text == "immediate": policy = .immediate
-            case let after as [String: Any]:
-                guard let date = (after["after"] as? String).flatMap(instant) else {
-                    return .badActivity("activity end \(id): dismissal: expected {\"after\": ISO 8601 date}")
-                }
-                policy = .after(date)
-            default:
-                return .badActivity("activity end \(id): dismissal: expected default, immediate or {\"after\": DATE}")
+            switch choice(o["dismissal"], words: ["default", "immediate"]) {
+            case .word("immediate"): policy = .immediate
+            case .word, .absent: policy = .default
+            case let .after(date): policy = .after(date)
+            case .badAfter: return .badActivity("activity end \(id): dismissal: expected {\"after\": ISO 8601 date}")
+            case .other: return .badActivity("activity end \(id): dismissal: expected default, immediate or {\"after\": DATE}")
             }
             return .activity(.end(id: id, content: o["content"].map(compactJSON), policy: policy,
                                   timestamp: dates["timestamp"] ?? now))
@@ -157,6 +147,20 @@ public enum ResultLine: Sendable, Hashable {
     }
 
     // MARK: Helpers
+
+    /// A value that is one of `words`, or `{"after": DATE}` (timeline policies, dismissals).
+    private enum Choice: Equatable {
+        case absent, word(String), after(Instant), badAfter, other
+    }
+
+    private static func choice(_ value: Any?, words: [String]) -> Choice {
+        switch value {
+        case nil: return .absent
+        case let text as String where words.contains(text): return .word(text)
+        case let after as [String: Any]: return (after["after"] as? String).flatMap(instant).map(Choice.after) ?? .badAfter
+        default: return .other
+        }
+    }
 
     /// Canonical compact JSON (sorted keys), so equal content is equal text.
     static func compactJSON(_ value: Any) -> String {
