@@ -66,7 +66,7 @@ enum WidgetBlock {
     }
 
     /// A widget kind: letters, digits, `.`, `_`, `-`; it names files in the shared container.
-    private static func widgetKind(_ reader: ValueReader, _ sink: inout ErrorSink) -> String? {
+    static func widgetKind(_ reader: ValueReader, _ sink: inout ErrorSink) -> String? {
         guard let text = reader.string(&sink, expected: "a widget kind like wallpaper") else { return nil }
         let valid = !text.isEmpty && text.utf8.count <= 64 && text.first != "." && text.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
