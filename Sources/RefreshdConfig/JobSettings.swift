@@ -317,9 +317,8 @@ struct JobSettings {
     /// Reads `widget:` once `provider:` is known (any order in the file).
     mutating func resolveWidget(_ sink: inout ErrorSink) {
         guard isTimeline, let widgetNode else { return }
-        let provider: WidgetSpec.Provider = providerIsPlaylist
-            ? .action(PlaylistProvider.spec(zone: (timeZone ?? defaultTimeZone).identifier)) : .command
-        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), provider: provider, &sink)
+        let zone = providerIsPlaylist ? (timeZone ?? defaultTimeZone).identifier : nil
+        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), playlistZone: zone, &sink)
     }
 
     /// The job, when every setting was valid.
