@@ -28,10 +28,12 @@ public struct JobConfig: Sendable, Hashable {
     public var simulate: JobModel?
     /// For `kind: timeline`: the widget it provides timelines for.
     public var widget: WidgetSpec?
+    /// A built-in action run instead of a command (`action: stage-playlist`); `command` is then empty.
+    public var action: ActionSpec?
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
-                simulate: JobModel? = nil, widget: WidgetSpec? = nil) {
+                simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil) {
         self.definition = definition
         self.command = command
         self.environment = environment
@@ -41,6 +43,7 @@ public struct JobConfig: Sendable, Hashable {
         self.projectRoot = projectRoot
         self.simulate = simulate
         self.widget = widget
+        self.action = action
     }
 
     /// The job's identifier (shorthand for `definition.identifier`).

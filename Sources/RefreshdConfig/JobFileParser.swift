@@ -9,7 +9,7 @@ import RefreshdCore
 /// `JobSetValidator`.
 struct JobFileParser {
     /// Every top-level setting, in the order the documentation lists them.
-    static let keys = ["identifier", "kind", "command", "earliest", "allowance", "grace",
+    static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
                        "resubmit", "retry", "requires", "namespace", "environment",
                        "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
                        "provider", "simulate"]
@@ -73,6 +73,7 @@ struct JobFileParser {
         }
         settings.resolveCalendars(&sink)
         settings.resolveWidget(&sink)
+        settings.resolveAction(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
         return sink.errors.count == before ? settings.job() : nil
     }

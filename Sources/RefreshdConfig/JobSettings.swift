@@ -3,6 +3,7 @@ import RefreshdCalendar
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdSimulation
+import RefreshdStaging
 
 /// The settings of one job file as they are read, before they are combined into a `JobConfig`.
 ///
@@ -61,6 +62,12 @@ struct JobSettings {
     /// `provider: playlist`, instead of a command.
     var providerIsPlaylist = false
     var providerLocation: Location?
+    /// `action: stage-playlist`, instead of a command: where its value is.
+    var actionLocation: Location?
+    var actionIsValid = false
+    /// The `stage-playlist:` block, read once the job's zone is known.
+    var stageNode: (keyNode: YAMLNode, value: YAMLNode)?
+    var action: ActionSpec?
 
     init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
          source: SourceText) {
@@ -138,6 +145,11 @@ struct JobSettings {
         case "provider":
             providerLocation = keyNode.location
             if reader.oneOf(["playlist"], &sink) != nil { providerIsPlaylist = true }
+        case "action":
+            actionLocation = value.location
+            actionIsValid = reader.oneOf([StagePlaylist.actionName], &sink) != nil
+        case StagePlaylist.actionName:
+            stageNode = (keyNode, value)
         default:
             break
         }
@@ -224,10 +236,12 @@ struct JobSettings {
                      "missing required key \"identifier\" (expected a reverse-DNS name like com.example.refresh)")
         }
         checkTimeline(mappingLocation: mappingLocation, &sink)
-        if !commandSeen, providerLocation == nil, !sink.suggestedKeys.contains("command") {
-            sink.add(at: mappingLocation,
-                     "missing required key \"command\" (expected a list like [\"Scripts/refresh\", \"--flag\"])")
+        if !commandSeen, providerLocation == nil, actionLocation == nil, !sink.suggestedKeys.contains("command"),
+           !sink.suggestedKeys.contains("action") {
+            sink.add(at: mappingLocation, "missing required key \"command\" "
+                + "(expected a list like [\"Scripts/refresh\", \"--flag\"], or action: stage-playlist)")
         }
+        checkAction(&sink)
         if kindIsValid, kind == .appRefresh, requires.power || requires.network {
             let needs = [requires.power ? "external-power" : nil, requires.network ? "network" : nil]
                 .compactMap { $0 }.joined(separator: " and ")
@@ -273,18 +287,45 @@ struct JobSettings {
         }
     }
 
+    /// `action:` replaces `command:`, needs its `stage-playlist:` block and is not a timeline's
+    /// provider; the block needs the action.
+    func checkAction(_ sink: inout ErrorSink) {
+        if let actionLocation {
+            if commandSeen {
+                sink.add(at: actionLocation, "action: replaces command:; expected one of them, found both")
+            }
+            if isTimeline {
+                sink.add(at: actionLocation, "action: applies to app-refresh and processing jobs; a timeline's provider is "
+                    + "command: or provider: playlist")
+            }
+            if actionIsValid, stageNode == nil, !sink.suggestedKeys.contains(StagePlaylist.actionName) {
+                sink.add(at: actionLocation, "action: stage-playlist needs a stage-playlist: block (expected \(StageBlock.example))")
+            }
+        } else if let stageNode, !sink.suggestedKeys.contains("action") {
+            sink.add(at: stageNode.keyNode.location, "stage-playlist: applies only to action: stage-playlist; "
+                + "expected action: stage-playlist beside it, or no stage-playlist:")
+        }
+    }
+
+    /// Reads `stage-playlist:` once `timezone:` is known (any order in the file).
+    mutating func resolveAction(_ sink: inout ErrorSink) {
+        guard actionIsValid, let stageNode else { return }
+        let reader = ValueReader(key: StagePlaylist.actionName, node: stageNode.value)
+        action = StageBlock.read(reader, projectRoot: projectRoot, zone: timeZone ?? defaultTimeZone, &sink).map(StageBlock.action)
+    }
+
     /// Reads `widget:` once `provider:` is known (any order in the file).
     mutating func resolveWidget(_ sink: inout ErrorSink) {
         guard isTimeline, let widgetNode else { return }
-        let provider: WidgetSpec.Provider = providerIsPlaylist
-            ? .action(PlaylistProvider.spec(zone: (timeZone ?? defaultTimeZone).identifier)) : .command
-        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), provider: provider, &sink)
+        let zone = providerIsPlaylist ? (timeZone ?? defaultTimeZone).identifier : nil
+        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), playlistZone: zone, &sink)
     }
 
     /// The job, when every setting was valid.
     func job() -> ParsedJob? {
-        guard let identifier, let command = command ?? (providerIsPlaylist ? [] : nil) else { return nil }
+        guard let identifier, let command = command ?? (providerIsPlaylist || action != nil ? [] : nil) else { return nil }
         if isTimeline, widget == nil { return nil }
+        if actionLocation != nil, action == nil { return nil }
         let definition = TaskDefinition(
             identifier: identifier.value, kind: kind, namespace: namespace, allowance: allowance,
             grace: grace, resubmit: resubmit, retry: retry,
@@ -292,7 +333,7 @@ struct JobSettings {
             missed: missed, catchUp: catchUp, jitter: jitter, fixedJitter: fixedJitter, accuracy: accuracy)
         let config = JobConfig(definition: definition, command: command, environment: environment,
                                earliest: earliest, file: file, line: identifier.location.line,
-                               projectRoot: projectRoot, simulate: simulate, widget: widget)
+                               projectRoot: projectRoot, simulate: simulate, widget: widget, action: action)
         return ParsedJob(config: config, identifierLocation: identifier.location, kindLocation: kindLocation)
     }
 }

@@ -1,5 +1,6 @@
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStaging
 
 /// Reads a timeline job's `widget:` block:
 ///
@@ -9,19 +10,23 @@ import RefreshdRuntime
 ///   families: [systemSmall, systemMedium]  # on screen; each family once
 ///   budget: 50                             # reloads per family in any 24 h, or unlimited
 ///   shared-fetch: 5m                       # how long one upstream fetch serves the other families
+///   policy: atEnd                          # provider: playlist only: or after-start-of-tomorrow
 /// ```
 enum WidgetBlock {
-    static let keys = ["kind", "families", "budget", "shared-fetch"]
+    static let keys = ["kind", "families", "budget", "shared-fetch", "policy"]
+    static let policies = ["atEnd": PlaylistTimeline.Policy.atEnd, "after-start-of-tomorrow": .afterStartOfTomorrow]
 
     /// The most reloads a budget may name: one a minute, all day.
     static let maximumBudget = 1440
 
-    static func read(_ reader: ValueReader, provider: WidgetSpec.Provider, _ sink: inout ErrorSink) -> WidgetSpec? {
+    /// `playlistZone`: the zone of `provider: playlist`, nil for a command provider.
+    static func read(_ reader: ValueReader, playlistZone: String?, _ sink: inout ErrorSink) -> WidgetSpec? {
         guard let pairs = reader.mapping(known: keys, &sink) else { return nil }
         var kind: String?
         var families: [String]?
         var budget: Int? = WidgetSpec.defaultBudget
         var sharedFetch: Duration = .seconds(300)
+        var policy = PlaylistTimeline.Policy.atEnd
         var ok = true
         for pair in pairs {
             let value = ValueReader(key: "widget.\(pair.key)", node: pair.value)
@@ -48,6 +53,16 @@ enum WidgetBlock {
                 }
             case "shared-fetch":
                 if let duration = value.duration(&sink, positive: false) { sharedFetch = duration } else { ok = false }
+            case "policy":
+                if playlistZone == nil {
+                    sink.add(at: pair.keyNode.location, "widget.policy: applies only to provider: playlist (a command's "
+                        + "timeline names its own policy); expected provider: playlist, or no policy:")
+                    ok = false
+                } else if let name = value.oneOf(policies.keys.sorted(), &sink), let chosen = policies[name] {
+                    policy = chosen
+                } else {
+                    ok = false
+                }
             default:
                 break
             }
@@ -62,11 +77,12 @@ enum WidgetBlock {
             ok = false
         }
         guard ok, let kind, let families else { return nil }
+        let provider: WidgetSpec.Provider = playlistZone.map { .action(PlaylistProvider.spec(zone: $0, policy: policy)) } ?? .command
         return WidgetSpec(kind: kind, families: families, budget: budget, sharedFetch: sharedFetch, provider: provider)
     }
 
     /// A widget kind: letters, digits, `.`, `_`, `-`; it names files in the shared container.
-    private static func widgetKind(_ reader: ValueReader, _ sink: inout ErrorSink) -> String? {
+    static func widgetKind(_ reader: ValueReader, _ sink: inout ErrorSink) -> String? {
         guard let text = reader.string(&sink, expected: "a widget kind like wallpaper") else { return nil }
         let valid = !text.isEmpty && text.utf8.count <= 64 && text.first != "." && text.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)

@@ -100,7 +100,7 @@ struct StagingCommand: ParsableCommand {
         func run() throws {
             var options = StageOptions(library: library, switchTimes: switchTimes.split(separator: ",").compactMap { ClockTime(String($0)) },
                                        zone: timezone, assetsPerDay: assetsPerDay,
-                                       families: [.systemSmall, .systemMedium, .systemLarge], widgetKind: "example.wallpaper")
+                                       families: [.systemSmall, .systemMedium, .systemLarge].map(RenditionSize.standard), widgetKind: "example.wallpaper")
             options.seed = seed
             if let date {
                 guard let day = CivilDate(date) else { throw ValidationError("--date: expected YYYY-MM-DD, found \"\(date)\"") }

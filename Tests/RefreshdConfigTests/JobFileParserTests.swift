@@ -108,7 +108,7 @@ import Testing
             """)
         #expect(errors.map(\.position) == ["2:1", "2:1"])
         #expect(errors.map(\.message).sorted() == [
-            "missing required key \"command\" (expected a list like [\"Scripts/refresh\", \"--flag\"])",
+            "missing required key \"command\" (expected a list like [\"Scripts/refresh\", \"--flag\"], or action: stage-playlist)",
             "missing required key \"identifier\" (expected a reverse-DNS name like com.example.refresh)",
         ])
     }

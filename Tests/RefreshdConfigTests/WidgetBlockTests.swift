@@ -66,4 +66,25 @@ import Testing
         #expect(errors.contains { $0.message.contains(message) }, "\(errors.map(\.message))")
         #expect(errors.allSatisfy { $0.line > 1 }, "errors point into the file: \(errors)")
     }
+
+    @Test func thePlaylistProvidersPolicy() throws {
+        func fingerprint(_ policy: String) throws -> String? {
+            let config = try #require(TestSupport.config("""
+                identifier: a.b
+                kind: timeline
+                provider: playlist
+                timezone: Europe/Paris
+                widget: {kind: w, families: [systemSmall]\(policy)}
+                """))
+            guard case let .action(action)? = config.widget?.provider else { return nil }
+            return action.fingerprint
+        }
+        #expect(try fingerprint("") == "zone=Europe/Paris\npolicy=atEnd\nfolder=wallpaper")
+        #expect(try fingerprint(", policy: after-start-of-tomorrow") == "zone=Europe/Paris\npolicy=afterStartOfTomorrow\nfolder=wallpaper")
+        let wrong = try #require(TestSupport.onlyError("identifier: a.b\nkind: timeline\nprovider: playlist\nwidget: {kind: w, families: [systemSmall], policy: never}"))
+        #expect(wrong.message == "widget.policy: expected one of after-start-of-tomorrow, atEnd, found \"never\"")
+        let command = try #require(TestSupport.onlyError("identifier: a.b\nkind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall], policy: atEnd}"))
+        #expect(command.message.hasPrefix("widget.policy: applies only to provider: playlist"))
+        #expect(command.position == "4:44")
+    }
 }

@@ -20,7 +20,7 @@ import Testing
         #expect(fixture.inconsistencies().isEmpty)
         #expect(fixture.temporaryFiles().isEmpty)
         // The sideways source, if chosen, comes out at the family's size like the others.
-        #expect(playlist.entries.allSatisfy { $0.renditions.keys.sorted() == ["large", "medium", "small"] })
+        #expect(playlist.entries.allSatisfy { $0.renditions.keys.sorted() == ["systemLarge", "systemMedium", "systemSmall"] })
     }
 
     @Test func aSecondRunWritesNothing() throws {
@@ -157,7 +157,7 @@ import Testing
         let line = report.log.joined()
         #expect(line.contains("timezone: unknown zone \"Mars/Olympus\""))
         #expect(line.contains("assets-per-day: expected 1 to 4 (the switch times), found 9"))
-        #expect(line.contains("families: large: a 180x190 rendition needs 0.1 MiB, over the memory ceiling of 0.0 MiB"))
+        #expect(line.contains("families: systemLarge: a 180x190 rendition needs 0.1 MiB, over the memory ceiling of 0.0 MiB"))
         #expect(fixture.playlistDates().isEmpty)
     }
 }

@@ -22,9 +22,9 @@ struct StagingFixture {
         }
         options = StageOptions(library: library, switchTimes: ["06:00", "12:00", "18:00", "22:00"].compactMap(ClockTime.init),
                                zone: "Europe/Paris", assetsPerDay: 4,
-                               families: [WidgetFamily(name: "small", widthPoints: 40, heightPoints: 40, scale: 2),
-                                          WidgetFamily(name: "medium", widthPoints: 90, heightPoints: 40, scale: 2),
-                                          WidgetFamily(name: "large", widthPoints: 90, heightPoints: 95, scale: 2)],
+                               families: [RenditionSize(.systemSmall, widthPoints: 40, heightPoints: 40, scale: 2),
+                                          RenditionSize(.systemMedium, widthPoints: 90, heightPoints: 40, scale: 2),
+                                          RenditionSize(.systemLarge, widthPoints: 90, heightPoints: 95, scale: 2)],
                                widgetKind: "example.wallpaper")
         options.noRepeatDays = 2
         options.retentionDays = 3

@@ -18,7 +18,7 @@ public struct StageOptions: Sendable, Hashable {
     public var assetsPerDay: Int
     /// No asset shown on the previous N days is chosen while fresh ones remain.
     public var noRepeatDays: Int = 7
-    public var families: [WidgetFamily]
+    public var families: [RenditionSize]
     public var seed: UInt64 = 1
     /// The widget kind asked to reload once a playlist is staged.
     public var widgetKind: String
@@ -27,16 +27,37 @@ public struct StageOptions: Sendable, Hashable {
     /// The widget's memory ceiling: an asset whose rendition would need more is refused.
     public var memoryCeiling: Int = 30 * 1_048_576
     public var day: Day = .tomorrow
+    /// With `day: tomorrow`, also stage today first when today has no playlist (a first run, or
+    /// a night that was missed), so the widget has today's wallpapers, not a fallback.
+    public var todayIfMissing = false
     public var quality: Int = RenditionRenderer.defaultQuality
 
     public init(library: String, switchTimes: [ClockTime], zone: String, assetsPerDay: Int,
-                families: [WidgetFamily], widgetKind: String) {
+                families: [RenditionSize], widgetKind: String) {
         self.library = library
         self.switchTimes = switchTimes
         self.zone = zone
         self.assetsPerDay = assetsPerDay
         self.families = families
         self.widgetKind = widgetKind
+    }
+
+    /// Every option, one `name=value` line each in a fixed order: equal texts are equal options,
+    /// so a job whose text changed is a changed job on reload.
+    public var canonicalText: String {
+        let dayText = switch day {
+        case .today: "today"
+        case .tomorrow: "tomorrow"
+        case let .date(date): date.description
+        }
+        let sizes = families.map { "\($0.name) \($0.widthPoints)x\($0.heightPoints)@\($0.scale)" }
+        return [
+            "library=\(library)", "folder=\(folder)", "switch-times=\(switchTimes.map(\.description).joined(separator: ","))",
+            "timezone=\(zone)", "assets-per-day=\(assetsPerDay)", "no-repeat-days=\(noRepeatDays)",
+            "families=\(sizes.joined(separator: ","))", "seed=\(seed)", "widget=\(widgetKind)",
+            "retention-days=\(retentionDays)", "memory-ceiling=\(memoryCeiling)", "day=\(dayText)",
+            "today-if-missing=\(todayIfMissing)", "quality=\(quality)",
+        ].joined(separator: "\n")
     }
 
     /// What is wrong with these options, one line each naming the option and what was expected;
@@ -60,12 +81,6 @@ public struct StageOptions: Sendable, Hashable {
         if families.isEmpty { problems.append("families: expected at least one widget family") }
         var names = Set<String>()
         for family in families {
-            let allowed = family.name.utf8.allSatisfy { c in
-                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
-            }
-            if family.name.isEmpty || !allowed {
-                problems.append("families: name \"\(family.name)\": expected letters, digits, '-' or '_'")
-            }
             if !names.insert(family.name).inserted { problems.append("families: \(family.name) given twice") }
             let w = family.widthPoints * family.scale, h = family.heightPoints * family.scale
             if !(w >= 1 && w <= 16_384 && h >= 1 && h <= 16_384) {

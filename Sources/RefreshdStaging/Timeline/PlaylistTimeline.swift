@@ -3,7 +3,8 @@ import RefreshdCore
 
 /// The widget side of staging: the timeline for "now" from the playlists in the shared container.
 ///
-/// Today's playlist gives one entry per switch time, plus one at the start of the day showing
+/// Today's playlist gives one entry per switch time (the asset and the family's rendition,
+/// relative to the container), plus one at the start of the day showing
 /// what the previous evening's last switch showed (so the widget is never blank before the first
 /// switch). When today was not staged (staging missed or expired), the most recent earlier
 /// playlist is used with its switch times re-dated to today, and `fallback` names it; only when
@@ -29,7 +30,8 @@ public struct PlaylistTimeline: Sendable {
         self.policy = policy
     }
 
-    public func timeline(now: Instant) throws(Unavailable) -> Timeline {
+    /// The timeline of `family` at `now`: one entry per switch time with the family's rendition.
+    public func timeline(for family: WidgetFamily, now: Instant) throws(Unavailable) -> StagedTimeline {
         guard let calendar = ZoneCalendar(identifier: zone) else { throw Unavailable(description: "unknown zone \"\(zone)\"") }
         let today = calendar.date(of: now)
         let staged = stagedDates()
@@ -46,27 +48,24 @@ public struct PlaylistTimeline: Sendable {
         guard let playlist = readPlaylist(chosen), !playlist.entries.isEmpty else {
             throw Unavailable(description: "no playlist staged in \(layout.playlists)")
         }
-        let switches = playlist.entries.sorted { $0.time < $1.time }
-        var entries = switches.map { entry in
-            Timeline.Entry(date: calendar.instant(of: today, at: entry.time), asset: entry.asset,
-                           renditions: absolute(entry.renditions))
+        let fallback = chosen == today ? nil : chosen
+        func entry(_ date: Instant, _ switched: Playlist.Entry) -> TimelineEntry {
+            TimelineEntry(date: date, content: StagedTimeline.content(
+                asset: switched.asset, rendition: switched.renditions[family.rawValue], fallback: fallback))
         }
+        let switches = playlist.entries.sorted { $0.time < $1.time }
+        var entries = switches.map { entry(calendar.instant(of: today, at: $0.time), $0) }
         if let first = switches.first, first.time != .midnight {
             // Before the first switch, the widget goes on showing the evening's last asset.
             let evening = (chosen == today ? readPlaylist(today.adding(days: -1)) : nil)?.entries.max { $0.time < $1.time }
                 ?? switches[switches.count - 1]
-            entries.insert(Timeline.Entry(date: calendar.start(of: today), asset: evening.asset,
-                                          renditions: absolute(evening.renditions)), at: 0)
+            entries.insert(entry(calendar.start(of: today), evening), at: 0)
         }
-        let timelinePolicy: Timeline.Policy = switch policy {
+        let timelinePolicy: TimelinePolicy = switch policy {
         case .atEnd: .atEnd
         case .afterStartOfTomorrow: .after(calendar.start(of: today.adding(days: 1)))
         }
-        return Timeline(entries: entries, policy: timelinePolicy, fallback: chosen == today ? nil : chosen)
-    }
-
-    private func absolute(_ renditions: [String: String]) -> [String: String] {
-        renditions.mapValues { layout.absolute($0) }
+        return StagedTimeline(timeline: Timeline(entries: entries, policy: timelinePolicy), fallback: fallback)
     }
 
     private func stagedDates() -> [CivilDate] {
