@@ -60,15 +60,19 @@ import RefreshdCore
         return problems
     }
 
-    @Test func aJobFileStagesTodayIntoTheSharedContainer() throws {
-        let h = try LoopHarness()
-        defer { h.removeDirectory() }
-        let config = try Self.job(root: h.directory, images: 4, allowance: "30s")
+    /// Runs the job once on the harness's loop until its outcomes satisfy `done`, then stops it.
+    static func run(_ config: JobConfig, on h: LoopHarness, until done: ([Outcome?]) -> Bool) throws {
         #expect(h.scheduler.register(config.definition, handler: config.spec.handler))
         try h.scheduler.submit(TaskRequest(identifier: "t.stage", kind: .processing))
         h.start()
-        #expect(h.wait(timeout: 30) { h.outcomes()["t.stage"] == [.success] })
+        #expect(h.wait(timeout: 30) { done(h.outcomes()["t.stage"] ?? []) })
         #expect(h.stop())
+    }
+
+    @Test func aJobFileStagesTodayIntoTheSharedContainer() throws {
+        let h = try LoopHarness()
+        defer { h.removeDirectory() }
+        try Self.run(try Self.job(root: h.directory, images: 4, allowance: "30s"), on: h) { $0 == [.success] }
         let shared = h.directory + "/state/shared"
         let playlists = try FileManager.default.contentsOfDirectory(atPath: shared + "/wallpaper/playlists")
         #expect(playlists.count == 1 && playlists[0].hasSuffix(".json"))
@@ -83,23 +87,13 @@ import RefreshdCore
     @Test func anExpiredRunLeavesTheContainerConsistentAndTheNextOneFinishes() throws {
         let h = try LoopHarness()
         defer { h.removeDirectory() }
-        let config = try Self.job(root: h.directory, images: 4, allowance: "1ms")
-        #expect(h.scheduler.register(config.definition, handler: config.spec.handler))
-        try h.scheduler.submit(TaskRequest(identifier: "t.stage", kind: .processing))
-        h.start()
-        #expect(h.wait(timeout: 30) { h.outcomes()["t.stage"]?.first == .expired })
-        #expect(h.stop())
+        try Self.run(try Self.job(root: h.directory, images: 4, allowance: "1ms"), on: h) { $0.first == .expired }
         let shared = h.directory + "/state/shared"
         #expect(Self.inconsistencies(shared).isEmpty, "\(Self.inconsistencies(shared))")
 
         // The next run, with time enough, stages the day from where the expired one stopped.
         let again = try LoopHarness(directory: h.directory)
-        let roomy = try Self.job(root: h.directory, images: 0, allowance: "30s")
-        #expect(again.scheduler.register(roomy.definition, handler: roomy.spec.handler))
-        try again.scheduler.submit(TaskRequest(identifier: "t.stage", kind: .processing))
-        again.start()
-        #expect(again.wait(timeout: 30) { again.outcomes()["t.stage"]?.contains(.success) == true })
-        #expect(again.stop())
+        try Self.run(try Self.job(root: h.directory, images: 0, allowance: "30s"), on: again) { $0.contains(.success) }
         #expect(Self.inconsistencies(shared).isEmpty, "\(Self.inconsistencies(shared))")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: shared + "/wallpaper/playlists")) ?? [])
             .filter { $0.hasSuffix(".json") }.count == 1)
