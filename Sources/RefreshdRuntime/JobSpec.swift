@@ -22,8 +22,13 @@ public struct JobSpec: Sendable, Hashable {
         self.action = action
     }
 
-    /// What runs when the job launches: its built-in action, else its command.
-    public var handler: TaskHandler { action.map { .action($0.make()) } ?? .command(command) }
+    /// What runs when the job launches: its built-in action, else its widget's built-in provider
+    /// (a timeline job with `provider: playlist` has no command), else its command.
+    public var handler: TaskHandler {
+        if let action { return .action(action.make()) }
+        if case let .action(provider)? = widget?.provider { return .action(provider.make()) }
+        return .command(command)
+    }
 
     public var identifier: String { definition.identifier }
 }

@@ -259,7 +259,7 @@ import Testing
             let scenario = try ScenarioFile.load(path: path, defaultStart: Self.defaultStart,
                                                  searchPath: TestSupport.searchPath).get()
             #expect(scenario.jobs.count >= 5)
-            #expect(scenario.jobs.contains { $0.spec.identifier == "design.example.wallpaper.nightly" })
+            #expect(scenario.jobs.contains { $0.spec.identifier == "design.example.wallpaper.refresh" && $0.spec.action != nil })
         }
     }
 

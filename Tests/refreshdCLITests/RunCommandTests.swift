@@ -53,17 +53,29 @@ import Testing
         #expect(daemon.errors().contains("stopped"))
     }
 
+    /// The shipped Jobs/ in a sandboxed copy of the project (Scripts linked, a one-image
+    /// library where Scripts/run would make the sample one): the wallpaper job stages today and
+    /// tomorrow in process within seconds.
     @Test func exampleJobsLaunchWithinSeconds() throws {
         let box = Sandbox()
         defer { box.remove() }
         let project = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
-        let daemon = try CLI.start(["run", "--jobs", project + "/Jobs", "--state", box.state])
+        let files = FileManager.default
+        for name in try files.contentsOfDirectory(atPath: project + "/Jobs") where name.hasSuffix(".yaml") {
+            try files.copyItem(atPath: project + "/Jobs/" + name, toPath: box.jobs + "/" + name)
+        }
+        try files.createSymbolicLink(atPath: box.root + "/Scripts", withDestinationPath: project + "/Scripts")
+        try files.createDirectory(atPath: box.root + "/.refreshd/library", withIntermediateDirectories: true)
+        // A 1x1 RGBA PNG: the renditions are upscaled from it.
+        let dot = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+        #expect(files.createFile(atPath: box.root + "/.refreshd/library/dot.png", contents: Data(base64Encoded: dot)))
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { daemon.cleanUp() }
-        #expect(waitFor(timeout: 15) { box.runs().contains { $0 == ("design.example.wallpaper.refresh", "success") } })
+        #expect(waitFor(timeout: 20) { box.runs().contains { $0 == ("design.example.wallpaper.refresh", "success") } })
         #expect(daemon.errors().contains("submitted design.example.wallpaper.refresh"))
-        let staged = try FileManager.default.contentsOfDirectory(atPath: box.state + "/shared/playlists")
-        #expect(staged.count == 1)
+        let staged = try files.contentsOfDirectory(atPath: box.state + "/shared/wallpaper/playlists")
+        #expect(staged.count == 2, "today (missing) and tomorrow: \(staged)")
         daemon.signal(SIGINT)
         #expect(daemon.wait() == 0)
     }
