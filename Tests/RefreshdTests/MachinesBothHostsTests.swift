@@ -84,6 +84,29 @@ import RefreshdRuntime
         #expect(h.runtime.checkActivityInvariants().isEmpty)
     }
 
+    @Test(arguments: HostKind.allCases)
+    func anInterruptedRunLeavesItsActivityToTheRetry(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        h.job(TaskDefinition(identifier: "t.slow", kind: .processing),
+              Work(duration: .seconds(30), results: [
+                  #"{"activity": "start", "id": "slow-1", "type": "Build", "content": {"progress": 0.2}}"#,
+              ]))
+        try h.start()
+        try h.runtime.submit(TaskRequest(identifier: "t.slow", kind: .processing))
+        // libuv applies the start live; the simulated host delivers results at the run's end, so
+        // there the start comes with the interruption itself: either way the activity is live.
+        if kind == .libuv { #expect(h.wait(.seconds(3)) { h.runtime.activitySnapshot().activities.first?.state == .active }) }
+        h.pass(.milliseconds(100))
+        try h.restart(downtime: .milliseconds(50))  // refreshd stops mid-run: interrupted, not failed
+        #expect(h.outcomes("t.slow").first == .interrupted)
+        if kind == .libuv {
+            #expect(h.wait(.seconds(2)) { h.runtime.activitySnapshot().activities.first?.state == .active },
+                    "an interruption is refreshd's doing: the activity stays for the retried job")
+        }
+        #expect(h.runtime.activitySnapshot().activities.allSatisfy { $0.state != .ended })
+    }
+
     @Test func liveLinesReachTheActivityWhileTheCommandRuns() throws {
         let h = try HostKind.harness(.libuv)
         defer { h.finish() }
