@@ -78,6 +78,11 @@ extension RefreshRuntime {
     /// The timeline machine's invariants, checked now (empty when all hold).
     public func checkTimelineInvariants() -> [TimelineViolation] { lock.withLock { machines.timelines.checkInvariants() } }
 
+    /// True while no widget is declared and no activity exists: nothing for their checks to do.
+    public var sideMachinesIdle: Bool {
+        lock.withLock { machines.timelines.definitions.isEmpty && machines.activities.activities.isEmpty }
+    }
+
     // MARK: Live activities
 
     /// Starts a live activity now or at `request.startAt`, like ActivityKit's `request`.

@@ -79,6 +79,7 @@ extension Simulation {
     /// published widget entry is one a provider returned; no activity visible past 12 h from
     /// its start; no activity update applied out of order.
     func checkSideMachines(_ runtime: RefreshRuntime) -> (String, String)? {
+        if host.publicationCount == publicationsChecked, runtime.sideMachinesIdle { return nil }
         if let v = runtime.checkTimelineInvariants().first { return ("timeline-\(v.invariant)", v.description) }
         if let v = runtime.checkActivityInvariants().first { return ("activity", v) }
         let now = host.clock
