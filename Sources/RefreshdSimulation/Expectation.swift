@@ -27,6 +27,8 @@ public enum Expectation: Sendable, Hashable {
         case reloadsRequested = "reloads-requested", reloadsPerformed = "reloads-performed"
         case reloadsDeferred = "reloads-deferred", reloadsExempt = "reloads-exempt"
         case providerCalls = "provider-calls", upstreamFetches = "upstream-fetches", staleMinutes = "stale-minutes"
+        /// Minutes a playlist widget showed an earlier staged day's playlist (0 for other widgets).
+        case fallbackMinutes = "fallback-minutes"
     }
 
     public static func == (a: Expectation, b: Expectation) -> Bool { a.key == b.key }

@@ -23,12 +23,23 @@ final class SideJournal: @unchecked Sendable {
     private var providerRuns: [String: Int] = [:]
     private var transitions: [Transition] = []
     private var marks: [String: [SimulationReport.WidgetMark]] = [:]
+    /// Playlist widgets (`kind/family`): the staged day each returned entry date falls back to
+    /// (nil: today's own playlist), from the provider's latest timeline.
+    private var playlistEntries: [String: [Instant: String?]] = [:]
 
     static func entryKey(widget: String, date: String, content: String) -> String { "\(widget)|\(date)|\(content)" }
 
     func noteReturned(_ keys: [String]) { lock.withLock { returned.formUnion(keys) } }
 
     func wasReturned(_ key: String) -> Bool { lock.withLock { returned.contains(key) } }
+
+    /// A playlist provider returned these entries (dates, and the fallback day if any).
+    func notePlaylist(widget: String, entries: [(Instant, String?)]) {
+        lock.withLock { for (date, fallback) in entries { playlistEntries[widget, default: [:]][date] = fallback } }
+    }
+
+    /// The widgets whose timelines come from a playlist.
+    var playlistWidgets: Set<String> { lock.withLock { Set(playlistEntries.keys) } }
 
     /// Whether a fetch of `kind` at `now` goes upstream, or is served by one made within
     /// `window` by another family (the per-kind cache refreshd manages for providers).
@@ -54,7 +65,13 @@ final class SideJournal: @unchecked Sendable {
             lock.withLock { transitions.append(Transition(id: t.id, type: a.typeName, transition: t)) }
         case let .timeline(log)?:
             let mark: (WidgetID, SimulationReport.WidgetMark)? = switch log {
-            case let .published(id, entryDate): (id, .init(kind: "shown", at: o.time, detail: entryDate.iso8601))
+            case let .published(id, entryDate):
+                // A playlist entry that falls back to an earlier staged day is marked as such.
+                if let fallback = lock.withLock({ playlistEntries[id.description]?[entryDate] ?? nil }) {
+                    (id, .init(kind: "shown-fallback", at: o.time, detail: "\(entryDate.iso8601) fallback \(fallback)"))
+                } else {
+                    (id, .init(kind: "shown", at: o.time, detail: entryDate.iso8601))
+                }
             case let .providerAsked(id, reason, exempt, _, _, _):
                 (id, .init(kind: exempt ? "reload-exempt" : "reload", at: o.time, detail: reason.description))
             case let .deferred(id, reason, _, _, _, release):

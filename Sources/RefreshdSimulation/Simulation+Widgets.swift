@@ -9,7 +9,8 @@ extension Simulation {
     /// results line, garbage or an overrun when a fault says so.
     static func providerBehaviour(_ order: LaunchOrder, job: String, widget: WidgetSpec, model: JobModel?,
                                   allowance: Duration, faults: [Fault], counter: RunCounter, random: SeededRandom,
-                                  side: SideJournal, zone: TimeZone, start: Instant) -> SimulatedHost.Behaviour {
+                                  side: SideJournal, zone: TimeZone, start: Instant,
+                                  playlist: PlaylistModel? = nil, container: ContainerModel? = nil) -> SimulatedHost.Behaviour {
         let id = order.identifier
         let model = model ?? .quickSuccess
         let n = counter.next(id)
@@ -40,6 +41,21 @@ extension Simulation {
         let line: String
         if garbage {
             line = #"{"entries": "garbage", "policy": 42}"#
+        } else if let playlist, let container {
+            // The modelled playlist provider: today's staged playlist, a fallback, or nothing.
+            let family = WidgetSpec.family(ofProviderIdentifier: id) ?? ""
+            let widgetID = "\(widget.kind)/\(family)"
+            guard let timeline = playlist.timeline(family: family, at: order.started, container: container) else {
+                return SimulatedHost.Behaviour(duration: duration, exit: exit == .exited(0) ? .exited(1) : exit,
+                                               ignoresTerminate: model.ignoresTerminate,
+                                               output: model.output + ["no playlist staged in \(playlist.folder)/playlists"],
+                                               results: model.results)
+            }
+            line = timeline.line
+            side.noteReturned(timeline.entries.map {
+                SideJournal.entryKey(widget: widgetID, date: $0.date.iso8601, content: $0.content)
+            })
+            side.notePlaylist(widget: widgetID, entries: timeline.entries.map { ($0.date, timeline.fallback) })
         } else {
             let now = order.started
             let fetched = timeline.upstreamFetch && side.fetches(kind: widget.kind, at: now, window: widget.sharedFetch)

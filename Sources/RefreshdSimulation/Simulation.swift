@@ -23,6 +23,8 @@ public final class Simulation: @unchecked Sendable {
     let side = SideJournal()
     /// The jobs as loaded (the device's budget override applied).
     let specs: [JobSpec]
+    /// The modelled built-in actions (staging, the playlist provider) and their container.
+    let actions: SimulatedActions
     /// Each widget kind's budget as its job declares it (after the override).
     let budgets: [String: ReloadBudget]
     var budgetEmpty = false
@@ -50,6 +52,9 @@ public final class Simulation: @unchecked Sendable {
         if let override = scenario.device.widgetBudget {
             for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
         }
+        let actions: SimulatedActions
+        (specs, actions) = scenario.executeCommands ? (specs, SimulatedActions()) : SimulatedActions.model(specs)
+        self.actions = actions
         self.specs = specs
         budgets = Dictionary(specs.compactMap { spec in
             spec.widget.map { ($0.kind, $0.budget.map { ReloadBudget.limited($0) } ?? .unlimited) }
@@ -63,7 +68,7 @@ public final class Simulation: @unchecked Sendable {
         let random = self.random
         let side = self.side
         let zone = self.zone
-        let widgets = Dictionary(scenario.jobs.compactMap { job in job.spec.widget.map { (job.spec.identifier, $0) } },
+        let widgets = Dictionary(specs.compactMap { spec in spec.widget.map { (spec.identifier, $0) } },
                                  uniquingKeysWith: { a, _ in a })
         let start = scenario.start
         host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
@@ -71,7 +76,8 @@ public final class Simulation: @unchecked Sendable {
             if let hash = id.lastIndex(of: "#"), let widget = widgets[String(id[..<hash])] {
                 return Self.providerBehaviour(order, job: String(id[..<hash]), widget: widget, model: models[String(id[..<hash])],
                                               allowance: allowances[String(id[..<hash])] ?? .seconds(30), faults: faults,
-                                              counter: counter, random: random, side: side, zone: zone, start: start)
+                                              counter: counter, random: random, side: side, zone: zone, start: start,
+                                              playlist: actions.playlists[String(id[..<hash])], container: actions.container)
             }
             let n = counter.next(id)
             let model = models[id] ?? .quickSuccess
@@ -92,12 +98,18 @@ public final class Simulation: @unchecked Sendable {
                     break
                 }
             }
+            var results = model.results
+            if let staging = actions.staging[id] {
+                // A modelled staging run: its days are staged if it ends in success.
+                let lines = actions.stagingStarted(order, model: staging)
+                if exit == .exited(0) { results += lines }
+            }
             let timed = model.activity.map { activity in
                 activity.lines(run: n, start: order.started, duration: duration, silentAfter: silentAfter)
                     .map { SimulatedHost.TimedLine(offset: $0.offset, line: $0.line) }
             } ?? []
             return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
-                                           output: model.output, results: model.results, timedResults: timed)
+                                           output: model.output, results: results, timedResults: timed)
         }
         if scenario.executeCommands {
             host.executor = { order, job, environment in
@@ -165,7 +177,9 @@ public final class Simulation: @unchecked Sendable {
             }
             let journal = self.journal
             let side = self.side
+            let actions = self.actions
             runtime.observe { observation in
+                actions.observe(observation)
                 journal.record(observation)
                 side.record(observation)
             }

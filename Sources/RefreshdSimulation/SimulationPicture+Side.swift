@@ -18,6 +18,11 @@ extension SimulationPicture {
             let counts = Dictionary(grouping: w.marks, by: \.kind).mapValues(\.count)
             s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(counts["reload", default: 0]) reloads · \##(counts["reload-exempt", default: 0]) exempt · \##(counts["deferred", default: 0]) deferred · \##(counts["failed", default: 0]) failed</text>"##)
             var staleFrom: (Instant, String)?
+            for span in SimulationReport.fallbackSpans([w], playlists: [w.widget], end: report.end)[w.widget] ?? [] {
+                // Entries shown from an earlier staged day: another shade under the ticks.
+                let x0 = x(span.0), width = max(1.5, x(span.1) - x0)
+                s.append(##"<rect x="\##(format(x0))" y="\##(format(y + 3))" width="\##(format(width))" height="\##(format(lane - 6))" fill="#a55eea" opacity="0.2"><title>\##(escape("fallback to \(span.2)'s playlist from \(span.0.iso8601) to \(span.1.iso8601)"))</title></rect>"##)
+            }
             for m in w.marks {
                 switch m.kind {
                 case "stale":
@@ -31,6 +36,7 @@ extension SimulationPicture {
                     let mx = x(m.at)
                     let (colour, y0, y1): (String, Double, Double) = switch m.kind {
                     case "shown": ("#2f3542", y + 4, y + 10)
+                    case "shown-fallback": ("#8854d0", y + 4, y + 10)
                     case "reload": ("#2e9e44", y + 12, y + lane - 12)
                     case "reload-exempt": ("#7bed9f", y + 12, y + lane - 12)
                     case "deferred": ("#f08c00", y + 10, y + lane - 6)

@@ -19,6 +19,12 @@ extension SimulationReport {
         public var staleMinutes: Int64
         public var firstStale: Instant?
         public var staleReason: String?
+        /// Playlist widgets only (nil otherwise): minutes of the day showing an earlier staged
+        /// day's playlist because the day's own was not staged (missed or expired staging).
+        public var fallbackMinutes: Int64?
+        /// The staged day shown instead (the first of the day), and from when.
+        public var fallbackFrom: String?
+        public var fallbackSince: Instant?
 
         enum CodingKeys: String, CodingKey {
             case kind, family
@@ -26,6 +32,7 @@ extension SimulationReport {
             case reloadsDeferred = "reloads_deferred", reloadsExempt = "reloads_exempt"
             case providerCalls = "provider_calls", upstreamFetches = "upstream_fetches", budgetLow = "budget_low"
             case staleMinutes = "stale_minutes", firstStale = "first_stale", staleReason = "stale_reason"
+            case fallbackMinutes = "fallback_minutes", fallbackFrom = "fallback_from", fallbackSince = "fallback_since"
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -42,6 +49,11 @@ extension SimulationReport {
             try c.encode(staleMinutes, forKey: .staleMinutes)
             try c.encode(firstStale, forKey: .firstStale)
             try c.encode(staleReason, forKey: .staleReason)
+            if let fallbackMinutes {  // playlist widgets only
+                try c.encode(fallbackMinutes, forKey: .fallbackMinutes)
+                try c.encode(fallbackFrom, forKey: .fallbackFrom)
+                try c.encode(fallbackSince, forKey: .fallbackSince)
+            }
         }
 
         init(_ row: WidgetDayCounter) {
@@ -137,9 +149,23 @@ extension SimulationReport {
             }
         }
         var widgets = dayLabels.map { _ in [WidgetDay]() }
+        let widgetLanes = sim.side.widgetMarks.sorted { $0.key < $1.key }.map { WidgetLane(widget: $0.key, marks: $0.value.filter { $0.at < sim.end }) }
+        let fallbacks = fallbackSpans(widgetLanes, playlists: sim.side.playlistWidgets, end: sim.end)
         for row in rows.sorted(by: { ($0.day, $0.widget) < ($1.day, $1.widget) }) {
             guard let index = dayLabels.firstIndex(of: row.day) else { continue }
-            widgets[index].append(WidgetDay(row))
+            var day = WidgetDay(row)
+            if let spans = fallbacks[row.widget.description] {
+                let midnight = ISO8601.parse(row.day + "T00:00:00Z") ?? sim.scenario.start
+                let next = midnight + .seconds(86_400)
+                let today = spans.compactMap { span -> (Instant, Instant, String)? in
+                    let from = max(span.0, midnight), to = min(span.1, next)
+                    return from < to ? (from, to, span.2) : nil
+                }
+                day.fallbackMinutes = today.reduce(Int64(0)) { $0 + ($1.1.milliseconds - $1.0.milliseconds) } / 60_000
+                day.fallbackFrom = today.first?.2
+                day.fallbackSince = today.first?.0
+            }
+            widgets[index].append(day)
         }
         // Activities: transitions by the day they were due.
         let transitions = sim.side.activityTransitions.filter { $0.transition.due < sim.end }
@@ -166,8 +192,37 @@ extension SimulationReport {
                 activities[day].append(ActivityDay(id: id, type: lane.type, state: state ?? "unknown", transitions: today))
             }
         }
-        let widgetLanes = sim.side.widgetMarks.sorted { $0.key < $1.key }.map { WidgetLane(widget: $0.key, marks: $0.value.filter { $0.at < sim.end }) }
         return (widgets, activities, widgetLanes, lanes.values.sorted { $0.id < $1.id })
+    }
+
+    /// Each playlist widget's fallback spans (from, to, staged day shown): from an entry shown
+    /// with a fallback to the next entry shown without (or the end). Playlist widgets with none
+    /// have an empty list, so their rows still carry `fallback_minutes: 0`.
+    static func fallbackSpans(_ lanes: [WidgetLane], playlists: Set<String>, end: Instant) -> [String: [(Instant, Instant, String)]] {
+        var spans: [String: [(Instant, Instant, String)]] = [:]
+        for widget in playlists { spans[widget] = [] }
+        for lane in lanes where playlists.contains(lane.widget) {
+            var open: (Instant, String)?
+            for m in lane.marks where m.kind == "shown" || m.kind == "shown-fallback" {
+                let day = m.kind == "shown-fallback" ? m.detail.split(separator: " ").last.map(String.init) : nil
+                if let (from, was) = open, was != day {
+                    spans[lane.widget, default: []].append((from, m.at, was))
+                    open = nil
+                }
+                if open == nil, let day { open = (m.at, day) }
+            }
+            if let (from, day) = open { spans[lane.widget, default: []].append((from, end, day)) }
+        }
+        return spans
+    }
+
+    /// `fallback to 2026-11-23's playlist from 00:00`, in the report's zone.
+    func fallbackWords(_ w: WidgetDay) -> String? {
+        guard let from = w.fallbackFrom, let since = w.fallbackSince, (w.fallbackMinutes ?? 0) > 0 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.hour, .minute], from: Date(timeIntervalSince1970: Double(since.milliseconds) / 1000))
+        return "fallback to \(from)'s playlist from " + String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)
     }
 
     /// `stale from day 2 11:42 (budget spent)`: the first stale instant, in the report's days.
@@ -196,18 +251,26 @@ extension SimulationReport {
             let header = ["day", "widget", "requested", "performed", "deferred", "exempt", "calls", "fetches", "budget low", "stale min"]
             var rows: [[String]] = []
             var words: [String] = []
+            var fallbackWords: [String] = []
             for d in days {
                 for w in d.widgets {
                     rows.append([d.date, "\(w.kind)/\(w.family)", String(w.reloadsRequested), String(w.reloadsPerformed),
                                  String(w.reloadsDeferred), String(w.reloadsExempt), String(w.providerCalls),
                                  String(w.upstreamFetches), w.budgetLow.map(String.init) ?? "-", String(w.staleMinutes)])
                     if let text = staleWords(w) { words.append("  \(d.date) \(w.kind)/\(w.family): \(text), \(w.staleMinutes) min") }
+                    if let text = self.fallbackWords(w) {
+                        fallbackWords.append("  \(d.date) \(w.kind)/\(w.family): \(text), \(w.fallbackMinutes ?? 0) min")
+                    }
                 }
             }
             out += Self.table(header, rows)
             if !words.isEmpty {
                 out.append("stale widgets:")
                 out += words
+            }
+            if !fallbackWords.isEmpty {
+                out.append("playlist fallbacks (staging missed or expired):")
+                out += fallbackWords
             }
         }
         if days.contains(where: { !$0.activities.isEmpty }) {
@@ -282,6 +345,7 @@ extension SimulationReport {
         case .providerCalls: w.providerCalls
         case .upstreamFetches: w.upstreamFetches
         case .staleMinutes: Int(w.staleMinutes)
+        case .fallbackMinutes: Int(w.fallbackMinutes ?? 0)
         }
     }
 

@@ -1,0 +1,96 @@
+import Foundation
+import RefreshdCore
+import RefreshdRuntime
+
+/// The built-in actions of a simulation's jobs, replaced by models: `stage-playlist` and the
+/// `playlist` provider run as modelled runs (their job's `simulate:` duration, outcome and
+/// faults, like any modelled command) that share one `ContainerModel` instead of decoding
+/// images for every simulated day. `refreshd simulate --exec` keeps the real actions.
+///
+/// The models read the actions' options from their `ActionSpec` fingerprints (canonical
+/// `key=value` lines), so the simulation needs nothing from the config layer.
+struct SimulatedActions: Sendable {
+    /// Modelled staging jobs, by identifier.
+    var staging: [String: StagingModel] = [:]
+    /// Modelled playlist widgets, by their timeline job's identifier.
+    var playlists: [String: PlaylistModel] = [:]
+    let container = ContainerModel()
+
+    static let stageActionName = "stage-playlist"
+    static let playlistProviderName = "playlist"
+
+    /// The specs with every modelled action taken out (a staging job runs as a modelled command,
+    /// a playlist widget's provider as a modelled command provider), and the models.
+    static func model(_ specs: [JobSpec]) -> ([JobSpec], SimulatedActions) {
+        var actions = SimulatedActions()
+        var modelled = specs
+        for i in modelled.indices {
+            let spec = modelled[i]
+            if let action = spec.action, action.name == stageActionName, let model = StagingModel(fingerprint: action.fingerprint) {
+                actions.staging[spec.identifier] = model
+                modelled[i].action = nil
+            }
+            if case let .action(provider)? = spec.widget?.provider, provider.name == playlistProviderName {
+                actions.playlists[spec.identifier] = PlaylistModel(fingerprint: provider.fingerprint)
+                modelled[i].widget?.provider = .command
+            }
+        }
+        return (modelled, actions)
+    }
+
+    /// A modelled staging run starting: its days wait in the container for the run's end.
+    func stagingStarted(_ order: LaunchOrder, model: StagingModel) -> [String] {
+        container.begin(runID: order.runID, days: model.days(at: order.started, container: container))
+        return [model.resultLine]
+    }
+
+    /// A run finished (from the runtime's observations): a staging run's days are staged on success.
+    func observe(_ o: RuntimeObservation) {
+        guard o.kind == .finished, let runID = o.runID, let id = o.identifier, staging[id] != nil else { return }
+        container.finish(runID: runID, success: o.outcome == .success)
+    }
+
+    // MARK: Reading options and dates
+
+    /// `key=value` lines to a dictionary (the first `=` splits).
+    static func fields(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            fields[String(line[..<eq])] = String(line[line.index(after: eq)...])
+        }
+        return fields
+    }
+
+    /// `HH:MM` to minutes after midnight.
+    static func minute(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
+        return h * 60 + m
+    }
+
+    static func calendar(_ zone: TimeZone) -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar
+    }
+
+    /// The civil date (`YYYY-MM-DD`) of `t` in `zone`, moved by `plusDays`.
+    static func date(of t: Instant, zone: TimeZone, plusDays: Int = 0) -> String {
+        let calendar = calendar(zone)
+        let base = Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)
+        let day = calendar.date(byAdding: .day, value: plusDays, to: calendar.startOfDay(for: base)) ?? base
+        let c = calendar.dateComponents([.year, .month, .day], from: day)
+        return String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+    }
+
+    /// Local midnight of a `YYYY-MM-DD` date in `zone` (the epoch for a malformed date).
+    static func startOfDay(_ date: String, zone: TimeZone) -> Instant {
+        let parts = date.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3,
+              let d = calendar(zone).date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else {
+            return Instant(milliseconds: 0)
+        }
+        return Instant(milliseconds: Int64((d.timeIntervalSince1970 * 1000).rounded()))
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import RefreshdCore
+
+/// A modelled `action: stage-playlist` run: which dates it stages and with what, read from the
+/// action's options (their canonical text, the `ActionSpec` fingerprint). No image is decoded:
+/// the run takes its job's modelled duration and outcome, and its dates go into the
+/// `ContainerModel` when it succeeds.
+struct StagingModel: Sendable, Hashable {
+    /// Switch times, minutes after local midnight.
+    var switches: [Int]
+    var zone: TimeZone
+    var widgetKind: String
+    var stagesToday: Bool
+    var todayIfMissing: Bool
+    var seed: String
+
+    /// The model of a `stage-playlist` action's options; nil when its fingerprint is not options text.
+    init?(fingerprint: String) {
+        let fields = SimulatedActions.fields(fingerprint)
+        guard let kind = fields["widget"], let times = fields["switch-times"] else { return nil }
+        let minutes = times.split(separator: ",").compactMap { SimulatedActions.minute(String($0)) }
+        guard !minutes.isEmpty else { return nil }
+        switches = Array(Set(minutes)).sorted()
+        zone = fields["timezone"].flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        widgetKind = kind
+        stagesToday = fields["day"] == "today"
+        todayIfMissing = fields["today-if-missing"] == "true"
+        seed = fields["seed"] ?? "0"
+    }
+
+    /// The days a run at `now` stages: its target date, and today first when today is missing
+    /// and `today-if-missing` is set.
+    func days(at now: Instant, container: ContainerModel) -> [String: ContainerModel.Day] {
+        let today = SimulatedActions.date(of: now, zone: zone)
+        let tomorrow = SimulatedActions.date(of: now, zone: zone, plusDays: 1)
+        var dates = [stagesToday ? today : tomorrow]
+        if !stagesToday, todayIfMissing, container.day(today) == nil { dates.append(today) }
+        return Dictionary(dates.map { date in
+            (date, ContainerModel.Day(switches: switches, assets: switches.indices.map { "\(date)-\(seed)-\($0 + 1)" }))
+        }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// What the real action writes on success: the reload of the widget kind.
+    var resultLine: String { "{\"reloadTimelines\":\"\(widgetKind)\"}" }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdConfig
+@testable import RefreshdSimulation
+
+/// Staging in simulation: the modelled `stage-playlist` and `provider: playlist` share one
+/// container model; a missed or expired staging night shows as the widget's fallback in the
+/// report, never as a blank widget; the real actions never run without `--exec`.
+@Suite struct StagingSimulationTests {
+    static let widget = "wallpaper/systemMedium"
+
+    /// The wallpaper job (staging tomorrow at 04:00) and the playlist widget, with `faults`.
+    static func scenario(faults: String = "", todayIfMissing: Bool = true) throws -> Scenario {
+        let yaml = """
+        name: staging
+        start: 2026-11-23T00:00:00Z
+        days: 3
+        seed: 1
+        timezone: UTC
+        device: {discretion: exact}
+        jobs:
+          - identifier: test.wallpaper.refresh
+            kind: processing
+            action: stage-playlist
+            stage-playlist:
+              library: /nonexistent/library
+              switch-times: ["06:00", "12:00", "18:00", "22:00"]
+              timezone: UTC
+              families: [systemMedium]
+              widget: wallpaper
+              today-if-missing: \(todayIfMissing)
+            resubmit: {calendar: "*-*-* 04:00", timezone: UTC}
+            missed: skip
+            simulate: {duration: 20s}
+          - identifier: test.wallpaper.widget
+            kind: timeline
+            provider: playlist
+            timezone: UTC
+            widget: {kind: wallpaper, families: [systemMedium], budget: 50, policy: after-start-of-tomorrow}
+        \(faults)
+        """
+        switch ScenarioFile.parse(yaml: yaml, file: "staging.yaml", defaultStart: Instant(milliseconds: 0), timeZone: "UTC",
+                                  searchPath: "/usr/bin:/bin") {
+        case .success(let scenario): return scenario
+        case .failure(let errors): throw errors
+        }
+    }
+
+    static func row(_ report: SimulationReport, day: Int) -> SimulationReport.WidgetDay? {
+        report.days[day - 1].widgets.first { "\($0.kind)/\($0.family)" == widget }
+    }
+
+    @Test func aMissedNightFallsBackToTheLastStagedPlaylistMarkedAndNeverBlank() throws {
+        let simulation = Simulation(scenario: try Self.scenario(faults: "faults:\n  - down: {at: +1d2h, for: 4h}"))
+        let report = simulation.run()
+        #expect(report.violations.isEmpty)
+        let day3 = try #require(Self.row(report, day: 3))
+        #expect(day3.fallbackMinutes == 240)  // 00:00 until the 04:00 run stages today and reloads
+        #expect(day3.fallbackFrom == "2026-11-24")
+        #expect(day3.staleMinutes == 0)
+        #expect(Self.row(report, day: 2)?.fallbackMinutes == 0)
+        #expect(report.text.contains("2026-11-25 wallpaper/systemMedium: fallback to 2026-11-24's playlist from 00:00, 240 min"))
+        let lane = try #require(report.widgetLanes.first { $0.widget == Self.widget })
+        #expect(lane.marks.contains { $0.kind == "shown-fallback" && $0.detail.hasSuffix("fallback 2026-11-24") })
+        #expect(SimulationPicture.svg(report).contains("fallback to 2026-11-24's playlist"))
+        // Days 1-2 staged on day 1 (today first), days 3-4 at day 3's 04:00; none on the missed night.
+        #expect(simulation.actions.container.stagedDates == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
+    }
+
+    @Test func withoutTodayIfMissingTheWholeDayShowsTheFallback() throws {
+        let report = Simulation(scenario: try Self.scenario(faults: "faults:\n  - down: {at: +1d2h, for: 4h}",
+                                                            todayIfMissing: false)).run()
+        let day3 = try #require(Self.row(report, day: 3))
+        #expect((1439...1440).contains(day3.fallbackMinutes ?? 0))  // from the midnight reload's end
+        #expect(day3.staleMinutes == 0)
+    }
+
+    @Test func anExpiredStagingRunLeavesTheDayUnstagedAndTheWidgetFallsBack() throws {
+        let simulation = Simulation(scenario: try Self.scenario(
+            faults: "faults:\n  - expire-run: {job: test.wallpaper.refresh, run: 2}", todayIfMissing: false))
+        let report = simulation.run()
+        #expect(report.violations.isEmpty)
+        #expect((1439...1440).contains(Self.row(report, day: 3)?.fallbackMinutes ?? 0))
+        #expect(!simulation.actions.container.stagedDates.contains("2026-11-25"))
+    }
+
+    @Test func stagedEveryNightNeverFallsBackAndTheJSONCarriesTheFigure() throws {
+        let report = Simulation(scenario: try Self.scenario()).run()
+        #expect(report.violations.isEmpty)
+        #expect(Self.row(report, day: 2)?.fallbackMinutes == 0)
+        #expect(Self.row(report, day: 3)?.fallbackMinutes == 0)
+        #expect(!report.text.contains("fallback to"))
+        let json = String(decoding: try JSONEncoder().encode(try #require(Self.row(report, day: 3))), as: UTF8.self)
+        #expect(json.contains("\"fallback_minutes\":0"))
+    }
+
+    @Test func nothingStagedYetIsAFailedReloadNotAnEmptyTimeline() throws {
+        let report = Simulation(scenario: try Self.scenario()).run()
+        let day1 = try #require(Self.row(report, day: 1))
+        #expect(day1.staleMinutes == 240)
+        #expect(day1.staleReason == "provider failed")
+    }
+
+    @Test func theReportRepeatsByteForByte() throws {
+        let faults = "faults:\n  - down: {at: +1d2h, for: 4h}"
+        let a = Simulation(scenario: try Self.scenario(faults: faults)).run()
+        let b = Simulation(scenario: try Self.scenario(faults: faults)).run()
+        #expect(a.text == b.text)
+        #expect(SimulationPicture.svg(a) == SimulationPicture.svg(b))
+    }
+
+    @Test func thePlaylistModelDatesTodaysSwitchesAndMarksAFallback() {
+        let container = ContainerModel()
+        container.begin(runID: 1, days: ["2026-11-23": .init(switches: [360, 720], assets: ["a", "b"])])
+        container.finish(runID: 1, success: true)
+        container.begin(runID: 2, days: ["2026-11-24": .init(switches: [360], assets: ["c"])])
+        container.finish(runID: 2, success: false)  // a failed run stages nothing
+        let model = PlaylistModel(fingerprint: "zone=UTC\npolicy=atEnd\nfolder=wallpaper")
+        let noon = Instant(milliseconds: 1_795_521_600_000)  // 2026-11-24T12:00:00Z
+        let timeline = model.timeline(family: "systemMedium", at: noon, container: container)
+        #expect(timeline?.fallback == "2026-11-23")
+        #expect(timeline?.entries.map(\.date.iso8601) == ["2026-11-24T00:00:00.000Z", "2026-11-24T06:00:00.000Z",
+                                                         "2026-11-24T12:00:00.000Z"])
+        #expect(timeline?.entries[1].content
+            == #"{"asset":"a","fallback":"2026-11-23","rendition":"wallpaper/renditions/2026-11-23/a-systemMedium.jpg"}"#)
+        #expect(model.timeline(family: "systemMedium", at: noon, container: ContainerModel()) == nil)
+    }
+}
