@@ -120,3 +120,17 @@ import RefreshdRuntime
         #expect(h.runs().last?.ended == nil, "the activity started while its job still runs")
     }
 }
+
+/// A job without a command (an API caller's mistake) is a failed start on both hosts, never a
+/// crash of the loop.
+@Suite(.serialized) struct EmptyCommandTests {
+    @Test(arguments: HostKind.allCases)
+    func anEmptyCommandIsAFailedStart(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        try h.start()
+        h.runtime.register(TaskDefinition(identifier: "t.empty"), handler: .command(CommandJob(argv: [])))
+        try h.runtime.submit(TaskRequest(identifier: "t.empty"))
+        #expect(h.wait(.seconds(3)) { h.outcomes("t.empty") == [.failure] })
+    }
+}
