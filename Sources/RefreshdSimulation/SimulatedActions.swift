@@ -18,6 +18,9 @@ struct SimulatedActions: Sendable {
 
     static let stageActionName = "stage-playlist"
     static let playlistProviderName = "playlist"
+    /// The command a modelled action runs as. The simulated host never executes it, but the
+    /// runtime refuses an empty command as a failed start (as `run` does), so a model needs one.
+    static let modelledArgv0 = "refreshd-model"
 
     /// The specs with every modelled action taken out (a staging job runs as a modelled command,
     /// a playlist widget's provider as a modelled command provider), and the models.
@@ -29,10 +32,12 @@ struct SimulatedActions: Sendable {
             if let action = spec.action, action.name == stageActionName, let model = StagingModel(fingerprint: action.fingerprint) {
                 actions.staging[spec.identifier] = model
                 modelled[i].action = nil
+                modelled[i].command.argv = [modelledArgv0, stageActionName]
             }
             if case let .action(provider)? = spec.widget?.provider, provider.name == playlistProviderName {
                 actions.playlists[spec.identifier] = PlaylistModel(fingerprint: provider.fingerprint)
                 modelled[i].widget?.provider = .command
+                modelled[i].command.argv = [modelledArgv0, "provider", playlistProviderName]
             }
         }
         return (modelled, actions)
