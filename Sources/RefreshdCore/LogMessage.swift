@@ -21,7 +21,7 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     /// Something the widget timeline machine did (published, reload asked or deferred, stale).
     case timeline(TimelineLog)
     /// Something the live activity machine did (a transition, a held or ignored update).
-    case activity(ActivityLog)
+    indirect case activity(ActivityLog)
 
     public var description: String {
         switch self {

@@ -144,6 +144,17 @@ struct PendingQueue {
         return heap.removeMin()
     }
 
+    /// The first live entry, as `peek()` finds it, without dropping stale tops: read-only and
+    /// linear, for the invariant checker (which must not copy the heap to look).
+    func firstLive() -> Entry? {
+        var first: Entry?
+        for entry in heap.unordered where isLive(entry) {
+            if let f = first, !(entry < f) { continue }
+            first = entry
+        }
+        return first
+    }
+
     /// All live requests in due order.
     func sorted() -> [PendingRequest] {
         records.indices.compactMap { records[$0] == nil ? nil : request(at: Int32($0)) }.sorted {

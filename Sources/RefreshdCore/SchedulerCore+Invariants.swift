@@ -245,8 +245,7 @@ extension SchedulerCore {
     // MARK: Timer and conditions
 
     private func checkTimerAndWatch(into violations: inout [InvariantViolation]) {
-        var copy = self  // nextDeadline drops stale heap tops; the copy keeps self untouched
-        let next = copy.nextDeadline()
+        let next = deadline(firstInQueue: queue.firstLive())
         if next != armedAt {
             violations.append(.init(.armedWakeUpMismatch,
                                     "armed \(armedAt.map(\.description) ?? "nothing"), next deadline \(next.map(\.description) ?? "none")"))

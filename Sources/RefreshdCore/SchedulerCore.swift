@@ -203,9 +203,13 @@ public struct SchedulerCore: Sendable {
     }
 
     /// The earliest instant at which something must happen without an outside event.
-    mutating func nextDeadline() -> Instant? {
+    mutating func nextDeadline() -> Instant? { deadline(firstInQueue: queue.peek()) }
+
+    /// The earliest instant at which something must happen, given the queue's first live entry
+    /// (`nextDeadline` drops stale heap tops to find it; the invariant checker scans instead).
+    func deadline(firstInQueue first: PendingQueue.Entry?) -> Instant? {
         var next = runs.nextDeadline
-        if !isStopping, active.count < configuration.maxConcurrentRuns, let top = queue.peek() {
+        if !isStopping, active.count < configuration.maxConcurrentRuns, let top = first {
             let t = Instant(milliseconds: top.due)
             if next == nil || t < next! { next = t }
         }

@@ -6,14 +6,14 @@
 public enum SchedulerEvent: Sendable, Hashable {
     /// Declares an identifier, or replaces its definition (config reload). A run in flight keeps
     /// the allowance it was launched with; its retry and next request follow the new definition.
-    case declare(TaskDefinition)
+    indirect case declare(TaskDefinition)
     /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes, but
     /// nothing is resubmitted or retried for it.
     case undeclare(identifier: String)
     /// Loads durable state at start (once, after the identifiers are declared).
-    case restore(SchedulerCore.RestoredState)
+    indirect case restore(SchedulerCore.RestoredState)
     /// Submits a request, replacing a pending one with the same identifier.
-    case submit(TaskRequest)
+    indirect case submit(TaskRequest)
     /// Submits a declared identifier's first request: its schedule's next slot, or now.
     case submitFirst(identifier: String)
     /// The armed wake-up fired (or the shell wants due work re-examined).

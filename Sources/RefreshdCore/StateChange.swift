@@ -5,7 +5,7 @@
 public enum StateChange: Sendable, Hashable {
     case savePending(PendingRequest)
     case deletePending(identifier: String)
-    case runStarted(RunRecord)
+    indirect case runStarted(RunRecord)
     case runEnded(runID: Int64, identifier: String, ended: Instant, outcome: Outcome,
                   exitStatus: Int32?, signal: Int32?)
     /// Consecutive failed attempts of a job, reset by a success; drives the retry backoff.

@@ -24,6 +24,9 @@ struct Machines: Sendable {
     var providers: [String: WidgetID] = [:]
     /// The instant the one timer is armed for.
     private(set) var armed: Instant?
+    /// Counts the events handed to the timeline and activity machines: their state (and so
+    /// every invariant of theirs) can only have changed when it moved.
+    private(set) var sideRevision: UInt64 = 0
     private var timelineEffects: [TimelineEffect] = []
     private var activityEffects: [ActivityEffect] = []
     private var ended: [(runID: Int64, identifier: String, outcome: Outcome, results: [String])] = []
@@ -223,6 +226,7 @@ struct Machines: Sendable {
 
     private mutating func feed(_ event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         timelineEffects.removeAll(keepingCapacity: true)
+        sideRevision &+= 1
         timelines.handle(event, at: now, into: &timelineEffects)
         var asks: [(WidgetID, ReloadReason)] = []
         for effect in timelineEffects {
@@ -274,6 +278,7 @@ struct Machines: Sendable {
     @discardableResult
     private mutating func feed(activity event: ActivityEvent, at now: Instant, into effects: inout [SchedulerEffect]) -> ActivityError? {
         activityEffects.removeAll(keepingCapacity: true)
+        sideRevision &+= 1
         let error = activities.handle(event, at: now, into: &activityEffects)
         for effect in activityEffects {
             switch effect {

@@ -78,6 +78,11 @@ extension RefreshRuntime {
     /// The timeline machine's invariants, checked now (empty when all hold).
     public func checkTimelineInvariants() -> [TimelineViolation] { lock.withLock { machines.timelines.checkInvariants() } }
 
+    /// How many events the timeline and activity machines have been handed: while it stays the
+    /// same, their state (and every invariant of theirs, which reads only their state) has not
+    /// changed. The simulator checks them again only when it moves.
+    public var sideMachinesRevision: UInt64 { lock.withLock { machines.sideRevision } }
+
     /// True while no widget is declared and no activity exists: nothing for their checks to do.
     public var sideMachinesIdle: Bool {
         lock.withLock { machines.timelines.definitions.isEmpty && machines.activities.activities.isEmpty }

@@ -96,10 +96,26 @@ extension Simulation {
     /// its start; no activity update applied out of order.
     func checkSideMachines(_ runtime: RefreshRuntime) -> (String, String)? {
         if host.publicationCount == publicationsChecked, runtime.sideMachinesIdle { return nil }
+        // The machines' own invariants read only their state, which changes only with an event
+        // (a new revision); of the checks below only the 12 h limit reads the clock, and it
+        // cannot fail before `sideCheckDueAt`. So a step that touched neither machine, published
+        // nothing and did not reach that instant cannot break any of them.
+        let revision = (runtime: ObjectIdentifier(runtime), revision: runtime.sideMachinesRevision)
+        if host.publicationCount == publicationsChecked, let checked = sideChecked,
+           checked.runtime == revision.runtime, checked.revision == revision.revision,
+           sideCheckDueAt.map({ host.clock <= $0 }) ?? true {
+            return nil
+        }
+        sideChecked = revision
         if let v = runtime.checkTimelineInvariants().first { return ("timeline-\(v.invariant)", v.description) }
         if let v = runtime.checkActivityInvariants().first { return ("activity", v) }
         let now = host.clock
+        sideCheckDueAt = nil
         for (id, activity) in runtime.activityRecords().sorted(by: { $0.key < $1.key }) {
+            if activity.state != .dismissed {
+                let limit = activity.start + .seconds(12 * 3600)
+                if sideCheckDueAt.map({ limit < $0 }) ?? true { sideCheckDueAt = limit }
+            }
             if activity.state != .dismissed, now > activity.start + .seconds(12 * 3600) {
                 return ("activity-visible-past-12h", "activity \(id) started \(activity.start) is still \(activity.state) at \(now), past its 12 h limit")
             }
