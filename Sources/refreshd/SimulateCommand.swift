@@ -93,9 +93,7 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            FileHandle.standardOutput.write(try report.prettyJSON())
         } else {
             print(report.text)
             if !report.violations.isEmpty {

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import RefreshdCore
 
 @Suite struct SchedulerCoreLifecycleTests {
@@ -71,5 +72,22 @@ import Testing
         #expect(Instant(milliseconds: 1_795_788_772_123).iso8601 == "2026-11-27T14:12:52.123Z")
         #expect(Instant(milliseconds: 951_782_400_000).iso8601 == "2000-02-29T00:00:00.000Z")
         #expect(ISO8601.days(year: 2000, month: 2, day: 29) == 11_016)
+        #expect(Instant(milliseconds: -1).iso8601 == "1969-12-31T23:59:59.999Z")
+    }
+
+    /// The digit-by-digit formatter against the calendar arithmetic it encodes: every seeded
+    /// instant from year 1 to 9999 reads back as itself, with each field where it belongs.
+    @Test func iso8601FormattingRoundTrips() {
+        var random = SplitMix64(seed: 8601)
+        let (low, high) = (Instant.earliest.milliseconds, Instant.latest.milliseconds)
+        for _ in 0..<20_000 {
+            let ms = low + Int64(random.next() % UInt64(high - low + 1))
+            let text = Instant(milliseconds: ms).iso8601
+            #expect(text.utf8.count == 24)
+            #expect(ISO8601.parse(text) == Instant(milliseconds: ms), "\(ms) -> \(text)")
+            let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+            let (y, m, d) = ISO8601.civil(fromDays: days)
+            #expect(text.hasPrefix(String(format: "%04lld-%02lld-%02lldT", y, m, d)))
+        }
     }
 }
