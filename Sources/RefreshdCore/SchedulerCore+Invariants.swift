@@ -90,8 +90,11 @@ extension SchedulerCore {
             }
         }
 
+        // Duplicate sequences: pairwise while the queue is small (no table to build after every
+        // simulated step), through a dictionary beyond.
         var sequences: [UInt64: Int32] = [:]
-        sequences.reserveCapacity(queue.count)
+        let pairwise = queue.slotCount <= 64
+        if !pairwise { sequences.reserveCapacity(queue.count) }
         for index in 0..<queue.slotCount {
             let slot = Int32(index)
             guard let record = queue.record(at: slot) else { continue }
@@ -109,7 +112,7 @@ extension SchedulerCore {
                 violations.append(.init(.pendingInSeveralPlaces, identifier: id,
                                         "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
             }
-            if definitions[id] == nil {
+            if definitions.index(forKey: id) == nil {  // (a lookup that copies no definition)
                 violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
             }
             let processing = record.flags & PendingQueue.Record.processing != 0
@@ -119,7 +122,12 @@ extension SchedulerCore {
                 violations.append(.init(.appRefreshWithConditions, identifier: id,
                                         "app-refresh request requires power \(power), network \(network)"))
             }
-            if let other = sequences.updateValue(slot, forKey: record.sequence) {
+            let other: Int32? = if pairwise {
+                (0..<index).first { queue.record(at: Int32($0))?.sequence == record.sequence }.map { Int32($0) }
+            } else {
+                sequences.updateValue(slot, forKey: record.sequence)
+            }
+            if let other {
                 violations.append(.init(.sequenceInvalid, identifier: id,
                                         "sequence \(record.sequence) is also \(queue.identifiers[Int(other)])'s"))
             }

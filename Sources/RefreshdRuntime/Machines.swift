@@ -164,9 +164,9 @@ struct Machines: Sendable {
     /// A run ended: a provider's reload, or a job whose results and outcome concern the others.
     private mutating func runEnded(_ end: (runID: Int64, identifier: String, outcome: Outcome, results: [String]),
                                    at now: Instant, into effects: inout [SchedulerEffect]) {
-        let namespace = scheduler.definitions[end.identifier]?.namespace ?? "default"
         var timeline: (Timeline, Bool)?
         var problem: String?
+        let namespace = end.results.isEmpty ? "" : scheduler.definitions[end.identifier]?.namespace ?? "default"
         for text in end.results {
             let line = ResultLine.parse(text, owner: end.identifier, namespace: namespace, now: now)
             switch line {
@@ -178,7 +178,7 @@ struct Machines: Sendable {
                 apply(line, at: now, into: &effects)
             }
         }
-        if let widget = providers[end.identifier] {
+        if !providers.isEmpty, let widget = providers[end.identifier] {
             let result: ProviderResult
             switch (end.outcome, timeline, problem) {
             case (.success, let (t, fetched)?, _):

@@ -77,7 +77,10 @@ public final class Simulation: @unchecked Sendable {
         let start = scenario.start
         host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
             let id = order.identifier
-            if let hash = id.lastIndex(of: "#"), let widget = widgets[String(id[..<hash])] {
+            // Byte search: `lastIndex(of:)` on a String walks it character by character, and this
+            // runs at every launch of every job.
+            if !widgets.isEmpty, let hash = id.utf8.lastIndex(of: UInt8(ascii: "#")),
+               let widget = widgets[String(id[..<hash])] {
                 return Self.providerBehaviour(order, job: String(id[..<hash]), widget: widget, model: models[String(id[..<hash])],
                                               allowance: allowances[String(id[..<hash])] ?? .seconds(30), faults: faults,
                                               counter: counter, random: random, side: side, zone: zone, start: start,
