@@ -75,9 +75,11 @@ extension InMemoryStore {
         /// The last pending rowid given. SQLite gives a new row the largest rowid + 1; any number
         /// above every existing row orders the same, so a counter (never taken back) will do.
         var lastPendingRowid: Int64 = 0
-        var runs: [Int64: RunRecord] = [:]
-        /// Every run id, ascending.
+        /// Every run id, ascending, and its row at the same index. Run ids are handed out in
+        /// ascending order, so a new run is an append and a lookup a binary search: a year of a
+        /// per-minute job is half a million rows, which a hash table rehashed as it grew.
         var runOrder: [Int64] = []
+        var runRows: [RunRecord] = []
         /// The highest run id of each identifier.
         var latestRun: [Key: Int64] = [:]
         var jobs: [Key: JobRow] = [:]
@@ -113,11 +115,10 @@ extension InMemoryStore {
                 guard let old = pending.removeValue(forKey: key) else { return }
                 journal.append(.pending(key, old))
             case let .runStarted(run):
-                guard runs[run.runID] == nil else {
+                guard runIndex(run.runID) == nil else {
                     throw Failure(.invalidChange, "run \(run.runID) already exists")
                 }
-                runs[run.runID] = run
-                insertOrdered(run.runID)
+                insertOrdered(run)
                 journal.append(.insertedRun(run.runID))
                 let key = Key(run.identifier)
                 let latest = latestRun[key]
@@ -126,28 +127,27 @@ extension InMemoryStore {
                     latestRun[key] = run.runID
                 }
             case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
-                guard var run = runs[runID], run.ended == nil, Key(run.identifier) == Key(identifier) else {
+                guard let index = runIndex(runID), runRows[index].ended == nil,
+                      Key(runRows[index].identifier) == Key(identifier) else {
                     throw Failure(.invalidChange, "no unfinished run \(runID) of \(identifier) to end")
                 }
-                journal.append(.run(run))
-                run.ended = ended
-                run.outcome = outcome
-                run.exitStatus = exitStatus
-                run.signal = signal
-                runs[runID] = run
+                journal.append(.run(runRows[index]))
+                runRows[index].ended = ended
+                runRows[index].outcome = outcome
+                runRows[index].exitStatus = exitStatus
+                runRows[index].signal = signal
             case let .failureStreak(identifier, count):
                 updateJob(identifier, journal: &journal) { $0.failureStreak = count }
             case let .counters(c):
                 // The row as the core counted it: replaced, nothing derived.
                 self.count(day: c.day, identifier: c.identifier, journal: &journal) { $0 = c }
             case let .processStarted(runID, processGroup, startTicks):
-                guard var run = runs[runID] else {
+                guard let index = runIndex(runID) else {
                     throw Failure(.invalidChange, "no run \(runID)")
                 }
-                journal.append(.run(run))
-                run.processGroup = processGroup
-                run.processStartTicks = startTicks
-                runs[runID] = run
+                journal.append(.run(runRows[index]))
+                runRows[index].processGroup = processGroup
+                runRows[index].processStartTicks = startTicks
             case let .seedSpec(identifier, spec):
                 updateJob(identifier, journal: &journal) { $0.seedSpec = spec }
             case let .putRecord(record):
@@ -166,13 +166,12 @@ extension InMemoryStore {
                 switch entry {
                 case let .pending(key, row): pending[key] = row
                 case let .insertedRun(id):
-                    runs[id] = nil
-                    if runOrder.last == id {
-                        runOrder.removeLast()
-                    } else {
-                        runOrder.remove(at: insertionIndex(id))
+                    if let index = runIndex(id) {
+                        runOrder.remove(at: index)
+                        runRows.remove(at: index)
                     }
-                case let .run(run): runs[run.runID] = run
+                case let .run(run):
+                    if let index = runIndex(run.runID) { runRows[index] = run }
                 case let .latestRun(key, id): latestRun[key] = id
                 case let .job(key, row): jobs[key] = row
                 case let .counter(key, counter): counters[key] = counter
@@ -181,12 +180,26 @@ extension InMemoryStore {
             }
         }
 
-        /// Inserts into `runOrder` (run ids usually grow, so usually an append).
-        private mutating func insertOrdered(_ id: Int64) {
-            if runOrder.last.map({ $0 < id }) ?? true {
-                runOrder.append(id)
+        /// The row of a run, if it exists.
+        func run(_ id: Int64) -> RunRecord? { runIndex(id).map { runRows[$0] } }
+
+        /// Where a run's row is (the latest runs are checked first: they are the ones ending).
+        func runIndex(_ id: Int64) -> Int? {
+            guard let last = runOrder.last else { return nil }
+            if last == id { return runOrder.count - 1 }
+            let index = insertionIndex(id)
+            return index < runOrder.count && runOrder[index] == id ? index : nil
+        }
+
+        /// Inserts a new run's row in id order (run ids usually grow, so usually an append).
+        private mutating func insertOrdered(_ run: RunRecord) {
+            if runOrder.last.map({ $0 < run.runID }) ?? true {
+                runOrder.append(run.runID)
+                runRows.append(run)
             } else {
-                runOrder.insert(id, at: insertionIndex(id))
+                let index = insertionIndex(run.runID)
+                runOrder.insert(run.runID, at: index)
+                runRows.insert(run, at: index)
             }
         }
 

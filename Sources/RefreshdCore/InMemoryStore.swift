@@ -101,7 +101,13 @@ public final class InMemoryStore: StateStoring, Sendable {
             if let fault = s.commitFault, let failure = fault(s.commits, changes) {
                 throw failure
             }
+            // One undo journal reused by every commit (no allocation per batch).
             var journal: [Undo] = []
+            swap(&journal, &s.journal)
+            defer {
+                journal.removeAll(keepingCapacity: true)
+                swap(&journal, &s.journal)
+            }
             for change in changes {
                 do throws(Failure) {
                     try s.tables.write(change, journal: &journal)
@@ -125,7 +131,7 @@ public final class InMemoryStore: StateStoring, Sendable {
             }
             return SchedulerCore.RestoredState(
                 pending: t.orderedPending(),
-                unfinishedRuns: t.runOrder.compactMap { id in t.runs[id].flatMap { $0.ended == nil ? $0 : nil } },
+                unfinishedRuns: t.runRows.filter { $0.ended == nil },
                 failureStreaks: Dictionary(jobs.filter { $0.failureStreak > 0 }.map { ($0.identifier, $0.failureStreak) },
                                            uniquingKeysWith: { _, last in last }),
                 nextRunID: nextRunID,
@@ -145,12 +151,12 @@ public final class InMemoryStore: StateStoring, Sendable {
     }
 
     public func recentRuns(limit: Int) throws(Failure) -> [RunRecord] {
-        try read { t in t.runOrder.suffix(max(0, limit)).reversed().compactMap { t.runs[$0] } }
+        try read { t in Array(t.runRows.suffix(max(0, limit)).reversed()) }
     }
 
     public func lastRunPerJob() throws(Failure) -> [RunRecord] {
         try read { t in
-            t.latestRun.sorted { $0.key < $1.key }.compactMap { t.runs[$0.value] }
+            t.latestRun.sorted { $0.key < $1.key }.compactMap { t.run($0.value) }
         }
     }
 
@@ -193,6 +199,7 @@ private struct State: Sendable {
     var commitFault: InMemoryStore.CommitFault?
     var commits = 0
     var closed = false
+    var journal: [InMemoryStore.Undo] = []
 
     func requireOpen() throws(InMemoryStore.Failure) {
         if closed { throw InMemoryStore.Failure(.closed, "the in-memory store was closed") }
