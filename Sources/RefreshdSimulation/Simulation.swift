@@ -142,7 +142,10 @@ public final class Simulation: @unchecked Sendable {
         while violations.isEmpty {
             let nextExternal = external.first?.time
             let nextInternal = host.nextEventTime
-            let next = [nextExternal, nextInternal].compactMap { $0 }.min()
+            let next: Instant? = switch (nextExternal, nextInternal) {
+            case let (a?, b?): min(a, b)
+            case let (a, b): a ?? b
+            }
             guard let t = next, t < end else { break }
             if let inner = nextInternal, inner <= t, nextExternal.map({ inner <= $0 }) ?? true {
                 host.step()

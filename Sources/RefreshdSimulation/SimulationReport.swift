@@ -139,33 +139,51 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             }
             return max(0, low)
         }
+        // Per job, by index (one hash per run, not one per figure): its totals, runs, lateness,
+        // and per day its figures and lateness (nil: nothing that day).
         var days = order.map { Day(date: $0, total: Figures(), jobs: [:]) }
-        var jobs: [String: JobTotals] = [:]
-        for job in sim.scenario.jobs {
-            jobs[job.spec.identifier] = JobTotals(identifier: job.spec.identifier, figures: Figures(), runs: [])
+        var indexOf: [String: Int] = [:]
+        var identifiers: [String] = []
+        var jobFigures: [Figures] = []
+        var jobRuns: [[Run]] = []
+        var jobLateness: [[Int64]] = []
+        var dayJobs: [[Figures?]] = []
+        var dayJobLateness: [[[Int64]]] = []
+        func index(of id: String) -> Int {
+            if let i = indexOf[id] { return i }
+            indexOf[id] = identifiers.count
+            identifiers.append(id)
+            jobFigures.append(Figures())
+            jobRuns.append([])
+            jobLateness.append([])
+            for d in days.indices {
+                if dayJobs.count <= d { dayJobs.append([]); dayJobLateness.append([]) }
+                dayJobs[d].append(nil)
+                dayJobLateness[d].append([])
+            }
+            return identifiers.count - 1
         }
-        var lateness: [String: [Int64]] = [:]
-        var dayLateness: [Int: [Int64]] = [:]
-        var dayJobLateness: [Int: [String: [Int64]]] = [:]
+        for job in sim.scenario.jobs { _ = index(of: job.spec.identifier) }
+        var dayLateness = [[Int64]](repeating: [], count: days.count)
         var total = Figures()
         var totalLateness: [Int64] = []
+        totalLateness.reserveCapacity(runs.count)
         for r in runs {
-            let index = dayIndex(r.started)
+            let d = dayIndex(r.started)
+            let j = index(of: r.identifier)
             let late = max(0, r.started.milliseconds - r.earliest.milliseconds)
-            days[index].total.launched += 1
-            days[index].total.count(r.outcome)
-            days[index].jobs[r.identifier, default: Figures()].launched += 1
-            days[index].jobs[r.identifier, default: Figures()].count(r.outcome)
-            dayJobLateness[index, default: [:]][r.identifier, default: []].append(late)
-            dayLateness[index, default: []].append(late)
-            if jobs[r.identifier] == nil {
-                jobs[r.identifier] = JobTotals(identifier: r.identifier, figures: Figures(), runs: [])
-            }
-            jobs[r.identifier]!.figures.launched += 1
-            jobs[r.identifier]!.figures.count(r.outcome)
-            jobs[r.identifier]!.runs.append(Run(runID: r.runID, earliest: r.earliest, started: r.started,
-                                                ended: r.ended, outcome: r.outcome))
-            lateness[r.identifier, default: []].append(late)
+            days[d].total.launched += 1
+            days[d].total.count(r.outcome)
+            var figures = dayJobs[d][j] ?? Figures()
+            figures.launched += 1
+            figures.count(r.outcome)
+            dayJobs[d][j] = figures
+            dayJobLateness[d][j].append(late)
+            dayLateness[d].append(late)
+            jobFigures[j].launched += 1
+            jobFigures[j].count(r.outcome)
+            jobRuns[j].append(Run(runID: r.runID, earliest: r.earliest, started: r.started, ended: r.ended, outcome: r.outcome))
+            jobLateness[j].append(late)
             total.launched += 1
             total.count(r.outcome)
             totalLateness.append(late)
@@ -174,10 +192,16 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         for o in observations where o.kind == .missed {
             guard let id = o.identifier, let count = o.count else { continue }
             missed.append(Missed(identifier: id, noticed: o.time, count: count))
-            let index = dayIndex(o.time)
-            days[index].total.missed += count
-            days[index].jobs[id, default: Figures()].missed += count
-            jobs[id]?.figures.missed += count
+            let d = dayIndex(o.time)
+            days[d].total.missed += count
+            // A job the scenario does not name has no totals row, as before; its day row counts.
+            let j = indexOf[id] ?? index(of: id)
+            var figures = dayJobs[d][j] ?? Figures()
+            figures.missed += count
+            dayJobs[d][j] = figures
+            if sim.scenario.jobs.contains(where: { $0.spec.identifier == id }) || !jobRuns[j].isEmpty {
+                jobFigures[j].missed += count
+            }
             total.missed += count
         }
         func fill(_ f: inout Figures, _ values: [Int64]) {
@@ -185,11 +209,22 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             f.latenessP50 = sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
             f.latenessMax = sorted.last ?? 0
         }
-        for index in days.indices {
-            fill(&days[index].total, dayLateness[index] ?? [])
-            for id in days[index].jobs.keys { fill(&days[index].jobs[id]!, dayJobLateness[index]?[id] ?? []) }
+        for d in days.indices {
+            fill(&days[d].total, dayLateness[d])
+            for j in identifiers.indices {
+                guard var figures = dayJobs.isEmpty ? nil : dayJobs[d][j] else { continue }
+                fill(&figures, dayJobLateness[d][j])
+                days[d].jobs[identifiers[j]] = figures
+            }
         }
-        for id in jobs.keys { fill(&jobs[id]!.figures, lateness[id] ?? []) }
+        var jobs: [String: JobTotals] = [:]
+        for j in identifiers.indices {
+            // A job has a totals row if the scenario names it or it ran (as before).
+            guard sim.scenario.jobs.contains(where: { $0.spec.identifier == identifiers[j] }) || !jobRuns[j].isEmpty else { continue }
+            var figures = jobFigures[j]
+            fill(&figures, jobLateness[j])
+            jobs[identifiers[j]] = JobTotals(identifier: identifiers[j], figures: figures, runs: jobRuns[j])
+        }
         fill(&total, totalLateness)
         let side = sideFigures(sim, dayLabels: order, dayIndex: dayIndex, boundaries: boundaries)
         for index in days.indices {
