@@ -203,7 +203,12 @@ public struct SchedulerCore: Sendable {
     }
 
     /// The earliest instant at which something must happen without an outside event.
-    mutating func nextDeadline() -> Instant? { deadline(firstInQueue: queue.peek()) }
+    mutating func nextDeadline() -> Instant? {
+        // Peeked first: passing `queue.peek()` (a mutation) as the argument of a call on self
+        // made Swift copy the whole core for the call.
+        let first = queue.peek()
+        return deadline(firstInQueue: first)
+    }
 
     /// The earliest instant at which something must happen, given the queue's first live entry
     /// (`nextDeadline` drops stale heap tops to find it; the invariant checker scans instead).

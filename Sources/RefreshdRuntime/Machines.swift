@@ -117,6 +117,11 @@ struct Machines: Sendable {
         return true
     }
 
+    /// The scheduler's invariants. Mutating only so that the call borrows the scheduler in
+    /// place: read through the runtime's stored property, the core (a large struct) was copied
+    /// for every check, after every simulated step.
+    mutating func checkSchedulerInvariants() -> [InvariantViolation] { scheduler.checkInvariants() }
+
     /// The earliest instant at which any machine must act without an outside event.
     var nextDeadline: Instant? {
         Self.earlier(scheduler.nextWakeUp, Self.earlier(timelines.nextDeadline, activities.nextDeadline))

@@ -176,7 +176,7 @@ public final class RefreshRuntime: @unchecked Sendable {
     public func snapshot() -> SchedulerSnapshot { lock.withLock { machines.scheduler.snapshot() } }
 
     /// The core's invariants, checked now (empty when all hold).
-    public func checkInvariants() -> [InvariantViolation] { lock.withLock { machines.scheduler.checkInvariants() } }
+    public func checkInvariants() -> [InvariantViolation] { lock.withLock { machines.checkSchedulerInvariants() } }
 
     /// Calls `observer` for every observation, whatever the log level, on the thread that
     /// produced it (keep it quick; hand off to a queue for slow work).

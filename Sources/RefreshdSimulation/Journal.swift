@@ -22,7 +22,10 @@ final class Journal: @unchecked Sendable {
     private var running: [String: Int64] = [:]
     private var deadlines: [Int64: Instant] = [:]
     private var expiredAt: [Int64: Instant] = [:]
-    private var slotsRun: [String: Set<Int64>] = [:]
+    /// Per identifier, the earliest begin dates its first attempts ran for, ascending. They
+    /// come in ascending order almost always (an append); a year of a per-minute job is half
+    /// a million of them, which a hash set rehashed as it grew.
+    private var slotsRun: [String: [Int64]] = [:]
     private var found: Found?
     static let recentCount = 20
 
@@ -68,7 +71,7 @@ final class Journal: @unchecked Sendable {
                         flag(now, "one-run-per-identifier",
                              "\(r.identifier) run \(r.runID) launched while run \(other) of it was in flight")
                     }
-                    if !slotsRun[r.identifier, default: []].insert(r.earliest.milliseconds).inserted, r.attempt == 1 {
+                    if !Self.insert(r.earliest.milliseconds, into: &slotsRun[r.identifier, default: []]), r.attempt == 1 {
                         flag(now, "slot-run-twice",
                              "\(r.identifier) ran twice for the request due \(r.earliest)")
                     }
@@ -84,6 +87,22 @@ final class Journal: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Inserts `value` into an ascending array; false if it was there already.
+    static func insert(_ value: Int64, into sorted: inout [Int64]) -> Bool {
+        guard let last = sorted.last, value <= last else {
+            sorted.append(value)
+            return true
+        }
+        var (low, high) = (0, sorted.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        if sorted[low] == value { return false }
+        sorted.insert(value, at: low)
+        return true
     }
 
     private func flag(_ time: Instant, _ invariant: String, _ message: String) {
