@@ -5,7 +5,12 @@ import RefreshdCore
 /// same seed always gives the same plan, so a failure is reproduced by its seed alone.
 public enum FaultPlan {
     /// Between one and `maximum` faults spread over `days` days from the start.
-    public static func random(seed: UInt64, days: Int, jobs: [String], maximum: Int = 5) -> [Fault] {
+    ///
+    /// With `widgetJobs` (timeline jobs) the plan may also garble or expire a provider run, or
+    /// empty every reload budget for a span; with `activityJobs` (jobs whose model drives a live
+    /// activity) a run may fall silent. Without them a seed draws the plan it always drew.
+    public static func random(seed: UInt64, days: Int, jobs: [String], widgetJobs: [String] = [],
+                              activityJobs: [String] = [], maximum: Int = 5) -> [Fault] {
         let random = SeededRandom(seed: seed)
         let span = Int64(max(1, days)) * 86_400_000
         let count = 1 + Int(random.bits("plan", "count") % UInt64(max(1, maximum)))
@@ -18,7 +23,30 @@ public enum FaultPlan {
             }
             let job = jobs.isEmpty ? "" : jobs[Int(random.bits("plan.job", "", n) % UInt64(jobs.count))]
             let run = 1 + Int(random.bits("plan.run", "", n) % 20)
-            switch random.bits("plan.kind", "", n) % 9 {
+            let kinds = 9 + (widgetJobs.isEmpty ? 0 : 3) + (activityJobs.isEmpty ? 0 : 1)
+            var kind = Int(random.bits("plan.kind", "", n) % UInt64(kinds))
+            if kind >= 9, widgetJobs.isEmpty { kind += 3 }  // no widget kinds: straight to the activity one
+            let widget = widgetJobs.isEmpty ? "" : widgetJobs[Int(random.bits("plan.widget", "", n) % UInt64(widgetJobs.count))]
+            let provider = 1 + Int(random.bits("plan.provider", "", n) % 12)
+            switch kind {
+            case 9:
+                faults.append(.providerGarbage(job: widget, run: provider, span: nil))
+                continue
+            case 10:
+                faults.append(.providerExpires(job: widget, run: provider))
+                continue
+            case 11:
+                faults.append(.budgetEmpty(TimeSpan(start: at, duration: length(6 * 60))))
+                continue
+            case 12:
+                let owner = activityJobs[Int(random.bits("plan.activity", "", n) % UInt64(activityJobs.count))]
+                let after = Duration.milliseconds(Int64(random.unit("plan.silent", "", n) * 10 * 60_000))
+                faults.append(.activitySilent(job: owner, run: run, after: after))
+                continue
+            default:
+                break
+            }
+            switch UInt64(kind) {
             case 0: faults.append(.down(TimeSpan(start: at, duration: length(12 * 60))))
             case 1: faults.append(.kill(at: at, restartAfter: length(30)))
             case 2: faults.append(jobs.isEmpty ? .kill(at: at, restartAfter: .seconds(5)) : .expireRun(job: job, run: run))

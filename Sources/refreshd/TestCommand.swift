@@ -91,7 +91,10 @@ struct TestCommand: ParsableCommand {
             let plans = (0..<explore).map { i -> Scenario in
                 var plan = base
                 plan.seed = first &+ UInt64(i)
-                plan.faults = base.faults + FaultPlan.random(seed: plan.seed, days: days, jobs: base.jobs.map(\.spec.identifier))
+                plan.faults = base.faults + FaultPlan.random(
+                    seed: plan.seed, days: days, jobs: base.jobs.map(\.spec.identifier),
+                    widgetJobs: base.jobs.filter { $0.spec.widget != nil }.map(\.spec.identifier),
+                    activityJobs: base.jobs.filter { $0.model.activity != nil }.map(\.spec.identifier))
                 return plan
             }
             let reports = ParallelRuns.run(plans, keepRuns: false)

@@ -40,4 +40,40 @@ import RefreshdRuntime
         #expect(a != FaultPlan.random(seed: 78, days: 30, jobs: ["a", "b"]))
         #expect((1...5).contains(a.count))
     }
+
+    static let sideLabels: Set<String> = ["provider-garbage", "provider-expires", "budget-empty", "activity-silent"]
+
+    @Test func widgetAndActivityFaultsAreDrawnWhenThereAreSuchJobs() {
+        let plain = (1...300).flatMap { FaultPlan.random(seed: UInt64($0), days: 10, jobs: ["a", "b"]) }
+        #expect(!plain.contains { Self.sideLabels.contains($0.label) })
+        let rich = (1...300).flatMap {
+            FaultPlan.random(seed: UInt64($0), days: 10, jobs: ["a", "w"], widgetJobs: ["w"], activityJobs: ["a"])
+        }
+        for label in Self.sideLabels { #expect(rich.contains { $0.label == label }, "no \(label) in 300 plans") }
+        let widgetsOnly = (1...300).flatMap { FaultPlan.random(seed: UInt64($0), days: 10, jobs: ["w"], widgetJobs: ["w"]) }
+        #expect(!widgetsOnly.contains { $0.label == "activity-silent" })
+        #expect(widgetsOnly.contains { $0.label == "budget-empty" })
+    }
+
+    /// Plans drawn against a widget and an activity-driving job hold every invariant (the
+    /// side machines' and the end-to-end ones) through their faults.
+    @Test func plansWithWidgetAndActivityFaultsHoldTheInvariants() {
+        let jobs = [
+            WidgetSimulationTests.widget(timeline: TimelineModel(entries: .every(.seconds(3600), count: 4))),
+            WidgetSimulationTests.download(duration: .seconds(1800), allowance: .seconds(3600),
+                                           activity: ActivityModel(type: "Pack", id: "pack-{run}", updates: .seconds(300),
+                                                                   staleAfter: .seconds(900))),
+        ]
+        let plans = (1...16).map { seed in
+            var s = Scenario(name: "plan \(seed)", jobs: jobs, device: DeviceModel(discretion: .exact),
+                             start: SimulationTests.monday, days: 2, seed: UInt64(seed))
+            s.faults = FaultPlan.random(seed: UInt64(seed), days: 2, jobs: ["test.widget", "test.pack"],
+                                        widgetJobs: ["test.widget"], activityJobs: ["test.pack"])
+            return s
+        }
+        #expect(plans.flatMap(\.faults).contains { Self.sideLabels.contains($0.label) })
+        for report in ParallelRuns.run(plans) {
+            #expect(report.violations.isEmpty, "seed \(report.seed): \(report.violations)")
+        }
+    }
 }
