@@ -13,9 +13,27 @@ extension InMemoryStore {
             guard x.count == y.count else { return false }
             // Native strings are contiguous UTF-8: compare the bytes directly.
             if let same = x.withContiguousStorageIfAvailable({ p in
-                y.withContiguousStorageIfAvailable { q in p.elementsEqual(q) }
+                y.withContiguousStorageIfAvailable { q in bytesEqual(UnsafeRawBufferPointer(p), UnsafeRawBufferPointer(q)) }
             }), let same { return same }
             return x.elementsEqual(y)
+        }
+
+        /// Two equally long byte buffers compared eight bytes at a time (identifiers are short,
+        /// and keys are compared at every lookup of every commit).
+        private static func bytesEqual(_ p: UnsafeRawBufferPointer, _ q: UnsafeRawBufferPointer) -> Bool {
+            var i = 0
+            let count = p.count
+            while i + 8 <= count {
+                if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) != q.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                    return false
+                }
+                i += 8
+            }
+            while i < count {
+                if p[i] != q[i] { return false }
+                i += 1
+            }
+            return true
         }
 
         static func < (a: Key, b: Key) -> Bool { precedes(a.string, b.string) }

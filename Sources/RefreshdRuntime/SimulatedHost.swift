@@ -192,9 +192,16 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
                 runtime?.runEnded(a.runID, exit: .completed(success: a.result.success), results: a.result.results)
             }
         }
+        // Which kinds of process events are due (most steps have none, or one end): the sorted
+        // walks below are only taken when needed.
+        var linesDue = false, endsDue = false
+        for p in processes.values {
+            if let first = p.timed.first, first.at <= t, first.at <= p.endsAt { linesDue = true }
+            if p.endsAt <= t { endsDue = true }
+        }
         // Live results lines due now, before any end at the same instant (a line written just
         // before the exit is read before the exit is reported).
-        for runID in processes.keys.sorted() {
+        for runID in linesDue ? processes.keys.sorted() : [] {
             guard var p = processes[runID], let first = p.timed.first, first.at <= t, first.at <= p.endsAt else { continue }
             let due = p.timed.prefix { $0.at <= t && $0.at <= p.endsAt }
             p.timed.removeFirst(due.count)
@@ -202,7 +209,9 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             guard runtime?.instance == p.instance else { continue }
             for item in due { _ = runtime?.runResultLine(p.order, item.line) }
         }
-        for runID in processes.keys.sorted() {
+        // A line may have expired or killed a run (its end is due now): look again.
+        if linesDue, !endsDue { endsDue = processes.values.contains { $0.endsAt <= t } }
+        for runID in endsDue ? processes.keys.sorted() : [] {
             guard let p = processes[runID], p.endsAt <= t else { continue }
             processes[runID] = nil
             // Only the runtime that launched it hears of it; an orphan just ends.
