@@ -29,24 +29,6 @@ public enum FaultPlan {
             let widget = widgetJobs.isEmpty ? "" : widgetJobs[Int(random.bits("plan.widget", "", n) % UInt64(widgetJobs.count))]
             let provider = 1 + Int(random.bits("plan.provider", "", n) % 12)
             switch kind {
-            case 9:
-                faults.append(.providerGarbage(job: widget, run: provider, span: nil))
-                continue
-            case 10:
-                faults.append(.providerExpires(job: widget, run: provider))
-                continue
-            case 11:
-                faults.append(.budgetEmpty(TimeSpan(start: at, duration: length(6 * 60))))
-                continue
-            case 12:
-                let owner = activityJobs[Int(random.bits("plan.activity", "", n) % UInt64(activityJobs.count))]
-                let after = Duration.milliseconds(Int64(random.unit("plan.silent", "", n) * 10 * 60_000))
-                faults.append(.activitySilent(job: owner, run: run, after: after))
-                continue
-            default:
-                break
-            }
-            switch UInt64(kind) {
             case 0: faults.append(.down(TimeSpan(start: at, duration: length(12 * 60))))
             case 1: faults.append(.kill(at: at, restartAfter: length(30)))
             case 2: faults.append(jobs.isEmpty ? .kill(at: at, restartAfter: .seconds(5)) : .expireRun(job: job, run: run))
@@ -57,7 +39,14 @@ public enum FaultPlan {
             case 5: faults.append(.suspend(TimeSpan(start: at, duration: length(10 * 60))))
             case 6: faults.append(.storeFull(TimeSpan(start: at, duration: length(60))))
             case 7: faults.append(.powerLoss(TimeSpan(start: at, duration: length(6 * 60))))
-            default: faults.append(.networkLoss(TimeSpan(start: at, duration: length(6 * 60))))
+            case 8: faults.append(.networkLoss(TimeSpan(start: at, duration: length(6 * 60))))
+            case 9: faults.append(.providerGarbage(job: widget, run: provider, span: nil))
+            case 10: faults.append(.providerExpires(job: widget, run: provider))
+            case 11: faults.append(.budgetEmpty(TimeSpan(start: at, duration: length(6 * 60))))
+            default:
+                let owner = activityJobs[Int(random.bits("plan.activity", "", n) % UInt64(activityJobs.count))]
+                let after = Duration.milliseconds(Int64(random.unit("plan.silent", "", n) * 10 * 60_000))
+                faults.append(.activitySilent(job: owner, run: run, after: after))
             }
         }
         return faults
