@@ -12,11 +12,16 @@ public enum SimulationPicture {
     ]
 
     public static func svg(_ report: SimulationReport) -> String {
-        let left = 300.0, right = 30.0, top = 56.0, lane = 34.0, plotWidth = 1100.0
+        // The label column fits the longest lane name (12 px DejaVu Sans is under 7.5 px a
+        // character), so a long identifier never runs into the plot.
+        let names = report.jobs.map(\.identifier) + report.widgetLanes.map { "widget \($0.widget)" }
+            + report.activityLanes.map { "activity \($0.id)" }
+        let longest = names.map(\.count).max() ?? 0
+        let left = max(300.0, 24 + 7.5 * Double(longest)), right = 30.0, top = 56.0, lane = 34.0, plotWidth = 1100.0
         let width = left + plotWidth + right
         let sideCount = report.widgetLanes.count + report.activityLanes.count
         let laneCount = max(1, report.jobs.count + sideCount)
-        let height = top + lane * Double(laneCount) + 86
+        let height = top + lane * Double(laneCount) + 86 + (report.widgetLanes.isEmpty ? 0 : 22)
         let span = Double(max(1, report.end.milliseconds - report.start.milliseconds))
         func x(_ t: Instant) -> Double {
             left + plotWidth * Double(min(max(t.milliseconds, report.start.milliseconds), report.end.milliseconds)
@@ -89,9 +94,25 @@ public enum SimulationPicture {
         lx += 120
         s.append(##"<rect x="\##(format(lx))" y="\##(format(legendY - 10))" width="12" height="12" fill="#e74c3c" opacity="0.3"/>"##)
         s.append(##"<text x="\##(format(lx + 16))" y="\##(format(legendY))">fault</text>"##)
+        var verdictY = legendY + 24
+        if !report.widgetLanes.isEmpty {
+            // What the ticks of a widget lane mean (their colours as `sideLanes` draws them).
+            var wx = left
+            let marks: [(String, String)] = [("entry shown", "#2f3542"), ("fallback shown", "#8854d0"),
+                                             ("reload", "#2e9e44"), ("exempt reload", "#7bed9f"),
+                                             ("deferred", "#f08c00"), ("reload failed", "#d43c3c")]
+            for (name, colour) in marks {
+                s.append(##"<line x1="\##(format(wx + 5))" y1="\##(format(verdictY - 11))" x2="\##(format(wx + 5))" y2="\##(format(verdictY + 1))" stroke="\##(colour)" stroke-width="2"/>"##)
+                s.append(##"<text x="\##(format(wx + 14))" y="\##(format(verdictY))">\##(name)</text>"##)
+                wx += 120
+            }
+            s.append(##"<rect x="\##(format(wx))" y="\##(format(verdictY - 10))" width="12" height="12" fill="#ff6b6b" opacity="0.25"/>"##)
+            s.append(##"<text x="\##(format(wx + 16))" y="\##(format(verdictY))">stale</text>"##)
+            verdictY += 22
+        }
         let verdict = report.violations.isEmpty ? "invariants held over \(report.steps) steps"
             : "VIOLATION \(report.violations[0].invariant) at \(report.violations[0].time.iso8601)"
-        s.append(##"<text x="\##(format(left))" y="\##(format(legendY + 24))" fill="\##(report.violations.isEmpty ? "#2e9e44" : "#d43c3c")">\##(escape(verdict))</text>"##)
+        s.append(##"<text x="\##(format(left))" y="\##(format(verdictY))" fill="\##(report.violations.isEmpty ? "#2e9e44" : "#d43c3c")">\##(escape(verdict))</text>"##)
         s.append("</svg>")
         return s.joined(separator: "\n") + "\n"
     }
