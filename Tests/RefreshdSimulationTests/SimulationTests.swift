@@ -150,4 +150,16 @@ import RefreshdRuntime
         #expect(svg.contains("refreshd not running"))
         #expect(svg.filter { $0 == "<" }.count == svg.filter { $0 == ">" }.count)
     }
+
+    /// A long identifier widens the label column: the plot (its first run) starts after it.
+    @Test func aLongIdentifierDoesNotRunIntoThePlot() throws {
+        var job = Self.refresh()
+        let long = "com.example.a-rather-long-application.background-refresh#systemExtraLarge"
+        job.spec.definition = TaskDefinition(identifier: long, allowance: .seconds(30))
+        let svg = SimulationPicture.svg(Simulation(scenario: Scenario(name: "long", jobs: [job], start: Self.monday,
+                                                                      days: 1, seed: 1)).run())
+        let rect = try #require(svg.split(separator: "\n").first { $0.contains("<title>\(long) run") })
+        let x = try #require(rect.split(separator: "\"").dropFirst().first.flatMap { Double($0) })
+        #expect(x >= 24 + 7.5 * Double(long.count), "the plot starts at \(x)")
+    }
 }
