@@ -61,7 +61,11 @@ public enum SimulationPicture {
             }
             let f = job.figures
             s.append(##"<text x="10" y="\##(format(y + 15))" font-size="12">\##(escape(job.identifier))</text>"##)
-            s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(f.launched) runs · \##(f.failure + f.crashed) failed · \##(f.expired) expired · \##(f.missed) missed</text>"##)
+            let providers = report.jobs.filter { $0.identifier.hasPrefix(job.identifier + "#") }.count
+            let summary = f.launched == 0 && providers > 0
+                ? "timeline job · its provider runs are the \(providers) lane\(providers == 1 ? "" : "s") below"
+                : "\(f.launched) runs · \(f.failure + f.crashed) failed · \(f.expired) expired · \(f.missed) missed"
+            s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(escape(summary))</text>"##)
             for run in job.runs {
                 let x0 = x(run.started)
                 let x1 = max(x0 + 3, x(run.ended ?? run.started))
