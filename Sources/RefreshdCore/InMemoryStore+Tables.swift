@@ -201,7 +201,8 @@ extension InMemoryStore {
         /// The row of a run, if it exists.
         func run(_ id: Int64) -> RunRecord? { runIndex(id).map { runRows[$0] } }
 
-        /// Where a run's row is (the latest runs are checked first: they are the ones ending).
+        /// Where a run's row is: the newest run is checked first (the one most often looked up),
+        /// then a binary search.
         func runIndex(_ id: Int64) -> Int? {
             guard let last = runOrder.last else { return nil }
             if last == id { return runOrder.count - 1 }

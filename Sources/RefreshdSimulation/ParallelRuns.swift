@@ -8,11 +8,7 @@ public enum ParallelRuns {
     public static func run(_ scenarios: [Scenario], keepRuns: Bool = true) -> [SimulationReport] {
         let slots = ReportSlots(count: scenarios.count)
         DispatchQueue.concurrentPerform(iterations: scenarios.count) { i in
-            var report = Simulation(scenario: scenarios[i]).run()
-            if !keepRuns {
-                for j in report.jobs.indices { report.jobs[j].runs = [] }
-            }
-            slots.set(i, report)
+            slots.set(i, Simulation(scenario: scenarios[i]).run(keepingRuns: keepRuns))
         }
         return slots.all
     }

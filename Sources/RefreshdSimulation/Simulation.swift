@@ -134,8 +134,9 @@ public final class Simulation: @unchecked Sendable {
 
     // MARK: Running
 
-    /// Runs the whole scenario and returns its report.
-    public func run() -> SimulationReport {
+    /// Runs the whole scenario and returns its report; `keepingRuns: false` leaves each job's
+    /// list of runs empty (the figures are all there), for explored plans whose runs nobody reads.
+    public func run(keepingRuns: Bool = true) -> SimulationReport {
         var external = externalEvents()
         startRuntime()
         check()
@@ -161,7 +162,7 @@ public final class Simulation: @unchecked Sendable {
         }
         host.advance(to: max(host.clock, min(end, host.clock)))
         if let since = downSince { downSpans.append((since, end, "down")) }
-        return SimulationReport.build(self)
+        return SimulationReport.build(self, keepingRuns: keepingRuns)
     }
 
     func afterStep() {

@@ -118,7 +118,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     /// Whether every expectation held and no invariant was violated.
     public var passed: Bool { violations.isEmpty && expectations.allSatisfy(\.passed) }
 
-    static func build(_ sim: Simulation) -> SimulationReport {
+    static func build(_ sim: Simulation, keepingRuns: Bool = true) -> SimulationReport {
         let runs = ((try? sim.store.recentRuns(limit: Int.max)) ?? []).reversed()
             .filter { $0.started < sim.end }
         let observations = sim.journal.missedObservations()
@@ -182,7 +182,9 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             dayLateness[d].append(late)
             jobFigures[j].launched += 1
             jobFigures[j].count(r.outcome)
-            jobRuns[j].append(Run(runID: r.runID, earliest: r.earliest, started: r.started, ended: r.ended, outcome: r.outcome))
+            if keepingRuns {
+                jobRuns[j].append(Run(runID: r.runID, earliest: r.earliest, started: r.started, ended: r.ended, outcome: r.outcome))
+            }
             jobLateness[j].append(late)
             total.launched += 1
             total.count(r.outcome)
@@ -199,7 +201,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             var figures = dayJobs[d][j] ?? Figures()
             figures.missed += count
             dayJobs[d][j] = figures
-            if sim.scenario.jobs.contains(where: { $0.spec.identifier == id }) || !jobRuns[j].isEmpty {
+            if sim.scenario.jobs.contains(where: { $0.spec.identifier == id }) || jobFigures[j].launched > 0 {
                 jobFigures[j].missed += count
             }
             total.missed += count
@@ -220,7 +222,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         var jobs: [String: JobTotals] = [:]
         for j in identifiers.indices {
             // A job has a totals row if the scenario names it or it ran (as before).
-            guard sim.scenario.jobs.contains(where: { $0.spec.identifier == identifiers[j] }) || !jobRuns[j].isEmpty else { continue }
+            guard sim.scenario.jobs.contains(where: { $0.spec.identifier == identifiers[j] }) || jobFigures[j].launched > 0 else { continue }
             var figures = jobFigures[j]
             fill(&figures, jobLateness[j])
             jobs[identifiers[j]] = JobTotals(identifier: identifiers[j], figures: figures, runs: jobRuns[j])
