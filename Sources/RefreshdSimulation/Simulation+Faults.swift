@@ -1,0 +1,164 @@
+import Foundation
+import RefreshdCore
+import RefreshdRuntime
+
+/// Faults and the device in a simulation: the external events (fault boundaries, charging
+/// windows, network spans, device reloads) in time order, and what each does to the host, the
+/// store and the runtime.
+extension Simulation {
+    struct ExternalEvent {
+        var time: Instant
+        var order: Int
+        var action: Action
+        enum Action {
+            case downStart(Duration), downEnd
+            case kill(restartAfter: Duration), restart
+            case clockStep(Duration)
+            case suspend(Duration)
+            case storeFull(Bool)
+            case device
+            case reload(ReloadReason)
+            case budgetEmpty(Bool)
+        }
+    }
+
+    func externalEvents() -> [ExternalEvent] {
+        var events: [ExternalEvent] = []
+        var order = 0
+        func add(_ t: Instant, _ a: ExternalEvent.Action) {
+            guard t >= scenario.start, t < end else { return }
+            events.append(ExternalEvent(time: t, order: order, action: a))
+            order += 1
+        }
+        let start = scenario.start
+        for fault in scenario.faults {
+            switch fault {
+            case let .down(span):
+                let t = span.start.instant(start: start)
+                add(t, .downStart(span.duration))
+                add(t + span.duration, .downEnd)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: "refreshd down"))
+            case let .kill(at, restartAfter):
+                let t = at.instant(start: start)
+                add(t, .kill(restartAfter: restartAfter))
+                add(t + restartAfter, .restart)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + restartAfter, detail: "kill -9, restarted after \(formatDuration(restartAfter))"))
+            case let .clockStep(at, by):
+                let t = at.instant(start: start)
+                add(t, .clockStep(by))
+                faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: "wall clock stepped by \(formatDuration(by))"))
+            case let .suspend(span):
+                let t = span.start.instant(start: start)
+                add(t, .suspend(span.duration))
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: "machine asleep"))
+            case let .storeFull(span):
+                let t = span.start.instant(start: start)
+                add(t, .storeFull(true))
+                add(t + span.duration, .storeFull(false))
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: "every commit fails (disk full)"))
+            case let .powerLoss(span), let .networkLoss(span):
+                let t = span.start.instant(start: start)
+                add(t, .device)
+                add(t + span.duration, .device)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration,
+                                      detail: fault.label == "power-loss" ? "no mains power" : "no network"))
+            case let .expireRun(job, run):
+                faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: "\(job) run \(run) overruns its allowance"))
+            case let .crashRun(job, run):
+                faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: "\(job) run \(run) crashes"))
+            case let .budgetEmpty(span):
+                let t = span.start.instant(start: start)
+                add(t, .budgetEmpty(true))
+                add(t + span.duration, .budgetEmpty(false))
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
+            case let .providerGarbage(_, _, span?):
+                let t = span.start.instant(start: start)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
+            case .providerGarbage, .providerExpires, .activitySilent:
+                faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
+            }
+        }
+        addWidgetEvents(add)
+        // Device boundaries: charging windows each day, network-down spans.
+        if let window = scenario.device.charging {
+            var day = startOfDay(containing: start)
+            while day < end {
+                add(localMinute(window.start, day: day), .device)
+                add(localMinute(window.end, day: day), .device)
+                day = nextDay(after: day)
+            }
+        }
+        for span in scenario.device.networkDown {
+            let t = span.start.instant(start: start)
+            add(t, .device)
+            add(t + span.duration, .device)
+        }
+        return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
+    }
+
+    func apply(_ event: ExternalEvent) {
+        switch event.action {
+        case .downStart:
+            guard let runtime = host.runtime, !host.stopped else { return }
+            runtime.stop()
+            // A graceful stop: running work gets its expiration and grace, in virtual time.
+            host.advance(until: { host.stopped }, limit: .seconds(86_400))
+            host.crash()
+            downSince = host.clock
+        case .downEnd, .restart:
+            if host.runtime == nil { startRuntime() }
+        case .kill:
+            guard host.runtime != nil else { return }
+            pendingAtCrash = Dictionary(((try? store.pendingRequests()) ?? []).map { ($0.identifier, $0.earliest) },
+                                        uniquingKeysWith: { a, _ in a })
+            lastRunIDAtCrash = ((try? store.recentRuns(limit: 1)) ?? []).first?.runID ?? 0
+            crashTime = host.clock
+            host.crash()
+            downSince = host.clock
+        case let .clockStep(delta):
+            host.stepClock(by: delta)
+        case let .suspend(span):
+            host.suspend(for: span)
+        case let .storeFull(on):
+            storeFull = on
+            if !on, host.stopped || host.runtime?.failure != nil {
+                host.crash()
+                startRuntime()
+            }
+        case .device:
+            applyDevice(force: false)
+        case let .reload(reason):
+            guard let runtime = host.runtime, !host.stopped else { return }
+            runtime.reloadAllTimelines(reason: reason)
+        case let .budgetEmpty(on):
+            budgetEmpty = on
+            guard let runtime = host.runtime, !host.stopped else { return }
+            runtime.setWidgetBudgets(on ? .limited(0) : nil, original: budgets)
+        }
+    }
+
+    /// Sets power and network from the device model and the power/network faults at this instant.
+    func applyDevice(force: Bool) {
+        let now = host.clock
+        var power = true
+        if let window = scenario.device.charging {
+            power = window.contains(minuteOfDay(now))
+        }
+        var network = true
+        for span in scenario.device.networkDown where contains(span, now) { network = false }
+        for fault in scenario.faults {
+            switch fault {
+            case let .powerLoss(span) where contains(span, now): power = false
+            case let .networkLoss(span) where contains(span, now): network = false
+            default: break
+            }
+        }
+        let conditions = Conditions(externalPower: power, network: network)
+        if force || conditions != host.conditions { host.setConditions(conditions) }
+    }
+
+    func contains(_ span: TimeSpan, _ t: Instant) -> Bool {
+        let s = span.start.instant(start: scenario.start)
+        return t >= s && t < s + span.duration
+    }
+}
