@@ -206,7 +206,7 @@ extension InMemoryStore {
         func runIndex(_ id: Int64) -> Int? {
             guard let last = runOrder.last else { return nil }
             if last == id { return runOrder.count - 1 }
-            let index = insertionIndex(id)
+            let index = runOrder.lowerBound(of: id)
             return index < runOrder.count && runOrder[index] == id ? index : nil
         }
 
@@ -216,20 +216,10 @@ extension InMemoryStore {
                 runOrder.append(run.runID)
                 runRows.append(run)
             } else {
-                let index = insertionIndex(run.runID)
+                let index = runOrder.lowerBound(of: run.runID)
                 runOrder.insert(run.runID, at: index)
                 runRows.insert(run, at: index)
             }
-        }
-
-        /// The first index of `runOrder` whose id is not below `id`.
-        private func insertionIndex(_ id: Int64) -> Int {
-            var (low, high) = (0, runOrder.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if runOrder[middle] < id { low = middle + 1 } else { high = middle }
-            }
-            return low
         }
 
         /// Upserts a `job_state` row (new rows get the next rowid; rows are never deleted).

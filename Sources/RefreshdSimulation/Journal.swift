@@ -95,11 +95,7 @@ final class Journal: @unchecked Sendable {
             sorted.append(value)
             return true
         }
-        var (low, high) = (0, sorted.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
-        }
+        let low = sorted.lowerBound(of: value)
         if sorted[low] == value { return false }
         sorted.insert(value, at: low)
         return true

@@ -113,11 +113,11 @@ extension Simulation {
         sideCheckDueAt = nil
         for (id, activity) in runtime.activityRecords().sorted(by: { $0.key < $1.key }) {
             if activity.state != .dismissed {
-                let limit = activity.start + .seconds(12 * 3600)
+                let limit = activity.start + Self.visibleLimit
+                if now > limit {
+                    return ("activity-visible-past-12h", "activity \(id) started \(activity.start) is still \(activity.state) at \(now), past its 12 h limit")
+                }
                 if sideCheckDueAt.map({ limit < $0 }) ?? true { sideCheckDueAt = limit }
-            }
-            if activity.state != .dismissed, now > activity.start + .seconds(12 * 3600) {
-                return ("activity-visible-past-12h", "activity \(id) started \(activity.start) is still \(activity.state) at \(now), past its 12 h limit")
             }
             if let stamp = activity.lastUpdateTimestamp {
                 if let seen = lastUpdate[id], stamp < seen {
@@ -142,6 +142,10 @@ extension Simulation {
         }
         return nil
     }
+
+    /// How long the system lets an activity stay visible (iOS's 12 h), checked from outside the
+    /// activity machine, which has its own copy of the rule.
+    static let visibleLimit = Duration.seconds(12 * 3600)
 
     /// The text after `marker` up to the next quote.
     static func field(_ text: String, after marker: String) -> String? {

@@ -15,28 +15,24 @@ extension SimulationReport {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let encoded = try encoder.encode(shell)
-        let bytes = [UInt8](encoded)
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + jobs.reduce(0) { $0 + $1.runs.count * 200 } + 1)
-        var position = 0
+        out.reserveCapacity(encoded.count + jobs.reduce(0) { $0 + $1.runs.count * 200 } + 1)
         // Sorted keys: `figures`, `identifier`, `runs` in each job; the jobs array is the only
         // place a `"runs"` key appears, so the n-th empty list after "jobs" is job n's.
-        let jobsKey = Array("\n  \"jobs\" : [".utf8)
-        guard let jobsAt = Self.find(jobsKey, in: bytes, from: 0) else {
-            return Data(encoded + [0x0A])
+        guard var position = encoded.range(of: Data("\n  \"jobs\" : [".utf8))?.lowerBound else {
+            return encoded + Data([0x0A])
         }
-        out.append(contentsOf: bytes[..<jobsAt])
-        position = jobsAt
-        let empty = Array("\"runs\" : [\n\n".utf8)
+        out.append(contentsOf: encoded[..<position])
+        let empty = Data("\"runs\" : [\n\n".utf8)
         for job in jobs {
-            guard let at = Self.find(empty, in: bytes, from: position),
-                  let close = bytes[(at + empty.count)...].firstIndex(of: UInt8(ascii: "]")) else { break }
-            out.append(contentsOf: bytes[position..<at])
-            let indent = close - (at + empty.count)  // the spaces before the closing bracket
-            Self.writeRuns(job.runs, indent: indent, into: &out)
+            guard let list = encoded.range(of: empty, in: position..<encoded.endIndex),
+                  let close = encoded[list.upperBound...].firstIndex(of: UInt8(ascii: "]")) else { break }
+            out.append(contentsOf: encoded[position..<list.lowerBound])
+            // The spaces before the closing bracket are the list's indent.
+            Self.writeRuns(job.runs, indent: close - list.upperBound, into: &out)
             position = close + 1
         }
-        out.append(contentsOf: bytes[position...])
+        out.append(contentsOf: encoded[position...])
         out.append(0x0A)
         return Data(out)
     }
@@ -83,17 +79,5 @@ extension SimulationReport {
         out.append(0x0A)
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent))
         out.append(UInt8(ascii: "]"))
-    }
-
-    /// The first index of `needle` in `haystack` at or after `start`.
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        var i = start
-        let last = haystack.count - needle.count
-        while i <= last {
-            if haystack[i] == first, haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
     }
 }

@@ -147,8 +147,8 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         var jobFigures: [Figures] = []
         var jobRuns: [[Run]] = []
         var jobLateness: [[Int64]] = []
-        var dayJobs: [[Figures?]] = []
-        var dayJobLateness: [[[Int64]]] = []
+        var dayJobs = [[Figures?]](repeating: [], count: days.count)
+        var dayJobLateness = [[[Int64]]](repeating: [], count: days.count)
         func index(of id: String) -> Int {
             if let i = indexOf[id] { return i }
             indexOf[id] = identifiers.count
@@ -157,13 +157,15 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             jobRuns.append([])
             jobLateness.append([])
             for d in days.indices {
-                if dayJobs.count <= d { dayJobs.append([]); dayJobLateness.append([]) }
                 dayJobs[d].append(nil)
                 dayJobLateness[d].append([])
             }
             return identifiers.count - 1
         }
+        let named = Set(sim.scenario.jobs.map(\.spec.identifier))
         for job in sim.scenario.jobs { _ = index(of: job.spec.identifier) }
+        // A job has a totals row if the scenario names it or it ran.
+        func hasTotals(_ j: Int) -> Bool { named.contains(identifiers[j]) || jobFigures[j].launched > 0 }
         var dayLateness = [[Int64]](repeating: [], count: days.count)
         var total = Figures()
         var totalLateness: [Int64] = []
@@ -196,14 +198,12 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             missed.append(Missed(identifier: id, noticed: o.time, count: count))
             let d = dayIndex(o.time)
             days[d].total.missed += count
-            // A job the scenario does not name has no totals row, as before; its day row counts.
-            let j = indexOf[id] ?? index(of: id)
+            // A job without a totals row still counts in its day's row.
+            let j = index(of: id)
             var figures = dayJobs[d][j] ?? Figures()
             figures.missed += count
             dayJobs[d][j] = figures
-            if sim.scenario.jobs.contains(where: { $0.spec.identifier == id }) || jobFigures[j].launched > 0 {
-                jobFigures[j].missed += count
-            }
+            if hasTotals(j) { jobFigures[j].missed += count }
             total.missed += count
         }
         func fill(_ f: inout Figures, _ values: [Int64]) {
@@ -214,15 +214,14 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         for d in days.indices {
             fill(&days[d].total, dayLateness[d])
             for j in identifiers.indices {
-                guard var figures = dayJobs.isEmpty ? nil : dayJobs[d][j] else { continue }
+                guard var figures = dayJobs[d][j] else { continue }
                 fill(&figures, dayJobLateness[d][j])
                 days[d].jobs[identifiers[j]] = figures
             }
         }
         var jobs: [String: JobTotals] = [:]
         for j in identifiers.indices {
-            // A job has a totals row if the scenario names it or it ran (as before).
-            guard sim.scenario.jobs.contains(where: { $0.spec.identifier == identifiers[j] }) || jobFigures[j].launched > 0 else { continue }
+            guard hasTotals(j) else { continue }
             var figures = jobFigures[j]
             fill(&figures, jobLateness[j])
             jobs[identifiers[j]] = JobTotals(identifier: identifiers[j], figures: figures, runs: jobRuns[j])

@@ -87,14 +87,15 @@ struct TestCommand: ParsableCommand {
             base.expectations = []
             base.hooks.losePendingAfterKill = injectLostCommit
             let first = seed ?? 1
+            let identifiers = base.jobs.map(\.spec.identifier)
+            let widgetJobs = base.jobs.filter { $0.spec.widget != nil }.map(\.spec.identifier)
+            let activityJobs = base.jobs.filter { $0.model.activity != nil }.map(\.spec.identifier)
             // Plans are independent simulations: run them on every core, report in seed order.
             let plans = (0..<explore).map { i -> Scenario in
                 var plan = base
                 plan.seed = first &+ UInt64(i)
-                plan.faults = base.faults + FaultPlan.random(
-                    seed: plan.seed, days: days, jobs: base.jobs.map(\.spec.identifier),
-                    widgetJobs: base.jobs.filter { $0.spec.widget != nil }.map(\.spec.identifier),
-                    activityJobs: base.jobs.filter { $0.model.activity != nil }.map(\.spec.identifier))
+                plan.faults = base.faults + FaultPlan.random(seed: plan.seed, days: days, jobs: identifiers,
+                                                             widgetJobs: widgetJobs, activityJobs: activityJobs)
                 return plan
             }
             let reports = ParallelRuns.run(plans, keepRuns: false)
