@@ -67,38 +67,24 @@ struct TestCommand: ParsableCommand {
         let start = SimulateCommand.comingMidnight(in: zone)
         var results: [Result] = []
         if let explore {
-            var base: Scenario
-            var source: String
-            if let path = scenarios.first {
-                base = try ScenarioLoading.load(path, now: start, zone: zone)
-                source = "--explore 1 --days \(days) \(path)"
-            } else {
-                switch JobDirectory.load(jobs, now: start, timeZone: zone) {
-                case let .success(configs):
-                    base = Scenario(name: jobs, jobs: configs.map { Scenario.Job(spec: $0.spec, model: $0.simulate ?? .quickSuccess) },
-                                    start: start, timeZone: zone.identifier)
-                case let .failure(errors):
-                    for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
-                    throw ExitCode(1)
-                }
-                source = "--explore 1 --days \(days) --jobs \(jobs)"
+            let path = scenarios.first
+            let (jobs, days, loseCommit) = (self.jobs, self.days, injectLostCommit)
+            let base: Scenario
+            do {
+                base = try Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days, losePendingAfterKill: loseCommit)
+            } catch let error as JobLoadFailure {
+                for error in error.errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+                throw ExitCode(1)
             }
-            base.days = days
-            base.expectations = []
-            base.hooks.losePendingAfterKill = injectLostCommit
+            let source = path.map { "--explore 1 --days \(days) \($0)" } ?? "--explore 1 --days \(days) --jobs \(jobs)"
             let first = seed ?? 1
-            let identifiers = base.jobs.map(\.spec.identifier)
-            let widgetJobs = base.jobs.filter { $0.spec.widget != nil }.map(\.spec.identifier)
-            let activityJobs = base.jobs.filter { $0.model.activity != nil }.map(\.spec.identifier)
+            let plans = (0..<explore).map { Self.plan(base, seed: first &+ UInt64($0)) }
             // Plans are independent simulations: run them on every core, report in seed order.
-            let plans = (0..<explore).map { i -> Scenario in
-                var plan = base
-                plan.seed = first &+ UInt64(i)
-                plan.faults = base.faults + FaultPlan.random(seed: plan.seed, days: days, jobs: identifiers,
-                                                             widgetJobs: widgetJobs, activityJobs: activityJobs)
-                return plan
-            }
-            let reports = ParallelRuns.run(plans, keepRuns: false)
+            // Each worker reads the files again for a base of its own (see `ParallelRuns`); a
+            // file changed since is no reason to fail: that worker uses the base read here.
+            let reports = ParallelRuns.run(count: explore, keepRuns: false, base: {
+                (try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days, losePendingAfterKill: loseCommit)) ?? base
+            }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) })
             for (plan, report) in zip(plans, reports) {
                 let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
                 let result = Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
@@ -109,10 +95,21 @@ struct TestCommand: ParsableCommand {
                 if !json, verbose || !result.passed { printResult(result, report: report) }
             }
         } else {
-            for path in scenarios {
+            let paths = scenarios
+            let seed = self.seed
+            let load = { @Sendable (path: String) throws -> Scenario in
                 var scenario = try ScenarioLoading.load(path, now: start, zone: zone)
                 if let seed { scenario.seed = seed }
-                let report = Simulation(scenario: scenario).run()
+                return scenario
+            }
+            // Every file is read here first, so a bad one stops the command before anything runs;
+            // then the scenarios run on every core, each worker reading its files again (see
+            // `ParallelRuns`), and are reported in the order given.
+            let loaded = try paths.map(load)
+            let reports = ParallelRuns.run(count: paths.count, base: {}, plan: { _, i in
+                (try? load(paths[i])) ?? loaded[i]
+            })
+            for ((path, scenario), report) in zip(zip(paths, loaded), reports) {
                 var failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }
                 failures += report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
                 let result = Result(name: scenario.name, passed: failures.isEmpty, seed: scenario.seed, faults: nil,
@@ -132,6 +129,43 @@ struct TestCommand: ParsableCommand {
             print("\(passed) passed, \(failed) failed")
         }
         if failed > 0 { throw ExitCode(1) }
+    }
+
+    struct JobLoadFailure: Error {
+        var errors: ConfigErrors
+    }
+
+    /// The scenario every explored plan starts from: the scenario file, or the jobs folder with
+    /// each job's model; no expectations (a plan checks the invariants only).
+    static func exploreBase(scenario path: String?, jobs: String, start: Instant, zone: TimeZone, days: Int,
+                            losePendingAfterKill: Bool) throws -> Scenario {
+        var base: Scenario
+        if let path {
+            base = try ScenarioLoading.load(path, now: start, zone: zone)
+        } else {
+            switch JobDirectory.load(jobs, now: start, timeZone: zone) {
+            case let .success(configs):
+                base = Scenario(name: jobs, jobs: configs.map { Scenario.Job(spec: $0.spec, model: $0.simulate ?? .quickSuccess) },
+                                start: start, timeZone: zone.identifier)
+            case let .failure(errors):
+                throw JobLoadFailure(errors: errors)
+            }
+        }
+        base.days = days
+        base.expectations = []
+        base.hooks.losePendingAfterKill = losePendingAfterKill
+        return base
+    }
+
+    /// Plan `seed`: the base with its seed and the faults drawn from it.
+    static func plan(_ base: Scenario, seed: UInt64) -> Scenario {
+        var plan = base
+        plan.seed = seed
+        plan.faults = base.faults + FaultPlan.random(
+            seed: seed, days: base.days, jobs: base.jobs.map(\.spec.identifier),
+            widgetJobs: base.jobs.filter { $0.spec.widget != nil }.map(\.spec.identifier),
+            activityJobs: base.jobs.filter { $0.model.activity != nil }.map(\.spec.identifier))
+        return plan
     }
 
     func printResult(_ result: Result, report: SimulationReport) {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RefreshdCore
 import RefreshdRuntime
@@ -32,6 +33,26 @@ import RefreshdRuntime
         for report in ParallelRuns.run(Self.plans(injected: false)) {
             #expect(report.violations.isEmpty, "seed \(report.seed): \(report.violations)")
         }
+    }
+
+    /// Workers that build their own base (so threads share no strings) give, in plan order,
+    /// the reports each plan gives alone; each worker builds its base once.
+    @Test func workersWithTheirOwnBaseGiveThePlansReportsInOrder() {
+        let bases = Counter()
+        let reports = ParallelRuns.run(count: 12, keepRuns: true, base: { () -> [Scenario] in
+            bases.increment()
+            return Self.plans(injected: false)
+        }, plan: { own, i in own[i] })
+        let alone = Self.plans(injected: false).prefix(12).map { Simulation(scenario: $0).run() }
+        #expect(reports == Array(alone))
+        #expect((1...max(1, ProcessInfo.processInfo.activeProcessorCount)).contains(bases.value))
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func increment() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
     }
 
     @Test func plansAreAFunctionOfTheSeed() {
