@@ -263,5 +263,10 @@ public final class Simulation: @unchecked Sendable {
 final class RunCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var counts: [String: Int] = [:]
-    func next(_ id: String) -> Int { lock.withLock { counts[id, default: 0] += 1; return counts[id]! } }
+    /// The run number of `id`'s next launch (1 for its first); one hash of the identifier.
+    func next(_ id: String) -> Int { lock.withLock { Self.increment(&counts[id, default: 0]) } }
+    private static func increment(_ count: inout Int) -> Int {
+        count += 1
+        return count
+    }
 }
