@@ -24,15 +24,21 @@ public enum ParallelRuns {
     /// `plan(base, i)` for the indices it takes (in any order, one at a time); report `i` is
     /// plan `i`'s. `plan` must depend only on its arguments, so the reports do not depend on
     /// which worker ran what.
+    ///
+    /// - Parameter progress: called after each simulation ends with how many have ended and
+    ///   that one's report, one call at a time (from whichever worker ran it), for a progress line.
     public static func run<Base>(count: Int, keepRuns: Bool = true,
                                  base: @Sendable () -> Base,
-                                 plan: @Sendable (Base, Int) -> Scenario) -> [SimulationReport] {
+                                 plan: @Sendable (Base, Int) -> Scenario,
+                                 progress: (@Sendable (_ ended: Int, _ report: SimulationReport) -> Void)? = nil)
+        -> [SimulationReport] {
         let slots = ReportSlots(count: count)
         let workers = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let own = base()
             while let i = slots.take() {
-                slots.set(i, Simulation(scenario: plan(own, i)).run(keepingRuns: keepRuns))
+                let report = Simulation(scenario: plan(own, i)).run(keepingRuns: keepRuns)
+                slots.set(i, report, progress: progress)
             }
         }
         return slots.all
@@ -51,7 +57,15 @@ public enum ParallelRuns {
                 return next
             }
         }
-        func set(_ i: Int, _ r: SimulationReport) { lock.withLock { reports[i] = r } }
+        private var ended = 0
+        func set(_ i: Int, _ r: SimulationReport,
+                 progress: (@Sendable (Int, SimulationReport) -> Void)? = nil) {
+            lock.withLock {
+                reports[i] = r
+                ended += 1
+                progress?(ended, r)
+            }
+        }
         var all: [SimulationReport] { lock.withLock { reports.map { $0! } } }
     }
 }

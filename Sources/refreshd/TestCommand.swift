@@ -84,7 +84,9 @@ struct TestCommand: ParsableCommand {
             // file changed since is no reason to fail: that worker uses the base read here.
             let reports = ParallelRuns.run(count: explore, keepRuns: false, base: {
                 (try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days, losePendingAfterKill: loseCommit)) ?? base
-            }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) })
+            }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) },
+            progress: ProgressLine.onTerminal(unless: json, total: explore, noun: "plans"))
+            ProgressLine.clear(unless: json)
             for (plan, report) in zip(plans, reports) {
                 let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
                 let result = Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
@@ -108,7 +110,8 @@ struct TestCommand: ParsableCommand {
             let loaded = try paths.map(load)
             let reports = ParallelRuns.run(count: paths.count, base: {}, plan: { _, i in
                 (try? load(paths[i])) ?? loaded[i]
-            })
+            }, progress: ProgressLine.onTerminal(unless: json, total: paths.count, noun: "scenarios"))
+            ProgressLine.clear(unless: json)
             for ((path, scenario), report) in zip(zip(paths, loaded), reports) {
                 var failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }
                 failures += report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
