@@ -185,16 +185,21 @@ struct PendingQueue {
     /// The counters as kept, index namespace * 2 + (processing ? 1 : 0).
     var counterValues: [Int] { counts }
 
-    /// The counters recomputed from the records, same indexing, with the number of occupied slots.
-    func countsFromRecords() -> (counts: [Int], occupied: Int) {
-        var result = [Int](repeating: 0, count: namespaces.count * 2)
-        var occupied = 0
-        for record in records {
-            guard let record else { continue }
-            occupied += 1
-            result[Int(record.namespace) * 2 + (record.flags & Record.processing != 0 ? 1 : 0)] += 1
+    /// The counters recomputed from the records, same indexing, with the number of occupied
+    /// slots, in a buffer on the stack that lives for the call (the invariant check after every
+    /// simulated step builds no array).
+    func withCountsFromRecords<R>(_ body: (_ counts: UnsafeBufferPointer<Int>, _ occupied: Int) -> R) -> R {
+        let size = namespaces.count * 2
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, size)) { buffer in
+            buffer.initialize(repeating: 0)
+            var occupied = 0
+            for record in records {
+                guard let record else { continue }
+                occupied += 1
+                buffer[Int(record.namespace) * 2 + (record.flags & Record.processing != 0 ? 1 : 0)] += 1
+            }
+            return body(UnsafeBufferPointer(rebasing: buffer[..<size]), occupied)
         }
-        return (result, occupied)
     }
 
     /// Calls `body` with every heap entry (live or stale), without copying the heap.

@@ -59,12 +59,37 @@ extension SchedulerCore {
     // MARK: Pending requests
 
     private func checkPendingPlacement(into violations: inout [InvariantViolation]) {
-        var liveInHeap = [Int](repeating: 0, count: queue.slotCount)
-        queue.forEachHeapEntry { entry in
-            if queue.isLive(entry) { liveInHeap[Int(entry.slot)] += 1 }
+        // Live heap entries per slot, counted in a buffer on the stack (no array per step).
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, queue.slotCount)) { liveInHeap in
+            liveInHeap.initialize(repeating: 0)
+            queue.forEachHeapEntry { entry in
+                if queue.isLive(entry) { liveInHeap[Int(entry.slot)] += 1 }
+            }
+            checkSideTables(into: &violations)
+            checkSlots(liveInHeap: UnsafeBufferPointer(liveInHeap), into: &violations)
         }
 
-        for (identifier, entry) in waitingOnConditions.sorted(by: { $0.key < $1.key }) {
+        func checkWake(_ entry: PendingQueue.Entry) {
+            guard queue.isLive(entry), let record = queue.record(at: entry.slot), entry.due < record.earliest else { return }
+            violations.append(.init(.wakeBeforeEarliest, identifier: queue.identifier(of: entry),
+                                    "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(Instant(milliseconds: record.earliest))"))
+        }
+        queue.forEachHeapEntry { entry in
+            checkWake(entry)
+            if entry.sequence >= nextSequence {
+                violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
+                                        "heap entry sequence \(entry.sequence) is not below nextSequence \(nextSequence)"))
+            }
+        }
+        for entry in waitingOnConditions.values { checkWake(entry) }
+        for entry in blockedByRun.values { checkWake(entry) }
+        for h in held.values { checkWake(h.entry) }
+    }
+
+    /// The requests out of the heap (waiting on conditions, held, blocked by a run) point at
+    /// their identifier's live request, and are where their state says.
+    private func checkSideTables(into violations: inout [InvariantViolation]) {
+        Self.inKeyOrder(waitingOnConditions, into: &violations) { identifier, entry, violations in
             checkSideEntry(identifier, entry, place: "waitingOnConditions", into: &violations)
             if let runID = activeByIdentifier[identifier] {
                 violations.append(.init(.waitingMisfiled, identifier: identifier, runID: runID,
@@ -75,21 +100,45 @@ extension SchedulerCore {
                                         "waits on conditions but requires neither power nor network"))
             }
         }
-        for (identifier, h) in held.sorted(by: { $0.key < $1.key }) {
+        Self.inKeyOrder(held, into: &violations) { identifier, h, violations in
             checkSideEntry(identifier, h.entry, place: "held", into: &violations)
             if let runID = activeByIdentifier[identifier] {
                 violations.append(.init(.heldMisfiled, identifier: identifier, runID: runID,
                                         "held by the admission policy while run \(runID) of it is in flight"))
             }
         }
-        for (identifier, entry) in blockedByRun.sorted(by: { $0.key < $1.key }) {
+        Self.inKeyOrder(blockedByRun, into: &violations) { identifier, entry, violations in
             checkSideEntry(identifier, entry, place: "blockedByRun", into: &violations)
             if activeByIdentifier[identifier] == nil {
                 violations.append(.init(.blockedWithoutRun, identifier: identifier,
                                         "blocked by a run but no run of it is in flight"))
             }
         }
+    }
 
+    /// Runs `check` over a table as if in key order (the order violations are reported in)
+    /// without sorting it at every step: the table is walked as it is, and walked again sorted
+    /// only when that found something. Exact: the same violations, in the same order, as a
+    /// sorted walk. (Sorting a table of one or two requests after every simulated step was an
+    /// allocation per step.)
+    static func inKeyOrder<Key: Comparable, Value>(
+        _ table: [Key: Value], into violations: inout [InvariantViolation],
+        _ check: (Key, Value, inout [InvariantViolation]) -> Void
+    ) {
+        guard !table.isEmpty else { return }
+        var found: [InvariantViolation] = []
+        for (key, value) in table { check(key, value, &found) }
+        guard !found.isEmpty else { return }
+        if table.count == 1 {
+            violations += found
+            return
+        }
+        for (key, value) in table.sorted(by: { $0.key < $1.key }) { check(key, value, &violations) }
+    }
+
+    /// Every slot's request is in exactly one place, declared, with a unique sequence below
+    /// the next one.
+    private func checkSlots(liveInHeap: UnsafeBufferPointer<Int>, into violations: inout [InvariantViolation]) {
         // Duplicate sequences: pairwise while the queue is small (no table to build after every
         // simulated step), through a dictionary beyond.
         var sequences: [UInt64: Int32] = [:]
@@ -136,22 +185,6 @@ extension SchedulerCore {
                                         "sequence \(record.sequence) is not below nextSequence \(nextSequence)"))
             }
         }
-
-        func checkWake(_ entry: PendingQueue.Entry) {
-            guard queue.isLive(entry), let record = queue.record(at: entry.slot), entry.due < record.earliest else { return }
-            violations.append(.init(.wakeBeforeEarliest, identifier: queue.identifier(of: entry),
-                                    "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(Instant(milliseconds: record.earliest))"))
-        }
-        queue.forEachHeapEntry { entry in
-            checkWake(entry)
-            if entry.sequence >= nextSequence {
-                violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
-                                        "heap entry sequence \(entry.sequence) is not below nextSequence \(nextSequence)"))
-            }
-        }
-        for entry in waitingOnConditions.values { checkWake(entry) }
-        for entry in blockedByRun.values { checkWake(entry) }
-        for h in held.values { checkWake(h.entry) }
     }
 
     private func checkSideEntry(_ identifier: String, _ entry: PendingQueue.Entry, place: String,
@@ -167,8 +200,13 @@ extension SchedulerCore {
     }
 
     private func checkPendingCounts(into violations: inout [InvariantViolation]) {
-        // Slot- and index-based, no strings hashed: this runs after every simulated step.
-        let (actual, occupied) = queue.countsFromRecords()
+        // Slot- and index-based, no strings hashed, no array built: this runs after every
+        // simulated step.
+        queue.withCountsFromRecords { actual, occupied in checkPendingCounts(actual, occupied, into: &violations) }
+    }
+
+    private func checkPendingCounts(_ actual: UnsafeBufferPointer<Int>, _ occupied: Int,
+                                    into violations: inout [InvariantViolation]) {
         if queue.count != occupied {
             violations.append(.init(.pendingCountMismatch, "queue count \(queue.count), requests \(occupied)"))
         }
@@ -193,7 +231,7 @@ extension SchedulerCore {
     // MARK: Runs
 
     private func checkRuns(into violations: inout [InvariantViolation]) {
-        for (key, run) in active.sorted(by: { $0.key < $1.key }) {
+        Self.inKeyOrder(active, into: &violations) { key, run, violations in
             let order = run.order
             let id = order.identifier
             if key != order.runID {
@@ -232,7 +270,8 @@ extension SchedulerCore {
                                         "stopped by a shutdown while the core is not stopping"))
             }
         }
-        for (id, runID) in activeByIdentifier.sorted(by: { $0.key < $1.key }) where active[runID]?.order.identifier != id {
+        Self.inKeyOrder(activeByIdentifier, into: &violations) { id, runID, violations in
+            guard active[runID]?.order.identifier != id else { return }
             let target = active[runID].map { "run of \($0.order.identifier)" } ?? "no run"
             violations.append(.init(.runIndexMismatch, identifier: id, runID: runID,
                                     "activeByIdentifier points at \(target)"))
@@ -245,8 +284,8 @@ extension SchedulerCore {
             violations.append(.init(.stoppedTooEarly,
                                     "stopped reported with isStopping \(isStopping), \(active.count) runs in flight"))
         }
-        for (id, streak) in failureStreaks.sorted(by: { $0.key < $1.key }) where streak <= 0 {
-            violations.append(.init(.failureStreakNotPositive, identifier: id, "streak \(streak)"))
+        Self.inKeyOrder(failureStreaks, into: &violations) { id, streak, violations in
+            if streak <= 0 { violations.append(.init(.failureStreakNotPositive, identifier: id, "streak \(streak)")) }
         }
     }
 
@@ -268,7 +307,7 @@ extension SchedulerCore {
     // MARK: After an event
 
     private func checkNoOverdueRun(at now: Instant, into violations: inout [InvariantViolation]) {
-        for (runID, run) in active.sorted(by: { $0.key < $1.key }) {
+        Self.inKeyOrder(active, into: &violations) { runID, run, violations in
             switch run.phase {
             case .running where run.order.deadline <= now:
                 violations.append(.init(.overdueRunNotExpired, identifier: run.order.identifier, runID: runID,
@@ -284,6 +323,22 @@ extension SchedulerCore {
 
     private func checkNothingDueLeft(at now: Instant, into violations: inout [InvariantViolation]) {
         guard !isStopping, active.count < configuration.maxConcurrentRuns else { return }
+        // One pass first (no array, no sort after every step): nothing due, and the first live
+        // entry, is the common case; the sorted walk below reports what a due entry breaks.
+        var anyDue = false
+        var firstLive: PendingQueue.Entry?
+        queue.forEachHeapEntry { entry in
+            guard queue.isLive(entry) else { return }
+            if entry.due <= now.milliseconds { anyDue = true }
+            if firstLive.map({ entry < $0 }) ?? true { firstLive = entry }
+        }
+        if !anyDue {
+            if let first = firstLive, let request = queue.request(at: first.slot), request.earliest <= now {
+                violations.append(.init(.dueLeftInHeap, identifier: request.identifier,
+                                        "first in the heap, earliest \(request.earliest) passed at \(now) with \(active.count) of \(configuration.maxConcurrentRuns) runs"))
+            }
+            return
+        }
         let live = queue.liveHeapEntries.sorted()
         for entry in live where entry.due <= now.milliseconds {
             violations.append(.init(.dueLeftInHeap, identifier: queue.identifier(of: entry),
@@ -297,7 +352,8 @@ extension SchedulerCore {
     }
 
     private func checkNoHeldPastRelease(at now: Instant, into violations: inout [InvariantViolation]) {
-        for (identifier, h) in held.sorted(by: { $0.key < $1.key }) where h.until <= now {
+        Self.inKeyOrder(held, into: &violations) { identifier, h, violations in
+            guard h.until <= now else { return }
             violations.append(.init(.heldPastRelease, identifier: identifier,
                                     "still held at \(now), released at \(h.until)"))
         }
