@@ -66,12 +66,10 @@ public enum SimulationPicture {
                 ? "timeline job · its provider runs are the \(providers) lane\(providers == 1 ? "" : "s") below"
                 : "\(f.launched) runs · \(f.failure + f.crashed) failed · \(f.expired) expired · \(f.missed) missed"
             s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(escape(summary))</text>"##)
-            for run in job.runs {
-                let x0 = x(run.started)
-                let x1 = max(x0 + 3, x(run.ended ?? run.started))
-                let colour = colours[run.outcome] ?? "#3b7dd8"
-                let label = "\(job.identifier) run \(run.runID): \(run.outcome?.rawValue ?? "running") at \(run.started.iso8601)"
-                s.append(##"<rect x="\##(format(x0))" y="\##(format(y + 7))" width="\##(format(x1 - x0))" height="\##(format(lane - 14))" fill="\##(colour)"><title>\##(escape(label))</title></rect>"##)
+            for bar in RunBar.bars(job.runs, x: x) {
+                let colour = colours[bar.outcome] ?? "#3b7dd8"
+                let label = bar.label(job.identifier, job.runs)
+                s.append(##"<rect x="\##(format(bar.x0))" y="\##(format(y + 7))" width="\##(format(bar.x1 - bar.x0))" height="\##(format(lane - 14))" fill="\##(colour)"><title>\##(escape(label))</title></rect>"##)
             }
             for m in report.missed where m.identifier == job.identifier {
                 let mx = x(m.noticed), my = y + lane / 2
