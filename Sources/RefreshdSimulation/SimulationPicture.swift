@@ -45,13 +45,17 @@ public enum SimulationPicture {
             s.append(##"<rect x="\##(format(x(a)))" y="\##(format(top - 14))" width="\##(format(max(2, x(b) - x(a))))" height="\##(format(plotBottom - top + 14))" fill="#e74c3c" opacity="0.16"><title>\##(escape(f.kind)): \##(escape(f.detail))</title></rect>"##)
             s.append(##"<text x="\##(format(x(a) + 2))" y="\##(format(top - 4))" font-size="10" fill="#c0392b">\##(escape(f.kind))</text>"##)
         }
-        // Day grid.
-        var dayStart = report.start
-        for (i, day) in report.days.enumerated() {
-            let x0 = x(dayStart)
+        // Day grid: a line and a date every `step` days, so that dates stay about 80 px apart
+        // (a date is about 65 px wide): every day for a week, every 7 for a month, every 28 for
+        // a year, whose 365 labels would otherwise print over each other.
+        let step = Self.dayStep(days: report.days.count, plotWidth: plotWidth)
+        for (i, day) in report.days.enumerated() where i % step == 0 {
+            let x0 = x(report.start + .seconds(Int64(i) * 86_400))
             s.append(##"<line x1="\##(format(x0))" y1="\##(format(top))" x2="\##(format(x0))" y2="\##(format(plotBottom))" stroke="#dfe4ea"/>"##)
-            s.append(##"<text x="\##(format(x0 + 3))" y="\##(format(plotBottom + 16))" font-size="11" fill="#57606f">\##(day.date)</text>"##)
-            dayStart = report.start + .seconds(Int64(i + 1) * 86_400)
+            // A date that would run off the right edge (the last grid line of a long span) is left out.
+            if x0 + 70 <= width {
+                s.append(##"<text x="\##(format(x0 + 3))" y="\##(format(plotBottom + 16))" font-size="11" fill="#57606f">\##(day.date)</text>"##)
+            }
         }
         // Lanes.
         for (i, job) in report.jobs.enumerated() {
@@ -117,6 +121,13 @@ public enum SimulationPicture {
         s.append(##"<text x="\##(format(left))" y="\##(format(verdictY))" fill="\##(report.violations.isEmpty ? "#2e9e44" : "#d43c3c")">\##(escape(verdict))</text>"##)
         s.append("</svg>")
         return s.joined(separator: "\n") + "\n"
+    }
+
+    /// Days between two labelled grid lines: 1, 2, 7, 14, 28, 56, 91, 182 or 364, the first
+    /// that puts labels at least 80 px apart.
+    static func dayStep(days: Int, plotWidth: Double) -> Int {
+        let perDay = plotWidth / Double(max(1, days))
+        return [1, 2, 7, 14, 28, 56, 91, 182, 364].first { Double($0) * perDay >= 80 } ?? 364
     }
 
     static func escape(_ text: String) -> String {
