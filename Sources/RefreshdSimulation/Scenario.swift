@@ -4,9 +4,9 @@ import RefreshdRuntime
 /// A simulation to run: jobs, the device, faults, how long, from when, with which seed, and
 /// what to expect. `refreshd simulate` builds one from a jobs folder; `refreshd test` reads them
 /// from scenario files.
-public struct Scenario: Sendable {
+public struct Scenario: Sendable, Hashable {
     /// The job as the runtime runs it, with its simulation model.
-    public struct Job: Sendable {
+    public struct Job: Sendable, Hashable {
         public var spec: JobSpec
         public var model: JobModel
 

@@ -80,10 +80,12 @@ struct TestCommand: ParsableCommand {
             let first = seed ?? 1
             let plans = (0..<explore).map { Self.plan(base, seed: first &+ UInt64($0)) }
             // Plans are independent simulations: run them on every core, report in seed order.
-            // Each worker reads the files again for a base of its own (see `ParallelRuns`); a
-            // file changed since is no reason to fail: that worker uses the base read here.
+            // Each worker reads the files again for a base of its own (see `ParallelRuns`); if
+            // they no longer read the same (edited meanwhile), it uses the base read here, so
+            // every plan comes from the same files whichever worker runs it.
             let reports = ParallelRuns.run(count: explore, keepRuns: false, base: {
-                (try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days, losePendingAfterKill: loseCommit)) ?? base
+                Self.same((try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days,
+                                                 losePendingAfterKill: loseCommit)), as: base)
             }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) },
             progress: ProgressLine.onTerminal(unless: json, total: explore, noun: "plans"))
             ProgressLine.clear(unless: json)
@@ -109,7 +111,7 @@ struct TestCommand: ParsableCommand {
             // `ParallelRuns`), and are reported in the order given.
             let loaded = try paths.map(load)
             let reports = ParallelRuns.run(count: paths.count, base: {}, plan: { _, i in
-                (try? load(paths[i])) ?? loaded[i]
+                Self.same(try? load(paths[i]), as: loaded[i])
             }, progress: ProgressLine.onTerminal(unless: json, total: paths.count, noun: "scenarios"))
             ProgressLine.clear(unless: json)
             for ((path, scenario), report) in zip(zip(paths, loaded), reports) {
@@ -158,6 +160,13 @@ struct TestCommand: ParsableCommand {
         base.expectations = []
         base.hooks.losePendingAfterKill = losePendingAfterKill
         return base
+    }
+
+    /// A worker's own copy of `original` (its strings are its own), or `original` itself when
+    /// the files no longer read the same or cannot be read.
+    static func same(_ copy: Scenario?, as original: Scenario) -> Scenario {
+        if let copy, copy == original { return copy }
+        return original
     }
 
     /// Plan `seed`: the base with its seed and the faults drawn from it.
