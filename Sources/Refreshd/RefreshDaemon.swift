@@ -29,6 +29,9 @@ public final class RefreshDaemon: @unchecked Sendable {
     public var metricsFile: String?
     /// Live activity rules (enabled, concurrent activities per namespace, update budgets).
     public var activitySettings = ActivitySettings()
+    /// How long finished runs stay in the state (nil: for ever); see
+    /// `SchedulerConfiguration.runRetention`.
+    public var runRetention: Duration? = SchedulerConfiguration().runRetention
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket, notifications and metrics while running.
@@ -59,11 +62,11 @@ public final class RefreshDaemon: @unchecked Sendable {
     ///   directory, `SchedulerFailure` if state could not be committed while running.
     public func run() throws {
         let loaded = try loadJobs(jobsDirectory).get()
+        var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? Self.machineSeed())
+        configuration.runRetention = runRetention
         let options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
-            configuration: SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns,
-                                                  seed: seed ?? Self.machineSeed()),
-            handleSignals: handleSignals, logger: logger)
+            configuration: configuration, handleSignals: handleSignals, logger: logger)
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime

@@ -85,6 +85,8 @@ extension InMemoryStore {
         case job(Key, JobRow?)
         case counter(CounterKey, DailyCounter?)
         case record(RecordKey, String?)
+        /// Every run as it was before a prune.
+        case runs([Int64], [RunRecord])
     }
 
     /// The tables of `Schema`, as values.
@@ -175,7 +177,29 @@ extension InMemoryStore {
                 let key = RecordKey(table: Key(table), key: Key(key))
                 guard let old = records.removeValue(forKey: key) else { return }
                 journal.append(.record(key, old))
+            case let .pruneRuns(cutoff):
+                pruneRuns(endedBefore: cutoff, journal: &journal)
             }
+        }
+
+        /// Drops the runs that ended before `cutoff`, except each identifier's latest (as
+        /// SQLite's `DELETE … NOT IN (SELECT MAX(run_id) … GROUP BY identifier)`). Once a day:
+        /// a pass over the rows, and the old lists kept for the undo.
+        private mutating func pruneRuns(endedBefore cutoff: Instant, journal: inout [Undo]) {
+            func goes(_ run: RunRecord) -> Bool {
+                guard let ended = run.ended, ended < cutoff else { return false }
+                return latestRun[Key(run.identifier)] != run.runID
+            }
+            guard runRows.contains(where: goes) else { return }
+            journal.append(.runs(runOrder, runRows))
+            var order: [Int64] = []
+            var rows: [RunRecord] = []
+            for run in runRows where !goes(run) {
+                order.append(run.runID)
+                rows.append(run)
+            }
+            runOrder = order
+            runRows = rows
         }
 
         /// Takes back a refused batch's writes, newest first.
@@ -194,6 +218,9 @@ extension InMemoryStore {
                 case let .job(key, row): jobs[key] = row
                 case let .counter(key, counter): counters[key] = counter
                 case let .record(key, value): records[key] = value
+                case let .runs(order, rows):
+                    runOrder = order
+                    runRows = rows
                 }
             }
         }

@@ -79,6 +79,17 @@ public final class InMemoryStore: StateStoring, Sendable {
         set { state.withLock { $0.commitFault = newValue } }
     }
 
+    /// Called with every batch committed (not with a refused one), in commit order, under the
+    /// store's lock: so it must not call the store. The simulator keeps the whole run history
+    /// with it, which the store itself prunes.
+    public typealias CommitObserver = @Sendable (_ changes: [StateChange]) -> Void
+
+    /// The observer of committed batches; settable at any time.
+    public var onCommit: CommitObserver? {
+        get { state.withLock { $0.onCommit } }
+        set { state.withLock { $0.onCommit = newValue } }
+    }
+
     /// How many non-empty batches `apply` was given, refused ones included.
     public var commitAttempts: Int { state.withLock { $0.commits } }
 
@@ -116,6 +127,7 @@ public final class InMemoryStore: StateStoring, Sendable {
                     throw Failure(error.kind, "\(error.message) (applying \(change))")
                 }
             }
+            s.onCommit?(changes)
         }
     }
 
@@ -197,6 +209,7 @@ public final class InMemoryStore: StateStoring, Sendable {
 private struct State: Sendable {
     var tables: InMemoryStore.Tables
     var commitFault: InMemoryStore.CommitFault?
+    var onCommit: InMemoryStore.CommitObserver?
     var commits = 0
     var closed = false
     var journal: [InMemoryStore.Undo] = []

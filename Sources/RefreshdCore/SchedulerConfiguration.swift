@@ -18,6 +18,11 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// Emit `.ended` for every run that ends (the runtime turns it into events for the machines
     /// beside the core). Off by default, so the core alone emits exactly its own effects.
     public var emitsRunEnds: Bool = false
+    /// How long the store keeps a finished run's row (nil: for ever). Pruned once a UTC day,
+    /// at the first launch or outcome counted on a new day: runs that ended before that day's
+    /// start minus the retention go, except each job's latest. The daily counters keep the
+    /// totals. A per-minute job is 43,200 rows in 30 days, 525,600 in a year.
+    public var runRetention: Duration? = .seconds(30 * 86_400)
 
     public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10,
                 seed: UInt64 = 0) {

@@ -149,6 +149,11 @@ public struct SchedulerCore: Sendable {
         let day = r < 0 ? q - 1 : q
         if day != counterDay {
             counters.removeAll(keepingCapacity: true)
+            // A new day after a known one (a fresh state has no history to prune): forget the
+            // runs that ended before this day's start minus the retention.
+            if counterDay != Int64.min, let retention = configuration.runRetention {
+                effects.append(.persist(.pruneRuns(endedBefore: Instant(milliseconds: day * 86_400_000) - retention)))
+            }
             counterDay = day
         }
         var counter = counters[identifier] ?? DailyCounter(day: ISO8601.day(now), identifier: identifier)

@@ -24,4 +24,9 @@ public enum StateChange: Sendable, Hashable {
     case putRecord(MachineRecord)
     /// Removes a machine's record (no error if there is none).
     case deleteRecord(table: String, key: String)
+    /// Forgets the history of runs that ended before the instant, except each identifier's
+    /// latest run (what `status` shows as its last run): unfinished runs are never touched.
+    /// The core asks for it once a UTC day (`SchedulerConfiguration.runRetention`), so the
+    /// state of a long-lived daemon does not grow without end.
+    case pruneRuns(endedBefore: Instant)
 }

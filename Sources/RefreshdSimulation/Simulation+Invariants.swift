@@ -30,7 +30,7 @@ extension Simulation {
     func verifyNothingLost(_ runtime: RefreshRuntime) {
         guard let before = pendingAtCrash else { return }
         pendingAtCrash = nil
-        let ranSince = Set(((try? store.recentRuns(limit: 100_000)) ?? []).filter { $0.runID > lastRunIDAtCrash }.map(\.identifier))
+        let ranSince = Set(history.after(lastRunIDAtCrash).map(\.identifier))
         for (id, earliest) in before.sorted(by: { $0.key < $1.key }) where !ranSince.contains(id) {
             guard let now = runtime.pending(id) else {
                 violations.append(.init(time: host.clock, invariant: "nothing-lost-across-kill",

@@ -119,8 +119,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     public var passed: Bool { violations.isEmpty && expectations.allSatisfy(\.passed) }
 
     static func build(_ sim: Simulation, keepingRuns: Bool = true) -> SimulationReport {
-        let runs = ((try? sim.store.recentRuns(limit: Int.max)) ?? []).reversed()
-            .filter { $0.started < sim.end }
+        let runs = sim.history.all.filter { $0.started < sim.end }
         let observations = sim.journal.missedObservations()
         // The days, computed once: a run's day is found by binary search, not by formatting.
         var boundaries: [Instant] = []

@@ -17,6 +17,8 @@ extension StateStore {
     /// - `counters` replaces a job's row for a day with what the core counted.
     /// - `failureStreak` sets the identifier's streak.
     /// - `putRecord` inserts or replaces a machine record; `deleteRecord` removes it.
+    /// - `pruneRuns` deletes the runs that ended before the instant, except each identifier's
+    ///   latest run.
     public func apply(_ changes: [StateChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
         try requireWritable(SQL.context)
@@ -76,6 +78,8 @@ extension StateStore {
             guard changed == 1 else {
                 throw StoreError(kind: .invalidChange, path: path, context: SQL.context, detail: "no run \(runID)")
             }
+        case let .pruneRuns(cutoff):
+            try connection.run(SQL.pruneRuns, [.integer(cutoff.milliseconds)], context: SQL.context)
         case let .seedSpec(identifier, spec):
             try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: SQL.context)
         case let .putRecord(record):
@@ -126,6 +130,10 @@ private enum SQL {
         ON CONFLICT (table_name, key) DO UPDATE SET value = excluded.value
         """
     static let deleteRecord = "DELETE FROM records WHERE table_name = ? AND key = ?"
+    static let pruneRuns = """
+        DELETE FROM runs WHERE ended IS NOT NULL AND ended < ?
+        AND run_id NOT IN (SELECT MAX(run_id) FROM runs GROUP BY identifier)
+        """
 
     /// A day's counters as the core counted them: the row is replaced, nothing is derived.
     static let setCounters = """

@@ -39,9 +39,13 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Seed for jitter (default: derived from /etc/machine-id, stable per machine).")
     var seed: UInt64?
 
+    @Option(name: .customLong("keep-runs"), help: "Days a finished run stays in the state (each job's latest always stays; 0 keeps every run).")
+    var keepRuns = 30
+
     func validate() throws {
         guard maxConcurrent >= 1 else { throw ValidationError("--max-concurrent must be at least 1") }
         guard (1...1000).contains(maxActivities) else { throw ValidationError("--max-activities must be 1 to 1000") }
+        guard (0...36_500).contains(keepRuns) else { throw ValidationError("--keep-runs must be 0 (keep every run) to 36500 days") }
     }
 
     func run() throws {
@@ -52,6 +56,7 @@ struct RunCommand: ParsableCommand {
         daemon.metricsFile = metricsFile
         daemon.activitySettings.enabled = !noActivities
         daemon.activitySettings.maxConcurrentPerNamespace = maxActivities
+        daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
         do {
             try daemon.run()
         } catch let errors as ConfigErrors {

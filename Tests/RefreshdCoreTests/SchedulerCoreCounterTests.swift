@@ -51,4 +51,41 @@ import Testing
         d.fireNext()
         #expect(d.core.counters.isEmpty)
     }
+
+    func prunes(_ d: VirtualDriver) -> [Instant] {
+        d.stored.compactMap { if case let .pruneRuns(cutoff) = $0 { cutoff } else { nil } }
+    }
+
+    /// Once a UTC day, at the first launch or outcome counted on a new day, the core asks the
+    /// store to forget the runs that ended before that day's start minus the retention; a fresh
+    /// core (no day counted yet) has nothing to prune, and a retention of nil never prunes.
+    @Test func finishedRunsArePrunedOnceADayBeyondTheRetention() throws {
+        let def = TaskDefinition(identifier: "a.job", kind: .processing, allowance: .seconds(60))
+        var d = VirtualDriver([def], start: Self.midnight - .seconds(10))
+        try d.submit("a.job", kind: .processing)
+        d.fireNext()
+        #expect(prunes(d).isEmpty, "the first day counted by a fresh core")
+        d.now = Self.midnight + .seconds(5)
+        d.finish(1, .exited(0))
+        #expect(prunes(d) == [Self.midnight - .seconds(30 * 86_400)])
+        try d.submit("a.job", kind: .processing)
+        d.fireNext()
+        d.finish(2, .exited(0))
+        #expect(prunes(d).count == 1, "once a day")
+        // After a restart on a later day: the day the store gave back is the known one.
+        var e = VirtualDriver([def], start: Self.midnight + .seconds(3 * 86_400 + 60))
+        e.record(e.core.restore(.init(counters: [DailyCounter(day: "2026-11-22", identifier: "a.job", launches: 1)]), at: e.now))
+        try e.submit("a.job", kind: .processing)
+        e.fireNext()
+        #expect(prunes(e) == [Self.midnight + .seconds(3 * 86_400) - .seconds(30 * 86_400)])
+        // No retention: never.
+        var configuration = SchedulerConfiguration()
+        configuration.runRetention = nil
+        var f = VirtualDriver([def], configuration: configuration, start: Self.midnight - .seconds(10))
+        try f.submit("a.job", kind: .processing)
+        f.fireNext()
+        f.now = Self.midnight + .seconds(5)
+        f.finish(1, .exited(0))
+        #expect(prunes(f).isEmpty)
+    }
 }

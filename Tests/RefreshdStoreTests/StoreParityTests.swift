@@ -82,6 +82,45 @@ import RefreshdStore
         }
     }
 
+    /// A prune forgets the runs that ended before its instant, except each identifier's latest;
+    /// unfinished runs stay whatever their start. Both stores alike, and a refused batch takes a
+    /// prune back with the rest.
+    @Test func pruningKeepsUnfinishedRecentAndEachJobsLatestRun() throws {
+        let old1 = runRecord(1, "a", started: at(0)), old2 = runRecord(2, "a", started: at(hour))
+        let open = runRecord(3, "b", started: at(0)), onlyB = runRecord(4, "c", started: at(0))
+        let recent = runRecord(5, "a", started: at(20 * hour))
+        let setup: [StateChange] = [
+            .runStarted(old1), ended(old1, at: at(60_000), .success),
+            .runStarted(old2), ended(old2, at: at(hour + 60_000), .failure, exit: 1),
+            .runStarted(open),
+            .runStarted(onlyB), ended(onlyB, at: at(60_000), .success),
+            .runStarted(recent), ended(recent, at: at(20 * hour + 60_000), .success),
+        ]
+        try withStore { sqlite, _ in
+            let memory = InMemoryStore()
+            try sqlite.apply(setup)
+            try memory.apply(setup)
+            // A refused batch: the prune in it is taken back.
+            let refused: [StateChange] = [.pruneRuns(endedBefore: at(10 * hour)),
+                                          .processStarted(runID: 42, processGroup: 1, startTicks: nil)]
+            #expect(throws: InMemoryStore.Failure.self) { try memory.apply(refused) }
+            #expect(throws: StoreError.self) { try sqlite.apply(refused) }
+            #expect(try memory.recentRuns(limit: 100).map(\.runID) == [5, 4, 3, 2, 1])
+            try expectSameState(sqlite, memory, identifiers: ["a", "b", "c"], "after a refused prune")
+
+            for store in [sqlite, memory] as [any StateStoring] { try store.apply([.pruneRuns(endedBefore: at(10 * hour))]) }
+            // 1 and 2 ended before the cutoff; 5 is a's latest (and recent), 4 is c's only run,
+            // 3 has not ended.
+            #expect(try memory.recentRuns(limit: 100).map(\.runID) == [5, 4, 3])
+            #expect(try memory.restoredState().nextRunID == 6)
+            try expectSameState(sqlite, memory, identifiers: ["a", "b", "c"], "after the prune")
+            // Much later: every ended run but the latest of each job.
+            for store in [sqlite, memory] as [any StateStoring] { try store.apply([.pruneRuns(endedBefore: .latest)]) }
+            #expect(try memory.recentRuns(limit: 100).map(\.runID) == [5, 4, 3])
+            try expectSameState(sqlite, memory, identifiers: ["a", "b", "c"], "after pruning everything")
+        }
+    }
+
     /// `failingAtCommit: n`: the n-th non-empty batch throws and applies nothing; empty batches
     /// are not commits; later commits work.
     @Test func failingAtTheNthCommit() throws {
@@ -236,7 +275,8 @@ extension Result {
 // MARK: Generator
 
 /// Random batches of state changes around a UTC midnight, mostly valid, some refused: ends of
-/// unknown, ended or mismatched runs, duplicate run ids, processes of unknown runs.
+/// unknown, ended or mismatched runs, duplicate run ids, processes of unknown runs; and prunes
+/// of the run history at random instants (after which records of pruned runs are refused too).
 ///
 /// It follows what was committed (`batch()` then `committed(_:)` if the stores took it), so
 /// most ends and process records hit a run that is open at that point of the batch.
@@ -286,6 +326,7 @@ private struct ChangeGenerator {
             ? .putRecord(MachineRecord(table: random.pick(["widget", "activity", "Widget"]), key: identifier(),
                                        value: random.pick(["{}", "{\"a\":1}", "", "é"])))
             : .deleteRecord(table: random.pick(["widget", "activity"]), key: identifier())
+        case 92..<96: .pruneRuns(endedBefore: instant())
         default: .seedSpec(identifier: identifier(), spec: random.pick(["", "2026-11-22 04:00", "daily", "+1h"]))
         }
     }

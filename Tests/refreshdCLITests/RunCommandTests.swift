@@ -94,6 +94,17 @@ import Testing
         #expect(r.stderr.contains("refusing to start"))
     }
 
+    @Test func keepRunsTakesDaysFrom0To36500() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        for bad in ["-1", "36501", "a month"] {
+            let r = try CLI.run(["run", "--jobs", box.jobs, "--state", box.state, "--keep-runs", bad])
+            #expect(r.status == 64, "\(bad): \(r.stderr)")
+            #expect(r.stderr.contains("keep-runs"), "\(bad): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: box.state), "nothing was created")
+    }
+
     @Test func refusesACorruptStateFileAndLeavesItAlone() throws {
         let box = Sandbox()
         defer { box.remove() }
