@@ -32,6 +32,7 @@ let package = Package(
         // Deterministic scheduling core: events in, effects out. No clock, no I/O.
         .target(name: "RefreshdCore", dependencies: [
             .product(name: "HeapModule", package: "swift-collections"),
+            .product(name: "DequeModule", package: "swift-collections"),
         ]),
         // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure;
         // civil-date arithmetic comes from the core.

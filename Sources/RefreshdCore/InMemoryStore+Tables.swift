@@ -1,3 +1,5 @@
+import DequeModule
+
 /// The in-memory store's tables: the rows of `Schema` as values, and the undo journal that
 /// makes a batch atomic. Kept apart from `InMemoryStore` (the locking, the fault injection and
 /// the `StateStoring` surface) so each file holds one idea.
@@ -85,8 +87,9 @@ extension InMemoryStore {
         case job(Key, JobRow?)
         case counter(CounterKey, DailyCounter?)
         case record(RecordKey, String?)
-        /// Every run as it was before a prune.
-        case runs([Int64], [RunRecord])
+        /// A prune: the rows dropped from the front, and the others with their index (after the
+        /// front was dropped), last removed first.
+        case prunedRuns([RunRecord], [(index: Int, row: RunRecord)])
     }
 
     /// The tables of `Schema`, as values.
@@ -96,10 +99,11 @@ extension InMemoryStore {
         /// above every existing row orders the same, so a counter (never taken back) will do.
         var lastPendingRowid: Int64 = 0
         /// Every run id, ascending, and its row at the same index. Run ids are handed out in
-        /// ascending order, so a new run is an append and a lookup a binary search: a year of a
-        /// per-minute job is half a million rows, which a hash table rehashed as it grew.
-        var runOrder: [Int64] = []
-        var runRows: [RunRecord] = []
+        /// ascending order, so a new run is an append and a lookup a binary search (a month of
+        /// a per-minute job is 43,200 rows, which a hash table rehashed as it grew). Deques,
+        /// because the daily prune drops the oldest rows: from the front, without moving the rest.
+        var runOrder: Deque<Int64> = []
+        var runRows: Deque<RunRecord> = []
         /// The highest run id of each identifier.
         var latestRun: [Key: Int64] = [:]
         var jobs: [Key: JobRow] = [:]
@@ -183,23 +187,27 @@ extension InMemoryStore {
         }
 
         /// Drops the runs that ended before `cutoff`, except each identifier's latest (as
-        /// SQLite's `DELETE … NOT IN (SELECT MAX(run_id) … GROUP BY identifier)`). Once a day:
-        /// a pass over the rows, and the old lists kept for the undo.
+        /// SQLite's `DELETE … NOT IN (SELECT MAX(run_id) … GROUP BY identifier)`). Once a day.
+        /// The rows that go are nearly always the oldest, a prefix, dropped from the front; any
+        /// other (behind a row that stays) is removed on its own.
         private mutating func pruneRuns(endedBefore cutoff: Instant, journal: inout [Undo]) {
-            func goes(_ run: RunRecord) -> Bool {
-                guard let ended = run.ended, ended < cutoff else { return false }
-                return latestRun[Key(run.identifier)] != run.runID
+            var going: [Int] = []
+            for i in runRows.indices {
+                guard let ended = runRows[i].ended, ended < cutoff else { continue }
+                if latestRun[Key(runRows[i].identifier)] != runRows[i].runID { going.append(i) }
             }
-            guard runRows.contains(where: goes) else { return }
-            journal.append(.runs(runOrder, runRows))
-            var order: [Int64] = []
-            var rows: [RunRecord] = []
-            for run in runRows where !goes(run) {
-                order.append(run.runID)
-                rows.append(run)
+            guard !going.isEmpty else { return }
+            var prefix = 0
+            while prefix < going.count, going[prefix] == prefix { prefix += 1 }
+            let dropped = Array(runRows.prefix(prefix))
+            runRows.removeFirst(prefix)
+            runOrder.removeFirst(prefix)
+            var others: [(index: Int, row: RunRecord)] = []
+            for index in going[prefix...].reversed() {
+                others.append((index - prefix, runRows.remove(at: index - prefix)))
+                runOrder.remove(at: index - prefix)
             }
-            runOrder = order
-            runRows = rows
+            journal.append(.prunedRuns(dropped, others))
         }
 
         /// Takes back a refused batch's writes, newest first.
@@ -218,9 +226,13 @@ extension InMemoryStore {
                 case let .job(key, row): jobs[key] = row
                 case let .counter(key, counter): counters[key] = counter
                 case let .record(key, value): records[key] = value
-                case let .runs(order, rows):
-                    runOrder = order
-                    runRows = rows
+                case let .prunedRuns(dropped, others):
+                    for (index, row) in others.reversed() {
+                        runRows.insert(row, at: index)
+                        runOrder.insert(row.runID, at: index)
+                    }
+                    runRows.prepend(contentsOf: dropped)
+                    runOrder.prepend(contentsOf: dropped.map(\.runID))
                 }
             }
         }

@@ -121,6 +121,37 @@ import RefreshdStore
         }
     }
 
+    /// Rows that go behind a row that stays (an unfinished run, a job's latest) are removed one
+    /// by one; a refused batch puts every one back in its place.
+    @Test func pruningAroundRowsThatStayAndTakingItBack() throws {
+        let runs = (1...8).map { runRecord(Int64($0), $0 % 3 == 0 ? "b" : "a", started: at(Int64($0) * 60_000)) }
+        var setup: [StateChange] = []
+        for run in runs {
+            setup.append(.runStarted(run))
+            // Run 3 stays open; 6 ends late; the others end early. 8 is a's latest, 6 b's.
+            if run.runID != 3 { setup.append(ended(run, at: at(run.runID == 6 ? 20 * hour : hour), .success)) }
+        }
+        try withStore { sqlite, _ in
+            let memory = InMemoryStore()
+            try sqlite.apply(setup)
+            try memory.apply(setup)
+            let refused: [StateChange] = [.pruneRuns(endedBefore: at(10 * hour)),
+                                          .processStarted(runID: 42, processGroup: 1, startTicks: nil)]
+            #expect(throws: InMemoryStore.Failure.self) { try memory.apply(refused) }
+            #expect(throws: StoreError.self) { try sqlite.apply(refused) }
+            #expect(try memory.recentRuns(limit: 100).map(\.runID) == [8, 7, 6, 5, 4, 3, 2, 1])
+            try expectSameState(sqlite, memory, identifiers: ["a", "b"], "after a refused prune")
+            for store in [sqlite, memory] as [any StateStoring] { try store.apply([.pruneRuns(endedBefore: at(10 * hour))]) }
+            #expect(try memory.recentRuns(limit: 100).map(\.runID) == [8, 6, 3])
+            try expectSameState(sqlite, memory, identifiers: ["a", "b"], "after the prune")
+            // The store goes on: a new run is appended after the pruned history.
+            let next = runRecord(9, "a", started: at(21 * hour))
+            for store in [sqlite, memory] as [any StateStoring] { try store.apply([.runStarted(next)]) }
+            #expect(try memory.recentRuns(limit: 100).map(\.runID) == [9, 8, 6, 3])
+            try expectSameState(sqlite, memory, identifiers: ["a", "b"], "after a new run")
+        }
+    }
+
     /// `failingAtCommit: n`: the n-th non-empty batch throws and applies nothing; empty batches
     /// are not commits; later commits work.
     @Test func failingAtTheNthCommit() throws {
