@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test func sameViolationsInTheSameOrderAsASortedWalk() {
-        var generator = SplitMix(seed: 41)
+        var generator = SplitMix64(seed: 41)
         for _ in 0..<2_000 {
             let count = Int(generator.next() % 7)
             var table: [String: Int] = [:]
@@ -29,17 +29,5 @@ import Testing
         SchedulerCore.inKeyOrder([String: Int](), into: &found, Self.check)
         SchedulerCore.inKeyOrder(["a": 1, "b": 2, "c": 4], into: &found, Self.check)
         #expect(found.isEmpty)
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

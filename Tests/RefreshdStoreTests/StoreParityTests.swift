@@ -100,11 +100,7 @@ import RefreshdStore
             let memory = InMemoryStore()
             try sqlite.apply(setup)
             try memory.apply(setup)
-            // A refused batch: the prune in it is taken back.
-            let refused: [StateChange] = [.pruneRuns(endedBefore: at(10 * hour)),
-                                          .processStarted(runID: 42, processGroup: 1, startTicks: nil)]
-            #expect(throws: InMemoryStore.Failure.self) { try memory.apply(refused) }
-            #expect(throws: StoreError.self) { try sqlite.apply(refused) }
+            try refusePrune(sqlite, memory, endedBefore: at(10 * hour))
             #expect(try memory.recentRuns(limit: 100).map(\.runID) == [5, 4, 3, 2, 1])
             try expectSameState(sqlite, memory, identifiers: ["a", "b", "c"], "after a refused prune")
 
@@ -135,10 +131,7 @@ import RefreshdStore
             let memory = InMemoryStore()
             try sqlite.apply(setup)
             try memory.apply(setup)
-            let refused: [StateChange] = [.pruneRuns(endedBefore: at(10 * hour)),
-                                          .processStarted(runID: 42, processGroup: 1, startTicks: nil)]
-            #expect(throws: InMemoryStore.Failure.self) { try memory.apply(refused) }
-            #expect(throws: StoreError.self) { try sqlite.apply(refused) }
+            try refusePrune(sqlite, memory, endedBefore: at(10 * hour))
             #expect(try memory.recentRuns(limit: 100).map(\.runID) == [8, 7, 6, 5, 4, 3, 2, 1])
             try expectSameState(sqlite, memory, identifiers: ["a", "b"], "after a refused prune")
             for store in [sqlite, memory] as [any StateStoring] { try store.apply([.pruneRuns(endedBefore: at(10 * hour))]) }
@@ -150,6 +143,15 @@ import RefreshdStore
             #expect(try memory.recentRuns(limit: 100).map(\.runID) == [9, 8, 6, 3])
             try expectSameState(sqlite, memory, identifiers: ["a", "b"], "after a new run")
         }
+    }
+
+    /// A batch that prunes, then is refused (a process record of an unknown run): both stores
+    /// take the prune back with it.
+    private func refusePrune(_ sqlite: StateStore, _ memory: InMemoryStore, endedBefore cutoff: Instant) throws {
+        let refused: [StateChange] = [.pruneRuns(endedBefore: cutoff),
+                                      .processStarted(runID: 42, processGroup: 1, startTicks: nil)]
+        #expect(throws: InMemoryStore.Failure.self) { try memory.apply(refused) }
+        #expect(throws: StoreError.self) { try sqlite.apply(refused) }
     }
 
     /// `failingAtCommit: n`: the n-th non-empty batch throws and applies nothing; empty batches
