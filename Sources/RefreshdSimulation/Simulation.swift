@@ -143,11 +143,23 @@ public final class Simulation: @unchecked Sendable {
 
     /// Runs the whole scenario and returns its report; `keepingRuns: false` leaves each job's
     /// list of runs empty (the figures are all there), for explored plans whose runs nobody reads.
-    public func run(keepingRuns: Bool = true) -> SimulationReport {
+    ///
+    /// - Parameter progress: called with the number of whole days simulated, each time virtual
+    ///   time passes into a new one (24 h from the start), for a progress line.
+    public func run(keepingRuns: Bool = true, progress: ((_ days: Int) -> Void)? = nil) -> SimulationReport {
         var external = externalEvents()
         startRuntime()
         check()
+        var nextDay = scenario.start + .seconds(86_400)
+        var daysDone = 0
         while violations.isEmpty {
+            if let progress, host.clock >= nextDay {
+                while host.clock >= nextDay {
+                    daysDone += 1
+                    nextDay = nextDay + .seconds(86_400)
+                }
+                progress(daysDone)
+            }
             let nextExternal = external.first?.time
             let nextInternal = host.nextEventTime
             let next: Instant? = switch (nextExternal, nextInternal) {

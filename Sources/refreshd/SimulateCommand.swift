@@ -83,7 +83,8 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
-        let report = Simulation(scenario: setup).run()
+        let report = Simulation(scenario: setup).run(progress: ProgressLine.days(unless: json, total: setup.days))
+        ProgressLine.clear(unless: json)
         if let svg {
             do {
                 try SimulationPicture.svg(report).write(toFile: svg, atomically: true, encoding: .utf8)

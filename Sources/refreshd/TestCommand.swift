@@ -87,7 +87,7 @@ struct TestCommand: ParsableCommand {
                 Self.same((try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days,
                                                  losePendingAfterKill: loseCommit)), as: base)
             }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) },
-            progress: ProgressLine.onTerminal(unless: json, total: explore, noun: "plans"))
+            progress: ProgressLine.reports(unless: json, total: explore, noun: "plans"))
             ProgressLine.clear(unless: json)
             for (plan, report) in zip(plans, reports) {
                 let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
@@ -112,7 +112,7 @@ struct TestCommand: ParsableCommand {
             let loaded = try paths.map(load)
             let reports = ParallelRuns.run(count: paths.count, base: {}, plan: { _, i in
                 Self.same(try? load(paths[i]), as: loaded[i])
-            }, progress: ProgressLine.onTerminal(unless: json, total: paths.count, noun: "scenarios"))
+            }, progress: ProgressLine.reports(unless: json, total: paths.count, noun: "scenarios"))
             ProgressLine.clear(unless: json)
             for ((path, scenario), report) in zip(zip(paths, loaded), reports) {
                 var failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }

@@ -40,6 +40,27 @@ import Testing
         #expect(after.contains("6 passed, 0 failed"))
     }
 
+    @Test(.enabled(if: WatchTerminalTests.tmux != nil, "tmux is not installed (Scripts/bootstrap installs it)"))
+    func simulateDrawsTheDaysDoneOnATerminalAndErasesThem() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("hourly.yaml", Self.hourly)
+        let log = box.root + "/pane.log"
+        let server = "refreshd-progress-sim-\(getpid())"
+        defer { _ = WatchTerminalTests.tmux(server, ["kill-server"]) }
+        let command = "sleep 1; \(CLI.binary) simulate --jobs \(box.jobs) --days 5 --start 2026-11-23T00:00:00Z; sleep 30"
+        _ = WatchTerminalTests.tmux(server, ["new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", command])
+        _ = WatchTerminalTests.tmux(server, ["pipe-pane", "-o", "cat >> \(log)"])
+        var written = ""
+        #expect(waitFor(timeout: 30) {
+            written = box.read("pane.log") ?? ""
+            return written.contains("invariants: all held")
+        }, "the report reached the terminal: \(written.debugDescription)")
+        for n in 1...4 { #expect(written.contains("\r\u{1B}[Ksimulated \(n) of 5 days"), "day \(n): \(written.debugDescription)") }
+        let last = try #require(written.range(of: "simulated 4 of 5 days"))
+        #expect(written[last.upperBound...].hasPrefix("\r\u{1B}[K"), "erased before the report")
+    }
+
     @Test func nothingOfItReachesAPipe() throws {
         let box = Sandbox()
         defer { box.remove() }
@@ -48,5 +69,8 @@ import Testing
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stderr.isEmpty, "\(r.stderr.debugDescription)")
         #expect(r.stdout == "3 passed, 0 failed\n")
+        let simulated = try CLI.run(["simulate", "--jobs", box.jobs, "--days", "3", "--start", "2026-11-23T00:00:00Z"], timeout: 60)
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        #expect(simulated.stderr.isEmpty, "\(simulated.stderr.debugDescription)")
     }
 }
