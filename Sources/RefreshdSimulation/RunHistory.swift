@@ -19,7 +19,7 @@ final class RunHistory: @unchecked Sendable {
                     if runs.last.map({ $0.runID < run.runID }) ?? true {
                         runs.append(run)
                     } else {
-                        runs.insert(run, at: position(of: run.runID))
+                        runs.insert(run, at: runs.lowerBound(of: run.runID, by: \.runID))
                     }
                 case let .runEnded(runID, _, ended, outcome, exitStatus, signal):
                     guard let index = index(of: runID) else { continue }
@@ -39,22 +39,13 @@ final class RunHistory: @unchecked Sendable {
 
     /// The runs with an id above `runID`.
     func after(_ runID: Int64) -> [RunRecord] {
-        lock.withLock { Array(runs[position(of: runID + 1)...]) }
+        lock.withLock { Array(runs[runs.lowerBound(of: runID + 1, by: \.runID)...]) }
     }
 
+    /// Where a run is: the newest first (most ends are of the latest runs), then a search.
     private func index(of runID: Int64) -> Int? {
         if let last = runs.last, last.runID == runID { return runs.count - 1 }
-        let index = position(of: runID)
+        let index = runs.lowerBound(of: runID, by: \.runID)
         return index < runs.count && runs[index].runID == runID ? index : nil
-    }
-
-    /// The first index whose run id is at least `runID`.
-    private func position(of runID: Int64) -> Int {
-        var low = 0, high = runs.count
-        while low < high {
-            let mid = (low + high) / 2
-            if runs[mid].runID < runID { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 }
