@@ -59,13 +59,13 @@ extension SchedulerCore {
     // MARK: Pending requests
 
     private func checkPendingPlacement(into violations: inout [InvariantViolation]) {
+        checkSideTables(into: &violations)
         // Live heap entries per slot, counted in a buffer on the stack (no array per step).
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, queue.slotCount)) { liveInHeap in
             liveInHeap.initialize(repeating: 0)
             queue.forEachHeapEntry { entry in
                 if queue.isLive(entry) { liveInHeap[Int(entry.slot)] += 1 }
             }
-            checkSideTables(into: &violations)
             checkSlots(liveInHeap: UnsafeBufferPointer(liveInHeap), into: &violations)
         }
 
@@ -323,31 +323,21 @@ extension SchedulerCore {
 
     private func checkNothingDueLeft(at now: Instant, into violations: inout [InvariantViolation]) {
         guard !isStopping, active.count < configuration.maxConcurrentRuns else { return }
-        // One pass first (no array, no sort after every step): nothing due, and the first live
-        // entry, is the common case; the sorted walk below reports what a due entry breaks.
-        var anyDue = false
-        var firstLive: PendingQueue.Entry?
-        queue.forEachHeapEntry { entry in
-            guard queue.isLive(entry) else { return }
-            if entry.due <= now.milliseconds { anyDue = true }
-            if firstLive.map({ entry < $0 }) ?? true { firstLive = entry }
-        }
-        if !anyDue {
+        // The first live entry first (no array, no sort after every step): when it is not due,
+        // nothing is (it has the earliest wake-up), the common case; the sorted walk below
+        // reports what a due entry breaks.
+        let firstLive = queue.firstLive()
+        if firstLive.map({ $0.due > now.milliseconds }) ?? true {
             if let first = firstLive, let request = queue.request(at: first.slot), request.earliest <= now {
                 violations.append(.init(.dueLeftInHeap, identifier: request.identifier,
                                         "first in the heap, earliest \(request.earliest) passed at \(now) with \(active.count) of \(configuration.maxConcurrentRuns) runs"))
             }
             return
         }
-        let live = queue.liveHeapEntries.sorted()
-        for entry in live where entry.due <= now.milliseconds {
+        // The first live entry is due: every due one is reported, in wake-up order.
+        for entry in queue.liveHeapEntries.sorted() where entry.due <= now.milliseconds {
             violations.append(.init(.dueLeftInHeap, identifier: queue.identifier(of: entry),
                                     "wake-up \(Instant(milliseconds: entry.due)) passed at \(now) with \(active.count) of \(configuration.maxConcurrentRuns) runs"))
-        }
-        if let first = live.first, first.due > now.milliseconds, let request = queue.request(at: first.slot),
-           request.earliest <= now {
-            violations.append(.init(.dueLeftInHeap, identifier: request.identifier,
-                                    "first in the heap, earliest \(request.earliest) passed at \(now) with \(active.count) of \(configuration.maxConcurrentRuns) runs"))
         }
     }
 
