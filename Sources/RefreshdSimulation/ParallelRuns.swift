@@ -32,40 +32,54 @@ public enum ParallelRuns {
                                  plan: @Sendable (Base, Int) -> Scenario,
                                  progress: (@Sendable (_ ended: Int, _ report: SimulationReport) -> Void)? = nil)
         -> [SimulationReport] {
-        let slots = ReportSlots(count: count)
+        run(count: count, keepRuns: keepRuns, base: base, plan: plan, progress: progress) { _, report in report }
+    }
+
+    /// `run(count:keepRuns:base:plan:progress:)` keeping only what `summary` makes of each plan
+    /// and its report, in the worker that ran it: a report holds every day's figures and the
+    /// widget and activity lanes (about 128 KB for 30 days of `Jobs/`), which a thousand
+    /// explored plans need not keep once their result is read.
+    public static func run<Base, Summary>(count: Int, keepRuns: Bool = true,
+                                          base: @Sendable () -> Base,
+                                          plan: @Sendable (Base, Int) -> Scenario,
+                                          progress: (@Sendable (_ ended: Int, _ report: SimulationReport) -> Void)? = nil,
+                                          summary: @Sendable (Scenario, SimulationReport) -> Summary) -> [Summary] {
+        let slots = Slots<Summary>(count: count)
         let workers = min(count, max(1, ProcessInfo.processInfo.activeProcessorCount))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let own = base()
             while let i = slots.take() {
-                let report = Simulation(scenario: plan(own, i)).run(keepingRuns: keepRuns)
-                slots.set(i, report, progress: progress)
+                let scenario = plan(own, i)
+                let report = Simulation(scenario: scenario).run(keepingRuns: keepRuns)
+                slots.set(i, summary(scenario, report)) { ended in progress?(ended, report) }
             }
         }
         return slots.all
     }
 
-    private final class ReportSlots: @unchecked Sendable {
-        private var reports: [SimulationReport?]
+    private final class Slots<Summary>: @unchecked Sendable {
+        private var summaries: [Summary?]
         private var next = 0
+        private var ended = 0
         private let lock = NSLock()
-        init(count: Int) { reports = Array(repeating: nil, count: count) }
+        init(count: Int) { summaries = Array(repeating: nil, count: count) }
         /// The next index nobody has taken, nil when all are.
         func take() -> Int? {
             lock.withLock {
-                guard next < reports.count else { return nil }
+                guard next < summaries.count else { return nil }
                 defer { next += 1 }
                 return next
             }
         }
-        private var ended = 0
-        func set(_ i: Int, _ r: SimulationReport,
-                 progress: (@Sendable (Int, SimulationReport) -> Void)? = nil) {
+        /// Keeps plan `i`'s summary, then tells `ended` how many have ended (under the lock, so
+        /// one call at a time).
+        func set(_ i: Int, _ summary: Summary, ended report: (Int) -> Void) {
             lock.withLock {
-                reports[i] = r
+                summaries[i] = summary
                 ended += 1
-                progress?(ended, r)
+                report(ended)
             }
         }
-        var all: [SimulationReport] { lock.withLock { reports.map { $0! } } }
+        var all: [Summary] { lock.withLock { summaries.map { $0! } } }
     }
 }

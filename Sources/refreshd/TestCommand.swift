@@ -78,25 +78,27 @@ struct TestCommand: ParsableCommand {
             }
             let source = path.map { "--explore 1 --days \(days) \($0)" } ?? "--explore 1 --days \(days) --jobs \(jobs)"
             let first = seed ?? 1
-            let plans = (0..<explore).map { Self.plan(base, seed: first &+ UInt64($0)) }
+            let flag = injectLostCommit ? " --inject-lost-commit" : ""
             // Plans are independent simulations: run them on every core, report in seed order.
             // Each worker reads the files again for a base of its own (see `ParallelRuns`); if
             // they no longer read the same (edited meanwhile), it uses the base read here, so
-            // every plan comes from the same files whichever worker runs it.
-            let reports = ParallelRuns.run(count: explore, keepRuns: false, base: {
+            // every plan comes from the same files whichever worker runs it. Each plan's result
+            // is made where it ran, and its report let go.
+            let outcomes = ParallelRuns.run(count: explore, keepRuns: false, base: {
                 Self.same((try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days,
                                                  losePendingAfterKill: loseCommit)), as: base)
             }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) },
-            progress: ProgressLine.reports(unless: json, total: explore, noun: "plans"))
-            ProgressLine.clear(unless: json)
-            for (plan, report) in zip(plans, reports) {
+            progress: ProgressLine.reports(unless: json, total: explore, noun: "plans")) { plan, report in
                 let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
-                let result = Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
-                                    faults: FaultPlan.describe(plan.faults, start: plan.start), failures: failures,
-                                    reproduce: "refreshd test \(source) --seed \(plan.seed)"
-                                        + (injectLostCommit ? " --inject-lost-commit" : ""))
-                results.append(result)
-                if !json, verbose || !result.passed { printResult(result, report: report) }
+                return Outcome(result: Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
+                                              faults: FaultPlan.describe(plan.faults, start: plan.start), failures: failures,
+                                              reproduce: "refreshd test \(source) --seed \(plan.seed)\(flag)"),
+                               recent: report.violations.first?.recent ?? [])
+            }
+            ProgressLine.clear(unless: json)
+            for outcome in outcomes {
+                results.append(outcome.result)
+                if !json, verbose || !outcome.result.passed { printResult(outcome.result, recent: outcome.recent) }
             }
         } else {
             let paths = scenarios
@@ -121,7 +123,7 @@ struct TestCommand: ParsableCommand {
                                     failures: failures,
                                     reproduce: "refreshd simulate --scenario \(path) --seed \(scenario.seed)")
                 results.append(result)
-                if !json { printResult(result, report: report) }
+                if !json { printResult(result, recent: report.violations.first?.recent ?? []) }
             }
         }
         let passed = results.filter(\.passed).count
@@ -180,7 +182,13 @@ struct TestCommand: ParsableCommand {
         return plan
     }
 
-    func printResult(_ result: Result, report: SimulationReport) {
+    /// A plan's result and the events before its first violation, all that is kept of its report.
+    struct Outcome: Sendable {
+        var result: Result
+        var recent: [String]
+    }
+
+    func printResult(_ result: Result, recent: [String]) {
         if let faults = result.faults { print("\(result.name): \(faults)") }
         if result.passed {
             print("ok   \(result.name)")
@@ -188,9 +196,9 @@ struct TestCommand: ParsableCommand {
         }
         print("FAIL \(result.name) (seed \(result.seed))")
         for failure in result.failures { print("  \(failure)") }
-        if let violation = report.violations.first, !violation.recent.isEmpty {
+        if !recent.isEmpty {
             print("  recent events:")
-            for line in violation.recent.suffix(8) { print("    \(line)") }
+            for line in recent.suffix(8) { print("    \(line)") }
         }
         print("  reproduce: \(result.reproduce)")
     }
