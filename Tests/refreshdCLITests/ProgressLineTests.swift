@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `refreshd test`'s progress line: drawn on a terminal (tmux gives it one; `pipe-pane` records
+/// The progress lines of `refreshd test` and `simulate`: drawn on a terminal (tmux gives it one; `pipe-pane` records
 /// every byte written to it), rewritten in place and erased before the results; never written
 /// to a pipe.
 @Suite(.serialized) struct ProgressLineTests {
@@ -13,23 +13,29 @@ import Testing
         resubmit: {after: 1h}
         """
 
-    @Test(.enabled(if: WatchTerminalTests.tmux != nil, "tmux is not installed (Scripts/bootstrap installs it)"))
-    func exploreDrawsItsProgressOnATerminalAndErasesIt() throws {
+    /// Runs `arguments` of refreshd (on a sandbox holding the hourly job) in a tmux pane and
+    /// returns every byte it wrote to the terminal once `done` appears in them. The command
+    /// waits for the pane's recording to start, and the pane stays until the server is killed.
+    static func onATerminal(_ arguments: (_ jobs: String) -> String, until done: String) throws -> String {
         let box = Sandbox()
         defer { box.remove() }
-        try box.write("hourly.yaml", Self.hourly)
-        let log = box.root + "/pane.log"
+        try box.write("hourly.yaml", hourly)
         let server = "refreshd-progress-\(getpid())"
         defer { _ = WatchTerminalTests.tmux(server, ["kill-server"]) }
-        // The command waits for the pane's recording to start, and the pane stays until killed.
-        let command = "sleep 1; \(CLI.binary) test --explore 6 --days 1 --jobs \(box.jobs); sleep 30"
+        let command = "sleep 1; \(CLI.binary) \(arguments(box.jobs)); sleep 30"
         _ = WatchTerminalTests.tmux(server, ["new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", command])
-        _ = WatchTerminalTests.tmux(server, ["pipe-pane", "-o", "cat >> \(log)"])
+        _ = WatchTerminalTests.tmux(server, ["pipe-pane", "-o", "cat >> \(box.root)/pane.log"])
         var written = ""
         #expect(waitFor(timeout: 30) {
             written = box.read("pane.log") ?? ""
-            return written.contains("6 passed, 0 failed")
-        }, "the results reached the terminal: \(written.debugDescription)")
+            return written.contains(done)
+        }, "\(done) reached the terminal: \(written.debugDescription)")
+        return written
+    }
+
+    @Test(.enabled(if: WatchTerminalTests.tmux != nil, "tmux is not installed (Scripts/bootstrap installs it)"))
+    func exploreDrawsItsProgressOnATerminalAndErasesIt() throws {
+        let written = try Self.onATerminal({ "test --explore 6 --days 1 --jobs \($0)" }, until: "6 passed, 0 failed")
         for n in 1...6 { #expect(written.contains("ran \(n) of 6 plans, 0 failing"), "progress \(n): \(written.debugDescription)") }
         // Each state of the line starts at the left edge over a cleared line, and the last one is
         // erased before the results print.
@@ -42,20 +48,8 @@ import Testing
 
     @Test(.enabled(if: WatchTerminalTests.tmux != nil, "tmux is not installed (Scripts/bootstrap installs it)"))
     func simulateDrawsTheDaysDoneOnATerminalAndErasesThem() throws {
-        let box = Sandbox()
-        defer { box.remove() }
-        try box.write("hourly.yaml", Self.hourly)
-        let log = box.root + "/pane.log"
-        let server = "refreshd-progress-sim-\(getpid())"
-        defer { _ = WatchTerminalTests.tmux(server, ["kill-server"]) }
-        let command = "sleep 1; \(CLI.binary) simulate --jobs \(box.jobs) --days 5 --start 2026-11-23T00:00:00Z; sleep 30"
-        _ = WatchTerminalTests.tmux(server, ["new-session", "-d", "-x", "100", "-y", "30", "sh", "-c", command])
-        _ = WatchTerminalTests.tmux(server, ["pipe-pane", "-o", "cat >> \(log)"])
-        var written = ""
-        #expect(waitFor(timeout: 30) {
-            written = box.read("pane.log") ?? ""
-            return written.contains("invariants: all held")
-        }, "the report reached the terminal: \(written.debugDescription)")
+        let written = try Self.onATerminal({ "simulate --jobs \($0) --days 5 --start 2026-11-23T00:00:00Z" },
+                                           until: "invariants: all held")
         for n in 1...4 { #expect(written.contains("\r\u{1B}[Ksimulated \(n) of 5 days"), "day \(n): \(written.debugDescription)") }
         let last = try #require(written.range(of: "simulated 4 of 5 days"))
         #expect(written[last.upperBound...].hasPrefix("\r\u{1B}[K"), "erased before the report")
