@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Refreshd
 import RefreshdConfig
+import RefreshdCore
 
 /// `refreshd run`: the long-lived scheduler process.
 struct RunCommand: ParsableCommand {
@@ -40,7 +41,10 @@ struct RunCommand: ParsableCommand {
     var seed: UInt64?
 
     @Option(name: .customLong("keep-runs"), help: "Days a finished run stays in the state (each job's latest always stays; 0 keeps every run).")
-    var keepRuns = 30
+    var keepRuns = Self.defaultKeepRuns
+
+    /// The core's default retention, in days (one source for the default).
+    static let defaultKeepRuns = SchedulerConfiguration().runRetention.map { Int($0.components.seconds / 86_400) } ?? 0
 
     func validate() throws {
         guard maxConcurrent >= 1 else { throw ValidationError("--max-concurrent must be at least 1") }
