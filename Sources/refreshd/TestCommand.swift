@@ -57,7 +57,11 @@ struct TestCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if let explore, explore < 1 { throw ValidationError("--explore must be at least 1") }
+        // A result is kept per plan until the end: a count near Int.max would ask for it all at
+        // once and trap. A million plans is days of work on a small machine.
+        if let explore, !(1...Self.maximumPlans).contains(explore) {
+            throw ValidationError("--explore must be between 1 and \(Self.maximumPlans)")
+        }
         if explore == nil, scenarios.isEmpty { throw ValidationError("give scenario files, or --explore N") }
         if !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
     }
@@ -137,6 +141,8 @@ struct TestCommand: ParsableCommand {
         }
         if failed > 0 { throw ExitCode(1) }
     }
+
+    static let maximumPlans = 1_000_000
 
     struct JobLoadFailure: Error {
         var errors: ConfigErrors

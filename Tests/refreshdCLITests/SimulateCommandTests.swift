@@ -15,6 +15,16 @@ import Testing
         #expect(r.stdout.hasSuffix("\(files.count) passed, 0 failed\n"))
     }
 
+    /// A plan count that cannot run is refused with the range, not a trap (Int.max once asked
+    /// for an array of that many results).
+    @Test func exploreRefusesAPlanCountOutOfRange() throws {
+        for bad in ["0", "1000001", "9223372036854775807"] {
+            let r = try CLI.run(["test", "--explore", bad, "--jobs", "Jobs"])
+            #expect(r.status == 64, "\(bad): \(r.stderr)")
+            #expect(r.stderr.contains("--explore must be between 1 and 1000000"), "\(bad): \(r.stderr)")
+        }
+    }
+
     @Test func aFailingExpectationFailsWithItsSeedAndCommand() throws {
         let box = Sandbox()
         defer { box.remove() }
