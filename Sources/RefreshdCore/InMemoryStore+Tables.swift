@@ -43,8 +43,14 @@ extension InMemoryStore {
         static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
         func hash(into hasher: inout Hasher) {
-            var copy = string
-            copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            // Native strings are contiguous: hash their bytes without copying the string.
+            let hashed: Void? = string.utf8.withContiguousStorageIfAvailable {
+                hasher.combine(bytes: UnsafeRawBufferPointer($0))
+            }
+            if hashed == nil {
+                var copy = string
+                copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            }
         }
     }
 
@@ -104,6 +110,9 @@ extension InMemoryStore {
         /// because the daily prune drops the oldest rows: from the front, without moving the rest.
         var runOrder: Deque<Int64> = []
         var runRows: Deque<RunRecord> = []
+        /// When each run ended, in milliseconds (`Int64.max` while it runs), at the same index:
+        /// the daily prune reads only this, not a whole row per run.
+        var runEnds: Deque<Int64> = []
         /// The highest run id of each identifier.
         var latestRun: [Key: Int64] = [:]
         var jobs: [Key: JobRow] = [:]
@@ -126,14 +135,12 @@ extension InMemoryStore {
             switch change {
             case let .savePending(request):
                 let key = Key(request.identifier)
-                let old = pending[key]
-                journal.append(.pending(key, old))
-                if let old {
-                    pending[key] = PendingRow(rowid: old.rowid, request: request)
-                } else {
-                    lastPendingRowid += 1
-                    pending[key] = PendingRow(rowid: lastPendingRowid, request: request)
+                let next = lastPendingRowid + 1
+                let old = Self.upsert(&pending[key]) { row in
+                    row = PendingRow(rowid: row?.rowid ?? next, request: request)
                 }
+                journal.append(.pending(key, old))
+                if old == nil { lastPendingRowid = next }
             case let .deletePending(identifier):
                 let key = Key(identifier)
                 guard let old = pending.removeValue(forKey: key) else { return }
@@ -145,17 +152,21 @@ extension InMemoryStore {
                 insertOrdered(run)
                 journal.append(.insertedRun(run.runID))
                 let key = Key(run.identifier)
-                let latest = latestRun[key]
-                if latest.map({ $0 < run.runID }) ?? true {
-                    journal.append(.latestRun(key, latest))
-                    latestRun[key] = run.runID
+                var replaced = false
+                let latest = Self.upsert(&latestRun[key]) { id in
+                    if id.map({ $0 < run.runID }) ?? true {
+                        id = run.runID
+                        replaced = true
+                    }
                 }
+                if replaced { journal.append(.latestRun(key, latest)) }
             case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
                 guard let index = runIndex(runID), runRows[index].ended == nil,
                       Key(runRows[index].identifier) == Key(identifier) else {
                     throw Failure(.invalidChange, "no unfinished run \(runID) of \(identifier) to end")
                 }
                 journal.append(.run(runRows[index]))
+                runEnds[index] = ended.milliseconds
                 runRows[index].ended = ended
                 runRows[index].outcome = outcome
                 runRows[index].exitStatus = exitStatus
@@ -192,9 +203,9 @@ extension InMemoryStore {
         /// other (behind a row that stays) is removed on its own.
         private mutating func pruneRuns(endedBefore cutoff: Instant, journal: inout [Undo]) {
             var going: [Int] = []
-            for i in runRows.indices {
-                guard let ended = runRows[i].ended, ended < cutoff else { continue }
-                if latestRun[Key(runRows[i].identifier)] != runRows[i].runID { going.append(i) }
+            let before = cutoff.milliseconds
+            for i in runEnds.indices where runEnds[i] < before {
+                if latestRun[Key(runRows[i].identifier)] != runOrder[i] { going.append(i) }
             }
             guard !going.isEmpty else { return }
             var prefix = 0
@@ -202,10 +213,12 @@ extension InMemoryStore {
             let dropped = Array(runRows.prefix(prefix))
             runRows.removeFirst(prefix)
             runOrder.removeFirst(prefix)
+            runEnds.removeFirst(prefix)
             var others: [(index: Int, row: RunRecord)] = []
             for index in going[prefix...].reversed() {
                 others.append((index - prefix, runRows.remove(at: index - prefix)))
                 runOrder.remove(at: index - prefix)
+                runEnds.remove(at: index - prefix)
             }
             journal.append(.prunedRuns(dropped, others))
         }
@@ -219,9 +232,13 @@ extension InMemoryStore {
                     if let index = runIndex(id) {
                         runOrder.remove(at: index)
                         runRows.remove(at: index)
+                        runEnds.remove(at: index)
                     }
                 case let .run(run):
-                    if let index = runIndex(run.runID) { runRows[index] = run }
+                    if let index = runIndex(run.runID) {
+                        runRows[index] = run
+                        runEnds[index] = Self.endKey(run)
+                    }
                 case let .latestRun(key, id): latestRun[key] = id
                 case let .job(key, row): jobs[key] = row
                 case let .counter(key, counter): counters[key] = counter
@@ -230,9 +247,11 @@ extension InMemoryStore {
                     for (index, row) in others.reversed() {
                         runRows.insert(row, at: index)
                         runOrder.insert(row.runID, at: index)
+                        runEnds.insert(Self.endKey(row), at: index)
                     }
                     runRows.prepend(contentsOf: dropped)
                     runOrder.prepend(contentsOf: dropped.map(\.runID))
+                    runEnds.prepend(contentsOf: dropped.map(Self.endKey))
                 }
             }
         }
@@ -254,32 +273,49 @@ extension InMemoryStore {
             if runOrder.last.map({ $0 < run.runID }) ?? true {
                 runOrder.append(run.runID)
                 runRows.append(run)
+                runEnds.append(Self.endKey(run))
             } else {
                 let index = runOrder.lowerBound(of: run.runID)
                 runOrder.insert(run.runID, at: index)
                 runRows.insert(run, at: index)
+                runEnds.insert(Self.endKey(run), at: index)
             }
         }
+
+        /// A row's entry in `runEnds`.
+        static func endKey(_ run: RunRecord) -> Int64 { run.ended?.milliseconds ?? .max }
 
         /// Upserts a `job_state` row (new rows get the next rowid; rows are never deleted).
         private mutating func updateJob(_ identifier: String, journal: inout [Undo], _ body: (inout JobRow) -> Void) {
             let key = Key(identifier)
-            let old = jobs[key]
+            let rowid = jobs.count + 1
+            let old = Self.upsert(&jobs[key]) { slot in
+                var row = slot ?? JobRow(rowid: rowid, identifier: identifier)
+                body(&row)
+                slot = row
+            }
             journal.append(.job(key, old))
-            var row = old ?? JobRow(rowid: jobs.count + 1, identifier: identifier)
-            body(&row)
-            jobs[key] = row
         }
 
         /// Upserts a `daily_counters` row.
         private mutating func count(day: String, identifier: String, journal: inout [Undo],
                                     _ body: (inout DailyCounter) -> Void) {
             let key = CounterKey(day: day, identifier: Key(identifier))
-            let old = counters[key]
+            let old = Self.upsert(&counters[key]) { slot in
+                var counter = slot ?? DailyCounter(day: day, identifier: identifier)
+                body(&counter)
+                slot = counter
+            }
             journal.append(.counter(key, old))
-            var counter = old ?? DailyCounter(day: day, identifier: identifier)
-            body(&counter)
-            counters[key] = counter
+        }
+
+        /// Changes a dictionary's slot in one lookup (`dictionary[key]` yields it in place) and
+        /// returns what it held before, for the undo journal.
+        @inline(__always)
+        private static func upsert<Value>(_ slot: inout Value?, _ body: (inout Value?) -> Void) -> Value? {
+            let old = slot
+            body(&slot)
+            return old
         }
     }
 }
