@@ -5,28 +5,41 @@ import RefreshdCore
 /// them but never pruned: the store keeps a month of finished runs (`pruneRuns`), and a report
 /// of a year counts them all.
 ///
-/// Fed through `InMemoryStore.onCommit`, so a batch the store refused is not in it either.
+/// Fed through `InMemoryStore.onCommit`, so a batch the store refused is not in it either. Kept
+/// as the report reads it (a job by number, a run by its instants and outcome): a year of a
+/// per-minute job is half a million runs, about 40 bytes each here against 150 as `RunRecord`s.
 final class RunHistory: @unchecked Sendable {
+    /// One run, its job by number (an index into `identifiers`).
+    struct Entry: Sendable, Equatable {
+        var job: Int32
+        var run: SimulationReport.Run
+    }
+
     private let lock = NSLock()
     /// Runs in run id order (ids are handed out ascending: a new run is an append).
-    private var runs: [RunRecord] = []
+    private var entries: [Entry] = []
+    private var identifiers: [String] = []
+    private var numbers: [String: Int32] = [:]
+    /// The number given last: runs of one job usually follow each other.
+    private var lastNumber: Int32?
 
     func fold(_ changes: [StateChange]) {
         lock.withLock {
             for change in changes {
                 switch change {
-                case let .runStarted(run):
-                    if runs.last.map({ $0.runID < run.runID }) ?? true {
-                        runs.append(run)
+                case let .runStarted(record):
+                    let entry = Entry(job: number(of: record.identifier),
+                                      run: .init(runID: record.runID, earliest: record.earliest, started: record.started,
+                                                 ended: record.ended, outcome: record.outcome))
+                    if entries.last.map({ $0.run.runID < record.runID }) ?? true {
+                        entries.append(entry)
                     } else {
-                        runs.insert(run, at: runs.lowerBound(of: run.runID, by: \.runID))
+                        entries.insert(entry, at: entries.lowerBound(of: record.runID, by: \.run.runID))
                     }
-                case let .runEnded(runID, _, ended, outcome, exitStatus, signal):
+                case let .runEnded(runID, _, ended, outcome, _, _):
                     guard let index = index(of: runID) else { continue }
-                    runs[index].ended = ended
-                    runs[index].outcome = outcome
-                    runs[index].exitStatus = exitStatus
-                    runs[index].signal = signal
+                    entries[index].run.ended = ended
+                    entries[index].run.outcome = outcome
                 default:
                     break
                 }
@@ -34,18 +47,35 @@ final class RunHistory: @unchecked Sendable {
         }
     }
 
-    /// Every run, oldest id first.
-    var all: [RunRecord] { lock.withLock { runs } }
+    /// Every run, oldest id first, and the identifiers the runs' job numbers stand for.
+    func contents() -> (entries: [Entry], identifiers: [String]) {
+        lock.withLock { (entries, identifiers) }
+    }
 
-    /// The runs with an id above `runID`.
-    func after(_ runID: Int64) -> [RunRecord] {
-        lock.withLock { Array(runs[runs.lowerBound(of: runID + 1, by: \.runID)...]) }
+    /// The identifiers of the runs with an id above `runID`.
+    func identifiers(after runID: Int64) -> Set<String> {
+        lock.withLock {
+            Set(entries[entries.lowerBound(of: runID + 1, by: \.run.runID)...].map { identifiers[Int($0.job)] })
+        }
+    }
+
+    /// Under `lock`: an identifier's number, given at its first run.
+    private func number(of identifier: String) -> Int32 {
+        if let last = lastNumber, identifiers[Int(last)] == identifier { return last }
+        let known = numbers[identifier] ?? {
+            let next = Int32(identifiers.count)
+            identifiers.append(identifier)
+            numbers[identifier] = next
+            return next
+        }()
+        lastNumber = known
+        return known
     }
 
     /// Where a run is: the newest first (most ends are of the latest runs), then a search.
     private func index(of runID: Int64) -> Int? {
-        if let last = runs.last, last.runID == runID { return runs.count - 1 }
-        let index = runs.lowerBound(of: runID, by: \.runID)
-        return index < runs.count && runs[index].runID == runID ? index : nil
+        if let last = entries.last, last.run.runID == runID { return entries.count - 1 }
+        let index = entries.lowerBound(of: runID, by: \.run.runID)
+        return index < entries.count && entries[index].run.runID == runID ? index : nil
     }
 }

@@ -30,7 +30,7 @@ extension Simulation {
     func verifyNothingLost(_ runtime: RefreshRuntime) {
         guard let before = pendingAtCrash else { return }
         pendingAtCrash = nil
-        let ranSince = Set(history.after(lastRunIDAtCrash).map(\.identifier))
+        let ranSince = history.identifiers(after: lastRunIDAtCrash)
         for (id, earliest) in before.sorted(by: { $0.key < $1.key }) where !ranSince.contains(id) {
             guard let now = runtime.pending(id) else {
                 violations.append(.init(time: host.clock, invariant: "nothing-lost-across-kill",

@@ -119,7 +119,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     public var passed: Bool { violations.isEmpty && expectations.allSatisfy(\.passed) }
 
     static func build(_ sim: Simulation, keepingRuns: Bool = true) -> SimulationReport {
-        let runs = sim.history.all.filter { $0.started < sim.end }
+        let history = sim.history.contents()
         let observations = sim.journal.missedObservations()
         // The days, computed once: a run's day is found by binary search, not by formatting.
         var boundaries: [Instant] = []
@@ -168,10 +168,14 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         var dayLateness = [[Int64]](repeating: [], count: days.count)
         var total = Figures()
         var totalLateness: [Int64] = []
-        totalLateness.reserveCapacity(runs.count)
-        for r in runs {
+        totalLateness.reserveCapacity(history.entries.count)
+        // A history job number to its row here, given in the order jobs first ran (as by name).
+        var rowOf = [Int?](repeating: nil, count: history.identifiers.count)
+        for entry in history.entries where entry.run.started < sim.end {
+            let r = entry.run
             let d = dayIndex(r.started)
-            let j = index(of: r.identifier)
+            let j = rowOf[Int(entry.job)] ?? index(of: history.identifiers[Int(entry.job)])
+            rowOf[Int(entry.job)] = j
             let late = max(0, r.started.milliseconds - r.earliest.milliseconds)
             days[d].total.launched += 1
             days[d].total.count(r.outcome)
@@ -184,7 +188,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             jobFigures[j].launched += 1
             jobFigures[j].count(r.outcome)
             if keepingRuns {
-                jobRuns[j].append(Run(runID: r.runID, earliest: r.earliest, started: r.started, ended: r.ended, outcome: r.outcome))
+                jobRuns[j].append(r)
             }
             jobLateness[j].append(late)
             total.launched += 1

@@ -22,7 +22,8 @@ import RefreshdRuntime
         let kept = try simulation.store.recentRuns(limit: Int.max)
         // Pruned at the last day's start minus 30 days: about 30 to 31 days of runs stay.
         #expect((30 * 24...32 * 24).contains(kept.count), "\(kept.count) runs kept")
-        #expect(kept.map(\.runID) == Array(simulation.history.all.suffix(kept.count).map(\.runID).reversed()))
+        let all = simulation.history.contents().entries
+        #expect(kept.map(\.runID) == Array(all.suffix(kept.count).map(\.run.runID).reversed()))
     }
 
     @Test func aRefusedBatchIsNotInTheHistory() throws {
@@ -38,10 +39,13 @@ import RefreshdRuntime
                                        exitStatus: 0, signal: nil),
                              .processStarted(runID: 9, processGroup: 1, startTicks: nil)])
         }
-        #expect(history.all == [run])
+        #expect(history.contents().entries == [.init(job: 0, run: .init(runID: 1, earliest: run.earliest, started: run.started,
+                                                                          ended: nil, outcome: nil))])
+        #expect(history.contents().identifiers == ["a"])
         try store.apply([.runEnded(runID: 1, identifier: "a", ended: Instant(milliseconds: 10), outcome: .success,
                                    exitStatus: 0, signal: nil)])
-        #expect(history.all.map(\.outcome) == [.success])
+        #expect(history.contents().entries.map(\.run.outcome) == [.success])
+        #expect(history.contents().entries.map(\.run.ended) == [Instant(milliseconds: 10)])
     }
 
     /// A finished simulation frees its store, host and runtime: explored plans run by the
