@@ -1,25 +1,84 @@
 import Testing
 import RefreshdCore
+import RefreshdRuntime
 @testable import RefreshdSimulation
 
-/// The journal's record of slots run keeps an ascending array instead of a set: it must answer
-/// exactly as a set would, in any order of arrival.
+/// The simulator's end-to-end invariants, fed changes and observations by hand: each fires on
+/// the sequence that breaks it and stays quiet on the one next to it that does not.
 @Suite struct JournalTests {
-    @Test func theSortedSlotListAnswersAsASetWould() {
-        var random = SplitMix64(seed: 42)
-        for round in 0..<200 {
-            var sorted: [Int64] = []
-            var set: Set<Int64> = []
-            for _ in 0..<(round % 50 + 1) {
-                // Mostly ascending, as run dates are; sometimes back, sometimes a repeat.
-                let value: Int64 = switch random.next() % 4 {
-                case 0: Int64(random.next() % 100)
-                case 1: sorted.last ?? 0
-                default: (sorted.last ?? 0) + Int64(random.next() % 5)
-                }
-                #expect(Journal.insert(value, into: &sorted) == set.insert(value).inserted)
-                #expect(sorted == set.sorted())
-            }
-        }
+    static func at(_ seconds: Int64) -> Instant { Instant(milliseconds: 1_800_000_000_000 + seconds * 1000) }
+
+    /// A run started at its earliest date unless `started` says otherwise.
+    static func run(_ id: Int64, _ identifier: String = "a", earliest: Int64 = 0, started: Int64? = nil,
+                    deadline: Int64 = 60, attempt: Int = 1) -> StateChange {
+        .runStarted(RunRecord(runID: id, identifier: identifier, kind: .processing, submitted: at(0),
+                              earliest: at(earliest), started: at(started ?? earliest), deadline: at(deadline), attempt: attempt))
+    }
+
+    static func end(_ id: Int64, _ identifier: String = "a", at seconds: Int64 = 5) -> StateChange {
+        .runEnded(runID: id, identifier: identifier, ended: at(seconds), outcome: .success, exitStatus: 0, signal: nil)
+    }
+
+    static func seen(_ kind: RuntimeObservation.Kind, _ id: Int64, at seconds: Int64) -> RuntimeObservation {
+        RuntimeObservation(time: at(seconds), kind: kind, identifier: "a", runID: id, message: "\(kind)")
+    }
+
+    /// Audits the batches in order; the first invariant flagged, if any.
+    static func audit(_ batches: [[StateChange]], then observations: [RuntimeObservation] = []) -> String? {
+        let journal = Journal()
+        for batch in batches { journal.audit(batch, at: at(0)) }
+        for o in observations { journal.record(o) }
+        return journal.takeViolation()?.invariant
+    }
+
+    @Test func aLaunchBeforeItsEarliestDateIsFlagged() {
+        #expect(Self.audit([[Self.run(1, earliest: 10, started: 9)]]) == "launch-before-earliest")
+        #expect(Self.audit([[Self.run(1, earliest: 10, started: 10)]]) == nil)
+    }
+
+    @Test func aSecondRunOfAnIdentifierInFlightIsFlagged() {
+        #expect(Self.audit([[Self.run(1, earliest: 0)], [Self.run(2, earliest: 60)]]) == "one-run-per-identifier")
+        #expect(Self.audit([[Self.run(1, earliest: 0)], [Self.end(1)], [Self.run(2, earliest: 60)]]) == nil)
+        #expect(Self.audit([[Self.run(1, earliest: 0)], [Self.run(2, "b", earliest: 0)]]) == nil)
+        // The end of an older run does not free the identifier for a newer one still in flight.
+        #expect(Self.audit([[Self.run(1, earliest: 0)], [Self.end(7)], [Self.run(2, earliest: 60)]])
+                == "one-run-per-identifier")
+    }
+
+    @Test func aSlotRunTwiceByFirstAttemptsIsFlaggedButARetryIsNot() {
+        let twice: [[StateChange]] = [[Self.run(1, earliest: 0)], [Self.end(1)], [Self.run(2, earliest: 0, started: 30)]]
+        #expect(Self.audit(twice) == "slot-run-twice")
+        let retry: [[StateChange]] = [[Self.run(1, earliest: 0)], [Self.end(1)], [Self.run(2, earliest: 0, started: 30, attempt: 2)]]
+        #expect(Self.audit(retry) == nil)
+        // Slots are per identifier, and come in any order.
+        #expect(Self.audit([[Self.run(1, earliest: 120, started: 120)], [Self.end(1)], [Self.run(2, earliest: 60, started: 130)],
+                            [Self.end(2)], [Self.run(3, "b", earliest: 120, started: 130)]]) == nil)
+        #expect(Self.audit([[Self.run(1, earliest: 120, started: 120)], [Self.end(1)], [Self.run(2, earliest: 60, started: 130)],
+                            [Self.end(2)], [Self.run(3, earliest: 60, started: 140)]]) == "slot-run-twice")
+    }
+
+    @Test func anExpirationBeforeTheDeadlineIsFlagged() {
+        #expect(Self.audit([[Self.run(1, deadline: 60)]], then: [Self.seen(.expired, 1, at: 59)]) == "expiration-at-allowance")
+        #expect(Self.audit([[Self.run(1, deadline: 60)]], then: [Self.seen(.expired, 1, at: 60)]) == nil)
+        // A run not started in the audit has no deadline to compare with.
+        #expect(Self.audit([], then: [Self.seen(.expired, 1, at: 1)]) == nil)
+    }
+
+    @Test func aKillWithoutAnExpirationFirstIsFlagged() {
+        #expect(Self.audit([[Self.run(1)]], then: [Self.seen(.killed, 1, at: 65)]) == "kill-after-grace")
+        #expect(Self.audit([[Self.run(1)]], then: [Self.seen(.expired, 1, at: 60), Self.seen(.killed, 1, at: 65)]) == nil)
+        #expect(Self.audit([], then: [Self.seen(.expired, 3, at: 60), Self.seen(.killed, 3, at: 65)]) == nil)
+        // An expiration of another run does not cover this one.
+        #expect(Self.audit([[Self.run(1), Self.run(2, "b")]],
+                           then: [Self.seen(.expired, 2, at: 60), Self.seen(.killed, 1, at: 65)]) == "kill-after-grace")
+    }
+
+    @Test func theFirstViolationIsKeptAndTakenOnce() {
+        let journal = Journal()
+        journal.audit([Self.run(1, earliest: 10, started: 9), Self.run(2, earliest: 20, started: 9)], at: Self.at(9))
+        let found = journal.takeViolation()
+        #expect(found?.invariant == "launch-before-earliest")
+        #expect(found?.message.contains("run 1") == true)
+        #expect(journal.takeViolation() == nil)
     }
 }
