@@ -195,8 +195,9 @@ public final class Simulation: @unchecked Sendable {
     }
 
     func makeRuntime() -> RefreshRuntime? {
-        var configuration = SchedulerConfiguration(maxConcurrentRuns: scenario.maxConcurrentRuns, seed: scenario.seed)
-        configuration.emitsRoutineLogs = true
+        // Routine log lines (submitted, launched, finished) are on whatever the logger's level:
+        // `observe` below turns them on, and the journal's recent events are made of them.
+        let configuration = SchedulerConfiguration(maxConcurrentRuns: scenario.maxConcurrentRuns, seed: scenario.seed)
         var logger = Logger(label: "simulate") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
         do {
