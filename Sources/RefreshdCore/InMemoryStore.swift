@@ -190,6 +190,19 @@ public final class InMemoryStore: StateStoring, Sendable {
         state.withLock { $0.closed = true }
     }
 
+    /// Whether the run table's three parallel deques agree: ids, rows and end instants at the
+    /// same index, ids ascending. For the parity tests, after every batch (refused ones too).
+    var runTableIsConsistent: Bool {
+        state.withLock { s in
+            let t = s.tables
+            guard t.runOrder.count == t.runRows.count, t.runRows.count == t.runEnds.count else { return false }
+            return t.runRows.indices.allSatisfy { i in
+                t.runOrder[i] == t.runRows[i].runID && t.runEnds[i] == Tables.endKey(t.runRows[i])
+                    && (i == 0 || t.runOrder[i - 1] < t.runOrder[i])
+            }
+        }
+    }
+
     // MARK: Internals
 
     private func read<T>(_ body: (Tables) throws(Failure) -> T) throws(Failure) -> T {

@@ -1,5 +1,5 @@
 import Testing
-import RefreshdCore
+@testable import RefreshdCore
 import RefreshdStore
 
 /// `InMemoryStore` folds state changes exactly as the SQLite `StateStore` does: the simulator's
@@ -26,6 +26,7 @@ import RefreshdStore
                     #expect(sqliteResult.failed == memoryResult.failed,
                             "\(where_): SQLite \(sqliteResult), memory \(memoryResult)")
                     try expectSameState(sqlite, memory, identifiers: ChangeGenerator.identifiers, where_)
+                    #expect(memory.runTableIsConsistent, "\(where_): the run table's deques disagree")
                 }
                 // What SQLite committed survives a reopen; a snapshot is the in-memory restart.
                 try reopened(directory) { reopened in
