@@ -8,15 +8,22 @@ import Testing
     /// 2026-11-22T00:00:00Z.
     static let midnight = Instant(milliseconds: 1_795_305_600_000)
 
+    static let job = TaskDefinition(identifier: "a.job", kind: .processing, allowance: .seconds(60))
+
+    /// A core whose first run of `a.job` was launched 10 s before `midnight`.
+    static func launchedJustBeforeMidnight() throws -> VirtualDriver {
+        var d = VirtualDriver([job], start: midnight - .seconds(10))
+        try d.submit("a.job", kind: .processing)
+        d.fireNext()
+        return d
+    }
+
     func rows(_ d: VirtualDriver) -> [DailyCounter] {
         d.stored.compactMap { if case let .counters(c) = $0 { c } else { nil } }
     }
 
     @Test func launchesCountOnTheStartDayAndOutcomesOnTheEndDay() throws {
-        let def = TaskDefinition(identifier: "a.job", kind: .processing, allowance: .seconds(60))
-        var d = VirtualDriver([def], start: Self.midnight - .seconds(10))
-        try d.submit("a.job", kind: .processing)
-        d.fireNext()
+        var d = try Self.launchedJustBeforeMidnight()
         d.now = Self.midnight + .seconds(5)
         d.finish(1, .exited(0))
         #expect(rows(d) == [DailyCounter(day: "2026-11-21", identifier: "a.job", launches: 1),
@@ -60,10 +67,7 @@ import Testing
     /// store to forget the runs that ended before that day's start minus the retention; a fresh
     /// core (no day counted yet) has nothing to prune, and a retention of nil never prunes.
     @Test func finishedRunsArePrunedOnceADayBeyondTheRetention() throws {
-        let def = TaskDefinition(identifier: "a.job", kind: .processing, allowance: .seconds(60))
-        var d = VirtualDriver([def], start: Self.midnight - .seconds(10))
-        try d.submit("a.job", kind: .processing)
-        d.fireNext()
+        var d = try Self.launchedJustBeforeMidnight()
         #expect(prunes(d).isEmpty, "the first day counted by a fresh core")
         d.now = Self.midnight + .seconds(5)
         d.finish(1, .exited(0))
@@ -73,7 +77,7 @@ import Testing
         d.finish(2, .exited(0))
         #expect(prunes(d).count == 1, "once a day")
         // After a restart on a later day: the day the store gave back is the known one.
-        var e = VirtualDriver([def], start: Self.midnight + .seconds(3 * 86_400 + 60))
+        var e = VirtualDriver([Self.job], start: Self.midnight + .seconds(3 * 86_400 + 60))
         e.record(e.core.restore(.init(counters: [DailyCounter(day: "2026-11-22", identifier: "a.job", launches: 1)]), at: e.now))
         try e.submit("a.job", kind: .processing)
         e.fireNext()
@@ -81,7 +85,7 @@ import Testing
         // No retention: never.
         var configuration = SchedulerConfiguration()
         configuration.runRetention = nil
-        var f = VirtualDriver([def], configuration: configuration, start: Self.midnight - .seconds(10))
+        var f = VirtualDriver([Self.job], configuration: configuration, start: Self.midnight - .seconds(10))
         try f.submit("a.job", kind: .processing)
         f.fireNext()
         f.now = Self.midnight + .seconds(5)
