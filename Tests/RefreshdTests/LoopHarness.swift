@@ -37,8 +37,15 @@ final class LoopHarness: @unchecked Sendable {
     }
 
     /// Polls (real processes take real time) until `condition` holds or `timeout` passes.
+    ///
+    /// 30 s by default. The old 5 s failed once, in one full-suite run of many: the first
+    /// launch of `stepBackDoesNotRunASlotTwice` did not come in time, though the test passes
+    /// in 0.45 s alone and under CPU load. Every launch waits for its commit
+    /// (`synchronous=FULL`, an fsync), and while the whole suite writes, a shared virtual disk
+    /// is the likely stall. A poll returns as soon as the condition holds, so only a failing
+    /// test waits the whole time; a timing rule is asserted with its own `timeout`.
     @discardableResult
-    func wait(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+    func wait(timeout: Double = 30, _ condition: () -> Bool) -> Bool {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if condition() { return true }
