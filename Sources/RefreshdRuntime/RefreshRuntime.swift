@@ -259,21 +259,21 @@ public final class RefreshRuntime: @unchecked Sendable {
     /// succeeded queues its other effects. Returns false when the commit failed: then nothing of
     /// the event is acted on, and the runtime stops (running work gets its expiration).
     func commit(_ effects: [SchedulerEffect]) -> Bool {
+        // One pass: the other effects go to the outbox at once and are taken back if the commit
+        // fails (rare), instead of walking (and copying) every effect twice.
         changes.removeAll(keepingCapacity: true)
+        let queued = outbox.count
         for effect in effects {
-            if case let .persist(change) = effect { changes.append(change) }
+            if case let .persist(change) = effect { changes.append(change) } else { outbox.append(effect) }
         }
         if !changes.isEmpty, let store, storeFailure == nil {
             do {
                 try store.apply(changes)
             } catch {
+                outbox.removeSubrange(queued...)
                 failStore("\(error)", dropping: effects)
                 return false
             }
-        }
-        for effect in effects {
-            if case .persist = effect { continue }
-            outbox.append(effect)
         }
         return true
     }

@@ -19,13 +19,23 @@ final class Journal: @unchecked Sendable {
     /// Only what the report needs (missed slots); the rest is seen once, for the audits and the
     /// recent-events ring.
     private var missed: [RuntimeObservation] = []
-    private var running: [String: Int64] = [:]
-    private var deadlines: [Int64: Instant] = [:]
-    private var expiredAt: [Int64: Instant] = [:]
-    /// Per identifier, the earliest begin dates its first attempts ran for, ascending. They
-    /// come in ascending order almost always (an append); a year of a per-minute job is half
-    /// a million of them, which a hash set rehashed as it grew.
-    private var slotsRun: [String: [Int64]] = [:]
+    /// What the audit keeps of a job: its run in flight, and the earliest begin dates its runs
+    /// ran for, ascending. They come in ascending order almost always (an append); a year of a
+    /// per-minute job is half a million of them, which a hash set rehashed as it grew.
+    private struct JobAudit {
+        var running: Int64?
+        var slotsRun: [Int64] = []
+    }
+
+    /// What the audit keeps of a run in flight: its deadline, and when its expiration came.
+    private struct RunAudit {
+        var deadline: Instant?
+        var expiredAt: Instant?
+    }
+
+    /// One table per key (an identifier, a run id): each change looks its key up once.
+    private var jobs: [String: JobAudit] = [:]
+    private var runs: [Int64: RunAudit] = [:]
     private var found: Found?
     static let recentCount = 20
 
@@ -41,14 +51,14 @@ final class Journal: @unchecked Sendable {
             switch o.kind {
             case .expired:
                 if let runID = o.runID {
-                    expiredAt[runID] = o.time
-                    if let deadline = deadlines[runID], o.time < deadline {
+                    let deadline = Self.noteExpiration(at: o.time, in: &runs[runID, default: RunAudit()])
+                    if let deadline, o.time < deadline {
                         flag(o.time, "expiration-at-allowance",
                              "\(o.identifier ?? "?") run \(runID) expired at \(o.time), before its deadline \(deadline)")
                     }
                 }
             case .killed:
-                if let runID = o.runID, expiredAt[runID] == nil {
+                if let runID = o.runID, runs[runID]?.expiredAt == nil {
                     flag(o.time, "kill-after-grace", "\(o.identifier ?? "?") run \(runID) was killed before its expiration")
                 }
             default:
@@ -67,26 +77,41 @@ final class Journal: @unchecked Sendable {
                         flag(now, "launch-before-earliest",
                              "\(r.identifier) run \(r.runID) launched at \(r.started), before its earliest begin date \(r.earliest)")
                     }
-                    if let other = running[r.identifier] {
+                    let (other, fresh) = Self.noteStart(r, in: &jobs[r.identifier, default: JobAudit()])
+                    if let other {
                         flag(now, "one-run-per-identifier",
                              "\(r.identifier) run \(r.runID) launched while run \(other) of it was in flight")
                     }
-                    if !Self.insert(r.earliest.milliseconds, into: &slotsRun[r.identifier, default: []]), r.attempt == 1 {
+                    if !fresh, r.attempt == 1 {
                         flag(now, "slot-run-twice",
                              "\(r.identifier) ran twice for the request due \(r.earliest)")
                     }
-                    running[r.identifier] = r.runID
-                    deadlines[r.runID] = r.deadline
+                    runs[r.runID, default: RunAudit()].deadline = r.deadline
                 case let .runEnded(runID, identifier, _, _, _, _):
-                    if running[identifier] == runID { running[identifier] = nil }
+                    if let i = jobs.index(forKey: identifier), jobs.values[i].running == runID {
+                        jobs.values[i].running = nil
+                    }
                     // Its expiration and kill were seen before its end: nothing more to check.
-                    deadlines[runID] = nil
-                    expiredAt[runID] = nil
+                    runs[runID] = nil
                 default:
                     break
                 }
             }
         }
+    }
+
+    /// A run of the job starts: the run in flight before it, and whether its slot is new.
+    private static func noteStart(_ r: RunRecord, in job: inout JobAudit) -> (other: Int64?, fresh: Bool) {
+        let other = job.running
+        let fresh = insert(r.earliest.milliseconds, into: &job.slotsRun)
+        job.running = r.runID
+        return (other, fresh)
+    }
+
+    /// A run's expiration came at `time`: its deadline, if its start was seen.
+    private static func noteExpiration(at time: Instant, in run: inout RunAudit) -> Instant? {
+        run.expiredAt = time
+        return run.deadline
     }
 
     /// Inserts `value` into an ascending array; false if it was there already.
