@@ -173,6 +173,17 @@ def main():
         thousand = 1000 / max(1e-9, sim["plans_per_s"])
         row(f"Explore: {sim['plans']} plans x 30 days", "plans per second", sim["plans_per_s"], "-", "", "-", "",
             "1,000 plans < 60 s", f"{met(thousand < 60)} ({thousand:.0f} s for 1,000)")
+    layers = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "layers"]
+    if layers:
+        days = sim["days"] if sim else 365
+        # One row per layer, the label on the first only (the table rules off each label).
+        names = {"core": "core", "core+store": "core + store", "runtime": "runtime, simulated host",
+                 "simulate": "refreshd simulate"}
+        for i, r in enumerate(layers):
+            year = r["wall_s"] * 365 / max(1, days)
+            label = f"Simulate by layer: heartbeat alone, {r['runs']:,} runs" if i == 0 else ""
+            row(label, f"{names.get(r['layer'], r['layer'])}: µs per run (s a year)", r["us_per_run"], "-",
+                f"{year:.2f} s", "-", "")
     cal = find(rows, "refreshd", "calendar")
     if cal:
         per = lambda c: c / max(1, cal["n"]) * 1e6

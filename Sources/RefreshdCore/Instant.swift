@@ -58,12 +58,10 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 extension Duration {
     /// The duration rounded toward zero to whole milliseconds, saturating at Int64's bounds.
     public var wholeMilliseconds: Int64 {
-        let parts = components
-        let (ms, overflow) = parts.seconds.multipliedReportingOverflow(by: 1000)
-        if overflow { return parts.seconds > 0 ? Int64.max : Int64.min }
-        let (total, overflow2) = ms.addingReportingOverflow(parts.attoseconds / 1_000_000_000_000_000)
-        if overflow2 { return ms > 0 ? Int64.max : Int64.min }
-        return total
+        // One 128-bit division (half the time of splitting into `components` first): every
+        // deadline and re-submission the core computes goes through here.
+        let ms = attoseconds / 1_000_000_000_000_000
+        return Int64(exactly: ms) ?? (ms > 0 ? Int64.max : Int64.min)
     }
 }
 

@@ -30,6 +30,34 @@ import Testing
         #expect(Instant.earliest.iso8601 == "0001-01-01T00:00:00.000Z")
     }
 
+    /// Whole milliseconds by one 128-bit division agree with seconds and attoseconds taken
+    /// apart: toward zero for negatives and sub-millisecond parts, saturating at Int64's bounds.
+    @Test func wholeMillisecondsTruncatesTowardZeroAndSaturates() {
+        func reference(_ d: Duration) -> Int64 {
+            let (seconds, attoseconds) = d.components
+            let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+            if overflow { return seconds > 0 ? Int64.max : Int64.min }
+            let (total, overflow2) = ms.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+            if overflow2 { return ms > 0 ? Int64.max : Int64.min }
+            return total
+        }
+        #expect(Duration.milliseconds(-1500).wholeMilliseconds == -1500)
+        #expect(Duration.nanoseconds(-999_999).wholeMilliseconds == 0)
+        #expect(Duration.nanoseconds(1_999_999).wholeMilliseconds == 1)
+        #expect(Duration.seconds(Int64.min).wholeMilliseconds == Int64.min)
+        #expect(Duration.milliseconds(Int64.min).wholeMilliseconds == Int64.min)
+        var random = SplitMix64(seed: 2026)
+        for d in Self.durations + Self.durations.map({ .zero - $0 }) {
+            #expect(d.wholeMilliseconds == reference(d), "\(d)")
+        }
+        for _ in 0..<2_000 {
+            let seconds = Int64(bitPattern: random.next()) >> Int64(random.next() % 64)
+            let attoseconds = Int64(bitPattern: random.next()) % 1_000_000_000_000_000_000
+            let d = Duration(secondsComponent: seconds, attosecondsComponent: attoseconds)
+            #expect(d.wholeMilliseconds == reference(d), "\(d)")
+        }
+    }
+
     @Test(arguments: 0..<40)
     func randomExtremeDefinitionsRunWithoutTrapping(seed: Int) {
         var random = SplitMix64(seed: UInt64(seed) &* 7919 &+ 17)

@@ -1,12 +1,12 @@
 import Glibc
 
 // refreshd-bench MODE [--count N] [--spread-ms MS] [--margin-ms MS] [--cap N] [--state DIR]
-//                     [--seconds S] [--program PATH]
+//                     [--seconds S] [--program PATH] [--days N]
 // Prints one JSON object per run on stdout; Scripts/bench collects them.
 
 let usage = """
-    usage: refreshd-bench dispatch|memory|idle|commands [--count N] [--spread-ms MS] [--margin-ms MS]
-                          [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME]
+    usage: refreshd-bench dispatch|memory|idle|commands|layers [--count N] [--spread-ms MS] [--margin-ms MS]
+                          [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -32,6 +32,8 @@ do {
         try memory(count: int("count", 1_000_000))
     case "idle":
         try idle(count: int("count", 100_000), seconds: int("seconds", 30))
+    case "layers":
+        try layers(days: int("days", 365))
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
     default:
