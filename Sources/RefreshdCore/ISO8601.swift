@@ -5,34 +5,61 @@
 public enum ISO8601 {
     /// `2026-11-21T14:12:52.123Z` (milliseconds always shown).
     public static func format(_ instant: Instant) -> String {
+        guard fitsFourDigitYear(instant) else { return wideFormat(instant) }
+        // Written digit by digit into the string's own storage: the simulator's report formats
+        // three instants per run, half a million runs a simulated year.
+        return String(unsafeUninitializedCapacity: 24) { write(instant, into: $0) }
+    }
+
+    /// Appends what `format` returns, as UTF-8, without making a string (the simulator's JSON
+    /// report writes three instants per run).
+    public static func append(_ instant: Instant, to bytes: inout [UInt8]) {
+        guard fitsFourDigitYear(instant) else { return bytes.append(contentsOf: wideFormat(instant).utf8) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { b in
+            bytes.append(contentsOf: b[..<write(instant, into: b)])
+        }
+    }
+
+    /// Years 0...9999: what `write` handles.
+    private static func fitsFourDigitYear(_ instant: Instant) -> Bool {
+        // 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z in milliseconds since the epoch.
+        instant.milliseconds >= -62_167_219_200_000 && instant.milliseconds < 253_402_300_800_000
+    }
+
+    /// An instant of years 0...9999 into 24 bytes of `b`; returns 24.
+    private static func write(_ instant: Instant, into b: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let (y, m, d, h, mi, s, f) = fields(instant)
+        func put(_ value: Int64, _ width: Int, at start: Int) {
+            var v = value
+            for i in stride(from: start + width - 1, through: start, by: -1) {
+                b[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                v /= 10
+            }
+        }
+        put(y, 4, at: 0); b[4] = 45  // -
+        put(m, 2, at: 5); b[7] = 45
+        put(d, 2, at: 8); b[10] = 84  // T
+        put(h, 2, at: 11); b[13] = 58  // :
+        put(mi, 2, at: 14); b[16] = 58
+        put(s, 2, at: 17); b[19] = 46  // .
+        put(f, 3, at: 20); b[23] = 90  // Z
+        return 24
+    }
+
+    /// Any other year (arithmetic saturates within 1...9999, but an `Instant` can hold more).
+    private static func wideFormat(_ instant: Instant) -> String {
+        let (y, m, d, h, mi, s, f) = fields(instant)
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
+    }
+
+    /// Year, month, day, hour, minute, second and millisecond of an instant, in UTC.
+    private static func fields(_ instant: Instant) -> (Int64, Int64, Int64, Int64, Int64, Int64, Int64) {
         let ms = instant.milliseconds
         var days = ms / 86_400_000
         var rem = ms % 86_400_000
         if rem < 0 { rem += 86_400_000; days -= 1 }
         let (y, m, d) = civil(fromDays: days)
-        let h = rem / 3_600_000, mi = (rem / 60_000) % 60, s = (rem / 1000) % 60, f = rem % 1000
-        guard (0...9999).contains(y) else {
-            return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
-        }
-        // Written digit by digit into the string's own storage: the simulator's report formats
-        // three instants per run, half a million runs a simulated year.
-        return String(unsafeUninitializedCapacity: 24) { b in
-            func put(_ value: Int64, _ width: Int, at start: Int) {
-                var v = value
-                for i in stride(from: start + width - 1, through: start, by: -1) {
-                    b[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
-                    v /= 10
-                }
-            }
-            put(y, 4, at: 0); b[4] = 45  // -
-            put(m, 2, at: 5); b[7] = 45
-            put(d, 2, at: 8); b[10] = 84  // T
-            put(h, 2, at: 11); b[13] = 58  // :
-            put(mi, 2, at: 14); b[16] = 58
-            put(s, 2, at: 17); b[19] = 46  // .
-            put(f, 3, at: 20); b[23] = 90  // Z
-            return 24
-        }
+        return (y, m, d, rem / 3_600_000, (rem / 60_000) % 60, (rem / 1000) % 60, rem % 1000)
     }
 
     /// Parses what `format` writes: `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds optional). Nil for

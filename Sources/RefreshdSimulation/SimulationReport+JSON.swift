@@ -4,23 +4,39 @@ import RefreshdCore
 extension SimulationReport {
     /// The report as `refreshd simulate --json` prints it: pretty-printed, keys sorted, byte for
     /// byte what `JSONEncoder` with `[.prettyPrinted, .sortedKeys]` writes, and a newline.
-    ///
-    /// A year of a per-minute job is half a million runs; through `JSONEncoder` (which builds a
-    /// tree of every value before writing) they cost a third of the whole simulation and
-    /// doubled its peak memory. So the report is encoded with the runs left out, and each job's
-    /// runs are written straight into the bytes where its empty list stands.
     public func prettyJSON() throws -> Data {
+        var data = Data()
+        try writePrettyJSON { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// Hands `prettyJSON()`'s bytes to `write` in pieces of about `chunk` bytes, in order, never
+    /// holding the whole text.
+    ///
+    /// A year of a per-minute job is half a million runs, 125 MB of JSON: through `JSONEncoder`
+    /// (which builds a tree of every value before writing) they cost a third of the whole
+    /// simulation and doubled its peak memory, and even written by hand into one buffer they
+    /// added 200 MB. So the report is encoded with the runs left out, and each job's runs are
+    /// written straight where its empty list stands, a piece at a time.
+    public func writePrettyJSON(chunk: Int = 1 << 20, _ write: (UnsafeRawBufferPointer) throws -> Void) throws {
         var shell = self
         for i in shell.jobs.indices { shell.jobs[i].runs = [] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let encoded = try encoder.encode(shell)
         var out: [UInt8] = []
-        out.reserveCapacity(encoded.count + jobs.reduce(0) { $0 + $1.runs.count * 200 } + 1)
+        out.reserveCapacity(min(encoded.count, chunk) + chunk / 8)
+        func flush(_ out: inout [UInt8], over limit: Int) throws {
+            guard out.count > limit else { return }
+            try out.withUnsafeBytes(write)
+            out.removeAll(keepingCapacity: true)
+        }
         // Sorted keys: `figures`, `identifier`, `runs` in each job; the jobs array is the only
         // place a `"runs"` key appears, so the n-th empty list after "jobs" is job n's.
         guard var position = encoded.range(of: Data("\n  \"jobs\" : [".utf8))?.lowerBound else {
-            return encoded + Data([0x0A])
+            out.append(contentsOf: encoded)
+            out.append(0x0A)
+            return try flush(&out, over: 0)
         }
         out.append(contentsOf: encoded[..<position])
         let empty = Data("\"runs\" : [\n\n".utf8)
@@ -29,17 +45,19 @@ extension SimulationReport {
                   let close = encoded[list.upperBound...].firstIndex(of: UInt8(ascii: "]")) else { break }
             out.append(contentsOf: encoded[position..<list.lowerBound])
             // The spaces before the closing bracket are the list's indent.
-            Self.writeRuns(job.runs, indent: close - list.upperBound, into: &out)
+            try Self.writeRuns(job.runs, indent: close - list.upperBound, into: &out) { try flush(&$0, over: chunk) }
             position = close + 1
         }
         out.append(contentsOf: encoded[position...])
         out.append(0x0A)
-        return Data(out)
+        try flush(&out, over: 0)
     }
 
     /// `"runs" : [` then each run at `indent + 2`, its fields at `indent + 4`, as JSONEncoder
-    /// pretty-prints them (an empty list stays `[\n\n<indent>]`).
-    static func writeRuns(_ runs: [Run], indent: Int, into out: inout [UInt8]) {
+    /// pretty-prints them (an empty list stays `[\n\n<indent>]`). `afterEach` gets the buffer
+    /// after each run, to write it out and empty it.
+    static func writeRuns(_ runs: [Run], indent: Int, into out: inout [UInt8],
+                          afterEach: (inout [UInt8]) throws -> Void = { _ in }) rethrows {
         out.append(contentsOf: "\"runs\" : [\n".utf8)
         if runs.isEmpty {
             out.append(0x0A)
@@ -54,27 +72,37 @@ extension SimulationReport {
             out.append(contentsOf: outer)
             out.append(contentsOf: "{\n".utf8)
             var first = true
-            func field(_ key: String, _ value: String, quoted: Bool) {
+            func key(_ name: StaticString) {
                 if !first { out.append(contentsOf: ",\n".utf8) }
                 first = false
                 out.append(contentsOf: inner)
                 out.append(UInt8(ascii: "\""))
-                out.append(contentsOf: key.utf8)
+                out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
                 out.append(contentsOf: "\" : ".utf8)
-                if quoted { out.append(UInt8(ascii: "\"")) }
-                out.append(contentsOf: value.utf8)
-                if quoted { out.append(UInt8(ascii: "\"")) }
+            }
+            func instant(_ name: StaticString, _ value: Instant) {
+                key(name)
+                out.append(UInt8(ascii: "\""))
+                ISO8601.append(value, to: &out)
+                out.append(UInt8(ascii: "\""))
             }
             // Keys in sorted order; nil fields left out, as the synthesized encoding does.
             // Instants and outcomes are plain ASCII with nothing to escape.
-            field("earliest", run.earliest.iso8601, quoted: true)
-            if let ended = run.ended { field("ended", ended.iso8601, quoted: true) }
-            if let outcome = run.outcome { field("outcome", outcome.rawValue, quoted: true) }
-            field("runID", String(run.runID), quoted: false)
-            field("started", run.started.iso8601, quoted: true)
+            instant("earliest", run.earliest)
+            if let ended = run.ended { instant("ended", ended) }
+            if let outcome = run.outcome {
+                key("outcome")
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: outcome.rawValue.utf8)
+                out.append(UInt8(ascii: "\""))
+            }
+            key("runID")
+            out.append(contentsOf: String(run.runID).utf8)
+            instant("started", run.started)
             out.append(0x0A)
             out.append(contentsOf: outer)
             out.append(UInt8(ascii: "}"))
+            try afterEach(&out)
         }
         out.append(0x0A)
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent))

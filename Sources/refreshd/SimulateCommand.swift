@@ -94,7 +94,8 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         if json {
-            FileHandle.standardOutput.write(try report.prettyJSON())
+            // In pieces: a year of a per-minute job is 125 MB of JSON.
+            try report.writePrettyJSON { FileHandle.standardOutput.write(Data($0)) }
         } else {
             print(report.text)
             if !report.violations.isEmpty {

@@ -34,6 +34,26 @@ import RefreshdRuntime
         #expect(ours == theirs, "first difference at byte \(Array(zip(ours, theirs)).firstIndex { $0.0 != $0.1 } ?? min(ours.count, theirs.count))")
     }
 
+    /// Written in pieces (as `simulate --json` writes to stdout), the bytes are the same, wherever
+    /// a piece ends: inside a job's runs, between jobs, in the report around them.
+    @Test(arguments: [1, 7, 300, 1 << 20])
+    func piecesJoinToTheSameBytes(chunk: Int) throws {
+        let scenario = Scenario(name: "pieces", jobs: [SimulationTests.refresh(), SimulationTests.nightly(missed: .all)],
+                                device: DeviceModel(discretion: .exact), faults: [],
+                                start: SimulationTests.monday, days: 3, seed: 9)
+        let report = Simulation(scenario: scenario).run()
+        #expect(report.jobs.allSatisfy { $0.runs.count > 1 })
+        var joined = Data()
+        var pieces = 0
+        try report.writePrettyJSON(chunk: chunk) { bytes in
+            #expect(!bytes.isEmpty)
+            joined.append(contentsOf: bytes)
+            pieces += 1
+        }
+        #expect(joined == (try Self.encoderText(report)))
+        #expect(chunk >= 1 << 20 ? pieces == 1 : pieces > 2, "\(pieces) pieces")
+    }
+
     @Test func aReportWithoutJobsIsUnchanged() throws {
         let scenario = Scenario(name: "empty", jobs: [], device: DeviceModel(discretion: .exact),
                                 faults: [], start: SimulationTests.monday, days: 1, seed: 1)
