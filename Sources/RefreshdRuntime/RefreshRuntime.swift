@@ -180,9 +180,13 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// Calls `observer` for every observation, whatever the log level, on the thread that
     /// produced it (keep it quick; hand off to a queue for slow work).
-    public func observe(_ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
+    ///
+    /// `includingRoutine: false` leaves the per-request events (submitted, launched, finished,
+    /// held) to the log level: an observer that needs only the others (expirations, missed
+    /// slots, widgets, activities...) does not make the core build three of them per run.
+    public func observe(includingRoutine: Bool = true, _ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
         observerLock.withLock { observers.append(observer) }
-        lock.withLock { machines.scheduler.setEmitsRoutineLogs(true) }
+        if includingRoutine { lock.withLock { machines.scheduler.setEmitsRoutineLogs(true) } }
     }
 
     /// Holds due requests back (a budget, the system's discretion); nil admits everything.

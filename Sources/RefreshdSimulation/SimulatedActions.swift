@@ -49,10 +49,14 @@ struct SimulatedActions: Sendable {
         return [model.resultLine]
     }
 
-    /// A run finished (from the runtime's observations): a staging run's days are staged on success.
-    func observe(_ o: RuntimeObservation) {
-        guard o.kind == .finished, let runID = o.runID, let id = o.identifier, staging[id] != nil else { return }
-        container.finish(runID: runID, success: o.outcome == .success)
+    /// Runs ended, as the store commits them: a staging run's days are staged on success. (From
+    /// the commits, not the runtime's observations: the simulator leaves the per-run events
+    /// off unless a violation needs them for its report.)
+    func fold(_ changes: [StateChange]) {
+        guard !staging.isEmpty else { return }
+        for case let .runEnded(runID, identifier, _, outcome, _, _) in changes where staging[identifier] != nil {
+            container.finish(runID: runID, success: outcome == .success)
+        }
     }
 
     // MARK: Reading options and dates

@@ -44,6 +44,10 @@ public final class Simulation: @unchecked Sendable {
     var downSince: Instant?
     /// Steps taken (events delivered), for the speed figures.
     public private(set) var steps = 0
+    /// Whether observers get the per-run events (submitted, launched, finished, held). Off: three
+    /// observations a run that only a violation's report reads (its recent events), so a run
+    /// that ends in a violation is run again with them on (see `run`).
+    var routineEvents = false
     /// What must hold across a kill -9: pending requests committed before it, by identifier.
     var pendingAtCrash: [String: Instant]?
     var lastRunIDAtCrash: Int64 = 0
@@ -131,7 +135,10 @@ public final class Simulation: @unchecked Sendable {
         // about 9 MB each, 10 GB for a thousand.
         let journal = self.journal
         let history = self.history
-        store.onCommit = { changes in history.fold(changes) }
+        store.onCommit = { changes in
+            history.fold(changes)
+            actions.fold(changes)
+        }
         store.commitFault = { [unowned self] _, changes in
             if self.storeFull { return InMemoryStore.Failure(.injected, "disk full (injected store-full fault)") }
             journal.audit(changes, at: self.host.clock)
@@ -179,6 +186,14 @@ public final class Simulation: @unchecked Sendable {
                 afterStep()
             }
         }
+        if !violations.isEmpty, !routineEvents {
+            // The per-run events were off, and the violation's report lists the events before
+            // it: the same scenario again with them on. Deterministic, so it stops at the same
+            // step with the same violation; only failing runs pay for the second pass.
+            let replay = Simulation(scenario: scenario)
+            replay.routineEvents = true
+            return replay.run(keepingRuns: keepingRuns)
+        }
         host.advance(to: max(host.clock, min(end, host.clock)))
         if let since = downSince { downSpans.append((since, end, "down")) }
         return SimulationReport.build(self, keepingRuns: keepingRuns)
@@ -195,8 +210,8 @@ public final class Simulation: @unchecked Sendable {
     }
 
     func makeRuntime() -> RefreshRuntime? {
-        // Routine log lines (submitted, launched, finished) are on whatever the logger's level:
-        // `observe` below turns them on, and the journal's recent events are made of them.
+        // Routine log lines (submitted, launched, finished) are off at this logger's level, and
+        // `observe` below turns them on only for a replay (`routineEvents`).
         let configuration = SchedulerConfiguration(maxConcurrentRuns: scenario.maxConcurrentRuns, seed: scenario.seed)
         var logger = Logger(label: "simulate") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
@@ -208,9 +223,7 @@ public final class Simulation: @unchecked Sendable {
             }
             let journal = self.journal
             let side = self.side
-            let actions = self.actions
-            runtime.observe { observation in
-                actions.observe(observation)
+            runtime.observe(includingRoutine: routineEvents) { observation in
                 journal.record(observation)
                 side.record(observation)
             }

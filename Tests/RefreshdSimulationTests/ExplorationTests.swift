@@ -29,6 +29,28 @@ import RefreshdRuntime
         #expect(again == first)
     }
 
+    /// The simulator leaves the per-run events (submitted, launched, finished) off and runs a
+    /// failing scenario again with them on: its report is the one a run with them on all along
+    /// gives, and the events before the violation include them.
+    @Test func aViolationIsReportedWithThePerRunEventsBeforeIt() throws {
+        let failing = try #require(Self.plans(injected: true).first { !Simulation(scenario: $0).run().violations.isEmpty })
+        let reported = Simulation(scenario: failing).run()
+        let withEvents = Simulation(scenario: failing)
+        withEvents.routineEvents = true
+        #expect(reported == withEvents.run())
+        let recent = try #require(reported.violations.first).recent
+        #expect(recent.contains { $0.contains(" launched ") }, "\(recent)")
+    }
+
+    /// Passing runs never read the per-run events: with them on or off, the same report.
+    @Test func thePerRunEventsChangeNoPassingReport() {
+        for plan in Self.plans(injected: false).prefix(8) {
+            let withEvents = Simulation(scenario: plan)
+            withEvents.routineEvents = true
+            #expect(Simulation(scenario: plan).run() == withEvents.run(), "seed \(plan.seed)")
+        }
+    }
+
     @Test func withoutTheDefectEveryPlanHoldsItsInvariants() {
         for report in ParallelRuns.run(Self.plans(injected: false)) {
             #expect(report.violations.isEmpty, "seed \(report.seed): \(report.violations)")

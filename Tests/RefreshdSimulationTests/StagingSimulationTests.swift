@@ -69,6 +69,17 @@ import RefreshdConfig
         #expect(simulation.actions.container.stagedDates == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
     }
 
+    /// Staging runs' days reach the container from the committed run ends, not from the per-run
+    /// events (which the simulator leaves off): with those on, the same report.
+    @Test func stagedDaysDoNotDependOnThePerRunEvents() throws {
+        let scenario = try Self.scenario(faults: "faults:\n  - down: {at: +1d2h, for: 4h}")
+        let withEvents = Simulation(scenario: scenario)
+        withEvents.routineEvents = true
+        let report = withEvents.run()
+        #expect(Simulation(scenario: scenario).run() == report)
+        #expect(withEvents.actions.container.stagedDates == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
+    }
+
     @Test func withoutTodayIfMissingTheWholeDayShowsTheFallback() throws {
         let report = Simulation(scenario: try Self.scenario(faults: "faults:\n  - down: {at: +1d2h, for: 4h}",
                                                             todayIfMissing: false)).run()
