@@ -10,9 +10,9 @@ import RefreshdCore
 ///
 /// - `core`: `SchedulerCore` alone, fed its wake-ups and run ends, effects dropped;
 /// - `core+store`: the same, each event's state changes committed to an `InMemoryStore`;
-/// - `runtime`: `RefreshRuntime` on `SimulatedHost` with an `InMemoryStore`, observed (as the
-///   simulator observes it) by an observer that does nothing: every layer `refreshd simulate`
-///   runs, without the simulator's own checks, audit, history and report.
+/// - `runtime`: `RefreshRuntime` on `SimulatedHost` with an `InMemoryStore`, observed as the
+///   simulator observes it (without the per-run events) by an observer that does nothing: every
+///   layer `refreshd simulate` runs, without the simulator's own checks, audit, history and report.
 ///
 /// `Scripts/bench` runs `refreshd simulate` on the same job next to it: the rest is the
 /// simulator's. Each layer prints its wall time, CPU time and microseconds per run.
@@ -79,7 +79,7 @@ func layers(days: Int) throws {
         logger.logLevel = .critical
         let runtime = try host.start(store: InMemoryStore(instanceID: "0000000000000001"),
                                      options: .init(configuration: SchedulerConfiguration(), logger: logger))
-        runtime.observe { _ in }
+        runtime.observe(includingRoutine: false) { _ in }
         runtime.register(definition, handler: .command(CommandJob(argv: ["date"])))
         runtime.restoreSavedState()
         try runtime.submit(TaskRequest(identifier: identifier, kind: .processing, earliestBeginDate: start + .seconds(1)))
