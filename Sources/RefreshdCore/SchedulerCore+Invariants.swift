@@ -247,8 +247,10 @@ extension SchedulerCore {
                 violations.append(.init(.runIDNotBelowNext, identifier: id, runID: order.runID,
                                         "not below nextRunID \(nextRunID)"))
             }
-            let allowance = definitions[id]?.allowance ?? order.kind.defaultAllowance
-            if order.deadline < order.started, allowance >= .zero {
+            // The allowance is looked up only for a deadline before the start (a lookup copies
+            // the definition, after every simulated step).
+            if order.deadline < order.started,
+               (definitions[id]?.allowance ?? order.kind.defaultAllowance) >= .zero {
                 violations.append(.init(.runTimesInvalid, identifier: id, runID: order.runID,
                                         "deadline \(order.deadline) is before start \(order.started)"))
             }

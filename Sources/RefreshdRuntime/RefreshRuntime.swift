@@ -64,6 +64,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     // Execution context only.
     weak var host: (any RuntimeHost)?
     var draining = false
+    /// The drain's batch between drains (empty, with its capacity).
+    var spareBatch: [SchedulerEffect] = []
     /// refreshd's own environment, read once by the host: every command run starts from it.
     public var baseEnvironment: [String: String] = [:]
 
@@ -219,18 +221,23 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// Feeds an event (any thread) and gets its effects carried out.
     public func send(_ event: SchedulerEvent) {
+        // The host (a weak reference) read once for the clock and the kick.
+        let host = self.host
         lock.withLock {
             startIfNeeded()
-            feed(event)
+            feed(event, at: host?.now() ?? Instant(milliseconds: 0))
         }
-        kick()
+        kick(host)
     }
 
     /// Under `lock`: one event through the machines, committed, its effects queued.
     @discardableResult
-    func feed(_ event: SchedulerEvent) -> Bool {
+    func feed(_ event: SchedulerEvent) -> Bool { feed(event, at: clock()) }
+
+    @discardableResult
+    private func feed(_ event: SchedulerEvent, at now: Instant) -> Bool {
         scratch.removeAll(keepingCapacity: true)
-        machines.handle(event, at: clock(), into: &scratch)
+        machines.handle(event, at: now, into: &scratch)
         return commit(scratch)
     }
 
@@ -265,19 +272,31 @@ public final class RefreshRuntime: @unchecked Sendable {
     func commit(_ effects: [SchedulerEffect]) -> Bool {
         // One pass: the other effects go to the outbox at once and are taken back if the commit
         // fails (rare), instead of walking (and copying) every effect twice.
+        // Sorted into local arrays (swapped with the runtime's own, which keep their capacity):
+        // an append to a property of a class is an exclusivity check each time.
+        var changes: [StateChange] = []
+        var outbox: [SchedulerEffect] = []
+        swap(&changes, &self.changes)
+        swap(&outbox, &self.outbox)
         changes.removeAll(keepingCapacity: true)
         let queued = outbox.count
         for effect in effects {
             if case let .persist(change) = effect { changes.append(change) } else { outbox.append(effect) }
         }
+        var failure: (any Error)?
         if !changes.isEmpty, let store, storeFailure == nil {
             do {
                 try store.apply(changes)
             } catch {
                 outbox.removeSubrange(queued...)
-                failStore("\(error)", dropping: effects)
-                return false
+                failure = error
             }
+        }
+        swap(&changes, &self.changes)
+        swap(&outbox, &self.outbox)
+        if let failure {
+            failStore("\(failure)", dropping: effects)
+            return false
         }
         return true
     }
@@ -302,19 +321,31 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// Gets queued effects executed: here on the execution context, or by waking it.
-    func kick() {
+    func kick() { kick(host) }
+
+    private func kick(_ host: (any RuntimeHost)?) {
         guard let host else { return }
-        if host.isOnExecutionContext { drain() } else { host.scheduleDrain() }
+        if host.isOnExecutionContext { drain(on: host) } else { host.scheduleDrain() }
     }
 
     /// Executes queued effects in order (execution context). Effects may feed new events; those
     /// are appended and run in the same drain, never recursively.
     public func drain() {
+        guard let host else { return }
+        drain(on: host)
+    }
+
+    private func drain(on host: any RuntimeHost) {
         guard !draining else { return }
         draining = true
-        defer { draining = false }
-        guard let host else { return }
+        // The batch takes the spare buffer and gives it back, so the outbox it swaps with keeps
+        // a capacity: a fresh array here cost the next event's outbox an allocation.
         var batch: [SchedulerEffect] = []
+        swap(&batch, &spareBatch)
+        defer {
+            swap(&batch, &spareBatch)
+            draining = false
+        }
         while true {
             lock.withLock { swap(&batch, &outbox) }
             if batch.isEmpty { return }

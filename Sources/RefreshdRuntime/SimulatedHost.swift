@@ -211,12 +211,21 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         }
         // A line may have expired or killed a run (its end is due now): look again.
         if linesDue, !endsDue { endsDue = processes.values.contains { $0.endsAt <= t } }
-        for runID in endsDue ? processes.keys.sorted() : [] {
-            guard let p = processes[runID], p.endsAt <= t else { continue }
+        func end(_ runID: Int64) {
+            guard let p = processes[runID], p.endsAt <= t else { return }
             processes[runID] = nil
             // Only the runtime that launched it hears of it; an orphan just ends.
             if runtime?.instance == p.instance {
                 runtime?.runEnded(runID, exit: p.exit, results: p.results)
+            }
+        }
+        if endsDue {
+            // By run id, over the processes alive now (an end may start or signal others). One
+            // process alive (the common case) needs no sorted list.
+            if processes.count == 1, let runID = processes.keys.first {
+                end(runID)
+            } else {
+                for runID in processes.keys.sorted() { end(runID) }
             }
         }
         if let w = wakeUp, w <= t {
