@@ -155,9 +155,13 @@ struct Machines: Sendable {
             effects.removeSubrange(kept...)
             index = kept
             guard !ended.isEmpty else { break }
-            let batch = ended
-            ended.removeAll()
+            // Swapped out and back (nothing appends to `ended` while the batch runs): the list
+            // keeps its capacity instead of an allocation for every run's end.
+            var batch: [(runID: Int64, identifier: String, outcome: Outcome, results: [String])] = []
+            swap(&batch, &ended)
             for end in batch { runEnded(end, at: now, into: &effects) }
+            batch.removeAll(keepingCapacity: true)
+            swap(&batch, &ended)
         }
         let next = nextDeadline
         if next != armed || rearm {
