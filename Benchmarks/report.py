@@ -178,7 +178,7 @@ def main():
         days = sim["days"] if sim else 365
         # One row per layer, the label on the first only (the table rules off each label).
         names = {"core": "core", "core+store": "core + store", "runtime": "runtime, simulated host",
-                 "simulate": "refreshd simulate"}
+                 "simulate": "refreshd simulate, table"}
         for i, r in enumerate(layers):
             year = r["wall_s"] * 365 / max(1, days)
             label = f"Simulate by layer: heartbeat alone, {r['runs']:,} runs" if i == 0 else ""
