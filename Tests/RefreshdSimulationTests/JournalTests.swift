@@ -73,6 +73,23 @@ import RefreshdRuntime
                            then: [Self.seen(.expired, 2, at: 60), Self.seen(.killed, 1, at: 65)]) == "kill-after-grace")
     }
 
+    /// The expiration and kill audits read observations, and the simulator observes without the
+    /// per-run events: expirations and kills must still reach the journal. A job that ignores
+    /// SIGTERM and outlives its allowance is expired, then killed, every night.
+    @Test func expirationsAndKillsReachTheJournalWithThePerRunEventsOff() {
+        let job = SimulationTests.nightly(missed: .once, model: JobModel(duration: .fixed(.seconds(3600)), ignoresTerminate: true))
+        let simulation = Simulation(scenario: Scenario(name: "overrun", jobs: [job], device: DeviceModel(discretion: .exact),
+                                                       start: SimulationTests.monday, days: 1, seed: 2))
+        #expect(!simulation.routineEvents)
+        let report = simulation.run()
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        #expect(report.jobs[0].figures.expired == 1)
+        let recent = simulation.journal.recent()
+        #expect(recent.contains { $0.contains("expired test.nightly run 1") }, "\(recent)")
+        #expect(recent.contains { $0.contains("killed test.nightly run 1") }, "\(recent)")
+        #expect(!recent.contains { $0.contains("launched ") }, "the per-run events are off: \(recent)")
+    }
+
     @Test func theFirstViolationIsKeptAndTakenOnce() {
         let journal = Journal()
         journal.audit([Self.run(1, earliest: 10, started: 9), Self.run(2, earliest: 20, started: 9)], at: Self.at(9))
