@@ -42,6 +42,15 @@ import RefreshdRuntime
         #expect(recent.contains { $0.contains(" launched ") }, "\(recent)")
     }
 
+    /// Real commands (`simulate --exec`) are not run a second time: with them, the per-run events
+    /// are on from the start.
+    @Test func realCommandsAreObservedWithThePerRunEventsFromTheStart() {
+        var scenario = Self.plans(injected: false)[0]
+        #expect(!Simulation(scenario: scenario).routineEvents)
+        scenario.executeCommands = true
+        #expect(Simulation(scenario: scenario).routineEvents)
+    }
+
     /// Passing runs never read the per-run events: with them on or off, the same report.
     @Test func thePerRunEventsChangeNoPassingReport() {
         for plan in Self.plans(injected: false).prefix(8) {
