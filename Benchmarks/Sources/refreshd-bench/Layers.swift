@@ -8,7 +8,8 @@ import RefreshdCore
 /// 10 s allowance, re-submitted a minute after each launch, each run a 10 ms success) for `days`
 /// of virtual time, through growing stacks of refreshd's own layers:
 ///
-/// - `core`: `SchedulerCore` alone, fed its wake-ups and run ends, effects dropped;
+/// - `core`: `SchedulerCore` alone, fed its wake-ups and run ends, effects dropped (state
+///   changes and run ends on, per-run log messages off, as in `refreshd simulate`);
 /// - `core+store`: the same, each event's state changes committed to an `InMemoryStore`;
 /// - `runtime`: `RefreshRuntime` on `SimulatedHost` with an `InMemoryStore`, observed as the
 ///   simulator observes it (without the per-run events) by an observer that does nothing: every
@@ -24,7 +25,7 @@ func layers(days: Int) throws {
     let end = start + .seconds(Int64(days) * 86_400)
     var configuration = SchedulerConfiguration()
     configuration.emitsStateChanges = true
-    configuration.emitsRoutineLogs = true
+    configuration.emitsRoutineLogs = false  // as the simulator runs it: no per-run log messages
     configuration.emitsRunEnds = true
 
     for layer in ["core", "core+store"] {
