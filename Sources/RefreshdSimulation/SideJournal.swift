@@ -60,12 +60,6 @@ final class SideJournal: @unchecked Sendable {
     }
 
     func record(_ o: RuntimeObservation) {
-        // Only activity transitions and these widget events are kept: the kind says so without
-        // copying the log message out of every other observation (most are runs).
-        switch o.kind {
-        case .activity, .widgetShown, .widgetReload, .widgetDeferred, .widgetFailed, .widgetStale, .widgetFresh: break
-        default: return
-        }
         switch o.logMessage {
         case let .activity(.transition(t, a))?:
             lock.withLock { transitions.append(Transition(id: t.id, type: a.typeName, transition: t)) }

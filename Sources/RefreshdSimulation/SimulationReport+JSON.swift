@@ -57,7 +57,7 @@ extension SimulationReport {
     /// pretty-prints them (an empty list stays `[\n\n<indent>]`). `afterEach` gets the buffer
     /// after each run, to write it out and empty it.
     static func writeRuns(_ runs: [Run], indent: Int, into out: inout [UInt8],
-                          afterEach: (inout [UInt8]) throws -> Void = { _ in }) rethrows {
+                          afterEach: (inout [UInt8]) throws -> Void) rethrows {
         out.append(contentsOf: "\"runs\" : [\n".utf8)
         if runs.isEmpty {
             out.append(0x0A)
