@@ -50,14 +50,29 @@ public struct JobConfig: Sendable, Hashable {
     public var identifier: String { definition.identifier }
 }
 
-/// A parsed job with the locations that cross-file checks point at.
-struct ParsedJob: Sendable {
-    var config: JobConfig
+/// What the checks across job files need of one job: read as soon as its identifier is, even
+/// when the file has other errors, so duplicate identifiers and namespace clashes are reported in
+/// the same pass as each file's own errors.
+struct JobIdentity: Sendable {
+    var identifier: String
     /// Where the identifier's value is.
     var identifierLocation: Location
+    /// The job's kind; nil when `kind:` is invalid or misspelt (then no namespace limit is checked).
+    var kind: TaskKind?
     /// Where the `kind:` value is, when the file names one.
     var kindLocation: Location?
+    /// The namespace counted against (`namespace:`, else the identifier's app prefix); nil when
+    /// `namespace:` is invalid or misspelt.
+    var namespace: String?
+    /// True when the namespace comes from the identifier, not from `namespace:`.
+    var namespaceIsDerived: Bool
+    var file: String
+    /// When the file was last modified (nanoseconds since the epoch); nil for a scenario's
+    /// inline jobs. In a namespace clash the most recently modified file is the one refused.
+    var modified: Int64?
 
+    /// The line of the identifier, as `JobConfig.line`.
+    var line: Int { identifierLocation.line }
     /// Where an error about the job's kind (namespace limits) belongs.
     var kindOrIdentifierLocation: Location { kindLocation ?? identifierLocation }
 }

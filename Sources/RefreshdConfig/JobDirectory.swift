@@ -4,8 +4,9 @@ import RefreshdCore
 /// Loads a folder of job files (`Jobs/*.yaml`, one job per file) into validated `JobConfig`s.
 ///
 /// Every file is read and checked, and then the set as a whole (unique identifiers, pending
-/// limits per namespace); all problems of all files come back together, sorted by file and
-/// line, so one `refreshd check` shows everything there is to fix. Nothing is returned unless
+/// limits per namespace, over every job whose identifier could be read, also in files with
+/// other errors); all problems of all files come back together, sorted by file and line, so
+/// one `refreshd check` shows everything there is to fix. Nothing is returned unless
 /// everything is valid: a half-loaded configuration would silently drop jobs.
 public struct JobDirectory {
     /// Loads `*.yaml` and `*.yml` in `directory` (not recursive), in file-name order.
@@ -38,33 +39,69 @@ public struct JobDirectory {
                 file: directory, line: 1, column: 1,
                 message: "expected a folder of job files (*.yaml), but \(reason)")]))
         }
+        return load(files: entries.map { ($0.name, $0.isUTF8) }, in: directory, searchPath: searchPath,
+                    limits: limits, now: now, timeZone: timeZone)
+    }
+
+    /// Checks one job file (`refreshd check FILE`): its own errors, and the rules across files
+    /// against the other job files of its folder, as if it were the file just added (it is the
+    /// one refused in a clash). Errors of the other files are not reported; the result holds
+    /// only this file's job. The project root is the file's folder's parent.
+    public static func load(
+        file path: String,
+        searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
+        limits: SchedulerConfiguration = SchedulerConfiguration(),
+        now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),
+        timeZone: TimeZone = .current
+    ) -> Result<[JobConfig], ConfigErrors> {
+        let name = NSString(string: path).lastPathComponent
+        let parent = NSString(string: path).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        // The other job files, for the checks across files; none when the folder cannot be listed.
+        let siblings = ((try? JobFileReader.entries(of: directory)) ?? []).filter { $0.isUTF8 && $0.name != name }
+        return load(files: siblings.map { ($0.name, $0.isUTF8) } + [(name, true)], in: directory,
+                    focus: (name: name, shown: path), searchPath: searchPath, limits: limits, now: now, timeZone: timeZone)
+    }
+
+    /// Reads and checks `files` (names in `directory`), then the set. With `focus`, only that
+    /// file's errors and job are kept, it counts as the newest file, and messages name it as
+    /// `shown` (the path as typed).
+    private static func load(
+        files: [(name: String, isUTF8: Bool)], in directory: String, focus: (name: String, shown: String)? = nil,
+        searchPath: String?, limits: SchedulerConfiguration, now: Instant, timeZone: TimeZone
+    ) -> Result<[JobConfig], ConfigErrors> {
         let projectRoot = PathText.projectRoot(of: directory)
-        var jobs: [ParsedJob] = []
+        var jobs: [JobConfig] = []
+        var identities: [JobIdentity] = []
         var errors: [ConfigError] = []
-        for entry in entries {
-            let file = PathText.join(directory, entry.name)
+        for entry in files {
+            let isFocus = focus?.name == entry.name
+            let file = isFocus ? (focus?.shown ?? entry.name) : PathText.join(directory, entry.name)
             guard entry.isUTF8 else {
                 errors.append(ConfigError(file: file, line: 1, column: 1,
                     message: "expected a UTF-8 file name, found bytes that are not UTF-8 (shown as \\xFF); rename the file"))
                 continue
             }
-            let yaml: String
-            switch JobFileReader.contents(of: file) {
-            case .success(let text): yaml = text
+            let read: JobFileReader.Contents
+            switch JobFileReader.file(at: file) {
+            case .success(let contents): read = contents
             case .failure(let failure):
                 errors.append(ConfigError(file: file, line: failure.location.line, column: failure.location.column,
                                           message: failure.message))
                 continue
             }
-            let parser = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
+            var parser = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
                                        now: now, defaultTimeZone: timeZone)
-            let result = parser.parse(yaml: yaml)
+            parser.modified = isFocus ? Int64.max : read.modified
+            let result = parser.parse(yaml: read.text)
             errors += result.errors
-            if let job = result.job { jobs.append(job) }
+            if let job = result.job, focus == nil || isFocus { jobs.append(job) }
+            if let identity = result.identity { identities.append(identity) }
         }
-        errors += JobSetValidator(limits: limits).validate(jobs)
+        errors += JobSetValidator(limits: limits).validate(identities)
+        if let focus { errors = errors.filter { $0.file == focus.shown } }
         guard errors.isEmpty else { return .failure(ConfigErrors(errors)) }
-        return .success(jobs.map(\.config))
+        return .success(jobs)
     }
 
     /// Parses a single job file's text. `file` is used in messages and in `JobConfig.file`;
@@ -78,7 +115,7 @@ public struct JobDirectory {
     ) -> Result<JobConfig, ConfigErrors> {
         let result = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
                                    now: now, defaultTimeZone: timeZone).parse(yaml: yaml)
-        if let job = result.job { return .success(job.config) }
+        if let job = result.job { return .success(job) }
         return .failure(ConfigErrors(result.errors))
     }
 

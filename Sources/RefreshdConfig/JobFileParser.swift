@@ -1,12 +1,12 @@
 import Foundation
 import RefreshdCore
 
-/// Reads one job file's YAML into a `ParsedJob`, collecting every problem in the file.
+/// Reads one job file's YAML into a `JobConfig`, collecting every problem in the file.
 ///
 /// Parsing goes setting by setting over Yams' node tree, so each problem is reported at the
 /// value that caused it and the rest of the file is still checked. A file with any error
-/// produces no job; cross-file rules (unique identifiers, namespace limits) live in
-/// `JobSetValidator`.
+/// produces no job, but still its `JobIdentity` when the identifier could be read: cross-file
+/// rules (unique identifiers, namespace limits) live in `JobSetValidator` and run on every file.
 struct JobFileParser {
     /// Every top-level setting, in the order the documentation lists them.
     static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
@@ -21,15 +21,29 @@ struct JobFileParser {
     let now: Instant
     /// The zone of calendar expressions in jobs without `timezone:`.
     let defaultTimeZone: TimeZone
+    /// When the file was last modified (ns since the epoch), for `JobIdentity.modified`.
+    var modified: Int64? = nil
+
+    /// The parts of a job file's reading: the job (nil on any error) and what the checks across
+    /// files need (nil when even the identifier could not be read).
+    struct Reading {
+        var job: JobConfig?
+        var identity: JobIdentity?
+        var errors: [ConfigError] = []
+    }
 
     /// The job, or nil with the errors that prevent it (at most
     /// `JobFileLimits.maximumErrorsPerFile`, then one saying how many more there were).
-    func parse(yaml: String) -> (job: ParsedJob?, errors: [ConfigError]) {
+    func parse(yaml text: String) -> Reading {
         var sink = ErrorSink(file: file)
+        // YAML allows a byte-order mark at the start, and Windows editors write one; libyaml
+        // reads the text as given (already decoded), so it is dropped here. Locations are
+        // unchanged for people: editors do not show it.
+        let yaml = SourceText.withoutByteOrderMark(text)
         let size = yaml.utf8.count
         if size > JobFileLimits.maximumFileSize {
             sink.add(at: .start, Self.sizeMessage(bytes: size))
-            return (nil, sink.errors)
+            return Reading(errors: sink.errors)
         }
         // libyaml's events are composed here, not by Yams: counting values and aliases as they
         // arrive refuses alias bombs before anything walks them. Scalars are read as their
@@ -38,7 +52,7 @@ struct JobFileParser {
         switch YAMLComposer.compose(yaml) {
         case .failure(let failure):
             sink.add(at: failure.location, failure.message)
-            return (nil, sink.errors)
+            return Reading(errors: sink.errors)
         case .success(let composed):
             document = composed
         }
@@ -47,23 +61,26 @@ struct JobFileParser {
             if document.problems.isEmpty {
                 sink.add(at: .start, "expected a mapping of job settings (identifier:, command:, ...), found an empty file")
             }
-            return (nil, Self.capped(sink.errors))
+            return Reading(errors: Self.capped(sink.errors))
         }
         guard case .mapping(let mapping, let mappingLocation) = root else {
             sink.add(at: root.location,
                      "expected a mapping of job settings (identifier:, command:, ...), found \(root.foundDescription)")
-            return (nil, Self.capped(sink.errors))
+            return Reading(errors: Self.capped(sink.errors))
         }
-        let job = self.job(from: mapping, at: mappingLocation, source: SourceText(text: yaml), &sink)
-        guard sink.errors.isEmpty, let job else { return (nil, Self.capped(sink.errors)) }
-        return (job, [])
+        let read = self.job(from: mapping, at: mappingLocation, source: SourceText(text: yaml), &sink)
+        guard sink.errors.isEmpty, let job = read.job else {
+            return Reading(identity: read.identity, errors: Self.capped(sink.errors))
+        }
+        return Reading(job: job, identity: read.identity)
     }
 
     /// The job whose settings are `mapping` (a job file's root, or an inline job of a scenario
-    /// file), reporting every problem into `sink`; nil when there was any. `source` is the whole
-    /// file's text, to place errors inside values.
+    /// file), reporting every problem into `sink`; the job is nil when there was any, the
+    /// identity nil only when the identifier could not be read. `source` is the whole file's text,
+    /// to place errors inside values.
     func job(from mapping: [(key: YAMLNode, value: YAMLNode)], at mappingLocation: Location, source: SourceText,
-             _ sink: inout ErrorSink) -> ParsedJob? {
+             _ sink: inout ErrorSink) -> (job: JobConfig?, identity: JobIdentity?) {
         let before = sink.errors.count
         var settings = JobSettings(file: file, projectRoot: projectRoot, searchPath: searchPath,
                                    now: now, defaultTimeZone: defaultTimeZone, source: source)
@@ -75,7 +92,7 @@ struct JobFileParser {
         settings.resolveWidget(&sink)
         settings.resolveAction(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
-        return sink.errors.count == before ? settings.job() : nil
+        return (sink.errors.count == before ? settings.job() : nil, settings.identity(sink, modified: modified))
     }
 
     /// `the file is 52,428,800 bytes; expected a job file of at most 1 MiB (1,048,576 bytes)`.

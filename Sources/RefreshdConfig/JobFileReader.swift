@@ -53,9 +53,21 @@ enum JobFileReader {
         return entries.sorted { $0.name < $1.name }
     }
 
+    /// A file's text and when it was last modified.
+    struct Contents {
+        var text: String
+        /// `st_mtim` in nanoseconds since the epoch.
+        var modified: Int64
+    }
+
     /// The text of the job file at `path`, or where and why it cannot be used.
     static func contents(of path: String, kind: FileKind = .job) -> Result<String, YAMLComposer.Failure> {
-        func fail(_ message: String, _ location: Location = .start) -> Result<String, YAMLComposer.Failure> {
+        file(at: path, kind: kind).map(\.text)
+    }
+
+    /// The text of the job file at `path` and its modification time, or where and why it cannot be used.
+    static func file(at path: String, kind: FileKind = .job) -> Result<Contents, YAMLComposer.Failure> {
+        func fail(_ message: String, _ location: Location = .start) -> Result<Contents, YAMLComposer.Failure> {
             .failure(YAMLComposer.Failure(location: location, message: message))
         }
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
@@ -70,6 +82,7 @@ enum JobFileReader {
         case S_IFSOCK: return fail("expected a regular \(kind.noun), but this is a socket")
         default: return fail("expected a regular \(kind.noun), but this is a device")
         }
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         let limit = JobFileLimits.maximumFileSize
         if Int(info.st_size) > limit { return fail(JobFileParser.sizeMessage(bytes: Int(info.st_size), kind: kind)) }
         // Read at most one byte more than the limit, in case the file grew since fstat.
@@ -94,7 +107,7 @@ enum JobFileReader {
                 return fail("expected UTF-8 text, found the byte 0x\(byte.count == 1 ? "0" + byte : byte), which is not valid UTF-8 here",
                             SourceText.location(ofInvalidByteAt: offset, in: content))
             }
-            return .success(String(decoding: content, as: UTF8.self))
+            return .success(Contents(text: String(decoding: content, as: UTF8.self), modified: modified))
         }
     }
 

@@ -49,7 +49,9 @@ struct JobSettings {
     var accuracy: Duration = .zero
     var retry: RetryPolicy?
     var requires: (power: Bool, network: Bool, keyLocation: Location) = (false, false, .start)
-    var namespace = "default"
+    /// `namespace:` as written; nil without one (the identifier's app prefix is used).
+    var namespace: String?
+    var namespaceIsValid = true
     var environment: [String: String] = [:]
     var commandLocation: Location?
     var environmentLocation: Location?
@@ -116,7 +118,8 @@ struct JobSettings {
             requires.power = values.contains("external-power")
             requires.network = values.contains("network")
         case "namespace":
-            namespace = SettingRules.namespace(reader, &sink) ?? namespace
+            namespace = SettingRules.namespace(reader, &sink)
+            namespaceIsValid = namespace != nil
         case "environment":
             environmentLocation = value.location
             environment = SettingRules.environment(reader, &sink)
@@ -321,19 +324,32 @@ struct JobSettings {
         widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), playlistZone: zone, &sink)
     }
 
+    /// What the checks across files need, once the identifier is known (nil before), even when
+    /// other settings have errors. A kind or namespace that is invalid or misspelt (`knd:`) is
+    /// unknown, so no namespace limit is checked against a guess.
+    func identity(_ sink: ErrorSink, modified: Int64?) -> JobIdentity? {
+        guard let identifier else { return nil }
+        let kindKnown = kindIsValid && !sink.suggestedKeys.contains("kind")
+        let namespaceKnown = namespaceIsValid && !sink.suggestedKeys.contains("namespace")
+        return JobIdentity(identifier: identifier.value, identifierLocation: identifier.location,
+                           kind: kindKnown ? kind : nil, kindLocation: kindLocation,
+                           namespace: namespaceKnown ? (namespace ?? SettingRules.defaultNamespace(of: identifier.value)) : nil,
+                           namespaceIsDerived: namespace == nil, file: file, modified: modified)
+    }
+
     /// The job, when every setting was valid.
-    func job() -> ParsedJob? {
+    func job() -> JobConfig? {
         guard let identifier, let command = command ?? (providerIsPlaylist || action != nil ? [] : nil) else { return nil }
         if isTimeline, widget == nil { return nil }
         if actionLocation != nil, action == nil { return nil }
         let definition = TaskDefinition(
-            identifier: identifier.value, kind: kind, namespace: namespace, allowance: allowance,
+            identifier: identifier.value, kind: kind,
+            namespace: namespace ?? SettingRules.defaultNamespace(of: identifier.value), allowance: allowance,
             grace: grace, resubmit: resubmit, retry: retry,
             requiresExternalPower: requires.power, requiresNetworkConnectivity: requires.network,
             missed: missed, catchUp: catchUp, jitter: jitter, fixedJitter: fixedJitter, accuracy: accuracy)
-        let config = JobConfig(definition: definition, command: command, environment: environment,
-                               earliest: earliest, file: file, line: identifier.location.line,
-                               projectRoot: projectRoot, simulate: simulate, widget: widget, action: action)
-        return ParsedJob(config: config, identifierLocation: identifier.location, kindLocation: kindLocation)
+        return JobConfig(definition: definition, command: command, environment: environment,
+                         earliest: earliest, file: file, line: identifier.location.line,
+                         projectRoot: projectRoot, simulate: simulate, widget: widget, action: action)
     }
 }

@@ -20,8 +20,9 @@ struct ScenarioReader {
     /// The zone when the file has no `timezone:`, an IANA name.
     let defaultTimeZone: String
 
-    func parse(yaml: String) -> Result<Scenario, ConfigErrors> {
+    func parse(yaml text: String) -> Result<Scenario, ConfigErrors> {
         var sink = ErrorSink(file: file)
+        let yaml = SourceText.withoutByteOrderMark(text)  // allowed by YAML, as in job files
         let size = yaml.utf8.count
         if size > JobFileLimits.maximumFileSize {
             sink.add(at: .start, JobFileParser.sizeMessage(bytes: size, kind: .scenario))
@@ -164,7 +165,8 @@ struct ScenarioReader {
                         _ sink: inout ErrorSink) -> (jobs: [JobConfig], identifiers: [String]?) {
         let parser = JobFileParser(file: file, projectRoot: PathText.projectRoot(of: file), searchPath: searchPath,
                                    now: start, defaultTimeZone: zone)
-        var parsed: [ParsedJob] = []
+        var parsed: [JobConfig] = []
+        var identities: [JobIdentity] = []
         var identifiers: [String] = []
         for item in items {
             guard case .mapping(let mapping, let location) = item else {
@@ -177,13 +179,15 @@ struct ScenarioReader {
             }
             // A sink of its own, so one job's misspelt key does not hide another's missing key.
             var jobSink = ErrorSink(file: file)
-            if let job = parser.job(from: mapping, at: location, source: source, &jobSink) { parsed.append(job) }
+            let read = parser.job(from: mapping, at: location, source: source, &jobSink)
+            if let job = read.job { parsed.append(job) }
+            if let identity = read.identity { identities.append(identity) }
             sink.append(contentsOf: jobSink)
         }
-        for error in JobSetValidator(limits: limits, scope: "the scenario").validate(parsed) {
+        for error in JobSetValidator(limits: limits, scope: "the scenario").validate(identities) {
             sink.add(error.line, error.column, error.message)
         }
-        return (parsed.map(\.config), identifiers)
+        return (parsed, identifiers)
     }
 
     /// `overnight-downtime` for `Tests/Scenarios/overnight-downtime.yaml`.

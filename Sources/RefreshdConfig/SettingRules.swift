@@ -18,6 +18,16 @@ enum SettingRules {
         return text
     }
 
+    /// The namespace of a job without `namespace:`: its identifier without the last label, the
+    /// app in iOS's `<bundle id>.<task name>` convention, since iOS's pending limits are per app.
+    /// `com.me.quick` -> `com.me`; `design.example.wallpaper.refresh` ->
+    /// `design.example.wallpaper`; `design.example.dayparts` -> `design.example`. Identifiers
+    /// have at least two labels, so the result is never empty.
+    static func defaultNamespace(of identifier: String) -> String {
+        guard let dot = identifier.lastIndex(of: ".") else { return identifier }
+        return String(identifier[..<dot])
+    }
+
     /// A namespace: non-empty, letters, digits, `.`, `-` and `_`.
     static func namespace(_ reader: ValueReader, _ sink: inout ErrorSink) -> String? {
         let expected = "a name of letters, digits, ., - and _ (like default or com.example)"

@@ -5,6 +5,11 @@
 struct SourceText {
     let text: String
 
+    /// `text` without a leading byte-order mark (U+FEFF), which YAML allows at the start.
+    static func withoutByteOrderMark(_ text: String) -> String {
+        text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
+    }
+
     /// The line and column (in Unicode scalars) of a UTF-8 byte offset.
     static func location(ofUTF8Offset offset: Int, in text: String) -> Location {
         var line = 1, column = 1, bytes = 0

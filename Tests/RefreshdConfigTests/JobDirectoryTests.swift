@@ -7,7 +7,12 @@ import Testing
     private func load(_ files: [String: String], limits: SchedulerConfiguration = SchedulerConfiguration(),
                       check: (String, Result<[JobConfig], ConfigErrors>) -> Void) {
         TestSupport.withTemporaryDirectory { root in
-            for (name, text) in files { TestSupport.write(text, to: "Jobs/" + name, in: root) }
+            for (name, text) in files {
+                TestSupport.write(text, to: "Jobs/" + name, in: root)
+                // One modification time for all: a namespace clash then refuses the later file by name.
+                try? FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
+                                                       ofItemAtPath: root + "/Jobs/" + name)
+            }
             check(root, JobDirectory.load(root + "/Jobs", searchPath: TestSupport.searchPath, limits: limits))
         }
     }
@@ -68,10 +73,11 @@ import Testing
             guard case .failure(let errors) = result else { Issue.record("should fail"); return }
             #expect(errors.errors.map { "\(($0.file as NSString).lastPathComponent):\($0.position)" }
                 == ["b.yaml:2:7", "c.yaml:1:13"])
-            #expect(errors.errors.first?.message == "too many app-refresh jobs in namespace \"default\": it already has "
+            #expect(errors.errors.first?.message == "too many app-refresh jobs in namespace \"com.example\" (the default: "
+                + "the identifier without its last label): com.example.b (\(root)/Jobs/b.yaml, this file) joins "
                 + "com.example.a (\(root)/Jobs/a.yaml:1); at most 1 app-refresh request can be pending per namespace, "
-                + "so these jobs would starve each other; give them distinct namespace: values "
-                + "(for example namespace: com.example.b)")
+                + "so these jobs would starve each other; expected kind: processing (longer work, up to 10 pending per "
+                + "namespace), or a namespace: of its own (for example namespace: com.example.b)")
         }
     }
 

@@ -10,7 +10,8 @@ import Testing
             identifier: com.example.refresh
             command: [true]
             """))
-        #expect(config.definition == TaskDefinition(identifier: "com.example.refresh"))
+        // The namespace defaults to the identifier's app: the identifier without its last label.
+        #expect(config.definition == TaskDefinition(identifier: "com.example.refresh", namespace: "com.example"))
         #expect(config.definition.allowance == .seconds(30))
         #expect(config.command == ["/usr/bin/true"])
         #expect(config.earliest == .relative(.zero))
