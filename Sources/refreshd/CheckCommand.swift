@@ -4,20 +4,23 @@ import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 
-/// `refreshd check`: validates a job directory without running anything.
+/// `refreshd check`: validates a job directory, or one job file, without running anything.
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Validate job files; print every error with file:line:column, exit 1 if any.")
 
-    @Argument(help: "Directory of job files.")
+    @Argument(help: "Directory of job files, or one job file (checked against the other jobs of its folder).")
     var directory = "Jobs"
 
     @Flag(help: "Print a JSON object with keys directory, valid, jobs and errors (also when there are errors).")
     var json = false
 
     func run() throws {
-        switch JobDirectory.load(directory) {
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder)
+        let loaded = exists && !isFolder.boolValue ? JobDirectory.load(file: directory) : JobDirectory.load(directory)
+        switch loaded {
         case let .failure(errors):
             if json {
                 try printJSON(CheckReport(directory: directory, jobs: [],
@@ -55,6 +58,9 @@ struct CheckCommand: ParsableCommand {
                     parts.append("jitter \(DurationParser.format(d.jitter))\(d.fixedJitter ? " (fixed)" : "")")
                 }
                 if d.accuracy != .zero { parts.append("accuracy \(DurationParser.format(d.accuracy))") }
+                let needs = Self.requirements(of: d)
+                if !needs.isEmpty { parts.append("requires \(needs.joined(separator: " and "))") }
+                parts.append("namespace \(d.namespace)")
                 print("\(d.identifier): \(parts.joined(separator: ", "))  (\(job.file))")
                 if d.schedule != nil, let first = job.earliest.schedule, let elapse = first.next(after: now) {
                     let zone = CalendarScheduleBuilder.zone(of: first) ?? TimeZone.current
@@ -91,13 +97,39 @@ struct CheckCommand: ParsableCommand {
         let nextElapses = calendar(of: job).map { schedule in
             CalendarScheduleBuilder.elapses(of: schedule, after: now, count: 3).map { iso($0, in: utc) }
         }
+        let retry = d.retry.map {
+            CheckReport.Retry(backoff: $0.backoff.rawValue, initial: DurationParser.format($0.initial),
+                              max: DurationParser.format($0.maximum), limit: $0.limit)
+        }
+        let action = job.action ?? job.widget.flatMap { widget in
+            if case let .action(action) = widget.provider { action } else { nil }
+        }
         return CheckReport.Job(
-            identifier: d.identifier, kind: job.widget == nil ? d.kind.rawValue : "timeline", file: job.file, earliest: job.earliest.text,
-            allowance: DurationParser.format(d.allowance), missed: d.missed.rawValue,
+            identifier: d.identifier, kind: job.widget == nil ? d.kind.rawValue : "timeline", file: job.file,
+            command: job.command, environment: job.environment, namespace: d.namespace,
+            requires: requirements(of: d), earliest: job.earliest.text,
+            allowance: DurationParser.format(d.allowance), grace: DurationParser.format(d.grace), missed: d.missed.rawValue,
             jitter: DurationParser.format(d.jitter), fixedJitter: d.fixedJitter,
             accuracy: DurationParser.format(d.accuracy),
             catchUp: d.missed == .all ? DurationParser.format(d.catchUp) : nil,
-            resubmit: resubmit, nextElapses: nextElapses, widget: job.widget.map(describe))
+            resubmit: resubmit, nextElapses: nextElapses, retry: retry,
+            action: action.map { CheckReport.Action(name: $0.name, options: options(of: $0)) },
+            widget: job.widget.map(describe), simulate: job.simulate != nil)
+    }
+
+    /// `["external-power", "network"]`, as `requires:` names them.
+    static func requirements(of d: TaskDefinition) -> [String] {
+        [d.requiresExternalPower ? "external-power" : nil, d.requiresNetworkConnectivity ? "network" : nil].compactMap { $0 }
+    }
+
+    /// An action's options from its canonical text (`key=value` lines).
+    static func options(of action: ActionSpec) -> [String: String] {
+        var options: [String: String] = [:]
+        for line in action.fingerprint.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            options[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return options
     }
 
     /// `timeline widget dayparts [systemSmall, systemMedium], budget 50/24h, shared fetch 5m, command provider`.

@@ -25,13 +25,25 @@ struct CheckReport: Encodable {
         self.errors = errors
     }
 
-    /// A valid job. Optional keys are left out when they do not apply.
+    /// A valid job: every setting, defaults included. Optional keys are left out when they do
+    /// not apply.
     struct Job: Encodable {
         var identifier: String
         var kind: String
         var file: String
+        /// The argument vector as run (the program resolved); empty for a built-in action or
+        /// `provider: playlist`.
+        var command: [String]
+        /// Extra environment variables of the command.
+        var environment: [String: String]
+        /// The namespace its pending limits count in (`namespace:`, or derived from the identifier).
+        var namespace: String
+        /// `external-power`, `network`; empty when it needs nothing.
+        var requires: [String]
         var earliest: String
         var allowance: String
+        /// Between the expiration (SIGTERM) and SIGKILL.
+        var grace: String
         var missed: String
         var jitter: String
         var fixedJitter: Bool
@@ -42,8 +54,28 @@ struct CheckReport: Encodable {
         var resubmit: String?
         /// The next three elapses (ISO 8601 UTC) of a calendar job.
         var nextElapses: [String]?
+        /// Retries after a failed run; absent without `retry:`.
+        var retry: Retry?
+        /// A built-in action run instead of a command (`action:`, or a widget's `provider: playlist`).
+        var action: Action?
         /// A timeline job's widget, in words.
         var widget: String?
+        /// Whether the job has a `simulate:` block (without one, it is a quick success in simulation).
+        var simulate: Bool
+    }
+
+    /// `retry: {backoff, initial, max, limit}` with every default filled in.
+    struct Retry: Encodable {
+        var backoff: String
+        var initial: String
+        var max: String
+        var limit: Int
+    }
+
+    /// A built-in action: its name and its options as their canonical `key=value` text.
+    struct Action: Encodable {
+        var name: String
+        var options: [String: String]
     }
 
     /// One error, located as in the text output (`file:line:column: message`).
