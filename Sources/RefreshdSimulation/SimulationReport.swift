@@ -278,7 +278,12 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     /// A readable table: per day, per job totals, faults, expectations, violations.
     public var text: String {
         var out: [String] = []
-        out.append("simulation \(scenario): \(days.count) day\(days.count == 1 ? "" : "s") from \(start) (\(timeZone)), seed \(seed)")
+        // The simulated length, not the day rows: a start that is not at midnight spreads N days
+        // over N + 1 rows.
+        let length = end.duration(since: start).wholeMilliseconds
+        let span = length % 86_400_000 == 0
+            ? "\(length / 86_400_000) day\(length == 86_400_000 ? "" : "s")" : formatDuration(.milliseconds(length))
+        out.append("simulation \(scenario): \(span) from \(start) to \(end) (\(timeZone)), seed \(seed)")
         out.append("")
         let header = ["day", "launched", "success", "failure", "expired", "crashed", "interrupted", "missed", "late p50", "late max"]
         var rows: [[String]] = []
