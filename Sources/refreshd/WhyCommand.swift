@@ -6,7 +6,9 @@ import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore
 
-/// `refreshd why ID`: in one paragraph, why a job is not running now and when it will.
+/// `refreshd why ID`: in one paragraph, why a job is not running now and when it will; for a
+/// timeline job, what each family's widget waits for; for a live activity, where it stands.
+/// An identifier refreshd does not know exits 1, with the known names it may have meant.
 ///
 /// Asks the running refreshd when there is one (it knows where each request waits: the
 /// concurrency cap, a run in flight, conditions, an admission hold); otherwise reads the state
@@ -16,7 +18,7 @@ struct WhyCommand: ParsableCommand {
         commandName: "why",
         abstract: "Explain why a job is not running now and when it will.")
 
-    @Argument(help: "The job's identifier.")
+    @Argument(help: "A job's identifier, a timeline job's family (JOB#FAMILY) or a live activity's id.")
     var identifier: String
 
     @Option(name: .long, help: "State directory.")
@@ -46,8 +48,8 @@ struct WhyCommand: ParsableCommand {
         } catch {
             ControlOutput.fail(ControlFailure(code: "connection", message: "\(error)"), json: json, command: "why")
         }
-        if json { return ControlOutput.printJSON(report) }
-        print(report.paragraph)
+        if json { ControlOutput.printJSON(report) } else { print(report.paragraph) }
+        if report.subject == .unknown { throw ExitCode(1) }
     }
 
     /// What the state files (read-only) and the job files say.
@@ -56,24 +58,22 @@ struct WhyCommand: ParsableCommand {
         let store = try StateStore.open(directory: state, readOnly: true)
         defer { store.close() }
         let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
-        var definition: TaskDefinition?
-        var jobsRead = false
-        if case let .success(configs) = JobDirectory.load(jobs) {
-            jobsRead = true
-            definition = configs.first { $0.spec.identifier == identifier }?.spec.definition
-        }
+        var specs: [JobSpec]?
+        if case let .success(configs) = JobDirectory.load(jobs) { specs = configs.map(\.spec) }
+        let definition = specs?.first { $0.identifier == identifier && $0.widget == nil }?.definition
         let pending = try store.pendingRequests().first { $0.identifier == identifier }
-        let runs = try store.recentRuns(limit: 500).filter { $0.identifier == identifier }.prefix(5)
+        let allRuns = try store.recentRuns(limit: 500)
+        let runs = allRuns.filter { $0.identifier == identifier }.prefix(5)
         let missed = try store.dailyCounters(days: 7).filter { $0.identifier == identifier && $0.missed > 0 }
         let streak = try store.restoredState().failureStreaks[identifier] ?? 0
-        let widget = identifier.contains("#")
-            ? try SavedMachineState(store: store).timelineSnapshot(at: now, definitions: StatusCommand.widgetDefinitions(jobs: jobs))
-                .widgets.first { WidgetSpec.providerIdentifier(job: $0.job, family: $0.family.rawValue) == identifier }
-            : nil
-        return WhyFacts(identifier: identifier, now: now, live: false, definition: definition,
-                        knownUndeclared: jobsRead && definition == nil && pending == nil && runs.isEmpty,
-                        pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,
-                        recentRuns: runs.map(StatusReport.Run.init),
-                        missedByDay: missed.map { (day: $0.day, count: $0.missed) }, widget: widget)
+        let saved = try SavedMachineState(store: store)
+        let timelines = saved.timelineSnapshot(at: now, definitions: StatusCommand.widgetDefinitions(jobs: jobs))
+        var facts = WhyFacts(identifier: identifier, now: now, live: false, definition: definition,
+                             knownUndeclared: specs != nil && definition == nil && pending == nil && runs.isEmpty,
+                             pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,
+                             recentRuns: runs.map(StatusReport.Run.init),
+                             missedByDay: missed.map { (day: $0.day, count: $0.missed) })
+        facts.addSubject(jobs: specs, timelines: timelines, activities: saved.activitySnapshot(at: now), runs: allRuns)
+        return facts
     }
 }

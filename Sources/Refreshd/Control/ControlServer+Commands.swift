@@ -213,25 +213,10 @@ extension ControlServer {
         reply.activities = runtime.activitySnapshot()
     }
 
-    /// What `why` needs from the live runtime.
+    /// What `why` needs from the live runtime (gathered by `RefreshRuntime.whyFacts`, shared
+    /// with the offline answer's subject rules).
     func whyFacts(_ id: String) throws -> WhyFacts {
-        let snapshot = runtime.snapshot()
-        let definition = runtime.definitions[id]
-        let runs = try runtime.recentRuns(limit: 500).filter { $0.identifier == id }.prefix(5).map(StatusReport.Run.init)
-        let missed = try runtime.dailyCounters(days: 7).filter { $0.identifier == id && $0.missed > 0 }
-            .map { (day: $0.day, count: $0.missed) }
-        let widget = runtime.timelineSnapshot().widgets.first {
-            WidgetSpec.providerIdentifier(job: $0.job, family: $0.family.rawValue) == id
-        }
-        return WhyFacts(identifier: id, now: runtime.now, live: true, definition: definition,
-                        knownUndeclared: definition == nil,
-                        pending: snapshot.pending.first { $0.identifier == id },
-                        running: snapshot.runs.first { $0.identifier == id }, runsInFlight: snapshot.runs,
-                        maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns,
-                        conditions: snapshot.conditions,
-                        failureStreak: snapshot.failureStreaks.first { $0.identifier == id }?.count ?? 0,
-                        recentRuns: Array(runs), missedByDay: missed,
-                        recentEvents: recent.filter { $0.identifier == id }, widget: widget)
+        try runtime.whyFacts(id, recent: recent.filter { $0.identifier == id })
     }
 }
 

@@ -3,13 +3,58 @@ import RefreshdCore
 /// Turns `WhyFacts` into `refreshd why`'s paragraph: why a job is not running now and when it
 /// will, naming what holds it (a run in flight, the concurrency cap, conditions, an admission
 /// hold, backoff after N failures, the missed-slot policy, refreshd down at the slot) and how its
-/// last runs ended. Pure: the same facts give the same words.
+/// last runs ended; for a timeline job, what each family's widget waits for; for a live
+/// activity, where it stands; for an unknown identifier, what it may have meant. Pure: the same
+/// facts give the same words.
 public enum WhyExplainer {
     public static func explain(_ f: WhyFacts) -> WhyReport {
         var reasons: [WhyReport.Reason] = []
+        let parts: [String]
+        let subject: WhyReport.Subject
+        switch f.subject {
+        case .unknown:
+            subject = .unknown
+            parts = explainUnknown(f, &reasons)
+        case let .timeline(kind, families):
+            subject = .timeline
+            parts = explainTimeline(kind: kind, families: families, f, &reasons)
+        case .activity:
+            subject = .activity
+            parts = explainActivity(f, &reasons)
+        case .provider:
+            subject = .provider
+            parts = explainJob(f, &reasons)
+        case .job:
+            subject = .job
+            parts = explainJob(f, &reasons)
+        }
+        // Each reason once, in the order first given (a timeline job's families may repeat one).
+        let unique = reasons.reduce(into: [WhyReport.Reason]()) { if !$0.contains($1) { $0.append($1) } }
+        return WhyReport(identifier: f.identifier, subject: subject, live: f.live, reasons: unique,
+                         paragraph: parts.joined(separator: " "))
+    }
+
+    /// `(from the state files: refreshd is not running)`, or nothing when live.
+    static func fromFiles(_ f: WhyFacts) -> String {
+        f.live ? "" : " (from the state files: refreshd is not running)"
+    }
+
+    /// Not a job, timeline family or activity: says so, and what it may have meant.
+    static func explainUnknown(_ f: WhyFacts, _ reasons: inout [WhyReport.Reason]) -> [String] {
+        reasons.append(.notDeclared)
+        var text = "\(f.identifier) is not a job refreshd knows\(fromFiles(f)): no loaded job file declares it, "
+            + "and it is not a timeline job's family (JOB#FAMILY) or a live activity."
+        if !f.suggestions.isEmpty {
+            text += " Did you mean \(f.suggestions.joined(separator: ", or "))?"
+        }
+        return [text]
+    }
+
+    /// A job or one family's provider: what holds it, its missed slots, its last runs, its activities.
+    static func explainJob(_ f: WhyFacts, _ reasons: inout [WhyReport.Reason]) -> [String] {
         var parts: [String] = []
         let id = f.identifier
-        let source = f.live ? "" : " (from the state files: refreshd is not running)"
+        let source = fromFiles(f)
 
         if f.knownUndeclared && f.definition == nil && f.pending == nil {
             reasons.append(.notDeclared)
@@ -29,6 +74,10 @@ public enum WhyExplainer {
         }
         if let w = f.widget {
             parts.append(contentsOf: explainProvider(w, f, &reasons))
+        } else if case let .provider(_, kind, family) = f.subject {
+            reasons.append(.widgetProvider)
+            parts.append("\(id) provides the timelines of widget \(kind)/\(family): it runs only when that widget reloads. "
+                + "Nothing is saved for that widget yet\(source): refreshd asks its provider when it starts.")
         } else if let p = f.pending {
             parts.append(contentsOf: explainPending(p, f, &reasons))
         } else if f.definition != nil || !f.knownUndeclared {
@@ -69,7 +118,101 @@ public enum WhyExplainer {
             }
             parts.append("Last runs: " + runs.joined(separator: ", ") + ".")
         }
-        return WhyReport(identifier: id, live: f.live, reasons: reasons, paragraph: parts.joined(separator: " "))
+        parts.append(contentsOf: ownedActivities(f, &reasons))
+        return parts
+    }
+
+    /// `design.example.wallpaper.widget is a timeline job ...`, then each family's widget as
+    /// its provider's answer would say it, the providers' last runs and the job's activities.
+    static func explainTimeline(kind: String, families: [String], _ f: WhyFacts,
+                                _ reasons: inout [WhyReport.Reason]) -> [String] {
+        reasons.append(.timelineJob)
+        let id = f.identifier
+        let providers = families.map { WidgetSpec.providerIdentifier(job: id, family: $0) }
+        var parts = ["\(id) is a timeline job\(fromFiles(f)): it provides the timelines of widget \(kind) "
+            + "(\(families.joined(separator: ", "))) and never runs on a schedule of its own; each family's provider "
+            + "(\(providers.joined(separator: ", "))) runs when that family's widget reloads."]
+        for family in families {
+            guard let w = f.widgets.first(where: { $0.family.rawValue == family }) else {
+                parts.append("\(family): nothing is saved for it yet; refreshd asks its provider when it starts.")
+                continue
+            }
+            // The provider's own answer without its first sentence (said once above).
+            var provider = f
+            provider.identifier = WidgetSpec.providerIdentifier(job: id, family: family)
+            var said = explainProvider(w, provider, &reasons).dropFirst()
+            if said.isEmpty { said = ["Nothing is due."] }
+            parts.append("\(family): " + said.joined(separator: " "))
+        }
+        if f.recentRuns.isEmpty {
+            parts.append("No provider has run yet.")
+        } else {
+            let runs = f.recentRuns.prefix(3).map { r -> String in
+                var t = "\(r.identifier) run \(r.runID) \(r.outcome)"
+                if r.outcome != "running" { t += " \(human(f.now.duration(since: r.started))) ago" }
+                return t
+            }
+            parts.append("Last provider runs: " + runs.joined(separator: ", ") + ".")
+        }
+        parts.append(contentsOf: ownedActivities(f, &reasons))
+        return parts
+    }
+
+    /// A live activity by its id: its state, who started it, its deadlines; or how it was dismissed.
+    static func explainActivity(_ f: WhyFacts, _ reasons: inout [WhyReport.Reason]) -> [String] {
+        reasons.append(.activity)
+        let id = f.identifier
+        let by = { (owner: String?) in owner.map { "started by job \($0)" } ?? "started with refreshd ctl activity start" }
+        if let a = f.activities.first(where: { $0.id == id }) {
+            var parts = ["\(id) is a live activity\(fromFiles(f)) of type \(a.type), \(by(a.owner)) at \(a.start) "
+                + "(namespace \(a.namespace)); it is \(a.state.rawValue) since \(a.since) (\(human(f.now.duration(since: a.since))) ago)."]
+            parts.append(activityDetails(a))
+            return parts
+        }
+        if let d = f.dismissed.last(where: { $0.id == id }) {
+            var text = "\(id) was a live activity\(fromFiles(f)) of type \(d.typeName), \(by(d.owner)) at \(d.start)"
+            if let ended = d.ended { text += ", ended at \(ended)\(d.endCause.map { " (\($0.rawValue))" } ?? "")" }
+            text += ", and dismissed at \(d.dismissed) (\(d.cause.rawValue)); it is no longer shown and takes no updates"
+            if let progress = d.progressPercent { text += "; its final progress was \(percent(progress))" }
+            return [text + "."]
+        }
+        return ["\(id) is a live activity\(fromFiles(f)), but nothing more is known of it."]
+    }
+
+    /// What holds or ends a live activity: progress, stale date, the 8 h end, the dismissal, a held update.
+    static func activityDetails(_ a: ActivitySnapshot.Entry) -> String {
+        var facts: [String] = []
+        if let progress = a.progressPercent { facts.append("progress \(percent(progress))") }
+        if let stale = a.staleDate { facts.append("stale date \(stale)") }
+        if let ends = a.endsBy { facts.append("the system ends it by \(ends) (8 h after its start)") }
+        if let dismissal = a.dismissal {
+            facts.append(a.state == .ended ? "it is dismissed at \(dismissal)"
+                                           : "it leaves the screen by \(dismissal) at the latest (12 h)")
+        }
+        facts.append("\(a.updatesApplied) update\(a.updatesApplied == 1 ? "" : "s") applied, \(a.updatesIgnored) ignored")
+        facts.append("\(a.budgetUsed) of \(a.budget) high-priority updates used this hour")
+        if let held = a.held { facts.append("an update is held until \(held.release) (over the hourly budget)") }
+        return "Now: " + facts.joined(separator: "; ") + "."
+    }
+
+    /// The live activities a job owns, in one sentence (nothing when it owns none).
+    static func ownedActivities(_ f: WhyFacts, _ reasons: inout [WhyReport.Reason]) -> [String] {
+        let owned = f.activities.filter { $0.owner == f.identifier }
+        guard !owned.isEmpty else { return [] }
+        reasons.append(.activity)
+        let list = owned.map { a -> String in
+            var t = "\(a.id) (\(a.type), \(a.state.rawValue) since \(a.since)"
+            if let progress = a.progressPercent { t += ", \(percent(progress))" }
+            if a.state == .ended, let dismissal = a.dismissal { t += ", dismissed at \(dismissal)" }
+            return t + ")"
+        }
+        return ["Its live activit\(owned.count == 1 ? "y" : "ies"): \(list.joined(separator: ", ")); "
+            + "refreshd why \(owned[0].id) tells more."]
+    }
+
+    /// `40%`, `12.5%`.
+    static func percent(_ value: Double) -> String {
+        value.rounded() == value ? "\(Int(value))%" : "\((value * 10).rounded() / 10)%"
     }
 
     static func explainPending(_ p: SchedulerSnapshot.Pending, _ f: WhyFacts,
@@ -140,7 +283,8 @@ public enum WhyExplainer {
     static func explainProvider(_ w: TimelineSnapshot.Widget, _ f: WhyFacts,
                                 _ reasons: inout [WhyReport.Reason]) -> [String] {
         reasons.append(.widgetProvider)
-        var parts = ["\(f.identifier) provides the timelines of widget \(w.kind)/\(w.family.rawValue): it runs only when that widget reloads."]
+        var parts = ["\(f.identifier) provides the timelines of widget \(w.kind)/\(w.family.rawValue)\(fromFiles(f)): "
+            + "it runs only when that widget reloads."]
         if let since = w.providerRunningSince {
             reasons.append(.providerInFlight)
             parts.append("A provider call is in flight since \(since) (\(human(f.now.duration(since: since)))); a reload asked meanwhile waits for it to end.")

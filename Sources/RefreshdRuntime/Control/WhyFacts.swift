@@ -1,11 +1,14 @@
 import RefreshdCore
 
-/// What `refreshd why` knows about one job, gathered from a live refreshd (its core's snapshot,
-/// definitions, store and recent observations) or, read-only, from the state files and the job
-/// files. `WhyExplainer` turns it into a paragraph; gathering and explaining stay apart so every
-/// holding reason is a unit test on plain values.
+/// What `refreshd why` knows about one identifier (a job, a timeline job, one family's provider,
+/// a live activity), gathered from a live refreshd (its core's snapshot, definitions, machines,
+/// store and recent observations) or, read-only, from the state files and the job files
+/// (`WhyFacts.gather`). `WhyExplainer` turns it into a paragraph; gathering and explaining stay
+/// apart so every holding reason is a unit test on plain values.
 public struct WhyFacts: Sendable {
     public var identifier: String
+    /// What the identifier names; `.job` also when the job files could not be read.
+    public var subject: WhySubject
     public var now: Instant
     /// Asked of the running refreshd (false: from the state files, refreshd is not running).
     public var live: Bool
@@ -32,14 +35,27 @@ public struct WhyFacts: Sendable {
     public var recentEvents: [RuntimeObservation]
     /// When the identifier is a widget provider (`<job>#<family>`): its widget's status.
     public var widget: TimelineSnapshot.Widget?
+    /// When the identifier is a timeline job: its families' widgets' status (families with
+    /// nothing saved yet are missing).
+    public var widgets: [TimelineSnapshot.Widget]
+    /// The live activities the job owns, or the one the identifier names.
+    public var activities: [ActivitySnapshot.Entry]
+    /// Dismissed activities the job owned, or the one the identifier names, most recent last.
+    public var dismissed: [DismissedActivity]
+    /// For an unknown identifier: known ones it may have meant (at most three).
+    public var suggestions: [String]
 
     public init(identifier: String, now: Instant, live: Bool, definition: TaskDefinition? = nil,
                 knownUndeclared: Bool = false, pending: SchedulerSnapshot.Pending? = nil,
                 running: SchedulerSnapshot.Run? = nil, runsInFlight: [SchedulerSnapshot.Run] = [],
                 maxConcurrentRuns: Int? = nil, conditions: Conditions? = nil, failureStreak: Int = 0,
                 recentRuns: [StatusReport.Run] = [], missedByDay: [(day: String, count: Int)] = [],
-                recentEvents: [RuntimeObservation] = [], widget: TimelineSnapshot.Widget? = nil) {
+                recentEvents: [RuntimeObservation] = [], widget: TimelineSnapshot.Widget? = nil,
+                subject: WhySubject? = nil, widgets: [TimelineSnapshot.Widget] = [],
+                activities: [ActivitySnapshot.Entry] = [], dismissed: [DismissedActivity] = [],
+                suggestions: [String] = []) {
         self.identifier = identifier
+        self.subject = subject ?? (knownUndeclared && definition == nil ? .unknown : .job)
         self.now = now
         self.live = live
         self.definition = definition
@@ -54,6 +70,100 @@ public struct WhyFacts: Sendable {
         self.missedByDay = missedByDay
         self.recentEvents = recentEvents
         self.widget = widget
+        self.widgets = widgets
+        self.activities = activities
+        self.dismissed = dismissed
+        self.suggestions = suggestions
+    }
+}
+
+/// What an identifier given to `refreshd why` names, so each is explained in its own terms.
+public enum WhySubject: Sendable, Hashable {
+    /// An app-refresh or processing job (or, when the job files could not be read, maybe one).
+    case job
+    /// A timeline job: it never runs on a schedule of its own; each family's provider
+    /// (`JOB#FAMILY`) runs when that family's widget reloads.
+    case timeline(kind: String, families: [String])
+    /// One family's provider of a timeline job (`JOB#FAMILY`).
+    case provider(job: String, kind: String, family: String)
+    /// A live activity, by its id (live or recently dismissed).
+    case activity
+    /// Nothing refreshd knows by that name: `why` exits 1.
+    case unknown
+    // Template instances (a later feature) become one more case here, found by `resolve` after
+    // the jobs and before `.unknown`, and explained by `WhyExplainer` like the others.
+
+    /// What `identifier` names among `jobs` (nil: the job files could not be read) and the
+    /// activities. A job's own identifier comes first, then `JOB#FAMILY` of a timeline job's
+    /// declared family, then an activity id.
+    public static func resolve(_ identifier: String, jobs: [JobSpec]?, activities: ActivitySnapshot) -> WhySubject {
+        if let job = jobs?.first(where: { $0.identifier == identifier }) {
+            guard let widget = job.widget else { return .job }
+            return .timeline(kind: widget.kind, families: widget.families)
+        }
+        if let hash = identifier.lastIndex(of: "#") {
+            let name = String(identifier[..<hash])
+            let family = String(identifier[identifier.index(after: hash)...])
+            if let widget = jobs?.first(where: { $0.identifier == name })?.widget, widget.families.contains(family) {
+                return .provider(job: name, kind: widget.kind, family: family)
+            }
+        }
+        if activities.activities.contains(where: { $0.id == identifier })
+            || activities.recentlyDismissed.contains(where: { $0.id == identifier }) {
+            return .activity
+        }
+        return jobs == nil ? .job : .unknown
+    }
+
+    /// Up to three known names close to an unknown `identifier`: those it is the start of (or
+    /// that are the start of it, by whole labels), one or two edits away, or another family of
+    /// the job it names; for `X#FAMILY`, providers of that family.
+    public static func suggestions(for identifier: String, jobs: [JobSpec], activities: ActivitySnapshot) -> [String] {
+        var known: [String] = []
+        for job in jobs {
+            known.append(job.identifier)
+            for family in job.widget?.families ?? [] {
+                known.append(WidgetSpec.providerIdentifier(job: job.identifier, family: family))
+            }
+        }
+        known += activities.activities.map(\.id)
+        let hash = identifier.lastIndex(of: "#")
+        let stem = hash.map { String(identifier[..<$0]) } ?? identifier
+        let family = hash.map { String(identifier[identifier.index(after: $0)...]) }
+        var found: [String] = []
+        for name in known where !found.contains(name) {
+            let nameHash = name.lastIndex(of: "#")
+            let nameStem = nameHash.map { String(name[..<$0]) } ?? name
+            let nameFamily = nameHash.map { String(name[name.index(after: $0)...]) }
+            let sameJob = nameStem == stem
+            let related = sameJob || nameStem.hasPrefix(stem + ".") || stem.hasPrefix(nameStem + ".")
+                || editDistance(identifier, name, limit: 2) <= 2
+            // `JOB#FAMILY` asks for a provider: the job's other families, or other jobs' providers
+            // of the same family.
+            if related && (family == nil || (nameFamily != nil && (sameJob || nameFamily == family))) { found.append(name) }
+        }
+        return Array(found.prefix(3))
+    }
+
+    /// Levenshtein distance of `a` and `b`, or `limit + 1` once it is certainly over `limit`.
+    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        if abs(a.count - b.count) > limit { return limit + 1 }
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var row = Array(0...b.count)
+        for i in 1...a.count {
+            var diagonal = row[0]
+            row[0] = i
+            var best = i
+            for j in 1...b.count {
+                let above = row[j]
+                row[j] = min(above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
+                diagonal = above
+                best = min(best, row[j])
+            }
+            if best > limit { return limit + 1 }
+        }
+        return min(row[b.count], limit + 1)
     }
 }
 

@@ -1,6 +1,11 @@
-/// The answer to `refreshd why ID`: one paragraph for people, and the holding reasons as stable
-/// codes for programs (`refreshd why --json`).
+/// The answer to `refreshd why ID`: one paragraph for people, and what the identifier names and
+/// the holding reasons as stable codes for programs (`refreshd why --json`).
 public struct WhyReport: Codable, Sendable, Equatable {
+    /// What the identifier names (`WhySubject` without its details).
+    public enum Subject: String, Codable, Sendable, CaseIterable {
+        case job, timeline, provider, activity, unknown
+    }
+
     /// What holds a job (or why it has nothing pending).
     public enum Reason: String, Codable, Sendable, CaseIterable {
         case notDeclared = "not-declared"
@@ -23,16 +28,22 @@ public struct WhyReport: Codable, Sendable, Equatable {
         case providerInFlight = "provider-in-flight"
         /// A widget's reload waits for its budget.
         case widgetBudget = "widget-budget"
+        /// A timeline job: it runs only as its families' providers, when their widgets reload.
+        case timelineJob = "timeline-job"
+        /// A live activity (the one named, or one the job owns).
+        case activity
     }
 
     public var identifier: String
+    public var subject: Subject
     /// Answered by the running refreshd (false: read from the state files).
     public var live: Bool
     public var reasons: [Reason]
     public var paragraph: String
 
-    public init(identifier: String, live: Bool, reasons: [Reason], paragraph: String) {
+    public init(identifier: String, subject: Subject = .job, live: Bool, reasons: [Reason], paragraph: String) {
         self.identifier = identifier
+        self.subject = subject
         self.live = live
         self.reasons = reasons
         self.paragraph = paragraph
