@@ -10,7 +10,8 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Validate job files; print every error with file:line:column, exit 1 if any.")
 
-    @Argument(help: "Directory of job files, or one job file (checked against the other jobs of its folder).")
+    @Argument(help: ArgumentHelp("Directory of job files, or one job file (checked against the other jobs of its folder).",
+                                 valueName: "directory-or-file"))
     var directory = "Jobs"
 
     @Flag(help: "Print a JSON object with keys directory, valid, jobs and errors (also when there are errors).")
