@@ -152,6 +152,73 @@ import Testing
         #expect(((pending["pending"] as? [[String: Any]]) ?? []).contains { $0["identifier"] as? String == "test.later" && $0["earliest"] as? String == later })
     }
 
+    // MARK: - Clients, subscribers, descriptors
+
+    /// Opens `count` clients; returns those accepted and the codes of the refusals.
+    static func connect(_ count: Int, to socket: String) throws -> (kept: [RawClient], refused: [String]) {
+        var kept: [RawClient] = []
+        var refused: [String] = []
+        for _ in 0..<count {
+            let c = try RawClient(socket)
+            if let reply = c.readObject(timeout: 0.2) {
+                refused.append(error(reply)?.code ?? "?")
+            } else {
+                kept.append(c)
+            }
+        }
+        return (kept, refused)
+    }
+
+    @Test func idleClientsAreCappedAndSubscribersToo() throws {
+        let daemon = try Daemon(["--max-control-clients", "40"])
+        defer { daemon.stop() }
+        let attack = Self.now()
+        var (kept, refused) = try Self.connect(60, to: daemon.socket)
+        #expect(kept.count == 40)
+        #expect(refused.count == 20 && refused.allSatisfy { $0 == "too-many-clients" })
+        // Room for one more once one has gone.
+        kept.removeLast()
+        usleep(100_000)
+        Self.waitForBeats(daemon, since: attack)
+        #expect(try daemon.worstLateness(since: attack, "40 idle clients and 20 refused") < 50)
+        kept.removeAll()
+        usleep(100_000)
+
+        // Subscribers that never read: 16 at most.
+        var subscribers: [RawClient] = []
+        var codes: [String] = []
+        for i in 0..<20 {
+            let c = try RawClient(daemon.socket)
+            c.send(#"{"v":1,"id":\#(i),"command":"subscribe"}"# + "\n")
+            let reply = c.readObject()
+            if reply?["ok"] as? Bool == true { subscribers.append(c) } else { codes.append(reply.flatMap(Self.error)?.code ?? "?") }
+        }
+        #expect(subscribers.count == 16)
+        #expect(codes == Array(repeating: "too-many-subscribers", count: 4))
+        #expect(daemon.isAlive)
+    }
+
+    @Test func clientsNeverTakeTheDescriptorsLaunchesNeed() throws {
+        // 320 descriptors in all; refreshd keeps 256 for launches, so about 40 for clients.
+        let daemon = try Daemon(["--max-control-clients", "1000"], shell: "ulimit -n 320")
+        defer { daemon.stop() }
+        let attack = Self.now()
+        var (kept, refused) = try Self.connect(300, to: daemon.socket)
+        print("descriptor reserve: \(kept.count) clients kept, \(refused.count) refused")
+        #expect(kept.count > 10 && kept.count < 80)
+        #expect(!refused.isEmpty && refused.allSatisfy { $0 == "no-descriptors" })
+        // Meanwhile the heartbeat still launches, and its runs succeed (no EMFILE at spawn).
+        let count = kept.count
+        kept.removeLast(5)  // room for the status queries (launches take the lowest free numbers)
+        usleep(100_000)
+        Self.waitForBeats(daemon, since: attack, count: 3)
+        #expect(try daemon.worstLateness(since: attack, "\(count) clients at the descriptor reserve") < 50)
+        let outcomes = try RawClient(daemon.socket).request(#"{"v":1,"command":"status","runs":50}"#)
+        let beats = (((outcomes["status"] as? [String: Any])?["runs"] as? [[String: Any]]) ?? []).filter { $0["identifier"] as? String == "test.beat" }
+        #expect(!beats.isEmpty && beats.allSatisfy { $0["outcome"] as? String == "success" || $0["outcome"] as? String == "running" })
+        kept.removeAll()
+    }
+
     static func error(_ reply: [String: Any]) -> (code: String, message: String)? {
         guard let e = reply["error"] as? [String: Any], let code = e["code"] as? String, let message = e["message"] as? String else { return nil }
         return (code, message)
@@ -209,6 +276,15 @@ final class RawClient: @unchecked Sendable {  // one writer thread and one reade
             if n <= 0 { return nil }
             buffer.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// The next line as a JSON object if one comes within `timeout` seconds.
+    func readObject(timeout: Double) -> [String: Any]? {
+        if !buffer.contains(0x0A) {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(timeout * 1000)) == 1 else { return nil }
+        }
+        return readObject()
     }
 
     /// The next line as a JSON object.

@@ -257,7 +257,7 @@ public final class ControlServer: @unchecked Sendable {
         let connection = ControlConnection(number: nextNumber, server: self)
         uv_pipe_init(scheduler.loop, connection.pipe, 0)
         connection.pipe.pointee.data = Unmanaged.passUnretained(connection).toOpaque()
-        let others = connections.count
+        let others = connections.values.reduce(0) { $0 + ($1.closing ? 0 : 1) }
         connections[connection.number] = connection
         let server = UnsafeMutableRawPointer(listener).assumingMemoryBound(to: uv_stream_t.self)
         guard uv_accept(server, connection.stream) == 0 else {
