@@ -219,6 +219,46 @@ import Testing
         kept.removeAll()
     }
 
+    // MARK: - Activities
+
+    @Test func pipelinedActivityStartsAreBoundedAndRepliesSmall() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        let c = try RawClient(daemon.socket)
+        let count = 500
+        var lines = ""
+        for i in 0..<count {
+            // 40 made-up namespaces: more than may have live activities (32).
+            let activity = #"{\"activity\":\"start\",\"id\":\"a\#(i)\",\"type\":\"Download\",\"namespace\":\"ns\#(i % 40)\",\"content\":{\"progress\":0.5}}"#
+            lines += #"{"v":1,"id":\#(i),"command":"activity","activity":"\#(activity)"}"# + "\n"
+        }
+        let attack = Self.now()
+        let text = lines
+        Thread { [c] in c.send(text) }.start()
+        var bytes = 0
+        var accepted = 0
+        var codes: [String: Int] = [:]
+        for _ in 0..<count {
+            guard let line = c.readLine() else { break }
+            bytes += line.count + 1
+            let reply = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            if reply["ok"] as? Bool == true {
+                accepted += 1
+                let shown = ((reply["activities"] as? [String: Any])?["activities"] as? [[String: Any]]) ?? []
+                #expect(shown.count == 1, "a reply shows the activity it started, not every activity")
+            } else {
+                codes[Self.error(reply)?.code ?? "?", default: 0] += 1
+            }
+        }
+        print("\(count) pipelined activity starts: \(accepted) accepted, refused \(codes), \(bytes) bytes of replies")
+        // 32 namespaces by 4 rounds reach the total of 128 held activities.
+        #expect(accepted == 128)
+        #expect(codes == ["too-many-activities": count - 128])
+        #expect(bytes < 1_000_000)
+        Self.waitForBeats(daemon, since: attack)
+        #expect(try daemon.worstLateness(since: attack, "\(count) pipelined activity starts") < 50)
+    }
+
     static func error(_ reply: [String: Any]) -> (code: String, message: String)? {
         guard let e = reply["error"] as? [String: Any], let code = e["code"] as? String, let message = e["message"] as? String else { return nil }
         return (code, message)

@@ -28,7 +28,7 @@ public struct ControlFailure: Codable, Sendable, Equatable, Error, CustomStringC
         let code = switch error {
         case .disabled: "activities-disabled"
         case .payloadTooLarge: "payload-too-large"
-        case .tooManyActivities: "too-many-activities"
+        case .tooManyActivities, .tooManyInTotal, .tooManyNamespaces: "too-many-activities"
         case .duplicateID: "duplicate-id"
         case .unknownActivity: "unknown-activity"
         case .notAllowed: "not-allowed"
