@@ -116,6 +116,30 @@ import Testing
         #expect(daemon.isAlive)
     }
 
+    // MARK: - Status, bounded and paged
+
+    @Test func statusRunsArePaged() throws {
+        let daemon = try Daemon()
+        defer { daemon.stop() }
+        Self.waitForBeats(daemon, since: Instant(milliseconds: 0), count: 4)
+        let c = try RawClient(daemon.socket)
+        let first = try c.request(#"{"v":1,"id":1,"command":"status","runs":2}"#)
+        let page1 = ((first["status"] as? [String: Any])?["runs"] as? [[String: Any]]) ?? []
+        let next = try #require((first["status"] as? [String: Any])?["nextBefore"] as? Int)
+        #expect(page1.count == 2)
+        #expect(page1.last?["runID"] as? Int == next)
+        let second = try c.request(#"{"v":1,"id":2,"command":"status","runs":2,"before":\#(next)}"#)
+        let page2 = ((second["status"] as? [String: Any])?["runs"] as? [[String: Any]]) ?? []
+        #expect(page2.count == 2)
+        #expect(page2.allSatisfy { ($0["runID"] as? Int ?? .max) < next })
+        // The command line pages the same way, and refuses what the socket refuses.
+        let cli = try CLI.run(["status", "--state", daemon.box.state, "--runs", "2", "--before", "\(next)", "--json"])
+        let cliRuns = ((try? JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any])?["runs"] as? [[String: Any]]) ?? []
+        #expect(cliRuns.map { $0["runID"] as? Int } == page2.map { $0["runID"] as? Int })
+        let tooMany = try CLI.run(["status", "--state", daemon.box.state, "--runs", "100000000"])
+        #expect(tooMany.status != 0 && tooMany.stderr.contains("--runs"))
+    }
+
     // MARK: - Pipelining
 
     @Test func thousandsOfPipelinedRequestsDoNotStallTheLoop() throws {
