@@ -26,15 +26,16 @@ import Testing
         let process: CLI.Running
         var socket: String { box.state + "/control.sock" }
 
-        init(_ arguments: [String] = [], shell: String? = nil) throws {
+        init(_ arguments: [String] = [], shell: String? = nil, jobs: [String: String] = [:], directory: String? = nil) throws {
             try box.write("beat.yaml", ControlHostileTests.beat)
             try box.write("later.yaml", ControlHostileTests.later)
+            for (name, text) in jobs { try box.write(name, text) }
             let run = ["run", "--jobs", box.jobs, "--state", box.state] + arguments
             if let shell {
                 // A shell sets limits first, then execs refreshd.
-                process = try CLI.start(run, via: ["/bin/sh", "-c", shell + "; exec \"$0\" \"$@\""])
+                process = try CLI.start(run, directory: directory, via: ["/bin/sh", "-c", shell + "; exec \"$0\" \"$@\""])
             } else {
-                process = try CLI.start(run)
+                process = try CLI.start(run, directory: directory)
             }
             let socket = self.socket
             let up = waitFor(timeout: 15) {
