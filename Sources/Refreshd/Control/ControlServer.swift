@@ -33,9 +33,9 @@ public final class ControlServer: @unchecked Sendable {
         public var descriptorReserve = 256
         /// Request lines handled per client per loop turn: the rest wait for the next turn
         /// (reading from that client pauses), so timers and launches run in between.
-        public var linesPerClientPerTurn = 32
+        public var linesPerClientPerTurn = 16
         /// Request lines handled per loop turn across all clients.
-        public var linesPerTurn = 128
+        public var linesPerTurn = 64
         public init() {}
     }
 
