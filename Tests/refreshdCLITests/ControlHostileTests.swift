@@ -144,6 +144,12 @@ import Testing
         #expect(cliRuns.map { $0["runID"] as? Int } == page2.map { $0["runID"] as? Int })
         let tooMany = try CLI.run(["status", "--state", daemon.box.state, "--runs", "100000000"])
         #expect(tooMany.status != 0 && tooMany.stderr.contains("--runs"))
+        // Stopped: the state file read read-only pages the same way.
+        daemon.process.signal(SIGTERM)
+        #expect(daemon.process.wait(timeout: 15) == 0)
+        let offline = try CLI.run(["status", "--state", daemon.box.state, "--runs", "2", "--before", "\(next)", "--json"])
+        let offlineRuns = ((try? JSONSerialization.jsonObject(with: Data(offline.stdout.utf8)) as? [String: Any])?["runs"] as? [[String: Any]]) ?? []
+        #expect(offlineRuns.map { $0["runID"] as? Int } == page2.map { $0["runID"] as? Int })
     }
 
     // MARK: - Pipelining
