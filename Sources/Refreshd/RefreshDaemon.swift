@@ -34,6 +34,8 @@ public final class RefreshDaemon: @unchecked Sendable {
     public var runRetention: Duration? = SchedulerConfiguration().runRetention
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// The control socket's bounds (clients, subscribers, queued bytes, descriptor reserve).
+    public var controlLimits = ControlServer.Limits()
     /// The control socket, notifications and metrics while running.
     var control: DaemonControl?
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
@@ -75,7 +77,8 @@ public final class RefreshDaemon: @unchecked Sendable {
         scheduler.prepareSignals()
         // The state directory's lock is held (the scheduler took it): the socket can be bound.
         let control = try DaemonControl(scheduler: scheduler, stateDirectory: stateDirectory,
-                                        metricsFile: metricsFile, environment: environment, logger: logger)
+                                        metricsFile: metricsFile, environment: environment,
+                                        limits: controlLimits, logger: logger)
         self.control = control
         let pending = scheduler.runtime.load(loaded.map(\.spec))
         // After the load: the settings reach the activity machine once it is restored.

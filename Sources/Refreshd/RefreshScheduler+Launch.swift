@@ -92,7 +92,7 @@ extension RefreshScheduler: RuntimeHost {
 
 extension RefreshScheduler {
     /// Writes a machine's publication into the shared container, off the loop thread and in the
-    /// order published (one serial queue), atomically. A failure is logged as a warning; the
+    /// order published (one serial queue; a path's stale ones skipped), atomically. A failure is logged as a warning; the
     /// machine's state is already committed and the next publication replaces the file anyway.
     public func publish(_ publication: Publication) {
         for listener in publicationListeners { listener(publication) }
@@ -101,7 +101,21 @@ extension RefreshScheduler {
             return
         }
         let path = "\(container)/\(publication.path)"
-        publisher.async { [runtime] in
+        // Only the latest publication of a path is written: one still queued when a newer one
+        // for the same path comes is skipped (a reader would have seen it replaced anyway). A
+        // client driving thousands of activity updates thus queues at most one write per file,
+        // and a stop (which waits for the queue) does not wait for thousands of stale ones.
+        let generation = publicationLock.withLock { () -> Int in
+            publicationGenerations[path, default: 0] += 1
+            return publicationGenerations[path]!
+        }
+        publisher.async { [runtime, self] in
+            let latest = publicationLock.withLock { () -> Bool in
+                guard publicationGenerations[path] == generation else { return false }
+                publicationGenerations[path] = nil
+                return true
+            }
+            guard latest else { return }
             do throws(AtomicFile.Failure) {
                 if let contents = publication.contents {
                     try AtomicFile.write(contents, to: path)

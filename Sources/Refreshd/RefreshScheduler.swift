@@ -76,6 +76,9 @@ public final class RefreshScheduler: @unchecked Sendable {
     var actions: [Int64: ActionWork] = [:]
     /// Writes publications to the shared container in order, off the loop thread.
     let publisher = DispatchQueue(label: "refreshd.publish")
+    /// Per path, the number of the latest publication queued (see `publish`).
+    let publicationLock = Lock()
+    var publicationGenerations: [String: Int] = [:]
     /// Told of every publication as it is made (loop thread): the control socket pushes fresh
     /// widget and activity snapshots to watchers on it (an activity update logs nothing).
     var publicationListeners: [(Publication) -> Void] = []

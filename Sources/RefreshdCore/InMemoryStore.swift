@@ -166,6 +166,14 @@ public final class InMemoryStore: StateStoring, Sendable {
         try read { t in Array(t.runRows.suffix(max(0, limit)).reversed()) }
     }
 
+    public func recentRuns(limit: Int, before: Int64?) throws(Failure) -> [RunRecord] {
+        guard let before else { return try recentRuns(limit: limit) }
+        return try read { t in
+            let end = t.runOrder.lowerBound(of: before)
+            return Array(t.runRows[..<end].suffix(max(0, limit)).reversed())
+        }
+    }
+
     public func lastRunPerJob() throws(Failure) -> [RunRecord] {
         try read { t in
             t.latestRun.sorted { $0.key < $1.key }.compactMap { t.run($0.value) }

@@ -20,6 +20,9 @@ public protocol StateStoring: AnyObject, Sendable {
     func pendingRequests() throws -> [PendingRequest]
     /// The `limit` most recent runs, newest (highest run id) first.
     func recentRuns(limit: Int) throws -> [RunRecord]
+    /// The `limit` most recent runs with a run id below `before` (a page of the history; nil:
+    /// from the newest), newest first.
+    func recentRuns(limit: Int, before: Int64?) throws -> [RunRecord]
     /// The latest run of each identifier that ever ran, by identifier.
     func lastRunPerJob() throws -> [RunRecord]
     /// Per-day counters, newest day first, then by identifier; `days` limits to the most

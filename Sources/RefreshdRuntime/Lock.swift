@@ -1,10 +1,23 @@
 import Glibc
 
-/// A plain pthread mutex; the scheduler's state is shared between the loop thread and callers.
+/// A pthread mutex; the scheduler's state is shared between the loop thread and callers.
+///
+/// `recursive` lets the thread that holds it take it again: the runtime's lock is held across a
+/// group of control requests (`RefreshRuntime.grouped`) whose calls each take it.
 package final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    package init() { pthread_mutex_init(mutex, nil) }
+    package init(recursive: Bool = false) {
+        guard recursive else {
+            pthread_mutex_init(mutex, nil)
+            return
+        }
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
 
     deinit {
         pthread_mutex_destroy(mutex)

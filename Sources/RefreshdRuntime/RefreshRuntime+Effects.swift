@@ -9,6 +9,13 @@ extension RefreshRuntime {
     /// succeeded queues its other effects. Returns false when the commit failed: then nothing of
     /// the event is acted on, and the runtime stops (running work gets its expiration).
     func commit(_ effects: [SchedulerEffect]) -> Bool {
+        if group != nil {
+            // Inside `grouped`: kept for the group's one transaction.
+            for effect in effects {
+                if case let .persist(change) = effect { group!.changes.append(change) } else { group!.effects.append(effect) }
+            }
+            return true
+        }
         // One pass: the other effects go to the outbox at once and are taken back if the commit
         // fails (rare), instead of walking (and copying) every effect twice.
         // Sorted into local arrays (swapped with the runtime's own, which keep their capacity):
@@ -64,7 +71,11 @@ extension RefreshRuntime {
 
     func kick(_ host: (any RuntimeHost)?) {
         guard let host else { return }
-        if host.isOnExecutionContext { drain(on: host) } else { host.scheduleDrain() }
+        if host.isOnExecutionContext {
+            if !grouping { drain(on: host) }
+        } else {
+            host.scheduleDrain()
+        }
     }
 
     /// Executes queued effects in order (execution context). Effects may feed new events; those

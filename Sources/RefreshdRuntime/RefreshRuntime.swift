@@ -43,7 +43,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     let store: (any StateStoring)?
     /// The state's random id, given to every command as REFRESH_INSTANCE.
     public let instance: String
-    let lock = Lock()
+    /// Recursive: a group of control requests holds it across calls that each take it.
+    let lock = Lock(recursive: true)
     // Guarded by `lock`.
     var machines: Machines
     var handlers: [String: TaskHandler] = [:]
@@ -61,8 +62,12 @@ public final class RefreshRuntime: @unchecked Sendable {
     let observerLock = Lock()
     /// The config in force when the runtime runs job specs (`load`, `reload`), by identifier.
     var jobs: [String: JobSpec] = [:]
+    /// The changes and effects of the events of an open `grouped` call, committed together.
+    var group: CommitGroup?
     // Execution context only.
     weak var host: (any RuntimeHost)?
+    /// A `grouped` call is open: its effects wait for its commit, so no drain now.
+    var grouping = false
     var draining = false
     /// The drain's batch between drains (empty, with its capacity).
     var spareBatch: [SchedulerEffect] = []

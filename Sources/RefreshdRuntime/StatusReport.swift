@@ -97,12 +97,15 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var timelines: TimelineSnapshot?
     /// Every live or ended activity: state, progress, stale date, dismissal, held updates.
     public var activities: ActivitySnapshot?
+    /// When `runs` is a full page: ask again with this as `before` for the next (older) page.
+    public var nextBefore: Int64?
 
-    /// Reads a store: its pending requests, its `runs` most recent runs, the last run of each
-    /// job, and the counters of its `days` most recent days.
-    public init(store: any StateStoring, runs: Int, days: Int) throws {
+    /// Reads a store: its pending requests, its `runs` most recent runs (below the run id
+    /// `before`, if given), the last run of each job, and the counters of its `days` most recent days.
+    public init(store: any StateStoring, runs: Int, days: Int, before: Int64? = nil) throws {
         pending = try store.pendingRequests().map(Pending.init)
-        self.runs = try store.recentRuns(limit: runs).map(Run.init)
+        self.runs = try store.recentRuns(limit: runs, before: before).map(Run.init)
+        if runs > 0, self.runs.count == runs, let oldest = self.runs.last?.runID, oldest > 1 { nextBefore = oldest }
         jobs = try store.lastRunPerJob().map { Job(identifier: $0.identifier, lastOutcome: $0.outcome?.rawValue ?? "running",
                                                      lastRun: Run($0)) }
         counters = try store.dailyCounters(days: days).map(Counter.init)

@@ -82,6 +82,13 @@ extension StateStore {
                              [.int(max(0, limit))], context: "reading recent runs", runRecord)
     }
 
+    /// The `limit` most recent runs with a run id below `before` (nil: from the newest).
+    public func recentRuns(limit: Int, before: Int64?) throws(StoreError) -> [RunRecord] {
+        guard let before else { return try recentRuns(limit: limit) }
+        return try connection.query("SELECT \(Query.runColumns) FROM runs WHERE run_id < ? ORDER BY run_id DESC LIMIT ?",
+                                    [.integer(before), .int(max(0, limit))], context: "reading recent runs", runRecord)
+    }
+
     /// The latest run (highest run id) of each identifier that ever ran, by identifier.
     public func lastRunPerJob() throws(StoreError) -> [RunRecord] {
         try connection.query("""

@@ -37,6 +37,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-activities"), help: "Live activities at once per namespace (default 5).")
     var maxActivities = 5
 
+    @Option(name: .customLong("max-control-clients"), help: "Clients of the control socket at once (default 64); more are refused with too-many-clients.")
+    var maxControlClients = ControlServer.Limits().maxClients
+
     @Option(help: "Seed for jitter (default: derived from /etc/machine-id, stable per machine).")
     var seed: UInt64?
 
@@ -49,6 +52,7 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         guard maxConcurrent >= 1 else { throw ValidationError("--max-concurrent must be at least 1") }
         guard (1...1000).contains(maxActivities) else { throw ValidationError("--max-activities must be 1 to 1000") }
+        guard (1...10_000).contains(maxControlClients) else { throw ValidationError("--max-control-clients must be 1 to 10000") }
         guard (0...36_500).contains(keepRuns) else { throw ValidationError("--keep-runs must be 0 (keep every run) to 36500 days") }
     }
 
@@ -58,6 +62,7 @@ struct RunCommand: ParsableCommand {
         let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         daemon.metricsFile = metricsFile
+        daemon.controlLimits.maxClients = maxControlClients
         daemon.activitySettings.enabled = !noActivities
         daemon.activitySettings.maxConcurrentPerNamespace = maxActivities
         daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)

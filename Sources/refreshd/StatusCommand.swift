@@ -20,14 +20,24 @@ struct StatusCommand: ParsableCommand {
     @Option(name: .long, help: "State directory.")
     var state = ".refreshd"
 
-    @Option(name: .long, help: "How many recent runs to show.")
+    @Option(name: .long, help: "How many recent runs to show (0 to 1000; page with --before).")
     var runs = 20
+
+    @Option(name: .long, help: "Show runs older than this run id (the next page: the last run id shown, or nextBefore in --json).")
+    var before: Int64?
 
     @Option(name: .long, help: "Job directory, read for widget budgets when refreshd is not running.")
     var jobs = "Jobs"
 
     @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines and activities; on an error, an object with the key error.")
     var json = false
+
+    func validate() throws {
+        guard ControlRequest.Bounds.runs.contains(runs) else {
+            throw ValidationError("--runs: expected \(ControlRequest.Bounds.runs.lowerBound) to \(ControlRequest.Bounds.runs.upperBound), found \(runs); page with --before")
+        }
+        if let before, before < 1 { throw ValidationError("--before: expected a run id from 1, found \(before)") }
+    }
 
     func run() throws {
         if showLive() { return }
@@ -52,7 +62,7 @@ struct StatusCommand: ParsableCommand {
         try StateDirectory.checkReadable(state)
         let store = try StateStore.open(directory: state, readOnly: true)
         let pending = try store.pendingRequests()
-        let recent = try store.recentRuns(limit: runs)
+        let recent = try store.recentRuns(limit: runs, before: before)
         let last = try store.lastRunPerJob()
         let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
         let saved = try SavedMachineState(store: store)
@@ -61,7 +71,7 @@ struct StatusCommand: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            var report = try StatusReport(store: store, runs: runs, days: 7)
+            var report = try StatusReport(store: store, runs: runs, days: 7, before: before)
             report.timelines = timelines
             report.activities = activities
             let data = try encoder.encode(report)
@@ -107,7 +117,7 @@ struct StatusCommand: ParsableCommand {
     /// Prints the live refreshd's status; false when none runs on this state directory.
     private func showLive() -> Bool {
         guard let client = try? ControlClient.connect(stateDirectory: state),
-              let reply = try? client.request(ControlRequest(.status, runs: runs)), reply.ok,
+              let reply = try? client.request(ControlRequest(.status, runs: runs, before: before)), reply.ok,
               let report = reply.status else { return false }
         if json {
             let encoder = JSONEncoder()

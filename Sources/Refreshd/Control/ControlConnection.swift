@@ -8,12 +8,16 @@ import Glibc
 /// connection closed; a client that does not read (more than `maxQueuedBytes` waiting for it) is
 /// closed, so a slow reader costs the loop neither memory nor time. Writes never block: what the
 /// socket does not take at once is queued by libuv (`uv_write`) and counted here.
-final class ControlConnection {
+final class ControlConnection: @unchecked Sendable {  // loop thread only; sent there back from the status queue
     let pipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
     let number: Int
     var pending: [UInt8] = []
     var queuedBytes = 0
     var subscribed = false
+    /// Reading from the socket (paused while complete lines wait for a later turn).
+    var reading = false
+    /// A status report is being read off the loop: later lines wait for its reply.
+    var busy = false
     /// Closing (or shutting down after a last reply): nothing more is read or written.
     var closing = false
     var peer: PeerCredentials?

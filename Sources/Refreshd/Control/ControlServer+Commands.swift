@@ -2,36 +2,99 @@ import Foundation
 import Glibc
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
 
 /// The control protocol's commands, carried out on the loop thread against the live runtime.
 extension ControlServer {
-    func handle(_ line: [UInt8], from connection: ControlConnection) {
+    /// One request line, decoded (or the error reply it gets).
+    enum Incoming {
+        case request(ControlRequest, ControlCommandName)
+        case refused(ControlReply)
+
+        /// Handled outside a commit group: it reads the store (which must see the requests
+        /// before it committed), or writes more than its reply (`subscribe`).
+        var runsAlone: Bool {
+            guard case let .request(_, command) = self else { return false }
+            return [.status, .why, .stats, .subscribe].contains(command)
+        }
+    }
+
+    func decode(_ line: [UInt8]) -> Incoming {
         let request: ControlRequest
         do {
             request = try decoder.decode(ControlRequest.self, from: Data(line))
         } catch let DecodingError.keyNotFound(key, _) {
-            return reply(.failure(id: Self.requestID(line), ControlFailure(
-                code: "bad-request", message: "the request has no \"\(key.stringValue)\"; expected {\"v\":1,\"command\":\"...\"}")), to: connection)
+            return .refused(.failure(id: Self.requestID(line), ControlFailure(
+                code: "bad-request", message: "the request has no \"\(key.stringValue)\"; expected {\"v\":1,\"command\":\"...\"}")))
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return reply(.failure(id: Self.requestID(line), ControlFailure(
-                code: "bad-request", message: "\"\(field)\" has the wrong type: \(context.debugDescription)")), to: connection)
+            return .refused(.failure(id: Self.requestID(line), ControlFailure(
+                code: "bad-request", message: "\"\(field)\" has the wrong type: \(context.debugDescription)")))
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return .refused(.failure(id: Self.requestID(line), ControlFailure(
+                code: "bad-request", message: "\"\(field)\": \(context.debugDescription)")))
         } catch {
-            return reply(.failure(id: nil, ControlFailure(
-                code: "bad-json", message: "the line is not a JSON object; expected one object per line such as {\"v\":1,\"command\":\"pending\"}")), to: connection)
+            return .refused(.failure(id: nil, ControlFailure(
+                code: "bad-json", message: "the line is not a JSON object; expected one object per line such as {\"v\":1,\"command\":\"pending\"}")))
         }
         let id = request.id
         guard request.v == ControlRequest.version else {
-            return reply(.failure(id: id, ControlFailure(
-                code: "unsupported-version", message: "protocol version \(request.v) is not spoken here; expected \"v\":\(ControlRequest.version)")), to: connection)
+            return .refused(.failure(id: id, ControlFailure(
+                code: "unsupported-version", message: "protocol version \(request.v) is not spoken here; expected \"v\":\(ControlRequest.version)")))
         }
         guard let command = ControlCommandName(rawValue: request.command) else {
             let known = ControlCommandName.allCases.filter(\.isSupported).map(\.rawValue).joined(separator: ", ")
-            return reply(.failure(id: id, ControlFailure(
-                code: "unknown-command", message: "unknown command \"\(request.command)\"; expected one of \(known)")), to: connection)
+            return .refused(.failure(id: id, ControlFailure(
+                code: "unknown-command", message: "unknown command \"\(request.command)\"; expected one of \(known)")))
         }
+        return .request(request, command)
+    }
+
+    /// Carries out a client's lines of this turn in order: runs of them in one commit group
+    /// (one transaction; replies written once it is committed, each change reported `not-saved`
+    /// if it was not), the others alone.
+    func execute(_ items: [Incoming], from connection: ControlConnection) {
+        var index = 0
+        while index < items.count, !connection.closing {
+            if items[index].runsAlone {
+                handle(items[index], from: connection)
+                index += 1
+                continue
+            }
+            var end = index
+            while end < items.count, !items[end].runsAlone { end += 1 }
+            deferred = []
+            let range = index..<end
+            let (_, committed) = runtime.grouped {
+                for item in items[range] { handle(item, from: connection) }
+            }
+            let replies = deferred ?? []
+            deferred = nil
+            var bytes: [UInt8] = []
+            for (reply, changed) in replies {
+                if changed, !committed, reply.ok {
+                    append(.failure(id: reply.id, ControlFailure(
+                        code: "not-saved", message: "the change was not saved (the state could not be committed); refreshd is stopping")), to: &bytes)
+                } else {
+                    append(reply, to: &bytes)
+                }
+            }
+            if !bytes.isEmpty, !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { close(connection) }
+            index = end
+        }
+    }
+
+    func handle(_ item: Incoming, from connection: ControlConnection) {
+        guard case let .request(request, command) = item else {
+            if case let .refused(reply) = item { self.reply(reply, to: connection) }
+            return
+        }
+        let id = request.id
         do {
-            reply(try perform(command, request, connection), to: connection)
+            try request.checkBounds(now: runtime.now)
+            if command == .status { return try startStatus(request, connection) }
+            reply(try perform(command, request, connection), to: connection, changed: command.changesState)
         } catch is Handled {
             return
         } catch let failure as ControlFailure {
@@ -44,6 +107,47 @@ extension ControlServer {
             reply(.failure(id: id, Self.failure(error)), to: connection)
         } catch {
             reply(.failure(id: id, ControlFailure(code: "internal", message: "\(error)")), to: connection)
+        }
+    }
+
+    /// `status`: the live parts (snapshot, widgets, activities) now, on the loop; the store's
+    /// parts (runs, counters) read and the reply encoded on `statusQueue`, from a read-only
+    /// connection (WAL: it sees what was committed, never blocks the writer). The client's
+    /// later lines wait for this reply, so replies stay in order.
+    func startStatus(_ request: ControlRequest, _ connection: ControlConnection) throws {
+        var live = ControlReply(id: request.id, now: runtime.now)
+        live.snapshot = runtime.snapshot()
+        let base = live
+        let timelines = runtime.timelineSnapshot()
+        let activities = runtime.activitySnapshot()
+        let runs = request.runs ?? 20
+        let before = request.before
+        let directory = stateDirectory
+        connection.busy = true
+        statusQueue.async { [self] in
+            var reply = base
+            var bytes: [UInt8] = []
+            do {
+                if readOnlyStore == nil { readOnlyStore = try StateStore.open(directory: directory, readOnly: true) }
+                var status = try StatusReport(store: readOnlyStore!, runs: runs, days: 7, before: before)
+                status.timelines = timelines
+                status.activities = activities
+                reply.status = status
+                bytes = try JSONEncoder.control.encode(reply) + [0x0A]
+            } catch {
+                readOnlyStore?.close()
+                readOnlyStore = nil
+                let failure = ControlReply.failure(id: request.id, ControlFailure(code: "internal", message: "the state could not be read: \(error)"))
+                bytes = ((try? JSONEncoder.control.encode(failure)) ?? Data()) + [0x0A]
+            }
+            let ready = bytes
+            scheduler.performOnLoop { [weak self] in
+                guard let self else { return }
+                connection.busy = false
+                guard !connection.closing else { return }
+                if !connection.write(ready, maxQueued: limits.maxQueuedBytes) { return close(connection) }
+                serve(connection)
+            }
         }
     }
 
@@ -113,10 +217,8 @@ extension ControlServer {
             let run = reply.snapshot?.runs.first { $0.identifier == id }
             reply.message = "delivered the expiration to \(id)" + (run.map { " run \($0.runID)" } ?? "")
         case .status:
-            reply.status = try runtime.statusReport(runs: max(0, request.runs ?? 20), days: 7)
-            reply.status?.timelines = runtime.timelineSnapshot()
-            reply.status?.activities = runtime.activitySnapshot()
-            reply.snapshot = runtime.snapshot()
+            // Served by `startStatus`, off the loop.
+            throw ControlFailure(code: "internal", message: "status is served apart")
         case .why:
             reply.why = WhyExplainer.explain(try whyFacts(try identifier(request)))
         case .snapshot:
@@ -124,6 +226,12 @@ extension ControlServer {
             reply.timelines = runtime.timelineSnapshot()
             reply.activities = runtime.activitySnapshot()
         case .subscribe:
+            if !connection.subscribed {
+                let subscribers = connections.values.filter { $0.subscribed && !$0.closing }.count
+                guard subscribers < limits.maxSubscribers else {
+                    throw ControlFailure(code: "too-many-subscribers", message: "refreshd already pushes events to \(subscribers) subscribers, the most it takes at once; try again when one has gone")
+                }
+            }
             connection.subscribed = true
             reply.snapshot = runtime.snapshot()
             reply.timelines = runtime.timelineSnapshot()
@@ -138,7 +246,7 @@ extension ControlServer {
                 push.observation = observation
                 append(push, to: &bytes)
             }
-            if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { close(connection) }
+            if !connection.write(bytes, maxQueued: limits.maxSubscriberQueuedBytes) { close(connection) }
             throw Handled()
         case .metrics:
             reply.metrics = metricsText?() ?? ""
@@ -194,23 +302,29 @@ extension ControlServer {
             namespace = name
         }
         let now = runtime.now
+        let touched: String
         switch ResultLine.parse(text, owner: "", namespace: namespace, now: now) {
         case var .activity(.request(start)):
             start.owner = nil  // an operator's activity: no job's end ends it
             try runtime.requestActivity(start)
             reply.message = "started activity \(start.id)"
+            touched = start.id
         case let .activity(.update(update)):
             try runtime.updateActivity(update)
             reply.message = "updated activity \(update.id)"
+            touched = update.id
         case let .activity(.end(id, content, policy, _)):
             try runtime.endActivity(id, content: content, policy: policy)
             reply.message = "ended activity \(id) (dismissal \(policy))"
+            touched = id
         case let .badActivity(problem):
             throw ControlFailure(code: "bad-request", message: problem)
         default:
             throw ControlFailure(code: "bad-request", message: expected)
         }
-        reply.activities = runtime.activitySnapshot()
+        // Only what the request changed: every activity in every reply made 500 pipelined
+        // starts cost 46 MB of replies.
+        reply.activities = runtime.activitySnapshot(of: touched)
     }
 
     /// What `why` needs from the live runtime (gathered by `RefreshRuntime.whyFacts`, shared
@@ -222,3 +336,19 @@ extension ControlServer {
 
 /// A command that already wrote its reply (subscribe: the reply and the first events together).
 struct Handled: Error {}
+
+extension ControlCommandName {
+    /// Feeds the machines an event whose changes are committed (its reply says it was done).
+    var changesState: Bool {
+        [.submit, .cancel, .cancelAll, .simulateLaunch, .simulateExpiration, .reload, .activity].contains(self)
+    }
+}
+
+extension JSONEncoder {
+    /// The control protocol's encoder (for threads other than the loop's).
+    static var control: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+}

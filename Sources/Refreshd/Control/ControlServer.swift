@@ -1,6 +1,7 @@
 import CLibUV
 import Foundation
 import Glibc
+import RefreshdStore
 import RefreshdCore
 import RefreshdRuntime
 
@@ -15,12 +16,26 @@ import RefreshdRuntime
 /// without touching the others. Observations reach subscribers pushed, coalesced per loop turn,
 /// with a fresh snapshot after them.
 public final class ControlServer: @unchecked Sendable {
-    /// Bounds per client.
+    /// Bounds per client and in total. Every number a client can make grow is bounded here.
     public struct Limits: Sendable {
         /// A request line longer than this is refused and the connection closed.
         public var maxLineBytes = 64 * 1024
         /// Output waiting for a client beyond this closes it (a client that does not read).
         public var maxQueuedBytes = 4 * 1024 * 1024
+        /// Clients connected at once; one more is answered `too-many-clients` and closed.
+        public var maxClients = 64
+        /// Subscribed clients (`watch`) at once; one more is refused `too-many-subscribers`.
+        public var maxSubscribers = 16
+        /// Pushed output waiting for one subscriber beyond this closes it.
+        public var maxSubscriberQueuedBytes = 1024 * 1024
+        /// Descriptors kept free for launches (pipes, /dev/null, the spawn's own): a client that
+        /// would leave fewer free is answered `no-descriptors` and closed.
+        public var descriptorReserve = 256
+        /// Request lines handled per client per loop turn: the rest wait for the next turn
+        /// (reading from that client pauses), so timers and launches run in between.
+        public var linesPerClientPerTurn = 16
+        /// Request lines handled per loop turn across all clients.
+        public var linesPerTurn = 64
         public init() {}
     }
 
@@ -45,6 +60,24 @@ public final class ControlServer: @unchecked Sendable {
     /// Called on the loop thread with each batch of observations (metrics).
     var listeners: [([RuntimeObservation]) -> Void] = []
     var closed = false
+    /// Clients with complete lines waiting (reading paused), served from `idle` each turn.
+    var backlog: [ControlConnection] = []
+    /// Active while `backlog` is not empty: the loop polls without blocking and calls it once a
+    /// turn. (An idle handle, not a 0 ms timer: libuv 1.44 runs a 0 ms timer started from a
+    /// timer callback in the same turn, again and again.)
+    var idle: UnsafeMutablePointer<uv_idle_t>?
+    /// Runs once a turn after polling: the turn's line budget starts again.
+    var check: UnsafeMutablePointer<uv_check_t>?
+    /// Lines still allowed this loop turn.
+    var turnBudget = 0
+    /// The descriptor limit (soft, after raising it): the reserve is counted from it.
+    var descriptorLimit: Int = 1024
+    /// Replies of the open commit group: written when the group is committed.
+    var deferred: [(reply: ControlReply, changed: Bool)]?
+    /// Status reports are read and encoded here, off the loop, on a read-only connection.
+    let statusQueue = DispatchQueue(label: "refreshd.control.status")
+    /// Status queue only.
+    var readOnlyStore: StateStore?
     /// The Prometheus text for the `metrics` command, when metrics are kept.
     var metricsText: (() -> String)?
     // Guarded by `inboxLock`: observations from any thread, waiting for the loop.
@@ -64,9 +97,13 @@ public final class ControlServer: @unchecked Sendable {
         self.limits = limits
         serverUID = getuid()
         encoder.outputFormatting = [.withoutEscapingSlashes]
+        turnBudget = limits.linesPerTurn
     }
 
-    deinit { readBuffer.deallocate() }
+    deinit {
+        readBuffer.deallocate()
+        readOnlyStore?.close()
+    }
 
     /// Binds and listens (on the loop's thread, before or while it runs), and starts receiving
     /// the runtime's observations.
@@ -86,7 +123,7 @@ public final class ControlServer: @unchecked Sendable {
             unlink(path)
         }
         Glibc.signal(SIGPIPE, SIG_IGN)  // a vanished client is an error value, not a signal
-        Self.raiseDescriptorLimit()
+        descriptorLimit = Self.raiseDescriptorLimit()
         let pipe = UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)
         uv_pipe_init(scheduler.loop, pipe, 0)
         pipe.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -109,16 +146,34 @@ public final class ControlServer: @unchecked Sendable {
             throw ControlFailure(code: "listen", message: "cannot listen on \(path): \(String(cString: uv_strerror(listening)))")
         }
         listener = pipe
+        let idle = UnsafeMutablePointer<uv_idle_t>.allocate(capacity: 1)
+        uv_idle_init(scheduler.loop, idle)
+        idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        self.idle = idle
+        let check = UnsafeMutablePointer<uv_check_t>.allocate(capacity: 1)
+        uv_check_init(scheduler.loop, check)
+        check.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_check_start(check) { handle in
+            guard let data = handle?.pointee.data else { return }
+            Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue().turnEnded()
+        }
+        uv_unref(UnsafeMutableRawPointer(check).assumingMemoryBound(to: uv_handle_t.self))
+        self.check = check
         runtime.observe { [weak self] observation in self?.observed(observation) }
         scheduler.publicationListeners.append { [weak self] _ in self?.published() }
     }
 
-    /// 1,000 clients at once need 1,000 descriptors: the soft limit goes up to the hard one.
-    static func raiseDescriptorLimit() {
+    /// Clients and runs need descriptors: the soft limit goes up to the hard one. Returns the
+    /// soft limit in force.
+    static func raiseDescriptorLimit() -> Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            let wanted = limit.rlim_max
+            limit.rlim_cur = wanted
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 { getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) }
+        }
+        return Int(clamping: limit.rlim_cur)  // RLIM_INFINITY: all ones, clamped to Int.max
     }
 
     // MARK: Observations (any thread) to the loop
@@ -182,7 +237,7 @@ public final class ControlServer: @unchecked Sendable {
         push.timelines = runtime.timelineSnapshot()
         push.activities = runtime.activitySnapshot()
         append(push, to: &bytes)
-        for connection in subscribers where !connection.write(bytes, maxQueued: limits.maxQueuedBytes) {
+        for connection in subscribers where !connection.write(bytes, maxQueued: limits.maxSubscriberQueuedBytes) {
             close(connection)
         }
     }
@@ -202,10 +257,16 @@ public final class ControlServer: @unchecked Sendable {
         let connection = ControlConnection(number: nextNumber, server: self)
         uv_pipe_init(scheduler.loop, connection.pipe, 0)
         connection.pipe.pointee.data = Unmanaged.passUnretained(connection).toOpaque()
+        let others = connections.values.reduce(0) { $0 + ($1.closing ? 0 : 1) }
         connections[connection.number] = connection
         let server = UnsafeMutableRawPointer(listener).assumingMemoryBound(to: uv_stream_t.self)
         guard uv_accept(server, connection.stream) == 0 else {
             close(connection)
+            return
+        }
+        if let refusal = admission(connection, others: others) {
+            reply(.failure(id: nil, refusal), to: connection)
+            finish(connection)
             return
         }
         connection.peer = PeerCredentials.of(socket: connection.fileDescriptor)
@@ -218,6 +279,26 @@ public final class ControlServer: @unchecked Sendable {
             finish(connection)
             return
         }
+        startReading(connection)
+    }
+
+    /// Why a new client is turned away, if it is: too many clients, or its descriptor is in the
+    /// reserve kept for launches (descriptors are given lowest first, so a client whose number
+    /// is that high means fewer than the reserve are free).
+    func admission(_ connection: ControlConnection, others: Int) -> ControlFailure? {
+        if others >= limits.maxClients {
+            return ControlFailure(code: "too-many-clients", message: "refreshd already serves \(others) control clients, the most it takes at once (run --max-control-clients); try again when one has gone")
+        }
+        let fd = Int(connection.fileDescriptor)
+        if fd < 0 || fd >= descriptorLimit - limits.descriptorReserve {
+            return ControlFailure(code: "no-descriptors", message: "refreshd keeps its last \(limits.descriptorReserve) file descriptors (of \(descriptorLimit)) for launching jobs and this client would use one; try again when clients have gone")
+        }
+        return nil
+    }
+
+    func startReading(_ connection: ControlConnection) {
+        guard !connection.reading, !connection.closing else { return }
+        connection.reading = true
         uv_read_start(connection.stream, { handle, _, buf in
             guard let handle, let buf, let data = handle.pointee.data else { return }
             let connection = Unmanaged<ControlConnection>.fromOpaque(data).takeUnretainedValue()
@@ -230,6 +311,12 @@ public final class ControlServer: @unchecked Sendable {
         })
     }
 
+    func stopReading(_ connection: ControlConnection) {
+        guard connection.reading else { return }
+        connection.reading = false
+        uv_read_stop(connection.stream)
+    }
+
     func received(_ connection: ControlConnection, count: Int) {
         guard count >= 0 else {  // EOF or error: the client is gone
             close(connection)
@@ -237,21 +324,72 @@ public final class ControlServer: @unchecked Sendable {
         }
         guard !connection.closing, count > 0 else { return }
         connection.pending.append(contentsOf: UnsafeRawBufferPointer(start: readBuffer, count: count))
-        var start = 0
-        while !connection.closing, let newline = connection.pending[start...].firstIndex(of: 0x0A) {
-            let line = connection.pending[start..<newline]
-            start = newline + 1
-            if line.count > limits.maxLineBytes {
-                tooLong(connection)
-                return
-            }
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-            handle(Array(line), from: connection)
-        }
-        guard !connection.closing else { return }
-        connection.pending.removeFirst(start)
-        if connection.pending.count > limits.maxLineBytes { tooLong(connection) }
+        serve(connection)
     }
+
+    /// Handles what this turn allows of a client's complete lines. What is left waits, with
+    /// reading paused, for the next turn (`idle`); a client busy with a status report waits for it.
+    func serve(_ connection: ControlConnection) {
+        guard !connection.closing else { return }
+        if !connection.busy {
+            let allowance = min(limits.linesPerClientPerTurn, turnBudget)
+            var items: [Incoming] = []
+            var start = 0
+            while items.count < allowance, let newline = connection.pending[start...].firstIndex(of: 0x0A) {
+                let line = connection.pending[start..<newline]
+                start = newline + 1
+                if line.count > limits.maxLineBytes {
+                    tooLong(connection)
+                    return
+                }
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                let item = decode(Array(line))
+                items.append(item)
+                if item.runsAlone { break }
+            }
+            connection.pending.removeFirst(start)
+            turnBudget -= items.count
+            if !items.isEmpty { execute(items, from: connection) }
+            guard !connection.closing else { return }
+        }
+        let complete = connection.pending.contains(0x0A)
+        if !complete, connection.pending.count > limits.maxLineBytes { return tooLong(connection) }
+        if connection.busy || complete {
+            stopReading(connection)
+            if complete, !connection.busy { wait(connection) }
+        } else {
+            startReading(connection)
+        }
+    }
+
+    /// Puts a client with lines left on the backlog, served at the next turn.
+    func wait(_ connection: ControlConnection) {
+        guard !backlog.contains(where: { $0 === connection }) else { return }
+        backlog.append(connection)
+        if backlog.count == 1, let idle {
+            uv_idle_start(idle) { handle in
+                guard let data = handle?.pointee.data else { return }
+                Unmanaged<ControlServer>.fromOpaque(data).takeUnretainedValue().serveBacklog()
+            }
+        }
+    }
+
+    /// Once a turn while clients wait: each gets its share of this turn's lines, in order.
+    func serveBacklog() {
+        let waiting = backlog
+        backlog.removeAll()
+        for (index, connection) in waiting.enumerated() {
+            if turnBudget <= 0 {
+                for rest in waiting[index...] where !rest.closing { backlog.append(rest) }
+                break
+            }
+            serve(connection)
+        }
+        if backlog.isEmpty, let idle { uv_idle_stop(idle) }
+    }
+
+    /// The loop turn's I/O is done: the next turn has a full line budget.
+    func turnEnded() { turnBudget = limits.linesPerTurn }
 
     func tooLong(_ connection: ControlConnection) {
         reply(.failure(id: nil, ControlFailure(
@@ -261,7 +399,11 @@ public final class ControlServer: @unchecked Sendable {
         finish(connection)
     }
 
-    func reply(_ reply: ControlReply, to connection: ControlConnection) {
+    func reply(_ reply: ControlReply, to connection: ControlConnection, changed: Bool = false) {
+        if deferred != nil {
+            deferred!.append((reply, changed))
+            return
+        }
         var bytes: [UInt8] = []
         append(reply, to: &bytes)
         if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { close(connection) }
@@ -320,6 +462,11 @@ public final class ControlServer: @unchecked Sendable {
             self.listener = nil
             unlink(path)
         }
+        if let idle { closeAndFree(idle) }
+        if let check { closeAndFree(check) }
+        idle = nil
+        check = nil
+        backlog.removeAll()
         for connection in connections.values { close(connection) }
     }
 

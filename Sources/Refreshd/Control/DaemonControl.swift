@@ -25,14 +25,14 @@ final class DaemonControl: @unchecked Sendable {
     /// Binds the control socket (the state directory's lock is already held) and wires metrics
     /// and notifications; nothing is sent to systemd before `ready()`.
     init(scheduler: RefreshScheduler, stateDirectory: String, metricsFile: String?,
-         environment: [String: String], logger: Logger) throws {
+         environment: [String: String], limits: ControlServer.Limits = .init(), logger: Logger) throws {
         self.scheduler = scheduler
         self.metricsFile = metricsFile
         self.logger = logger
         notifier = SystemdNotifier(environment: environment)
         // A job must not speak to systemd for refreshd.
         for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] { scheduler.runtime.baseEnvironment[key] = nil }
-        server = ControlServer(scheduler: scheduler, stateDirectory: stateDirectory)
+        server = ControlServer(scheduler: scheduler, stateDirectory: stateDirectory, limits: limits)
         try server.start()
         let metrics = self.metrics
         server.metricsText = { [weak self] in

@@ -69,7 +69,7 @@ final class MetricsExporter: @unchecked Sendable {
             case .launched:
                 launchCounter(id).increment()
                 if case let .launched(_, late)? = o.logMessage {
-                    timer(id).recordNanoseconds(max(0, late.wholeMilliseconds) * 1_000_000)
+                    timer(id).recordNanoseconds(Self.nanoseconds(late))
                 }
             case .finished:
                 if let outcome = o.outcome { runCounter(id, outcome.rawValue).increment() }
@@ -81,6 +81,13 @@ final class MetricsExporter: @unchecked Sendable {
                 break
             }
         }
+    }
+
+    /// A lateness in nanoseconds for the histogram: negative counts as 0, and one beyond
+    /// Int64's nanoseconds (292 years: an earliest begin date centuries back) saturates.
+    static func nanoseconds(_ late: Duration) -> Int64 {
+        let (ns, overflow) = max(0, late.wholeMilliseconds).multipliedReportingOverflow(by: 1_000_000)
+        return overflow ? Int64.max : ns
     }
 
     func record(_ snapshot: SchedulerSnapshot) {

@@ -7,6 +7,10 @@ public enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
     case payloadTooLarge(id: String, bytes: Int, limit: Int)
     /// The namespace already has its maximum of pending, active and stale activities.
     case tooManyActivities(id: String, namespace: String, limit: Int)
+    /// Activities held across every namespace (pending, active, stale, ended) are at the limit.
+    case tooManyInTotal(id: String, limit: Int)
+    /// A new namespace, but as many namespaces as allowed already have live activities.
+    case tooManyNamespaces(id: String, namespace: String, limit: Int)
     /// An activity with this id is already pending, active, stale or ended.
     case duplicateID(id: String, state: ActivityState)
     /// No activity has this id (or it was dismissed long enough ago to be forgotten).
@@ -27,6 +31,10 @@ public enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
             "activity \(id) refused: attributes and content are \(bytes) bytes together, expected at most \(limit)"
         case let .tooManyActivities(id, ns, limit):
             "activity \(id) refused: namespace '\(ns)' already has \(limit) pending, active or stale activit\(limit == 1 ? "y" : "ies"), the limit"
+        case let .tooManyInTotal(id, limit):
+            "activity \(id) refused: \(limit) activities are held already (pending, active, stale or ended, in every namespace together), the limit; end some, or wait for ended ones to be dismissed"
+        case let .tooManyNamespaces(id, ns, limit):
+            "activity \(id) refused: namespace '\(ns)' would be a new one, and \(limit) namespaces already have live activities, the limit"
         case let .duplicateID(id, state):
             "activity \(id) refused: an activity with this id is already \(state), expected a new id"
         case let .unknownActivity(id, event):

@@ -20,6 +20,12 @@ extension ActivityMachine {
         if liveCount[request.namespace, default: 0] >= settings.maxConcurrentPerNamespace {
             return .tooManyActivities(id: id, namespace: request.namespace, limit: settings.maxConcurrentPerNamespace)
         }
+        if activities.count >= settings.maxActivitiesTotal {
+            return .tooManyInTotal(id: id, limit: settings.maxActivitiesTotal)
+        }
+        if liveCount[request.namespace, default: 0] == 0, liveNamespaces >= settings.maxNamespaces {
+            return .tooManyNamespaces(id: id, namespace: request.namespace, limit: settings.maxNamespaces)
+        }
         let start = max(now, request.startAt ?? now)
         let state: ActivityState
         let cause: ActivityCause

@@ -95,6 +95,9 @@ public struct ActivityMachine: Sendable {
     /// Activities live (pending, active, stale) in a namespace.
     public func liveActivities(in namespace: String) -> Int { liveCount[namespace, default: 0] }
 
+    /// Namespaces with a live activity.
+    public var liveNamespaces: Int { liveCount.values.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
+
     // MARK: - Shared steps
 
     /// Moves `activity` to `state` with a transition stamped `due`, then saves, publishes and
@@ -106,7 +109,10 @@ public struct ActivityMachine: Sendable {
             recordFault("disallowed-transition [\(activity.id)]: \(from) -> \(state) (\(cause.rawValue))")
             return
         }
-        if from.isLive && !state.isLive { liveCount[activity.namespace, default: 1] -= 1 }
+        if from.isLive && !state.isLive {
+            liveCount[activity.namespace, default: 1] -= 1
+            if liveCount[activity.namespace] == 0 { liveCount[activity.namespace] = nil }  // namespaces stay bounded
+        }
         activity.state = state
         activity.stateSince = due
         let transition = ActivityTransition(id: activity.id, from: from, to: state, due: due, applied: now, cause: cause)

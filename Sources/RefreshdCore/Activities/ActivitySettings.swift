@@ -12,6 +12,12 @@ public struct ActivitySettings: Sendable, Hashable {
     public var enabled: Bool
     /// Pending, active and stale activities allowed at once per namespace.
     public var maxConcurrentPerNamespace: Int
+    /// Activities held at once across every namespace: pending, active, stale and ended (not
+    /// yet dismissed). Ended ones count too, since each stays for hours.
+    public var maxActivitiesTotal: Int
+    /// Namespaces with a live (pending, active or stale) activity at once: a client that makes
+    /// up a namespace per request cannot multiply the per-namespace limit.
+    public var maxNamespaces: Int
     /// High-priority updates applied per activity in any rolling hour.
     public var highPriorityBudgetPerHour: Int
     /// The same for an activity requested with `frequentUpdates`.
@@ -28,6 +34,8 @@ public struct ActivitySettings: Sendable, Hashable {
 
     public init(enabled: Bool = true,
                 maxConcurrentPerNamespace: Int = 5,
+                maxActivitiesTotal: Int = 128,
+                maxNamespaces: Int = 32,
                 highPriorityBudgetPerHour: Int = 10,
                 frequentUpdatesBudgetPerHour: Int = 60,
                 payloadLimitBytes: Int = 4096,
@@ -36,6 +44,8 @@ public struct ActivitySettings: Sendable, Hashable {
                 visibleLimit: Duration = .seconds(12 * 3600)) {
         self.enabled = enabled
         self.maxConcurrentPerNamespace = maxConcurrentPerNamespace
+        self.maxActivitiesTotal = maxActivitiesTotal
+        self.maxNamespaces = maxNamespaces
         self.highPriorityBudgetPerHour = highPriorityBudgetPerHour
         self.frequentUpdatesBudgetPerHour = frequentUpdatesBudgetPerHour
         self.payloadLimitBytes = payloadLimitBytes

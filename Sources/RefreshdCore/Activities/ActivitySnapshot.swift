@@ -41,8 +41,17 @@ public struct ActivitySnapshot: Sendable, Hashable, Codable {
 extension ActivityMachine {
     /// The activities now (as of the last event handled), sorted by id.
     public func snapshot() -> ActivitySnapshot {
+        snapshot(of: activities.values.sorted { $0.id < $1.id }, dismissed: recentlyDismissed)
+    }
+
+    /// One activity now, or its dismissal if it was dismissed (what an event on it changed).
+    public func snapshot(of id: String) -> ActivitySnapshot {
+        snapshot(of: activities[id].map { [$0] } ?? [], dismissed: recentlyDismissed.filter { $0.id == id })
+    }
+
+    private func snapshot(of list: [Activity], dismissed: [DismissedActivity]) -> ActivitySnapshot {
         let now = lastInstant
-        let entries = activities.values.sorted { $0.id < $1.id }.map { a -> ActivitySnapshot.Entry in
+        let entries = list.map { a -> ActivitySnapshot.Entry in
             let next = Self.nextDeadline(of: a, settings: settings)
             let used = now.map { n in a.highPriorityUses.filter { $0 > n - ActivitySettings.budgetWindow && $0 <= n }.count }
                 ?? a.highPriorityUses.count
@@ -56,6 +65,6 @@ extension ActivityMachine {
                 updatesApplied: a.updatesApplied, updatesIgnored: a.updatesIgnored,
                 nextDeadline: next?.at, nextDeadlineKind: next.map { "\($0.kind)" })
         }
-        return ActivitySnapshot(activities: entries, recentlyDismissed: recentlyDismissed, at: now)
+        return ActivitySnapshot(activities: entries, recentlyDismissed: dismissed, at: now)
     }
 }

@@ -15,8 +15,11 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var identifier: String?
     /// `submit`: the earliest begin date (default: now).
     public var earliest: Instant?
-    /// `status`: how many recent runs (default 20).
+    /// `status`: how many recent runs (default 20, at most `Bounds.runs`).
     public var runs: Int?
+    /// `status`: page the runs: only runs with an id below this one (the previous page's last
+    /// run id, given back as the report's `nextBefore`). Default: from the newest.
+    public var before: Int64?
     /// `reload`: the widget kind, or `all` true for every kind; `foreground` true makes it the
     /// exempt reload of an app in the foreground (not counted against the budget).
     public var kind: String?
@@ -26,14 +29,14 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// (`{"activity":"start","id":"pack","type":"Download","content":{"progress":0.1}}`; see
     /// `ResultLine`), plus an optional `"namespace"` for a start (default `default`).
     public var activity: String?
-    /// `stats`: how many UTC days, ending today (default 7).
+    /// `stats`: how many UTC days, ending today (default 7, at most `Bounds.days`).
     public var days: Int?
 
     public static let version = 1
 
     public init(_ command: ControlCommandName, identifier: String? = nil, earliest: Instant? = nil,
                 runs: Int? = nil, kind: String? = nil, all: Bool? = nil, foreground: Bool? = nil,
-                activity: String? = nil, days: Int? = nil, id: Int? = nil) {
+                activity: String? = nil, days: Int? = nil, before: Int64? = nil, id: Int? = nil) {
         v = Self.version
         self.id = id
         self.command = command.rawValue
@@ -45,5 +48,49 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.foreground = foreground
         self.activity = activity
         self.days = days
+        self.before = before
+    }
+}
+
+extension ControlRequest {
+    /// The accepted range of every number a request carries. A request outside them is refused
+    /// (`bad-request`, naming the field and the range) before anything acts on it: a socket
+    /// client must not be able to make refreshd compute with numbers nothing else produces.
+    public enum Bounds {
+        /// `runs`: recent runs in one status reply (a page; ask again with `before`).
+        public static let runs = 0...1000
+        /// `before`: a run id (run ids start at 1).
+        public static let before: ClosedRange<Int64> = 1...Int64.max
+        /// `days`: UTC days of reload statistics (the CLI's `--days` range).
+        public static let days = 1...3660
+        /// `earliest`, relative to now: a year back (a date in the past means "now"; further
+        /// back it is a mistake, and its lateness would be centuries), 100 years ahead (the
+        /// longest duration `check` accepts).
+        public static let earliestBack: Duration = .seconds(366 * 86_400)
+        public static let earliestAhead: Duration = .seconds(100 * 366 * 86_400)
+    }
+
+    /// Refuses a request whose numbers are out of `Bounds` (pure: `now` is the server's clock).
+    ///
+    /// - Throws: `ControlFailure` `bad-request` naming the field, the value and the range.
+    public func checkBounds(now: Instant) throws(ControlFailure) {
+        func refuse(_ field: String, _ value: String, _ range: String) -> ControlFailure {
+            ControlFailure(code: "bad-request", message: "\"\(field)\" is \(value); expected \(range)")
+        }
+        if let runs, !Bounds.runs.contains(runs) {
+            throw refuse("runs", "\(runs)", "\(Bounds.runs.lowerBound) to \(Bounds.runs.upperBound) runs (page with \"before\")")
+        }
+        if let before, !Bounds.before.contains(before) {
+            throw refuse("before", "\(before)", "a run id from 1")
+        }
+        if let days, !Bounds.days.contains(days) {
+            throw refuse("days", "\(days)", "\(Bounds.days.lowerBound) to \(Bounds.days.upperBound) days")
+        }
+        if let earliest {
+            let low = now - Bounds.earliestBack, high = now + Bounds.earliestAhead
+            guard earliest >= low, earliest <= high else {
+                throw refuse("earliest", "\(earliest)", "an instant from \(low) to \(high) (at most a year before now, 100 years after)")
+            }
+        }
     }
 }

@@ -10,4 +10,9 @@ extension RefreshRuntime {
             return try SavedMachineState(store: store)
         }
     }
+
+    /// One activity as the activity machine shows it (what a control request on it changed).
+    public func activitySnapshot(of id: String) -> ActivitySnapshot {
+        lock.withLock { machines.activities.snapshot(of: id) }
+    }
 }

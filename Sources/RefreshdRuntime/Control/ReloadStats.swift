@@ -66,11 +66,14 @@ public struct ReloadStats: Codable, Sendable, Equatable {
     /// Newest day first; within a day by kind, then family.
     public var rows: [Row]
 
-    /// The rows of the `days` UTC days ending with `now`'s (days < 1 count as 1).
+    /// The rows of the `days` UTC days ending with `now`'s (days < 1 count as 1; the span
+    /// saturates at year 1, so no `days` can overflow the day arithmetic).
     public init(counters: [WidgetDayCounter], days: Int, now: Instant) {
         let last = now.milliseconds / 86_400_000
-        let first = last - Int64(max(days, 1)) + 1
-        from = ISO8601.day(Instant(milliseconds: first * 86_400_000))
+        let firstDay = Instant.earliest.milliseconds / 86_400_000
+        let span = Int64(max(days, 1)) - 1
+        let first = last - firstDay < span ? firstDay : last - span
+        from = ISO8601.day(Instant.clamped(first * 86_400_000))
         to = ISO8601.day(now)
         rows = counters
             .filter { c in ISO8601.dayNumber(c.day).map { $0 >= first && $0 <= last } ?? false }

@@ -90,7 +90,9 @@ import RefreshdRuntime
     }
 
     @Test func aThousandClientsWhileAJobKeepsLaunchingOnTime() throws {
-        let served = try Served(register: { scheduler in
+        var limits = ControlServer.Limits()
+        limits.maxClients = 1000  // the default is 64 (run --max-control-clients)
+        let served = try Served(limits: limits, register: { scheduler in
             scheduler.register(TaskDefinition(identifier: "test.beat", kind: .processing, resubmit: .after(.milliseconds(100))),
                                command: CommandJob(argv: ["/bin/true"]))
         })
