@@ -11,6 +11,8 @@ import Testing
         printf 'bell\007 del\177 sep\342\200\250 bidi\342\200\256txt\n'
         printf '%s\n' '{"reloadTimelines": "kind\n2001-01-01T00:00:00.000Z FORGED kind"}' >&3
         printf '%s\n' '{"activity": "start", "id": "a1", "type": "T\u001b[2J\n2001-01-01T00:00:00.000Z FORGED type"}' >&3
+        printf '%s\n' '{"activity": "start", "id": "a2", "type": "T", "staleDate": "2026-02-30T06:00:00Z"}' >&3
+        printf '%s\n' '{"activity": "start", "id": "a3", "type": "T", "startAt": "-5952-01-01T00:00:00Z"}' >&3
         printf 'not json \033]0;title\007\n' >&3
         """#
 
@@ -33,6 +35,9 @@ import Testing
         Self.expectOneLinePerEvent(log)
         #expect(log.contains(#"progress 10%\rprogress 99%\u{1B}[2K\u{1B}[31mred\u{1B}[0m"#))
         #expect(log.contains(#"bell\u{7} del\u{7F} sep\u{2028} bidi\u{202E}txt"#))
+        #expect(log.contains("activity start a2: staleDate: day 30: 2026-02 has 28 days"), "\(log)")
+        #expect(log.contains(#"activity start a3: startAt: expected an ISO 8601 date with a zone"#), "\(log)")
+        #expect(!log.contains("5952-01-01T00:00:00.000Z"), "no malformed year written")
         #expect(log.contains(#"kind\n2001-01-01T00:00:00.000Z FORGED kind"#), "\(log)")
     }
 
