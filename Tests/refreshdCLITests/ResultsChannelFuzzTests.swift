@@ -81,6 +81,107 @@ import Testing
         }
     }
 
+    /// End to end: a real daemon runs a job (and a widget provider) replaying fuzzed lines on
+    /// fd 3 and echoing some on stdout, beside a one-second heartbeat. No crash, the heartbeat
+    /// launched less than 50 ms late, every log line one line, nothing written outside the
+    /// state directory (and the shared container in it), no process left behind.
+    @Test func aRealDaemonReplayingFuzzedLinesStaysUp() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let fuzzDirectory = box.root + "/fuzz", home = box.root + "/home", cwd = box.root + "/cwd"
+        for directory in [fuzzDirectory, home, cwd] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        var fuzz = ResultsChannelFuzz(seed: Self.seed ^ 0xE2E)
+        // One file per run id (run ids are shared by every job): 64 lines, the channel's bound.
+        for runID in 1...80 {
+            var bytes: [UInt8] = []
+            for _ in 0..<32 { bytes += fuzz.line() + [0x0A] }
+            #expect(FileManager.default.createFile(atPath: "\(fuzzDirectory)/lines-\(runID)", contents: Data(bytes)))
+        }
+        let script = box.root + "/replay.sh"
+        try """
+            f="\(fuzzDirectory)/lines-$REFRESH_RUN_ID"
+            [ -f "$f" ] || exit 0
+            cat "$f" >&3
+            head -c 2000 "$f"
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        try box.write("heartbeat.yaml", """
+            identifier: test.heartbeat
+            kind: processing
+            command: ["/bin/true"]
+            resubmit: {after: 1s}
+            """)
+        try box.write("replay.yaml", """
+            identifier: test.replay
+            kind: processing
+            command: ["/bin/sh", "\(script)"]
+            allowance: 5s
+            resubmit: {after: 300ms}
+            """)
+        try box.write("widget.yaml", """
+            identifier: test.widget
+            kind: timeline
+            command: ["/bin/sh", "\(script)"]
+            allowance: 5s
+            widget:
+              kind: \(fuzz.widgetKind)
+              families: [systemSmall]
+              budget: 100
+            """)
+        let before = try Self.listing(box.root, excluding: ["state"])
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state],
+                                   environment: ["HOME": home], directory: cwd)
+        defer { daemon.cleanUp() }
+        #expect(waitFor(timeout: 30) { daemon.errors().components(separatedBy: "finished test.replay").count > 12 },
+                "the replay job runs again and again")
+        #expect(waitFor(timeout: 5) { daemon.errors().components(separatedBy: "launched test.heartbeat").count > 5 })
+        daemon.signal(SIGTERM)
+        let status = daemon.wait(timeout: 20)
+        let log = daemon.errors()
+        #expect(status == 0, "no crash, a clean stop")
+        HostileLogTests.expectOneLinePerEvent(log)
+        #expect(log.contains("result refused") || log.contains("activity refused"), "the fuzz reached the parsers")
+
+        // The heartbeat's lateness, as the daemon logs it, after the first launch.
+        let latenesses = log.split(separator: "\n").filter { $0.contains("launched test.heartbeat") }.dropFirst()
+            .compactMap { line -> Int? in
+                guard let range = line.range(of: #", (\d+)ms after earliest"#, options: .regularExpression) else { return -1 }
+                return Int(line[range].dropFirst(2).prefix { $0.isNumber })
+            }
+        #expect(latenesses.count >= 4)
+        #expect(latenesses.allSatisfy { $0 >= 0 && $0 < 50 }, "heartbeat lateness in ms: \(latenesses)")
+
+        // Nothing written outside the state directory: the rest of the sandbox (jobs, the
+        // fuzz files, the daemon's home and working directory) is as it was.
+        #expect(try Self.listing(box.root, excluding: ["state"]) == before)
+        // No process left behind: nothing runs from the sandbox any more.
+        #expect(waitFor(timeout: 5) { Self.processes(mentioning: box.root).isEmpty },
+                "left behind: \(Self.processes(mentioning: box.root))")
+    }
+
+    /// Every path under `root` (but `excluding` top-level names) with its size and mtime.
+    static func listing(_ root: String, excluding: Set<String>) throws -> [String] {
+        var out: [String] = []
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return out }
+        while let path = walker.nextObject() as? String {
+            if excluding.contains(String(path.split(separator: "/").first ?? "")) { continue }
+            var info = stat()
+            _ = lstat(root + "/" + path, &info)
+            out.append("\(path) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
+        }
+        return out.sorted()
+    }
+
+    /// Pids whose command line mentions `text`.
+    static func processes(mentioning text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).contains(text)
+        }
+    }
+
     static func expectOneLine(_ reason: String, _ line: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(!reason.isEmpty, "a refusal without a reason for \(line.debugDescription)", sourceLocation: sourceLocation)
         let message = RuntimeObservation(time: Instant(milliseconds: 0), kind: .results, message: reason).message
