@@ -14,7 +14,7 @@ import Glibc
 /// entry changes, the settled burst re-arms the folder's watch on whatever directory is at the
 /// path now (compared by device and inode) before calling back, and the reload reads it. No
 /// polling: a missing folder is re-armed when its name reappears in the parent. If the parent
-/// itself goes, the watch stays disarmed (SIGHUP still reloads).
+/// itself goes, the watches stay disarmed until SIGHUP, which re-arms both (`rearm`).
 final class DirectoryWatch {
     private let loop: UnsafeMutablePointer<uv_loop_t>
     private let path: String
@@ -25,8 +25,15 @@ final class DirectoryWatch {
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private let debounce: UInt64
     private let onChange: () -> Void
+    private let parent: String
     /// Device and inode of the directory the folder's watch is on; nil while disarmed.
     private var armed: (device: UInt64, inode: UInt64)?
+    /// Device and inode of the parent the parent's watch is on; nil while disarmed.
+    private var parentArmed: (device: UInt64, inode: UInt64)?
+    /// The watched directory (or parent) reported its own deletion or move: its watch is dead
+    /// even if a new directory at the path got the same inode number (freed inodes are reused).
+    private var lost = false, parentLost = false
+    private let parentName: String
 
     init?(loop: UnsafeMutablePointer<uv_loop_t>, path: String, debounce: Duration, onChange: @escaping () -> Void) {
         self.loop = loop
@@ -34,7 +41,8 @@ final class DirectoryWatch {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         let slash = trimmed.lastIndex(of: "/")
         name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
-        let parent = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+        parent = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+        parentName = parent.split(separator: "/").last.map(String.init) ?? parent
         self.debounce = UInt64(max(1, debounce.wholeMilliseconds))
         self.onChange = onChange
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -49,11 +57,34 @@ final class DirectoryWatch {
             return nil
         }
         // Best effort: without it, only a folder removed and re-created goes unnoticed.
-        _ = uv_fs_event_start(parentEvent, { handle, filename, _, _ in
+        armParent()
+    }
+
+    /// Starts the parent's watch on the directory at `parent` now, if there is one.
+    private func armParent() {
+        var info = stat()
+        guard stat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return }
+        let started = uv_fs_event_start(parentEvent, { handle, filename, _, _ in
             guard let data = handle?.pointee.data else { return }
             let entry = filename.map { String(cString: $0) } ?? ""
             Unmanaged<DirectoryWatch>.fromOpaque(data).takeUnretainedValue().parentChanged(entry)
         }, parent, 0)
+        if started == 0 { parentArmed = (UInt64(info.st_dev), UInt64(info.st_ino)) }
+    }
+
+    /// Re-arms both watches on the directories at their paths now, if they changed: SIGHUP's
+    /// way back when the parent itself was removed and made again (loop thread).
+    func rearm() {
+        var info = stat()
+        let parentPresent = stat(parent, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        if parentLost || !parentPresent
+            || parentArmed.map({ $0.device != UInt64(info.st_dev) || $0.inode != UInt64(info.st_ino) }) ?? true {
+            uv_fs_event_stop(parentEvent)
+            parentArmed = nil
+            parentLost = false
+            armParent()
+        }
+        rearmIfMoved()
     }
 
     /// Starts the folder's watch on the directory at `path` now; false if there is none.
@@ -75,19 +106,22 @@ final class DirectoryWatch {
     private func rearmIfMoved() {
         var info = stat()
         let present = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-        if present, let armed, armed.device == UInt64(info.st_dev), armed.inode == UInt64(info.st_ino) { return }
+        if !lost, present, let armed, armed.device == UInt64(info.st_dev), armed.inode == UInt64(info.st_ino) { return }
         uv_fs_event_stop(event)
         armed = nil
+        lost = false
         if present { _ = arm() }
     }
 
     private func changed(_ entry: String) {
-        // The folder's own deletion or move is reported under its own name.
+        // The folder's own deletion or move is reported under its own name: its watch is gone.
+        if entry == name { lost = true }
         guard entry.isEmpty || entry == name || entry.hasSuffix(".yaml") || entry.hasSuffix(".yml") else { return }
         settle()
     }
 
     private func parentChanged(_ entry: String) {
+        if entry == parentName { parentLost = true }
         guard entry == name else { return }
         settle()
     }

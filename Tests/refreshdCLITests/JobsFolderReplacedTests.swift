@@ -44,4 +44,27 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
     }
+
+    /// The folder's parent removed and made again: SIGHUP re-arms the watches, and edits are
+    /// seen again without another signal.
+    @Test func sighupRearmsTheWatchWhenTheParentWasReplaced() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let parent = box.root + "/conf", jobs = parent + "/Jobs"
+        try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
+        try Self.job("test.first").write(toFile: jobs + "/first.yaml", atomically: true, encoding: .utf8)
+        let daemon = try CLI.start(["run", "--jobs", jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        try FileManager.default.removeItem(atPath: parent)
+        try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
+        try Self.job("test.second").write(toFile: jobs + "/second.yaml", atomically: true, encoding: .utf8)
+        daemon.signal(SIGHUP)
+        #expect(waitFor { daemon.errors().contains("submitted test.second") }, "\(daemon.errors())")
+        usleep(300_000)
+        try Self.job("test.third").write(toFile: jobs + "/third.yaml", atomically: true, encoding: .utf8)
+        #expect(waitFor { daemon.errors().contains("submitted test.third") }, "edits seen after SIGHUP: \(daemon.errors())")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
 }
