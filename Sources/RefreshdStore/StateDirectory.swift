@@ -12,7 +12,7 @@ import Darwin
 /// `-wal` and `-shm`, `lock`) mode 0600, whatever the umask: the state holds job output
 /// tails, results and activity content, which are nobody else's business. An existing
 /// directory or file with wider modes is tightened at start (`secure`), and the change is
-/// reported for the log; a directory other users may write to (`/tmp`) is refused, since
+/// reported for the log; a directory every user may write to (`/tmp`) is refused, since
 /// refreshd cannot make it private without taking it from them.
 ///
 /// Errors say what is really wrong with a path (it does not exist, it is a file where a
@@ -63,9 +63,10 @@ public enum StateDirectory {
     /// Makes an existing state directory and the files refreshd keeps in it private: the
     /// directory to mode 0700 (group and other bits removed), `state.sqlite`, `-wal`, `-shm` and
     /// `lock` to 0600. Returns one note per mode it changed, for the log ("… was 0644, now
-    /// 0600"). Throws for a directory group or others may write to (someone else could swap
-    /// the state file under refreshd; it is not refreshd's to take) and when a mode cannot be
-    /// changed (a file of another user). Symbolic links are not followed.
+    /// 0600"). Throws for a directory every user may write to, or with the sticky bit (`/tmp`:
+    /// a shared directory, not refreshd's to take), and when a mode cannot be changed (a file
+    /// of another user). A group-writable directory (umask 002 with per-user groups) is
+    /// tightened like a readable one. Symbolic links are not followed.
     @discardableResult
     static func secure(_ directory: String) throws(StoreError) -> [String] {
         let context = "making the state directory private"
@@ -73,9 +74,9 @@ public enum StateDirectory {
         var info = stat()
         guard stat(directory, &info) == 0 else { throw systemError(directory, context) }
         let mode = info.st_mode & 0o7777
-        if mode & 0o022 != 0 {
+        if mode & (0o002 | S_ISVTX) != 0 {
             throw StoreError(kind: .inaccessible, path: directory, context: context,
-                             detail: "other users may write to it (mode \(octal(mode))); refreshd keeps its state "
+                             detail: "every user may write to it (mode \(octal(mode))); refreshd keeps its state "
                                  + "in a private directory (0700): give --state a directory of its own, or "
                                  + "`chmod 700 \(directory)` if it is refreshd's")
         }

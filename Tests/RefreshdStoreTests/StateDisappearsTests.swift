@@ -62,14 +62,14 @@ import RefreshdCore
                 // A crashed daemon: the WAL and shm stay.
                 let names = ["state.sqlite", "state.sqlite-wal", "state.sqlite-shm", "lock"]
                 for name in names { #expect(chmod(directory + "/" + name, 0o644) == 0) }
-                #expect(chmod(directory, 0o755) == 0)
+                #expect(chmod(directory, 0o775) == 0)  // umask 002 with a per-user group
                 store.close()
                 lock.release()
             }
             for name in ["state.sqlite", "lock"] { #expect(chmod(directory + "/" + name, 0o644) == 0) }
             let lock = try StateDirectoryLock.acquire(directory: directory)
             defer { lock.release() }
-            #expect(lock.adjustments.contains("state directory \(directory) was mode 0755, now 0700"))
+            #expect(lock.adjustments.contains("state directory \(directory) was mode 0775, now 0700"))
             #expect(lock.adjustments.contains("\(directory)/state.sqlite was mode 0644, now 0600"))
             #expect(mode(directory) == 0o700)
             #expect(mode(directory + "/state.sqlite") == 0o600)
@@ -77,13 +77,13 @@ import RefreshdCore
         }
     }
 
-    /// A directory other users may write to is not refreshd's to make private: refused.
+    /// A directory every user may write to is not refreshd's to make private: refused.
     @Test func aDirectoryOthersMayWriteToIsRefused() throws {
         try withTemporaryDirectory { temp in
             #expect(chmod(temp, 0o1777) == 0)
             let error = #expect(throws: StoreError.self) { try StateDirectoryLock.acquire(directory: temp) }
             #expect(error?.kind == .inaccessible)
-            #expect(error?.description.contains("other users may write to it (mode 01777)") == true)
+            #expect(error?.description.contains("every user may write to it (mode 01777)") == true)
             #expect(mode(temp) == 0o1777, "left as it was")
             let store = #expect(throws: StoreError.self) { try StateStore.open(directory: temp) }
             #expect(store?.kind == .inaccessible)
