@@ -2,7 +2,9 @@ import Glibc
 import Logging
 import RefreshdCore
 
-/// A swift-log handler printing one readable line per event: `TIME LEVEL message key=value`.
+/// A swift-log handler printing one readable line per event: `TIME LEVEL message key=value`,
+/// with control characters, terminal escapes and line separators in the text escaped
+/// (`EchoText`), so a value from outside can neither split an event nor forge another.
 ///
 /// Times are ISO 8601 UTC with milliseconds, so lines from refreshd and from job output sort and
 /// compare across machines. Lines go to stderr, unbuffered, like a daemon under systemd expects.
@@ -23,7 +25,10 @@ public struct LineLogHandler: LogHandler {
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
         let suffix = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")
         let level = event.level == .info ? "" : "\(event.level.rawValue.uppercased()) "
-        let line = "\(WallClock.now().iso8601) \(level)\(event.message)\(suffix)\n"
+        // One line per event whatever a value held: the message and metadata are escaped here,
+        // the one place every log line passes (a path, a reload reason, a job's output).
+        let text = EchoText.escaped("\(event.message)\(suffix)", limit: nil)
+        let line = "\(WallClock.now().iso8601) \(level)\(text)\n"
         var bytes = Array(line.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }

@@ -84,7 +84,11 @@ public final class RefreshDaemon: @unchecked Sendable {
         // After the load: the settings reach the activity machine once it is restored.
         if activitySettings != ActivitySettings() { scheduler.runtime.setActivitySettings(activitySettings) }
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
-        scheduler.onHangup = { [unowned self] in self.reload(reason: "SIGHUP") }
+        scheduler.onHangup = { [unowned self] in
+            // The jobs folder's watch follows inodes: SIGHUP re-arms it on what is at the path now.
+            for watch in self.scheduler?.directoryWatches ?? [] { watch.rearm() }
+            self.reload(reason: "SIGHUP")
+        }
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [unowned self] in self.reload(reason: "\(self.jobsDirectory) changed") }) {
             logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
         }

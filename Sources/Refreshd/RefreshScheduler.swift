@@ -120,6 +120,7 @@ public final class RefreshScheduler: @unchecked Sendable {
         runtime = try RefreshRuntime(store: opened, options: .init(
             configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger))
         runtime.baseEnvironment = Self.processEnvironment()
+        for note in directoryLock?.adjustments ?? [] { logger.warning("made private: \(note)") }
         if let sharedContainer { _ = mkdir(sharedContainer, 0o755) }
         uv_loop_init(loop)
         uv_timer_init(loop, timer)

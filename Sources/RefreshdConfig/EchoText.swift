@@ -1,63 +1,18 @@
-/// Makes text from a job file (or its name) safe to show inside a one-line error message.
-///
-/// Values are echoed so the reader sees what was found, but a value may hold line breaks,
-/// terminal escape sequences or NUL: printed raw, they would split one error over several lines
-/// or drive the terminal. Control characters become Swift-style escapes (`\n`, `\t`, `\0`,
-/// `\u{1B}`), as do the invisible characters that reorder or break lines (U+2028, bidi
-/// overrides); long values are cut with `…`.
-enum EchoText {
+import RefreshdCore
+
+/// The core's escaping, under the same name for every file of this module (imported or not).
+typealias EchoText = RefreshdCore.EchoText
+
+/// Job-file messages echo values cut to `JobFileLimits.maximumEchoedScalars`; the escaping
+/// itself is the core's `EchoText`, shared with the log.
+extension RefreshdCore.EchoText {
     /// `"text"`, escaped and cut to `JobFileLimits.maximumEchoedScalars` scalars.
-    static func quoted(_ text: String, limit: Int = JobFileLimits.maximumEchoedScalars) -> String {
-        "\"" + escaped(text, limit: limit) + "\""
+    static func quoted(_ text: String) -> String {
+        quoted(text, limit: JobFileLimits.maximumEchoedScalars)
     }
 
-    /// The text with control characters escaped, cut after `limit` scalars (nil: never cut).
-    static func escaped(_ text: String, limit: Int? = JobFileLimits.maximumEchoedScalars) -> String {
-        if text.utf8.count <= (limit ?? Int.max), isClean(text) { return text }
-        var result = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if let limit, count >= limit {
-                result += "…"
-                break
-            }
-            count += 1
-            appendEscaped(scalar, to: &result)
-        }
-        return result
-    }
-
-    /// True when `text` has nothing to escape (checked on UTF-8 bytes, the common fast path).
-    static func isClean(_ text: String) -> Bool {
-        var ascii = true
-        for byte in text.utf8 {
-            if byte < 0x20 || byte == 0x7F { return false }
-            if byte >= 0x80 { ascii = false }
-        }
-        return ascii || !text.unicodeScalars.contains(where: needsEscape)
-    }
-
-    /// Control characters (C0, DEL, C1), line and paragraph separators, bidi controls, BOM.
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
-            return true
-        default:
-            return false
-        }
-    }
-
-    private static func appendEscaped(_ scalar: Unicode.Scalar, to result: inout String) {
-        guard needsEscape(scalar) else {
-            result.unicodeScalars.append(scalar)
-            return
-        }
-        switch scalar {
-        case "\0": result += "\\0"
-        case "\n": result += "\\n"
-        case "\r": result += "\\r"
-        case "\t": result += "\\t"
-        default: result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-        }
+    /// The text with control characters escaped, cut after `JobFileLimits.maximumEchoedScalars`.
+    static func escaped(_ text: String) -> String {
+        escaped(text, limit: JobFileLimits.maximumEchoedScalars)
     }
 }

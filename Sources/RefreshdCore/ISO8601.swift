@@ -62,32 +62,118 @@ public enum ISO8601 {
         return (y, m, d, rem / 3_600_000, (rem / 60_000) % 60, (rem / 1000) % 60, rem % 1000)
     }
 
-    /// Parses what `format` writes: `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds optional). Nil for
-    /// anything else; the job files' richer date syntax is parsed by the config module.
+    /// Parses what `format` writes (`YYYY-MM-DDTHH:MM:SS.mmmZ`) and every other ISO 8601 date
+    /// and time with a zone that `parseStrict` accepts; nil for anything else. The job files'
+    /// richer date syntax (`+1h`, calendars) is parsed by the config module.
     public static func parse(_ text: String) -> Instant? {
+        if case let .success(instant) = parseStrict(text) { return instant }
+        return nil
+    }
+
+    /// Why a date was refused, naming the part that is wrong (`day 30: 2026-02 has 28 days`).
+    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// The one parser for every date that comes in (results channel, control requests, state):
+    /// an ISO 8601 calendar date and time of day with a zone, in the extended format,
+    ///
+    ///     YYYY-MM-DD T hh:mm [:ss [.fraction]] zone      zone: Z | ±hh:mm | ±hhmm | ±hh
+    ///
+    /// (`t` and `z` in lowercase too, `,` as the decimal sign too). Strict where lenient parsers
+    /// roll over: a real calendar date (no February 30), years 0001 to 9999 (before and after
+    /// the offset is applied, so every accepted instant formats back to four digits and parses
+    /// again), hours 00-23, minutes and seconds 00-59 (no leap second, no 24:00), offsets up
+    /// to ±23:59. Fractions beyond milliseconds are cut (refreshd's resolution). A refusal says
+    /// which field is wrong and what was expected.
+    public static func parseStrict(_ text: String) -> Result<Instant, Refusal> {
         let b = Array(text.utf8)
-        guard b.count == 20 || b.count == 24, b.last == UInt8(ascii: "Z") else { return nil }
-        func number(_ from: Int, _ length: Int) -> Int64? {
+        func refuse(_ reason: String) -> Result<Instant, Refusal> { .failure(Refusal(description: reason)) }
+        func shape() -> Result<Instant, Refusal> {
+            refuse("expected an ISO 8601 date with a zone (Z or an offset like +01:00), like 2026-11-22T06:00:00Z; "
+                   + "found " + EchoText.quoted(text, limit: 40))
+        }
+        func digits(_ from: Int, _ count: Int) -> Int64? {
+            guard from + count <= b.count else { return nil }
             var value: Int64 = 0
-            for i in from..<(from + length) {
+            for i in from..<(from + count) {
                 guard b[i] >= 48, b[i] <= 57 else { return nil }
                 value = value * 10 + Int64(b[i] - 48)
             }
             return value
         }
-        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
-        guard separators.allSatisfy({ b[$0.0] == UInt8(ascii: $0.1.unicodeScalars.first!) }),
-              let y = number(0, 4), let mo = number(5, 2), let d = number(8, 2),
-              let h = number(11, 2), let mi = number(14, 2), let s = number(17, 2),
-              (1...12).contains(mo), d >= 1, d <= daysInMonth(year: y, month: mo), h < 24, mi < 60, s < 60
-        else { return nil }
+        func isByte(_ i: Int, _ characters: String) -> Bool { i < b.count && characters.utf8.contains(b[i]) }
+        guard b.count >= 17, let y = digits(0, 4), isByte(4, "-"), let mo = digits(5, 2), isByte(7, "-"),
+              let d = digits(8, 2), isByte(10, "Tt"), let h = digits(11, 2), isByte(13, ":"), let mi = digits(14, 2)
+        else { return shape() }
+        var i = 16
+        var s: Int64 = 0
         var ms: Int64 = 0
-        if b.count == 24 {
-            guard b[19] == UInt8(ascii: "."), let fraction = number(20, 3) else { return nil }
-            ms = fraction
+        if isByte(i, ":") {
+            guard let seconds = digits(i + 1, 2) else { return shape() }
+            s = seconds
+            i += 3
+            if isByte(i, ".,") {
+                i += 1
+                let first = i
+                var scale: Int64 = 100
+                while i < b.count, b[i] >= 48, b[i] <= 57 {
+                    ms += Int64(b[i] - 48) * scale
+                    scale /= 10
+                    i += 1
+                }
+                guard i > first, i - first <= 9 else { return shape() }
+            }
         }
-        let seconds = days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s
-        return Instant(milliseconds: seconds * 1000 + ms)
+        // The zone.
+        var offsetMinutes: Int64 = 0
+        guard i < b.count else {
+            return refuse("zone: expected Z or an offset like +01:00 after the time; a date without a zone is ambiguous")
+        }
+        switch b[i] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            i += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            let sign: Int64 = b[i] == UInt8(ascii: "-") ? -1 : 1
+            guard let oh = digits(i + 1, 2) else { return refuse("zone: expected an offset like +01:00, +0100 or +01") }
+            i += 3
+            var om: Int64 = 0
+            if isByte(i, ":") {
+                guard let m = digits(i + 1, 2) else { return refuse("zone: expected an offset like +01:00, +0100 or +01") }
+                om = m
+                i += 3
+            } else if let m = digits(i, 2) {
+                om = m
+                i += 2
+            }
+            guard oh <= 23, om <= 59 else {
+                return refuse("zone: offset \(sign < 0 ? "-" : "+")\(pad(oh, 2)):\(pad(om, 2)): expected hours 00 to 23 "
+                              + "and minutes 00 to 59")
+            }
+            offsetMinutes = sign * (oh * 60 + om)
+        default:
+            return refuse("zone: expected Z or an offset like +01:00, +0100 or +01, found " + EchoText.quoted(String(decoding: b[i...], as: UTF8.self), limit: 20))
+        }
+        guard i == b.count else {
+            return refuse("expected nothing after the zone, found " + EchoText.quoted(String(decoding: b[i...], as: UTF8.self), limit: 20))
+        }
+        guard y >= 1 else { return refuse("year 0000: expected 0001 to 9999") }
+        guard (1...12).contains(mo) else { return refuse("month \(pad(mo, 2)): expected 01 to 12") }
+        let monthDays = daysInMonth(year: y, month: mo)
+        guard d >= 1, d <= monthDays else {
+            return refuse("day \(pad(d, 2)): \(pad(y, 4))-\(pad(mo, 2)) has \(monthDays) days")
+        }
+        guard h <= 23 else { return refuse("hour \(pad(h, 2)): expected 00 to 23") }
+        guard mi <= 59 else { return refuse("minute \(pad(mi, 2)): expected 00 to 59") }
+        guard s <= 59 else { return refuse("second \(pad(s, 2)): expected 00 to 59 (leap seconds are not kept)") }
+        let seconds = days(year: y, month: mo, day: d) * 86_400 + h * 3600 + mi * 60 + s - offsetMinutes * 60
+        let instant = Instant(milliseconds: seconds * 1000 + ms)
+        // 0001-01-01T00:00:00Z ..< 10000-01-01T00:00:00Z: four-digit years in UTC too.
+        guard instant.milliseconds >= -62_135_596_800_000, instant.milliseconds < 253_402_300_800_000 else {
+            return refuse("the offset takes the date outside years 0001 to 9999 in UTC")
+        }
+        return .success(instant)
     }
 
     /// The UTC calendar day of an instant as `YYYY-MM-DD` (used for per-day counters).

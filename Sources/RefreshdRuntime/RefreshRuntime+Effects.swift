@@ -97,7 +97,10 @@ extension RefreshRuntime {
             draining = false
         }
         while true {
-            lock.withLock { swap(&batch, &outbox) }
+            lock.withLock {
+                applyLiveBacklog()
+                swap(&batch, &outbox)
+            }
             if batch.isEmpty { return }
             for effect in batch { execute(effect, on: host) }
             batch.removeAll(keepingCapacity: true)

@@ -50,6 +50,7 @@ extension RefreshRuntime {
     /// restore too: declarations must precede it).
     func feedTimeline(_ event: TimelineEvent) {
         lock.withLock {
+            applyLiveBacklog()
             scratch.removeAll(keepingCapacity: true)
             machines.handle(timeline: event, at: clock(), into: &scratch)
             _ = commit(scratch)
@@ -114,6 +115,7 @@ extension RefreshRuntime {
     func feedActivity(_ event: ActivityEvent) throws(ActivityError) {
         let error: ActivityError? = lock.withLock {
             startIfNeeded()
+            applyLiveBacklog()
             scratch.removeAll(keepingCapacity: true)
             let error = machines.handle(activity: event, at: clock(), into: &scratch)
             _ = commit(scratch)
@@ -135,30 +137,43 @@ extension RefreshRuntime {
     public static let liveLinesPerSecond = 20
 
     /// A complete line a running command wrote to its results channel (any thread). A live line
-    /// (an activity event, an explicit reload) is applied now and true is returned; any other
+    /// (an activity event, an explicit reload) is taken now and true is returned; any other
     /// line is left for the run's end.
+    ///
+    /// Taken lines are applied together at the next drain (a later loop turn on the real host,
+    /// at once in the simulator, whose drain is immediate) or before the next event, whichever
+    /// comes first, in one commit: a job writing a burst of lines costs one fsync per burst,
+    /// not one per line, and timers get their turn between bursts.
     public func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
         let checked = RunResults.check([line])
         guard let text = checked.accepted.first else { return false }
-        let applied: Bool = lock.withLock {
-            // Each live line is a commit: at most `liveLinesPerSecond` a second per run, so a job
-            // cannot keep the loop busy with fsyncs; beyond it, lines wait for the run's end.
+        let host = self.host
+        let taken: (taken: Bool, first: Bool) = lock.withLock {
+            // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the
+            // run's end.
             let second = clock().milliseconds / 1000
             var rate = liveLineRate[order.runID] ?? (second, 0)
             if rate.second != second { rate = (second, 0) }
-            guard rate.count < Self.liveLinesPerSecond else { return false }
+            guard rate.count < Self.liveLinesPerSecond else { return (false, false) }
             rate.count += 1
             liveLineRate[order.runID] = rate
             let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
             let now = clock()
             let parsed = ResultLine.parse(text, owner: order.identifier, namespace: namespace, now: now)
-            guard parsed.isLive else { return false }
-            scratch.removeAll(keepingCapacity: true)
-            _ = machines.handleLive(parsed, at: now, into: &scratch)
-            _ = commit(scratch)
-            return true
+            guard parsed.isLive else { return (false, false) }
+            liveBacklog.append((parsed, now))
+            return (true, liveBacklog.count == 1)
         }
-        if applied { kick() }
-        return applied
+        if taken.first { host?.scheduleDrain() }
+        return taken.taken
+    }
+
+    /// Under `lock`: applies the live lines taken since the last time, in order, in one commit.
+    func applyLiveBacklog() {
+        guard !liveBacklog.isEmpty else { return }
+        scratch.removeAll(keepingCapacity: true)
+        for (line, at) in liveBacklog { _ = machines.handleLive(line, at: at, into: &scratch) }
+        liveBacklog.removeAll(keepingCapacity: true)
+        _ = commit(scratch)
     }
 }

@@ -56,6 +56,9 @@ public final class RefreshRuntime: @unchecked Sendable {
     var seedSpecs: [String: String] = [:]
     /// Live results lines applied this second, per running run (see `runResultLine`).
     var liveLineRate: [Int64: (second: Int64, count: Int)] = [:]
+    /// Live results lines taken and not yet applied: applied together, in one commit, at the
+    /// next drain or before the next event (see `runResultLine`).
+    var liveBacklog: [(line: ResultLine, at: Instant)] = []
     var storeFailure: String?
     /// Guarded by `observerLock` (reports happen with and without `lock` held).
     var observers: [@Sendable (RuntimeObservation) -> Void] = []
@@ -241,6 +244,7 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     @discardableResult
     func feed(_ event: SchedulerEvent, at now: Instant) -> Bool {
+        applyLiveBacklog()
         scratch.removeAll(keepingCapacity: true)
         machines.handle(event, at: now, into: &scratch)
         return commit(scratch)

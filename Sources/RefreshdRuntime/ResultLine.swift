@@ -15,7 +15,9 @@ import RefreshdCore
 ///  "dismissal": "default" | "immediate" | {"after": ISO8601}, "timestamp": ISO8601}
 /// ```
 ///
-/// Dates are ISO 8601 with a zone (`Z` or an offset), fractional seconds allowed. A line that
+/// Dates are ISO 8601 with a zone (`Z` or an offset), fractional seconds allowed, parsed
+/// strictly by `ISO8601.parseStrict` (no February 30, years 0001-9999): a refused date refuses
+/// its line with the field and the reason (`entry 1: date: day 30: 2026-02 has 28 days`). A line that
 /// names none of these keys is some other result and is left alone. Reload and activity lines
 /// are "live": applied as soon as they are written, while the run goes on.
 public enum ResultLine: Sendable, Hashable {
@@ -61,8 +63,11 @@ public enum ResultLine: Sendable, Hashable {
         for (index, item) in items.enumerated() {
             let place = "entry \(index + 1)"
             guard let entry = item as? [String: Any] else { return .badTimeline("\(place): expected an object") }
-            guard let date = (entry["date"] as? String).flatMap(instant) else {
-                return .badTimeline("\(place): date: expected an ISO 8601 date with a zone, like 2026-11-22T06:00:00Z")
+            let date: Instant
+            switch entry["date"].map(Self.date) {
+            case let .success(value)?: date = value
+            case let .failure(refusal)?: return .badTimeline("\(place): date: \(refusal)")
+            case nil: return .badTimeline("\(place): date: expected an ISO 8601 date with a zone, like 2026-11-22T06:00:00Z")
             }
             let content = entry["content"].map(compactJSON) ?? "{}"
             var relevance: Double?
@@ -84,7 +89,7 @@ public enum ResultLine: Sendable, Hashable {
         case .word("never"): policy = .never
         case .word, .absent: policy = .atEnd
         case let .after(date): policy = .after(date)
-        case .badAfter: return .badTimeline("policy: expected {\"after\": ISO 8601 date}")
+        case let .badAfter(reason): return .badTimeline("policy: expected {\"after\": ISO 8601 date}; after: \(reason)")
         case .other: return .badTimeline("policy: expected \"atEnd\", \"never\" or {\"after\": DATE}")
         }
         let fetched = (object["upstreamFetch"] as? Bool) ?? true
@@ -103,10 +108,10 @@ public enum ResultLine: Sendable, Hashable {
         var dates: [String: Instant] = [:]
         for key in ["staleDate", "startAt", "timestamp"] {
             guard let value = o[key] else { continue }
-            guard let date = (value as? String).flatMap(instant) else {
-                return .badActivity("activity \(verb) \(id): \(key): expected an ISO 8601 date with a zone")
+            switch Self.date(value) {
+            case let .success(date): dates[key] = date
+            case let .failure(refusal): return .badActivity("activity \(verb) \(id): \(key): \(refusal)")
             }
-            dates[key] = date
         }
         let relevance = (o["relevance"] as? NSNumber)?.doubleValue
         switch verb {
@@ -136,7 +141,8 @@ public enum ResultLine: Sendable, Hashable {
             case .word("immediate"): policy = .immediate
             case .word, .absent: policy = .default
             case let .after(date): policy = .after(date)
-            case .badAfter: return .badActivity("activity end \(id): dismissal: expected {\"after\": ISO 8601 date}")
+            case let .badAfter(reason):
+                return .badActivity("activity end \(id): dismissal: expected {\"after\": ISO 8601 date}; after: \(reason)")
             case .other: return .badActivity("activity end \(id): dismissal: expected default, immediate or {\"after\": DATE}")
             }
             return .activity(.end(id: id, content: o["content"].map(compactJSON), policy: policy,
@@ -150,14 +156,19 @@ public enum ResultLine: Sendable, Hashable {
 
     /// A value that is one of `words`, or `{"after": DATE}` (timeline policies, dismissals).
     private enum Choice: Equatable {
-        case absent, word(String), after(Instant), badAfter, other
+        case absent, word(String), after(Instant), badAfter(String), other
     }
 
     private static func choice(_ value: Any?, words: [String]) -> Choice {
         switch value {
         case nil: return .absent
         case let text as String where words.contains(text): return .word(text)
-        case let after as [String: Any]: return (after["after"] as? String).flatMap(instant).map(Choice.after) ?? .badAfter
+        case let after as [String: Any]:
+            guard let value = after["after"] else { return .badAfter("missing") }
+            switch date(value) {
+            case let .success(instant): return .after(instant)
+            case let .failure(refusal): return .badAfter(refusal.description)
+            }
         default: return .other
         }
     }
@@ -170,15 +181,11 @@ public enum ResultLine: Sendable, Hashable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// An ISO 8601 date with a zone; fractional seconds allowed.
-    static func instant(_ text: String) -> Instant? {
-        if let fast = ISO8601.parse(text) { return fast }
-        let plain = ISO8601DateFormatter()
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = plain.date(from: text) ?? fractional.date(from: text) else { return nil }
-        let ms = (date.timeIntervalSince1970 * 1000).rounded()
-        guard ms.isFinite, abs(ms) < 2.5e14 else { return nil }
-        return Instant(milliseconds: Int64(ms))
+    /// An ISO 8601 date with a zone, parsed strictly (`ISO8601.parseStrict`), or why not.
+    static func date(_ value: Any) -> Result<Instant, ISO8601.Refusal> {
+        guard let text = value as? String else {
+            return .failure(ISO8601.Refusal(description: "expected an ISO 8601 date with a zone as a string, like 2026-11-22T06:00:00Z"))
+        }
+        return ISO8601.parseStrict(text)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdCore
 
 /// The results channel: how a command hands structured results (a timeline, an activity update)
 /// back to refreshd, apart from its human-readable output.
@@ -55,10 +56,6 @@ public enum RunResults {
 
     /// The start of a refused line, escaped, for a one-line message.
     static func preview(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars.prefix(40) {
-            out += scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
-        }
-        return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
+        EchoText.quoted(text, limit: 40)
     }
 }

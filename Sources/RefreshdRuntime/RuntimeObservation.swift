@@ -38,12 +38,15 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     /// A count: missed slots, dropped output lines, reaped processes, runs in flight.
     public var count: Int?
     /// The log line, without the time (formatted when first read: a simulation that never
-    /// prints most of its events never pays for their text).
+    /// prints most of its events never pays for their text). Always one line: what came from
+    /// outside (an identifier, an activity type, a widget kind, a job's output line, a file
+    /// name) is escaped here (`EchoText`), so neither the log nor a watcher's terminal sees a
+    /// raw line break, carriage return or terminal escape.
     public var message: String {
         get {
             switch source {
-            case let .text(text): text
-            case let .log(log): log.description
+            case let .text(text): EchoText.escaped(text, limit: nil)
+            case let .log(log): EchoText.escaped(log.description, limit: nil)
             }
         }
         set { source = .text(newValue) }

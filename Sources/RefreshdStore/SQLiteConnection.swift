@@ -81,6 +81,14 @@ final class SQLiteConnection {
         if let handle { sqlite3_busy_timeout(handle, milliseconds) }
     }
 
+    /// Whether the main database file SQLite has open was deleted, or another file is at its
+    /// path now (`SQLITE_FCNTL_HAS_MOVED`); false when that cannot be asked.
+    var hasMoved: Bool {
+        guard let handle else { return false }
+        var moved: Int32 = 0
+        return sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0
+    }
+
     /// Whether SQLite opened the main database read-only (for example, a write-protected file).
     var isReadOnly: Bool { handle.map { sqlite3_db_readonly($0, "main") == 1 } ?? true }
 

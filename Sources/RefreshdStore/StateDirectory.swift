@@ -8,8 +8,12 @@ import Darwin
 
 /// The few file-system calls the store and the lock make directly, without Foundation.
 ///
-/// The state directory is created with mode 0700: it holds what jobs ran and when, which is
-/// nobody else's business, and the lock file that keeps two daemons apart.
+/// The state directory is mode 0700 and every file refreshd makes in it (`state.sqlite`, its
+/// `-wal` and `-shm`, `lock`) mode 0600, whatever the umask: the state holds job output
+/// tails, results and activity content, which are nobody else's business. An existing
+/// directory or file with wider modes is tightened at start (`secure`), and the change is
+/// reported for the log; a directory every user may write to (`/tmp`) is refused, since
+/// refreshd cannot make it private without taking it from them.
 ///
 /// Errors say what is really wrong with a path (it does not exist, it is a file where a
 /// directory is expected or the reverse, permission is denied), never SQLite's generic
@@ -25,8 +29,12 @@ public enum StateDirectory {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
-    /// Creates `directory` and any missing parents with mode 0700; an existing directory is kept
-    /// as it is (its mode is not changed).
+    /// The state file's companions SQLite makes beside it in WAL mode.
+    static let companionSuffixes = ["-wal", "-shm"]
+
+    /// Creates `directory` and any missing parents with mode 0700 (set with `chmod`, so the
+    /// umask cannot widen or narrow it); an existing directory is kept as it is (`secure`
+    /// checks and tightens its mode).
     static func create(_ directory: String) throws(StoreError) {
         guard !directory.isEmpty else {
             throw StoreError(kind: .system, path: directory, context: "creating the state directory",
@@ -37,7 +45,10 @@ public enum StateDirectory {
         for component in directory.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += component
             if !isDirectory(prefix) {
-                if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                if mkdir(prefix, 0o700) == 0 {
+                    // The umask may have taken bits away (0o277 would leave no write access).
+                    if chmod(prefix, 0o700) != 0 { throw systemError(prefix, "creating the state directory") }
+                } else if errno != EEXIST {
                     throw systemError(prefix, "creating the state directory")
                 }
                 guard isDirectory(prefix) else {
@@ -47,6 +58,61 @@ public enum StateDirectory {
             }
             prefix += "/"
         }
+    }
+
+    /// Makes an existing state directory and the files refreshd keeps in it private: the
+    /// directory to mode 0700 (group and other bits removed), `state.sqlite`, `-wal`, `-shm` and
+    /// `lock` to 0600. Returns one note per mode it changed, for the log ("… was 0644, now
+    /// 0600"). Throws for a directory every user may write to, or with the sticky bit (`/tmp`:
+    /// a shared directory, not refreshd's to take), and when a mode cannot be changed (a file
+    /// of another user). A group-writable directory (umask 002 with per-user groups) is
+    /// tightened like a readable one. Symbolic links are not followed.
+    @discardableResult
+    static func secure(_ directory: String) throws(StoreError) -> [String] {
+        let context = "making the state directory private"
+        var notes: [String] = []
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw systemError(directory, context) }
+        let mode = info.st_mode & 0o7777
+        if mode & (0o002 | S_ISVTX) != 0 {
+            throw StoreError(kind: .inaccessible, path: directory, context: context,
+                             detail: "every user may write to it (mode \(octal(mode))); refreshd keeps its state "
+                                 + "in a private directory (0700): give --state a directory of its own, or "
+                                 + "`chmod 700 \(directory)` if it is refreshd's")
+        }
+        if mode & 0o077 != 0 {
+            guard chmod(directory, mode & ~0o077) == 0 else { throw systemError(directory, context) }
+            notes.append("state directory \(directory) was mode \(octal(mode)), now \(octal(mode & ~0o077))")
+        }
+        let database = path(directory, databaseName)
+        for file in [database] + companionSuffixes.map({ database + $0 }) + [path(directory, lockName)] {
+            guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            let fileMode = info.st_mode & 0o7777
+            guard fileMode & 0o7177 != 0 else { continue }
+            guard chmod(file, 0o600) == 0 else { throw systemError(file, context) }
+            notes.append("\(file) was mode \(octal(fileMode)), now 0600")
+        }
+        return notes
+    }
+
+    /// Creates an empty `state.sqlite` with mode 0600 if there is none, so that SQLite (which
+    /// creates files 0644 less the umask, and gives `-wal` and `-shm` the state file's mode)
+    /// never makes a file other users can read. `O_EXCL | O_NOFOLLOW`: an existing file or
+    /// link is left to the checks that follow.
+    static func createPrivateFile(_ file: String) throws(StoreError) {
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            if errno == EEXIST { return }
+            throw systemError(file, "creating the state file")
+        }
+        defer { close(fd) }
+        if fchmod(fd, 0o600) != 0 { throw systemError(file, "creating the state file") }
+    }
+
+    /// `0644`, `01777`: a mode as `ls -l` users and chmod read it.
+    static func octal(_ mode: mode_t) -> String {
+        let digits = String(mode, radix: 8)
+        return digits.count >= 4 ? "0" + digits : String(repeating: "0", count: 4 - digits.count) + digits
     }
 
     /// Whether something exists at `path` (without following a final symlink's absence), or may

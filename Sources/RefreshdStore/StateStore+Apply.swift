@@ -7,7 +7,9 @@ extension StateStore {
     /// Commits one event's changes in one transaction (`BEGIN IMMEDIATE … COMMIT`).
     ///
     /// Either every change is written and durable when this returns, or none is: any error rolls
-    /// the whole batch back and is thrown. An empty batch opens no transaction.
+    /// the whole batch back and is thrown. An empty batch opens no transaction. After the commit
+    /// it checks that the files written are still the state's (`checkFilesInPlace`): if not,
+    /// it throws `.vanished` (the batch is in no file a restart reads).
     ///
     /// - `savePending` inserts or replaces the identifier's pending request.
     /// - `deletePending` removes it (no error if there is none).
@@ -33,6 +35,9 @@ extension StateStore {
                 }
             }
         }
+        // After the commit: a batch that went into a deleted or replaced file is not durable,
+        // and nothing may act on it.
+        try checkFilesInPlace(SQL.context)
     }
 
     private func write(_ change: StateChange) throws(StoreError) {

@@ -1,4 +1,11 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import RefreshdCore
 
 /// refreshd's durable state: pending requests, run history, failure streaks, seed specs and
@@ -13,6 +20,14 @@ import RefreshdCore
 /// names the file and says what to do when it cannot be used; it never deletes or recreates an
 /// existing file.
 ///
+/// A writer checks, after every commit, that the files it writes are still the ones at the
+/// paths (`checkFilesInPlace`): `state.sqlite`, `-wal` or `-shm` deleted or replaced while the
+/// daemon runs would otherwise take every later commit into an unlinked file, lost at the next
+/// start. Then `apply` throws `.vanished`, and the runtime stops without acting on the batch.
+///
+/// Files are private: the directory 0700, `state.sqlite` created 0600 before SQLite opens it
+/// (SQLite gives `-wal` and `-shm` the state file's mode), wider modes tightened at open.
+///
 /// Threading: one connection, not thread-safe by itself. It is `@unchecked Sendable` so that the
 /// daemon can hand it to the one thread or actor that uses it; the caller must serialise all
 /// calls (never two at once, and never from two threads without a happens-before edge).
@@ -22,6 +37,8 @@ public final class StateStore: @unchecked Sendable {
     /// Whether the store was opened with `readOnly: true` (then `apply` and the setters throw).
     public let isReadOnly: Bool
     let connection: SQLiteConnection
+    /// Device and inode of `-wal` and `-shm` as opened (read-write only), checked after commits.
+    private var companions: [(path: String, device: UInt64, inode: UInt64)] = []
 
     /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     static let busyTimeoutMilliseconds: Int32 = 5000
@@ -50,6 +67,8 @@ public final class StateStore: @unchecked Sendable {
             }
         } else {
             try StateDirectory.create(directory)
+            try StateDirectory.secure(directory)
+            try StateDirectory.createPrivateFile(path)
         }
         if StateDirectory.exists(path) {
             try StateDirectory.checkAccess(path, readOnly: readOnly)
@@ -106,6 +125,35 @@ public final class StateStore: @unchecked Sendable {
         try connection.execute(script: "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON",
                                context: "configuring the connection")
         try Schema.migrate(connection, from: version)
+        // The WAL and the shared-memory index exist from here until the connection closes.
+        companions = StateDirectory.companionSuffixes.compactMap { suffix in
+            var info = stat()
+            guard stat(path + suffix, &info) == 0 else { return nil }
+            return (path + suffix, UInt64(info.st_dev), UInt64(info.st_ino))
+        }
+    }
+
+    /// Throws `.vanished` when the state file SQLite writes is no longer the one at `path`
+    /// (SQLite's own `SQLITE_FCNTL_HAS_MOVED`: deleted, or another inode at the path), or when
+    /// `-wal` or `-shm` is not the file opened. A few `stat` calls: cheap beside a commit's fsync.
+    func checkFilesInPlace(_ context: String) throws(StoreError) {
+        guard !isReadOnly, connection.isOpen else { return }
+        if connection.hasMoved {
+            throw StoreError(kind: .vanished, path: path, context: context,
+                             detail: StateDirectory.exists(path) ? "another file is at its path now"
+                                 : "it no longer exists")
+        }
+        for companion in companions {
+            var info = stat()
+            if stat(companion.path, &info) != 0 {
+                throw StoreError(kind: .vanished, path: path, context: context,
+                                 detail: "\(companion.path) no longer exists")
+            }
+            if UInt64(info.st_dev) != companion.device || UInt64(info.st_ino) != companion.inode {
+                throw StoreError(kind: .vanished, path: path, context: context,
+                                 detail: "another file is at \(companion.path) now")
+            }
+        }
     }
 
     /// `PRAGMA quick_check`: O(size) structural check of every page, without index comparisons.

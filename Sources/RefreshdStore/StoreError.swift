@@ -37,10 +37,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The path is not the kind of file expected: a state directory that is a regular file
         /// (or has one as a parent), a state file that is a directory.
         case wrongType
+        /// The state file (or its `-wal` or `-shm`) was deleted, moved or replaced while the
+        /// store had it open: commits would go into a file no restart reads back.
+        case vanished
 
         /// A stable name for programs (`refreshd status --json`): `no-state`, `not-a-database`,
         /// `corrupt`, `inaccessible`, `foreign-database`, `newer-schema`, `locked`,
-        /// `invalid-change`, `closed`, `sqlite`, `system`, `wrong-type`.
+        /// `invalid-change`, `closed`, `sqlite`, `system`, `wrong-type`, `vanished`.
         public var name: String {
             switch self {
             case .noState: "no-state"
@@ -55,6 +58,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             case .sqlite: "sqlite"
             case .system: "system"
             case .wrongType: "wrong-type"
+            case .vanished: "vanished"
             }
         }
     }
@@ -143,6 +147,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             return "refreshd \(noun) \(path) cannot be used: \(detail) (while \(context)). "
                 + "refreshd will not delete or replace it: give --state a directory of its own, "
                 + "or move \(path) aside."
+        case .vanished:
+            return "refreshd state file \(path) was deleted or replaced while refreshd was running "
+                + "(\(detail), found while \(context)): what was committed since is in no file a restart "
+                + "reads back, so nothing acts on it and refreshd stops. Restore \(path) from a backup, or "
+                + "restart refreshd to begin from what is at \(path) now."
         }
     }
 }
