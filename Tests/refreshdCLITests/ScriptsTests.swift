@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// The shell scripts of Scripts/ a user runs, run for real.
+@Suite struct ScriptsTests {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `Scripts/NAME ARGUMENTS...` through the shell, output captured in files.
+    static func script(_ name: String, _ arguments: [String], environment: String = "") throws -> Output {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let quoted = ([Repository.root + "/Scripts/" + name] + arguments)
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let raw = system("\(environment) \(quoted) </dev/null >'\(dir)/out' 2>'\(dir)/err'")
+        return Output(status: (raw >> 8) & 0xff,
+                      stdout: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
+    }
+
+    /// Regression: Scripts/run sat silently at "building refreshd (release)…" while another build
+    /// of the checkout held SwiftPM's lock on .build. The stand-in prints SwiftPM 6.3's own words
+    /// (checked against a real `swift build` waiting on a held lock).
+    @Test func quietBuildSaysItWaitsForTheLock() throws {
+        let swiftPM = "Another instance of SwiftPM (PID: 4242) is already running using '/p/.build', "
+            + "waiting until that process has finished execution..."
+        let r = try Self.script("quiet-build", ["refreshd (release)", "/bin/sh", "-c", "echo \"$0\"; sleep 0.5; echo compiled", swiftPM])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("building refreshd (release)…\n"))
+        #expect(r.stderr.contains("waiting for another build of this checkout to finish: SwiftPM (PID: 4242) holds the lock on .build"))
+        #expect(!r.stderr.contains("compiled"), "the build's own output stays hidden")
+    }
+
+    @Test func quietBuildShowsTheOutputOfAFailedBuildAndItsStatus() throws {
+        let r = try Self.script("quiet-build", ["thing", "/bin/sh", "-c", "echo 'error: no such module'; exit 3"])
+        #expect(r.status == 3)
+        #expect(r.stderr.contains("error: no such module"))
+        #expect(r.stderr.contains("build of thing failed (exit 3)"))
+        #expect(!r.stderr.contains("waiting"))
+    }
+}
