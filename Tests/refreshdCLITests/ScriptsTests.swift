@@ -9,14 +9,15 @@ import Testing
         var stderr: String
     }
 
-    /// Runs `Scripts/NAME ARGUMENTS...` through the shell, output captured in files.
-    static func script(_ name: String, _ arguments: [String], environment: String = "") throws -> Output {
+    /// Runs `Scripts/NAME ARGUMENTS...` through the shell (after `before`, shell text such as
+    /// `cd DIR &&`), output captured in files.
+    static func script(_ name: String, _ arguments: [String], before: String = "") throws -> Output {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let quoted = ([Repository.root + "/Scripts/" + name] + arguments)
             .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let raw = system("\(environment) \(quoted) </dev/null >'\(dir)/out' 2>'\(dir)/err'")
+        let raw = system("\(before) \(quoted) </dev/null >'\(dir)/out' 2>'\(dir)/err'")
         return Output(status: (raw >> 8) & 0xff,
                       stdout: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
                       stderr: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
@@ -41,5 +42,25 @@ import Testing
         #expect(r.stderr.contains("error: no such module"))
         #expect(r.stderr.contains("build of thing failed (exit 3)"))
         #expect(!r.stderr.contains("waiting"))
+    }
+
+    /// Regression: `--jobs Jobs` was refused (absolute paths only), and a system unit carried no
+    /// `User=`, so refreshd ran as root.
+    @Test func installServiceTakesRelativePathsAndRunsASystemUnitAsAnAccount() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let r = try Self.script("install-service", ["--print", "--jobs", "Jobs", "--run-as", "nobody",
+                                                    "--binary", "./bin/refreshd", "--metrics-file", "m.prom"],
+                                before: "cd '\(box.root)' &&")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("ExecStart=\(box.root)/bin/refreshd run --jobs \(box.root)/Jobs --state /var/lib/refreshd --metrics-file \(box.root)/m.prom\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("\nUser=nobody\n"))
+        #expect(r.stdout.contains("\nStateDirectory=refreshd\nStateDirectoryMode=0700\n"))
+        let user = try Self.script("install-service", ["--print", "--user", "--jobs", "Jobs"], before: "cd '\(box.root)' &&")
+        #expect(user.status == 0, "\(user.stderr)")
+        #expect(!user.stdout.contains("User="), "a user unit runs as its user")
+        let bad = try Self.script("install-service", ["--print", "--run-as", "two words"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--run-as expects a user name"))
     }
 }
