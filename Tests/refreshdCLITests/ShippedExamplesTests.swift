@@ -92,4 +92,23 @@ enum Repository {
         // A clean end leaves no unfinished download behind for a retry to take up.
         #expect(!FileManager.default.fileExists(atPath: box.state + "/shared/download-pack/unfinished"))
     }
+
+    /// Regression: the shipped download job had no `simulate:` block, so `refreshd simulate` of
+    /// Jobs/ showed no live activity where `Scripts/run` shows one every hour. Every shipped job
+    /// says how it behaves in simulation, and a simulated day of them shows the activity.
+    @Test func everyShippedJobSimulatesWhatItDoes() throws {
+        let box = try Repository.sandboxWithShippedJobs()
+        defer { box.remove() }
+        for name in try Repository.shippedJobs() {
+            let text = try String(contentsOfFile: box.jobs + "/" + name, encoding: .utf8)
+            #expect(text.split(separator: "\n").contains { $0.hasPrefix("simulate:") }, "Jobs/\(name) has no simulate: block")
+        }
+        let r = try CLI.run(["simulate", "--jobs", box.jobs, "--days", "1", "--start", "2026-11-23T00:00:00Z", "--seed", "1", "--json"],
+                            timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let days = report["days"] as? [[String: Any]] ?? []
+        let activities = days.flatMap { $0["activities"] as? [[String: Any]] ?? [] }
+        #expect(activities.contains { ($0["id"] as? String)?.hasPrefix("pack-autumn-") == true }, "\(activities.prefix(3))")
+    }
 }
