@@ -58,4 +58,33 @@ import RefreshdRuntime
                                                                   recentlyDismissed: [], at: start), now: start)
         #expect(ended.joined().contains("dismissed at \(endedAt)"), "\(ended)")
     }
+
+    /// Regression: the metrics had no `# HELP` lines. Every family a live refreshd exports has
+    /// one, right before its `# TYPE` line.
+    @Test func everyMetricSaysWhatItCounts() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("beat.yaml", "identifier: test.beat\nkind: processing\ncommand: [\"/bin/true\"]\nresubmit: {after: 1h}\n")
+        try box.write("widget.yaml", """
+            identifier: test.widget
+            kind: timeline
+            command: ["/bin/sh", "-c", "echo '{\\"entries\\": [], \\"policy\\": \\"never\\"}' >&3"]
+            widget: {kind: quotes, families: [systemSmall], budget: 5}
+            """)
+        let metrics = box.root + "/refreshd.prom"
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state, "--metrics-file", metrics])
+        defer { daemon.cleanUp() }
+        #expect(waitFor(timeout: 15) { (try? String(contentsOfFile: metrics, encoding: .utf8))?.contains("refreshd_runs_total") == true })
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        let lines = try String(contentsOfFile: metrics, encoding: .utf8).split(separator: "\n").map(String.init)
+        let types = lines.indices.filter { lines[$0].hasPrefix("# TYPE ") }
+        #expect(types.count >= 8, "\(lines)")
+        for i in types {
+            let name = lines[i].split(separator: " ")[2]
+            #expect(i > 0 && lines[i - 1].hasPrefix("# HELP \(name) ") && lines[i - 1].count > "# HELP \(name) ".count,
+                    "no help for \(name)")
+        }
+        try PrometheusText.check(lines.joined(separator: "\n") + "\n", in: box.root)
+    }
 }
