@@ -63,4 +63,34 @@ import Testing
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--run-as expects a user name"))
     }
+
+    /// download-pack's activity ids: its own per run (REFRESH_RUN_ID), and a retry after an
+    /// interrupted download (killed before its end line) takes the unfinished one up again.
+    @Test func downloadPackResumesOnlyAnInterruptedDownload() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let shared = box.root + "/shared"
+        func run(id: Int, attempt: Int, steps: Int, seconds: String, background: Bool = false) -> String {
+            let results = box.root + "/results-\(id)"
+            let env = "REFRESH_SHARED_CONTAINER='\(shared)' REFRESH_RUN_ID=\(id) REFRESH_ATTEMPT=\(attempt) STEPS=\(steps) STEP_SECONDS=\(seconds)"
+            let command = "\(env) '\(Repository.root)/Scripts/download-pack' >/dev/null 3>'\(results)'"
+            _ = system(background ? "(\(command) & echo $! > '\(box.root)/pid')" : command)
+            return results
+        }
+        // Run 7 is killed (as by kill -9 of refreshd's host) after its start line.
+        let first = run(id: 7, attempt: 1, steps: 1, seconds: "30", background: true)
+        #expect(waitFor { (try? String(contentsOfFile: first, encoding: .utf8))?.contains("\"start\"") == true })
+        let pid = try #require(Int32((box.read("pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(pid, SIGKILL)
+        system("pkill -KILL -P \(pid) 2>/dev/null")
+        #expect(try String(contentsOfFile: first, encoding: .utf8).contains(#""id":"pack-autumn-7""#))
+        // Its retry (run 8, attempt 2) carries on with pack-autumn-7 and ends it.
+        let retry = try String(contentsOfFile: run(id: 8, attempt: 2, steps: 1, seconds: "0"), encoding: .utf8)
+        #expect(retry.contains(#"{"activity":"start","id":"pack-autumn-7""#), "\(retry)")
+        #expect(retry.contains(#"{"activity":"end","id":"pack-autumn-7""#), "\(retry)")
+        #expect(!FileManager.default.fileExists(atPath: shared + "/download-pack/unfinished"))
+        // The next hourly run (run 9, attempt 1) has an activity of its own.
+        let next = try String(contentsOfFile: run(id: 9, attempt: 1, steps: 1, seconds: "0"), encoding: .utf8)
+        #expect(next.contains(#"{"activity":"start","id":"pack-autumn-9""#), "\(next)")
+    }
 }
