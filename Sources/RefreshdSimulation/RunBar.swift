@@ -8,6 +8,8 @@ import RefreshdCore
 /// browser opens). Merging paints the same pixels: bars are opaque, a bar of consecutive runs
 /// covers exactly the union of theirs, and an outcome change (or a run drawn left of the bar,
 /// after a clock step back) starts a new bar, so the order in which colours overlap is kept.
+/// (The picture draws the successes first and the rarer outcomes over them, so that a failure
+/// among a per-minute job's successes stays in sight.)
 struct RunBar: Equatable {
     var x0: Double
     var x1: Double
@@ -32,6 +34,9 @@ struct RunBar: Equatable {
         }
         return bars
     }
+
+    /// Successes and runs in flight: the bulk of a lane, drawn under the rare outcomes.
+    var isCommon: Bool { outcome == .success || outcome == nil }
 
     /// The bar's tooltip: the run, or the first and last of the runs it stands for.
     func label(_ identifier: String, _ runs: [SimulationReport.Run]) -> String {

@@ -10,6 +10,8 @@ public enum SimulationPicture {
         .success: "#2e9e44", .failure: "#d43c3c", .expired: "#f08c00", .crashed: "#8e44ad",
         .interrupted: "#7f8c8d", nil: "#3b7dd8",
     ]
+    /// The narrowest a bar of an outcome other than success is drawn, in px.
+    static let rareWidth = 4.0
 
     public static func svg(_ report: SimulationReport) -> String {
         // The label column fits the longest lane name (12 px DejaVu Sans is under 7.5 px a
@@ -70,10 +72,21 @@ public enum SimulationPicture {
                 ? "timeline job · its provider runs are the \(providers) lane\(providers == 1 ? "" : "s") below"
                 : "\(f.launched) runs · \(f.failure + f.crashed) failed · \(f.expired) expired · \(f.missed) missed"
             s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(escape(summary))</text>"##)
-            for bar in RunBar.bars(job.runs, x: x) {
-                let colour = colours[bar.outcome] ?? "#3b7dd8"
+            // Successes (and runs in flight) first, then every other outcome on top of them, at
+            // least `rareWidth` wide and marked with a triangle above the lane's bars: at 30
+            // days a per-minute job's next successes covered a failure's 3 px all but a sliver,
+            // and an expiry not at all.
+            let bars = RunBar.bars(job.runs, x: x)
+            for bar in bars where bar.isCommon {
                 let label = bar.label(job.identifier, job.runs)
-                s.append(##"<rect x="\##(format(bar.x0))" y="\##(format(y + 7))" width="\##(format(bar.x1 - bar.x0))" height="\##(format(lane - 14))" fill="\##(colour)"><title>\##(escape(label))</title></rect>"##)
+                s.append(##"<rect x="\##(format(bar.x0))" y="\##(format(y + 7))" width="\##(format(bar.x1 - bar.x0))" height="\##(format(lane - 14))" fill="\##(colours[bar.outcome] ?? "#3b7dd8")"><title>\##(escape(label))</title></rect>"##)
+            }
+            for bar in bars where !bar.isCommon {
+                let colour = colours[bar.outcome] ?? "#3b7dd8"
+                let label = escape(bar.label(job.identifier, job.runs))
+                let w = max(bar.x1 - bar.x0, rareWidth), mid = bar.x0 + w / 2
+                s.append(##"<rect x="\##(format(bar.x0))" y="\##(format(y + 7))" width="\##(format(w))" height="\##(format(lane - 14))" fill="\##(colour)"><title>\##(label)</title></rect>"##)
+                s.append(##"<path d="M\##(format(mid - 3.5)) \##(format(y + 0.5)) L\##(format(mid + 3.5)) \##(format(y + 0.5)) L\##(format(mid)) \##(format(y + 6)) Z" fill="\##(colour)"><title>\##(label)</title></path>"##)
             }
             for m in report.missed where m.identifier == job.identifier {
                 let mx = x(m.noticed), my = y + lane / 2

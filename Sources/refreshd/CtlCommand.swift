@@ -148,6 +148,13 @@ struct CtlCommand: ParsableCommand {
         struct Content: ParsableArguments {
             @Option(help: "The content state, a JSON object (default {}).") var content: String?
             @Option(help: "Progress 0...1, set as the content's \"progress\" (shown as a percentage).") var progress: Double?
+
+            /// Checked here, not in `run()`, so that the error comes with this verb's usage.
+            func validate() throws {
+                if let p = progress, !(p.isFinite && (0...1).contains(p)) {
+                    throw ValidationError("--progress: expected a fraction from 0 to 1, found \(p)")
+                }
+            }
         }
 
         static func content(_ c: Content) throws -> [String: Any]? {
@@ -185,7 +192,7 @@ struct CtlCommand: ParsableCommand {
                 var text = "  \(a.id)  \(a.state.rawValue) since \(a.since)"
                 if let p = a.progressPercent { text += "  progress \(MachineStatusText.percent(p))" }
                 if a.held != nil { text += "  (an update is held: throttled)" }
-                if let d = a.dismissal, d > now { text += "  dismissed at \(d)" }
+                if let d = a.dismissal, d > now { text += "  " + MachineStatusText.dismissal(d, state: a.state) }
                 print(text)
             }
         }

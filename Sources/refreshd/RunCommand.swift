@@ -34,7 +34,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-activities"), help: "Refuse every live activity start (the user turned Live Activities off).")
     var noActivities = false
 
-    @Option(name: .customLong("max-activities"), help: "Live activities at once per namespace (default 5).")
+    @Option(name: .customLong("max-activities"), help: "Live activities at once per namespace.")
     var maxActivities = 5
 
     @Option(name: .customLong("max-control-clients"), help: "Clients of the control socket at once (default 64); more are refused with too-many-clients.")

@@ -78,6 +78,7 @@ struct StatusCommand: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
+        print("refreshd is not running on \(state) (no answer on its control socket): the saved state.")
         print("Pending requests (\(pending.count)):")
         for p in pending {
             let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"

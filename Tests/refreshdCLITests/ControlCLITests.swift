@@ -139,7 +139,7 @@ import Testing
         #expect(whyDown.status == 0)
         #expect((Self.json(whyDown.stdout)?["live"] as? Bool) == false)
         #expect((Self.json(whyDown.stdout)?["reasons"] as? [String]) == ["not-pending"])
-        #expect(try CLI.run(["status", "--state", box.state]).stdout.hasPrefix("Pending requests"))
+        #expect(try CLI.run(["status", "--state", box.state]).stdout.hasPrefix("refreshd is not running on \(box.state)"))
     }
 
     @Test func installServiceWritesANotifyUnit() throws {

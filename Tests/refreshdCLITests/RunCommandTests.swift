@@ -53,19 +53,13 @@ import Testing
         #expect(daemon.errors().contains("stopped"))
     }
 
-    /// The shipped Jobs/ in a sandboxed copy of the project (Scripts linked, a one-image
-    /// library where Scripts/run would make the sample one): the wallpaper job stages today and
-    /// tomorrow in process within seconds.
+    /// The shipped Jobs/ (tracked in git: not a job a user added) in a sandboxed copy of the
+    /// project (Scripts linked, a one-image library where Scripts/run would make the sample one):
+    /// the wallpaper job stages today and tomorrow in process within seconds.
     @Test func exampleJobsLaunchWithinSeconds() throws {
-        let box = Sandbox()
+        let box = try Repository.sandboxWithShippedJobs()
         defer { box.remove() }
-        let project = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
         let files = FileManager.default
-        for name in try files.contentsOfDirectory(atPath: project + "/Jobs") where name.hasSuffix(".yaml") {
-            try files.copyItem(atPath: project + "/Jobs/" + name, toPath: box.jobs + "/" + name)
-        }
-        try files.createSymbolicLink(atPath: box.root + "/Scripts", withDestinationPath: project + "/Scripts")
         try files.createDirectory(atPath: box.root + "/.refreshd/library", withIntermediateDirectories: true)
         // A 1x1 RGBA PNG: the renditions are upscaled from it.
         let dot = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

@@ -123,13 +123,13 @@ final class MetricsExporter: @unchecked Sendable {
     }
 
     /// The exposition, in the Prometheus text format.
-    func text() -> String { registry.emitToString() }
+    func text() -> String { MetricsHelp.annotate(registry.emitToString()) }
 
     /// Writes the exposition to `path` atomically. Returns the error text on failure.
     func writeFile(_ path: String) -> String? {
         let temporary = path + ".tmp.\(getpid())"
         do {
-            try Data(registry.emitToBuffer()).write(to: URL(fileURLWithPath: temporary))
+            try Data(text().utf8).write(to: URL(fileURLWithPath: temporary))
             guard rename(temporary, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(temporary)

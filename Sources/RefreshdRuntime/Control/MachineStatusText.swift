@@ -46,6 +46,12 @@ public enum MachineStatusText {
         return lines
     }
 
+    /// When an activity leaves the screen: once ended, the instant its dismissal policy set;
+    /// before that only the 12 h limit is known (an end may come sooner), so it says "at the latest".
+    public static func dismissal(_ at: Instant, state: ActivityState) -> String {
+        state == .ended || state == .dismissed ? "dismissed at \(at)" : "on screen until \(at) at the latest"
+    }
+
     public static func activities(_ snapshot: ActivitySnapshot, now: Instant) -> [String] {
         var lines = ["Activities (\(snapshot.activities.count)):"]
         for a in snapshot.activities {
@@ -55,7 +61,7 @@ public enum MachineStatusText {
             var details: [String] = []
             if let stale = a.staleDate { details.append("stale date \(stale)") }
             if let ends = a.endsBy { details.append("ended by the system at \(ends)") }
-            if let dismissal = a.dismissal { details.append("dismissed at \(dismissal)") }
+            if let dismissal = a.dismissal { details.append(Self.dismissal(dismissal, state: a.state)) }
             details.append("high-priority updates \(a.budgetUsed)/\(a.budget) this hour")
             lines.append("    " + details.joined(separator: ", "))
             if let held = a.held {

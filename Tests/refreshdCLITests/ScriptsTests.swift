@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// The shell scripts of Scripts/ a user runs, run for real.
+@Suite struct ScriptsTests {
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `Scripts/NAME ARGUMENTS...` through the shell (after `before`, shell text such as
+    /// `cd DIR &&`), output captured in files.
+    static func script(_ name: String, _ arguments: [String], before: String = "") throws -> Output {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let quoted = ([Repository.root + "/Scripts/" + name] + arguments)
+            .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let raw = system("\(before) \(quoted) </dev/null >'\(dir)/out' 2>'\(dir)/err'")
+        return Output(status: (raw >> 8) & 0xff,
+                      stdout: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
+    }
+
+    /// Regression: Scripts/run sat silently at "building refreshd (release)…" while another build
+    /// of the checkout held SwiftPM's lock on .build. The stand-in prints SwiftPM 6.3's own words
+    /// (checked against a real `swift build` waiting on a held lock).
+    @Test func quietBuildSaysItWaitsForTheLock() throws {
+        let swiftPM = "Another instance of SwiftPM (PID: 4242) is already running using '/p/.build', "
+            + "waiting until that process has finished execution..."
+        let r = try Self.script("quiet-build", ["refreshd (release)", "/bin/sh", "-c", "echo \"$0\"; sleep 0.5; echo compiled", swiftPM])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("building refreshd (release)…\n"))
+        #expect(r.stderr.contains("waiting for another build of this checkout to finish: SwiftPM (PID: 4242) holds the lock on .build"))
+        #expect(!r.stderr.contains("compiled"), "the build's own output stays hidden")
+    }
+
+    @Test func quietBuildShowsTheOutputOfAFailedBuildAndItsStatus() throws {
+        let r = try Self.script("quiet-build", ["thing", "/bin/sh", "-c", "echo 'error: no such module'; exit 3"])
+        #expect(r.status == 3)
+        #expect(r.stderr.contains("error: no such module"))
+        #expect(r.stderr.contains("build of thing failed (exit 3)"))
+        #expect(!r.stderr.contains("waiting"))
+    }
+
+    /// Regression: `--jobs Jobs` was refused (absolute paths only), and a system unit carried no
+    /// `User=`, so refreshd ran as root.
+    @Test func installServiceTakesRelativePathsAndRunsASystemUnitAsAnAccount() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let r = try Self.script("install-service", ["--print", "--jobs", "Jobs", "--run-as", "nobody",
+                                                    "--binary", "./bin/refreshd", "--metrics-file", "m.prom"],
+                                before: "cd '\(box.root)' &&")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("ExecStart=\(box.root)/bin/refreshd run --jobs \(box.root)/Jobs --state /var/lib/refreshd --metrics-file \(box.root)/m.prom\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("\nUser=nobody\n"))
+        #expect(r.stdout.contains("\nStateDirectory=refreshd\nStateDirectoryMode=0700\n"))
+        let user = try Self.script("install-service", ["--print", "--user", "--jobs", "Jobs"], before: "cd '\(box.root)' &&")
+        #expect(user.status == 0, "\(user.stderr)")
+        #expect(!user.stdout.contains("User="), "a user unit runs as its user")
+        let bad = try Self.script("install-service", ["--print", "--run-as", "two words"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--run-as expects a user name"))
+    }
+
+    /// download-pack's activity ids: its own per run (REFRESH_RUN_ID), and a retry after an
+    /// interrupted download (killed before its end line) takes the unfinished one up again.
+    @Test func downloadPackResumesOnlyAnInterruptedDownload() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let shared = box.root + "/shared"
+        func run(id: Int, attempt: Int, steps: Int, seconds: String, background: Bool = false) -> String {
+            let results = box.root + "/results-\(id)"
+            let env = "REFRESH_SHARED_CONTAINER='\(shared)' REFRESH_RUN_ID=\(id) REFRESH_ATTEMPT=\(attempt) STEPS=\(steps) STEP_SECONDS=\(seconds)"
+            let command = "\(env) '\(Repository.root)/Scripts/download-pack' >/dev/null 3>'\(results)'"
+            _ = system(background ? "(\(command) & echo $! > '\(box.root)/pid')" : command)
+            return results
+        }
+        // Run 7 is killed (as by kill -9 of refreshd's host) after its start line.
+        let first = run(id: 7, attempt: 1, steps: 1, seconds: "30", background: true)
+        #expect(waitFor { (try? String(contentsOfFile: first, encoding: .utf8))?.contains("\"start\"") == true })
+        let pid = try #require(Int32((box.read("pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(pid, SIGKILL)
+        system("pkill -KILL -P \(pid) 2>/dev/null")
+        #expect(try String(contentsOfFile: first, encoding: .utf8).contains(#""id":"pack-autumn-7""#))
+        // Its retry (run 8, attempt 2) carries on with pack-autumn-7 and ends it.
+        let retry = try String(contentsOfFile: run(id: 8, attempt: 2, steps: 1, seconds: "0"), encoding: .utf8)
+        #expect(retry.contains(#"{"activity":"start","id":"pack-autumn-7""#), "\(retry)")
+        #expect(retry.contains(#"{"activity":"end","id":"pack-autumn-7""#), "\(retry)")
+        #expect(!FileManager.default.fileExists(atPath: shared + "/download-pack/unfinished"))
+        // The next hourly run (run 9, attempt 1) has an activity of its own.
+        let next = try String(contentsOfFile: run(id: 9, attempt: 1, steps: 1, seconds: "0"), encoding: .utf8)
+        #expect(next.contains(#"{"activity":"start","id":"pack-autumn-9""#), "\(next)")
+    }
+}
