@@ -66,9 +66,36 @@ static inline int rd_jpeg_decoder_open(rd_jpeg_decoder *d, FILE *file) {
     return 1;
 }
 
-/// Starts decoding at scale_num/8 of the full size, as RGB.
-static inline int rd_jpeg_decoder_start(rd_jpeg_decoder *d, unsigned int scale_num) {
+/// Whether libjpeg will buffer every DCT coefficient of the image (a full-image coefficient
+/// array): a progressive file, or a sequential one whose first scan does not cover every
+/// component (libjpeg's has_multiple_scans, decided in jdinput.c from the first SOS).
+static inline int rd_jpeg_decoder_buffers_coefficients(rd_jpeg_decoder *d) {
+    return d->cinfo.progressive_mode || d->cinfo.comps_in_scan < d->cinfo.num_components;
+}
+
+/// The bytes of that coefficient array: each component's blocks, rounded up to its sampling
+/// factors as jdcoefct.c allocates them, 64 coefficients of sizeof(JCOEF) each. 0 for a file
+/// that is decoded in a stream.
+static inline unsigned long long rd_jpeg_decoder_coefficient_bytes(rd_jpeg_decoder *d) {
+    if (!rd_jpeg_decoder_buffers_coefficients(d)) return 0;
+    unsigned long long total = 0;
+    for (int i = 0; i < d->cinfo.num_components; i++) {
+        jpeg_component_info *c = &d->cinfo.comp_info[i];
+        unsigned long long w = c->width_in_blocks, h = c->height_in_blocks;
+        unsigned long long hs = c->h_samp_factor > 0 ? c->h_samp_factor : 1, vs = c->v_samp_factor > 0 ? c->v_samp_factor : 1;
+        w = (w + hs - 1) / hs * hs;
+        h = (h + vs - 1) / vs * vs;
+        total += w * h * DCTSIZE2 * sizeof(JCOEF);
+    }
+    return total;
+}
+
+/// Starts decoding at scale_num/8 of the full size, as RGB. max_memory (bytes, 0 for none) is
+/// libjpeg's own limit on its large buffers: beyond it, libjpeg fails ("backing store not
+/// supported") instead of allocating.
+static inline int rd_jpeg_decoder_start(rd_jpeg_decoder *d, unsigned int scale_num, long max_memory) {
     if (setjmp(d->err.jump)) return 0;
+    if (max_memory > 0) d->cinfo.mem->max_memory_to_use = max_memory;
     d->cinfo.scale_num = scale_num;
     d->cinfo.scale_denom = 8;
     d->cinfo.out_color_space = JCS_RGB;
@@ -106,10 +133,18 @@ typedef struct {
     int created;
 } rd_jpeg_encoder;
 
-/// Starts a baseline RGB JPEG; exif (may be NULL) is written as an APP1 marker.
-static inline int rd_jpeg_encoder_start(rd_jpeg_encoder *e, FILE *file, unsigned int width,
-                                        unsigned int height, int quality,
-                                        const unsigned char *exif, unsigned int exif_length) {
+/// One sequential (not progressive) scan per component, Y then Cb then Cr: a legal baseline
+/// layout that makes a decoder buffer every coefficient. Tests use it to build such files.
+static const jpeg_scan_info rd_jpeg_component_scans[3] = {
+    { 1, { 0 }, 0, 63, 0, 0 }, { 1, { 1 }, 0, 63, 0, 0 }, { 1, { 2 }, 0, 63, 0, 0 },
+};
+
+/// Starts an RGB JPEG; exif (may be NULL) is written as an APP1 marker. Baseline with
+/// interleaved components, or with component_scans one sequential scan per component.
+static inline int rd_jpeg_encoder_start_scans(rd_jpeg_encoder *e, FILE *file, unsigned int width,
+                                              unsigned int height, int quality,
+                                              const unsigned char *exif, unsigned int exif_length,
+                                              int component_scans) {
     memset(e, 0, sizeof *e);
     e->cinfo.err = &e->err.pub;
     rd_jpeg_error_init(&e->err);
@@ -123,9 +158,19 @@ static inline int rd_jpeg_encoder_start(rd_jpeg_encoder *e, FILE *file, unsigned
     e->cinfo.in_color_space = JCS_RGB;
     jpeg_set_defaults(&e->cinfo);
     jpeg_set_quality(&e->cinfo, quality, TRUE);
+    if (component_scans) {
+        e->cinfo.scan_info = rd_jpeg_component_scans;
+        e->cinfo.num_scans = 3;
+    }
     jpeg_start_compress(&e->cinfo, TRUE);
     if (exif != NULL && exif_length > 0) jpeg_write_marker(&e->cinfo, JPEG_APP0 + 1, exif, exif_length);
     return 1;
+}
+
+static inline int rd_jpeg_encoder_start(rd_jpeg_encoder *e, FILE *file, unsigned int width,
+                                        unsigned int height, int quality,
+                                        const unsigned char *exif, unsigned int exif_length) {
+    return rd_jpeg_encoder_start_scans(e, file, width, height, quality, exif, exif_length, 0);
 }
 
 static inline int rd_jpeg_encoder_write(rd_jpeg_encoder *e, const unsigned char *row) {

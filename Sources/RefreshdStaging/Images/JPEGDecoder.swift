@@ -29,6 +29,10 @@ final class JPEGDecoder {
     var width: Int { Int(state.pointee.cinfo.image_width) }
     var height: Int { Int(state.pointee.cinfo.image_height) }
     var isProgressive: Bool { state.pointee.cinfo.progressive_mode != 0 }
+    /// A sequential file whose first scan leaves out a component: decoded like a progressive one.
+    var isMultiScan: Bool { !isProgressive && rd_jpeg_decoder_buffers_coefficients(state) != 0 }
+    /// What libjpeg will allocate to hold every coefficient (0 when it decodes in a stream).
+    var coefficientBytes: Int { Int(clamping: rd_jpeg_decoder_coefficient_bytes(state)) }
     var outputWidth: Int { Int(state.pointee.cinfo.output_width) }
     var outputHeight: Int { Int(state.pointee.cinfo.output_height) }
 
@@ -45,9 +49,10 @@ final class JPEGDecoder {
         return .up
     }
 
-    /// Starts decoding as RGB at `scaleNumerator`/8 of the full size (1...8).
-    func start(scaleNumerator: Int) throws(ImageError) {
-        guard rd_jpeg_decoder_start(state, UInt32(min(max(scaleNumerator, 1), 8))) == 1 else {
+    /// Starts decoding as RGB at `scaleNumerator`/8 of the full size (1...8); libjpeg's large
+    /// buffers may not exceed `memoryLimit` bytes (0: no limit of its own).
+    func start(scaleNumerator: Int, memoryLimit: Int = 0) throws(ImageError) {
+        guard rd_jpeg_decoder_start(state, UInt32(min(max(scaleNumerator, 1), 8)), memoryLimit) == 1 else {
             throw failure("cannot decode")
         }
     }

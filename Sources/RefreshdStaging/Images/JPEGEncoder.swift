@@ -7,14 +7,17 @@ final class JPEGEncoder {
     private let state: UnsafeMutablePointer<rd_jpeg_encoder>
     let width: Int
 
-    init(file: CFile, width: Int, height: Int, quality: Int = 85, orientation: ExifOrientation = .up) throws(ImageError) {
+    /// `componentScans`: one sequential scan per component instead of interleaved ones (for
+    /// tests: such a file makes a decoder keep every coefficient).
+    init(file: CFile, width: Int, height: Int, quality: Int = 85, orientation: ExifOrientation = .up,
+         componentScans: Bool = false) throws(ImageError) {
         self.file = file
         self.width = width
         state = .allocate(capacity: 1)
         let exif = orientation == .up ? [] : orientation.app1Payload
         let started = exif.withUnsafeBufferPointer { buffer in
-            rd_jpeg_encoder_start(state, file.handle, UInt32(width), UInt32(height), Int32(quality),
-                                  buffer.baseAddress, UInt32(buffer.count))
+            rd_jpeg_encoder_start_scans(state, file.handle, UInt32(width), UInt32(height), Int32(quality),
+                                        buffer.baseAddress, UInt32(buffer.count), componentScans ? 1 : 0)
         }
         guard started == 1 else {
             // deinit closes and frees the state: a class whose init throws is deinitialized.

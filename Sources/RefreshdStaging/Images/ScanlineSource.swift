@@ -35,7 +35,8 @@ final class ScanlineSource {
             jpeg = decoder
             png = nil
             info = ImageInfo(format: .jpeg, width: decoder.width, height: decoder.height,
-                             orientation: decoder.orientation, isProgressive: decoder.isProgressive, isInterlaced: false)
+                             orientation: decoder.orientation, isProgressive: decoder.isProgressive, isInterlaced: false,
+                             isMultiScan: decoder.isMultiScan, coefficientBytes: decoder.coefficientBytes)
         case .png:
             let decoder = try PNGDecoder(file: file)
             png = decoder
@@ -49,10 +50,11 @@ final class ScanlineSource {
         guard info.width > 0, info.height > 0 else { throw ImageError(file: path, reason: "image has no pixels") }
     }
 
-    /// Starts decoding; JPEG at `scaleNumerator`/8, PNG always at full size.
-    func start(scaleNumerator: Int) throws(ImageError) {
+    /// Starts decoding; JPEG at `scaleNumerator`/8, PNG always at full size. `isExpired` is
+    /// asked between the rows of a whole-image (interlaced) read.
+    func start(scaleNumerator: Int, memoryLimit: Int = 0, isExpired: () -> Bool = { false }) throws(ImageError) {
         if let jpeg {
-            try jpeg.start(scaleNumerator: scaleNumerator)
+            try jpeg.start(scaleNumerator: scaleNumerator, memoryLimit: memoryLimit)
             width = jpeg.outputWidth
             height = jpeg.outputHeight
         } else if let png {
@@ -65,6 +67,7 @@ final class ScanlineSource {
                 try whole.withUnsafeMutableBufferPointer { (buffer) throws(ImageError) in
                     for _ in 0..<png.passes {
                         for row in 0..<height {
+                            if isExpired() { throw ImageError.expired(file.path) }
                             try png.readRow(into: buffer.baseAddress! + row * width * 4)
                         }
                     }
