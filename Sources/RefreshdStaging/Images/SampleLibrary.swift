@@ -35,6 +35,19 @@ public enum SampleLibrary {
         return paths
     }
 
+    /// A black (all zeros) RGB PNG: a small file however large the image, as costly to decode
+    /// as any (the hostile-input tests' long decode).
+    public static func writeBlankPNG(path: String, width: Int, height: Int) throws(ImageError) {
+        let file = try CFile(path: path, mode: "wb")
+        let encoder = try PNGEncoder(file: file, width: width, height: height)
+        let row = [UInt8](repeating: 0, count: width * 3)
+        for _ in 0..<height {
+            try row.withUnsafeBufferPointer { (r) throws(ImageError) in try encoder.write(row: r.baseAddress!) }
+        }
+        try encoder.finish()
+        try file.sync()
+    }
+
     /// One painted image: a diagonal gradient in a hue given by `seed`, with bands every 1/8 of
     /// the width and a bright left edge, so orientation and cropping can be seen.
     public static func write(path: String, width: Int, height: Int, format: ImageFormat,

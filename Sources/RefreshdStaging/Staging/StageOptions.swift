@@ -42,7 +42,7 @@ public struct StageOptions: Sendable, Hashable, Codable {
     /// logged reason (`refuse`, the default: a library is the user's folder of pictures, and a
     /// link out of it, e.g. to another user's file, would be decoded and published to every
     /// reader of the container) or used like any file (`follow`). Links inside it are followed.
-    public enum LibrarySymlinks: String, Sendable, Hashable, Codable {
+    public enum LibrarySymlinks: String, Sendable, Hashable, Codable, CaseIterable {
         case refuse
         case follow
     }

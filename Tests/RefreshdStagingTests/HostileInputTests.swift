@@ -1,0 +1,188 @@
+import Foundation
+import RefreshdCore
+import Synchronization
+import Testing
+@testable import RefreshdStaging
+
+/// Files crafted against staging (issue 20): scan layouts that make libjpeg keep every
+/// coefficient, sources too large to decode in time, planted symlinks, foreign files.
+@Suite struct HostileInputTests {
+    static func zeroPNG(_ path: String, width: Int, height: Int) throws {
+        try SampleLibrary.writeBlankPNG(path: path, width: width, height: height)
+    }
+
+    /// A sequential (baseline) JPEG with one scan per component, Y first: libjpeg buffers every
+    /// coefficient for it as for a progressive file. Its estimate counts that, so it is refused
+    /// before decoding: cut in half, the file would fail as truncated if any scan were decoded.
+    @Test func aSequentialJPEGWhoseFirstScanHasOneComponentIsRefusedBeforeDecoding() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("scans.jpg")
+        try SampleLibrary.write(path: path, width: 1024, height: 1024, format: .jpeg, componentScans: true)
+        let info = try RenditionRenderer.probe(path)
+        #expect(!info.isProgressive && info.isMultiScan)
+        // 4:2:0 sampling: 128x128 luma blocks + 2 x 64x64 chroma blocks, 128 bytes each.
+        #expect(info.coefficientBytes == (128 * 128 + 2 * 64 * 64) * 128)
+
+        let whole = try #require(FileManager.default.contents(atPath: path))
+        let cut = try dir.write("cut.jpg", whole.prefix(whole.count / 2))
+        for source in [path, cut] {
+            do {
+                try RenditionRenderer.render(source: source, to: dir.file("out.jpg"), width: 64, height: 64,
+                                             memoryCeiling: 2 * 1_048_576)
+                Issue.record("\(source): rendered over the ceiling")
+            } catch {
+                #expect(error.reason.contains("rendition 64x64 needs about 3.0 MiB "
+                    + "(a JPEG whose first scan leaves out a component keeps all its coefficients), "
+                    + "over the memory ceiling of 2.0 MiB"), "\(error)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir.file("out.jpg")))
+        }
+        // The same picture with interleaved scans streams, and fits.
+        let plain = dir.file("plain.jpg")
+        try SampleLibrary.write(path: plain, width: 1024, height: 1024, format: .jpeg)
+        #expect(try RenditionRenderer.probe(plain).coefficientBytes == 0)
+        try RenditionRenderer.render(source: plain, to: dir.file("out.jpg"), width: 64, height: 64, memoryCeiling: 2 * 1_048_576)
+    }
+
+    /// A source over the pixel ceiling is refused from its header, naming the option.
+    @Test func aSourceOverThePixelCeilingIsRefusedFromItsHeader() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("zeros.png")
+        try Self.zeroPNG(path, width: 2000, height: 1000)
+        do {
+            try RenditionRenderer.render(source: path, to: dir.file("out.jpg"), width: 64, height: 64,
+                                         memoryCeiling: 30 << 20, maxSourcePixels: 1_000_000)
+            Issue.record("rendered over the pixel ceiling")
+        } catch {
+            #expect(error.reason == "source is 2000x1000 (2 megapixels), over the ceiling of 1000000 pixels "
+                + "(max-source-pixels): decoding it would take too long")
+        }
+    }
+
+    /// The expiration is asked inside a decode, every few rows, not only between files.
+    @Test func anExpirationStopsADecodeInTheMiddle() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("zeros.png")
+        try Self.zeroPNG(path, width: 200, height: 2000)
+        let asked = Atomic<Int>(0)
+        do {
+            try RenditionRenderer.render(source: path, to: dir.file("out.jpg"), width: 64, height: 64,
+                                         memoryCeiling: 30 << 20, isExpired: { asked.add(1, ordering: .relaxed).newValue > 3 })
+            Issue.record("rendered after the expiration")
+        } catch {
+            #expect(error.isExpiration && error.reason == "the run expired while decoding")
+        }
+        #expect(asked.load(ordering: .relaxed) == 4)  // before the decode, then rows 0, 16, 32
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.jpg")))
+    }
+
+    /// A symlink planted at the temporary name an earlier refreshd used (`.tmp-NAME`) is not
+    /// followed: temporary names are unpredictable and created with O_EXCL|O_NOFOLLOW.
+    @Test func aSymlinkAtTheOldTemporaryNameIsNotFollowed() throws {
+        let fixture = try StagingFixture()
+        _ = fixture.stage()
+        let victim = fixture.dir.file("victim.txt")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        var changed = fixture.options
+        changed.seed = 7
+        // The folder the changed run will write, planted with links at every old temporary name.
+        let planted = try Self.plantOldTemporaryNames(fixture: fixture, options: changed, pointingAt: victim)
+        #expect(planted > 0)
+        let report = fixture.stage(changed)
+        #expect(report.outcome == .staged, "\(report.log)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(fixture.inconsistencies().isEmpty)
+    }
+
+    /// Plants symlinks at `.tmp-NAME` for every rendition and playlist the run will write.
+    static func plantOldTemporaryNames(fixture: StagingFixture, options: StageOptions,
+                                       pointingAt victim: String) throws -> Int {
+        // The manifest is the stager's; stage a copy of the library elsewhere to learn it.
+        let scratch = TemporaryDirectory()
+        _ = PlaylistStager(options: options).run(container: scratch.folder("c"), now: fixture.now, isExpired: { false })
+        let names = (try? FileManager.default.subpathsOfDirectory(atPath: scratch.file("c"))) ?? []
+        var count = 0
+        for relative in names where relative.hasSuffix(".jpg") || relative.hasSuffix(".json") {
+            let target = fixture.container + "/" + (relative as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+            let link = target + "/.tmp-" + (relative as NSString).lastPathComponent
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+            count += 1
+        }
+        return count
+    }
+
+    /// `SHARED/wallpaper` (or a folder below it) as a symlink to another folder: refused,
+    /// naming it, and nothing is written or removed there.
+    @Test func aSymlinkedContainerFolderIsRefusedByName() throws {
+        for planted in ["wallpaper", "wallpaper/renditions", "wallpaper/playlists"] {
+            let fixture = try StagingFixture()
+            let elsewhere = fixture.dir.folder("elsewhere")
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: elsewhere + "/2026-01-01.json"))
+            try FileManager.default.createDirectory(atPath: elsewhere + "/old-folder", withIntermediateDirectories: true)
+            let link = fixture.container + "/" + planted
+            try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere)
+            let report = fixture.stage()
+            #expect(report.outcome == .failed)
+            #expect(report.log.joined().contains("\(link): is a symlink; refusing to write through it"), "\(report.log)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).sorted() == ["2026-01-01.json", "old-folder"],
+                    "\(planted)")
+        }
+    }
+
+    /// The retention sweep removes what staging made and nothing else: a foreign playlist-like
+    /// file, a foreign rendition-like folder, a foreign temporary-looking file and a foreign
+    /// file inside one of staging's own folders all survive.
+    @Test func theRetentionSweepSparesForeignFiles() throws {
+        var fixture = try StagingFixture()
+        fixture.options.day = .today
+        let layout = fixture.layout
+        try FileManager.default.createDirectory(atPath: layout.playlists, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: layout.renditions + "/2026-01-01-0000000000000000",
+                                                withIntermediateDirectories: true)
+        let foreign = [layout.playlists + "/2026-01-01.json", layout.playlists + "/.tmp-theirs",
+                       layout.renditions + "/2026-01-01-0000000000000000/theirs.jpg"]
+        for path in foreign { try Data("theirs".utf8).write(to: URL(fileURLWithPath: path)) }
+        let first = fixture.stage()
+        #expect(first.outcome == .staged, "\(first.log)")
+        let firstFolder = try #require(fixture.renditionFolders().first { $0.hasPrefix("2026-11-23") })
+        let intruder = layout.renditions + "/" + firstFolder + "/intruder.jpg"
+        try Data("theirs".utf8).write(to: URL(fileURLWithPath: intruder))
+        for offset in 1..<6 {
+            let report = fixture.stage(now: fixture.now + .seconds(Int64(offset) * 86_400))
+            #expect(report.outcome == .staged, "\(report.log)")
+        }
+        for path in foreign + [intruder] {
+            #expect(FileManager.default.fileExists(atPath: path), "\(path) was removed")
+        }
+        // staging's own old days went: four kept days, plus the foreign playlist.
+        #expect(fixture.playlistDates().count == 5)
+        #expect(!FileManager.default.fileExists(atPath: layout.playlistPath(CivilDate("2026-11-23")!)))
+        // Its old folder kept only the intruder.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: layout.renditions + "/" + firstFolder) == ["intruder.jpg"])
+    }
+
+    /// A library entry that is a symlink to a file outside the library is refused by default,
+    /// with the reason logged naming it; `library-symlinks: follow` uses it.
+    @Test func aLibrarySymlinkOutOfTheLibraryIsRefusedUnlessAllowed() throws {
+        var fixture = try StagingFixture(images: 2)
+        let outside = try fixture.dir.image("outside.jpg", width: 320, height: 200, seed: 5)
+        let link = fixture.library + "/linked.jpg"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: fixture.library + "/inside.jpg",
+                                                   withDestinationPath: fixture.library + "/img0.jpg")
+        fixture.options.assetsPerDay = 4
+        let refused = fixture.stage()
+        #expect(refused.outcome == .staged, "\(refused.log)")
+        #expect(refused.log.contains("\(link): skipped: a symlink to \(outside), outside the library "
+            + "(stage-playlist.library-symlinks: follow allows it)"), "\(refused.log)")
+        #expect(Set(try #require(fixture.playlist(fixture.tomorrow)).entries.map(\.asset)) == ["img0.jpg", "img1.png", "inside.jpg"])
+
+        fixture.options.librarySymlinks = .follow
+        let followed = fixture.stage()
+        #expect(followed.outcome == .staged, "\(followed.log)")
+        #expect(try #require(fixture.playlist(fixture.tomorrow)).entries.contains { $0.asset == "linked.jpg" })
+    }
+}
