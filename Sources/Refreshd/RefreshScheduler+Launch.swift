@@ -93,6 +93,8 @@ extension RefreshScheduler: RuntimeHost {
         // As for a command: names the worker as this run's, for the reaper after a crash.
         variables["REFRESH_RUN_ID"] = String(order.runID)
         variables["REFRESH_INSTANCE"] = runtime.instance
+        // A worker that hits its memory limit aborts: one line of stderr, not a backtrace.
+        variables["SWIFT_BACKTRACE"] = "enable=no"
         let environment = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         if let error = process.spawn(loop: loop, argv: argv, environment: environment, workingDirectory: nil) {
             runtime.runEnded(order.runID, exit: .spawnFailed("\(executable): \(error)"))
