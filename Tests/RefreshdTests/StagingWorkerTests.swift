@@ -3,6 +3,7 @@ import Testing
 @testable import Refreshd
 import RefreshdConfig
 import RefreshdCore
+import RefreshdRuntime
 import RefreshdStaging
 
 /// Staging against the real libuv scheduler with hostile input (issue 20): a long decode runs in
@@ -113,5 +114,50 @@ import RefreshdStaging
                 "\(h.lines.all)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+    }
+
+    /// The worker limits its own address space before decoding: with a limit too small for the
+    /// images it runs out of memory and dies there, while the same request with the action's
+    /// own limit stages the day.
+    @Test func theWorkerRunsUnderItsMemoryLimit() throws {
+        let root = TempDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/library", withIntermediateDirectories: true)
+        // One scan per component: libjpeg allocates every coefficient, 12 MB, within the 30 MiB
+        // ceiling and far over a 1 MiB limit.
+        try SampleLibrary.write(path: root + "/library/a.jpg", width: 2000, height: 2000, format: .jpeg, componentScans: true)
+        var options = StageOptions(library: root + "/library", switchTimes: [ClockTime("06:00")].compactMap { $0 },
+                                   zone: "UTC", assetsPerDay: 1, families: [RenditionSize.standard(.systemLarge)],
+                                   widgetKind: "w")
+        options.day = .today
+        let worker = try #require(StagePlaylist.action(options).worker)
+        let executable = try #require(ActionWorkerProcess.executable())
+        let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        func run(limit: Int) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
+            var request = ActionWorkerRequest(
+                action: StagePlaylist.actionName, worker: worker,
+                order: LaunchOrder(runID: 1, identifier: "t.stage", kind: .processing, started: now,
+                                   deadline: now + .seconds(60), attempt: 1),
+                sharedContainer: root + "/shared")
+            request.memoryLimit = limit
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["action-worker", "--request", String(decoding: try JSONEncoder().encode(request), as: UTF8.self)]
+            process.environment = ["SWIFT_BACKTRACE": "enable=no"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, process.terminationReason, output)
+        }
+        let starved = try run(limit: 1 << 20)
+        #expect(starved.reason == .uncaughtSignal || starved.status != 0, "\(starved)")
+        #expect(!starved.output.split(separator: "\n").contains { $0.hasPrefix("staged ") }, "\(starved.output)")
+        #expect(starved.output.contains("Insufficient memory") || starved.reason == .uncaughtSignal, "\(starved.output)")
+        let fed = try run(limit: worker.memoryLimit)
+        #expect(fed.reason == .exit && fed.status == 0, "\(fed)")
+        #expect(fed.output.split(separator: "\n").contains { $0.hasPrefix("staged ") }, "\(fed.output)")
     }
 }
