@@ -35,12 +35,13 @@ public enum SampleLibrary {
         return paths
     }
 
-    /// A black (all zeros) RGB PNG: a small file however large the image, as costly to decode
-    /// as any (the hostile-input tests' long decode).
+    /// A black (all zeros) 1-bit grayscale PNG: a tiny file, quick to write however large the
+    /// image, and as costly to decode as any since rows are expanded to RGBA (the hostile-input
+    /// tests' long decode).
     public static func writeBlankPNG(path: String, width: Int, height: Int) throws(ImageError) {
         let file = try CFile(path: path, mode: "wb")
-        let encoder = try PNGEncoder(file: file, width: width, height: height)
-        let row = [UInt8](repeating: 0, count: width * 3)
+        let encoder = try PNGEncoder(file: file, width: width, height: height, bilevel: true)
+        let row = [UInt8](repeating: 0, count: (width + 7) / 8)
         for _ in 0..<height {
             try row.withUnsafeBufferPointer { (r) throws(ImageError) in try encoder.write(row: r.baseAddress!) }
         }
