@@ -185,4 +185,43 @@ import Testing
         #expect(followed.outcome == .staged, "\(followed.log)")
         #expect(try #require(fixture.playlist(fixture.tomorrow)).entries.contains { $0.asset == "linked.jpg" })
     }
+
+    /// libjpeg reads every scan of a multi-scan file inside `start`, before the first row: its
+    /// progress monitor asks the expiration there too.
+    @Test func anExpirationStopsTheScansReadBeforeTheFirstRow() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("scans.jpg")
+        try SampleLibrary.write(path: path, width: 1024, height: 1024, format: .jpeg, componentScans: true)
+        let reader = try ScanlineSource(path: path)
+        let asked = Atomic<Int>(0)
+        let check: () -> Bool = { asked.add(1, ordering: .relaxed).newValue > 2 }
+        reader.setStopCheck(check)
+        defer { reader.setStopCheck(nil) }
+        do {
+            try reader.start(scaleNumerator: 1)
+            Issue.record("start read every scan after the expiration")
+        } catch {
+            #expect(error.isExpiration, "\(error)")
+        }
+        #expect(asked.load(ordering: .relaxed) == 3)
+    }
+
+    /// A progressive file with hundreds of scans (each a pass over the image) is refused while
+    /// its scans are read, naming the bound.
+    @Test func aJPEGWithTooManyScansIsRefused() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file("many.jpg")
+        try SampleLibrary.write(path: path, width: 64, height: 64, format: .jpeg, manyScans: true)
+        #expect(try RenditionRenderer.probe(path).isProgressive)
+        do {
+            try RenditionRenderer.render(source: path, to: dir.file("out.jpg"), width: 32, height: 32, memoryCeiling: 30 << 20)
+            Issue.record("a file with 379 scans was decoded")
+        } catch {
+            #expect(error.reason == "cannot decode (libjpeg: more than 256 scans)", "\(error)")
+        }
+        // A file with a few scans (one per component) decodes.
+        let usual = dir.file("usual.jpg")
+        try SampleLibrary.write(path: usual, width: 64, height: 64, format: .jpeg, componentScans: true)
+        try RenditionRenderer.render(source: usual, to: dir.file("out.jpg"), width: 32, height: 32, memoryCeiling: 30 << 20)
+    }
 }

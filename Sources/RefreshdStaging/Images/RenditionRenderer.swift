@@ -118,53 +118,59 @@ public enum RenditionRenderer {
                 crop.width * Double(n) / 8 >= Double(storedWidth) && crop.height * Double(n) / 8 >= Double(storedHeight)
             } ?? 8
         }
-        try reader.start(scaleNumerator: scale, memoryLimit: strategy == .reducedScale ? memoryCeiling : 0,
-                         isExpired: isExpired)
-        let crop = centerCrop(width: Double(reader.width), height: Double(reader.height),
-                              aspect: Double(storedWidth) / Double(storedHeight))
-        let resampler = AreaResampler(sourceWidth: reader.width, crop: crop, outWidth: storedWidth, outHeight: storedHeight)
-        let file = try CFile(descriptor: descriptor, path: output)
-        do {
-            let encoder = try JPEGEncoder(file: file, width: width, height: height, quality: quality)
-            let writer = OrientedWriter(encoder: encoder, orientation: info.orientation,
-                                        storedWidth: storedWidth, storedHeight: storedHeight)
-            let emit: (UnsafePointer<UInt8>) throws(ImageError) -> Void = { row throws(ImageError) in
-                try writer.write(storedRow: row)
-            }
-            var row = [UInt8](repeating: 0, count: reader.width * 3)
-            if strategy == .fullDecode {
-                // What a naive widget does: the whole image as RGBA, then reduced.
-                var whole = [UInt8](repeating: 0, count: reader.width * reader.height * 4)
-                for y in 0..<reader.height {
-                    if y % 16 == 0, isExpired() { throw ImageError.expired(source) }
-                    try row.withUnsafeMutableBufferPointer { (r) throws(ImageError) in try reader.readRow(into: r.baseAddress!) }
-                    for x in 0..<reader.width {
-                        let p = (y * reader.width + x) * 4
-                        whole[p] = row[x * 3]; whole[p + 1] = row[x * 3 + 1]; whole[p + 2] = row[x * 3 + 2]; whole[p + 3] = 255
+        // libjpeg asks the expiration itself at each of its progress steps (the scans of a
+        // multi-scan file are all read inside `start`), for as long as this call runs.
+        return try withoutActuallyEscaping(isExpired) { (isExpired) throws(ImageError) -> Report in
+            reader.setStopCheck(isExpired)
+            defer { reader.setStopCheck(nil) }
+            try reader.start(scaleNumerator: scale, memoryLimit: strategy == .reducedScale ? memoryCeiling : 0,
+                             isExpired: isExpired)
+            let crop = centerCrop(width: Double(reader.width), height: Double(reader.height),
+                                  aspect: Double(storedWidth) / Double(storedHeight))
+            let resampler = AreaResampler(sourceWidth: reader.width, crop: crop, outWidth: storedWidth, outHeight: storedHeight)
+            let file = try CFile(descriptor: descriptor, path: output)
+            do {
+                let encoder = try JPEGEncoder(file: file, width: width, height: height, quality: quality)
+                let writer = OrientedWriter(encoder: encoder, orientation: info.orientation,
+                                            storedWidth: storedWidth, storedHeight: storedHeight)
+                let emit: (UnsafePointer<UInt8>) throws(ImageError) -> Void = { row throws(ImageError) in
+                    try writer.write(storedRow: row)
+                }
+                var row = [UInt8](repeating: 0, count: reader.width * 3)
+                if strategy == .fullDecode {
+                    // What a naive widget does: the whole image as RGBA, then reduced.
+                    var whole = [UInt8](repeating: 0, count: reader.width * reader.height * 4)
+                    for y in 0..<reader.height {
+                        if y % 16 == 0, isExpired() { throw ImageError.expired(source) }
+                        try row.withUnsafeMutableBufferPointer { (r) throws(ImageError) in try reader.readRow(into: r.baseAddress!) }
+                        for x in 0..<reader.width {
+                            let p = (y * reader.width + x) * 4
+                            whole[p] = row[x * 3]; whole[p + 1] = row[x * 3 + 1]; whole[p + 2] = row[x * 3 + 2]; whole[p + 3] = 255
+                        }
                     }
-                }
-                try reader.finish()
-                for y in 0..<reader.height {
-                    for x in 0..<reader.width {
-                        let p = (y * reader.width + x) * 4
-                        row[x * 3] = whole[p]; row[x * 3 + 1] = whole[p + 1]; row[x * 3 + 2] = whole[p + 2]
+                    try reader.finish()
+                    for y in 0..<reader.height {
+                        for x in 0..<reader.width {
+                            let p = (y * reader.width + x) * 4
+                            row[x * 3] = whole[p]; row[x * 3 + 1] = whole[p + 1]; row[x * 3 + 2] = whole[p + 2]
+                        }
+                        try row.withUnsafeBufferPointer { (r) throws(ImageError) in try resampler.push(r.baseAddress!, emit: emit) }
                     }
-                    try row.withUnsafeBufferPointer { (r) throws(ImageError) in try resampler.push(r.baseAddress!, emit: emit) }
+                } else {
+                    for y in 0..<reader.height {
+                        if y % 16 == 0, isExpired() { throw ImageError.expired(source) }
+                        try row.withUnsafeMutableBufferPointer { (r) throws(ImageError) in try reader.readRow(into: r.baseAddress!) }
+                        try row.withUnsafeBufferPointer { (r) throws(ImageError) in try resampler.push(r.baseAddress!, emit: emit) }
+                    }
+                    try reader.finish()
                 }
-            } else {
-                for y in 0..<reader.height {
-                    if y % 16 == 0, isExpired() { throw ImageError.expired(source) }
-                    try row.withUnsafeMutableBufferPointer { (r) throws(ImageError) in try reader.readRow(into: r.baseAddress!) }
-                    try row.withUnsafeBufferPointer { (r) throws(ImageError) in try resampler.push(r.baseAddress!, emit: emit) }
-                }
-                try reader.finish()
+                try resampler.finish(emit: emit)
+                try writer.finish()
+                try file.sync()
             }
-            try resampler.finish(emit: emit)
-            try writer.finish()
-            try file.sync()
+            return Report(source: info, scaleNumerator: scale, decodedWidth: reader.width, decodedHeight: reader.height,
+                          estimatedBytes: estimate)
         }
-        return Report(source: info, scaleNumerator: scale, decodedWidth: reader.width, decodedHeight: reader.height,
-                      estimatedBytes: estimate)
     }
 
     /// The centred rectangle of a `width`x`height` image with the given aspect ratio.

@@ -50,10 +50,12 @@ public enum SampleLibrary {
     }
 
     /// One painted image: a diagonal gradient in a hue given by `seed`, with bands every 1/8 of
-    /// the width and a bright left edge, so orientation and cropping can be seen.
+    /// the width and a bright left edge, so orientation and cropping can be seen. A JPEG can be
+    /// written with one sequential scan per component (`componentScans`) or with 379
+    /// progressive scans (`manyScans`), the layouts hostile-input tests need.
     public static func write(path: String, width: Int, height: Int, format: ImageFormat,
                              orientation: ExifOrientation = .up, seed: Int = 0, interlaced: Bool = false,
-                             componentScans: Bool = false,
+                             componentScans: Bool = false, manyScans: Bool = false,
                              paint: ((Int, Int) -> (UInt8, UInt8, UInt8))? = nil) throws(ImageError) {
         let file = try CFile(path: path, mode: "wb")
         let hue = [(230, 90, 40), (40, 120, 220), (60, 180, 90), (200, 60, 160), (240, 200, 50), (90, 60, 200),
@@ -76,7 +78,7 @@ public enum SampleLibrary {
         switch format {
         case .jpeg:
             let encoder = try JPEGEncoder(file: file, width: width, height: height, quality: 90, orientation: orientation,
-                                          componentScans: componentScans)
+                                          scans: manyScans ? .manyProgressive : componentScans ? .perComponent : .interleaved)
             for y in 0..<height {
                 fill(y)
                 try row.withUnsafeBufferPointer { (r) throws(ImageError) in try encoder.write(row: r.baseAddress!) }

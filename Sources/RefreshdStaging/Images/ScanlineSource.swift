@@ -50,6 +50,10 @@ final class ScanlineSource {
         guard info.width > 0, info.height > 0 else { throw ImageError(file: path, reason: "image has no pixels") }
     }
 
+    /// What a JPEG decode asks at libjpeg's progress steps (nil: nothing); cleared by the caller
+    /// before the closure's scope ends.
+    func setStopCheck(_ check: (() -> Bool)?) { jpeg?.stopCheck.check = check }
+
     /// Starts decoding; JPEG at `scaleNumerator`/8, PNG always at full size. `isExpired` is
     /// asked between the rows of a whole-image (interlaced) read.
     func start(scaleNumerator: Int, memoryLimit: Int = 0, isExpired: () -> Bool = { false }) throws(ImageError) {
