@@ -224,4 +224,36 @@ import Testing
         try SampleLibrary.write(path: usual, width: 64, height: 64, format: .jpeg, componentScans: true)
         try RenditionRenderer.render(source: usual, to: dir.file("out.jpg"), width: 32, height: 32, memoryCeiling: 30 << 20)
     }
+
+    /// The playlist provider runs in refreshd's process: a playlist planted as a symlink (to a
+    /// valid playlist elsewhere, or to /dev/zero, which would never end) or over the size bound
+    /// is not read; the provider falls back to the last real one.
+    @Test func plantedPlaylistsAreNotRead() throws {
+        let fixture = try StagingFixture()
+        #expect(fixture.stage().outcome == .staged)
+        let staged = try #require(fixture.playlist(fixture.tomorrow))
+        let provider = PlaylistTimeline(container: fixture.container, zone: "Europe/Paris")
+        let later = try #require(ISO8601.parse("2026-11-25T11:30:00Z"))   // the 25th: not staged
+        let dayAfter = fixture.layout.playlistPath(CivilDate("2026-11-25")!)
+
+        // A valid playlist for the 25th, outside the container, linked in.
+        var planted = staged
+        planted.date = CivilDate("2026-11-25")!
+        planted.entries = planted.entries.map { var e = $0; e.asset = "planted.jpg"; return e }
+        let outside = try fixture.dir.write("outside.json", try JSONEncoder().encode(planted))
+        try FileManager.default.createSymbolicLink(atPath: dayAfter, withDestinationPath: outside)
+        #expect(try provider.timeline(for: .systemSmall, now: later).fallback == fixture.tomorrow)
+
+        // The same playlist, padded past 4 MiB, as a real file.
+        try FileManager.default.removeItem(atPath: dayAfter)
+        var padded = try JSONEncoder().encode(planted)
+        padded.append(Data(repeating: 0x20, count: 4 << 20))
+        try padded.write(to: URL(fileURLWithPath: dayAfter))
+        #expect(try provider.timeline(for: .systemSmall, now: later).fallback == fixture.tomorrow)
+
+        // Without the padding it is today's playlist: the two above were refused for what they were.
+        try FileManager.default.removeItem(atPath: dayAfter)
+        try JSONEncoder().encode(planted).write(to: URL(fileURLWithPath: dayAfter))
+        #expect(try provider.timeline(for: .systemSmall, now: later).fallback == nil)
+    }
 }

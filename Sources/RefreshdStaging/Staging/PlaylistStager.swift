@@ -316,7 +316,6 @@ public struct PlaylistStager: Sendable {
     }
 
     private func readPlaylist(_ path: String) -> Playlist? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(Playlist.self, from: data)
+        PlaylistFile.read(path)
     }
 }
