@@ -89,9 +89,10 @@ import RefreshdStaging
         #expect(h.scheduler.register(config.definition, handler: config.spec.handler))
         try h.scheduler.submit(TaskRequest(identifier: "t.stage", kind: .processing))
         h.start()
-        #expect(h.wait(timeout: 20) { Self.workerPID(h) != nil })
-        usleep(300_000)  // into the decode
+        // The first rendition's temporary file exists once its decode has begun.
+        #expect(h.wait(timeout: 20) { !Self.temporaries(h.directory + "/state/shared").isEmpty })
         #expect(h.stop(timeout: 5))
+        #expect(Self.workerPID(h) != nil)
         #expect(h.outcomes()["t.stage"] == [.interrupted])
         if let pid = Self.workerPID(h) { #expect(!Self.isAlive(pid)) }
     }
