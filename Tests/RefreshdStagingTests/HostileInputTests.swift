@@ -256,4 +256,21 @@ import Testing
         try JSONEncoder().encode(planted).write(to: URL(fileURLWithPath: dayAfter))
         #expect(try provider.timeline(for: .systemSmall, now: later).fallback == nil)
     }
+
+    /// With `library-symlinks: refuse`, an image is opened with O_NOFOLLOW: an entry swapped
+    /// for a link after the library was listed is not read through it.
+    @Test func anImageOpenedWithoutFollowingLinksRefusesALink() throws {
+        let dir = TemporaryDirectory()
+        let outside = try dir.image("outside.jpg", width: 64, height: 64)
+        let link = dir.file("swapped.jpg")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: outside)
+        do {
+            try RenditionRenderer.render(source: link, to: dir.file("out.jpg"), width: 32, height: 32,
+                                         memoryCeiling: 30 << 20, followSymlinks: false)
+            Issue.record("read through a link")
+        } catch {
+            #expect(error.reason == "is a symlink (it was not when the library was listed); not followed")
+        }
+        try RenditionRenderer.render(source: link, to: dir.file("out.jpg"), width: 32, height: 32, memoryCeiling: 30 << 20)
+    }
 }

@@ -75,6 +75,7 @@ public enum RenditionRenderer {
     public static func render(source: String, to output: String, width: Int, height: Int,
                               memoryCeiling: Int, quality: Int = defaultQuality,
                               maxSourcePixels: Int = Int.max, isExpired: () -> Bool = { false },
+                              followSymlinks: Bool = true,
                               strategy: Strategy = .reducedScale) throws(ImageError) -> Report {
         let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ImageError(file: output, reason: "cannot open: \(CFile.systemError())") }
@@ -82,7 +83,7 @@ public enum RenditionRenderer {
         do {
             return try render(source: source, toDescriptor: fd, named: output, width: width, height: height,
                               memoryCeiling: memoryCeiling, quality: quality, maxSourcePixels: maxSourcePixels,
-                              isExpired: isExpired, strategy: strategy)
+                              isExpired: isExpired, followSymlinks: followSymlinks, strategy: strategy)
         } catch {
             unlink(output)
             throw error
@@ -95,11 +96,12 @@ public enum RenditionRenderer {
     public static func render(source: String, toDescriptor descriptor: Int32, named output: String, width: Int,
                               height: Int, memoryCeiling: Int, quality: Int = defaultQuality,
                               maxSourcePixels: Int = Int.max, isExpired: () -> Bool = { false },
+                              followSymlinks: Bool = true,
                               strategy: Strategy = .reducedScale) throws(ImageError) -> Report {
         guard width > 0, height > 0, width <= 16_384, height <= 16_384 else {
             throw ImageError(file: source, reason: "rendition size \(width)x\(height) is not within 1x1...16384x16384")
         }
-        let reader = try ScanlineSource(path: source)
+        let reader = try ScanlineSource(path: source, followSymlinks: followSymlinks)
         let info = reader.info
         let estimate = estimatedBytes(for: info, width: width, height: height)
         if strategy == .reducedScale,

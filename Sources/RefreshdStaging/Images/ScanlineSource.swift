@@ -20,14 +20,23 @@ final class ScanlineSource {
     private(set) var width = 0
     private(set) var height = 0
 
-    init(path: String) throws(ImageError) {
+    /// Opens `path`; with `followSymlinks` false a symlink there is refused (`O_NOFOLLOW`), so
+    /// an entry checked when the library was listed cannot be swapped for a link before it is read.
+    init(path: String, followSymlinks: Bool = true) throws(ImageError) {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else {
+            let reason = errno == ELOOP && !followSymlinks ? "is a symlink (it was not when the library was listed); not followed"
+                : "cannot read: \(CFile.systemError())"
+            throw ImageError(file: path, reason: reason)
+        }
+        defer { close(fd) }
         var status = stat()
-        guard stat(path, &status) == 0 else {
+        guard fstat(fd, &status) == 0 else {
             throw ImageError(file: path, reason: "cannot read: \(CFile.systemError())")
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw ImageError(file: path, reason: "not a regular file") }
         guard status.st_size > 0 else { throw ImageError(file: path, reason: "empty file (0 bytes)") }
-        file = try CFile(path: path, mode: "rb")
+        file = try CFile(descriptor: fd, path: path, mode: "rb")
         let leading = file.leadingBytes(8)
         switch ImageFormat.sniff(leading) {
         case .jpeg:

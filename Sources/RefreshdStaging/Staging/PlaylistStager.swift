@@ -51,6 +51,10 @@ public struct PlaylistStager: Sendable {
     private struct LibraryAsset {
         var name: String
         var path: String
+        /// What is opened to decode it: `path`, or the resolved target of a link kept inside
+        /// the library (opened without following links when `library-symlinks: refuse`).
+        var source: String? = nil
+        var followSymlinks = true
     }
 
     private func stage(container: String, now: Instant, isExpired: () -> Bool, writer: StagingWriter,
@@ -97,7 +101,7 @@ public struct PlaylistStager: Sendable {
         }
         let selector = PlaylistSelector(seed: options.seed, assetsPerDay: options.assetsPerDay, noRepeatDays: options.noRepeatDays)
         let ranking = selector.rank(library: library.map(\.name), date: date, history: history)
-        let paths = Dictionary(library.map { ($0.name, $0.path) }, uniquingKeysWith: { a, _ in a })
+        let assets = Dictionary(library.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
         let folder = layout.renditionFolder(date, manifest: manifest)
         let folderName = "\(date)-\(manifest)"
@@ -114,7 +118,8 @@ public struct PlaylistStager: Sendable {
         var notes: [String] = []
         var repeated = 0
         candidates: for (rank, asset) in ranking.order.enumerated() where chosen.count < options.assetsPerDay {
-            guard let source = paths[asset] else { continue }
+            guard let libraryAsset = assets[asset] else { continue }
+            let source = libraryAsset.path
             // This asset's files and temporary names are recorded before any is created.
             let planned = options.families.map { family -> (family: RenditionSize, name: String, temporary: String) in
                 let name = ContainerLayout.renditionName(asset: asset, family: family.name)
@@ -137,10 +142,11 @@ public struct PlaylistStager: Sendable {
                 } else {
                     do {
                         try writer.write(in: renditionFolder, name: item.name, temporary: item.temporary) { fd, temporary in
-                            try RenditionRenderer.render(source: source, toDescriptor: fd, named: temporary,
-                                                         width: family.pixelWidth, height: family.pixelHeight,
-                                                         memoryCeiling: options.memoryCeiling, quality: options.quality,
-                                                         maxSourcePixels: options.maxSourcePixels, isExpired: isExpired)
+                            try RenditionRenderer.render(source: libraryAsset.source ?? source, toDescriptor: fd,
+                                                         named: temporary, width: family.pixelWidth,
+                                                         height: family.pixelHeight, memoryCeiling: options.memoryCeiling,
+                                                         quality: options.quality, maxSourcePixels: options.maxSourcePixels,
+                                                         isExpired: isExpired, followSymlinks: libraryAsset.followSymlinks)
                         }
                         report.renditionsWritten += 1
                     } catch let error as ImageError {
@@ -217,14 +223,18 @@ public struct PlaylistStager: Sendable {
         var refused: [String] = []
         var assets: [LibraryAsset] = []
         let libraryRoot = Self.realPath(options.library) ?? options.library
-        for asset in images {
+        for var asset in images {
             var status = stat()
-            if options.librarySymlinks == .refuse, lstat(asset.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK {
-                let target = Self.realPath(asset.path)
-                if target.map({ !$0.hasPrefix(libraryRoot.hasSuffix("/") ? libraryRoot : libraryRoot + "/") }) ?? true {
-                    refused.append("\(asset.path): skipped: a symlink to \(target ?? "a missing file"), outside the library "
-                        + "(stage-playlist.library-symlinks: follow allows it)")
-                    continue
+            if options.librarySymlinks == .refuse {
+                asset.followSymlinks = false
+                if lstat(asset.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK {
+                    let target = Self.realPath(asset.path)
+                    guard let target, target.hasPrefix(libraryRoot.hasSuffix("/") ? libraryRoot : libraryRoot + "/") else {
+                        refused.append("\(asset.path): skipped: a symlink to \(target ?? "a missing file"), outside the library "
+                            + "(stage-playlist.library-symlinks: follow allows it)")
+                        continue
+                    }
+                    asset.source = target
                 }
             }
             assets.append(asset)
