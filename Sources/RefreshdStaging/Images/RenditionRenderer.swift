@@ -39,8 +39,8 @@ public enum RenditionRenderer {
     public static let defaultQuality = 85
 
     /// The header of an image: size and orientation, no pixels decoded.
-    public static func probe(_ path: String) throws(ImageError) -> ImageInfo {
-        try ScanlineSource(path: path).info
+    public static func probe(_ path: String, followSymlinks: Bool = true) throws(ImageError) -> ImageInfo {
+        try ScanlineSource(path: path, followSymlinks: followSymlinks).info
     }
 
     /// The working memory a rendition of this source at this size is estimated to need.

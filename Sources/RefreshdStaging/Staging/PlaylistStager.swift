@@ -136,7 +136,8 @@ public struct PlaylistStager: Sendable {
                 if isExpired() { return expired(&report, date: date) }
                 let relative = folder + "/" + item.name
                 let target = layout.absolute(relative)
-                if let info = try? RenditionRenderer.probe(target), info.width == family.pixelWidth,
+                // A rendition already there is reused only if it is a real file (never a link).
+                if let info = try? RenditionRenderer.probe(target, followSymlinks: false), info.width == family.pixelWidth,
                    info.height == family.pixelHeight {
                     report.renditionsReused += 1
                 } else {
