@@ -104,6 +104,23 @@ static inline int rd_png_encoder_start(rd_png *p, FILE *file, unsigned int width
     return interlaced ? png_set_interlace_handling(p->png) : 1;
 }
 
+/// Starts writing a 1-bit grayscale, non-interlaced PNG (rows of (width + 7) / 8 bytes): huge
+/// images in tiny files, for tests of decode cost. Returns 1, 0 on error.
+static inline int rd_png_encoder_start_bilevel(rd_png *p, FILE *file, unsigned int width, unsigned int height) {
+    memset(p, 0, sizeof *p);
+    p->writing = 1;
+    p->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, p, rd_png_error, rd_png_warning);
+    if (p->png == NULL) { snprintf(p->message, sizeof p->message, "out of memory"); return 0; }
+    p->info = png_create_info_struct(p->png);
+    if (p->info == NULL) { snprintf(p->message, sizeof p->message, "out of memory"); return 0; }
+    if (setjmp(png_jmpbuf(p->png))) return 0;
+    png_init_io(p->png, file);
+    png_set_IHDR(p->png, p->info, width, height, 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(p->png, p->info);
+    return 1;
+}
+
 static inline int rd_png_encoder_write(rd_png *p, const unsigned char *row) {
     if (setjmp(png_jmpbuf(p->png))) return 0;
     png_write_row(p->png, row);

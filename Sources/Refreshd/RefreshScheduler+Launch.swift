@@ -1,4 +1,5 @@
 import CLibUV
+import Foundation
 import Glibc
 import RefreshdCore
 import RefreshdRuntime
@@ -48,6 +49,10 @@ extension RefreshScheduler: RuntimeHost {
     }
 
     public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
+        if let worker = action.worker {
+            startWorker(order, action.name, worker, context: context)
+            return
+        }
         let work = ActionWork(order: order, action: action, context: context) { [weak self] work, result in
             guard let self else { return }
             self.actions[order.runID] = nil
@@ -57,6 +62,48 @@ extension RefreshScheduler: RuntimeHost {
         }
         actions[order.runID] = work
         work.queue(on: loop)
+    }
+
+    /// A heavy action in a worker process of its own (see `ActionWorkerProcess`): the run's
+    /// expiration reaches it as SIGTERM, the end of the grace as SIGKILL, and refreshd's memory
+    /// and stop never depend on what it decodes.
+    func startWorker(_ order: LaunchOrder, _ name: String, _ worker: BuiltInAction.Worker, context: ActionContext) {
+        let runtime = self.runtime
+        guard let executable = ActionWorkerProcess.executable() else {
+            runtime.runEnded(order.runID, exit: .spawnFailed(
+                "\(name) runs in a worker process and no refreshd executable was found to run it "
+                    + "(set \(ActionWorkerRequest.executableVariable) to its path)"))
+            return
+        }
+        let request = ActionWorkerRequest(action: name, worker: worker, order: order, sharedContainer: context.sharedContainer)
+        guard let json = try? JSONEncoder().encode(request) else {
+            runtime.runEnded(order.runID, exit: .spawnFailed("\(name): cannot encode the worker's request"))
+            return
+        }
+        let process = CommandProcess(
+            runID: order.runID, identifier: order.identifier,
+            onLine: { stream, line in runtime.runOutput(order, stream: stream == "stdout" ? "log" : stream, line: line) },
+            onDropped: { lines, bytes, limit in runtime.runOutputDropped(order, lines: lines, bytes: bytes, limit: limit) },
+            onExit: { exit, results in
+                context.attach(nil)
+                runtime.runEnded(order.runID, exit: exit, results: results)
+            })
+        let argv = [executable, ActionWorkerRequest.subcommand, "--request", String(decoding: json, as: UTF8.self)]
+        var variables = Self.processEnvironment()
+        // As for a command: names the worker as this run's, for the reaper after a crash.
+        variables["REFRESH_RUN_ID"] = String(order.runID)
+        variables["REFRESH_INSTANCE"] = runtime.instance
+        // A worker that hits its memory limit aborts: one line of stderr, not a backtrace.
+        variables["SWIFT_BACKTRACE"] = "enable=no"
+        let environment = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        if let error = process.spawn(loop: loop, argv: argv, environment: environment, workingDirectory: nil) {
+            runtime.runEnded(order.runID, exit: .spawnFailed("\(executable): \(error)"))
+            return
+        }
+        let signaller = ActionWorkerProcess.Signaller(process)
+        context.attach { signal in signaller.send(signal) }
+        if context.isExpired { signaller.send(.terminate) }
+        logger.info("\(order.identifier)[\(order.runID)] \(name) started in worker pid \(process.pid)")
     }
 
     public func watchConditions(_ on: Bool) {
@@ -117,13 +164,14 @@ extension RefreshScheduler {
             }
             guard latest else { return }
             do throws(AtomicFile.Failure) {
+                // Folders below the container are opened without following symlinks.
                 if let contents = publication.contents {
-                    try AtomicFile.write(contents, to: path)
+                    try AtomicFile.write(Array(contents.utf8), root: container, relative: publication.path)
                 } else {
-                    try AtomicFile.remove(path)
+                    try AtomicFile.remove(root: container, relative: publication.path)
                 }
             } catch {
-                runtime.publicationFailed(publication.path, reason: error.reason)
+                runtime.publicationFailed(publication.path, reason: error.description)
             }
         }
     }

@@ -23,13 +23,16 @@ import RefreshdStaging
 ///   today-if-missing: true              # with day: tomorrow, stage today first if it is missing
 ///   folder: wallpaper                   # under the shared container
 ///   quality: 85                         # JPEG quality of renditions
+///   max-source-pixels: 120000000        # larger sources are refused before decoding
+///   library-symlinks: refuse            # or follow: links from the library to files outside it
 /// ```
 ///
 /// Every problem is located at the value it is about (or at the block for a missing key), and
 /// `StageOptions.problems()` has the last word, its texts placed at their option's value.
 enum StageBlock {
     static let keys = ["library", "switch-times", "timezone", "assets-per-day", "no-repeat-days", "families", "seed",
-                       "widget", "retention-days", "memory-ceiling", "day", "today-if-missing", "folder", "quality"]
+                       "widget", "retention-days", "memory-ceiling", "day", "today-if-missing", "folder", "quality",
+                       "max-source-pixels", "library-symlinks"]
     static let example = "stage-playlist: {library: DIR, switch-times: [\"06:00\"], families: [systemMedium], widget: KIND}"
 
     /// The largest memory ceiling accepted: 4 GiB (a widget's is about 30 MiB).
@@ -54,6 +57,11 @@ enum StageBlock {
         if let value = fields.optional("retention-days"), let count = value.count(&sink) { options.retentionDays = count }
         if let value = fields.optional("seed"), let seed = self.seed(value, &sink) { options.seed = seed }
         if let value = fields.optional("quality"), let count = value.count(&sink) { options.quality = count }
+        if let value = fields.optional("max-source-pixels"), let count = value.count(&sink) { options.maxSourcePixels = count }
+        if let value = fields.optional("library-symlinks"),
+           let policy = value.oneOf(StageOptions.LibrarySymlinks.allCases.map(\.rawValue), &sink) {
+            options.librarySymlinks = StageOptions.LibrarySymlinks(rawValue: policy) ?? .refuse
+        }
         if let value = fields.optional("memory-ceiling"), let bytes = memoryCeiling(value, &sink) { options.memoryCeiling = bytes }
         if let value = fields.optional("folder"), let folder = value.string(&sink, expected: "a folder name like wallpaper") {
             options.folder = folder

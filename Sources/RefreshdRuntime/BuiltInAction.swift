@@ -1,20 +1,43 @@
 import RefreshdCore
 import Synchronization
 
-/// Work that refreshd does itself, in process, off the loop thread (the staging action is one).
+/// Work that refreshd does itself rather than a command (the staging action is one).
 ///
-/// The host runs `body` on its worker pool (libuv's thread pool in real time; inline in
-/// simulation), so a slow action never delays a timer. The expiration is delivered through the
-/// context: `isExpired` turns true and the action should return promptly. An action still
-/// running when the grace period ends is abandoned: the run ends `expired` and whatever the
-/// action returns later is ignored.
+/// Light actions (reading a playlist) run their `body` on the host's worker pool (libuv's
+/// thread pool in real time; inline in simulation). A heavy action (decoding images) carries a
+/// `worker`: the libuv host then runs it in a short-lived worker process (`refreshd
+/// action-worker`) with its own memory limit, which receives the expiration as SIGTERM and the
+/// kill as SIGKILL like a command, so an image can neither exhaust the scheduler's memory nor
+/// keep it busy after the run ended. The worker rebuilds the action from `name` and
+/// `worker.payload` and runs the same `body`.
+///
+/// The expiration is delivered through the context: `isExpired` turns true and the action
+/// should return promptly. An action still running when the grace period ends is killed (its
+/// worker) or abandoned (a body on the pool): the run ends `expired` and whatever the action
+/// returns later is ignored.
 public struct BuiltInAction: Sendable {
+    /// How a heavy action is run out of process.
+    public struct Worker: Sendable, Hashable {
+        /// Everything the worker needs to rebuild the action (e.g. its options as JSON).
+        public var payload: String
+        /// The address space the worker may add to what it has at its start (`RLIMIT_AS`).
+        public var memoryLimit: Int
+
+        public init(payload: String, memoryLimit: Int) {
+            self.payload = payload
+            self.memoryLimit = memoryLimit
+        }
+    }
+
     /// A name for logs, e.g. `stage-playlist`.
     public var name: String
     public var body: @Sendable (ActionContext) -> ActionResult
+    /// Set for an action that must run in a worker process (see above).
+    public var worker: Worker?
 
-    public init(name: String, body: @escaping @Sendable (ActionContext) -> ActionResult) {
+    public init(name: String, worker: Worker? = nil, body: @escaping @Sendable (ActionContext) -> ActionResult) {
         self.name = name
+        self.worker = worker
         self.body = body
     }
 }
@@ -38,14 +61,34 @@ public final class ActionContext: Sendable {
     public let order: LaunchOrder
     public let sharedContainer: String?
     private let expired = Atomic<Bool>(false)
+    /// Also expired when this says so (a worker process: its SIGTERM flag).
+    private let externalExpiry: (@Sendable () -> Bool)?
+    /// Where the host delivers the expiration and the kill of a worker process.
+    private let signalHook = Mutex<(@Sendable (RunSignal) -> Void)?>(nil)
 
-    package init(order: LaunchOrder, sharedContainer: String?) {
+    package init(order: LaunchOrder, sharedContainer: String?, externalExpiry: (@Sendable () -> Bool)? = nil) {
         self.order = order
         self.sharedContainer = sharedContainer
+        self.externalExpiry = externalExpiry
     }
 
     /// True once the allowance is used up: stop and return.
-    public var isExpired: Bool { expired.load(ordering: .acquiring) }
+    public var isExpired: Bool { expired.load(ordering: .acquiring) || externalExpiry?() == true }
 
-    package func expire() { expired.store(true, ordering: .releasing) }
+    /// The expiration: `isExpired` turns true, and a worker process gets SIGTERM.
+    package func expire() {
+        expired.store(true, ordering: .releasing)
+        signalHook.withLock { $0 }?(.terminate)
+    }
+
+    /// The end of the grace period: a worker process gets SIGKILL.
+    package func kill() {
+        expired.store(true, ordering: .releasing)
+        signalHook.withLock { $0 }?(.kill)
+    }
+
+    /// The host running this action in a process: where `expire` and `kill` go (nil detaches).
+    package func attach(_ hook: (@Sendable (RunSignal) -> Void)?) {
+        signalHook.withLock { $0 = hook }
+    }
 }

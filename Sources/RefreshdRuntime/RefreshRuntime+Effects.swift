@@ -131,7 +131,8 @@ extension RefreshRuntime {
                 if lock.withLock({ executions.removeValue(forKey: runID) }) != nil {
                     send(.runFinished(runID: runID, exit: .abandoned))
                 }
-            case .action:
+            case let .action(context):
+                context.kill()  // SIGKILL to its worker process, if it runs in one
                 if lock.withLock({ executions.removeValue(forKey: runID) }) != nil {
                     send(.runFinished(runID: runID, exit: .abandoned))
                 }

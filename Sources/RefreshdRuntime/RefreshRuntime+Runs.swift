@@ -113,6 +113,7 @@ extension RefreshRuntime {
             }
             for id in ids {
                 if case let .task(task) = executions[id] { task.abandon() }
+                if case let .action(context) = executions[id] { context.kill() }
                 executions[id] = nil
             }
             return ids

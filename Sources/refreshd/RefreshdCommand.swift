@@ -8,5 +8,5 @@ struct RefreshdCommand: ParsableCommand {
         abstract: "Background-refresh scheduler: iOS BGTaskScheduler semantics for jobs in Jobs/*.yaml.",
         subcommands: [RunCommand.self, CheckCommand.self, StatusCommand.self, CalendarCommand.self,
                       SimulateCommand.self, TestCommand.self, CtlCommand.self, WhyCommand.self,
-                      WatchCommand.self, StagingCommand.self, StatsCommand.self])
+                      WatchCommand.self, StagingCommand.self, StatsCommand.self, ActionWorkerCommand.self])
 }

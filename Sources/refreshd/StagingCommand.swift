@@ -11,7 +11,33 @@ struct StagingCommand: ParsableCommand {
         commandName: "staging",
         abstract: "Staging tools: sample library, one rendition, one staged day (for scripts and benchmarks).",
         shouldDisplay: false,
-        subcommands: [SampleLibraryCommand.self, RenderCommand.self, StageCommand.self])
+        subcommands: [SampleLibraryCommand.self, RenderCommand.self, StageCommand.self, BlankPNGCommand.self])
+
+    struct BlankPNGCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "blank-png",
+            abstract: "Write a black 1-bit PNG of any size (a few KB): a long decode, for tests of expiration and stop.")
+
+        @Argument(help: "The PNG to write.")
+        var path: String
+
+        @Option(help: "Width in pixels.")
+        var width: Int
+
+        @Option(help: "Height in pixels.")
+        var height: Int
+
+        func run() throws {
+            guard (1...1_000_000).contains(width), (1...1_000_000).contains(height) else {
+                throw ValidationError("--width and --height: expected 1 to 1000000 pixels")
+            }
+            do {
+                try SampleLibrary.writeBlankPNG(path: path, width: width, height: height)
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+    }
 
     struct SampleLibraryCommand: ParsableCommand {
         static let configuration = CommandConfiguration(

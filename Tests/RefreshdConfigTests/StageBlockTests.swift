@@ -26,6 +26,8 @@ import Testing
           today-if-missing: true
           folder: walls
           quality: 80
+          max-source-pixels: 50000000
+          library-symlinks: follow
         allowance: 30s
         """
 
@@ -67,6 +69,8 @@ import Testing
             day=today
             today-if-missing=true
             quality=80
+            max-source-pixels=50000000
+            library-symlinks=follow
             """)
     }
 
@@ -82,6 +86,7 @@ import Testing
         #expect(text.contains("assets-per-day=1\n"))
         #expect(text.contains("families=systemLarge 360.0x379.0@3.0\n"))
         #expect(text.contains("day=tomorrow\n") && text.contains("memory-ceiling=31457280\n"))
+        #expect(text.hasSuffix("max-source-pixels=120000000\nlibrary-symlinks=refuse"))
     }
 
     @Test func aChangedOptionIsAChangedJob() throws {
@@ -128,6 +133,9 @@ import Testing
         ("today-if-missing: maybe", "today-if-missing:", "stage-playlist.today-if-missing: expected true or false"),
         ("folder: ../up", "folder:", "stage-playlist.folder: expected one folder name (no '/', not hidden)"),
         ("quality: 101", "quality:", "stage-playlist.quality: expected 1 to 100, found 101"),
+        ("max-source-pixels: many", "max-source-pixels:", "stage-playlist.max-source-pixels: expected a whole number 0 or greater"),
+        ("max-source-pixels: 0", "max-source-pixels:", "stage-playlist.max-source-pixels: expected a positive number of pixels, found 0"),
+        ("library-symlinks: sometimes", "library-symlinks:", "stage-playlist.library-symlinks: expected one of refuse, follow"),
         ("libary: x", nil, "unknown key \"libary\" in stage-playlist (did you mean \"library\"?)"),
     ] as [(String, String?, String)])
     func eachBadOptionIsALocatedError(line: String, replacing: String?, message: String) throws {

@@ -20,6 +20,18 @@ final class CFile {
         self.handle = handle
     }
 
+    /// A stream on a duplicate of `descriptor` (the caller keeps and closes its own).
+    init(descriptor: Int32, path: String, mode: String = "wb") throws(ImageError) {
+        let copy = dup(descriptor)
+        guard copy >= 0, let handle = fdopen(copy, mode) else {
+            let error = ImageError(file: path, reason: "cannot open: \(CFile.systemError())")
+            if copy >= 0 { close(copy) }
+            throw error
+        }
+        self.path = path
+        self.handle = handle
+    }
+
     deinit { fclose(handle) }
 
     /// Up to `count` bytes from the start of the file, the position left at the start.

@@ -5,10 +5,18 @@
 public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var reason: String
+    /// The run expired during the decode: not the image's fault, so it is not skipped.
+    public var isExpiration = false
 
     public init(file: String, reason: String) {
         self.file = file
         self.reason = reason
+    }
+
+    static func expired(_ file: String) -> ImageError {
+        var error = ImageError(file: file, reason: "the run expired while decoding")
+        error.isExpiration = true
+        return error
     }
 
     public var description: String { "\(file): \(reason)" }

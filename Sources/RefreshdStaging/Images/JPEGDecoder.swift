@@ -29,6 +29,10 @@ final class JPEGDecoder {
     var width: Int { Int(state.pointee.cinfo.image_width) }
     var height: Int { Int(state.pointee.cinfo.image_height) }
     var isProgressive: Bool { state.pointee.cinfo.progressive_mode != 0 }
+    /// A sequential file whose first scan leaves out a component: decoded like a progressive one.
+    var isMultiScan: Bool { !isProgressive && rd_jpeg_decoder_buffers_coefficients(state) != 0 }
+    /// What libjpeg will allocate to hold every coefficient (0 when it decodes in a stream).
+    var coefficientBytes: Int { Int(clamping: rd_jpeg_decoder_coefficient_bytes(state)) }
     var outputWidth: Int { Int(state.pointee.cinfo.output_width) }
     var outputHeight: Int { Int(state.pointee.cinfo.output_height) }
 
@@ -45,11 +49,26 @@ final class JPEGDecoder {
         return .up
     }
 
-    /// Starts decoding as RGB at `scaleNumerator`/8 of the full size (1...8).
-    func start(scaleNumerator: Int) throws(ImageError) {
-        guard rd_jpeg_decoder_start(state, UInt32(min(max(scaleNumerator, 1), 8))) == 1 else {
-            throw failure("cannot decode")
-        }
+    /// What libjpeg's progress monitor asks (the run's expiration), held by the decoder.
+    final class StopCheck {
+        var check: (() -> Bool)?
+    }
+
+    let stopCheck = StopCheck()
+    /// The most scans a file may have: each is a pass over the whole image (a progressive file
+    /// has about 10; a crafted one thousands), counted as they are read.
+    static let maximumScans = 256
+
+    /// Starts decoding as RGB at `scaleNumerator`/8 of the full size (1...8); libjpeg's large
+    /// buffers may not exceed `memoryLimit` bytes (0: no limit of its own). From here on,
+    /// libjpeg asks `stopCheck` at every progress step and stops the decode when it says so.
+    func start(scaleNumerator: Int, memoryLimit: Int = 0) throws(ImageError) {
+        let context = Unmanaged.passUnretained(stopCheck).toOpaque()
+        let started = rd_jpeg_decoder_start(state, UInt32(min(max(scaleNumerator, 1), 8)), memoryLimit, { context in
+            guard let context else { return 0 }
+            return Unmanaged<StopCheck>.fromOpaque(context).takeUnretainedValue().check?() == true ? 1 : 0
+        }, context, Int32(JPEGDecoder.maximumScans))
+        guard started == 1 else { throw failure("cannot decode") }
     }
 
     /// Decodes the next scanline into `row` (`outputWidth * 3` bytes).
@@ -63,6 +82,7 @@ final class JPEGDecoder {
     }
 
     private func failure(_ what: String) -> ImageError {
+        if state.pointee.progress.stopped != 0 { return ImageError.expired(path) }
         let detail = withUnsafeBytes(of: state.pointee.err.message) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }

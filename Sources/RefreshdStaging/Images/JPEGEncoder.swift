@@ -5,16 +5,33 @@ import CJPEG
 final class JPEGEncoder {
     private let file: CFile
     private let state: UnsafeMutablePointer<rd_jpeg_encoder>
+    /// The scan script libjpeg reads until the encoder is done.
+    private let script: UnsafeMutableBufferPointer<jpeg_scan_info>
     let width: Int
 
-    init(file: CFile, width: Int, height: Int, quality: Int = 85, orientation: ExifOrientation = .up) throws(ImageError) {
+    /// How the scans of a test file are laid out.
+    enum ScanLayout {
+        /// Interleaved baseline scans (what cameras write).
+        case interleaved
+        /// One sequential scan per component: a decoder keeps every coefficient.
+        case perComponent
+        /// Progressive, one scan per AC coefficient and per refinement bit of each component:
+        /// 379 scans.
+        case manyProgressive
+    }
+
+    init(file: CFile, width: Int, height: Int, quality: Int = 85, orientation: ExifOrientation = .up,
+         scans: ScanLayout = .interleaved) throws(ImageError) {
         self.file = file
         self.width = width
         state = .allocate(capacity: 1)
+        let layout = JPEGEncoder.script(scans)
+        script = .allocate(capacity: max(1, layout.count))
+        _ = script.initialize(from: layout)
         let exif = orientation == .up ? [] : orientation.app1Payload
         let started = exif.withUnsafeBufferPointer { buffer in
-            rd_jpeg_encoder_start(state, file.handle, UInt32(width), UInt32(height), Int32(quality),
-                                  buffer.baseAddress, UInt32(buffer.count))
+            rd_jpeg_encoder_start_scans(state, file.handle, UInt32(width), UInt32(height), Int32(quality),
+                                        buffer.baseAddress, UInt32(buffer.count), script.baseAddress, Int32(layout.count))
         }
         guard started == 1 else {
             // deinit closes and frees the state: a class whose init throws is deinitialized.
@@ -26,6 +43,35 @@ final class JPEGEncoder {
     deinit {
         rd_jpeg_encoder_close(state)
         state.deallocate()
+        script.deallocate()
+    }
+
+    static func script(_ layout: ScanLayout) -> [jpeg_scan_info] {
+        func scan(_ component: Int32?, _ ss: Int32, _ se: Int32, _ ah: Int32, _ al: Int32) -> jpeg_scan_info {
+            var info = jpeg_scan_info()
+            if let component {
+                info.comps_in_scan = 1
+                info.component_index.0 = component
+            } else {
+                info.comps_in_scan = 3
+                info.component_index = (0, 1, 2, 0)
+            }
+            info.Ss = ss; info.Se = se; info.Ah = ah; info.Al = al
+            return info
+        }
+        switch layout {
+        case .interleaved:
+            return []
+        case .perComponent:
+            return (0..<3).map { scan($0, 0, 63, 0, 0) }
+        case .manyProgressive:
+            var scans = [scan(nil, 0, 0, 0, 0)]
+            for component in Int32(0)..<3 {
+                for k in Int32(1)...63 { scans.append(scan(component, k, k, 0, 1)) }
+                for k in Int32(1)...63 { scans.append(scan(component, k, k, 1, 0)) }
+            }
+            return scans
+        }
     }
 
     /// Writes one row of `width * 3` RGB bytes.

@@ -8,11 +8,13 @@ final class PNGEncoder {
     let width: Int
     let passes: Int
 
-    init(file: CFile, width: Int, height: Int, interlaced: Bool = false) throws(ImageError) {
+    /// `bilevel`: 1-bit grayscale rows of `(width + 7) / 8` bytes instead of RGB.
+    init(file: CFile, width: Int, height: Int, interlaced: Bool = false, bilevel: Bool = false) throws(ImageError) {
         self.file = file
         self.width = width
         state = .allocate(capacity: 1)
-        let result = rd_png_encoder_start(state, file.handle, UInt32(width), UInt32(height), interlaced ? 1 : 0)
+        let result = bilevel ? rd_png_encoder_start_bilevel(state, file.handle, UInt32(width), UInt32(height))
+            : rd_png_encoder_start(state, file.handle, UInt32(width), UInt32(height), interlaced ? 1 : 0)
         passes = Int(result)
         guard result > 0 else {
             let detail = withUnsafeBytes(of: state.pointee.message) { raw in

@@ -35,10 +35,27 @@ public enum SampleLibrary {
         return paths
     }
 
+    /// A black (all zeros) 1-bit grayscale PNG: a tiny file, quick to write however large the
+    /// image, and as costly to decode as any since rows are expanded to RGBA (the hostile-input
+    /// tests' long decode).
+    public static func writeBlankPNG(path: String, width: Int, height: Int) throws(ImageError) {
+        let file = try CFile(path: path, mode: "wb")
+        let encoder = try PNGEncoder(file: file, width: width, height: height, bilevel: true)
+        let row = [UInt8](repeating: 0, count: (width + 7) / 8)
+        for _ in 0..<height {
+            try row.withUnsafeBufferPointer { (r) throws(ImageError) in try encoder.write(row: r.baseAddress!) }
+        }
+        try encoder.finish()
+        try file.sync()
+    }
+
     /// One painted image: a diagonal gradient in a hue given by `seed`, with bands every 1/8 of
-    /// the width and a bright left edge, so orientation and cropping can be seen.
+    /// the width and a bright left edge, so orientation and cropping can be seen. A JPEG can be
+    /// written with one sequential scan per component (`componentScans`) or with 379
+    /// progressive scans (`manyScans`), the layouts hostile-input tests need.
     public static func write(path: String, width: Int, height: Int, format: ImageFormat,
                              orientation: ExifOrientation = .up, seed: Int = 0, interlaced: Bool = false,
+                             componentScans: Bool = false, manyScans: Bool = false,
                              paint: ((Int, Int) -> (UInt8, UInt8, UInt8))? = nil) throws(ImageError) {
         let file = try CFile(path: path, mode: "wb")
         let hue = [(230, 90, 40), (40, 120, 220), (60, 180, 90), (200, 60, 160), (240, 200, 50), (90, 60, 200),
@@ -60,7 +77,8 @@ public enum SampleLibrary {
         }
         switch format {
         case .jpeg:
-            let encoder = try JPEGEncoder(file: file, width: width, height: height, quality: 90, orientation: orientation)
+            let encoder = try JPEGEncoder(file: file, width: width, height: height, quality: 90, orientation: orientation,
+                                          scans: manyScans ? .manyProgressive : componentScans ? .perComponent : .interleaved)
             for y in 0..<height {
                 fill(y)
                 try row.withUnsafeBufferPointer { (r) throws(ImageError) in try encoder.write(row: r.baseAddress!) }

@@ -20,14 +20,23 @@ final class ScanlineSource {
     private(set) var width = 0
     private(set) var height = 0
 
-    init(path: String) throws(ImageError) {
+    /// Opens `path`; with `followSymlinks` false a symlink there is refused (`O_NOFOLLOW`), so
+    /// an entry checked when the library was listed cannot be swapped for a link before it is read.
+    init(path: String, followSymlinks: Bool = true) throws(ImageError) {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else {
+            let reason = errno == ELOOP && !followSymlinks ? "is a symlink (it was not when the library was listed); not followed"
+                : "cannot read: \(CFile.systemError())"
+            throw ImageError(file: path, reason: reason)
+        }
+        defer { close(fd) }
         var status = stat()
-        guard stat(path, &status) == 0 else {
+        guard fstat(fd, &status) == 0 else {
             throw ImageError(file: path, reason: "cannot read: \(CFile.systemError())")
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else { throw ImageError(file: path, reason: "not a regular file") }
         guard status.st_size > 0 else { throw ImageError(file: path, reason: "empty file (0 bytes)") }
-        file = try CFile(path: path, mode: "rb")
+        file = try CFile(descriptor: fd, path: path, mode: "rb")
         let leading = file.leadingBytes(8)
         switch ImageFormat.sniff(leading) {
         case .jpeg:
@@ -35,7 +44,8 @@ final class ScanlineSource {
             jpeg = decoder
             png = nil
             info = ImageInfo(format: .jpeg, width: decoder.width, height: decoder.height,
-                             orientation: decoder.orientation, isProgressive: decoder.isProgressive, isInterlaced: false)
+                             orientation: decoder.orientation, isProgressive: decoder.isProgressive, isInterlaced: false,
+                             isMultiScan: decoder.isMultiScan, coefficientBytes: decoder.coefficientBytes)
         case .png:
             let decoder = try PNGDecoder(file: file)
             png = decoder
@@ -49,10 +59,15 @@ final class ScanlineSource {
         guard info.width > 0, info.height > 0 else { throw ImageError(file: path, reason: "image has no pixels") }
     }
 
-    /// Starts decoding; JPEG at `scaleNumerator`/8, PNG always at full size.
-    func start(scaleNumerator: Int) throws(ImageError) {
+    /// What a JPEG decode asks at libjpeg's progress steps (nil: nothing); cleared by the caller
+    /// before the closure's scope ends.
+    func setStopCheck(_ check: (() -> Bool)?) { jpeg?.stopCheck.check = check }
+
+    /// Starts decoding; JPEG at `scaleNumerator`/8, PNG always at full size. `isExpired` is
+    /// asked between the rows of a whole-image (interlaced) read.
+    func start(scaleNumerator: Int, memoryLimit: Int = 0, isExpired: () -> Bool = { false }) throws(ImageError) {
         if let jpeg {
-            try jpeg.start(scaleNumerator: scaleNumerator)
+            try jpeg.start(scaleNumerator: scaleNumerator, memoryLimit: memoryLimit)
             width = jpeg.outputWidth
             height = jpeg.outputHeight
         } else if let png {
@@ -65,6 +80,7 @@ final class ScanlineSource {
                 try whole.withUnsafeMutableBufferPointer { (buffer) throws(ImageError) in
                     for _ in 0..<png.passes {
                         for row in 0..<height {
+                            if isExpired() { throw ImageError.expired(file.path) }
                             try png.readRow(into: buffer.baseAddress! + row * width * 4)
                         }
                     }

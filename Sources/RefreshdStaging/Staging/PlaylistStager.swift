@@ -1,12 +1,15 @@
 import Foundation
 import RefreshdCore
+import RefreshdRuntime
 
 /// One staging run: chooses the day's assets, writes their renditions and then the playlist
 /// into the shared container, and removes what is past the retention window.
 ///
 /// Atomic (every file through `StagingWriter`, the playlist renamed last), idempotent (a day
 /// already staged with the same manifest is left alone), and resumable: `isExpired` is checked
-/// before every file, and a run cut short leaves renditions the next one reuses. The current
+/// before every file and every few rows of a decode, and a run cut short leaves renditions the
+/// next one reuses. Folders of the container are opened without following symlinks, and the
+/// retention sweep removes only what `OwnershipRecord` says staging created. The current
 /// instant is given (the run's start), never read.
 public struct PlaylistStager: Sendable {
     public var options: StageOptions
@@ -48,6 +51,10 @@ public struct PlaylistStager: Sendable {
     private struct LibraryAsset {
         var name: String
         var path: String
+        /// What is opened to decode it: `path`, or the resolved target of a link kept inside
+        /// the library (opened without following links when `library-symlinks: refuse`).
+        var source: String? = nil
+        var followSymlinks = true
     }
 
     private func stage(container: String, now: Instant, isExpired: () -> Bool, writer: StagingWriter,
@@ -59,14 +66,27 @@ public struct PlaylistStager: Sendable {
         report.date = date
         let layout = ContainerLayout(container: container, folder: options.folder)
         let files = FileManager.default
-        let library = try listLibrary()
+        let (library, refused) = try listLibrary()
+        report.log += refused
         let manifest = manifestHash(date: date, library: library)
+        // Every folder is opened without following symlinks: one planted in the container is
+        // refused by name rather than written through.
+        let root: AtomicFile.Directory, playlists: AtomicFile.Directory, renditions: AtomicFile.Directory
+        do {
+            root = try AtomicFile.directory(root: container, relative: options.folder, create: true)
+            playlists = try root.subdirectory("playlists", create: true)
+            renditions = try root.subdirectory("renditions", create: true)
+        } catch {
+            throw StagingFailure("\(error)")
+        }
+        var record = OwnershipRecord.load(root)
 
         if let existing = readPlaylist(layout.playlistPath(date)), existing.manifest == manifest,
            existing.entries.allSatisfy({ $0.renditions.values.allSatisfy { files.fileExists(atPath: layout.absolute($0)) } }) {
             // A run stopped after the rename may have left superseded files: removing them is the
             // only write an already staged day can cause.
-            try removeExpired(layout: layout, date: date, writer: writer)
+            try removeExpired(layout: layout, date: date, writer: writer, record: &record, root: root,
+                              playlists: playlists, renditions: renditions)
             report.outcome = .alreadyStaged
             report.log.append("playlist for \(date) already staged (manifest \(manifest)); nothing staged")
             report.results = [reloadLine()]
@@ -74,13 +94,6 @@ public struct PlaylistStager: Sendable {
         }
         if isExpired() { return expired(&report, date: date) }
 
-        for directory in [layout.playlists, layout.renditions] {
-            do {
-                try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw StagingFailure("\(directory): cannot create: \(error.localizedDescription)")
-            }
-        }
         var history: [CivilDate: [String]] = [:]
         for back in 1...max(1, options.noRepeatDays) where options.noRepeatDays > 0 {
             let day = date.adding(days: -back)
@@ -88,38 +101,57 @@ public struct PlaylistStager: Sendable {
         }
         let selector = PlaylistSelector(seed: options.seed, assetsPerDay: options.assetsPerDay, noRepeatDays: options.noRepeatDays)
         let ranking = selector.rank(library: library.map(\.name), date: date, history: history)
-        let paths = Dictionary(library.map { ($0.name, $0.path) }, uniquingKeysWith: { a, _ in a })
+        let assets = Dictionary(library.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
 
         let folder = layout.renditionFolder(date, manifest: manifest)
-        let absoluteFolder = layout.absolute(folder)
+        let folderName = "\(date)-\(manifest)"
+        record.add("renditions/\(folderName)/")
+        try record.save(root)
+        let renditionFolder: AtomicFile.Directory
         do {
-            try files.createDirectory(atPath: absoluteFolder, withIntermediateDirectories: true)
+            renditionFolder = try renditions.subdirectory(folderName, create: true)
         } catch {
-            throw StagingFailure("\(absoluteFolder): cannot create: \(error.localizedDescription)")
+            throw StagingFailure("\(error)")
         }
 
         var chosen: [(asset: String, renditions: [String: String])] = []
         var notes: [String] = []
         var repeated = 0
         candidates: for (rank, asset) in ranking.order.enumerated() where chosen.count < options.assetsPerDay {
-            guard let source = paths[asset] else { continue }
+            guard let libraryAsset = assets[asset] else { continue }
+            let source = libraryAsset.path
+            // This asset's files and temporary names are recorded before any is created.
+            let planned = options.families.map { family -> (family: RenditionSize, name: String, temporary: String) in
+                let name = ContainerLayout.renditionName(asset: asset, family: family.name)
+                return (family, name, StagingWriter.temporaryName(for: name))
+            }
+            for item in planned {
+                record.add("renditions/\(folderName)/\(item.name)")
+                record.add("renditions/\(folderName)/\(item.temporary)")
+            }
+            try record.save(root)
             var renditions: [String: String] = [:]
-            for family in options.families {
+            for item in planned {
+                let family = item.family
                 if isExpired() { return expired(&report, date: date) }
-                let relative = folder + "/" + ContainerLayout.renditionName(asset: asset, family: family.name)
+                let relative = folder + "/" + item.name
                 let target = layout.absolute(relative)
-                if let info = try? RenditionRenderer.probe(target), info.width == family.pixelWidth,
+                // A rendition already there is reused only if it is a real file (never a link).
+                if let info = try? RenditionRenderer.probe(target, followSymlinks: false), info.width == family.pixelWidth,
                    info.height == family.pixelHeight {
                     report.renditionsReused += 1
                 } else {
                     do {
-                        try writer.write(target) { temporary in
-                            try RenditionRenderer.render(source: source, to: temporary, width: family.pixelWidth,
+                        try writer.write(in: renditionFolder, name: item.name, temporary: item.temporary) { fd, temporary in
+                            try RenditionRenderer.render(source: libraryAsset.source ?? source, toDescriptor: fd,
+                                                         named: temporary, width: family.pixelWidth,
                                                          height: family.pixelHeight, memoryCeiling: options.memoryCeiling,
-                                                         quality: options.quality)
+                                                         quality: options.quality, maxSourcePixels: options.maxSourcePixels,
+                                                         isExpired: isExpired, followSymlinks: libraryAsset.followSymlinks)
                         }
                         report.renditionsWritten += 1
                     } catch let error as ImageError {
+                        if error.isExpiration { return expired(&report, date: date) }
                         let line = "skipped \(asset): \(error.reason)"
                         report.log.append("\(source): skipped: \(error.reason)")
                         notes.append(line)
@@ -149,9 +181,15 @@ public struct PlaylistStager: Sendable {
         if isExpired() { return expired(&report, date: date) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-        try writer.write(layout.playlistPath(date), data: try encoder.encode(playlist))
+        let playlistName = "\(date).json"
+        let playlistTemporary = StagingWriter.temporaryName(for: playlistName)
+        record.add("playlists/\(playlistName)")
+        record.add("playlists/\(playlistTemporary)")
+        try record.save(root)
+        try writer.write(in: playlists, name: playlistName, temporary: playlistTemporary, data: try encoder.encode(playlist))
 
-        try removeExpired(layout: layout, date: date, writer: writer)
+        try removeExpired(layout: layout, date: date, writer: writer, record: &record, root: root,
+                          playlists: playlists, renditions: renditions)
         report.outcome = .staged
         report.log.append("staged \(date): \(chosen.count) assets x \(options.families.count) families, "
             + "\(report.renditionsWritten) renditions written, \(report.renditionsReused) reused")
@@ -170,21 +208,49 @@ public struct PlaylistStager: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private func listLibrary() throws -> [LibraryAsset] {
+    /// The library's images, and a log line for each symlink refused (see
+    /// `StageOptions.librarySymlinks`).
+    private func listLibrary() throws -> (assets: [LibraryAsset], refused: [String]) {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: options.library)
         } catch {
             throw StagingFailure("library \(options.library): cannot read: \(error.localizedDescription)")
         }
-        let assets = names.filter { name in
+        let images = names.filter { name in
             let lower = name.lowercased()
             return !name.hasPrefix(".") && (lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") || lower.hasSuffix(".png"))
         }.sorted().map { LibraryAsset(name: $0, path: (options.library as NSString).appendingPathComponent($0)) }
-        guard !assets.isEmpty else {
-            throw StagingFailure("library \(options.library) has no .jpg, .jpeg or .png files")
+        var refused: [String] = []
+        var assets: [LibraryAsset] = []
+        let libraryRoot = Self.realPath(options.library) ?? options.library
+        for var asset in images {
+            var status = stat()
+            if options.librarySymlinks == .refuse {
+                asset.followSymlinks = false
+                if lstat(asset.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK {
+                    let target = Self.realPath(asset.path)
+                    guard let target, target.hasPrefix(libraryRoot.hasSuffix("/") ? libraryRoot : libraryRoot + "/") else {
+                        refused.append("\(asset.path): skipped: a symlink to \(target ?? "a missing file"), outside the library "
+                            + "(stage-playlist.library-symlinks: follow allows it)")
+                        continue
+                    }
+                    asset.source = target
+                }
+            }
+            assets.append(asset)
         }
-        return assets
+        guard !assets.isEmpty else {
+            throw StagingFailure("library \(options.library) has no .jpg, .jpeg or .png files"
+                + (refused.isEmpty ? "" : " it may use (\(refused.count) refused: \(refused.joined(separator: "; ")))"))
+        }
+        return (assets, refused)
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private func manifestHash(date: CivilDate, library: [LibraryAsset]) -> String {
@@ -204,41 +270,63 @@ public struct PlaylistStager: Sendable {
         return hash.hex
     }
 
-    /// Removes playlists older than the retention window, then rendition folders no remaining
-    /// playlist names (superseded manifests, abandoned runs), then stray temporary files.
-    private func removeExpired(layout: ContainerLayout, date: CivilDate, writer: StagingWriter) throws {
-        let files = FileManager.default
+    /// Removes what staging recorded creating (`OwnershipRecord`), never anything else:
+    /// playlists older than the retention window, then rendition folders no remaining playlist
+    /// names (superseded manifests, abandoned runs), then stray temporary files.
+    private func removeExpired(layout: ContainerLayout, date: CivilDate, writer: StagingWriter,
+                               record: inout OwnershipRecord, root: AtomicFile.Directory,
+                               playlists: AtomicFile.Directory, renditions: AtomicFile.Directory) throws {
         let oldest = date.adding(days: -options.retentionDays)
         var referenced = Set<String>()
-        for name in ((try? files.contentsOfDirectory(atPath: layout.playlists)) ?? []).sorted() {
-            let path = layout.playlists + "/" + name
+        var keptDays = Set<String>()
+        for name in record.playlists {
             if name.hasPrefix(".tmp-") {
-                try writer.remove(path)
+                if faccessat(playlists.descriptor, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 { try writer.remove(name, in: playlists) }
+                record.remove("playlists/\(name)")
                 continue
             }
             guard let day = ContainerLayout.date(ofPlaylistFile: name) else { continue }
             if day < oldest {
-                try writer.remove(path)
-            } else if let playlist = readPlaylist(path) {
+                try writer.remove(name, in: playlists)
+                record.remove("playlists/\(name)")
+            } else if let playlist = readPlaylist(layout.playlists + "/" + name) {
                 for entry in playlist.entries {
                     for relative in entry.renditions.values {
                         referenced.insert((relative as NSString).deletingLastPathComponent)
                     }
                 }
-            } else {
+            } else if faccessat(playlists.descriptor, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 {
                 // Unreadable: keep every folder of its day rather than guess.
-                referenced.insert(layout.renditionFolder(day, manifest: "*"))
+                keptDays.insert("\(day)-")
+            } else {
+                record.remove("playlists/\(name)")  // gone (removed by someone else)
             }
         }
-        for name in ((try? files.contentsOfDirectory(atPath: layout.renditions)) ?? []).sorted() {
+        for name in record.renditionFolders {
             let relative = "\(options.folder)/renditions/\(name)"
-            let keptDay = referenced.contains { $0.hasSuffix("-*") && relative.hasPrefix(String($0.dropLast(1))) }
-            if !referenced.contains(relative) && !keptDay { try writer.remove(layout.renditions + "/" + name) }
+            let owned = record.files(inRenditionFolder: name)
+            if referenced.contains(relative) || keptDays.contains(where: { name.hasPrefix($0) }) {
+                // Kept: only its stray temporary files go.
+                let strays = owned.filter { $0.hasPrefix(".tmp-") }
+                guard !strays.isEmpty else { continue }
+                if let folder = try? renditions.subdirectory(name, create: false) {
+                    for stray in strays where faccessat(folder.descriptor, stray, F_OK, AT_SYMLINK_NOFOLLOW) == 0 {
+                        try writer.remove(stray, in: folder)
+                    }
+                }
+                for stray in strays { record.remove("renditions/\(name)/\(stray)") }
+                continue
+            }
+            try writer.removeFolder(name, files: owned, in: renditions)
+            for file in owned { record.remove("renditions/\(name)/\(file)") }
+            if faccessat(renditions.descriptor, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 {
+                record.remove("renditions/\(name)/")
+            }
         }
+        try record.save(root)
     }
 
     private func readPlaylist(_ path: String) -> Playlist? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return try? JSONDecoder().decode(Playlist.self, from: data)
+        PlaylistFile.read(path)
     }
 }

@@ -2,7 +2,7 @@ import RefreshdCore
 
 /// The display size staging renders one widget family at: points times scale is the rendition's
 /// pixel size. The family is WidgetKit's (`RefreshdCore.WidgetFamily`); only the size is staging's.
-public struct RenditionSize: Sendable, Hashable {
+public struct RenditionSize: Sendable, Hashable, Codable {
     public var family: WidgetFamily
     public var widthPoints: Double
     public var heightPoints: Double

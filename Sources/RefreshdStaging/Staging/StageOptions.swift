@@ -1,7 +1,7 @@
 /// Everything the `stage-playlist` action is told, typed (the job file's `options:` map to this).
-public struct StageOptions: Sendable, Hashable {
+public struct StageOptions: Sendable, Hashable, Codable {
     /// Which day to stage, relative to the run's start in `zone`.
-    public enum Day: Sendable, Hashable {
+    public enum Day: Sendable, Hashable, Codable {
         case today
         case tomorrow
         case date(CivilDate)
@@ -31,6 +31,21 @@ public struct StageOptions: Sendable, Hashable {
     /// a night that was missed), so the widget has today's wallpapers, not a fallback.
     public var todayIfMissing = false
     public var quality: Int = RenditionRenderer.defaultQuality
+    /// The most pixels a source image may have: decoding costs CPU in proportion (a 40000x40000
+    /// PNG of zeros is a 4.7 MB file and about 15 s of CPU a family), so larger ones are refused
+    /// before decoding. 120 megapixels admits every camera photo.
+    public var maxSourcePixels: Int = 120_000_000
+    /// What to do with a library entry that is a symlink to a file outside the library.
+    public var librarySymlinks: LibrarySymlinks = .refuse
+
+    /// A library entry that is a symlink resolving outside the library folder is skipped with a
+    /// logged reason (`refuse`, the default: a library is the user's folder of pictures, and a
+    /// link out of it, e.g. to another user's file, would be decoded and published to every
+    /// reader of the container) or used like any file (`follow`). Links inside it are followed.
+    public enum LibrarySymlinks: String, Sendable, Hashable, Codable, CaseIterable {
+        case refuse
+        case follow
+    }
 
     public init(library: String, switchTimes: [ClockTime], zone: String, assetsPerDay: Int,
                 families: [RenditionSize], widgetKind: String) {
@@ -57,6 +72,7 @@ public struct StageOptions: Sendable, Hashable {
             "families=\(sizes.joined(separator: ","))", "seed=\(seed)", "widget=\(widgetKind)",
             "retention-days=\(retentionDays)", "memory-ceiling=\(memoryCeiling)", "day=\(dayText)",
             "today-if-missing=\(todayIfMissing)", "quality=\(quality)",
+            "max-source-pixels=\(maxSourcePixels)", "library-symlinks=\(librarySymlinks.rawValue)",
         ].joined(separator: "\n")
     }
 
@@ -93,6 +109,7 @@ public struct StageOptions: Sendable, Hashable {
         }
         if widgetKind.isEmpty { problems.append("widget-kind: expected the kind of the widget to reload") }
         if memoryCeiling < 1 { problems.append("memory-ceiling: expected a positive number of bytes") }
+        if maxSourcePixels < 1 { problems.append("max-source-pixels: expected a positive number of pixels, found \(maxSourcePixels)") }
         if !(1...100).contains(quality) { problems.append("quality: expected 1 to 100, found \(quality)") }
         return problems
     }

@@ -74,7 +74,6 @@ public struct PlaylistTimeline: Sendable {
     }
 
     private func readPlaylist(_ date: CivilDate) -> Playlist? {
-        guard let data = FileManager.default.contents(atPath: layout.playlistPath(date)) else { return nil }
-        return try? JSONDecoder().decode(Playlist.self, from: data)
+        PlaylistFile.read(layout.playlistPath(date))
     }
 }

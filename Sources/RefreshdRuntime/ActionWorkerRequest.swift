@@ -1,0 +1,58 @@
+import RefreshdCore
+
+/// What the libuv host tells a worker process (`refreshd action-worker --request JSON`) about
+/// the built-in action to run: the action's name and payload (`BuiltInAction.Worker`), its
+/// memory limit, and the run (for the `ActionContext` the action sees).
+///
+/// The worker writes the action's log lines to stdout (one line each, escaped), its results to
+/// the results channel (fd 3) like a command, and exits 0 on success, 1 on failure. It turns
+/// SIGTERM (the expiration) into `isExpired` and dies on SIGKILL (the end of the grace).
+public struct ActionWorkerRequest: Sendable, Hashable, Codable {
+    public var action: String
+    public var payload: String
+    public var memoryLimit: Int
+    public var runID: Int64
+    public var identifier: String
+    public var kind: TaskKind
+    public var started: Instant
+    public var deadline: Instant
+    public var attempt: Int
+    public var sharedContainer: String?
+
+    public init(action: String, worker: BuiltInAction.Worker, order: LaunchOrder, sharedContainer: String?) {
+        self.action = action
+        payload = worker.payload
+        memoryLimit = worker.memoryLimit
+        runID = order.runID
+        identifier = order.identifier
+        kind = order.kind
+        started = order.started
+        deadline = order.deadline
+        attempt = order.attempt
+        self.sharedContainer = sharedContainer
+    }
+
+    public var order: LaunchOrder {
+        LaunchOrder(runID: runID, identifier: identifier, kind: kind, started: started, deadline: deadline, attempt: attempt)
+    }
+
+    /// The subcommand of the `refreshd` executable that runs a worker.
+    public static let subcommand = "action-worker"
+    /// Names the worker executable for an embedder whose own program is not `refreshd`.
+    public static let executableVariable = "REFRESHD_ACTION_WORKER"
+
+    /// A log line as one line on the pipe: newline and carriage return written as `\n`, `\r`
+    /// (the log handler escapes the rest).
+    public static func oneLine(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}
