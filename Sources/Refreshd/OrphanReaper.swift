@@ -1,9 +1,11 @@
 import Glibc
 import RefreshdCore
 
-/// Kills what a run left behind when refreshd died (kill -9, power cut) in the middle of it.
+/// Kills what a run left behind: at the end of every command run (its leader has exited), and
+/// at a restart for the runs refreshd died (kill -9, power cut) in the middle of.
 ///
-/// A run's processes are found two ways, so that no instant of refreshd's death leaves one alive:
+/// A run's processes are found two ways, so that no instant of refreshd's death leaves one alive
+/// (where the system allows one, the run's cgroup finds the rest: see `RunCgroups`):
 /// - by environment: every command starts with `REFRESH_INSTANCE` (the state's random id) and
 ///   `REFRESH_RUN_ID` in its environment from its first instruction, and the run's record is
 ///   committed before the spawn. A process whose initial environment (/proc/PID/environ) holds
@@ -15,17 +17,20 @@ import RefreshdCore
 ///   than the leader get SIGKILL, even if they cleared their environment. If a different process
 ///   now holds the leader's pid (pid reuse), the record is stale and nothing is touched.
 ///
-/// refreshd's own process, group and session are never touched.
+/// refreshd's own process, group and session are never touched, nor zombies (already dead: their
+/// parent reaps them).
 enum OrphanReaper {
-    /// Kills the leftovers of `runs` (runs with no recorded end), reading /proc once.
+    /// Kills the leftovers of `runs`, reading /proc once.
     /// Returns each run that had leftovers, with the pids sent SIGKILL.
-    static func reap(_ runs: [RunRecord], instance: String, procDirectory: String = "/proc")
-        -> [(RunRecord, [Int32])] {
+    /// Members of `quietGroups` (groups already sent SIGKILL when their leader exited) are
+    /// killed again but not counted: only what escaped the group is reported at a run's end.
+    static func reap(_ runs: [RunRecord], instance: String, quietGroups: Set<Int32> = [],
+                     procDirectory: String = "/proc") -> [(RunRecord, [Int32])] {
         guard !runs.isEmpty else { return [] }
         let byRunID = Dictionary(runs.map { ($0.runID, $0) }, uniquingKeysWith: { a, _ in a })
         var processes: [(pid: Int32, stat: ProcessStat)] = []
         for name in ConditionsProbe.list(procDirectory) {
-            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory) else { continue }
+            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory), !s.isZombie else { continue }
             processes.append((pid, s))
         }
         let me = getpid(), myGroup = getpgrp(), mySession = getsid(0)
@@ -44,7 +49,12 @@ enum OrphanReaper {
         }
         if !instance.isEmpty {
             let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
+            // A run's process starts no earlier than its leader: when every leader's start is
+            // known (always at a run's end), older processes' environments need not be read.
+            let starts = runs.compactMap(\.processStartTicks)
+            let earliest = starts.count == runs.count ? starts.min() : nil
             for (pid, s) in processes where !isMine(pid, s) {
+                if let earliest, s.startTicks < earliest { continue }
                 guard let environment = environment(pid: pid, procDirectory: procDirectory),
                       environment.contains(instanceEntry),
                       let runID = runID(in: environment), let run = byRunID[runID] else { continue }
@@ -62,7 +72,7 @@ enum OrphanReaper {
                 owner = session.run
             }
             guard let owner else { continue }
-            if Glibc.kill(pid, SIGKILL) == 0 { killed[owner, default: []].append(pid) }
+            if Glibc.kill(pid, SIGKILL) == 0, !quietGroups.contains(s.processGroup) { killed[owner, default: []].append(pid) }
         }
         return killed.keys.sorted().compactMap { id in byRunID[id].map { ($0, killed[id]!.sorted()) } }
     }
@@ -90,9 +100,12 @@ enum OrphanReaper {
     }
 
     struct ProcessStat {
+        var state: Character
+        var parent: Int32
         var processGroup: Int32
         var session: Int32
         var startTicks: UInt64
+        var isZombie: Bool { state == "Z" || state == "X" }
     }
 
     /// Fields of /proc/PID/stat after the parenthesised command name (which may hold spaces).
@@ -101,8 +114,43 @@ enum OrphanReaper {
               let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // fields[0] = state (3), [1] = ppid (4), [2] = pgrp (5), [3] = session (6), [19] = starttime (22)
-        guard fields.count > 19, let pgrp = Int32(fields[2]), let sid = Int32(fields[3]),
-              let start = UInt64(fields[19]) else { return nil }
-        return ProcessStat(processGroup: pgrp, session: sid, startTicks: start)
+        guard fields.count > 19, let state = fields[0].first, let ppid = Int32(fields[1]),
+              let pgrp = Int32(fields[2]), let sid = Int32(fields[3]), let start = UInt64(fields[19]) else { return nil }
+        return ProcessStat(state: state, parent: ppid, processGroup: pgrp, session: sid, startTicks: start)
+    }
+
+    /// refreshd's living children that libuv did not spawn (`keeping` are the ones it did): as a
+    /// subreaper, the orphans of runs. Each with the run its initial environment names, if it
+    /// names one of this instance (nil: it cleared its environment).
+    static func orphanChildren(keeping: Set<Int32>, instance: String, procDirectory: String = "/proc")
+        -> [(pid: Int32, runID: Int64?)] {
+        let me = getpid()
+        let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
+        var found: [(pid: Int32, runID: Int64?)] = []
+        for name in ConditionsProbe.list(procDirectory) {
+            guard let pid = Int32(name), !keeping.contains(pid),
+                  let s = stat(pid: pid, procDirectory: procDirectory), s.parent == me, !s.isZombie else { continue }
+            let environment = environment(pid: pid, procDirectory: procDirectory) ?? []
+            found.append((pid, environment.contains(instanceEntry) ? runID(in: environment) : nil))
+        }
+        return found
+    }
+
+    /// Reaps the zombies among refreshd's children that are not `keeping` (the commands libuv
+    /// spawned and waits for itself). As a child subreaper refreshd inherits every orphan of its
+    /// runs, and must wait for them once they die, or they pile up as zombies. Never
+    /// `waitpid(-1)`: that could take a command's exit from libuv, whose exit callback would
+    /// then never come. Returns the pids reaped.
+    @discardableResult
+    static func reapOrphanZombies(keeping: Set<Int32>, procDirectory: String = "/proc") -> [Int32] {
+        let me = getpid()
+        var reaped: [Int32] = []
+        for name in ConditionsProbe.list(procDirectory) {
+            guard let pid = Int32(name), !keeping.contains(pid),
+                  let s = stat(pid: pid, procDirectory: procDirectory), s.parent == me, s.isZombie else { continue }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { reaped.append(pid) }
+        }
+        return reaped
     }
 }

@@ -32,6 +32,11 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// How long finished runs stay in the state (nil: for ever); see
     /// `SchedulerConfiguration.runRetention`.
     public var runRetention: Duration? = SchedulerConfiguration().runRetention
+    /// Put each run in a cgroup of its own where the system allows one; false (or
+    /// `REFRESHD_PROCESS_TRACKING=subreaper` in the environment) uses the child subreaper
+    /// instead. Either way a run's processes never outlive it (see README, "No job process
+    /// survives its run").
+    public var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket, notifications and metrics while running.
@@ -64,9 +69,11 @@ public final class RefreshDaemon: @unchecked Sendable {
         let loaded = try loadJobs(jobsDirectory).get()
         var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? Self.machineSeed())
         configuration.runRetention = runRetention
+        // The daemon owns its process: every child it has is a run's, so it may be a subreaper.
         let options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
-            configuration: configuration, handleSignals: handleSignals, logger: logger)
+            configuration: configuration, handleSignals: handleSignals, logger: logger,
+            runCgroups: runCgroups, subreaper: handleSignals)
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime

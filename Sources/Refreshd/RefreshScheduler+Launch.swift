@@ -25,6 +25,7 @@ extension RefreshScheduler: RuntimeHost {
     public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
         CrashPoint.reach(.launchCommitted)
         let runtime = self.runtime
+        let cgroup = makeRunCgroup(order)
         let process = CommandProcess(
             runID: order.runID, identifier: order.identifier,
             onLine: { stream, line in runtime.runOutput(order, stream: stream, line: line) },
@@ -33,18 +34,28 @@ extension RefreshScheduler: RuntimeHost {
             onExit: { [weak self] exit, results in
                 self?.processes[order.runID] = nil
                 runtime.runEnded(order.runID, exit: exit, results: results)
+                CrashPoint.reach(.runEnded)
             })
-        if let error = process.spawn(loop: loop, argv: job.argv, environment: environment(),
+        process.onLeaderExited = { [weak self] group in
+            CrashPoint.reach(.leaderExited)
+            self?.leaderExited(runID: order.runID, group: group)
+        }
+        let env = environment()
+        let joined = joinRunCgroup(cgroup)
+        if let error = process.spawn(loop: loop, argv: job.argv, environment: env,
                                      workingDirectory: job.workingDirectory) {
+            if joined { cgroups?.leave() }
+            if let cgroup { removeCgroup(cgroup) }
             return .failed("\(job.argv.first ?? "?"): \(error)")
         }
+        enterRunCgroup(order, pid: process.pid, cgroup: cgroup, joined: joined)
         processes[order.runID] = process
         CrashPoint.reach(.spawned)
         return .started(processGroup: process.pid, startTicks: OrphanReaper.stat(pid: process.pid)?.startTicks)
     }
 
     public func signal(runID: Int64, _ signal: RunSignal) {
-        processes[runID]?.signalGroup(signal == .terminate ? SIGTERM : SIGKILL)
+        signalRun(runID, signal == .terminate ? SIGTERM : SIGKILL)
     }
 
     public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
@@ -64,7 +75,7 @@ extension RefreshScheduler: RuntimeHost {
     }
 
     public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
-        OrphanReaper.reap(runs, instance: instance)
+        sweep(runs, instance: instance)
     }
 
     public func scheduleDrain() {
@@ -75,6 +86,7 @@ extension RefreshScheduler: RuntimeHost {
 
     public func runtimeStopped() {
         publisher.sync {}  // what was published before the stop is on disk when run() returns
+        removeLeftCgroups()
         closeHandles()
     }
 

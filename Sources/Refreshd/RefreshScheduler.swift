@@ -40,13 +40,23 @@ public final class RefreshScheduler: @unchecked Sendable {
         public var logger: Logger
         /// The wall clock the shell reads (the core never reads one).
         public var clock: WallClockSource
+        /// Put each command run in a cgroup of its own where the system allows one (see
+        /// `RunCgroups`), so that no process of a run outlives it however it detached.
+        public var runCgroups: Bool
+        /// Where no run cgroup is used, become a child subreaper: orphans of runs come back to
+        /// this process, which waits for them. Only for a process whose children are all the
+        /// scheduler's (the daemon): it reaps every dead child libuv does not wait for.
+        public var subreaper: Bool
 
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     handleSignals: Bool = false, conditionsProbe: ConditionsProbe = ConditionsProbe(),
                     conditionsFallbackInterval: Duration = .seconds(60),
-                    logger: Logger = Logger(label: "refreshd"), clock: WallClockSource = .system) {
+                    logger: Logger = Logger(label: "refreshd"), clock: WallClockSource = .system,
+                    runCgroups: Bool = true, subreaper: Bool = false) {
             self.clock = clock
+            self.runCgroups = runCgroups
+            self.subreaper = subreaper
             self.stateDirectory = stateDirectory
             self.sharedContainer = sharedContainer
             self.configuration = configuration
@@ -86,6 +96,20 @@ public final class RefreshScheduler: @unchecked Sendable {
     var loopThread: pthread_t?
     var closing = false
     var signalsPrepared = false
+    // Process tracking (loop thread; see RefreshScheduler+Processes).
+    var cgroups: RunCgroups?
+    /// Why no run cgroup is used, when none is.
+    var trackingNote: String?
+    var subreaping = false
+    /// Each command run's cgroup, from its spawn to its sweep.
+    var runCgroups: [Int64: String] = [:]
+    /// Processes killed in a run's cgroup when its leader exited, reported with its sweep.
+    var killedAtExit: [Int64: Set<Int32>] = [:]
+    /// The process group of each run whose leader has exited (already sent SIGKILL), until its sweep.
+    var exitedGroups: [Int64: Int32] = [:]
+    var staleCgroupsSwept = false
+    var cgroupsToRemove: [(path: String, tries: Int)] = []
+    var cgroupRemovalTimer: OneShotTimer?
     private let directoryLock: StateDirectoryLock?
     private var store: StateStore?
     let sharedContainer: String?
@@ -134,6 +158,7 @@ public final class RefreshScheduler: @unchecked Sendable {
             self.runtime.send(.conditionsChanged(c))
         }
         runtime.attach(self)
+        prepareProcessTracking()
     }
 
     deinit {

@@ -33,7 +33,9 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// How a run in flight is carried out.
     enum Execution {
-        case command
+        /// A command: its order, and its leader (pid, start ticks) once the host started it, for
+        /// the sweep of its leftovers at its end.
+        case command(LaunchOrder, processGroup: Int32? = nil, startTicks: UInt64? = nil)
         case task(RefreshTask)
         case action(ActionContext)
     }

@@ -28,8 +28,9 @@ public protocol RuntimeHost: AnyObject {
     /// Starts or stops watching machine conditions; while on, the host sends
     /// `.conditionsChanged` with fresh readings.
     func watchConditions(_ on: Bool)
-    /// Kills whatever is left of runs that were in flight when a previous runtime on this state
-    /// died. Returns each run that had leftovers with the pids killed.
+    /// Kills whatever is left of `runs`: of a command run at its end (the runtime asks before it
+    /// commits the end), and at the restore of runs that were in flight when a previous runtime
+    /// on this state died. Returns each run that had leftovers with the pids killed.
     func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])]
     /// Effects are queued and the caller is not on the execution context: run `drain()` there.
     func scheduleDrain()

@@ -1,0 +1,218 @@
+import CLibUV
+import Glibc
+import RefreshdCore
+import RefreshdRuntime
+
+/// Finding every process of a command run, however it detached, so none outlives its run.
+///
+/// Three nets, each catching what the one before may miss:
+/// - the run's cgroup (`RunCgroups`), where the system allows one: every descendant, even one
+///   in a new session with a cleared environment. Killed when the leader exits and again at the
+///   run's end, then removed;
+/// - otherwise refreshd is a child subreaper (`PR_SET_CHILD_SUBREAPER`, daemon only): orphans of
+///   its runs are re-parented to it instead of init, and it reaps them when they die;
+/// - at every run's end (the runtime asks, `reapLeftovers`) and at a restart, the /proc sweep
+///   (`OrphanReaper`): every process whose initial environment names the run
+///   (`REFRESH_INSTANCE` and `REFRESH_RUN_ID`), and every process of the run's session.
+extension RefreshScheduler {
+    /// Picks how runs' processes are tracked (at init; logged when the loop is prepared).
+    func prepareProcessTracking() {
+        guard options.runCgroups else {
+            trackingNote = "run cgroups are off"
+            return
+        }
+        switch RunCgroups.detect(instance: runtime.instance) {
+        case let .success(found):
+            cgroups = found
+        case let .failure(unusable):
+            trackingNote = unusable.reason
+        }
+    }
+
+    /// Becomes a subreaper where no cgroup is used (if asked to), and says how runs are tracked.
+    func startProcessTracking() {
+        if let cgroups {
+            logger.info("each run's processes are tracked in a cgroup of their own under \(cgroups.parent)")
+            return
+        }
+        guard options.subreaper else {
+            logger.info("no cgroup for runs (\(trackingNote ?? "")): a run's processes are found by process group, session and environment")
+            return
+        }
+        guard refreshd_set_child_subreaper() == 0 else {
+            logger.warning("no cgroup for runs (\(trackingNote ?? "")) and cannot become a child subreaper: \(String(cString: strerror(errno)))")
+            return
+        }
+        subreaping = true
+        let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+        uv_signal_init(loop, handle)
+        handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        // A second SIGCHLD watcher beside libuv's own: libuv waits only for the pids it spawned.
+        uv_signal_start(handle, { handle, _ in
+            guard let data = handle?.pointee.data else { return }
+            Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().reapOrphans()
+        }, SIGCHLD)
+        uv_unref(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self))
+        signals.append(handle)
+        logger.info("no cgroup for runs (\(trackingNote ?? "")): refreshd is a child subreaper, orphans of runs come back to it")
+    }
+
+    /// Waits for dead orphans of runs (SIGCHLD, loop thread), never for a command libuv waits for.
+    func reapOrphans() {
+        guard subreaping else { return }
+        OrphanReaper.reapOrphanZombies(keeping: Set(processes.values.map(\.pid)))
+    }
+
+    /// Makes the run's cgroup before the spawn (nil where none is used or it cannot be made).
+    func makeRunCgroup(_ order: LaunchOrder) -> String? {
+        guard let cgroups else { return nil }
+        switch cgroups.create(runID: order.runID) {
+        case let .success(path):
+            return path
+        case let .failure(unusable):
+            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: \(unusable.reason)")
+            return nil
+        }
+    }
+
+    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there.
+    func joinRunCgroup(_ cgroup: String?) -> Bool {
+        guard let cgroup, let cgroups else { return false }
+        return cgroups.join(cgroup)
+    }
+
+    /// After the spawn: refreshd back in its own cgroup, the command in the run's (moved there
+    /// now if it was not born there).
+    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, joined: Bool) {
+        guard let cgroup, let cgroups else { return }
+        if joined, !cgroups.leave() {
+            logger.critical("cannot move refreshd back out of \(cgroup): \(String(cString: strerror(errno)))")
+        }
+        if joined || cgroups.attach(pid: pid, to: cgroup) {
+            runCgroups[order.runID] = cgroup
+        } else {
+            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup): \(String(cString: strerror(errno)))")
+            removeCgroup(cgroup)
+        }
+    }
+
+    /// The leader exited (its group was just sent SIGKILL, as always): everything else in its
+    /// cgroup dies too. What had left the group is counted, reported with the run's sweep.
+    func leaderExited(runID: Int64, group: Int32) {
+        exitedGroups[runID] = group
+        guard let cgroups, let cgroup = runCgroups[runID] else { return }
+        let escaped = RunCgroups.members(cgroup).filter { getpgid($0) != group }
+        cgroups.kill(cgroup)
+        if !escaped.isEmpty { killedAtExit[runID, default: []].formUnion(escaped) }
+    }
+
+    /// Sends the expiration or the kill to every process of the run: its group, and in its cgroup
+    /// whatever left the group.
+    func signalRun(_ runID: Int64, _ number: Int32) {
+        guard let process = processes[runID] else { return }
+        process.signalGroup(number)
+        guard let cgroups, let cgroup = runCgroups[runID] else { return }
+        if number == SIGKILL {
+            cgroups.kill(cgroup)
+        } else {
+            for pid in RunCgroups.members(cgroup) where getpgid(pid) != process.pid {
+                _ = Glibc.kill(pid, number)
+            }
+        }
+    }
+
+    /// Kills the leftovers of `runs`: at a run's end its cgroup, then the /proc sweep; at the
+    /// first call (the restore) also every run cgroup a dead refreshd of this state left.
+    func sweep(_ runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
+        var killed: [Int64: Set<Int32>] = [:]
+        var quietGroups: Set<Int32> = []
+        for run in runs {
+            if let group = exitedGroups.removeValue(forKey: run.runID) { quietGroups.insert(group) }
+            if let atExit = killedAtExit.removeValue(forKey: run.runID) { killed[run.runID, default: []].formUnion(atExit) }
+        }
+        if let cgroups {
+            var paths: [(runID: Int64, path: String)] = []
+            for run in runs {
+                if let path = runCgroups.removeValue(forKey: run.runID) { paths.append((run.runID, path)) }
+            }
+            if !staleCgroupsSwept {
+                staleCgroupsSwept = true
+                let mine = Set(runCgroups.values)
+                paths += cgroups.existing().filter { !mine.contains($0.path) }
+            }
+            let known = Set(runs.map(\.runID))
+            for (runID, path) in paths {
+                let pids = cgroups.kill(path).filter { !quietGroups.contains(getpgid($0)) }
+                if known.contains(runID) {
+                    if !pids.isEmpty { killed[runID, default: []].formUnion(pids) }
+                } else if !pids.isEmpty {
+                    logger.warning("killed \(pids.count) leftover process\(pids.count == 1 ? "" : "es") of run \(runID) in \(path) (a finished run's cgroup left by a dead refreshd)")
+                }
+                removeCgroup(path)
+            }
+        }
+        for (run, pids) in OrphanReaper.reap(runs, instance: instance, quietGroups: quietGroups) {
+            killed[run.runID, default: []].formUnion(pids)
+        }
+        if subreaping { killOrphans(of: runs, instance: instance, into: &killed) }
+        return runs.compactMap { run in
+            guard let pids = killed[run.runID], !pids.isEmpty else { return nil }
+            return (run, pids.sorted())
+        }
+    }
+
+    /// As a subreaper without cgroups: the orphans that came back to refreshd die once their run
+    /// has ended. One whose environment names a run still in flight lives on; one that names
+    /// none (it cleared its environment) could be any run's, so it dies when no command run is
+    /// in flight any more.
+    func killOrphans(of runs: [RunRecord], instance: String, into killed: inout [Int64: Set<Int32>]) {
+        let inFlight = Set(processes.keys)
+        let ending = Set(runs.map(\.runID))
+        var unattributed: [Int32] = []
+        for (pid, runID) in OrphanReaper.orphanChildren(keeping: Set(processes.values.map(\.pid)), instance: instance) {
+            if let runID, inFlight.contains(runID) { continue }
+            if runID == nil, !inFlight.isEmpty { continue }
+            guard Glibc.kill(pid, SIGKILL) == 0 else { continue }
+            if let runID, ending.contains(runID) {
+                killed[runID, default: []].insert(pid)
+            } else {
+                unattributed.append(pid)
+            }
+        }
+        if !unattributed.isEmpty {
+            logger.warning("killed \(unattributed.count) orphan process\(unattributed.count == 1 ? "" : "es") of finished runs (pids \(unattributed.sorted().map(String.init).joined(separator: " ")); no run named in their environment)")
+        }
+    }
+
+    /// Removes an emptied run cgroup; while its killed processes finish exiting, tries again
+    /// every 50 ms for 5 s (then the next start removes it).
+    func removeCgroup(_ path: String) {
+        guard let cgroups, !cgroups.remove(path) else { return }
+        cgroupsToRemove.append((path, 0))
+        scheduleCgroupRemoval()
+    }
+
+    private func scheduleCgroupRemoval() {
+        guard !cgroupsToRemove.isEmpty, !closing else { return }
+        if cgroupRemovalTimer == nil { cgroupRemovalTimer = makeTimer() }
+        cgroupRemovalTimer?.start(after: .milliseconds(50)) { [unowned self] in
+            guard let cgroups else { return }
+            var left: [(path: String, tries: Int)] = []
+            for (path, tries) in cgroupsToRemove where !cgroups.remove(path) {
+                if tries >= 100 {
+                    logger.warning("cannot remove \(path): \(String(cString: strerror(errno))); the next start will")
+                } else {
+                    left.append((path, tries + 1))
+                }
+            }
+            cgroupsToRemove = left
+            scheduleCgroupRemoval()
+        }
+    }
+
+    /// At the stop: a last try at the cgroups still to remove.
+    func removeLeftCgroups() {
+        guard let cgroups else { return }
+        cgroupsToRemove.removeAll { cgroups.remove($0.path) }
+    }
+}
