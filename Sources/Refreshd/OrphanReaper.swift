@@ -28,11 +28,7 @@ enum OrphanReaper {
                      procDirectory: String = "/proc") -> [(RunRecord, [Int32])] {
         guard !runs.isEmpty else { return [] }
         let byRunID = Dictionary(runs.map { ($0.runID, $0) }, uniquingKeysWith: { a, _ in a })
-        var processes: [(pid: Int32, stat: ProcessStat)] = []
-        for name in ConditionsProbe.list(procDirectory) {
-            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory), !s.isZombie else { continue }
-            processes.append((pid, s))
-        }
+        let processes = allProcesses(procDirectory: procDirectory).filter { !$0.stat.isZombie }
         let me = getpid(), myGroup = getpgrp(), mySession = getsid(0)
         func isMine(_ pid: Int32, _ s: ProcessStat) -> Bool {
             pid == me || s.processGroup == myGroup || s.session == mySession || pid <= 1
@@ -110,13 +106,85 @@ enum OrphanReaper {
 
     /// Fields of /proc/PID/stat after the parenthesised command name (which may hold spaces).
     static func stat(pid: Int32, procDirectory: String = "/proc") -> ProcessStat? {
-        guard let text = ConditionsProbe.readFile("\(procDirectory)/\(pid)/stat"),
-              let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // fields[0] = state (3), [1] = ppid (4), [2] = pgrp (5), [3] = session (6), [19] = starttime (22)
-        guard fields.count > 19, let state = fields[0].first, let ppid = Int32(fields[1]),
-              let pgrp = Int32(fields[2]), let sid = Int32(fields[3]), let start = UInt64(fields[19]) else { return nil }
-        return ProcessStat(state: state, parent: ppid, processGroup: pgrp, session: sid, startTicks: start)
+        let fd = open("\(procDirectory)/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        return parseStat(fd: fd, buffer: &buffer)
+    }
+
+    /// Every process in /proc with its stat. This runs at every run's end, so it reads each
+    /// stat with one `openat` and `read` into one buffer and parses bytes, not strings.
+    static func allProcesses(procDirectory: String = "/proc") -> [(pid: Int32, stat: ProcessStat)] {
+        guard let dir = opendir(procDirectory) else { return [] }
+        defer { closedir(dir) }
+        let dirFD = dirfd(dir)
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var path = [CChar](repeating: 0, count: 32)
+        var found: [(pid: Int32, stat: ProcessStat)] = []
+        while let entry = readdir(dir) {
+            var pid: Int32 = 0
+            var length = 0
+            let isNumber = withUnsafeBytes(of: entry.pointee.d_name) { name -> Bool in
+                for byte in name {
+                    if byte == 0 { break }
+                    guard byte >= 48, byte <= 57, length < 10 else { return false }
+                    pid = pid &* 10 &+ Int32(byte - 48)
+                    path[length] = CChar(bitPattern: byte)
+                    length += 1
+                }
+                return length > 0
+            }
+            guard isNumber, pid > 0 else { continue }
+            for (i, byte) in "/stat".utf8.enumerated() { path[length + i] = CChar(bitPattern: byte) }
+            path[length + 5] = 0
+            let fd = openat(dirFD, path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if let s = parseStat(fd: fd, buffer: &buffer) { found.append((pid, s)) }
+            close(fd)
+        }
+        return found
+    }
+
+    /// Parses the fields refreshd needs from a stat file: after the last `)`, field 3 (state),
+    /// 4 (ppid), 5 (pgrp), 6 (session) and 22 (start time in clock ticks since boot).
+    private static func parseStat(fd: Int32, buffer: inout [UInt8]) -> ProcessStat? {
+        buffer.withUnsafeMutableBytes { raw -> ProcessStat? in
+            let count = read(fd, raw.baseAddress, raw.count)
+            guard count > 0 else { return nil }
+            let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+            guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+            var field = 2  // the field that starts after the next space
+            var state: UInt8 = 0
+            var numbers: [Int: Int64] = [:]
+            var value: Int64 = 0, negative = false, inField = false
+            var i = close + 1
+            while i <= bytes.count {
+                let byte = i < bytes.count ? bytes[i] : UInt8(ascii: " ")
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                    if inField {
+                        if field == 3 { state = UInt8(truncatingIfNeeded: value) } else { numbers[field] = negative ? -value : value }
+                        if field == 22 { break }
+                    }
+                    inField = false
+                } else {
+                    if !inField { field += 1; inField = true; value = 0; negative = false }
+                    if field == 3 {
+                        value = Int64(byte)
+                    } else if byte == UInt8(ascii: "-") {
+                        negative = true
+                    } else if byte >= 48, byte <= 57 {
+                        value = value &* 10 &+ Int64(byte - 48)
+                    }
+                }
+                i += 1
+            }
+            guard state != 0, let ppid = numbers[4], let pgrp = numbers[5], let sid = numbers[6],
+                  let start = numbers[22] else { return nil }
+            return ProcessStat(state: Character(Unicode.Scalar(state)), parent: Int32(truncatingIfNeeded: ppid),
+                               processGroup: Int32(truncatingIfNeeded: pgrp), session: Int32(truncatingIfNeeded: sid),
+                               startTicks: UInt64(max(0, start)))
+        }
     }
 
     /// refreshd's living children that libuv did not spawn (`keeping` are the ones it did): as a
@@ -127,9 +195,8 @@ enum OrphanReaper {
         let me = getpid()
         let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
         var found: [(pid: Int32, runID: Int64?)] = []
-        for name in ConditionsProbe.list(procDirectory) {
-            guard let pid = Int32(name), !keeping.contains(pid),
-                  let s = stat(pid: pid, procDirectory: procDirectory), s.parent == me, !s.isZombie else { continue }
+        for (pid, s) in allProcesses(procDirectory: procDirectory) {
+            guard !keeping.contains(pid), s.parent == me, !s.isZombie else { continue }
             let environment = environment(pid: pid, procDirectory: procDirectory) ?? []
             found.append((pid, environment.contains(instanceEntry) ? runID(in: environment) : nil))
         }
@@ -145,9 +212,8 @@ enum OrphanReaper {
     static func reapOrphanZombies(keeping: Set<Int32>, procDirectory: String = "/proc") -> [Int32] {
         let me = getpid()
         var reaped: [Int32] = []
-        for name in ConditionsProbe.list(procDirectory) {
-            guard let pid = Int32(name), !keeping.contains(pid),
-                  let s = stat(pid: pid, procDirectory: procDirectory), s.parent == me, s.isZombie else { continue }
+        for (pid, s) in allProcesses(procDirectory: procDirectory) {
+            guard !keeping.contains(pid), s.parent == me, s.isZombie else { continue }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { reaped.append(pid) }
         }

@@ -69,11 +69,12 @@ public final class RefreshDaemon: @unchecked Sendable {
         let loaded = try loadJobs(jobsDirectory).get()
         var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? Self.machineSeed())
         configuration.runRetention = runRetention
-        // The daemon owns its process: every child it has is a run's, so it may be a subreaper.
+        // `refreshd run` owns its process (no other thread forks, every child is a run's); an
+        // embedded daemon (tests) does not.
         let options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
             configuration: configuration, handleSignals: handleSignals, logger: logger,
-            runCgroups: runCgroups, subreaper: handleSignals)
+            runCgroups: runCgroups, ownsProcess: handleSignals)
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime

@@ -26,6 +26,7 @@ extension RefreshScheduler: RuntimeHost {
         CrashPoint.reach(.launchCommitted)
         let runtime = self.runtime
         let cgroup = makeRunCgroup(order)
+        newestRunID = max(newestRunID, order.runID)
         let process = CommandProcess(
             runID: order.runID, identifier: order.identifier,
             onLine: { stream, line in runtime.runOutput(order, stream: stream, line: line) },
@@ -34,7 +35,6 @@ extension RefreshScheduler: RuntimeHost {
             onExit: { [weak self] exit, results in
                 self?.processes[order.runID] = nil
                 runtime.runEnded(order.runID, exit: exit, results: results)
-                CrashPoint.reach(.runEnded)
             })
         process.onLeaderExited = { [weak self] group in
             CrashPoint.reach(.leaderExited)
@@ -76,6 +76,10 @@ extension RefreshScheduler: RuntimeHost {
 
     public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         sweep(runs, instance: instance)
+    }
+
+    public func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
+        sweepEndedRun(run, instance: instance, done: done)
     }
 
     public func scheduleDrain() {

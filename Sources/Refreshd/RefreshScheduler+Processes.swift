@@ -35,7 +35,7 @@ extension RefreshScheduler {
             logger.info("each run's processes are tracked in a cgroup of their own under \(cgroups.parent)")
             return
         }
-        guard options.subreaper else {
+        guard options.ownsProcess else {
             logger.info("no cgroup for runs (\(trackingNote ?? "")): a run's processes are found by process group, session and environment")
             return
         }
@@ -75,9 +75,10 @@ extension RefreshScheduler {
         }
     }
 
-    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there.
+    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there;
+    /// only in a process that is refreshd's alone (`ownsProcess`).
     func joinRunCgroup(_ cgroup: String?) -> Bool {
-        guard let cgroup, let cgroups else { return false }
+        guard options.ownsProcess, let cgroup, let cgroups else { return false }
         return cgroups.join(cgroup)
     }
 
@@ -121,28 +122,53 @@ extension RefreshScheduler {
         }
     }
 
-    /// Kills the leftovers of `runs`: at a run's end its cgroup, then the /proc sweep; at the
-    /// first call (the restore) also every run cgroup a dead refreshd of this state left.
+    /// The sweep at a command run's end: its cgroup on the loop (the files are quick), the /proc
+    /// sweep on a worker thread (reading every process's stat takes milliseconds on a busy
+    /// machine, which the loop's timers must not wait for), then `done` back on the loop.
+    func sweepEndedRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
+        var killedHere = killedAtExit.removeValue(forKey: run.runID) ?? []
+        let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
+        let cgroup = runCgroups.removeValue(forKey: run.runID)
+        if let cgroups, let cgroup {
+            killedHere.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
+        }
+        let killedInCgroup = killedHere
+        // Decided now, on the loop: which runs are in flight (a run launched while the worker
+        // reads /proc has a newer id, so it counts as in flight too).
+        let orphans = subreaping ? OrphanRule(inFlight: Set(processes.keys), newestRun: newestRunID,
+                                              keeping: Set(processes.values.map(\.pid))) : nil
+        sweeper.async { [weak self] in
+            var killed = killedInCgroup
+            for (_, pids) in OrphanReaper.reap([run], instance: instance, quietGroups: quietGroups) {
+                killed.formUnion(pids)
+            }
+            var unattributed: [Int32] = []
+            if let orphans {
+                for pid in orphans.kill(ending: run.runID, instance: instance, unattributed: &unattributed) {
+                    killed.insert(pid)
+                }
+            }
+            let pids = killed.sorted(), others = unattributed
+            guard let self else { return done(pids) }
+            self.performOnLoop { [weak self] in
+                if let self, !others.isEmpty { self.logUnattributed(others) }
+                if let self, let cgroup { self.removeCgroup(cgroup) }
+                done(pids)
+                CrashPoint.reach(.runEnded)
+            }
+        }
+    }
+
+    /// Kills the leftovers of `runs` at the restore: every run cgroup a dead refreshd of this
+    /// state left, then the /proc sweep.
     func sweep(_ runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         var killed: [Int64: Set<Int32>] = [:]
-        var quietGroups: Set<Int32> = []
-        for run in runs {
-            if let group = exitedGroups.removeValue(forKey: run.runID) { quietGroups.insert(group) }
-            if let atExit = killedAtExit.removeValue(forKey: run.runID) { killed[run.runID, default: []].formUnion(atExit) }
-        }
-        if let cgroups {
-            var paths: [(runID: Int64, path: String)] = []
-            for run in runs {
-                if let path = runCgroups.removeValue(forKey: run.runID) { paths.append((run.runID, path)) }
-            }
-            if !staleCgroupsSwept {
-                staleCgroupsSwept = true
-                let mine = Set(runCgroups.values)
-                paths += cgroups.existing().filter { !mine.contains($0.path) }
-            }
+        if let cgroups, !staleCgroupsSwept {
+            staleCgroupsSwept = true
+            let mine = Set(runCgroups.values)
             let known = Set(runs.map(\.runID))
-            for (runID, path) in paths {
-                let pids = cgroups.kill(path).filter { !quietGroups.contains(getpgid($0)) }
+            for (runID, path) in cgroups.existing() where !mine.contains(path) {
+                let pids = cgroups.kill(path)
                 if known.contains(runID) {
                     if !pids.isEmpty { killed[runID, default: []].formUnion(pids) }
                 } else if !pids.isEmpty {
@@ -151,37 +177,17 @@ extension RefreshScheduler {
                 removeCgroup(path)
             }
         }
-        for (run, pids) in OrphanReaper.reap(runs, instance: instance, quietGroups: quietGroups) {
+        for (run, pids) in OrphanReaper.reap(runs, instance: instance) {
             killed[run.runID, default: []].formUnion(pids)
         }
-        if subreaping { killOrphans(of: runs, instance: instance, into: &killed) }
         return runs.compactMap { run in
             guard let pids = killed[run.runID], !pids.isEmpty else { return nil }
             return (run, pids.sorted())
         }
     }
 
-    /// As a subreaper without cgroups: the orphans that came back to refreshd die once their run
-    /// has ended. One whose environment names a run still in flight lives on; one that names
-    /// none (it cleared its environment) could be any run's, so it dies when no command run is
-    /// in flight any more.
-    func killOrphans(of runs: [RunRecord], instance: String, into killed: inout [Int64: Set<Int32>]) {
-        let inFlight = Set(processes.keys)
-        let ending = Set(runs.map(\.runID))
-        var unattributed: [Int32] = []
-        for (pid, runID) in OrphanReaper.orphanChildren(keeping: Set(processes.values.map(\.pid)), instance: instance) {
-            if let runID, inFlight.contains(runID) { continue }
-            if runID == nil, !inFlight.isEmpty { continue }
-            guard Glibc.kill(pid, SIGKILL) == 0 else { continue }
-            if let runID, ending.contains(runID) {
-                killed[runID, default: []].insert(pid)
-            } else {
-                unattributed.append(pid)
-            }
-        }
-        if !unattributed.isEmpty {
-            logger.warning("killed \(unattributed.count) orphan process\(unattributed.count == 1 ? "" : "es") of finished runs (pids \(unattributed.sorted().map(String.init).joined(separator: " ")); no run named in their environment)")
-        }
+    func logUnattributed(_ pids: [Int32]) {
+        logger.warning("killed \(pids.count) orphan process\(pids.count == 1 ? "" : "es") of finished runs (pids \(pids.sorted().map(String.init).joined(separator: " ")); no run named in their environment)")
     }
 
     /// Removes an emptied run cgroup; while its killed processes finish exiting, tries again
@@ -214,5 +220,30 @@ extension RefreshScheduler {
     func removeLeftCgroups() {
         guard let cgroups else { return }
         cgroupsToRemove.removeAll { cgroups.remove($0.path) }
+    }
+}
+
+/// As a subreaper without cgroups: the orphans that came back to refreshd die once their run has
+/// ended. One whose environment names a run still in flight lives on; one that names none (it
+/// cleared its environment) could be any run's, so it dies when no command run is in flight.
+struct OrphanRule: Sendable {
+    /// Runs in flight when the sweep began, and the newest run started then: a newer one started
+    /// since, and is in flight too.
+    var inFlight: Set<Int64>
+    var newestRun: Int64
+    /// The commands libuv spawned (children, but not orphans).
+    var keeping: Set<Int32>
+
+    /// Kills the orphans whose run has ended; returns those of `ending`, and puts the others
+    /// (a finished run's, or none named) in `unattributed`.
+    func kill(ending: Int64, instance: String, unattributed: inout [Int32]) -> [Int32] {
+        var killed: [Int32] = []
+        for (pid, runID) in OrphanReaper.orphanChildren(keeping: keeping, instance: instance) {
+            if let runID, inFlight.contains(runID) || runID > newestRun { continue }
+            if runID == nil, !inFlight.isEmpty { continue }
+            guard Glibc.kill(pid, SIGKILL) == 0 else { continue }
+            if runID == ending { killed.append(pid) } else { unattributed.append(pid) }
+        }
+        return killed
     }
 }

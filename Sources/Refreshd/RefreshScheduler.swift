@@ -43,20 +43,23 @@ public final class RefreshScheduler: @unchecked Sendable {
         /// Put each command run in a cgroup of its own where the system allows one (see
         /// `RunCgroups`), so that no process of a run outlives it however it detached.
         public var runCgroups: Bool
-        /// Where no run cgroup is used, become a child subreaper: orphans of runs come back to
-        /// this process, which waits for them. Only for a process whose children are all the
-        /// scheduler's (the daemon): it reaps every dead child libuv does not wait for.
-        public var subreaper: Bool
+        /// This process is the scheduler's alone (the daemon): no other thread forks, and every
+        /// child is a run's. Then each command is born in its run's cgroup (the process joins
+        /// the cgroup for the spawn: a child another thread forked meanwhile would be born there
+        /// too, and die with the run), and where no cgroup is used the process becomes a child
+        /// subreaper (it reaps every dead child libuv does not wait for). Otherwise the command
+        /// is moved into its cgroup right after the spawn, and the sweep catches early forks.
+        public var ownsProcess: Bool
 
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     handleSignals: Bool = false, conditionsProbe: ConditionsProbe = ConditionsProbe(),
                     conditionsFallbackInterval: Duration = .seconds(60),
                     logger: Logger = Logger(label: "refreshd"), clock: WallClockSource = .system,
-                    runCgroups: Bool = true, subreaper: Bool = false) {
+                    runCgroups: Bool = true, ownsProcess: Bool = false) {
             self.clock = clock
             self.runCgroups = runCgroups
-            self.subreaper = subreaper
+            self.ownsProcess = ownsProcess
             self.stateDirectory = stateDirectory
             self.sharedContainer = sharedContainer
             self.configuration = configuration
@@ -110,6 +113,10 @@ public final class RefreshScheduler: @unchecked Sendable {
     var staleCgroupsSwept = false
     var cgroupsToRemove: [(path: String, tries: Int)] = []
     var cgroupRemovalTimer: OneShotTimer?
+    /// The newest run this host started a command for.
+    var newestRunID: Int64 = 0
+    /// Where the /proc sweep at each run's end runs, off the loop.
+    let sweeper = DispatchQueue(label: "refreshd.sweep")
     private let directoryLock: StateDirectoryLock?
     private var store: StateStore?
     let sharedContainer: String?

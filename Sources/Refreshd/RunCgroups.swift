@@ -14,8 +14,9 @@ import Glibc
 /// in it: refreshd moves itself into the run's cgroup for the `uv_spawn` and back out right after
 /// (a process forks into its parent's cgroup). Moving the command in after the spawn would race
 /// its first forks: `uv_spawn` returns after the exec, and on a loaded machine a shell has
-/// started its background children by then. Where refreshd cannot move itself, the command is
-/// moved after the spawn and the environment sweep catches what forked first.
+/// started its background children by then. Where refreshd cannot move itself, or shares its
+/// process (a library in a process whose other threads fork: their children would be born in
+/// the run's cgroup), the command is moved after the spawn and the sweep catches early forks.
 final class RunCgroups {
     /// refreshd's own cgroup directory (the runs' parent).
     let parent: String

@@ -51,7 +51,17 @@ extension RefreshRuntime {
             return executions.removeValue(forKey: runID)
         }
         guard let execution else { return }
-        if case let .command(order, group, ticks) = execution { sweepLeftovers(order, processGroup: group, startTicks: ticks) }
+        if case let .command(order, group, ticks) = execution, let host {
+            sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in
+                finishRun(runID, exit: exit, results: results)
+            }
+        } else {
+            finishRun(runID, exit: exit, results: results)
+        }
+    }
+
+    /// The run's end, with its results checked, to the machines (committed).
+    func finishRun(_ runID: Int64, exit: RunExit, results: [String]) {
         var accepted: [String] = []
         if !results.isEmpty {
             let checked = RunResults.check(results)
@@ -73,19 +83,22 @@ extension RefreshRuntime {
     /// A run's processes never outlive it: at a command run's end, before the end is committed,
     /// the host kills whatever the run left running (a child in a session of its own, one that
     /// left the process group), found by its cgroup, its session and its environment. Swept
-    /// before the commit, so refreshd dying at any instant leaves the run unfinished, and the
-    /// restart's sweep of unfinished runs gets the rest. The host calls `runEnded` for a command
-    /// on its execution context.
-    func sweepLeftovers(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?) {
-        guard let host else { return }
+    /// before the commit, so refreshd dying at any instant leaves the run swept or unfinished,
+    /// and the restart's sweep of unfinished runs gets the rest. The host calls `runEnded` for a
+    /// command on its execution context, and `then` runs there once the sweep is done.
+    func sweepLeftovers(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?, on host: any RuntimeHost,
+                        then: @escaping @Sendable () -> Void) {
         let record = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
                                submitted: order.started, earliest: order.started, started: order.started,
                                deadline: order.deadline, attempt: order.attempt,
                                processGroup: processGroup, processStartTicks: startTicks)
-        for (_, killed) in host.reapLeftovers(of: [record], instance: instance) {
-            let text = "\(order.identifier)[\(order.runID)] killed \(killed.count) leftover process\(killed.count == 1 ? "" : "es") at the run's end"
-            report(RuntimeObservation(time: host.now(), kind: .reaped, identifier: order.identifier, runID: order.runID,
-                                      count: killed.count, message: text))
+        host.sweepRun(record, instance: instance) { [self] killed in
+            if !killed.isEmpty {
+                let text = "\(order.identifier)[\(order.runID)] killed \(killed.count) leftover process\(killed.count == 1 ? "" : "es") at the run's end"
+                report(RuntimeObservation(time: clock(), kind: .reaped, identifier: order.identifier, runID: order.runID,
+                                          count: killed.count, message: text))
+            }
+            then()
         }
     }
 
