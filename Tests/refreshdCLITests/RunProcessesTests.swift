@@ -58,6 +58,8 @@ import Testing
         #expect(waitFor(timeout: 3) { pids.allSatisfy(processIsGone) }, "left running: \(pids.filter { !processIsGone($0) })")
         #expect(sandboxProcesses(box, runID: 1).isEmpty)
         #expect(daemon.errors().contains("leftover process"))
+        // As a subreaper refreshd inherited the killed orphans: it waited for them.
+        #expect(waitFor(timeout: 3) { zombieChildren(of: daemon.pid).isEmpty }, "zombies: \(zombieChildren(of: daemon.pid))")
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
     }
@@ -152,6 +154,18 @@ func sandboxProcesses(_ box: Sandbox, runID: Int? = nil) -> [Int32] {
               let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return nil }
         let entries = Array(data).split(separator: 0).map(Array.init)
         guard entries.contains(marker), run.map(entries.contains) ?? true, !processIsGone(pid) else { return nil }
+        return pid
+    }
+}
+
+/// The children of `parent` that died and were not waited for.
+func zombieChildren(of parent: Int32) -> [Int32] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return names.compactMap { name -> Int32? in
+        guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 1, fields[0] == "Z", Int32(fields[1]) == parent else { return nil }
         return pid
     }
 }
