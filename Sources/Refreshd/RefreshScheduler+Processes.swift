@@ -2,6 +2,7 @@ import CLibUV
 import Glibc
 import RefreshdCore
 import RefreshdRuntime
+import Synchronization
 
 /// Finding every process of a command run, however it detached, so none outlives its run.
 ///
@@ -124,36 +125,59 @@ extension RefreshScheduler {
 
     /// The sweep at a command run's end: its cgroup on the loop (the files are quick), the /proc
     /// sweep on a worker thread (reading every process's stat takes milliseconds on a busy
-    /// machine, which the loop's timers must not wait for), then `done` back on the loop.
+    /// machine, which the loop's timers must not wait for), then `done` back on the loop. Runs
+    /// that end while a sweep reads /proc share the next one (one pass over /proc for all).
     func sweepEndedRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
-        var killedHere = killedAtExit.removeValue(forKey: run.runID) ?? []
+        var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
         let cgroup = runCgroups.removeValue(forKey: run.runID)
         if let cgroups, let cgroup {
-            killedHere.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
+            killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
         }
-        let killedInCgroup = killedHere
         // Decided now, on the loop: which runs are in flight (a run launched while the worker
         // reads /proc has a newer id, so it counts as in flight too).
         let orphans = subreaping ? OrphanRule(inFlight: Set(processes.keys), newestRun: newestRunID,
                                               keeping: Set(processes.values.map(\.pid))) : nil
-        sweeper.async { [weak self] in
-            var killed = killedInCgroup
-            for (_, pids) in OrphanReaper.reap([run], instance: instance, quietGroups: quietGroups) {
-                killed.formUnion(pids)
+        let item = QueuedSweep(run: run, quietGroups: quietGroups, killed: killed, cgroup: cgroup,
+                               orphans: orphans, done: done)
+        let schedule = sweeps.withLock { (queue: inout SweepQueue) -> Bool in
+            queue.items.append(item)
+            defer { queue.scheduled = true }
+            return !queue.scheduled
+        }
+        guard schedule else { return }
+        sweeper.async { [weak self] in self?.sweepQueued(instance: instance) }
+    }
+
+    /// One pass over /proc for every run queued (worker thread), then each run's `done` on the loop.
+    func sweepQueued(instance: String) {
+        let batch = sweeps.withLock { (queue: inout SweepQueue) -> [QueuedSweep] in
+            defer { queue = SweepQueue() }
+            return queue.items
+        }
+        guard !batch.isEmpty else { return }
+        var killed = Dictionary(batch.map { ($0.run.runID, $0.killed) }, uniquingKeysWith: { $0.union($1) })
+        let quietGroups = batch.reduce(into: Set<Int32>()) { $0.formUnion($1.quietGroups) }
+        for (run, pids) in OrphanReaper.reap(batch.map(\.run), instance: instance, quietGroups: quietGroups) {
+            killed[run.runID, default: []].formUnion(pids)
+        }
+        var unattributed: [Int32] = []
+        let rules = batch.compactMap(\.orphans)
+        if !rules.isEmpty {
+            let ending = Set(batch.map(\.run.runID))
+            let rule = OrphanRule(inFlight: rules.reduce(into: Set<Int64>()) { $0.formUnion($1.inFlight) }.subtracting(ending),
+                                  newestRun: rules.map(\.newestRun).max() ?? 0,
+                                  keeping: rules.reduce(into: Set<Int32>()) { $0.formUnion($1.keeping) })
+            for (runID, pid) in rule.kill(ending: ending, instance: instance, unattributed: &unattributed) {
+                killed[runID, default: []].insert(pid)
             }
-            var unattributed: [Int32] = []
-            if let orphans {
-                for pid in orphans.kill(ending: run.runID, instance: instance, unattributed: &unattributed) {
-                    killed.insert(pid)
-                }
-            }
-            let pids = killed.sorted(), others = unattributed
-            guard let self else { return done(pids) }
-            self.performOnLoop { [weak self] in
-                if let self, !others.isEmpty { self.logUnattributed(others) }
-                if let self, let cgroup { self.removeCgroup(cgroup) }
-                done(pids)
+        }
+        let results = killed.mapValues { $0.sorted() }, others = unattributed
+        performOnLoop { [weak self] in
+            if let self, !others.isEmpty { self.logUnattributed(others) }
+            for item in batch {
+                if let self, let cgroup = item.cgroup { self.removeCgroup(cgroup) }
+                item.done(results[item.run.runID] ?? [])
                 CrashPoint.reach(.runEnded)
             }
         }
@@ -199,9 +223,13 @@ extension RefreshScheduler {
     }
 
     private func scheduleCgroupRemoval() {
-        guard !cgroupsToRemove.isEmpty, !closing else { return }
+        // Armed once: re-arming at each failure would put the retry off for as long as runs end
+        // more often than every 50 ms.
+        guard !cgroupsToRemove.isEmpty, !closing, !cgroupRemovalArmed else { return }
         if cgroupRemovalTimer == nil { cgroupRemovalTimer = makeTimer() }
+        cgroupRemovalArmed = true
         cgroupRemovalTimer?.start(after: .milliseconds(50)) { [unowned self] in
+            cgroupRemovalArmed = false
             guard let cgroups else { return }
             var left: [(path: String, tries: Int)] = []
             for (path, tries) in cgroupsToRemove where !cgroups.remove(path) {
@@ -234,16 +262,32 @@ struct OrphanRule: Sendable {
     /// The commands libuv spawned (children, but not orphans).
     var keeping: Set<Int32>
 
-    /// Kills the orphans whose run has ended; returns those of `ending`, and puts the others
-    /// (a finished run's, or none named) in `unattributed`.
-    func kill(ending: Int64, instance: String, unattributed: inout [Int32]) -> [Int32] {
-        var killed: [Int32] = []
+    /// Kills the orphans whose run has ended; returns those of the `ending` runs, and puts the
+    /// others (an earlier run's, or none named) in `unattributed`.
+    func kill(ending: Set<Int64>, instance: String, unattributed: inout [Int32]) -> [(runID: Int64, pid: Int32)] {
+        var killed: [(runID: Int64, pid: Int32)] = []
         for (pid, runID) in OrphanReaper.orphanChildren(keeping: keeping, instance: instance) {
             if let runID, inFlight.contains(runID) || runID > newestRun { continue }
             if runID == nil, !inFlight.isEmpty { continue }
             guard Glibc.kill(pid, SIGKILL) == 0 else { continue }
-            if runID == ending { killed.append(pid) } else { unattributed.append(pid) }
+            if let runID, ending.contains(runID) { killed.append((runID, pid)) } else { unattributed.append(pid) }
         }
         return killed
     }
+}
+
+/// A run's end waiting for the /proc sweep, with what the loop already did for it.
+struct QueuedSweep: Sendable {
+    var run: RunRecord
+    var quietGroups: Set<Int32>
+    var killed: Set<Int32>
+    var cgroup: String?
+    var orphans: OrphanRule?
+    var done: @Sendable ([Int32]) -> Void
+}
+
+/// The runs waiting for a sweep, and whether one is queued on the worker.
+struct SweepQueue {
+    var items: [QueuedSweep] = []
+    var scheduled = false
 }

@@ -5,6 +5,7 @@ import Logging
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore
+import Synchronization
 
 /// A BGTaskScheduler for Linux: declare identifiers with handlers, submit requests with an
 /// earliest begin date, and let the libuv loop launch, expire and record the runs.
@@ -113,10 +114,12 @@ public final class RefreshScheduler: @unchecked Sendable {
     var staleCgroupsSwept = false
     var cgroupsToRemove: [(path: String, tries: Int)] = []
     var cgroupRemovalTimer: OneShotTimer?
+    var cgroupRemovalArmed = false
     /// The newest run this host started a command for.
     var newestRunID: Int64 = 0
-    /// Where the /proc sweep at each run's end runs, off the loop.
+    /// Where the /proc sweep at each run's end runs, off the loop, and the runs waiting for it.
     let sweeper = DispatchQueue(label: "refreshd.sweep")
+    let sweeps = Mutex(SweepQueue())
     private let directoryLock: StateDirectoryLock?
     private var store: StateStore?
     let sharedContainer: String?
