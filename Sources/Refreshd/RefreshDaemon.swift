@@ -66,6 +66,12 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// - Throws: `ConfigErrors` for an invalid job directory, `StoreError` for an unusable state
     ///   directory, `SchedulerFailure` if state could not be committed while running.
     public func run() throws {
+        // Until the loop handles them (prepareSignals), the signals whose default action would
+        // kill refreshd without its stop sequence are ignored: reading the job files can take a
+        // while, and a logrotate SIGUSR1 may come then. (libuv resets them for every job.)
+        if handleSignals {
+            for number in [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF] { Glibc.signal(number, SIG_IGN) }
+        }
         let loaded = try loadJobs(jobsDirectory).get()
         var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? Self.machineSeed())
         configuration.runRetention = runRetention
