@@ -109,6 +109,8 @@ final class CommandProcess {
             return String(cString: uv_strerror(result))
         }
         pid = process.pointee.pid
+        let spawned = pid
+        OrphanReaper.ownChildren.withLock { _ = $0.insert(spawned) }
         resultsOpen = true
         for pipe in pipes {
             uv_read_start(UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self),
@@ -199,6 +201,8 @@ final class CommandProcess {
     }
 
     private func exited(status: Int64, signal: Int32) {
+        let reaped = pid  // libuv has waited for it
+        OrphanReaper.ownChildren.withLock { _ = $0.remove(reaped) }
         // Stragglers the job left behind in its group die with it (and in its cgroup: the host).
         signalGroup(SIGKILL)
         onLeaderExited?(pid)

@@ -1,5 +1,6 @@
 import Glibc
 import RefreshdCore
+import Synchronization
 
 /// Kills what a run left behind: at the end of every command run (its leader has exited), and
 /// at a restart for the runs refreshd died (kill -9, power cut) in the middle of.
@@ -187,16 +188,27 @@ enum OrphanReaper {
         }
     }
 
+    /// Children refreshd spawned itself and waits for by pid (the commands, through libuv). Any
+    /// other part of refreshd that spawns a detached child must register it here: as a
+    /// subreaper refreshd reaps every other dead child. (A child left in refreshd's own session
+    /// is never taken for an orphan: a run's processes are all in sessions of their own.)
+    static let ownChildren = Mutex<Set<Int32>>([])
+
+    /// Whether a child of refreshd is an orphan it inherited as a subreaper, not one it spawned.
+    private static func isOrphan(_ pid: Int32, _ s: ProcessStat, keeping: Set<Int32>, session: Int32) -> Bool {
+        !keeping.contains(pid) && s.session != session && !ownChildren.withLock { $0.contains(pid) }
+    }
+
     /// refreshd's living children that libuv did not spawn (`keeping` are the ones it did): as a
     /// subreaper, the orphans of runs. Each with the run its initial environment names, if it
     /// names one of this instance (nil: it cleared its environment).
     static func orphanChildren(keeping: Set<Int32>, instance: String, procDirectory: String = "/proc")
         -> [(pid: Int32, runID: Int64?)] {
-        let me = getpid()
+        let me = getpid(), session = getsid(0)
         let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
         var found: [(pid: Int32, runID: Int64?)] = []
         for (pid, s) in allProcesses(procDirectory: procDirectory) {
-            guard !keeping.contains(pid), s.parent == me, !s.isZombie else { continue }
+            guard s.parent == me, !s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
             let environment = environment(pid: pid, procDirectory: procDirectory) ?? []
             found.append((pid, environment.contains(instanceEntry) ? runID(in: environment) : nil))
         }
@@ -210,10 +222,10 @@ enum OrphanReaper {
     /// then never come. Returns the pids reaped.
     @discardableResult
     static func reapOrphanZombies(keeping: Set<Int32>, procDirectory: String = "/proc") -> [Int32] {
-        let me = getpid()
+        let me = getpid(), session = getsid(0)
         var reaped: [Int32] = []
         for (pid, s) in allProcesses(procDirectory: procDirectory) {
-            guard !keeping.contains(pid), s.parent == me, s.isZombie else { continue }
+            guard s.parent == me, s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { reaped.append(pid) }
         }

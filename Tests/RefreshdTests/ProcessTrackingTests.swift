@@ -74,6 +74,39 @@ import Testing
         #expect(unusable.reason.contains("Delegate=yes"))
     }
 
+    /// As a subreaper refreshd reaps dead orphans, never a child it spawned itself: not one in
+    /// its own session, not a registered one (libuv's commands, waited for by pid). The three
+    /// dead children are real; a planted /proc tree says which is which, so the sweep cannot
+    /// touch another test's children.
+    @Test func reapsOrphansButNotItsOwnChildren() throws {
+        var pids: [Int32] = []
+        for _ in 0..<3 {
+            var pid: pid_t = 0
+            var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+            defer { free(argv[0]) }
+            #expect(posix_spawn(&pid, "/bin/true", nil, nil, &argv, nil) == 0)
+            pids.append(pid)
+        }
+        defer { for pid in pids { var status: Int32 = 0; _ = waitpid(pid, &status, WNOHANG) } }
+        // Dead and not waited for: zombies.
+        #expect(waitFor(timeout: 5) { pids.allSatisfy { OrphanReaper.stat(pid: $0)?.isZombie == true } })
+        let me = getpid(), session = getsid(0)
+        let line = { (pid: Int32, sid: Int32) in "\(pid) (true) Z \(me) \(pid) \(sid) 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0\n" }
+        let root = try tree([
+            "\(pids[0])/stat": line(pids[0], session),  // spawned in refreshd's session
+            "\(pids[1])/stat": line(pids[1], pids[1]),  // detached, registered (a command)
+            "\(pids[2])/stat": line(pids[2], pids[2]),  // detached, unregistered: an orphan
+        ])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        OrphanReaper.ownChildren.withLock { _ = $0.insert(pids[1]) }
+        defer { OrphanReaper.ownChildren.withLock { _ = $0.remove(pids[1]) } }
+        #expect(OrphanReaper.reapOrphanZombies(keeping: [], procDirectory: root) == [pids[2]])
+        var status: Int32 = 0
+        #expect(waitpid(pids[0], &status, 0) == pids[0])
+        #expect(waitpid(pids[1], &status, 0) == pids[1])
+        #expect(waitpid(pids[2], &status, WNOHANG) == -1 && errno == ECHILD)
+    }
+
     /// No cgroup v2 line (a cgroup v1 only system): no run cgroups, and the reason says so.
     @Test func noCgroup2Hierarchy() throws {
         let root = try tree(["self/cgroup": "4:memory:/x\n", "self/mountinfo": ""])
@@ -84,4 +117,13 @@ import Testing
         }
         #expect(unusable.reason == "refreshd is in no cgroup v2 hierarchy")
     }
+}
+
+private func waitFor(timeout: Double, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
 }
