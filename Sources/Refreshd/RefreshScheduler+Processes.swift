@@ -244,10 +244,15 @@ extension RefreshScheduler {
         }
     }
 
-    /// At the stop: a last try at the cgroups still to remove.
+    /// At the stop: the cgroups still to remove, waiting up to a second for their killed
+    /// processes to finish exiting (else the next start removes them).
     func removeLeftCgroups() {
         guard let cgroups else { return }
-        cgroupsToRemove.removeAll { cgroups.remove($0.path) }
+        for _ in 0..<100 {
+            cgroupsToRemove.removeAll { cgroups.remove($0.path) }
+            if cgroupsToRemove.isEmpty { return }
+            usleep(10_000)
+        }
     }
 }
 
