@@ -12,7 +12,7 @@ import Synchronization
 ///   run's end, then removed;
 /// - otherwise refreshd is a child subreaper (`PR_SET_CHILD_SUBREAPER`, daemon only): orphans of
 ///   its runs are re-parented to it instead of init, and it reaps them when they die;
-/// - at every run's end (the runtime asks, `reapLeftovers`) and at a restart, the /proc sweep
+/// - at every run's end (the runtime asks, `sweepRun`) and at a restart, the /proc sweep
 ///   (`OrphanReaper`): every process whose initial environment names the run
 ///   (`REFRESH_INSTANCE` and `REFRESH_RUN_ID`), and every process of the run's session.
 extension RefreshScheduler {
@@ -59,8 +59,27 @@ extension RefreshScheduler {
     }
 
     /// Waits for dead orphans of runs (SIGCHLD, loop thread), never for a command libuv waits for.
-    func reapOrphans() {
+    ///
+    /// Cheap in the common case: it peeks at the next dead child (`waitid` with `WNOWAIT`) and
+    /// waits for it only if it is not refreshd's own. When the one it sees is a command, libuv
+    /// waits for it in this same turn: it looks again on the next turn, and if a command still
+    /// hides the others then, reads /proc for them.
+    func reapOrphans(again: Bool = false) {
         guard subreaping else { return }
+        let session = getsid(0)
+        while true {
+            let pid = refreshd_peek_zombie()
+            guard pid > 0 else { return }
+            let own = processes.values.contains { $0.pid == pid } || OrphanReaper.ownChildren.withLock { $0.contains(pid) }
+                || getsid(pid) == session
+            guard !own else { break }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { break }
+        }
+        guard again else {
+            performOnLoop { [weak self] in self?.reapOrphans(again: true) }
+            return
+        }
         OrphanReaper.reapOrphanZombies(keeping: Set(processes.values.map(\.pid)))
     }
 
