@@ -92,6 +92,7 @@ extension RefreshRuntime {
                                submitted: order.started, earliest: order.started, started: order.started,
                                deadline: order.deadline, attempt: order.attempt,
                                processGroup: processGroup, processStartTicks: startTicks)
+        lock.withLock { _ = sweeping.insert(order.runID) }
         host.sweepRun(record, instance: instance) { [self] killed in
             if !killed.isEmpty {
                 let text = "\(order.identifier)[\(order.runID)] killed \(killed.count) leftover process\(killed.count == 1 ? "" : "es") at the run's end"
@@ -99,6 +100,14 @@ extension RefreshRuntime {
                                           count: killed.count, message: text))
             }
             then()
+            let stopNow = lock.withLock { () -> Bool in
+                sweeping.remove(order.runID)
+                guard var waiting = stopAfterSweeps else { return false }
+                waiting.remove(order.runID)
+                stopAfterSweeps = waiting.isEmpty ? nil : waiting
+                return waiting.isEmpty
+            }
+            if stopNow { send(.shutdown) }
         }
     }
 

@@ -57,6 +57,10 @@ public final class RefreshRuntime: @unchecked Sendable {
     var seedSpecs: [String: String] = [:]
     /// Live results lines applied this second, per running run (see `runResultLine`).
     var liveLineRate: [Int64: (second: Int64, count: Int)] = [:]
+    /// Command runs whose command has exited and whose leftovers the host is sweeping, and the
+    /// ones a stop waits for (see `stop()`).
+    var sweeping: Set<Int64> = []
+    var stopAfterSweeps: Set<Int64>?
     var storeFailure: String?
     /// Guarded by `observerLock` (reports happen with and without `lock` held).
     var observers: [@Sendable (RuntimeObservation) -> Void] = []
@@ -169,7 +173,16 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// Graceful stop: no new launches; running work gets its expiration and grace.
-    public func stop() { send(.shutdown) }
+    public func stop() {
+        // A command that exited before the stop ends as it exited, not `interrupted`: the stop
+        // waits for the sweeps under way (milliseconds), then comes.
+        let now = lock.withLock { () -> Bool in
+            guard !sweeping.isEmpty else { return true }
+            stopAfterSweeps = sweeping
+            return false
+        }
+        if now { send(.shutdown) }
+    }
 
     public var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }
 
