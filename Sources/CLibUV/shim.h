@@ -5,4 +5,20 @@
 #include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
+#include <sys/prctl.h>
+#include <sys/xattr.h>
+#include <sys/wait.h>
+
+/// prctl is variadic, which Swift cannot call: makes the calling process a child subreaper.
+static inline int refreshd_set_child_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/// A dead child not waited for yet, left so (WNOWAIT): its pid, 0 if none, -1 if no child at all.
+static inline pid_t refreshd_peek_zombie(void) {
+    siginfo_t info;
+    info.si_pid = 0;
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -1;
+    return info.si_pid;
+}
 #endif

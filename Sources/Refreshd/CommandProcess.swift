@@ -37,6 +37,9 @@ final class CommandProcess {
     /// Offered each complete results line as it arrives; true when it was applied at once (a live
     /// activity update), so it is not kept for the exit.
     private let onResultLine: (String) -> Bool
+    /// Called once when the leader has exited and its group was sent SIGKILL (before the exit
+    /// is reported): the host kills what else the run has (its cgroup).
+    var onLeaderExited: ((_ group: Int32) -> Void)?
     /// Where the next unexamined results byte starts.
     private var resultsScanned = 0
     /// The most a run may write to its results channel.
@@ -106,6 +109,8 @@ final class CommandProcess {
             return String(cString: uv_strerror(result))
         }
         pid = process.pointee.pid
+        let spawned = pid
+        OrphanReaper.ownChildren.withLock { _ = $0.insert(spawned) }
         resultsOpen = true
         for pipe in pipes {
             uv_read_start(UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self),
@@ -196,8 +201,12 @@ final class CommandProcess {
     }
 
     private func exited(status: Int64, signal: Int32) {
-        // Stragglers the job left behind in its group die with it.
+        let reaped = pid  // libuv has waited for it
+        OrphanReaper.ownChildren.withLock { _ = $0.remove(reaped) }
+        // Stragglers the job left behind in its group die with it (and in its cgroup: the host).
         signalGroup(SIGKILL)
+        onLeaderExited?(pid)
+        onLeaderExited = nil
         if let dropped = limiter.takeDropped() { reportDropped(dropped) }
         exit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
         close(UnsafeMutableRawPointer(process))

@@ -11,6 +11,11 @@ public enum CrashPoint: String, Sendable, CaseIterable {
     case launchCommitted = "launch-committed"
     /// The command is spawned (its process exists) and its process group not recorded yet.
     case spawned
+    /// A command's leader has exited (its group just got SIGKILL), and what else the run left
+    /// running (a descendant in a session of its own) is not killed yet.
+    case leaderExited = "leader-exited"
+    /// A command run's end is committed (after its leftovers were swept).
+    case runEnded = "run-ended"
 
     /// The point this process should die at, read once from the environment.
     static let armed: CrashPoint? = getenv("REFRESHD_CRASH_AT").flatMap { CrashPoint(rawValue: String(cString: $0)) }

@@ -1,9 +1,12 @@
 import Glibc
 import RefreshdCore
+import Synchronization
 
-/// Kills what a run left behind when refreshd died (kill -9, power cut) in the middle of it.
+/// Kills what a run left behind: at the end of every command run (its leader has exited), and
+/// at a restart for the runs refreshd died (kill -9, power cut) in the middle of.
 ///
-/// A run's processes are found two ways, so that no instant of refreshd's death leaves one alive:
+/// A run's processes are found two ways, so that no instant of refreshd's death leaves one alive
+/// (where the system allows one, the run's cgroup finds the rest: see `RunCgroups`):
 /// - by environment: every command starts with `REFRESH_INSTANCE` (the state's random id) and
 ///   `REFRESH_RUN_ID` in its environment from its first instruction, and the run's record is
 ///   committed before the spawn. A process whose initial environment (/proc/PID/environ) holds
@@ -15,19 +18,18 @@ import RefreshdCore
 ///   than the leader get SIGKILL, even if they cleared their environment. If a different process
 ///   now holds the leader's pid (pid reuse), the record is stale and nothing is touched.
 ///
-/// refreshd's own process, group and session are never touched.
+/// refreshd's own process, group and session are never touched, nor zombies (already dead: their
+/// parent reaps them).
 enum OrphanReaper {
-    /// Kills the leftovers of `runs` (runs with no recorded end), reading /proc once.
+    /// Kills the leftovers of `runs`, reading /proc once.
     /// Returns each run that had leftovers, with the pids sent SIGKILL.
-    static func reap(_ runs: [RunRecord], instance: String, procDirectory: String = "/proc")
-        -> [(RunRecord, [Int32])] {
+    /// Members of `quietGroups` (groups already sent SIGKILL when their leader exited) are
+    /// killed again but not counted: only what escaped the group is reported at a run's end.
+    static func reap(_ runs: [RunRecord], instance: String, quietGroups: Set<Int32> = [],
+                     procDirectory: String = "/proc") -> [(RunRecord, [Int32])] {
         guard !runs.isEmpty else { return [] }
         let byRunID = Dictionary(runs.map { ($0.runID, $0) }, uniquingKeysWith: { a, _ in a })
-        var processes: [(pid: Int32, stat: ProcessStat)] = []
-        for name in ConditionsProbe.list(procDirectory) {
-            guard let pid = Int32(name), let s = stat(pid: pid, procDirectory: procDirectory) else { continue }
-            processes.append((pid, s))
-        }
+        let processes = allProcesses(procDirectory: procDirectory).filter { !$0.stat.isZombie }
         let me = getpid(), myGroup = getpgrp(), mySession = getsid(0)
         func isMine(_ pid: Int32, _ s: ProcessStat) -> Bool {
             pid == me || s.processGroup == myGroup || s.session == mySession || pid <= 1
@@ -44,7 +46,12 @@ enum OrphanReaper {
         }
         if !instance.isEmpty {
             let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
+            // A run's process starts no earlier than its leader: when every leader's start is
+            // known (always at a run's end), older processes' environments need not be read.
+            let starts = runs.compactMap(\.processStartTicks)
+            let earliest = starts.count == runs.count ? starts.min() : nil
             for (pid, s) in processes where !isMine(pid, s) {
+                if let earliest, s.startTicks < earliest { continue }
                 guard let environment = environment(pid: pid, procDirectory: procDirectory),
                       environment.contains(instanceEntry),
                       let runID = runID(in: environment), let run = byRunID[runID] else { continue }
@@ -62,7 +69,7 @@ enum OrphanReaper {
                 owner = session.run
             }
             guard let owner else { continue }
-            if Glibc.kill(pid, SIGKILL) == 0 { killed[owner, default: []].append(pid) }
+            if Glibc.kill(pid, SIGKILL) == 0, !quietGroups.contains(s.processGroup) { killed[owner, default: []].append(pid) }
         }
         return killed.keys.sorted().compactMap { id in byRunID[id].map { ($0, killed[id]!.sorted()) } }
     }
@@ -90,19 +97,138 @@ enum OrphanReaper {
     }
 
     struct ProcessStat {
+        var state: Character
+        var parent: Int32
         var processGroup: Int32
         var session: Int32
         var startTicks: UInt64
+        var isZombie: Bool { state == "Z" || state == "X" }
     }
 
     /// Fields of /proc/PID/stat after the parenthesised command name (which may hold spaces).
     static func stat(pid: Int32, procDirectory: String = "/proc") -> ProcessStat? {
-        guard let text = ConditionsProbe.readFile("\(procDirectory)/\(pid)/stat"),
-              let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // fields[0] = state (3), [1] = ppid (4), [2] = pgrp (5), [3] = session (6), [19] = starttime (22)
-        guard fields.count > 19, let pgrp = Int32(fields[2]), let sid = Int32(fields[3]),
-              let start = UInt64(fields[19]) else { return nil }
-        return ProcessStat(processGroup: pgrp, session: sid, startTicks: start)
+        let fd = open("\(procDirectory)/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        return parseStat(fd: fd, buffer: &buffer)
+    }
+
+    /// Every process in /proc with its stat. This runs at every run's end, so it reads each
+    /// stat with one `openat` and `read` into one buffer and parses bytes, not strings.
+    static func allProcesses(procDirectory: String = "/proc") -> [(pid: Int32, stat: ProcessStat)] {
+        guard let dir = opendir(procDirectory) else { return [] }
+        defer { closedir(dir) }
+        let dirFD = dirfd(dir)
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var path = [CChar](repeating: 0, count: 32)
+        var found: [(pid: Int32, stat: ProcessStat)] = []
+        while let entry = readdir(dir) {
+            var pid: Int32 = 0
+            var length = 0
+            let isNumber = withUnsafeBytes(of: entry.pointee.d_name) { name -> Bool in
+                for byte in name {
+                    if byte == 0 { break }
+                    guard byte >= 48, byte <= 57, length < 10 else { return false }
+                    pid = pid &* 10 &+ Int32(byte - 48)
+                    path[length] = CChar(bitPattern: byte)
+                    length += 1
+                }
+                return length > 0
+            }
+            guard isNumber, pid > 0 else { continue }
+            for (i, byte) in "/stat".utf8.enumerated() { path[length + i] = CChar(bitPattern: byte) }
+            path[length + 5] = 0
+            let fd = openat(dirFD, path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if let s = parseStat(fd: fd, buffer: &buffer) { found.append((pid, s)) }
+            close(fd)
+        }
+        return found
+    }
+
+    /// Parses the fields refreshd needs from a stat file: after the last `)`, field 3 (state),
+    /// 4 (ppid), 5 (pgrp), 6 (session) and 22 (start time in clock ticks since boot).
+    private static func parseStat(fd: Int32, buffer: inout [UInt8]) -> ProcessStat? {
+        buffer.withUnsafeMutableBytes { raw -> ProcessStat? in
+            let count = read(fd, raw.baseAddress, raw.count)
+            guard count > 0 else { return nil }
+            let bytes = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+            guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+            var field = 2  // the field that starts after the next space
+            var state: UInt8 = 0
+            var numbers: [Int: Int64] = [:]
+            var value: Int64 = 0, negative = false, inField = false
+            var i = close + 1
+            while i <= bytes.count {
+                let byte = i < bytes.count ? bytes[i] : UInt8(ascii: " ")
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
+                    if inField {
+                        if field == 3 { state = UInt8(truncatingIfNeeded: value) } else { numbers[field] = negative ? -value : value }
+                        if field == 22 { break }
+                    }
+                    inField = false
+                } else {
+                    if !inField { field += 1; inField = true; value = 0; negative = false }
+                    if field == 3 {
+                        value = Int64(byte)
+                    } else if byte == UInt8(ascii: "-") {
+                        negative = true
+                    } else if byte >= 48, byte <= 57 {
+                        value = value &* 10 &+ Int64(byte - 48)
+                    }
+                }
+                i += 1
+            }
+            guard state != 0, let ppid = numbers[4], let pgrp = numbers[5], let sid = numbers[6],
+                  let start = numbers[22] else { return nil }
+            return ProcessStat(state: Character(Unicode.Scalar(state)), parent: Int32(truncatingIfNeeded: ppid),
+                               processGroup: Int32(truncatingIfNeeded: pgrp), session: Int32(truncatingIfNeeded: sid),
+                               startTicks: UInt64(max(0, start)))
+        }
+    }
+
+    /// Children refreshd spawned itself and waits for by pid (the commands, through libuv). Any
+    /// other part of refreshd that spawns a detached child must register it here: as a
+    /// subreaper refreshd reaps every other dead child. (A child left in refreshd's own session
+    /// is never taken for an orphan: a run's processes are all in sessions of their own.)
+    static let ownChildren = Mutex<Set<Int32>>([])
+
+    /// Whether a child of refreshd is an orphan it inherited as a subreaper, not one it spawned.
+    private static func isOrphan(_ pid: Int32, _ s: ProcessStat, keeping: Set<Int32>, session: Int32) -> Bool {
+        !keeping.contains(pid) && s.session != session && !ownChildren.withLock { $0.contains(pid) }
+    }
+
+    /// refreshd's living children that libuv did not spawn (`keeping` are the ones it did): as a
+    /// subreaper, the orphans of runs. Each with the run its initial environment names, if it
+    /// names one of this instance (nil: it cleared its environment).
+    static func orphanChildren(keeping: Set<Int32>, instance: String, procDirectory: String = "/proc")
+        -> [(pid: Int32, runID: Int64?)] {
+        let me = getpid(), session = getsid(0)
+        let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
+        var found: [(pid: Int32, runID: Int64?)] = []
+        for (pid, s) in allProcesses(procDirectory: procDirectory) {
+            guard s.parent == me, !s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
+            let environment = environment(pid: pid, procDirectory: procDirectory) ?? []
+            found.append((pid, environment.contains(instanceEntry) ? runID(in: environment) : nil))
+        }
+        return found
+    }
+
+    /// Reaps the zombies among refreshd's children that are not `keeping` (the commands libuv
+    /// spawned and waits for itself). As a child subreaper refreshd inherits every orphan of its
+    /// runs, and must wait for them once they die, or they pile up as zombies. Never
+    /// `waitpid(-1)`: that could take a command's exit from libuv, whose exit callback would
+    /// then never come. Returns the pids reaped.
+    @discardableResult
+    static func reapOrphanZombies(keeping: Set<Int32>, procDirectory: String = "/proc") -> [Int32] {
+        let me = getpid(), session = getsid(0)
+        var reaped: [Int32] = []
+        for (pid, s) in allProcesses(procDirectory: procDirectory) {
+            guard s.parent == me, s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { reaped.append(pid) }
+        }
+        return reaped
     }
 }

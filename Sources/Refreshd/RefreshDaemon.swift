@@ -32,6 +32,11 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// How long finished runs stay in the state (nil: for ever); see
     /// `SchedulerConfiguration.runRetention`.
     public var runRetention: Duration? = SchedulerConfiguration().runRetention
+    /// Put each run in a cgroup of its own where the system allows one; false (or
+    /// `REFRESHD_PROCESS_TRACKING=subreaper` in the environment) uses the child subreaper
+    /// instead. Either way a run's processes never outlive it (see README, "No job process
+    /// survives its run").
+    public var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket's bounds (clients, subscribers, queued bytes, descriptor reserve).
@@ -63,12 +68,21 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// - Throws: `ConfigErrors` for an invalid job directory, `StoreError` for an unusable state
     ///   directory, `SchedulerFailure` if state could not be committed while running.
     public func run() throws {
+        // Until the loop handles them (prepareSignals), the signals whose default action would
+        // kill refreshd without its stop sequence are ignored: reading the job files can take a
+        // while, and a logrotate SIGUSR1 may come then. (libuv resets them for every job.)
+        if handleSignals {
+            for number in [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF] { Glibc.signal(number, SIG_IGN) }
+        }
         let loaded = try loadJobs(jobsDirectory).get()
         var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? Self.machineSeed())
         configuration.runRetention = runRetention
+        // `refreshd run` owns its process (no other thread forks, every child is a run's); an
+        // embedded daemon (tests) does not.
         let options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
-            configuration: configuration, handleSignals: handleSignals, logger: logger)
+            configuration: configuration, handleSignals: handleSignals, logger: logger,
+            runCgroups: runCgroups, ownsProcess: handleSignals)
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime

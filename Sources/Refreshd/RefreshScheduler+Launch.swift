@@ -26,6 +26,8 @@ extension RefreshScheduler: RuntimeHost {
     public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
         CrashPoint.reach(.launchCommitted)
         let runtime = self.runtime
+        let cgroup = makeRunCgroup(order)
+        newestRunID = max(newestRunID, order.runID)
         let process = CommandProcess(
             runID: order.runID, identifier: order.identifier,
             onLine: { stream, line in runtime.runOutput(order, stream: stream, line: line) },
@@ -35,17 +37,26 @@ extension RefreshScheduler: RuntimeHost {
                 self?.processes[order.runID] = nil
                 runtime.runEnded(order.runID, exit: exit, results: results)
             })
-        if let error = process.spawn(loop: loop, argv: job.argv, environment: environment(),
+        process.onLeaderExited = { [weak self] group in
+            CrashPoint.reach(.leaderExited)
+            self?.leaderExited(runID: order.runID, group: group)
+        }
+        let env = environment()
+        let joined = joinRunCgroup(cgroup)
+        if let error = process.spawn(loop: loop, argv: job.argv, environment: env,
                                      workingDirectory: job.workingDirectory) {
+            if joined { cgroups?.leave() }
+            if let cgroup { removeCgroup(cgroup) }
             return .failed("\(job.argv.first ?? "?"): \(error)")
         }
+        enterRunCgroup(order, pid: process.pid, cgroup: cgroup, joined: joined)
         processes[order.runID] = process
         CrashPoint.reach(.spawned)
         return .started(processGroup: process.pid, startTicks: OrphanReaper.stat(pid: process.pid)?.startTicks)
     }
 
     public func signal(runID: Int64, _ signal: RunSignal) {
-        processes[runID]?.signalGroup(signal == .terminate ? SIGTERM : SIGKILL)
+        signalRun(runID, signal == .terminate ? SIGTERM : SIGKILL)
     }
 
     public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
@@ -111,7 +122,11 @@ extension RefreshScheduler: RuntimeHost {
     }
 
     public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
-        OrphanReaper.reap(runs, instance: instance)
+        sweep(runs, instance: instance)
+    }
+
+    public func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
+        sweepEndedRun(run, instance: instance, done: done)
     }
 
     public func scheduleDrain() {
@@ -122,6 +137,7 @@ extension RefreshScheduler: RuntimeHost {
 
     public func runtimeStopped() {
         publisher.sync {}  // what was published before the stop is on disk when run() returns
+        removeLeftCgroups()
         closeHandles()
     }
 

@@ -57,6 +57,11 @@ extension RefreshScheduler {
         }
     }
 
+    /// The signals a daemon handles on the loop: stop (TERM, INT), reload (HUP), a status line
+    /// (USR1), and ones whose default action would kill refreshd with no stop sequence, logged
+    /// and otherwise ignored (USR2, ALRM, VTALRM, PROF; refreshd arms no interval timer).
+    static let handledSignals = [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF]
+
     /// A process can start with signals blocked (a parent's thread mask is inherited through
     /// fork and exec). libuv learns of job exits through SIGCHLD and of stop requests through
     /// SIGTERM/SIGINT/SIGHUP, so the loop thread unblocks the ones it relies on.
@@ -65,23 +70,28 @@ extension RefreshScheduler {
         sigemptyset(&set)
         sigaddset(&set, SIGCHLD)
         if options.handleSignals {
-            for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, number) }
+            for number in Self.handledSignals { sigaddset(&set, number) }
         }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
-    /// Unblocks and installs the signals refreshd relies on (once). The daemon calls it before it
-    /// says it has started, so a SIGTERM sent on that line is handled, not fatal.
+    /// Unblocks and installs the signals refreshd relies on (once), and starts tracking runs'
+    /// processes. The daemon calls it before it says it has started, so a SIGTERM sent on that
+    /// line is handled, not fatal.
     public func prepareSignals() {
         guard !signalsPrepared else { return }
         signalsPrepared = true
         unblockSignals()
         if options.handleSignals { installSignals() }
+        startProcessTracking()
     }
 
+    /// Handlers on the loop (`uv_signal_t`), never `SIG_IGN`: an ignored disposition would be
+    /// inherited by every command through exec. (libuv also resets signals 1-31 to their default
+    /// in a spawned child before its exec, so even SIGPIPE, ignored here, is default in a job.)
     func installSignals() {
         Glibc.signal(SIGPIPE, SIG_IGN)
-        for number in [SIGTERM, SIGINT, SIGHUP] {
+        for number in Self.handledSignals {
             let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
             uv_signal_init(loop, handle)
             handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -94,9 +104,18 @@ extension RefreshScheduler {
     }
 
     func received(signal number: Int32) {
-        let name = number == SIGTERM ? "SIGTERM" : number == SIGINT ? "SIGINT" : "SIGHUP"
-        if number == SIGHUP {
+        let name = Self.signalName(number)
+        switch number {
+        case SIGHUP:
             if let hangup = onHangup { hangup() } else { logger.info("received SIGHUP: nothing to reload") }
+            return
+        case SIGUSR1:
+            logger.info("received SIGUSR1: \(statusLine())")
+            return
+        case SIGTERM, SIGINT:
+            break
+        default:
+            logger.info("received \(name): ignored")
             return
         }
         if !isStopping {
@@ -104,9 +123,37 @@ extension RefreshScheduler {
             stop()
         } else {
             logger.warning("received \(name) again: killing running jobs now")
-            for process in processes.values { process.signalGroup(SIGKILL) }
+            for runID in processes.keys.sorted() { signalRun(runID, SIGKILL) }
             runtime.abandonInProcessRuns()
         }
+    }
+}
+
+extension RefreshScheduler {
+    static func signalName(_ number: Int32) -> String {
+        switch number {
+        case SIGTERM: "SIGTERM"
+        case SIGINT: "SIGINT"
+        case SIGHUP: "SIGHUP"
+        case SIGUSR1: "SIGUSR1"
+        case SIGUSR2: "SIGUSR2"
+        case SIGALRM: "SIGALRM"
+        case SIGVTALRM: "SIGVTALRM"
+        case SIGPROF: "SIGPROF"
+        default: "signal \(number)"
+        }
+    }
+
+    /// What SIGUSR1 logs: runs in flight, pending requests and the next wake-up, on one line.
+    func statusLine() -> String {
+        let snapshot = runtime.snapshot()
+        var parts: [String] = []
+        let runs = snapshot.runs.map { "\($0.identifier)[\($0.runID)]" }
+        parts.append("\(runs.count) run\(runs.count == 1 ? "" : "s") in flight" + (runs.isEmpty ? "" : " (\(runs.joined(separator: ", ")))"))
+        parts.append("\(snapshot.pending.count) pending")
+        if let next = snapshot.nextWakeUp { parts.append("next wake-up \(next.iso8601)") }
+        if isStopping { parts.append("stopping") }
+        return parts.joined(separator: ", ")
     }
 }
 

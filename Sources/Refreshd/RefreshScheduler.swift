@@ -5,6 +5,7 @@ import Logging
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore
+import Synchronization
 
 /// A BGTaskScheduler for Linux: declare identifiers with handlers, submit requests with an
 /// earliest begin date, and let the libuv loop launch, expire and record the runs.
@@ -40,13 +41,26 @@ public final class RefreshScheduler: @unchecked Sendable {
         public var logger: Logger
         /// The wall clock the shell reads (the core never reads one).
         public var clock: WallClockSource
+        /// Put each command run in a cgroup of its own where the system allows one (see
+        /// `RunCgroups`), so that no process of a run outlives it however it detached.
+        public var runCgroups: Bool
+        /// This process is the scheduler's alone (the daemon): no other thread forks, and every
+        /// child is a run's. Then each command is born in its run's cgroup (the process joins
+        /// the cgroup for the spawn: a child another thread forked meanwhile would be born there
+        /// too, and die with the run), and where no cgroup is used the process becomes a child
+        /// subreaper (it reaps every dead child libuv does not wait for). Otherwise the command
+        /// is moved into its cgroup right after the spawn, and the sweep catches early forks.
+        public var ownsProcess: Bool
 
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     handleSignals: Bool = false, conditionsProbe: ConditionsProbe = ConditionsProbe(),
                     conditionsFallbackInterval: Duration = .seconds(60),
-                    logger: Logger = Logger(label: "refreshd"), clock: WallClockSource = .system) {
+                    logger: Logger = Logger(label: "refreshd"), clock: WallClockSource = .system,
+                    runCgroups: Bool = true, ownsProcess: Bool = false) {
             self.clock = clock
+            self.runCgroups = runCgroups
+            self.ownsProcess = ownsProcess
             self.stateDirectory = stateDirectory
             self.sharedContainer = sharedContainer
             self.configuration = configuration
@@ -89,6 +103,26 @@ public final class RefreshScheduler: @unchecked Sendable {
     var loopThread: pthread_t?
     var closing = false
     var signalsPrepared = false
+    // Process tracking (loop thread; see RefreshScheduler+Processes).
+    var cgroups: RunCgroups?
+    /// Why no run cgroup is used, when none is.
+    var trackingNote: String?
+    var subreaping = false
+    /// Each command run's cgroup, from its spawn to its sweep.
+    var runCgroups: [Int64: String] = [:]
+    /// Processes killed in a run's cgroup when its leader exited, reported with its sweep.
+    var killedAtExit: [Int64: Set<Int32>] = [:]
+    /// The process group of each run whose leader has exited (already sent SIGKILL), until its sweep.
+    var exitedGroups: [Int64: Int32] = [:]
+    var staleCgroupsSwept = false
+    var cgroupsToRemove: [(path: String, tries: Int)] = []
+    var cgroupRemovalTimer: OneShotTimer?
+    var cgroupRemovalArmed = false
+    /// The newest run this host started a command for.
+    var newestRunID: Int64 = 0
+    /// Where the /proc sweep at each run's end runs, off the loop, and the runs waiting for it.
+    let sweeper = DispatchQueue(label: "refreshd.sweep")
+    let sweeps = Mutex(SweepQueue())
     private let directoryLock: StateDirectoryLock?
     private var store: StateStore?
     let sharedContainer: String?
@@ -138,6 +172,7 @@ public final class RefreshScheduler: @unchecked Sendable {
             self.runtime.send(.conditionsChanged(c))
         }
         runtime.attach(self)
+        prepareProcessTracking()
     }
 
     deinit {

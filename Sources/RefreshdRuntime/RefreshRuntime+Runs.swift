@@ -8,13 +8,16 @@ extension RefreshRuntime {
             // Never handed to a host (uv_spawn cannot run nothing): a failed start, on both hosts.
             send(.runFinished(runID: order.runID, exit: .spawnFailed("no command to run")))
         case let .command(job):
-            lock.withLock { executions[order.runID] = .command }
+            lock.withLock { executions[order.runID] = .command(order) }
             switch host.startCommand(order, job, environment: { self.environment(for: order, job) }) {
             case let .started(group, ticks):
                 // Its own transaction: the run was committed before the spawn and its processes
                 // carry REFRESH_INSTANCE and REFRESH_RUN_ID, so dying before this commit loses
                 // nothing (the reaper finds them by their environment).
                 lock.withLock {
+                    if case .command = executions[order.runID] {
+                        executions[order.runID] = .command(order, processGroup: group, startTicks: ticks)
+                    }
                     if machines.scheduler.configuration.emitsStateChanges {
                         _ = commit([.persist(.processStarted(runID: order.runID, processGroup: group, startTicks: ticks))])
                     }
@@ -47,7 +50,18 @@ extension RefreshRuntime {
             liveLineRate[runID] = nil
             return executions.removeValue(forKey: runID)
         }
-        guard execution != nil else { return }
+        guard let execution else { return }
+        if case let .command(order, group, ticks) = execution, let host {
+            sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in
+                finishRun(runID, exit: exit, results: results)
+            }
+        } else {
+            finishRun(runID, exit: exit, results: results)
+        }
+    }
+
+    /// The run's end, with its results checked, to the machines (committed).
+    func finishRun(_ runID: Int64, exit: RunExit, results: [String]) {
         var accepted: [String] = []
         if !results.isEmpty {
             let checked = RunResults.check(results)
@@ -64,6 +78,37 @@ extension RefreshRuntime {
             }
         }
         send(.runFinished(runID: runID, exit: exit, results: accepted))
+    }
+
+    /// A run's processes never outlive it: at a command run's end, before the end is committed,
+    /// the host kills whatever the run left running (a child in a session of its own, one that
+    /// left the process group), found by its cgroup, its session and its environment. Swept
+    /// before the commit, so refreshd dying at any instant leaves the run swept or unfinished,
+    /// and the restart's sweep of unfinished runs gets the rest. The host calls `runEnded` for a
+    /// command on its execution context, and `then` runs there once the sweep is done.
+    func sweepLeftovers(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?, on host: any RuntimeHost,
+                        then: @escaping @Sendable () -> Void) {
+        let record = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
+                               submitted: order.started, earliest: order.started, started: order.started,
+                               deadline: order.deadline, attempt: order.attempt,
+                               processGroup: processGroup, processStartTicks: startTicks)
+        lock.withLock { _ = sweeping.insert(order.runID) }
+        host.sweepRun(record, instance: instance) { [self] killed in
+            if !killed.isEmpty {
+                let text = "\(order.identifier)[\(order.runID)] killed \(killed.count) leftover process\(killed.count == 1 ? "" : "es") at the run's end"
+                report(RuntimeObservation(time: clock(), kind: .reaped, identifier: order.identifier, runID: order.runID,
+                                          count: killed.count, message: text))
+            }
+            then()
+            let stopNow = lock.withLock { () -> Bool in
+                sweeping.remove(order.runID)
+                guard var waiting = stopAfterSweeps else { return false }
+                waiting.remove(order.runID)
+                stopAfterSweeps = waiting.isEmpty ? nil : waiting
+                return waiting.isEmpty
+            }
+            if stopNow { send(.shutdown) }
+        }
     }
 
     /// The host could not write a publication (any thread): a warning in the log.

@@ -33,7 +33,9 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// How a run in flight is carried out.
     enum Execution {
-        case command
+        /// A command: its order, and its leader (pid, start ticks) once the host started it, for
+        /// the sweep of its leftovers at its end.
+        case command(LaunchOrder, processGroup: Int32? = nil, startTicks: UInt64? = nil)
         case task(RefreshTask)
         case action(ActionContext)
     }
@@ -59,6 +61,10 @@ public final class RefreshRuntime: @unchecked Sendable {
     /// Live results lines taken and not yet applied: applied together, in one commit, at the
     /// next drain or before the next event (see `runResultLine`).
     var liveBacklog: [(line: ResultLine, at: Instant)] = []
+    /// Command runs whose command has exited and whose leftovers the host is sweeping, and the
+    /// ones a stop waits for (see `stop()`).
+    var sweeping: Set<Int64> = []
+    var stopAfterSweeps: Set<Int64>?
     var storeFailure: String?
     /// Guarded by `observerLock` (reports happen with and without `lock` held).
     var observers: [@Sendable (RuntimeObservation) -> Void] = []
@@ -175,7 +181,16 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// Graceful stop: no new launches; running work gets its expiration and grace.
-    public func stop() { send(.shutdown) }
+    public func stop() {
+        // A command that exited before the stop ends as it exited, not `interrupted`: the stop
+        // waits for the sweeps under way (milliseconds), then comes.
+        let now = lock.withLock { () -> Bool in
+            guard !sweeping.isEmpty else { return true }
+            stopAfterSweeps = sweeping
+            return false
+        }
+        if now { send(.shutdown) }
+    }
 
     public var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }
 

@@ -29,8 +29,13 @@ public protocol RuntimeHost: AnyObject {
     /// `.conditionsChanged` with fresh readings.
     func watchConditions(_ on: Bool)
     /// Kills whatever is left of runs that were in flight when a previous runtime on this state
-    /// died. Returns each run that had leftovers with the pids killed.
+    /// died (at the restore). Returns each run that had leftovers with the pids killed.
     func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])]
+    /// Kills whatever a command run left running at its end (its leader has exited), then calls
+    /// `done` on the execution context with the pids killed; the runtime commits the run's end
+    /// only then. The host may do the work off the execution context (the libuv host reads
+    /// /proc on a worker thread). By default: `reapLeftovers` of the run, at once.
+    func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void)
     /// Effects are queued and the caller is not on the execution context: run `drain()` there.
     func scheduleDrain()
     /// Whether the current thread is the execution context.
@@ -40,6 +45,12 @@ public protocol RuntimeHost: AnyObject {
     func publish(_ publication: Publication)
     /// The runtime has stopped: release timers and watches so the host's loop can end.
     func runtimeStopped()
+}
+
+extension RuntimeHost {
+    public func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
+        done(reapLeftovers(of: [run], instance: instance).first?.1 ?? [])
+    }
 }
 
 /// The result of starting a command.

@@ -66,6 +66,29 @@ import RefreshdCore
         #expect(h.wait(timeout: 2) { processIsGone(pid) })
     }
 
+    /// Embedded (the scheduler shares its process: the command is moved into its cgroup after
+    /// the spawn, no subreaper): a child in a session of its own is still killed at the run's
+    /// end, by its cgroup or by the environment sweep, and the log says so.
+    @Test func detachedChildIsKilledWhenTheJobExits() throws {
+        let dir = TempDirectory.make()
+        let pidFile = dir + "/detached.pid"
+        let script = "setsid /bin/sh -c 'echo $$ > \(pidFile); exec sleep 30' </dev/null >/dev/null 2>&1 3>&- &"
+            + " while [ ! -s \(pidFile) ]; do sleep 0.01; done; exit 0"
+        let h = try LoopHarness(directory: dir) { s in
+            let j = job("t.detach", script)
+            s.register(j.0, command: j.1)
+        }
+        defer { h.removeDirectory() }
+        try h.scheduler.submit(TaskRequest(identifier: "t.detach", kind: .processing))
+        h.start()
+        #expect(h.wait { h.outcomes()["t.detach"] == [.success] })
+        #expect(h.stop())
+        let pid = Int32((try String(contentsOfFile: pidFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines))!
+        defer { if !processIsGone(pid) { kill(pid, SIGKILL) } }
+        #expect(h.wait(timeout: 2) { processIsGone(pid) })
+        #expect(h.lines.contains("t.detach[1] killed 1 leftover process at the run's end"))
+    }
+
     @Test func replaceOnSubmitAndPendingLimit() throws {
         let h = try LoopHarness { s in
             let a = TaskDefinition(identifier: "t.refresh", allowance: .seconds(5))

@@ -1,0 +1,317 @@
+import CLibUV
+import Glibc
+import RefreshdCore
+import RefreshdRuntime
+import Synchronization
+
+/// Finding every process of a command run, however it detached, so none outlives its run.
+///
+/// Three nets, each catching what the one before may miss:
+/// - the run's cgroup (`RunCgroups`), where the system allows one: every descendant, even one
+///   in a new session with a cleared environment. Killed when the leader exits and again at the
+///   run's end, then removed;
+/// - otherwise refreshd is a child subreaper (`PR_SET_CHILD_SUBREAPER`, daemon only): orphans of
+///   its runs are re-parented to it instead of init, and it reaps them when they die;
+/// - at every run's end (the runtime asks, `sweepRun`) and at a restart, the /proc sweep
+///   (`OrphanReaper`): every process whose initial environment names the run
+///   (`REFRESH_INSTANCE` and `REFRESH_RUN_ID`), and every process of the run's session.
+extension RefreshScheduler {
+    /// Picks how runs' processes are tracked (at init; logged when the loop is prepared).
+    func prepareProcessTracking() {
+        guard options.runCgroups else {
+            trackingNote = "run cgroups are off"
+            return
+        }
+        switch RunCgroups.detect(instance: runtime.instance) {
+        case let .success(found):
+            cgroups = found
+        case let .failure(unusable):
+            trackingNote = unusable.reason
+        }
+    }
+
+    /// Becomes a subreaper where no cgroup is used (if asked to), and says how runs are tracked.
+    func startProcessTracking() {
+        if let cgroups {
+            logger.info("each run's processes are tracked in a cgroup of their own under \(cgroups.parent)")
+            return
+        }
+        guard options.ownsProcess else {
+            logger.info("no cgroup for runs (\(trackingNote ?? "")): a run's processes are found by process group, session and environment")
+            return
+        }
+        guard refreshd_set_child_subreaper() == 0 else {
+            logger.warning("no cgroup for runs (\(trackingNote ?? "")) and cannot become a child subreaper: \(String(cString: strerror(errno)))")
+            return
+        }
+        subreaping = true
+        let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+        uv_signal_init(loop, handle)
+        handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        // A second SIGCHLD watcher beside libuv's own: libuv waits only for the pids it spawned.
+        uv_signal_start(handle, { handle, _ in
+            guard let data = handle?.pointee.data else { return }
+            Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().reapOrphans()
+        }, SIGCHLD)
+        uv_unref(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self))
+        signals.append(handle)
+        logger.info("no cgroup for runs (\(trackingNote ?? "")): refreshd is a child subreaper, orphans of runs come back to it")
+    }
+
+    /// Waits for dead orphans of runs (SIGCHLD, loop thread), never for a command libuv waits for.
+    ///
+    /// Cheap in the common case: it peeks at the next dead child (`waitid` with `WNOWAIT`) and
+    /// waits for it only if it is not refreshd's own. When the one it sees is a command, libuv
+    /// waits for it in this same turn: it looks again on the next turn, and if a command still
+    /// hides the others then, reads /proc for them.
+    func reapOrphans(again: Bool = false) {
+        guard subreaping else { return }
+        let session = getsid(0)
+        while true {
+            let pid = refreshd_peek_zombie()
+            guard pid > 0 else { return }
+            let own = processes.values.contains { $0.pid == pid } || OrphanReaper.ownChildren.withLock { $0.contains(pid) }
+                || getsid(pid) == session
+            guard !own else { break }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { break }
+        }
+        guard again else {
+            performOnLoop { [weak self] in self?.reapOrphans(again: true) }
+            return
+        }
+        OrphanReaper.reapOrphanZombies(keeping: Set(processes.values.map(\.pid)))
+    }
+
+    /// Makes the run's cgroup before the spawn (nil where none is used or it cannot be made).
+    func makeRunCgroup(_ order: LaunchOrder) -> String? {
+        guard let cgroups else { return nil }
+        switch cgroups.create(runID: order.runID) {
+        case let .success(path):
+            return path
+        case let .failure(unusable):
+            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: \(unusable.reason)")
+            return nil
+        }
+    }
+
+    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there;
+    /// only in a process that is refreshd's alone (`ownsProcess`).
+    func joinRunCgroup(_ cgroup: String?) -> Bool {
+        guard options.ownsProcess, let cgroup, let cgroups else { return false }
+        return cgroups.join(cgroup)
+    }
+
+    /// After the spawn: refreshd back in its own cgroup, the command in the run's (moved there
+    /// now if it was not born there).
+    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, joined: Bool) {
+        guard let cgroup, let cgroups else { return }
+        if joined, !cgroups.leave() {
+            logger.critical("cannot move refreshd back out of \(cgroup): \(String(cString: strerror(errno)))")
+        }
+        if joined || cgroups.attach(pid: pid, to: cgroup) {
+            runCgroups[order.runID] = cgroup
+        } else {
+            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup): \(String(cString: strerror(errno)))")
+            removeCgroup(cgroup)
+        }
+    }
+
+    /// The leader exited (its group was just sent SIGKILL, as always): everything else in its
+    /// cgroup dies too. What had left the group is counted, reported with the run's sweep.
+    func leaderExited(runID: Int64, group: Int32) {
+        exitedGroups[runID] = group
+        guard let cgroups, let cgroup = runCgroups[runID] else { return }
+        let escaped = RunCgroups.members(cgroup).filter { getpgid($0) != group }
+        cgroups.kill(cgroup)
+        if !escaped.isEmpty { killedAtExit[runID, default: []].formUnion(escaped) }
+    }
+
+    /// Sends the expiration or the kill to every process of the run: its group, and in its cgroup
+    /// whatever left the group.
+    func signalRun(_ runID: Int64, _ number: Int32) {
+        guard let process = processes[runID] else { return }
+        process.signalGroup(number)
+        guard let cgroups, let cgroup = runCgroups[runID] else { return }
+        if number == SIGKILL {
+            cgroups.kill(cgroup)
+        } else {
+            for pid in RunCgroups.members(cgroup) where getpgid(pid) != process.pid {
+                _ = Glibc.kill(pid, number)
+            }
+        }
+    }
+
+    /// The sweep at a command run's end: its cgroup on the loop (the files are quick), the /proc
+    /// sweep on a worker thread (reading every process's stat takes milliseconds on a busy
+    /// machine, which the loop's timers must not wait for), then `done` back on the loop. Runs
+    /// that end while a sweep reads /proc share the next one (one pass over /proc for all).
+    func sweepEndedRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
+        var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
+        let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
+        let cgroup = runCgroups.removeValue(forKey: run.runID)
+        if let cgroups, let cgroup {
+            killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
+        }
+        // Decided now, on the loop: which runs are in flight (a run launched while the worker
+        // reads /proc has a newer id, so it counts as in flight too).
+        let orphans = subreaping ? OrphanRule(inFlight: Set(processes.keys), newestRun: newestRunID,
+                                              keeping: Set(processes.values.map(\.pid))) : nil
+        let item = QueuedSweep(run: run, quietGroups: quietGroups, killed: killed, cgroup: cgroup,
+                               orphans: orphans, done: done)
+        let schedule = sweeps.withLock { (queue: inout SweepQueue) -> Bool in
+            queue.items.append(item)
+            defer { queue.scheduled = true }
+            return !queue.scheduled
+        }
+        guard schedule else { return }
+        sweeper.async { [weak self] in self?.sweepQueued(instance: instance) }
+    }
+
+    /// One pass over /proc for every run queued (worker thread), then each run's `done` on the loop.
+    func sweepQueued(instance: String) {
+        let batch = sweeps.withLock { (queue: inout SweepQueue) -> [QueuedSweep] in
+            defer { queue = SweepQueue() }
+            return queue.items
+        }
+        guard !batch.isEmpty else { return }
+        var killed = Dictionary(batch.map { ($0.run.runID, $0.killed) }, uniquingKeysWith: { $0.union($1) })
+        let quietGroups = batch.reduce(into: Set<Int32>()) { $0.formUnion($1.quietGroups) }
+        for (run, pids) in OrphanReaper.reap(batch.map(\.run), instance: instance, quietGroups: quietGroups) {
+            killed[run.runID, default: []].formUnion(pids)
+        }
+        var unattributed: [Int32] = []
+        let rules = batch.compactMap(\.orphans)
+        if !rules.isEmpty {
+            let ending = Set(batch.map(\.run.runID))
+            let rule = OrphanRule(inFlight: rules.reduce(into: Set<Int64>()) { $0.formUnion($1.inFlight) }.subtracting(ending),
+                                  newestRun: rules.map(\.newestRun).max() ?? 0,
+                                  keeping: rules.reduce(into: Set<Int32>()) { $0.formUnion($1.keeping) })
+            for (runID, pid) in rule.kill(ending: ending, instance: instance, unattributed: &unattributed) {
+                killed[runID, default: []].insert(pid)
+            }
+        }
+        let results = killed.mapValues { $0.sorted() }, others = unattributed
+        performOnLoop { [weak self] in
+            if let self, !others.isEmpty { self.logUnattributed(others) }
+            for item in batch {
+                if let self, let cgroup = item.cgroup { self.removeCgroup(cgroup) }
+                item.done(results[item.run.runID] ?? [])
+                CrashPoint.reach(.runEnded)
+            }
+        }
+    }
+
+    /// Kills the leftovers of `runs` at the restore: every run cgroup a dead refreshd of this
+    /// state left, then the /proc sweep.
+    func sweep(_ runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
+        var killed: [Int64: Set<Int32>] = [:]
+        if let cgroups, !staleCgroupsSwept {
+            staleCgroupsSwept = true
+            let mine = Set(runCgroups.values)
+            let known = Set(runs.map(\.runID))
+            for (runID, path) in cgroups.existing() where !mine.contains(path) {
+                let pids = cgroups.kill(path)
+                if known.contains(runID) {
+                    if !pids.isEmpty { killed[runID, default: []].formUnion(pids) }
+                } else if !pids.isEmpty {
+                    logger.warning("killed \(pids.count) leftover process\(pids.count == 1 ? "" : "es") of run \(runID) in \(path) (a finished run's cgroup left by a dead refreshd)")
+                }
+                removeCgroup(path)
+            }
+        }
+        for (run, pids) in OrphanReaper.reap(runs, instance: instance) {
+            killed[run.runID, default: []].formUnion(pids)
+        }
+        return runs.compactMap { run in
+            guard let pids = killed[run.runID], !pids.isEmpty else { return nil }
+            return (run, pids.sorted())
+        }
+    }
+
+    func logUnattributed(_ pids: [Int32]) {
+        logger.warning("killed \(pids.count) orphan process\(pids.count == 1 ? "" : "es") of finished runs (pids \(pids.sorted().map(String.init).joined(separator: " ")); no run named in their environment)")
+    }
+
+    /// Removes an emptied run cgroup; while its killed processes finish exiting, tries again
+    /// every 50 ms for 5 s (then the next start removes it).
+    func removeCgroup(_ path: String) {
+        guard let cgroups, !cgroups.remove(path) else { return }
+        cgroupsToRemove.append((path, 0))
+        scheduleCgroupRemoval()
+    }
+
+    private func scheduleCgroupRemoval() {
+        // Armed once: re-arming at each failure would put the retry off for as long as runs end
+        // more often than every 50 ms.
+        guard !cgroupsToRemove.isEmpty, !closing, !cgroupRemovalArmed else { return }
+        if cgroupRemovalTimer == nil { cgroupRemovalTimer = makeTimer() }
+        cgroupRemovalArmed = true
+        cgroupRemovalTimer?.start(after: .milliseconds(50)) { [unowned self] in
+            cgroupRemovalArmed = false
+            guard let cgroups else { return }
+            var left: [(path: String, tries: Int)] = []
+            for (path, tries) in cgroupsToRemove where !cgroups.remove(path) {
+                if tries >= 100 {
+                    logger.warning("cannot remove \(path): \(String(cString: strerror(errno))); the next start will")
+                } else {
+                    left.append((path, tries + 1))
+                }
+            }
+            cgroupsToRemove = left
+            scheduleCgroupRemoval()
+        }
+    }
+
+    /// At the stop: the cgroups still to remove, waiting up to a second for their killed
+    /// processes to finish exiting (else the next start removes them).
+    func removeLeftCgroups() {
+        guard let cgroups else { return }
+        for _ in 0..<100 {
+            cgroupsToRemove.removeAll { cgroups.remove($0.path) }
+            if cgroupsToRemove.isEmpty { return }
+            usleep(10_000)
+        }
+    }
+}
+
+/// As a subreaper without cgroups: the orphans that came back to refreshd die once their run has
+/// ended. One whose environment names a run still in flight lives on; one that names none (it
+/// cleared its environment) could be any run's, so it dies when no command run is in flight.
+struct OrphanRule: Sendable {
+    /// Runs in flight when the sweep began, and the newest run started then: a newer one started
+    /// since, and is in flight too.
+    var inFlight: Set<Int64>
+    var newestRun: Int64
+    /// The commands libuv spawned (children, but not orphans).
+    var keeping: Set<Int32>
+
+    /// Kills the orphans whose run has ended; returns those of the `ending` runs, and puts the
+    /// others (an earlier run's, or none named) in `unattributed`.
+    func kill(ending: Set<Int64>, instance: String, unattributed: inout [Int32]) -> [(runID: Int64, pid: Int32)] {
+        var killed: [(runID: Int64, pid: Int32)] = []
+        for (pid, runID) in OrphanReaper.orphanChildren(keeping: keeping, instance: instance) {
+            if let runID, inFlight.contains(runID) || runID > newestRun { continue }
+            if runID == nil, !inFlight.isEmpty { continue }
+            guard Glibc.kill(pid, SIGKILL) == 0 else { continue }
+            if let runID, ending.contains(runID) { killed.append((runID, pid)) } else { unattributed.append(pid) }
+        }
+        return killed
+    }
+}
+
+/// A run's end waiting for the /proc sweep, with what the loop already did for it.
+struct QueuedSweep: Sendable {
+    var run: RunRecord
+    var quietGroups: Set<Int32>
+    var killed: Set<Int32>
+    var cgroup: String?
+    var orphans: OrphanRule?
+    var done: @Sendable ([Int32]) -> Void
+}
+
+/// The runs waiting for a sweep, and whether one is queued on the worker.
+struct SweepQueue {
+    var items: [QueuedSweep] = []
+    var scheduled = false
+}
