@@ -97,8 +97,7 @@ extension RefreshRuntime {
                         }
                     case let .submit(earliest):
                         try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
-                            try core.submit(TaskRequest(identifier: id, kind: spec.definition.kind, earliestBeginDate: earliest),
-                                            at: now, into: &effects)
+                            try core.submit(.forJob(spec.definition, earliest: earliest), at: now, into: &effects)
                         }
                     }
                 } catch {
