@@ -46,11 +46,10 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
     var loadJobs: @Sendable (String) -> Result<[JobConfig], ConfigErrors> = { JobDirectory.load($0) }
     var scheduler: RefreshScheduler?
-    /// Reload bookkeeping (loop thread): the read under way, if any, and a request that came in
-    /// meanwhile (served when it ends, so a burst of edits costs one more read, not one each).
-    var reloadUnderway: (generation: Int, reason: String, abandoned: Bool)?
-    var reloadRequestedMeanwhile: String?
-    var reloadGeneration = 0
+    /// The reload rules (loop thread): coalescing, the timeout, their log lines. This host only
+    /// reads, arms the timer and applies, as the machine says (made at the first reload, so it
+    /// takes `reloadTimeout` as set).
+    var reloads: ReloadMachine?
     var reloadTimer: OneShotTimer?
 
     public init(jobsDirectory: String, stateDirectory: String, sharedContainer: String? = nil,
@@ -117,47 +116,42 @@ public final class RefreshDaemon: @unchecked Sendable {
     /// running config stays.
     ///
     /// The files are read and validated on a worker thread, so a slow disk or a hostile file
-    /// never holds up timers, launches or signals; a read that takes longer than
-    /// `reloadTimeout` is abandoned with an error and the running config stays in force.
+    /// never holds up timers, launches or signals. When to read, what to do with a request that
+    /// comes during a read, and when to give a read up are `ReloadMachine`'s rules; this host
+    /// only carries out its effects.
     func reload(reason: String) {
         guard let scheduler, !scheduler.isStopping else { return }
-        if let underway = reloadUnderway {
-            reloadRequestedMeanwhile = reason
-            if underway.abandoned {
-                logger.error("reload postponed (\(reason)): an abandoned read of \(jobsDirectory) is still running; trying again when it ends")
+        drive(.requested(reason: reason))
+    }
+
+    /// Feeds the reload machine one event and carries out its effects, in order (loop thread).
+    /// `result` is the read that `.readFinished` reports, applied if the machine says so.
+    func drive(_ event: ReloadMachine.Event, result: Result<[JobConfig], ConfigErrors>? = nil) {
+        guard let scheduler else { return }
+        if reloads == nil { reloads = ReloadMachine(directory: jobsDirectory, timeout: reloadTimeout) }
+        for effect in reloads!.handle(event) {
+            switch effect {
+            case let .armTimer(after, generation):
+                if reloadTimer == nil { reloadTimer = scheduler.makeTimer() }
+                reloadTimer?.start(after: after) { [unowned self] in
+                    let count = self.scheduler?.runtime.jobsInForce.count ?? 0
+                    self.drive(.timerFired(generation: generation, jobsInForce: count))
+                }
+            case .stopTimer:
+                reloadTimer?.stop()
+            case let .startRead(generation):
+                guard !scheduler.isStopping else { continue }
+                let directory = jobsDirectory, load = loadJobs
+                Thread.detachNewThread { [weak self, weak scheduler] in
+                    let result = load(directory)
+                    let daemon = self
+                    scheduler?.performOnLoop { daemon?.drive(.readFinished(generation: generation), result: result) }
+                }
+            case let .apply(reason):
+                if let result { apply(result, reason: reason) }
+            case let .logError(text):
+                logger.error("\(text)")
             }
-            return
-        }
-        reloadGeneration += 1
-        let generation = reloadGeneration
-        reloadUnderway = (generation, reason, false)
-        if reloadTimer == nil { reloadTimer = scheduler.makeTimer() }
-        reloadTimer?.start(after: reloadTimeout) { [unowned self] in self.abandonReload(generation) }
-        let directory = jobsDirectory, load = loadJobs
-        Thread.detachNewThread { [weak self, weak scheduler] in
-            let result = load(directory)
-            let daemon = self
-            scheduler?.performOnLoop { daemon?.reloadRead(generation, result) }
-        }
-    }
-
-    /// The worker took too long: keep the running config; ignore its result when it comes.
-    func abandonReload(_ generation: Int) {
-        guard let underway = reloadUnderway, underway.generation == generation, !underway.abandoned else { return }
-        reloadUnderway?.abandoned = true
-        let count = scheduler?.runtime.jobsInForce.count ?? 0
-        logger.error("reload abandoned (\(underway.reason)): reading \(jobsDirectory) took longer than \(DurationParser.format(reloadTimeout)); keeping the running config of \(count) job\(count == 1 ? "" : "s")")
-    }
-
-    /// The worker's result, on the loop thread.
-    func reloadRead(_ generation: Int, _ result: Result<[JobConfig], ConfigErrors>) {
-        guard let underway = reloadUnderway, underway.generation == generation else { return }
-        reloadUnderway = nil
-        reloadTimer?.stop()
-        if !underway.abandoned { apply(result, reason: underway.reason) }
-        if let again = reloadRequestedMeanwhile {
-            reloadRequestedMeanwhile = nil
-            reload(reason: again)
         }
     }
 

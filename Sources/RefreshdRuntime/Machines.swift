@@ -205,7 +205,8 @@ struct Machines: Sendable {
                 result = .failed(reason: "provider \(end.outcome.rawValue)", expired: false)
             }
             feed(.providerFinished(widget, result), at: now, into: &effects)
-        } else if end.outcome != .success, end.outcome != .interrupted, !activities.activities.isEmpty {
+        } else if end.outcome != .success, end.outcome != .interrupted, !activities.activities.isEmpty,
+                  end.identifier != ActivityRequest.operatorOwner {
             // A job that failed or expired ends its activities. An interrupted run was refreshd's
             // doing (a stop, a crash): the job is retried and may take its activity up again;
             // until then it goes stale by its stale date, as on a phone whose app was killed.

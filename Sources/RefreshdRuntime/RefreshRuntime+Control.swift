@@ -11,6 +11,19 @@ extension RefreshRuntime {
         }
     }
 
+    /// An operator's submit (`refreshd ctl submit`): the job's own request
+    /// (`TaskRequest.forJob`, its definition's kind and conditions), due at `earliest`
+    /// or now, replacing a pending one; committed before this returns.
+    ///
+    /// - Throws: `ControlRefusal.notDeclared` for an identifier no job declares; the core's
+    ///   `SchedulerError` otherwise (namespace full, stopping, not saved).
+    public func submitForOperator(_ identifier: String, earliest: Instant?) throws {
+        guard let definition = lock.withLock({ machines.scheduler.definitions[identifier] }) else {
+            throw ControlRefusal.notDeclared(identifier: identifier)
+        }
+        try submit(.forJob(definition, earliest: earliest))
+    }
+
     /// Delivers the expiration of the identifier's run in flight now (`SchedulerCore.expireNow`).
     public func expireNow(_ identifier: String) throws(ControlRefusal) {
         try feedControl { core, now, effects throws(ControlRefusal) in

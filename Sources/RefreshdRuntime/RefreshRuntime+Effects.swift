@@ -33,6 +33,7 @@ extension RefreshRuntime {
         if !changes.isEmpty, let store, storeFailure == nil {
             do {
                 try store.apply(changes)
+                transactions += 1
             } catch {
                 outbox.removeSubrange(queued...)
                 failure = error

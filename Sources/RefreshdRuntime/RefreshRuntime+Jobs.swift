@@ -22,29 +22,42 @@ extension RefreshRuntime {
     /// cancelled, added and changed jobs (re)declared and seeded (a changed job's pending
     /// request is replaced), unchanged jobs left alone. Runs in flight keep their process and
     /// deadline.
+    ///
+    /// The whole reload is ONE transaction (one event from outside, one commit), committed
+    /// before any of its effects is carried out. If that commit fails, nothing of the reload
+    /// acts: the config in force stays the old one, no "reloaded" is reported, and the runtime
+    /// stops as for any failed commit.
     @discardableResult
     public func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
-        let (plan, current) = lock.withLock { (ReloadPlan.diff(current: jobs, loaded: specs), jobs) }
-        for id in plan.removed {
-            if let old = current[id], let widget = old.widget { withdrawWidget(old, widget) } else { withdraw(id) }
-        }
-        for spec in plan.added + plan.changed {
-            if let old = current[spec.identifier], let widget = old.widget {
-                // Families still on screen keep their provider identifier (and its pending reload).
-                let kept = spec.widget?.kind == widget.kind ? Set(spec.widget?.families ?? []) : []
-                withdrawWidget(old, widget, keeping: kept.isEmpty ? [] : kept)
-            } else if spec.widget != nil, current[spec.identifier] != nil {
-                withdraw(spec.identifier)
+        let ((plan, previous), committed) = inOneTransaction { () -> (ReloadPlan, [String: JobSpec]) in
+            let current = jobs
+            let plan = ReloadPlan.diff(current: current, loaded: specs)
+            for id in plan.removed {
+                if let old = current[id], let widget = old.widget { withdrawWidget(old, widget) } else { withdraw(id) }
             }
-            if let widget = spec.widget {
-                declareWidget(spec, widget)
-            } else {
-                redeclare(spec.definition, handler: spec.handler)
+            for spec in plan.added + plan.changed {
+                if let old = current[spec.identifier], let widget = old.widget {
+                    // Families still on screen keep their provider identifier (and its pending reload).
+                    let kept = spec.widget?.kind == widget.kind ? Set(spec.widget?.families ?? []) : []
+                    withdrawWidget(old, widget, keeping: kept.isEmpty ? [] : kept)
+                } else if spec.widget != nil, current[spec.identifier] != nil {
+                    withdraw(spec.identifier)
+                }
+                if let widget = spec.widget {
+                    declareWidget(spec, widget)
+                } else {
+                    redeclare(spec.definition, handler: spec.handler)
+                }
             }
+            jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+            seed(plan.added.filter { $0.widget == nil }, replacing: false)
+            seed(plan.changed.filter { $0.widget == nil }, replacing: true)
+            return (plan, current)
         }
-        lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
-        seed(plan.added.filter { $0.widget == nil }, replacing: false)
-        seed(plan.changed.filter { $0.widget == nil }, replacing: true)
+        guard committed else {
+            lock.withLock { jobs = previous }
+            return plan
+        }
         report(RuntimeObservation(time: clock(), kind: .reloaded, count: specs.count,
                                   message: "reloaded (\(reason)): \(plan.summary)"))
         return plan
@@ -84,8 +97,7 @@ extension RefreshRuntime {
                         }
                     case let .submit(earliest):
                         try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
-                            try core.submit(TaskRequest(identifier: id, kind: spec.definition.kind, earliestBeginDate: earliest),
-                                            at: now, into: &effects)
+                            try core.submit(.forJob(spec.definition, earliest: earliest), at: now, into: &effects)
                         }
                     }
                 } catch {

@@ -66,6 +66,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     var sweeping: Set<Int64> = []
     var stopAfterSweeps: Set<Int64>?
     var storeFailure: String?
+    /// Transactions the store accepted (non-empty batches): one per event, or per group.
+    var transactions = 0
     /// Guarded by `observerLock` (reports happen with and without `lock` held).
     var observers: [@Sendable (RuntimeObservation) -> Void] = []
     let observerLock = Lock()
@@ -193,6 +195,10 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     public var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }
+
+    /// How many transactions the store has accepted from this runtime: one per event that
+    /// changed state (a config reload is one), one per group of control requests.
+    public var committedTransactions: Int { lock.withLock { transactions } }
 
     /// The commit error that stopped the runtime, if any.
     public var failure: String? { lock.withLock { storeFailure } }

@@ -97,7 +97,32 @@ import RefreshdRuntime
         #expect(try #require(h.runtime.pending("b.change")).earliest > kept + .seconds(3000))  // replaced
         #expect(h.wait(.seconds(3)) { h.outcomes("d.add") == [.success] })  // added: seeded and run
     }
+
+    /// A reload that adds, changes and removes jobs is one event from outside: ONE transaction
+    /// (SQLite under libuv, the in-memory store in simulation), whatever it takes inside.
+    @Test(arguments: HostKind.allCases)
+    func aReloadCommitsOnce(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        try h.start()
+        func spec(_ id: String, allowance: Duration = .seconds(30), first: FirstRequest) -> JobSpec {
+            JobSpec(definition: TaskDefinition(identifier: id, kind: .processing, allowance: allowance),
+                    command: Work().command, firstRequest: first)
+        }
+        h.runtime.load([spec("a.keep", first: .after(.seconds(3600))), spec("b.change", first: .after(.seconds(3600))),
+                        spec("c.remove", first: .after(.seconds(3600)))])
+        h.pass(.milliseconds(20))
+        let before = h.runtime.committedTransactions
+        let plan = h.runtime.reload([spec("a.keep", first: .after(.seconds(3600))),
+                                     spec("b.change", allowance: .seconds(5), first: .after(.seconds(7200))),
+                                     spec("d.add", first: .after(.seconds(3600))), spec("e.add", first: .after(.seconds(3600)))],
+                                    reason: "test")
+        #expect(plan.summary == "2 added, 1 changed, 1 removed, 1 unchanged")
+        #expect(h.runtime.committedTransactions == before + 1)
+        #expect(h.runtime.pendingRequests().map(\.identifier).sorted() == ["a.keep", "b.change", "d.add", "e.add"])
+    }
 }
+
 
 extension HostKind {
     static func harness(_ kind: HostKind) throws -> any HostHarness {

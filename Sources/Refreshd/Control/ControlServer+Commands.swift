@@ -186,12 +186,7 @@ extension ControlServer {
             reply.pending = runtime.snapshot().pending
         case .submit:
             let id = try identifier(request)
-            guard let definition = runtime.definitions[id] else {
-                throw ControlRefusal.notDeclared(identifier: id)
-            }
-            try runtime.submit(TaskRequest(identifier: id, kind: definition.kind, earliestBeginDate: request.earliest,
-                                           requiresExternalPower: definition.requiresExternalPower,
-                                           requiresNetworkConnectivity: definition.requiresNetworkConnectivity))
+            try runtime.submitForOperator(id, earliest: request.earliest)
             reply.pending = runtime.snapshot().pending.filter { $0.identifier == id }
             reply.message = "submitted \(id) earliest \(reply.pending?.first?.earliest.description ?? "now")"
         case .cancel:
@@ -303,9 +298,8 @@ extension ControlServer {
         }
         let now = runtime.now
         let touched: String
-        switch ResultLine.parse(text, owner: "", namespace: namespace, now: now) {
-        case var .activity(.request(start)):
-            start.owner = nil  // an operator's activity: no job's end ends it
+        switch ResultLine.parse(text, owner: ActivityRequest.operatorOwner, namespace: namespace, now: now) {
+        case let .activity(.request(start)):
             try runtime.requestActivity(start)
             reply.message = "started activity \(start.id)"
             touched = start.id

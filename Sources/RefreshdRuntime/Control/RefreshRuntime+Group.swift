@@ -37,6 +37,30 @@ extension RefreshRuntime {
         return (value, committed)
     }
 
+    /// Runs `body` (any thread) with the lock held and commits every state change of the events
+    /// it feeds in ONE transaction at its end, before any of their effects is carried out: one
+    /// transaction for one outside event (a config reload) however many machine events it
+    /// takes. Inside an open group (`grouped`) it joins that group and commits with it.
+    /// `committed` is false when the commit failed: then nothing of it acts (the runtime stops).
+    func inOneTransaction<T>(_ body: () -> T) -> (value: T, committed: Bool) {
+        let host = self.host
+        let onContext = host?.isOnExecutionContext ?? true
+        let result: (T, Bool) = lock.withLock {
+            if group != nil { return (body(), true) }
+            startIfNeeded()
+            group = CommitGroup()
+            // Off the execution context, drains only get scheduled: they wait for the lock.
+            let wasGrouping = grouping
+            if onContext { grouping = true }
+            let value = body()
+            let committed = endGroup()
+            if onContext { grouping = wasGrouping }
+            return (value, committed)
+        }
+        kick(host)
+        return result
+    }
+
     /// Under `lock`: commits the open group's changes in one transaction and queues its effects,
     /// or fails the store with all of them dropped. True when committed (or nothing to commit).
     private func endGroup() -> Bool {
@@ -53,6 +77,7 @@ extension RefreshRuntime {
         if !changes.isEmpty, let store, storeFailure == nil {
             do {
                 try store.apply(changes)
+                transactions += 1
             } catch {
                 failStore("\(error)", dropping: finished.effects)
                 return false

@@ -162,7 +162,9 @@ public enum WhyExplainer {
     static func explainActivity(_ f: WhyFacts, _ reasons: inout [WhyReport.Reason]) -> [String] {
         reasons.append(.activity)
         let id = f.identifier
-        let by = { (owner: String?) in owner.map { "started by job \($0)" } ?? "started with refreshd ctl activity start" }
+        let by = { (owner: String?) in
+            owner.flatMap { $0 == ActivityRequest.operatorOwner ? nil : "started by job \($0)" } ?? "started with refreshd ctl activity start"
+        }
         if let a = f.activities.first(where: { $0.id == id }) {
             var parts = ["\(id) is a live activity\(fromFiles(f)) of type \(a.type), \(by(a.owner)) at \(a.start) "
                 + "(namespace \(a.namespace)); it is \(a.state.rawValue) since \(a.since) (\(human(f.now.duration(since: a.since))) ago)."]
