@@ -16,6 +16,12 @@ extension RefreshRuntime {
         }
     }
 
+    /// Sets where the widget counter days begin (the simulator: the scenario's local days, so
+    /// its report's rows are the days it labels). Before `load`: rows already made keep theirs.
+    public func setWidgetCountingDays(_ days: CountingDays) {
+        lock.withLock { machines.timelines.countingDays = days }
+    }
+
     /// Every activity the machine holds now (pending, active, stale, ended), by id.
     public func activityRecords() -> [String: Activity] {
         lock.withLock { machines.activities.activities }

@@ -4,7 +4,7 @@ import RefreshdRuntime
 
 extension SimulationReport {
     /// One widget's reload figures on one day, read from the `widget-day` rows the timeline
-    /// machine counts (UTC days). JSON keys are snake_case, as `refreshd stats reloads` writes.
+    /// machine counts (the report's local days). JSON keys are snake_case, as `refreshd stats reloads` writes.
     public struct WidgetDay: Codable, Sendable, Equatable {
         public var kind: String
         public var family: String
@@ -131,8 +131,9 @@ extension SimulationReport {
         let records = ((try? sim.store.records(table: TimelineChange.widgetTable)) ?? []).compactMap {
             try? decoder.decode(WidgetRecord.self, from: Data($0.value.utf8))
         }
-        let lastDay = ISO8601.day(sim.end - .milliseconds(1))
-        let lastMidnight = ISO8601.parse(lastDay + "T00:00:00Z") ?? sim.end
+        // Rows are the report's local days (the machine counts in the scenario's zone).
+        let lastDay = sim.dayLabel(sim.end - .milliseconds(1))
+        let lastMidnight = boundaries.last ?? sim.end
         for record in records {
             guard let span = record.stale else { continue }
             let from = max(record.staleAccountedUntil ?? span.start, span.start, lastMidnight)
@@ -155,8 +156,8 @@ extension SimulationReport {
             guard let index = dayLabels.firstIndex(of: row.day) else { continue }
             var day = WidgetDay(row)
             if let spans = fallbacks[row.widget.description] {
-                let midnight = ISO8601.parse(row.day + "T00:00:00Z") ?? sim.scenario.start
-                let next = midnight + .seconds(86_400)
+                let midnight = boundaries[index]
+                let next = index + 1 < boundaries.count ? boundaries[index + 1] : sim.nextDay(after: midnight)
                 let today = spans.compactMap { span -> (Instant, Instant, String)? in
                     let from = max(span.0, midnight), to = min(span.1, next)
                     return from < to ? (from, to, span.2) : nil

@@ -1,11 +1,11 @@
-/// One widget's reload figures on one UTC day: what `refreshd stats reloads` and the simulation
+/// One widget's reload figures on one day (UTC in the daemon; the scenario's zone in a simulation): what `refreshd stats reloads` and the simulation
 /// report show, the counter developers had to build by hand.
 ///
 /// Stored under table `widget-day`, key `YYYY-MM-DD kind/family`; the machine counts, the store
-/// keeps the row as given. Stale time is split at UTC midnight. `firstStale` is the first
+/// keeps the row as given. Stale time is split at the day's midnight. `firstStale` is the first
 /// instant of the day the widget was stale (midnight for a span that began the day before).
 public struct WidgetDayCounter: Sendable, Hashable, Codable {
-    /// The UTC day, `YYYY-MM-DD`.
+    /// The day, `YYYY-MM-DD` (see `CountingDays`).
     public var day: String
     public var kind: String
     public var family: WidgetFamily
