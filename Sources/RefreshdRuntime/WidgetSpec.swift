@@ -27,6 +27,8 @@ public struct WidgetSpec: Sendable, Hashable {
     /// per-kind cache directory `REFRESH_WIDGET_CACHE`); zero shares nothing.
     public var sharedFetch: Duration
     public var provider: Provider
+    /// The least time between two counted reloads of one family (`min-reload-interval:`).
+    public var minReloadInterval: Duration
 
     /// The families WidgetKit knows, in its order.
     public static let knownFamilies = [
@@ -35,14 +37,18 @@ public struct WidgetSpec: Sendable, Hashable {
     ]
     /// iOS's range is 40-70 a day for a frequently viewed widget; 50 is its middle.
     public static let defaultBudget = 50
+    /// iOS spaces one widget's reloads; "about every 5 minutes" is commonly cited, unconfirmed.
+    public static let defaultMinReloadInterval = Duration.seconds(300)
 
     public init(kind: String, families: [String], budget: Int? = WidgetSpec.defaultBudget,
-                sharedFetch: Duration = .seconds(300), provider: Provider = .command) {
+                sharedFetch: Duration = .seconds(300), provider: Provider = .command,
+                minReloadInterval: Duration = WidgetSpec.defaultMinReloadInterval) {
         self.kind = kind
         self.families = families
         self.budget = budget
         self.sharedFetch = sharedFetch
         self.provider = provider
+        self.minReloadInterval = minReloadInterval
     }
 
     /// The scheduler identifier of one family's provider runs.

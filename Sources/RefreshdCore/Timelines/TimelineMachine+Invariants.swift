@@ -76,18 +76,26 @@ extension TimelineMachine {
             if queued.exempt {
                 found.append(.init(.releaseWrong, id, "an exempt reload is deferred"))
             }
+            // Released when both the budget's window and the minimum interval allow it.
+            let spacing = Self.spacingEnd(w, definition)
+            var budgetSlot: Instant??  // nil: the budget has a slot (or is unlimited)
+            var usedText = "unlimited budget"
             if let limit = definition.budget.limit {
                 let used = Self.usedInWindow(w.ledger, window: definition.window, at: now)
-                let expected: Instant? = limit == 0 ? nil
-                    : used >= limit ? w.ledger[w.ledger.count - limit] + definition.window : nil
-                if used < limit, acting {
-                    found.append(.init(.releaseWrong, id, "deferred with \(used)/\(limit) used: a slot is free"))
-                } else if used >= limit, w.release != expected {
-                    found.append(.init(.releaseWrong, id,
-                                       "released at \(w.release.map(\.iso8601) ?? "never"), the window frees a slot at \(expected.map(\.iso8601) ?? "never")"))
-                }
-            } else if acting {
-                found.append(.init(.releaseWrong, id, "deferred under an unlimited budget"))
+                usedText = "\(used)/\(limit) used"
+                if used >= limit { budgetSlot = .some(limit == 0 ? nil : w.ledger[w.ledger.count - limit] + definition.window) }
+            }
+            let expected: Instant?
+            switch budgetSlot {
+            case .none: expected = spacing
+            case .some(.none): expected = nil
+            case let .some(.some(slot)): expected = max(slot, spacing ?? slot)
+            }
+            if budgetSlot == nil, spacing == nil {
+                if acting { found.append(.init(.releaseWrong, id, "deferred with \(usedText) and no interval to wait: a slot is free")) }
+            } else if w.release != expected {
+                found.append(.init(.releaseWrong, id,
+                                   "released at \(w.release.map(\.iso8601) ?? "never"), the budget and the minimum interval allow it at \(expected.map(\.iso8601) ?? "never")"))
             }
             if acting, let release = w.release, release <= now {
                 found.append(.init(.dueNotActed, id, "deferred reload due at \(release) still waits"))

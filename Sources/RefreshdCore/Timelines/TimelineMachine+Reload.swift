@@ -106,14 +106,20 @@ extension TimelineMachine {
                 changed(id)
                 tally(id, at: now) { $0.coalesced += 1 }
                 effects.append(.log(.coalesced(id, reason, into: .deferred(until: w.release))))
-                if reason.demandsFreshness { startStale(id, .budgetSpent, at: now, into: &effects) }
+                // Waiting only for the minimum interval is the system's pacing, not staleness.
+                if reason.demandsFreshness, let definition = definitions[id.kind], budgetRelease(&w, definition, at: now) != nil {
+                    startStale(id, .budgetSpent, at: now, into: &effects)
+                }
             }
             return
         }
         admit(id, ReloadAsk(reason: reason, requested: now), at: now, into: &effects)
     }
 
-    /// Performs an ask now if it is exempt or the budget has a slot; defers it otherwise.
+    /// Performs an ask now if it is exempt, or the budget has a slot and the minimum interval
+    /// since the last reload has passed; defers it otherwise (spaced: until the interval ends,
+    /// without going stale; over budget: until the window frees a slot, stale if it demanded
+    /// freshness).
     mutating func admit(_ id: WidgetID, _ ask: ReloadAsk, at now: Instant, into effects: inout [TimelineEffect]) {
         guard var w = widgets[id], let definition = definitions[id.kind] else { return }
         if ask.exempt {
@@ -121,7 +127,16 @@ extension TimelineMachine {
             return
         }
         guard let release = releaseInstant(&w, definition, at: now) else {
-            launch(id, ask, at: now, into: &effects)  // a slot is free (or unlimited)
+            launch(id, ask, at: now, into: &effects)  // a slot is free (or unlimited), not too soon
+            return
+        }
+        if budgetRelease(&w, definition, at: now) == nil, let release, let last = w.lastReload {
+            w.queued = ask
+            w.release = release
+            widgets[id] = w
+            changed(id)
+            tally(id, at: now) { $0.spaced = ($0.spaced ?? 0) + 1 }
+            effects.append(.log(.spaced(id, ask.reason, last: last, interval: definition.minReloadInterval, release: release)))
             return
         }
         let limit = definition.budget.limit ?? 0
@@ -135,10 +150,32 @@ extension TimelineMachine {
         if ask.demandsFreshness { startStale(id, .budgetSpent, at: now, into: &effects) }
     }
 
-    /// Nil when a counted reload may happen at `now` (a slot is free, or the budget is
-    /// unlimited); otherwise `.some(instant)` when the window frees a slot (`.some(nil)` with a
-    /// budget of 0: never, until the budget changes). Prunes the ledger to the window.
+    /// Nil when a counted reload may happen at `now` (the budget has a slot and the minimum
+    /// interval since the last reload has passed); otherwise `.some(instant)` when both allow
+    /// it (`.some(nil)` with a budget of 0: never, until the budget changes).
     func releaseInstant(_ w: inout WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant?? {
+        let spacing = spacingRelease(w, definition, at: now)
+        switch budgetRelease(&w, definition, at: now) {
+        case .none: return spacing.map { .some($0) } ?? .none
+        case .some(.none): return .some(.none)
+        case let .some(.some(slot)): return .some(max(slot, spacing ?? slot))
+        }
+    }
+
+    /// When the minimum interval since the widget's last reload ends, if after `now`.
+    static func spacingEnd(_ w: WidgetRecord, _ definition: WidgetDefinition) -> Instant? {
+        guard definition.minReloadInterval > .zero, let last = w.lastReload else { return nil }
+        return last + definition.minReloadInterval
+    }
+
+    func spacingRelease(_ w: WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant? {
+        Self.spacingEnd(w, definition).flatMap { $0 > now ? $0 : nil }
+    }
+
+    /// The budget alone: nil when a slot is free (or the budget is unlimited); otherwise
+    /// `.some(instant)` when the window frees a slot (`.some(nil)` with a budget of 0). Prunes
+    /// the ledger to the window.
+    func budgetRelease(_ w: inout WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant?? {
         guard let limit = definition.budget.limit else { return nil }
         Self.prune(&w.ledger, window: definition.window, at: now)
         guard w.ledger.count >= limit else { return nil }
@@ -166,6 +203,7 @@ extension TimelineMachine {
         }
         w.inFlight = ask
         w.inFlightSince = now
+        w.lastReload = now
         widgets[id] = w
         changed(id)
         let left = budgetLeft(id, at: now)

@@ -16,6 +16,9 @@ public struct WidgetDayCounter: Sendable, Hashable, Codable {
     /// Requests deferred because the budget was spent (a new deferral; later requests coalesced
     /// into it count as `coalesced`).
     public var deferred = 0
+    /// Counted reloads that waited for the minimum interval since the last one (nil in rows
+    /// saved before the setting existed).
+    public var spaced: Int?
     /// Requests folded into a reload already waiting or running.
     public var coalesced = 0
     /// Exempt reloads performed (not counted against the budget).

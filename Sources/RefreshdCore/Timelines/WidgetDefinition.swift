@@ -17,15 +17,23 @@ public struct WidgetDefinition: Sendable, Hashable {
     /// again this much later (a spent budget defers that retry like any reload). Nil: no retry,
     /// the widget waits for its next explicit or exempt reload.
     public var failureRetry: Duration?
+    /// The least time between two provider calls of one widget (kind and family): a counted
+    /// reload asked for sooner waits until then (exempt reloads do not wait, but start the
+    /// interval). iOS does not reload a widget back to back; about 5 minutes is commonly cited
+    /// and unconfirmed, hence a setting (`min-reload-interval:`, 5 min in job files). Zero: no
+    /// spacing (the default here, for tests of the budget alone).
+    public var minReloadInterval: Duration
 
     public init(kind: String, families: Set<WidgetFamily>, job: String, budget: ReloadBudget = .default,
-                window: Duration = .seconds(86_400), failureRetry: Duration? = .seconds(900)) {
+                window: Duration = .seconds(86_400), failureRetry: Duration? = .seconds(900),
+                minReloadInterval: Duration = .zero) {
         self.kind = kind
         self.families = families
         self.job = job
         self.budget = budget
         self.window = window
         self.failureRetry = failureRetry
+        self.minReloadInterval = minReloadInterval
     }
 
     /// The families in a stable order.
