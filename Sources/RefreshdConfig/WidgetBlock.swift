@@ -11,10 +11,11 @@ import RefreshdStaging
 ///   budget: 50                             # reloads per family in any 24 h, or unlimited
 ///   shared-fetch: 5m                       # how long one upstream fetch serves the other families
 ///   min-reload-interval: 5m                # least time between two counted reloads of a family
+///   budget-scope: family                   # or kind, or namespace: who shares the budget
 ///   policy: atEnd                          # provider: playlist only: or after-start-of-tomorrow
 /// ```
 enum WidgetBlock {
-    static let keys = ["kind", "families", "budget", "shared-fetch", "min-reload-interval", "policy"]
+    static let keys = ["kind", "families", "budget", "shared-fetch", "min-reload-interval", "budget-scope", "policy"]
     static let policies = ["atEnd": PlaylistTimeline.Policy.atEnd, "after-start-of-tomorrow": .afterStartOfTomorrow]
 
     /// The most reloads a budget may name: one a minute, all day.
@@ -28,6 +29,7 @@ enum WidgetBlock {
         var budget: Int? = WidgetSpec.defaultBudget
         var sharedFetch: Duration = .seconds(300)
         var minReloadInterval = WidgetSpec.defaultMinReloadInterval
+        var budgetScope = WidgetSpec.BudgetScope.family
         var policy = PlaylistTimeline.Policy.atEnd
         var ok = true
         for pair in pairs {
@@ -67,6 +69,13 @@ enum WidgetBlock {
                 } else {
                     ok = false
                 }
+            case "budget-scope":
+                if let name = value.oneOf(WidgetSpec.BudgetScope.allCases.map(\.rawValue), &sink),
+                   let scope = WidgetSpec.BudgetScope(rawValue: name) {
+                    budgetScope = scope
+                } else {
+                    ok = false
+                }
             case "policy":
                 if playlistZone == nil {
                     sink.add(at: pair.keyNode.location, "widget.policy: applies only to provider: playlist (a command's "
@@ -94,6 +103,7 @@ enum WidgetBlock {
         let provider: WidgetSpec.Provider = playlistZone.map { .action(PlaylistProvider.spec(zone: $0, policy: policy)) } ?? .command
         var spec = WidgetSpec(kind: kind, families: families, budget: budget, sharedFetch: sharedFetch, provider: provider)
         spec.minReloadInterval = minReloadInterval
+        spec.budgetScope = budgetScope
         return spec
     }
 

@@ -34,7 +34,8 @@ extension RefreshRuntime {
         }
         let budget: ReloadBudget = widget.budget.map { .limited($0) } ?? .unlimited
         feedTimeline(.declare(WidgetDefinition(kind: widget.kind, families: families, job: spec.identifier, budget: budget,
-                                                        minReloadInterval: widget.minReloadInterval)))
+                                                        minReloadInterval: widget.minReloadInterval,
+                                                        budgetGroup: widget.budgetGroup(namespace: definition.namespace))))
     }
 
     /// Withdraws a timeline job's widget and its provider identifiers.

@@ -22,6 +22,12 @@ extension RefreshRuntime {
         lock.withLock { machines.timelines.countingDays = days }
     }
 
+    /// Turns the device's Low Power Mode on or off for the widget timelines (the rule, holding
+    /// counted reloads while it is on, is the timeline machine's).
+    public func setLowPowerMode(_ on: Bool) {
+        feedTimeline(.lowPower(on))
+    }
+
     /// Every activity the machine holds now (pending, active, stale, ended), by id.
     public func activityRecords() -> [String: Activity] {
         lock.withLock { machines.activities.activities }

@@ -29,6 +29,24 @@ public struct WidgetSpec: Sendable, Hashable {
     public var provider: Provider
     /// The least time between two counted reloads of one family (`min-reload-interval:`).
     public var minReloadInterval: Duration
+    /// Who shares the budget (`budget-scope:`).
+    public var budgetScope: BudgetScope = .family
+
+    /// Who shares a reload budget: each family its own (Apple's documentation, the default),
+    /// all families of the kind, or every widget kind of the job's namespace (the app:
+    /// developers report kinds "compete for that same budget").
+    public enum BudgetScope: String, Sendable, Hashable, CaseIterable {
+        case family, kind, namespace
+    }
+
+    /// The timeline machine's budget group for this widget of a job in `namespace`.
+    public func budgetGroup(namespace: String) -> String? {
+        switch budgetScope {
+        case .family: nil
+        case .kind: "kind \(kind)"
+        case .namespace: "namespace \(namespace)"
+        }
+    }
 
     /// The families WidgetKit knows, in its order.
     public static let knownFamilies = [

@@ -258,6 +258,7 @@ public final class Simulation: @unchecked Sendable {
             downSince = nil
         }
         runtime.setWidgetCountingDays(countingDays)
+        if isLowPower(at: host.clock) { runtime.setLowPowerMode(true) }  // before the restore asks for reloads
         runtime.load(specs)
         if budgetEmpty { runtime.setWidgetBudgets(.limited(0)) }
         applyDevice(force: true)

@@ -78,3 +78,28 @@ import RefreshdCore
         #expect(report.days.first?.widgets.first?.reloadsPerformed ?? 0 >= 1)
     }
 }
+
+/// `budget-scope: namespace`: three kinds of one app share one budget in a whole simulation.
+@Suite struct SharedBudgetSimulationTests {
+    static func performed(_ report: SimulationReport, day: Int) -> Int {
+        report.days[day - 1].widgets.reduce(0) { $0 + $1.reloadsPerformed }
+    }
+
+    @Test func threeKindsSharingOneBudgetPerformAtMostItTogether() throws {
+        let report = Simulation(scenario: try WidgetDayRowsTests.load("widget-shared-budget.yaml")).run()
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        #expect(report.passed, "\(report.expectations.filter { !$0.passed })")
+        #expect(Self.performed(report, day: 1) == 30)
+        #expect(report.days[0].widgets.count == 3)
+        #expect(report.days[0].widgets.compactMap(\.budgetLow).min() == 0)
+    }
+
+    @Test func theSameKindsWithTheirOwnBudgetsStayFresh() throws {
+        let path = WidgetDayRowsTests.scenarios.appendingPathComponent("widget-shared-budget.yaml")
+        let text = try String(contentsOf: path, encoding: .utf8).replacingOccurrences(of: "budget-scope: namespace", with: "budget-scope: family")
+        let report = Simulation(scenario: try WidgetDayRowsTests.load("widget-shared-budget.yaml", yaml: text)).run()
+        #expect(report.violations.isEmpty)
+        #expect(Self.performed(report, day: 1) >= 72)
+        #expect(report.days[0].widgets.allSatisfy { $0.staleMinutes == 0 })
+    }
+}

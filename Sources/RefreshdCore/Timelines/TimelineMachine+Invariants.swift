@@ -24,6 +24,7 @@ extension TimelineMachine {
             checkWaiting(id, w, definition, at: now, into: &found)
             checkStale(id, w, into: &found)
         }
+        checkGroups(into: &found)
         let expected = computeDeadline(at: now)
         if expected != nextDeadline {
             found.append(.init(.deadlineMismatch, nil,
@@ -49,6 +50,27 @@ extension TimelineMachine {
                 found.append(.init(.budgetExceeded, id,
                                    "\(inWindow) counted reloads in \(TimelineLog.windowText(definition.window)) from \(w.ledger[low]) to \(w.ledger[high]), budget \(w.ledgerCeiling)"))
                 return
+            }
+        }
+    }
+
+    /// A budget shared by a group: never more counted reloads of its members together in any
+    /// window than the largest budget in force while they were counted.
+    private func checkGroups(into found: inout [TimelineViolation]) {
+        var groups: [String: [WidgetID]] = [:]
+        for id in order { if let group = definitions[id.kind]?.budgetGroup { groups[group, default: []].append(id) } }
+        for (group, members) in groups.sorted(by: { $0.key < $1.key }) where members.count > 1 {
+            guard let definition = definitions[members[0].kind] else { continue }
+            let ledger = members.flatMap { widgets[$0]?.ledger ?? [] }.sorted()
+            let ceiling = members.map { widgets[$0]?.ledgerCeiling ?? 0 }.max() ?? 0
+            var low = 0
+            for high in ledger.indices {
+                while ledger[low] + definition.window <= ledger[high] { low += 1 }
+                if high - low + 1 > ceiling {
+                    found.append(.init(.budgetExceeded, members[0],
+                                       "\(high - low + 1) counted reloads of budget group \(group) from \(ledger[low]) to \(ledger[high]), budget \(ceiling)"))
+                    break
+                }
             }
         }
     }
@@ -81,11 +103,13 @@ extension TimelineMachine {
             var budgetSlot: Instant??  // nil: the budget has a slot (or is unlimited)
             var usedText = "unlimited budget"
             if let limit = definition.budget.limit {
-                let used = Self.usedInWindow(w.ledger, window: definition.window, at: now)
+                let ledger = definition.budgetGroup == nil ? w.ledger : sharedLedger(id, definition, at: now)
+                let used = definition.budgetGroup == nil ? Self.usedInWindow(ledger, window: definition.window, at: now) : ledger.count
                 usedText = "\(used)/\(limit) used"
-                if used >= limit { budgetSlot = .some(limit == 0 ? nil : w.ledger[w.ledger.count - limit] + definition.window) }
+                if used >= limit { budgetSlot = .some(limit == 0 ? nil : ledger[ledger.count - limit] + definition.window) }
             }
             let expected: Instant?
+            if isLowPower { budgetSlot = .some(nil) }  // held until Low Power Mode ends
             switch budgetSlot {
             case .none: expected = spacing
             case .some(.none): expected = nil

@@ -107,7 +107,9 @@ extension TimelineMachine {
                 tally(id, at: now) { $0.coalesced += 1 }
                 effects.append(.log(.coalesced(id, reason, into: .deferred(until: w.release))))
                 // Waiting only for the minimum interval is the system's pacing, not staleness.
-                if reason.demandsFreshness, let definition = definitions[id.kind], budgetRelease(&w, definition, at: now) != nil {
+                if reason.demandsFreshness, isLowPower {
+                    startStale(id, .lowPower, at: now, into: &effects)
+                } else if reason.demandsFreshness, let definition = definitions[id.kind], budgetRelease(&w, definition, at: now) != nil {
                     startStale(id, .budgetSpent, at: now, into: &effects)
                 }
             }
@@ -130,6 +132,16 @@ extension TimelineMachine {
             launch(id, ask, at: now, into: &effects)  // a slot is free (or unlimited), not too soon
             return
         }
+        if isLowPower {
+            w.queued = ask
+            w.release = nil
+            widgets[id] = w
+            changed(id)
+            tally(id, at: now) { $0.deferred += 1 }
+            effects.append(.log(.heldLowPower(id, ask.reason)))
+            if ask.demandsFreshness { startStale(id, .lowPower, at: now, into: &effects) }
+            return
+        }
         if budgetRelease(&w, definition, at: now) == nil, let release, let last = w.lastReload {
             w.queued = ask
             w.release = release
@@ -145,7 +157,7 @@ extension TimelineMachine {
         widgets[id] = w
         changed(id)
         tally(id, at: now) { $0.deferred += 1 }
-        effects.append(.log(.deferred(id, ask.reason, used: w.ledger.count, limit: limit,
+        effects.append(.log(.deferred(id, ask.reason, used: used(id, w, definition, at: now), limit: limit,
                                       window: definition.window, release: release)))
         if ask.demandsFreshness { startStale(id, .budgetSpent, at: now, into: &effects) }
     }
@@ -154,6 +166,7 @@ extension TimelineMachine {
     /// interval since the last reload has passed); otherwise `.some(instant)` when both allow
     /// it (`.some(nil)` with a budget of 0: never, until the budget changes).
     func releaseInstant(_ w: inout WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant?? {
+        if isLowPower { return .some(nil) }  // held until Low Power Mode ends
         let spacing = spacingRelease(w, definition, at: now)
         switch budgetRelease(&w, definition, at: now) {
         case .none: return spacing.map { .some($0) } ?? .none
@@ -178,9 +191,57 @@ extension TimelineMachine {
     func budgetRelease(_ w: inout WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant?? {
         guard let limit = definition.budget.limit else { return nil }
         Self.prune(&w.ledger, window: definition.window, at: now)
-        guard w.ledger.count >= limit else { return nil }
+        let ledger = definition.budgetGroup == nil ? w.ledger : sharedLedger(w.widget, own: w.ledger, definition, at: now)
+        guard ledger.count >= limit else { return nil }
         if limit == 0 { return .some(nil) }
-        return .some(w.ledger[w.ledger.count - limit] + definition.window)
+        return .some(ledger[ledger.count - limit] + definition.window)
+    }
+
+    /// Low Power Mode ended: every held reload goes through admission in this event's due pass
+    /// (or waits for its budget or interval).
+    mutating func releaseHeld(at now: Instant) {
+        for id in order {
+            guard var w = widgets[id], w.queued != nil, w.inFlight == nil, let definition = definitions[id.kind] else { continue }
+            switch releaseInstant(&w, definition, at: now) {
+            case .none: w.release = now
+            case let .some(release): w.release = release
+            }
+            widgets[id] = w
+            changed(id)
+        }
+    }
+
+    /// The widgets sharing `id`'s budget, `id` included (itself alone without a group).
+    func budgetMates(_ id: WidgetID) -> [WidgetID] {
+        guard let group = definitions[id.kind]?.budgetGroup else { return [id] }
+        return order.filter { definitions[$0.kind]?.budgetGroup == group }
+    }
+
+    /// The counted reloads of every widget sharing `id`'s budget within the window at `now`
+    /// (`own`: `id`'s ledger, if it is being changed), sorted.
+    func sharedLedger(_ id: WidgetID, own: [Instant]? = nil, _ definition: WidgetDefinition, at now: Instant) -> [Instant] {
+        let horizon = now - definition.window
+        var merged: [Instant] = []
+        for mate in budgetMates(id) {
+            let ledger = mate == id ? own ?? widgets[mate]?.ledger ?? [] : widgets[mate]?.ledger ?? []
+            merged += ledger.filter { $0 > horizon }
+        }
+        return merged.sorted()
+    }
+
+    /// After a counted reload of a widget in a budget group, the other members' waiting
+    /// reloads are released when the shared window (and their interval) allows it.
+    mutating func rereleaseMates(of id: WidgetID, at now: Instant) {
+        guard definitions[id.kind]?.budgetGroup != nil else { return }
+        for mate in budgetMates(id) where mate != id {
+            guard var w = widgets[mate], w.queued != nil, w.inFlight == nil, let definition = definitions[mate.kind] else { continue }
+            switch releaseInstant(&w, definition, at: now) {
+            case .none: w.release = now
+            case let .some(release): w.release = release
+            }
+            widgets[mate] = w
+            changed(mate)
+        }
     }
 
     /// Drops counted reloads that left the window `(now - window, now]`.
@@ -199,13 +260,15 @@ extension TimelineMachine {
             Self.prune(&w.ledger, window: definition.window, at: now)
             w.ledgerCeiling = w.ledger.isEmpty ? budgetLimit : max(w.ledgerCeiling, budgetLimit)
             Self.insertSorted(&w.ledger, now)
-            (used, limit) = (w.ledger.count, budgetLimit)
+            let counted = definition.budgetGroup == nil ? w.ledger.count : sharedLedger(id, own: w.ledger, definition, at: now).count
+            (used, limit) = (counted, budgetLimit)
         }
         w.inFlight = ask
         w.inFlightSince = now
         w.lastReload = now
         widgets[id] = w
         changed(id)
+        if !ask.exempt { rereleaseMates(of: id, at: now) }
         let left = budgetLeft(id, at: now)
         tally(id, at: now) { row in
             if ask.exempt { row.exempt += 1 } else { row.performed += 1 }
@@ -230,7 +293,15 @@ extension TimelineMachine {
     func budgetLeft(_ id: WidgetID, at now: Instant) -> Int? {
         guard let w = widgets[id], let definition = definitions[id.kind],
               let limit = definition.budget.limit else { return nil }
-        return max(limit - Self.usedInWindow(w.ledger, window: definition.window, at: now), 0)
+        return max(limit - used(id, w, definition, at: now), 0)
+    }
+
+    /// Counted reloads in the window at `now` against `id`'s budget (its group's, if shared).
+    func used(_ id: WidgetID, _ w: WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Int {
+        guard definition.budgetGroup != nil else { return Self.usedInWindow(w.ledger, window: definition.window, at: now) }
+        return budgetMates(id).reduce(0) { sum, mate in
+            sum + Self.usedInWindow(widgets[mate]?.ledger ?? [], window: definition.window, at: now)
+        }
     }
 
     /// Counted reloads in `(now - window, now]` (and any after `now`, after a clock step back).

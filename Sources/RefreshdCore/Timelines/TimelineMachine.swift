@@ -27,6 +27,8 @@ public struct TimelineMachine: Sendable {
     /// Inside the restore: rows of days after the latest saved one may be created.
     var isRestoring = false
     public internal(set) var isStopping = false
+    /// Low Power Mode is on: counted reloads are held until it ends.
+    public internal(set) var isLowPower = false
     /// The earliest instant the machine must act without an outside event (an entry's date, a
     /// policy reload, a deferred reload's release, the counter-day midnight that splits a stale widget's
     /// counters); nil when nothing is due ever. Recomputed after every event.
@@ -92,6 +94,11 @@ public struct TimelineMachine: Sendable {
             break  // everything due at `now` is done below, whatever woke the machine
         case .clockChanged:
             everyWidget = true  // a step back changes which entry is current
+        case let .lowPower(on):
+            guard on != isLowPower else { break }
+            isLowPower = on
+            if !on { releaseHeld(at: now) }
+            everyWidget = true
         case .shutdown:
             isStopping = true
             everyWidget = true

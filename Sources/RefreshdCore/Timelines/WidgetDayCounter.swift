@@ -13,7 +13,7 @@ public struct WidgetDayCounter: Sendable, Hashable, Codable {
     public var requested = 0
     /// Counted reloads performed (the provider was asked).
     public var performed = 0
-    /// Requests deferred because the budget was spent (a new deferral; later requests coalesced
+    /// Requests deferred because the budget was spent or Low Power Mode was on (a new deferral; later requests coalesced
     /// into it count as `coalesced`).
     public var deferred = 0
     /// Counted reloads that waited for the minimum interval since the last one (nil in rows
