@@ -56,10 +56,17 @@ import RefreshdCore
         #expect(report.days.count == labels.count, "\(what): one row set per local day")
     }
 
+    /// Each shipped scenario as written, and again with its report in Tokyo and in Los Angeles
+    /// (the same instants; only the days the rows are counted on move).
     @Test(arguments: shipped)
     func everyShippedScenarioCountsInItsRowsWhatItsLanesShow(_ name: String) throws {
-        let report = Simulation(scenario: try Self.load(name)).run()
-        Self.checkRowsMatchLanes(report, name)
+        let scenario = try Self.load(name)
+        Self.checkRowsMatchLanes(Simulation(scenario: scenario).run(), name)
+        for zone in ["Asia/Tokyo", "America/Los_Angeles"] {
+            var moved = scenario
+            moved.timeZone = zone
+            Self.checkRowsMatchLanes(Simulation(scenario: moved).run(), "\(name) in \(zone)")
+        }
     }
 
     /// The reproduction: the full-day widget in Tokyo (and in Los Angeles, west of UTC).
