@@ -197,8 +197,26 @@ extension TimelineMachine {
         return .some(ledger[ledger.count - limit] + definition.window)
     }
 
-    /// Low Power Mode ended: every held reload goes through admission in this event's due pass
-    /// (or waits for its budget or interval).
+    /// After the wall clock stepped back, a last reload "in the future" would hold the next one
+    /// for the whole step plus the interval: it counts as made now.
+    mutating func unspaceFuture(at now: Instant) {
+        for id in order {
+            guard var w = widgets[id], let last = w.lastReload, last > now, let definition = definitions[id.kind] else { continue }
+            w.lastReload = now
+            if w.queued != nil, w.inFlight == nil {
+                switch releaseInstant(&w, definition, at: now) {
+                case .none: w.release = now
+                case let .some(release): w.release = release
+                }
+            }
+            widgets[id] = w
+            changed(id)
+        }
+    }
+
+    /// Low Power Mode turned on (every waiting counted reload is held) or off (every held
+    /// reload goes through admission in this event's due pass, or waits for its budget or
+    /// interval).
     mutating func releaseHeld(at now: Instant) {
         for id in order {
             guard var w = widgets[id], w.queued != nil, w.inFlight == nil, let definition = definitions[id.kind] else { continue }

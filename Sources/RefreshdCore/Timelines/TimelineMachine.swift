@@ -94,10 +94,11 @@ public struct TimelineMachine: Sendable {
             break  // everything due at `now` is done below, whatever woke the machine
         case .clockChanged:
             everyWidget = true  // a step back changes which entry is current
+            unspaceFuture(at: now)
         case let .lowPower(on):
             guard on != isLowPower else { break }
             isLowPower = on
-            if !on { releaseHeld(at: now) }
+            releaseHeld(at: now)  // on: every waiting reload is held; off: released when allowed
             everyWidget = true
         case .shutdown:
             isStopping = true

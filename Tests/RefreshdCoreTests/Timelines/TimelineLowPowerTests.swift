@@ -42,4 +42,22 @@ import Testing
         #expect(Self.acts(machine.handle(.lowPower(false), at: off)).first == .runProvider(Self.id, reason: .policyAtEnd))
         #expect(machine.checkInvariants().isEmpty)
     }
+
+    /// A reload already deferred for the budget when Low Power Mode starts is held too (the
+    /// exploration found it kept its budget release).
+    @Test func aReloadDeferredBeforeLowPowerIsHeldToo() {
+        var machine = TimelineMachine()
+        _ = machine.handle(.declare(WidgetDefinition(kind: "hourly", families: [.systemSmall], job: "hourly.provider",
+                                                     budget: .limited(1))), at: Self.t0)
+        _ = machine.handle(.restore(.init()), at: Self.t0)
+        _ = machine.handle(.providerFinished(Self.id, .timeline(timeline([Self.t0], .never), upstreamFetch: false)), at: Self.t0 + .seconds(2))
+        _ = machine.handle(.reload(kind: "hourly", reason: .explicitAPI), at: Self.t0 + .seconds(60))
+        #expect(machine.record(Self.id)?.release == Self.t0 + Self.day)
+        _ = machine.handle(.lowPower(true), at: Self.t0 + .seconds(120))
+        #expect(machine.record(Self.id)?.release == nil)
+        #expect(machine.checkInvariants().isEmpty)
+        _ = machine.handle(.lowPower(false), at: Self.t0 + .seconds(180))
+        #expect(machine.record(Self.id)?.release == Self.t0 + Self.day)
+        #expect(machine.checkInvariants().isEmpty)
+    }
 }

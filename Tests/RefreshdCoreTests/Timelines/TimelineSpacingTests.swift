@@ -105,3 +105,19 @@ import Testing
         #expect(record.lastReload == nil)
     }
 }
+
+extension TimelineSpacingTests {
+    /// A wall clock stepped back an hour does not hold the next reload for the hour too.
+    @Test func aClockSteppedBackDoesNotStretchTheInterval() {
+        var machine = TimelineMachine()
+        _ = machine.handle(.declare(Self.definition()), at: Self.t0 + .seconds(3600))
+        _ = machine.handle(.restore(.init()), at: Self.t0 + .seconds(3600))
+        let never = ProviderResult.timeline(timeline([Self.t0], .never), upstreamFetch: false)
+        _ = machine.handle(.providerFinished(Self.id, never), at: Self.t0 + .seconds(3602))
+        _ = machine.handle(.clockChanged, at: Self.t0)  // stepped back an hour
+        #expect(machine.record(Self.id)?.lastReload == Self.t0)
+        #expect(Self.acts(machine.handle(.reload(kind: "single", reason: .explicitAPI), at: Self.t0 + .seconds(10)))
+            == [.log(.spaced(Self.id, .explicitAPI, last: Self.t0, interval: Self.fiveMinutes, release: Self.t0 + Self.fiveMinutes))])
+        #expect(machine.checkInvariants().isEmpty)
+    }
+}
