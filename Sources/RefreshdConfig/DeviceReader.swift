@@ -6,15 +6,18 @@ import RefreshdSimulation
 /// device:
 ///   charging: {from: "22:00", to: "07:00"}   # or always, or never
 ///   network-down: [{at: +1d2h, for: 3h}]
+///   low-power: [{at: +1d, for: 8h}]            # Low Power Mode: counted widget reloads held
 ///   discretion: exact                         # or {delayed: 15m}
 ///   timezone: Europe/Paris                    # of the charging window; default: the scenario's
 ///   foreground: ["08:00", "12:30", "19:00"]   # app sessions: exempt reloadAllTimelines each day
+///   intents: ["08:05", "08:06"]               # interactive widget button taps: exempt reloads each day
 ///   system-reloads: {every: 6h}               # the system reloads every widget (reason system)
 ///   reloads: {every: 12m}                     # the app's explicit reloadAllTimelines (~120 a day)
 ///   widget-budget: 50                         # every widget's budget (reloads per family in 24 h)
 /// ```
 enum DeviceReader {
-    static let keys = ["charging", "network-down", "discretion", "timezone", "foreground", "system-reloads", "reloads", "widget-budget"]
+    static let keys = ["charging", "network-down", "low-power", "discretion", "timezone", "foreground", "intents", "system-reloads", "reloads",
+                       "widget-budget"]
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> DeviceModel? {
         guard let fields = MappingFields(reader, known: keys, example: "{charging: {from: \"22:00\", to: \"07:00\"}, discretion: exact}", &sink)
@@ -27,13 +30,19 @@ enum DeviceReader {
         if let spans = fields.optional("network-down") {
             device.networkDown = self.spans(spans, &references, &sink) ?? []
         }
+        if let spans = fields.optional("low-power") {
+            device.lowPower = self.spans(spans, &references, &sink) ?? []
+        }
         if let discretion = fields.optional("discretion") {
             if let value = self.discretion(discretion, &sink) { device.discretion = value }
         }
-        if let value = fields.optional("foreground") {
+        for key in ["foreground", "intents"] {
+            guard let value = fields.optional(key) else { continue }
             if case .sequence(let items, _) = value.node {
                 let minutes = items.compactMap { ValueReader(key: value.key, node: $0).timeOfDay(&sink) }
-                if minutes.count == items.count { device.foreground = minutes }
+                if minutes.count == items.count {
+                    if key == "foreground" { device.foreground = minutes } else { device.intents = minutes }
+                }
             } else {
                 sink.add(at: value.node.location, "\(value.key): expected a list of times of day like [\"08:00\", \"19:00\"], "
                     + "found \(value.node.foundDescription)")

@@ -12,11 +12,13 @@ import RefreshdSimulation
 ///   - provider-expires: {job: com.example.widget, run: 2}
 ///   - budget-empty: {at: +1d, for: 6h}
 ///   - activity-silent: {job: com.example.download, run: 1, after: 20m}
+///   - widget-intents: {at: +1d9h, count: 20}                   # button taps, a second apart
+///   - low-power: {at: +1d, for: 8h}                            # Low Power Mode: counted reloads held
 /// ```
 enum FaultReader {
     static let kinds = ["down", "kill", "expire-run", "crash-run", "clock-step", "suspend",
                         "store-full", "power-loss", "network-loss", "provider-garbage", "provider-expires",
-                        "budget-empty", "activity-silent"]
+                        "budget-empty", "activity-silent", "widget-intents", "low-power"]
     static let example = "{kill: {at: +1d4h, restart-after: 30s}}"
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> [Fault]? {
@@ -40,6 +42,14 @@ enum FaultReader {
         switch kind {
         case "budget-empty":
             return DeviceReader.span(reader, &references, &sink).map { .budgetEmpty($0) }
+        case "low-power":
+            return DeviceReader.span(reader, &references, &sink).map { .lowPower($0) }
+        case "widget-intents":
+            guard let fields = MappingFields(reader, known: ["at", "count"], example: "{at: +1d9h, count: 20}", &sink) else { return nil }
+            let at = fields.required("at", &sink).flatMap { references.time($0, &sink) }
+            let count = fields.optional("count").map { $0.integer(in: 1...1000, &sink, expected: "a number of taps from 1 to 1000") } ?? 1
+            guard let at, let count else { return nil }
+            return .widgetIntents(at: at, count: count)
         case "provider-garbage":
             let example = "{job: com.example.widget, run: 3} or {job: com.example.widget, at: +1d, for: 2h}"
             guard let fields = MappingFields(reader, known: ["job", "run", "at", "for"], example: example, &sink) else { return nil }

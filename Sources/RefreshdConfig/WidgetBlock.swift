@@ -10,10 +10,12 @@ import RefreshdStaging
 ///   families: [systemSmall, systemMedium]  # on screen; each family once
 ///   budget: 50                             # reloads per family in any 24 h, or unlimited
 ///   shared-fetch: 5m                       # how long one upstream fetch serves the other families
+///   min-reload-interval: 5m                # least time between two counted reloads of a family
+///   budget-scope: family                   # or kind, or namespace: who shares the budget
 ///   policy: atEnd                          # provider: playlist only: or after-start-of-tomorrow
 /// ```
 enum WidgetBlock {
-    static let keys = ["kind", "families", "budget", "shared-fetch", "policy"]
+    static let keys = ["kind", "families", "budget", "shared-fetch", "min-reload-interval", "budget-scope", "policy"]
     static let policies = ["atEnd": PlaylistTimeline.Policy.atEnd, "after-start-of-tomorrow": .afterStartOfTomorrow]
 
     /// The most reloads a budget may name: one a minute, all day.
@@ -26,6 +28,8 @@ enum WidgetBlock {
         var families: [String]?
         var budget: Int? = WidgetSpec.defaultBudget
         var sharedFetch: Duration = .seconds(300)
+        var minReloadInterval = WidgetSpec.defaultMinReloadInterval
+        var budgetScope = WidgetSpec.BudgetScope.family
         var policy = PlaylistTimeline.Policy.atEnd
         var ok = true
         for pair in pairs {
@@ -53,6 +57,25 @@ enum WidgetBlock {
                 }
             case "shared-fetch":
                 if let duration = value.duration(&sink, positive: false) { sharedFetch = duration } else { ok = false }
+            case "min-reload-interval":
+                if let duration = value.duration(&sink, positive: false) {
+                    if duration > .seconds(86_400) {
+                        sink.add(at: pair.value.location, "widget.min-reload-interval: expected at most 24h "
+                            + "(0 for no spacing), found \(formatDuration(duration))")
+                        ok = false
+                    } else {
+                        minReloadInterval = duration
+                    }
+                } else {
+                    ok = false
+                }
+            case "budget-scope":
+                if let name = value.oneOf(WidgetSpec.BudgetScope.allCases.map(\.rawValue), &sink),
+                   let scope = WidgetSpec.BudgetScope(rawValue: name) {
+                    budgetScope = scope
+                } else {
+                    ok = false
+                }
             case "policy":
                 if playlistZone == nil {
                     sink.add(at: pair.keyNode.location, "widget.policy: applies only to provider: playlist (a command's "
@@ -78,7 +101,10 @@ enum WidgetBlock {
         }
         guard ok, let kind, let families else { return nil }
         let provider: WidgetSpec.Provider = playlistZone.map { .action(PlaylistProvider.spec(zone: $0, policy: policy)) } ?? .command
-        return WidgetSpec(kind: kind, families: families, budget: budget, sharedFetch: sharedFetch, provider: provider)
+        var spec = WidgetSpec(kind: kind, families: families, budget: budget, sharedFetch: sharedFetch, provider: provider)
+        spec.minReloadInterval = minReloadInterval
+        spec.budgetScope = budgetScope
+        return spec
     }
 
     /// A widget kind: letters, digits, `.`, `_`, `-`; it names files in the shared container.

@@ -33,7 +33,9 @@ extension RefreshRuntime {
             lock.withLock { machines.providers[identifier] = WidgetID(kind: widget.kind, family: family) }
         }
         let budget: ReloadBudget = widget.budget.map { .limited($0) } ?? .unlimited
-        feedTimeline(.declare(WidgetDefinition(kind: widget.kind, families: families, job: spec.identifier, budget: budget)))
+        feedTimeline(.declare(WidgetDefinition(kind: widget.kind, families: families, job: spec.identifier, budget: budget,
+                                                        minReloadInterval: widget.minReloadInterval,
+                                                        budgetGroup: widget.budgetGroup(namespace: definition.namespace))))
     }
 
     /// Withdraws a timeline job's widget and its provider identifiers.

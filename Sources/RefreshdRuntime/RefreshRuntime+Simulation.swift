@@ -16,6 +16,18 @@ extension RefreshRuntime {
         }
     }
 
+    /// Sets where the widget counter days begin (the simulator: the scenario's local days, so
+    /// its report's rows are the days it labels). Before `load`: rows already made keep theirs.
+    public func setWidgetCountingDays(_ days: CountingDays) {
+        lock.withLock { machines.timelines.countingDays = days }
+    }
+
+    /// Turns the device's Low Power Mode on or off for the widget timelines (the rule, holding
+    /// counted reloads while it is on, is the timeline machine's).
+    public func setLowPowerMode(_ on: Bool) {
+        feedTimeline(.lowPower(on))
+    }
+
     /// Every activity the machine holds now (pending, active, stale, ended), by id.
     public func activityRecords() -> [String: Activity] {
         lock.withLock { machines.activities.activities }

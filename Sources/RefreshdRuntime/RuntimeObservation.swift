@@ -121,6 +121,10 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
                 self.init(time: time, kind: .widgetReload, identifier: id.description, count: used, message: text)
             case let .deferred(id, _, used, _, _, release):
                 self.init(time: time, kind: .widgetDeferred, identifier: id.description, at: release, count: used, message: text)
+            case let .heldLowPower(id, _):
+                self.init(time: time, kind: .widgetDeferred, identifier: id.description, message: text)
+            case let .spaced(id, _, _, _, release):
+                self.init(time: time, kind: .widgetDeferred, identifier: id.description, at: release, message: text)
             case let .coalesced(id, _, _):
                 self.init(time: time, kind: .widgetDeferred, identifier: id.description, message: text)
             case let .accepted(id, entries, _, next):

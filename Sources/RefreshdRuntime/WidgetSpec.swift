@@ -27,6 +27,26 @@ public struct WidgetSpec: Sendable, Hashable {
     /// per-kind cache directory `REFRESH_WIDGET_CACHE`); zero shares nothing.
     public var sharedFetch: Duration
     public var provider: Provider
+    /// The least time between two counted reloads of one family (`min-reload-interval:`).
+    public var minReloadInterval: Duration
+    /// Who shares the budget (`budget-scope:`).
+    public var budgetScope: BudgetScope = .family
+
+    /// Who shares a reload budget: each family its own (Apple's documentation, the default),
+    /// all families of the kind, or every widget kind of the job's namespace (the app:
+    /// developers report kinds "compete for that same budget").
+    public enum BudgetScope: String, Sendable, Hashable, CaseIterable {
+        case family, kind, namespace
+    }
+
+    /// The timeline machine's budget group for this widget of a job in `namespace`.
+    public func budgetGroup(namespace: String) -> String? {
+        switch budgetScope {
+        case .family: nil
+        case .kind: "kind \(kind)"
+        case .namespace: "namespace \(namespace)"
+        }
+    }
 
     /// The families WidgetKit knows, in its order.
     public static let knownFamilies = [
@@ -35,14 +55,18 @@ public struct WidgetSpec: Sendable, Hashable {
     ]
     /// iOS's range is 40-70 a day for a frequently viewed widget; 50 is its middle.
     public static let defaultBudget = 50
+    /// iOS spaces one widget's reloads; "about every 5 minutes" is commonly cited, unconfirmed.
+    public static let defaultMinReloadInterval = Duration.seconds(300)
 
     public init(kind: String, families: [String], budget: Int? = WidgetSpec.defaultBudget,
-                sharedFetch: Duration = .seconds(300), provider: Provider = .command) {
+                sharedFetch: Duration = .seconds(300), provider: Provider = .command,
+                minReloadInterval: Duration = WidgetSpec.defaultMinReloadInterval) {
         self.kind = kind
         self.families = families
         self.budget = budget
         self.sharedFetch = sharedFetch
         self.provider = provider
+        self.minReloadInterval = minReloadInterval
     }
 
     /// The scheduler identifier of one family's provider runs.

@@ -15,6 +15,11 @@ public struct DeviceModel: Sendable, Hashable {
     /// Times of day (minutes after local midnight) the app comes to the foreground: each is an
     /// exempt `reloadAllTimelines` (reason `appForeground`).
     public var foreground: [Int] = []
+    /// Spans in Low Power Mode: counted widget reloads are held until each ends.
+    public var lowPower: [TimeSpan] = []
+    /// Times of day (minutes after local midnight) someone taps an interactive widget button:
+    /// each is an exempt reload from a widget intent (reason `widgetIntent`).
+    public var intents: [Int] = []
     /// The system reloads every widget this often (reason `system`); nil: never.
     public var systemReloads: Duration?
     /// The app calls `reloadAllTimelines()` this often (reason `explicitAPI`, counted): `12m` is

@@ -26,6 +26,8 @@ public enum Expectation: Sendable, Hashable {
     public enum WidgetFigure: String, Sendable, Hashable, CaseIterable {
         case reloadsRequested = "reloads-requested", reloadsPerformed = "reloads-performed"
         case reloadsDeferred = "reloads-deferred", reloadsExempt = "reloads-exempt"
+        /// Counted reloads that waited for the minimum interval since the last one.
+        case reloadsSpaced = "reloads-spaced"
         case providerCalls = "provider-calls", upstreamFetches = "upstream-fetches", staleMinutes = "stale-minutes"
         /// Minutes a playlist widget showed an earlier staged day's playlist (0 for other widgets).
         case fallbackMinutes = "fallback-minutes"

@@ -31,6 +31,11 @@ public enum Fault: Sendable, Hashable {
     case budgetEmpty(TimeSpan)
     /// The job's Nth run stops updating its activity `after` into the run (and never ends it).
     case activitySilent(job: String, run: Int, after: Duration)
+    /// Someone taps an interactive widget button `count` times, a second apart: each a reload
+    /// from a widget intent (exempt from the budget and the minimum interval).
+    case widgetIntents(at: SimulationTime, count: Int)
+    /// The device is in Low Power Mode for a span: counted widget reloads are held until it ends.
+    case lowPower(TimeSpan)
 
     /// A short label for reports: `kill`, `down`, `clock-step`...
     public var label: String {
@@ -48,6 +53,8 @@ public enum Fault: Sendable, Hashable {
         case .providerExpires: "provider-expires"
         case .budgetEmpty: "budget-empty"
         case .activitySilent: "activity-silent"
+        case .widgetIntents: "widget-intents"
+        case .lowPower: "low-power"
         }
     }
 
@@ -61,6 +68,8 @@ public enum Fault: Sendable, Hashable {
         case let .providerExpires(job, run): return "\(job) provider run \(run) expires"
         case let .budgetEmpty(span): return "widget budgets empty from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
         case let .activitySilent(job, run, after): return "\(job) run \(run) stops updating its activity after \(formatDuration(after))"
+        case let .lowPower(span): return "Low Power Mode from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
+        case let .widgetIntents(at, count): return "\(count) widget intent\(count == 1 ? "" : "s") (button taps) from \(at.instant(start: start))"
         default: return label
         }
     }

@@ -6,8 +6,9 @@ import RefreshdCore
 public enum FaultPlan {
     /// Between one and `maximum` faults spread over `days` days from the start.
     ///
-    /// With `widgetJobs` (timeline jobs) the plan may also garble or expire a provider run, or
-    /// empty every reload budget for a span; with `activityJobs` (jobs whose model drives a live
+    /// With `widgetJobs` (timeline jobs) the plan may also garble or expire a provider run,
+    /// empty every reload budget for a span, tap a widget's button in a burst (intents), or put
+    /// the device in Low Power Mode for a span; with `activityJobs` (jobs whose model drives a live
     /// activity) a run may fall silent. Without them a seed draws the plan it always drew.
     public static func random(seed: UInt64, days: Int, jobs: [String], widgetJobs: [String] = [],
                               activityJobs: [String] = [], maximum: Int = 5) -> [Fault] {
@@ -23,9 +24,9 @@ public enum FaultPlan {
             }
             let job = jobs.isEmpty ? "" : jobs[Int(random.bits("plan.job", "", n) % UInt64(jobs.count))]
             let run = 1 + Int(random.bits("plan.run", "", n) % 20)
-            let kinds = 9 + (widgetJobs.isEmpty ? 0 : 3) + (activityJobs.isEmpty ? 0 : 1)
+            let kinds = 9 + (widgetJobs.isEmpty ? 0 : 5) + (activityJobs.isEmpty ? 0 : 1)
             var kind = Int(random.bits("plan.kind", "", n) % UInt64(kinds))
-            if kind >= 9, widgetJobs.isEmpty { kind += 3 }  // no widget kinds: straight to the activity one
+            if kind >= 9, widgetJobs.isEmpty { kind += 5 }  // no widget kinds: straight to the activity one
             let widget = widgetJobs.isEmpty ? "" : widgetJobs[Int(random.bits("plan.widget", "", n) % UInt64(widgetJobs.count))]
             let provider = 1 + Int(random.bits("plan.provider", "", n) % 12)
             switch kind {
@@ -43,6 +44,8 @@ public enum FaultPlan {
             case 9: faults.append(.providerGarbage(job: widget, run: provider, span: nil))
             case 10: faults.append(.providerExpires(job: widget, run: provider))
             case 11: faults.append(.budgetEmpty(TimeSpan(start: at, duration: length(6 * 60))))
+            case 13: faults.append(.lowPower(TimeSpan(start: at, duration: length(8 * 60))))
+            case 12: faults.append(.widgetIntents(at: at, count: 1 + Int(random.bits("plan.taps", "", n) % 30)))
             default:
                 let owner = activityJobs[Int(random.bits("plan.activity", "", n) % UInt64(activityJobs.count))]
                 let after = Duration.milliseconds(Int64(random.unit("plan.silent", "", n) * 10 * 60_000))

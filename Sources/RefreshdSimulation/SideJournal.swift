@@ -76,6 +76,10 @@ final class SideJournal: @unchecked Sendable {
                 (id, .init(kind: exempt ? "reload-exempt" : "reload", at: o.time, detail: reason.description))
             case let .deferred(id, reason, _, _, _, release):
                 (id, .init(kind: "deferred", at: o.time, detail: "\(reason)" + (release.map { " until \($0.iso8601)" } ?? "")))
+            case let .heldLowPower(id, reason):
+                (id, .init(kind: "deferred", at: o.time, detail: "\(reason) until Low Power Mode ends"))
+            case let .spaced(id, reason, _, interval, release):
+                (id, .init(kind: "spaced", at: o.time, detail: "\(reason) until \(release.iso8601) (min interval \(formatDuration(interval)))"))
             case let .failed(id, reason, _, _): (id, .init(kind: "failed", at: o.time, detail: reason))
             case let .staleStarted(id, since, reason): (id, .init(kind: "stale", at: since, detail: reason.description))
             case let .staleEnded(id, _, _): (id, .init(kind: "fresh", at: o.time, detail: ""))

@@ -19,6 +19,7 @@ extension Simulation {
             case device
             case reload(ReloadReason)
             case budgetEmpty(Bool)
+            case lowPower
         }
     }
 
@@ -74,6 +75,15 @@ extension Simulation {
             case let .providerGarbage(_, _, span?):
                 let t = span.start.instant(start: start)
                 faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
+            case let .lowPower(span):
+                let t = span.start.instant(start: start)
+                add(t, .lowPower)
+                add(t + span.duration, .lowPower)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
+            case let .widgetIntents(at, count):
+                let t = at.instant(start: start)
+                for k in 0..<max(0, count) { add(t + .seconds(Int64(k)), .reload(.widgetIntent)) }
+                faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: fault.detail(start: start)))
             case .providerGarbage, .providerExpires, .activitySilent:
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
             }
@@ -130,6 +140,9 @@ extension Simulation {
         case let .reload(reason):
             guard let runtime = host.runtime, !host.stopped else { return }
             runtime.reloadAllTimelines(reason: reason)
+        case .lowPower:
+            guard let runtime = host.runtime, !host.stopped else { return }
+            runtime.setLowPowerMode(isLowPower(at: host.clock))
         case let .budgetEmpty(on):
             budgetEmpty = on
             guard let runtime = host.runtime, !host.stopped else { return }
@@ -155,6 +168,12 @@ extension Simulation {
         }
         let conditions = Conditions(externalPower: power, network: network)
         if force || conditions != host.conditions { host.setConditions(conditions) }
+    }
+
+    /// Whether the device is in Low Power Mode at `t` (the device's spans and the faults').
+    func isLowPower(at t: Instant) -> Bool {
+        scenario.device.lowPower.contains { contains($0, t) }
+            || scenario.faults.contains { if case let .lowPower(span) = $0 { contains(span, t) } else { false } }
     }
 
     func contains(_ span: TimeSpan, _ t: Instant) -> Bool {

@@ -69,15 +69,20 @@ extension Simulation {
                                        output: model.output, results: model.results + [line])
     }
 
-    /// The device's widget events: foreground sessions (exempt), system reloads and the app's
+    /// The device's widget events: foreground sessions and widget intents (exempt), system reloads and the app's
     /// explicit reloads, each a `reloadAllTimelines` at its instant.
     func addWidgetEvents(_ add: (Instant, ExternalEvent.Action) -> Void) {
         let device = scenario.device
         guard specs.contains(where: { $0.widget != nil }) else { return }
-        if !device.foreground.isEmpty {
+        for span in device.lowPower {
+            let t = span.start.instant(start: scenario.start)
+            add(t, .lowPower)
+            add(t + span.duration, .lowPower)
+        }
+        for (times, reason) in [(device.foreground, ReloadReason.appForeground), (device.intents, .widgetIntent)] where !times.isEmpty {
             var day = startOfDay(containing: scenario.start)
             while day < end {
-                for minute in device.foreground.sorted() { add(localMinute(minute, day: day), .reload(.appForeground)) }
+                for minute in times.sorted() { add(localMinute(minute, day: day), .reload(reason)) }
                 day = nextDay(after: day)
             }
         }

@@ -257,6 +257,8 @@ public final class Simulation: @unchecked Sendable {
             downSpans.append((since, host.clock, "down"))
             downSince = nil
         }
+        runtime.setWidgetCountingDays(countingDays)
+        if isLowPower(at: host.clock) { runtime.setLowPowerMode(true) }  // before the restore asks for reloads
         runtime.load(specs)
         if budgetEmpty { runtime.setWidgetBudgets(.limited(0)) }
         applyDevice(force: true)
@@ -264,6 +266,23 @@ public final class Simulation: @unchecked Sendable {
     }
 
     // MARK: Days in the scenario's zone
+
+    /// The scenario zone's UTC offsets from a day before the start to two after the end: the
+    /// widget counter days are the report's local days.
+    var countingDays: CountingDays {
+        func seconds(_ t: Instant) -> Int64 {
+            Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)))
+        }
+        var t = scenario.start - .seconds(86_400)
+        var offsets = [(from: t, seconds: seconds(t))]
+        let last = end + .seconds(2 * 86_400)
+        while let next = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)) {
+            t = Instant(milliseconds: Int64((next.timeIntervalSince1970 * 1000).rounded()))
+            guard t < last else { break }
+            offsets.append((from: t, seconds: seconds(t)))
+        }
+        return CountingDays(offsets: offsets)
+    }
 
     func minuteOfDay(_ t: Instant) -> Int {
         let seconds = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)))

@@ -40,6 +40,7 @@ extension SimulationPicture {
                     case "reload": ("#2e9e44", y + 12, y + lane - 12)
                     case "reload-exempt": ("#7bed9f", y + 12, y + lane - 12)
                     case "deferred": ("#f08c00", y + 10, y + lane - 6)
+                    case "spaced": ("#c8a2c8", y + 14, y + lane - 14)
                     default: ("#d43c3c", y + 8, y + lane - 4)
                     }
                     s.append(##"<line x1="\##(format(mx))" y1="\##(format(y0))" x2="\##(format(mx))" y2="\##(format(y1))" stroke="\##(colour)" stroke-width="1.2"><title>\##(escape("\(m.kind) \(m.at.iso8601) \(m.detail)"))</title></line>"##)

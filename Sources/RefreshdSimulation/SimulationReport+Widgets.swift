@@ -4,7 +4,7 @@ import RefreshdRuntime
 
 extension SimulationReport {
     /// One widget's reload figures on one day, read from the `widget-day` rows the timeline
-    /// machine counts (UTC days). JSON keys are snake_case, as `refreshd stats reloads` writes.
+    /// machine counts (the report's local days). JSON keys are snake_case, as `refreshd stats reloads` writes.
     public struct WidgetDay: Codable, Sendable, Equatable {
         public var kind: String
         public var family: String
@@ -12,6 +12,8 @@ extension SimulationReport {
         public var reloadsPerformed: Int
         public var reloadsDeferred: Int
         public var reloadsExempt: Int
+        /// Counted reloads that waited for the minimum interval since the last one.
+        public var reloadsSpaced: Int = 0
         public var providerCalls: Int
         public var upstreamFetches: Int
         /// The lowest budget left that day; nil when unlimited.
@@ -29,7 +31,7 @@ extension SimulationReport {
         enum CodingKeys: String, CodingKey {
             case kind, family
             case reloadsRequested = "reloads_requested", reloadsPerformed = "reloads_performed"
-            case reloadsDeferred = "reloads_deferred", reloadsExempt = "reloads_exempt"
+            case reloadsDeferred = "reloads_deferred", reloadsExempt = "reloads_exempt", reloadsSpaced = "reloads_spaced"
             case providerCalls = "provider_calls", upstreamFetches = "upstream_fetches", budgetLow = "budget_low"
             case staleMinutes = "stale_minutes", firstStale = "first_stale", staleReason = "stale_reason"
             case fallbackMinutes = "fallback_minutes", fallbackFrom = "fallback_from", fallbackSince = "fallback_since"
@@ -43,6 +45,7 @@ extension SimulationReport {
             try c.encode(reloadsPerformed, forKey: .reloadsPerformed)
             try c.encode(reloadsDeferred, forKey: .reloadsDeferred)
             try c.encode(reloadsExempt, forKey: .reloadsExempt)
+            try c.encode(reloadsSpaced, forKey: .reloadsSpaced)
             try c.encode(providerCalls, forKey: .providerCalls)
             try c.encode(upstreamFetches, forKey: .upstreamFetches)
             try c.encode(budgetLow, forKey: .budgetLow)  // null when unlimited
@@ -63,6 +66,7 @@ extension SimulationReport {
             reloadsPerformed = row.performed
             reloadsDeferred = row.deferred
             reloadsExempt = row.exempt
+            reloadsSpaced = row.spaced ?? 0
             providerCalls = row.providerCalls
             upstreamFetches = row.upstreamFetches
             budgetLow = row.budgetLow
@@ -131,8 +135,9 @@ extension SimulationReport {
         let records = ((try? sim.store.records(table: TimelineChange.widgetTable)) ?? []).compactMap {
             try? decoder.decode(WidgetRecord.self, from: Data($0.value.utf8))
         }
-        let lastDay = ISO8601.day(sim.end - .milliseconds(1))
-        let lastMidnight = ISO8601.parse(lastDay + "T00:00:00Z") ?? sim.end
+        // Rows are the report's local days (the machine counts in the scenario's zone).
+        let lastDay = sim.dayLabel(sim.end - .milliseconds(1))
+        let lastMidnight = boundaries.last ?? sim.end
         for record in records {
             guard let span = record.stale else { continue }
             let from = max(record.staleAccountedUntil ?? span.start, span.start, lastMidnight)
@@ -155,8 +160,8 @@ extension SimulationReport {
             guard let index = dayLabels.firstIndex(of: row.day) else { continue }
             var day = WidgetDay(row)
             if let spans = fallbacks[row.widget.description] {
-                let midnight = ISO8601.parse(row.day + "T00:00:00Z") ?? sim.scenario.start
-                let next = midnight + .seconds(86_400)
+                let midnight = boundaries[index]
+                let next = index + 1 < boundaries.count ? boundaries[index + 1] : sim.nextDay(after: midnight)
                 let today = spans.compactMap { span -> (Instant, Instant, String)? in
                     let from = max(span.0, midnight), to = min(span.1, next)
                     return from < to ? (from, to, span.2) : nil
@@ -248,15 +253,19 @@ extension SimulationReport {
         var out: [String] = []
         if days.contains(where: { !$0.widgets.isEmpty }) {
             out.append("")
-            let header = ["day", "widget", "requested", "performed", "deferred", "exempt", "calls", "fetches", "budget low", "stale min"]
+            // The spaced column only when a widget waited for the minimum interval.
+            let spacing = days.contains { $0.widgets.contains { $0.reloadsSpaced > 0 } }
+            let header = ["day", "widget", "requested", "performed", "deferred"] + (spacing ? ["spaced"] : [])
+                + ["exempt", "calls", "fetches", "budget low", "stale min"]
             var rows: [[String]] = []
             var words: [String] = []
             var fallbackWords: [String] = []
             for d in days {
                 for w in d.widgets {
                     rows.append([d.date, "\(w.kind)/\(w.family)", String(w.reloadsRequested), String(w.reloadsPerformed),
-                                 String(w.reloadsDeferred), String(w.reloadsExempt), String(w.providerCalls),
-                                 String(w.upstreamFetches), w.budgetLow.map(String.init) ?? "-", String(w.staleMinutes)])
+                                 String(w.reloadsDeferred)] + (spacing ? [String(w.reloadsSpaced)] : [])
+                                + [String(w.reloadsExempt), String(w.providerCalls),
+                                   String(w.upstreamFetches), w.budgetLow.map(String.init) ?? "-", String(w.staleMinutes)])
                     if let text = staleWords(w) { words.append("  \(d.date) \(w.kind)/\(w.family): \(text), \(w.staleMinutes) min") }
                     if let text = self.fallbackWords(w) {
                         fallbackWords.append("  \(d.date) \(w.kind)/\(w.family): \(text), \(w.fallbackMinutes ?? 0) min")
@@ -342,6 +351,7 @@ extension SimulationReport {
         case .reloadsPerformed: w.reloadsPerformed
         case .reloadsDeferred: w.reloadsDeferred
         case .reloadsExempt: w.reloadsExempt
+        case .reloadsSpaced: w.reloadsSpaced
         case .providerCalls: w.providerCalls
         case .upstreamFetches: w.upstreamFetches
         case .staleMinutes: Int(w.staleMinutes)

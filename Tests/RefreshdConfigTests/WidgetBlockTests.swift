@@ -45,6 +45,22 @@ import Testing
             """))
         #expect(defaulted.widget?.budget == 50)
         #expect(defaulted.widget?.sharedFetch == .seconds(300))
+        #expect(defaulted.widget?.minReloadInterval == .seconds(300))
+        #expect(defaulted.widget?.budgetScope == .family)
+    }
+
+    @Test func theMinimumIntervalAndTheBudgetScope() throws {
+        let config = try #require(TestSupport.config("""
+            identifier: test.app.weather
+            kind: timeline
+            command: [true]
+            widget: {kind: weather, families: [systemSmall], min-reload-interval: 0s, budget-scope: namespace}
+            """))
+        #expect(config.widget?.minReloadInterval == .zero)
+        #expect(config.widget?.budgetScope == .namespace)
+        #expect(config.widget?.budgetGroup(namespace: config.definition.namespace) == "namespace \(config.definition.namespace)")
+        let kind = try #require(TestSupport.config("identifier: a.b\nkind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall], budget-scope: kind}"))
+        #expect(kind.widget?.budgetGroup(namespace: "x") == "kind w")
     }
 
     @Test(arguments: [
@@ -60,6 +76,12 @@ import Testing
         ("kind: timeline\ncommand: [true]\nprovider: playlist\nwidget: {kind: w, families: [systemSmall]}", "provider: playlist replaces command:"),
         ("command: [true]\nprovider: playlist", "provider: applies only to kind: timeline"),
         ("kind: timeline\nprovider: rss\nwidget: {kind: w, families: [systemSmall]}", "provider: expected one of"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall], budget-scope: app}",
+         "widget.budget-scope: expected one of family, kind, namespace"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall], min-reload-interval: 2d}",
+         "widget.min-reload-interval: expected at most 24h"),
+        ("kind: timeline\ncommand: [true]\nwidget: {kind: w, families: [systemSmall], min-reload-interval: soon}",
+         "widget.min-reload-interval"),
     ])
     func mistakesAreNamedWhereTheyAre(body: String, message: String) {
         let errors = TestSupport.errors("identifier: a.b\n" + body)

@@ -93,7 +93,7 @@ import RefreshdRuntime
         #expect((1...5).contains(a.count))
     }
 
-    static let sideLabels: Set<String> = ["provider-garbage", "provider-expires", "budget-empty", "activity-silent"]
+    static let sideLabels: Set<String> = ["provider-garbage", "provider-expires", "budget-empty", "activity-silent", "widget-intents", "low-power"]
 
     @Test func widgetAndActivityFaultsAreDrawnWhenThereAreSuchJobs() {
         let plain = (1...300).flatMap { FaultPlan.random(seed: UInt64($0), days: 10, jobs: ["a", "b"]) }

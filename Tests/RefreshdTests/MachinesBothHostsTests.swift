@@ -12,7 +12,8 @@ import RefreshdRuntime
     private func widget(_ h: HostHarness, budget: Int = 3) {
         let spec = JobSpec(definition: TaskDefinition(identifier: "t.widget", kind: .processing, allowance: .seconds(5)),
                            command: CommandJob(argv: ["/bin/true"]),
-                           widget: WidgetSpec(kind: "w", families: ["systemSmall", "systemMedium"], budget: budget))
+                           widget: WidgetSpec(kind: "w", families: ["systemSmall", "systemMedium"], budget: budget,
+                                              minReloadInterval: .zero))
         let timeline = #"{"entries": [{"date": "{+-1}", "content": {"asset": "a"}}, {"date": "{+1}", "content": {"asset": "b"}}], "policy": "atEnd"}"#
         h.spec(spec, Work(results: [timeline]))
     }

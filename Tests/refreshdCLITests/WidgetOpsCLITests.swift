@@ -23,6 +23,7 @@ import Testing
           kind: wallpaper
           families: [systemSmall]
           budget: 5
+          min-reload-interval: 0s
         """
     }
 

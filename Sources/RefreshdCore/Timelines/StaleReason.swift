@@ -10,6 +10,8 @@ public enum StaleReason: String, Sendable, Hashable, Codable, CaseIterable, Cust
     case providerInterrupted
     /// The reload fell due while refreshd was down.
     case refreshdDown
+    /// The reload fell due while the device was in Low Power Mode.
+    case lowPower
 
     /// `budget spent`, `provider failed`...: the words the report and the status use.
     public var description: String {
@@ -19,6 +21,7 @@ public enum StaleReason: String, Sendable, Hashable, Codable, CaseIterable, Cust
         case .providerExpired: "provider expired"
         case .providerInterrupted: "provider interrupted"
         case .refreshdDown: "refreshd down"
+        case .lowPower: "low power mode"
         }
     }
 }

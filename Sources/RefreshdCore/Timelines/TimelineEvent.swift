@@ -20,6 +20,10 @@ public enum TimelineEvent: Sendable, Hashable {
     /// The wall clock was stepped or the machine resumed: re-evaluate everything at the new
     /// instant (a step forward may pass entries and due reloads).
     case clockChanged
+    /// Low Power Mode turned on or off ("getTimeline may not fire at all"): while it is on,
+    /// counted reloads are held (stale if they demanded freshness) and released when it ends;
+    /// exempt reloads still happen. Device state: the host sends it again after a restart.
+    case lowPower(Bool)
     /// Stop: no new provider calls; state is flushed. Results of calls in flight are still kept.
     case shutdown
 }

@@ -18,6 +18,10 @@ public enum TimelineLog: Sendable, Hashable, CustomStringConvertible {
     /// A reload over budget waits for the window to free a slot.
     case deferred(WidgetID, ReloadReason, used: Int, limit: Int, window: Duration, release: Instant?)
     case coalesced(WidgetID, ReloadReason, into: Coalesced)
+    /// A counted reload is held until Low Power Mode ends.
+    case heldLowPower(WidgetID, ReloadReason)
+    /// A counted reload within the budget waits for the minimum interval since the last one.
+    case spaced(WidgetID, ReloadReason, last: Instant, interval: Duration, release: Instant)
     /// A provider returned a good timeline.
     case accepted(WidgetID, entries: Int, policy: TimelinePolicy, nextReload: Instant?)
     /// A failed reload; the last good timeline stays.
@@ -49,6 +53,10 @@ public enum TimelineLog: Sendable, Hashable, CustomStringConvertible {
         case let .deferred(id, reason, used, limit, window, release):
             "reload deferred \(id) (\(reason)): budget \(used)/\(limit) used in \(Self.windowText(window)), "
                 + (release.map { "next slot \($0)" } ?? "no slot until the budget changes")
+        case let .heldLowPower(id, reason):
+            "reload held \(id) (\(reason)): Low Power Mode is on; released when it ends"
+        case let .spaced(id, reason, last, interval, release):
+            "reload spaced \(id) (\(reason)): last reload \(last), at most one every \(Self.windowText(interval)); at \(release)"
         case let .coalesced(id, reason, into):
             switch into {
             case .afterProviderRun:

@@ -24,6 +24,7 @@ extension TimelineMachine {
             checkWaiting(id, w, definition, at: now, into: &found)
             checkStale(id, w, into: &found)
         }
+        checkGroups(into: &found)
         let expected = computeDeadline(at: now)
         if expected != nextDeadline {
             found.append(.init(.deadlineMismatch, nil,
@@ -53,6 +54,27 @@ extension TimelineMachine {
         }
     }
 
+    /// A budget shared by a group: never more counted reloads of its members together in any
+    /// window than the largest budget in force while they were counted.
+    private func checkGroups(into found: inout [TimelineViolation]) {
+        var groups: [String: [WidgetID]] = [:]
+        for id in order { if let group = definitions[id.kind]?.budgetGroup { groups[group, default: []].append(id) } }
+        for (group, members) in groups.sorted(by: { $0.key < $1.key }) where members.count > 1 {
+            guard let definition = definitions[members[0].kind] else { continue }
+            let ledger = members.flatMap { widgets[$0]?.ledger ?? [] }.sorted()
+            let ceiling = members.map { widgets[$0]?.ledgerCeiling ?? 0 }.max() ?? 0
+            var low = 0
+            for high in ledger.indices {
+                while ledger[low] + definition.window <= ledger[high] { low += 1 }
+                if high - low + 1 > ceiling {
+                    found.append(.init(.budgetExceeded, members[0],
+                                       "\(high - low + 1) counted reloads of budget group \(group) from \(ledger[low]) to \(ledger[high]), budget \(ceiling)"))
+                    break
+                }
+            }
+        }
+    }
+
     private func checkShown(_ id: WidgetID, _ w: WidgetRecord, at now: Instant, into found: inout [TimelineViolation]) {
         if let shown = w.shown, let index = shown.index {
             guard let timeline = w.timeline, index < timeline.entries.count, timeline.entries[index] == shown.entry else {
@@ -76,18 +98,28 @@ extension TimelineMachine {
             if queued.exempt {
                 found.append(.init(.releaseWrong, id, "an exempt reload is deferred"))
             }
+            // Released when both the budget's window and the minimum interval allow it.
+            let spacing = Self.spacingEnd(w, definition)
+            var budgetSlot: Instant??  // nil: the budget has a slot (or is unlimited)
+            var usedText = "unlimited budget"
             if let limit = definition.budget.limit {
-                let used = Self.usedInWindow(w.ledger, window: definition.window, at: now)
-                let expected: Instant? = limit == 0 ? nil
-                    : used >= limit ? w.ledger[w.ledger.count - limit] + definition.window : nil
-                if used < limit, acting {
-                    found.append(.init(.releaseWrong, id, "deferred with \(used)/\(limit) used: a slot is free"))
-                } else if used >= limit, w.release != expected {
-                    found.append(.init(.releaseWrong, id,
-                                       "released at \(w.release.map(\.iso8601) ?? "never"), the window frees a slot at \(expected.map(\.iso8601) ?? "never")"))
-                }
-            } else if acting {
-                found.append(.init(.releaseWrong, id, "deferred under an unlimited budget"))
+                let ledger = definition.budgetGroup == nil ? w.ledger : sharedLedger(id, definition, at: now)
+                let used = definition.budgetGroup == nil ? Self.usedInWindow(ledger, window: definition.window, at: now) : ledger.count
+                usedText = "\(used)/\(limit) used"
+                if used >= limit { budgetSlot = .some(limit == 0 ? nil : ledger[ledger.count - limit] + definition.window) }
+            }
+            let expected: Instant?
+            if isLowPower { budgetSlot = .some(nil) }  // held until Low Power Mode ends
+            switch budgetSlot {
+            case .none: expected = spacing
+            case .some(.none): expected = nil
+            case let .some(.some(slot)): expected = max(slot, spacing ?? slot)
+            }
+            if budgetSlot == nil, spacing == nil {
+                if acting { found.append(.init(.releaseWrong, id, "deferred with \(usedText) and no interval to wait: a slot is free")) }
+            } else if w.release != expected {
+                found.append(.init(.releaseWrong, id,
+                                   "released at \(w.release.map(\.iso8601) ?? "never"), the budget and the minimum interval allow it at \(expected.map(\.iso8601) ?? "never")"))
             }
             if acting, let release = w.release, release <= now {
                 found.append(.init(.dueNotActed, id, "deferred reload due at \(release) still waits"))

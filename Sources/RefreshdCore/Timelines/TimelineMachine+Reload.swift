@@ -106,14 +106,22 @@ extension TimelineMachine {
                 changed(id)
                 tally(id, at: now) { $0.coalesced += 1 }
                 effects.append(.log(.coalesced(id, reason, into: .deferred(until: w.release))))
-                if reason.demandsFreshness { startStale(id, .budgetSpent, at: now, into: &effects) }
+                // Waiting only for the minimum interval is the system's pacing, not staleness.
+                if reason.demandsFreshness, isLowPower {
+                    startStale(id, .lowPower, at: now, into: &effects)
+                } else if reason.demandsFreshness, let definition = definitions[id.kind], budgetRelease(&w, definition, at: now) != nil {
+                    startStale(id, .budgetSpent, at: now, into: &effects)
+                }
             }
             return
         }
         admit(id, ReloadAsk(reason: reason, requested: now), at: now, into: &effects)
     }
 
-    /// Performs an ask now if it is exempt or the budget has a slot; defers it otherwise.
+    /// Performs an ask now if it is exempt, or the budget has a slot and the minimum interval
+    /// since the last reload has passed; defers it otherwise (spaced: until the interval ends,
+    /// without going stale; over budget: until the window frees a slot, stale if it demanded
+    /// freshness).
     mutating func admit(_ id: WidgetID, _ ask: ReloadAsk, at now: Instant, into effects: inout [TimelineEffect]) {
         guard var w = widgets[id], let definition = definitions[id.kind] else { return }
         if ask.exempt {
@@ -121,7 +129,26 @@ extension TimelineMachine {
             return
         }
         guard let release = releaseInstant(&w, definition, at: now) else {
-            launch(id, ask, at: now, into: &effects)  // a slot is free (or unlimited)
+            launch(id, ask, at: now, into: &effects)  // a slot is free (or unlimited), not too soon
+            return
+        }
+        if isLowPower {
+            w.queued = ask
+            w.release = nil
+            widgets[id] = w
+            changed(id)
+            tally(id, at: now) { $0.deferred += 1 }
+            effects.append(.log(.heldLowPower(id, ask.reason)))
+            if ask.demandsFreshness { startStale(id, .lowPower, at: now, into: &effects) }
+            return
+        }
+        if budgetRelease(&w, definition, at: now) == nil, let release, let last = w.lastReload {
+            w.queued = ask
+            w.release = release
+            widgets[id] = w
+            changed(id)
+            tally(id, at: now) { $0.spaced = ($0.spaced ?? 0) + 1 }
+            effects.append(.log(.spaced(id, ask.reason, last: last, interval: definition.minReloadInterval, release: release)))
             return
         }
         let limit = definition.budget.limit ?? 0
@@ -130,20 +157,109 @@ extension TimelineMachine {
         widgets[id] = w
         changed(id)
         tally(id, at: now) { $0.deferred += 1 }
-        effects.append(.log(.deferred(id, ask.reason, used: w.ledger.count, limit: limit,
+        effects.append(.log(.deferred(id, ask.reason, used: used(id, w, definition, at: now), limit: limit,
                                       window: definition.window, release: release)))
         if ask.demandsFreshness { startStale(id, .budgetSpent, at: now, into: &effects) }
     }
 
-    /// Nil when a counted reload may happen at `now` (a slot is free, or the budget is
-    /// unlimited); otherwise `.some(instant)` when the window frees a slot (`.some(nil)` with a
-    /// budget of 0: never, until the budget changes). Prunes the ledger to the window.
+    /// Nil when a counted reload may happen at `now` (the budget has a slot and the minimum
+    /// interval since the last reload has passed); otherwise `.some(instant)` when both allow
+    /// it (`.some(nil)` with a budget of 0: never, until the budget changes).
     func releaseInstant(_ w: inout WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant?? {
+        if isLowPower { return .some(nil) }  // held until Low Power Mode ends
+        let spacing = spacingRelease(w, definition, at: now)
+        switch budgetRelease(&w, definition, at: now) {
+        case .none: return spacing.map { .some($0) } ?? .none
+        case .some(.none): return .some(.none)
+        case let .some(.some(slot)): return .some(max(slot, spacing ?? slot))
+        }
+    }
+
+    /// When the minimum interval since the widget's last reload ends, if after `now`.
+    static func spacingEnd(_ w: WidgetRecord, _ definition: WidgetDefinition) -> Instant? {
+        guard definition.minReloadInterval > .zero, let last = w.lastReload else { return nil }
+        return last + definition.minReloadInterval
+    }
+
+    func spacingRelease(_ w: WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant? {
+        Self.spacingEnd(w, definition).flatMap { $0 > now ? $0 : nil }
+    }
+
+    /// The budget alone: nil when a slot is free (or the budget is unlimited); otherwise
+    /// `.some(instant)` when the window frees a slot (`.some(nil)` with a budget of 0). Prunes
+    /// the ledger to the window.
+    func budgetRelease(_ w: inout WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Instant?? {
         guard let limit = definition.budget.limit else { return nil }
         Self.prune(&w.ledger, window: definition.window, at: now)
-        guard w.ledger.count >= limit else { return nil }
+        let ledger = definition.budgetGroup == nil ? w.ledger : sharedLedger(w.widget, own: w.ledger, definition, at: now)
+        guard ledger.count >= limit else { return nil }
         if limit == 0 { return .some(nil) }
-        return .some(w.ledger[w.ledger.count - limit] + definition.window)
+        return .some(ledger[ledger.count - limit] + definition.window)
+    }
+
+    /// After the wall clock stepped back, a last reload "in the future" would hold the next one
+    /// for the whole step plus the interval: it counts as made now.
+    mutating func unspaceFuture(at now: Instant) {
+        for id in order {
+            guard var w = widgets[id], let last = w.lastReload, last > now, let definition = definitions[id.kind] else { continue }
+            w.lastReload = now
+            if w.queued != nil, w.inFlight == nil {
+                switch releaseInstant(&w, definition, at: now) {
+                case .none: w.release = now
+                case let .some(release): w.release = release
+                }
+            }
+            widgets[id] = w
+            changed(id)
+        }
+    }
+
+    /// Low Power Mode turned on (every waiting counted reload is held) or off (every held
+    /// reload goes through admission in this event's due pass, or waits for its budget or
+    /// interval).
+    mutating func releaseHeld(at now: Instant) {
+        for id in order {
+            guard var w = widgets[id], w.queued != nil, w.inFlight == nil, let definition = definitions[id.kind] else { continue }
+            switch releaseInstant(&w, definition, at: now) {
+            case .none: w.release = now
+            case let .some(release): w.release = release
+            }
+            widgets[id] = w
+            changed(id)
+        }
+    }
+
+    /// The widgets sharing `id`'s budget, `id` included (itself alone without a group).
+    func budgetMates(_ id: WidgetID) -> [WidgetID] {
+        guard let group = definitions[id.kind]?.budgetGroup else { return [id] }
+        return order.filter { definitions[$0.kind]?.budgetGroup == group }
+    }
+
+    /// The counted reloads of every widget sharing `id`'s budget within the window at `now`
+    /// (`own`: `id`'s ledger, if it is being changed), sorted.
+    func sharedLedger(_ id: WidgetID, own: [Instant]? = nil, _ definition: WidgetDefinition, at now: Instant) -> [Instant] {
+        let horizon = now - definition.window
+        var merged: [Instant] = []
+        for mate in budgetMates(id) {
+            let ledger = mate == id ? own ?? widgets[mate]?.ledger ?? [] : widgets[mate]?.ledger ?? []
+            merged += ledger.filter { $0 > horizon }
+        }
+        return merged.sorted()
+    }
+
+    /// After a counted reload of a widget in a budget group, the other members' waiting
+    /// reloads are released when the shared window (and their interval) allows it.
+    mutating func rereleaseMates(of id: WidgetID, at now: Instant) {
+        guard definitions[id.kind]?.budgetGroup != nil else { return }
+        for mate in budgetMates(id) where mate != id {
+            guard var w = widgets[mate], w.queued != nil, w.inFlight == nil, let definition = definitions[mate.kind] else { continue }
+            switch releaseInstant(&w, definition, at: now) {
+            case .none: w.release = now
+            case let .some(release): w.release = release
+            }
+            widgets[mate] = w
+            changed(mate)
+        }
     }
 
     /// Drops counted reloads that left the window `(now - window, now]`.
@@ -162,12 +278,15 @@ extension TimelineMachine {
             Self.prune(&w.ledger, window: definition.window, at: now)
             w.ledgerCeiling = w.ledger.isEmpty ? budgetLimit : max(w.ledgerCeiling, budgetLimit)
             Self.insertSorted(&w.ledger, now)
-            (used, limit) = (w.ledger.count, budgetLimit)
+            let counted = definition.budgetGroup == nil ? w.ledger.count : sharedLedger(id, own: w.ledger, definition, at: now).count
+            (used, limit) = (counted, budgetLimit)
         }
         w.inFlight = ask
         w.inFlightSince = now
+        w.lastReload = now
         widgets[id] = w
         changed(id)
+        if !ask.exempt { rereleaseMates(of: id, at: now) }
         let left = budgetLeft(id, at: now)
         tally(id, at: now) { row in
             if ask.exempt { row.exempt += 1 } else { row.performed += 1 }
@@ -192,7 +311,15 @@ extension TimelineMachine {
     func budgetLeft(_ id: WidgetID, at now: Instant) -> Int? {
         guard let w = widgets[id], let definition = definitions[id.kind],
               let limit = definition.budget.limit else { return nil }
-        return max(limit - Self.usedInWindow(w.ledger, window: definition.window, at: now), 0)
+        return max(limit - used(id, w, definition, at: now), 0)
+    }
+
+    /// Counted reloads in the window at `now` against `id`'s budget (its group's, if shared).
+    func used(_ id: WidgetID, _ w: WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> Int {
+        guard definition.budgetGroup != nil else { return Self.usedInWindow(w.ledger, window: definition.window, at: now) }
+        return budgetMates(id).reduce(0) { sum, mate in
+            sum + Self.usedInWindow(widgets[mate]?.ledger ?? [], window: definition.window, at: now)
+        }
     }
 
     /// Counted reloads in `(now - window, now]` (and any after `now`, after a clock step back).

@@ -35,6 +35,11 @@ extension TimelineMachine {
             rows[RowKey(day: day, widget: row.widget)] = row
             counterDay = max(counterDay, day)
         }
+        // Budgets shared by a group count every member's ledger: all of them are known before
+        // any member is asked to reload.
+        for saved in state.records where widgets[saved.widget] != nil && definitions[saved.widget.kind]?.budgetGroup != nil {
+            widgets[saved.widget]?.ledger = saved.ledger.sorted()
+        }
         var restored: Set<WidgetID> = []
         for saved in state.records.sorted(by: { $0.widget < $1.widget }) {
             let id = saved.widget
@@ -75,6 +80,15 @@ extension TimelineMachine {
             } else if let due = w.policyDue, due < now, (w.policyReason ?? .policyAtEnd).demandsFreshness {
                 startStale(id, .refreshdDown, at: due, into: &effects)
             }
+        }
+        // A shared budget's releases need every member's ledger, all restored only now.
+        for id in order where restored.contains(id) && definitions[id.kind]?.budgetGroup != nil {
+            guard var w = widgets[id], w.queued != nil, w.inFlight == nil, let definition = definitions[id.kind] else { continue }
+            switch releaseInstant(&w, definition, at: now) {
+            case .none: w.release = now
+            case let .some(release): w.release = release
+            }
+            widgets[id] = w
         }
         // Stale time up to now goes into its days while the restored rows are at hand (past
         // days' rows are not kept after this event, and must not be written afresh later).

@@ -11,7 +11,7 @@ extension TimelineMachine {
         effects.append(.log(.staleStarted(id, since: start, reason)))
         // The day of the start gets its first stale instant now, even before any time accrues
         // (`withRow` keeps a clock stepped back from replacing a past day's saved row).
-        let day = Self.day(of: start)
+        let day = day(of: start)
         withRow(id, day: day, at: start) { row in
             if row.firstStale == nil {
                 row.firstStale = start
@@ -37,14 +37,14 @@ extension TimelineMachine {
         effects.append(.log(.staleEnded(id, since: span.start, lasted: now.duration(since: span.start))))
     }
 
-    /// Puts the open span's time up to `until` into the day rows, split at UTC midnight.
+    /// Puts the open span's time up to `until` into the day rows, split at the counter days' midnights.
     mutating func accountStale(_ id: WidgetID, until: Instant) {
         guard let w = widgets[id], let span = w.stale else { return }
         var from = max(w.staleAccountedUntil ?? span.start, span.start)
         guard until > from else { return }
         while from < until {
-            let day = Self.day(of: from)
-            let midnight = Instant.clamped((day + 1) * Self.dayMilliseconds)
+            let day = day(of: from)
+            let midnight = startOfDay(day + 1)
             let to = min(until, midnight)
             let start = from
             withRow(id, day: day, at: from) { row in

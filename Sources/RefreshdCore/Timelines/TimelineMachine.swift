@@ -27,13 +27,15 @@ public struct TimelineMachine: Sendable {
     /// Inside the restore: rows of days after the latest saved one may be created.
     var isRestoring = false
     public internal(set) var isStopping = false
+    /// Low Power Mode is on: counted reloads are held until it ends.
+    public internal(set) var isLowPower = false
     /// The earliest instant the machine must act without an outside event (an entry's date, a
-    /// policy reload, a deferred reload's release, the UTC midnight that splits a stale widget's
+    /// policy reload, a deferred reload's release, the counter-day midnight that splits a stale widget's
     /// counters); nil when nothing is due ever. Recomputed after every event.
     public internal(set) var nextDeadline: Instant?
     /// The instant of the last event handled (the invariants and the snapshot look at it).
     public internal(set) var lastEventAt: Instant?
-    /// The UTC day counters are kept for (days since the epoch); it never moves back, so a wall
+    /// The counter day (UTC unless `countingDays` says otherwise) counters are kept for (days since the epoch); it never moves back, so a wall
     /// clock stepped back keeps counting into the latest day.
     var counterDay: Int64 = Int64.min
     var rows: [RowKey: WidgetDayCounter] = [:]
@@ -57,7 +59,13 @@ public struct TimelineMachine: Sendable {
 
     static let dayMilliseconds: Int64 = 86_400_000
 
-    public init() {}
+    /// Where counter days begin (UTC by default). Set before the restore: rows already made
+    /// keep the days they were counted on.
+    public var countingDays: CountingDays = .utc
+
+    public init(countingDays: CountingDays = .utc) {
+        self.countingDays = countingDays
+    }
 
     /// Feeds one event; returns its effects in order.
     public mutating func handle(_ event: TimelineEvent, at now: Instant) -> [TimelineEffect] {
@@ -86,6 +94,12 @@ public struct TimelineMachine: Sendable {
             break  // everything due at `now` is done below, whatever woke the machine
         case .clockChanged:
             everyWidget = true  // a step back changes which entry is current
+            unspaceFuture(at: now)
+        case let .lowPower(on):
+            guard on != isLowPower else { break }
+            isLowPower = on
+            releaseHeld(at: now)  // on: every waiting reload is held; off: released when allowed
+            everyWidget = true
         case .shutdown:
             isStopping = true
             everyWidget = true
@@ -128,7 +142,7 @@ public struct TimelineMachine: Sendable {
     /// A widget's whole state.
     public func record(_ id: WidgetID) -> WidgetRecord? { widgets[id] }
 
-    /// Today's counter rows (the UTC day of the latest event), sorted by widget.
+    /// Today's counter rows (the counter day of the latest event), sorted by widget.
     public var todaysCounters: [WidgetDayCounter] {
         rows.filter { $0.key.day == counterDay }.sorted { $0.key < $1.key }.map(\.value)
     }
@@ -136,23 +150,24 @@ public struct TimelineMachine: Sendable {
     // MARK: Bookkeeping
 
     /// The day `now` counts on (never before the latest day counted).
-    func countingDay(_ now: Instant) -> Int64 { max(counterDay, Self.day(of: now)) }
+    func countingDay(_ now: Instant) -> Int64 { max(counterDay, day(of: now)) }
 
-    static func day(of instant: Instant) -> Int64 {
-        let (q, r) = instant.milliseconds.quotientAndRemainder(dividingBy: dayMilliseconds)
-        return r < 0 ? q - 1 : q
-    }
+    /// The counter day of an instant (see `countingDays`).
+    func day(of instant: Instant) -> Int64 { countingDays.day(of: instant) }
+
+    /// The first instant of a counter day.
+    func startOfDay(_ day: Int64) -> Instant { countingDays.start(of: day) }
 
     /// Moves the counters to `now`'s day, first putting every stale widget's time up to `now`
     /// into the days it belongs to.
     /// True when the day changed (every widget's midnight deadline moves).
     mutating func advanceDay(to now: Instant) -> Bool {
-        let day = Self.day(of: now)
+        let day = day(of: now)
         guard day > counterDay else { return false }
         let previous = counterDay
         counterDay = day
         guard previous != Int64.min else { return true }
-        let dayStart = Instant.clamped(day * Self.dayMilliseconds)
+        let dayStart = startOfDay(day)
         for id in order {
             guard let span = widgets[id]?.stale else { continue }
             accountStale(id, until: now)
@@ -188,7 +203,7 @@ public struct TimelineMachine: Sendable {
     }
 
     /// The minimum over widgets of their next entry switch and (unless a provider call is in
-    /// flight) their policy reload and deferred release; and the next UTC midnight if any widget
+    /// flight) their policy reload and deferred release; and the next counter-day midnight if any widget
     /// is stale (its stale minutes are split there).
     /// Recomputed from scratch over every widget: what `nextDeadline` must equal (the
     /// invariants compare them).
@@ -198,7 +213,7 @@ public struct TimelineMachine: Sendable {
     }
 
     /// One widget's next deadline: its next entry switch; unless a provider call is in flight,
-    /// its policy reload and its deferred reload's release; while stale, the next UTC midnight.
+    /// its policy reload and its deferred reload's release; while stale, the next counter-day midnight.
     func widgetDeadline(_ w: WidgetRecord, at now: Instant) -> Instant? {
         var next = Self.nextSwitch(w, at: now)
         func consider(_ t: Instant?) {
@@ -209,7 +224,7 @@ public struct TimelineMachine: Sendable {
             if w.queued != nil { consider(w.release) }
         }
         if w.stale != nil, counterDay != Int64.min {
-            consider(Instant.clamped((counterDay + 1) * Self.dayMilliseconds))
+            consider(startOfDay(counterDay + 1))
         }
         return next
     }

@@ -58,7 +58,7 @@ extension TimelineMachine {
         let statuses = order.compactMap { id -> TimelineSnapshot.Widget? in
             guard let w = widgets[id], let definition = definitions[id.kind] else { return nil }
             let limit = definition.budget.limit
-            let used = limit.map { _ in Self.usedInWindow(w.ledger, window: definition.window, at: at) }
+            let used = limit.map { _ in self.used(id, w, definition, at: at) }
             let next: Instant?, why: TimelineSnapshot.Widget.NextReload
             if w.inFlight != nil {
                 (next, why) = (nil, w.queued != nil ? .afterProviderRun : .onRequest)

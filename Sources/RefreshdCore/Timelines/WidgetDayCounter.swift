@@ -1,11 +1,11 @@
-/// One widget's reload figures on one UTC day: what `refreshd stats reloads` and the simulation
+/// One widget's reload figures on one day (UTC in the daemon; the scenario's zone in a simulation): what `refreshd stats reloads` and the simulation
 /// report show, the counter developers had to build by hand.
 ///
 /// Stored under table `widget-day`, key `YYYY-MM-DD kind/family`; the machine counts, the store
-/// keeps the row as given. Stale time is split at UTC midnight. `firstStale` is the first
+/// keeps the row as given. Stale time is split at the day's midnight. `firstStale` is the first
 /// instant of the day the widget was stale (midnight for a span that began the day before).
 public struct WidgetDayCounter: Sendable, Hashable, Codable {
-    /// The UTC day, `YYYY-MM-DD`.
+    /// The day, `YYYY-MM-DD` (see `CountingDays`).
     public var day: String
     public var kind: String
     public var family: WidgetFamily
@@ -13,9 +13,12 @@ public struct WidgetDayCounter: Sendable, Hashable, Codable {
     public var requested = 0
     /// Counted reloads performed (the provider was asked).
     public var performed = 0
-    /// Requests deferred because the budget was spent (a new deferral; later requests coalesced
+    /// Requests deferred because the budget was spent or Low Power Mode was on (a new deferral; later requests coalesced
     /// into it count as `coalesced`).
     public var deferred = 0
+    /// Counted reloads that waited for the minimum interval since the last one (nil in rows
+    /// saved before the setting existed).
+    public var spaced: Int?
     /// Requests folded into a reload already waiting or running.
     public var coalesced = 0
     /// Exempt reloads performed (not counted against the budget).

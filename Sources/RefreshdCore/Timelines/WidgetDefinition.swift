@@ -17,15 +17,30 @@ public struct WidgetDefinition: Sendable, Hashable {
     /// again this much later (a spent budget defers that retry like any reload). Nil: no retry,
     /// the widget waits for its next explicit or exempt reload.
     public var failureRetry: Duration?
+    /// The least time between two provider calls of one widget (kind and family): a counted
+    /// reload asked for sooner waits until then (exempt reloads do not wait, but start the
+    /// interval). iOS does not reload a widget back to back; about 5 minutes is commonly cited
+    /// and unconfirmed, hence a setting (`min-reload-interval:`, 5 min in job files). Zero: no
+    /// spacing (the default here, for tests of the budget alone).
+    public var minReloadInterval: Duration
+    /// Widgets whose kinds name the same group share one budget: their counted reloads are
+    /// counted together against each one's `budget` over its `window` (declare the same budget
+    /// in every kind of a group). Nil: each family its own budget, as Apple documents; a
+    /// group models developers' reports of "a per-app reload budget divided across all your
+    /// widgets" (`budget-scope: kind` or `namespace` in job files).
+    public var budgetGroup: String?
 
     public init(kind: String, families: Set<WidgetFamily>, job: String, budget: ReloadBudget = .default,
-                window: Duration = .seconds(86_400), failureRetry: Duration? = .seconds(900)) {
+                window: Duration = .seconds(86_400), failureRetry: Duration? = .seconds(900),
+                minReloadInterval: Duration = .zero, budgetGroup: String? = nil) {
         self.kind = kind
         self.families = families
         self.job = job
         self.budget = budget
         self.window = window
         self.failureRetry = failureRetry
+        self.minReloadInterval = minReloadInterval
+        self.budgetGroup = budgetGroup
     }
 
     /// The families in a stable order.

@@ -30,6 +30,9 @@ public struct WidgetRecord: Sendable, Hashable, Codable {
     public var staleAccountedUntil: Instant?
     /// The most recent closed stale spans, oldest first (at most `recentSpanLimit`).
     public var recentSpans: [StaleSpan] = []
+    /// When the provider was last asked (counted or exempt): the next counted reload waits
+    /// for `WidgetDefinition.minReloadInterval` after it.
+    public var lastReload: Instant?
     public var lastSuccess: Instant?
     public var lastFailure: String?
 
