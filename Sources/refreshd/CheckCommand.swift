@@ -133,14 +133,17 @@ struct CheckCommand: ParsableCommand {
         return options
     }
 
-    /// `timeline widget dayparts [systemSmall, systemMedium], budget 50/24h, shared fetch 5m, command provider`.
+    /// `timeline widget dayparts [systemSmall, systemMedium], budget 50/24h per family, reloads
+    /// 5m apart at least, shared fetch 5m, command provider`.
     static func describe(_ widget: WidgetSpec) -> String {
         let provider = switch widget.provider {
         case .command: "command provider"
         case let .action(action): "\(action.name) provider"
         }
         return "timeline widget \(widget.kind) [\(widget.families.joined(separator: ", "))], "
-            + "budget \(widget.budget.map { "\($0)/24h" } ?? "unlimited"), shared fetch \(DurationParser.format(widget.sharedFetch)), \(provider)"
+            + "budget \(widget.budget.map { "\($0)/24h" } ?? "unlimited") per \(widget.budgetScope.rawValue), "
+            + "reloads \(DurationParser.format(widget.minReloadInterval)) apart at least, "
+            + "shared fetch \(DurationParser.format(widget.sharedFetch)), \(provider)"
     }
 
     /// The calendar a job's runs follow: its resubmit calendar, else its calendar `earliest:`.

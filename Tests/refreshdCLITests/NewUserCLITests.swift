@@ -92,6 +92,10 @@ import Testing
         #expect(staging["command"] as? [String] == [])
         let prune = try #require(rows.first { $0["identifier"] as? String == "design.example.shared.prune" })
         #expect(prune["requires"] as? [String] == ["external-power"])
+        // The widget's budget scope and reload spacing are settings too.
+        let widget = try #require(rows.first { $0["identifier"] as? String == "design.example.wallpaper.widget" })
+        let words = try #require(widget["widget"] as? String)
+        #expect(words.contains("per family") && words.contains("reloads 5m apart at least"), "\(words)")
     }
 
     /// Regression: the header said "2 days" for `--days 1` from 06:00 (two calendar days of rows).
