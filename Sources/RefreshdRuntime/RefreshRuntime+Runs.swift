@@ -147,22 +147,3 @@ extension RefreshRuntime {
         return env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
     }
 }
-
-extension RefreshRuntime {
-    /// Ends every in-process run now as abandoned (a second stop signal: kill everything).
-    public func abandonInProcessRuns() {
-        let abandoned = lock.withLock { () -> [Int64] in
-            let ids = executions.compactMap { id, execution -> Int64? in
-                if case .command = execution { return nil }
-                return id
-            }
-            for id in ids {
-                if case let .task(task) = executions[id] { task.abandon() }
-                if case let .action(context) = executions[id] { context.kill() }
-                executions[id] = nil
-            }
-            return ids
-        }
-        for runID in abandoned.sorted() { send(.runFinished(runID: runID, exit: .abandoned)) }
-    }
-}

@@ -266,6 +266,10 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         runtime?.send(.clockChanged(expected: expected))
     }
 
+    /// A stop signal (SIGTERM, SIGINT) reaches the modelled daemon, as the libuv host reports
+    /// one: the runtime decides (graceful the first time, every run killed at once again).
+    public func deliverStopSignal(_ name: String = "SIGTERM") { runtime?.stopSignalReceived(name) }
+
     /// Lets virtual time pass with refreshd down (between `crash()` or a stop and `start`).
     public func passTime(_ span: Duration) {
         precondition(runtime == nil || stopped, "passTime is for downtime; use advance(by:) while running")

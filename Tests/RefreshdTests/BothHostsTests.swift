@@ -107,3 +107,46 @@ extension HostKind {
         }
     }
 }
+
+/// Issue 22: rules that lived only in the libuv host, now runtime decisions run on both hosts.
+@Suite(.serialized) struct BothHostsProcessRulesTests {
+    /// The stop signal as each host receives it: the libuv host's signal handler entry point,
+    /// the simulated host's modelled signal.
+    static func stopSignal(_ h: any HostHarness) {
+        if let h = h as? LibuvHarness {
+            h.scheduler!.received(signal: SIGTERM)
+        } else if let h = h as? SimulatedHarness {
+            h.host.deliverStopSignal("SIGTERM")
+        }
+    }
+
+    static func stopped(_ h: any HostHarness) -> Bool {
+        if let h = h as? SimulatedHarness { return h.host.stopped }
+        return h.runtime.snapshot().stopped
+    }
+
+    @Test(arguments: HostKind.allCases)
+    func aSecondStopSignalKillsEveryRunAtOnce(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        // Ignores the expiration and has a long grace: only the second signal ends it soon.
+        h.job(TaskDefinition(identifier: "t.stubborn", kind: .processing, allowance: .seconds(60), grace: .seconds(60)),
+              Work(duration: .seconds(60), ignoresTerminate: true))
+        try h.start()
+        try h.runtime.submit(TaskRequest(identifier: "t.stubborn", kind: .processing))
+        #expect(h.wait(.seconds(5)) { h.runtime.snapshot().runs.count == 1 })
+        h.pass(.milliseconds(300))  // the shell has installed its trap
+        Self.stopSignal(h)
+        h.pass(.milliseconds(300))
+        #expect(h.runtime.isStopping)
+        #expect(h.runtime.snapshot().runs.count == 1)  // the first signal only asked it to stop
+        let second = h.now
+        Self.stopSignal(h)
+        #expect(h.wait(.seconds(5)) { Self.stopped(h) })
+        let run = try #require(h.runs().first)
+        #expect(run.outcome == .interrupted)
+        #expect(run.signal == 9)
+        let took = try #require(run.ended).duration(since: second)
+        #expect(took < .seconds(3), "\(took)")
+    }
+}
