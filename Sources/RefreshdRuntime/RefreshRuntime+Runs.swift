@@ -48,6 +48,7 @@ extension RefreshRuntime {
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
         let execution = lock.withLock {
             liveLineRate[runID] = nil
+            endOutputLimit(runID)
             return executions.removeValue(forKey: runID)
         }
         guard let execution else { return }
@@ -116,7 +117,8 @@ extension RefreshRuntime {
         report(RuntimeObservation(time: clock(), kind: .publishFailed, message: "not published: \(path): \(reason)"))
     }
 
-    /// A line of a run's output that fits the log's rate limit (any thread).
+    /// A line of a run's output, logged as is (any thread): a built-in action's log lines; a
+    /// process's output goes through the rate limit (`runOutputLines`).
     public func runOutput(_ order: LaunchOrder, stream: String, line: String) {
         let text = "\(order.identifier)[\(order.runID)] \(stream): \(line)"
         report(RuntimeObservation(time: clock(), kind: .output, identifier: order.identifier, runID: order.runID,

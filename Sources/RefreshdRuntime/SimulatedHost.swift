@@ -21,7 +21,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         public var exit: RunExit
         /// Whether it ignores the expiration (SIGTERM) and must be killed after the grace.
         public var ignoresTerminate: Bool
-        /// Lines it prints at start (stdout).
+        /// Lines it prints at start (stdout), through the runtime's output rate limit as the
+        /// libuv host's reads are (a flood is many lines here).
         public var output: [String]
         /// Lines it writes to its results channel, reported with its end.
         public var results: [String]
@@ -299,7 +300,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         processes[order.runID] = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
                                          exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
                                          timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) })
-        for line in b.output { runtime?.runOutput(order, stream: "stdout", line: line) }
+        runtime?.runOutputLines(order, stream: "stdout", lines: b.output)
         return .started(processGroup: nextPID, startTicks: nil)
     }
 

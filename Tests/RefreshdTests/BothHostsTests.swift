@@ -150,3 +150,45 @@ extension HostKind {
         #expect(took < .seconds(3), "\(took)")
     }
 }
+
+extension BothHostsProcessRulesTests {
+    /// Observations of one kind, counted, whatever thread reports them.
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [RuntimeObservation] = []
+        func add(_ o: RuntimeObservation) { lock.withLock { all.append(o) } }
+        func of(_ kind: RuntimeObservation.Kind, _ id: String) -> [RuntimeObservation] {
+            lock.withLock { all.filter { $0.kind == kind && $0.identifier == id } }
+        }
+    }
+
+    /// A flood of output in one instant: the runtime logs 200 lines (its limit a second) and
+    /// reports the other 800 as dropped, on both hosts (the libuv host reads `seq`'s real
+    /// output, the simulated host reports modelled lines).
+    @Test(arguments: HostKind.allCases)
+    func anOutputFloodIsLimitedByTheRuntime(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        let lines = (1...1000).map(String.init)
+        if let sim = h as? SimulatedHarness {
+            let modelled = sim.host.behaviour
+            sim.host.behaviour = { order, job in
+                order.identifier == "t.flood" ? SimulatedHost.Behaviour(output: lines) : modelled(order, job)
+            }
+        }
+        try h.start()
+        let seen = Seen()
+        h.runtime.observe { seen.add($0) }
+        h.runtime.register(TaskDefinition(identifier: "t.flood"),
+                           handler: .command(CommandJob(argv: ["/bin/sh", "-c", "seq 1 1000"])))
+        try h.runtime.submit(TaskRequest(identifier: "t.flood"))
+        #expect(h.wait(.seconds(5)) { h.outcomes("t.flood") == [.success] })
+        let logged = seen.of(.output, "t.flood")
+        #expect(logged.count == 200)
+        #expect(logged.first?.message == "t.flood[1] stdout: 1")
+        let dropped = seen.of(.outputDropped, "t.flood")
+        #expect(dropped.map(\.count) == [800])
+        #expect(dropped.first?.message.hasSuffix("800 lines (2401 bytes) of output not logged: over 200 lines or 256 KiB a second") == true,
+                "\(dropped.map(\.message))")
+    }
+}
