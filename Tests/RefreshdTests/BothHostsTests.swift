@@ -133,6 +133,8 @@ extension HostKind {
         h.job(TaskDefinition(identifier: "t.stubborn", kind: .processing, allowance: .seconds(60), grace: .seconds(60)),
               Work(duration: .seconds(60), ignoresTerminate: true))
         try h.start()
+        // Whatever the outcome, the stubborn command does not outlive the test.
+        defer { h.runtime.stop(immediate: true) }
         try h.runtime.submit(TaskRequest(identifier: "t.stubborn", kind: .processing))
         #expect(h.wait(.seconds(5)) { h.runtime.snapshot().runs.count == 1 })
         h.pass(.milliseconds(300))  // the shell has installed its trap
