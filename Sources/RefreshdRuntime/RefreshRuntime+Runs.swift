@@ -46,11 +46,11 @@ extension RefreshRuntime {
     /// its results channel. Any thread. A run already ended (an abandoned task, an action that
     /// returned after its grace) is ignored.
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
-        let execution = lock.withLock {
+        let (execution, dropped) = lock.withLock {
             liveLineRate[runID] = nil
-            endOutputLimit(runID)
-            return executions.removeValue(forKey: runID)
+            return (executions.removeValue(forKey: runID), endOutputLimit(runID))
         }
+        if let dropped { report(dropped) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
             sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in

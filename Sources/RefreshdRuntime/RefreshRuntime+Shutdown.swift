@@ -37,7 +37,7 @@ extension RefreshRuntime {
             feed(.shutdown, at: now)
             let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
             report(RuntimeObservation(time: now, kind: .stopping, count: runs.count,
-                                      message: "\(reason): killing \(runs.count) running job\(runs.count == 1 ? "" : "s") now"))
+                                      message: "\(reason): killing running jobs now"))
             // Effects, not host calls: carried out in order after the shutdown's expirations, on
             // the execution context; a run that ended meanwhile is skipped there.
             for runID in runs { outbox.append(.kill(runID: runID)) }
