@@ -28,7 +28,7 @@ extension RefreshRuntime {
             return
         }
         let host = self.host
-        lock.withLock {
+        let notice = lock.withLock { () -> RuntimeObservation in
             startIfNeeded()
             let now = host?.now() ?? clock()
             // The shutdown first (idempotent): the core stops launching and marks every run as
@@ -36,12 +36,13 @@ extension RefreshRuntime {
             // sweeps under way: an immediate stop waits for nothing.
             feed(.shutdown, at: now)
             let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
-            report(RuntimeObservation(time: now, kind: .stopping, count: runs.count,
-                                      message: "\(reason): killing running jobs now"))
             // Effects, not host calls: carried out in order after the shutdown's expirations, on
             // the execution context; a run that ended meanwhile is skipped there.
             for runID in runs { outbox.append(.kill(runID: runID)) }
+            return RuntimeObservation(time: now, kind: .stopping, count: runs.count,
+                                      message: "\(reason): killing running jobs now")
         }
+        report(notice)
         kick(host)
     }
 }
