@@ -22,8 +22,6 @@ final class CommandProcess {
                          UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)]
     private let resultsTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var splitters = [OutputLineSplitter(), OutputLineSplitter()]
-    /// One limit for both streams of the run: what reaches the log per second.
-    private var limiter = OutputRateLimiter()
     private var loop: UnsafeMutablePointer<uv_loop_t>?
     private var openHandles = 0
     private var results: [UInt8] = []
@@ -31,8 +29,11 @@ final class CommandProcess {
     private var resultsOpen = false
     private var exit: RunExit?
     private var reported = false
-    private let onLine: (String, String) -> Void
-    private let onDropped: (Int, Int, String) -> Void
+    /// The runtime decides what output is logged (`RefreshRuntime.runOutputLines`): the host
+    /// reports what it read, and asks first whether the window is full, to skip splitting.
+    private let isOverLimit: () -> Bool
+    private let onLines: (String, [String]) -> Void
+    private let onSkipped: (_ bytes: Int, _ lineEnds: Int) -> Void
     private let onExit: (RunExit, [String]) -> Void
     /// Offered each complete results line as it arrives; true when it was applied at once (a live
     /// activity update), so it is not kept for the exit.
@@ -48,20 +49,20 @@ final class CommandProcess {
     static let resultsGrace: UInt64 = 500
 
     /// - Parameters:
-    ///   - onLine: called with ("stdout" | "stderr", line) for each line of output that fits the
-    ///     log's rate limit (`OutputRateLimiter`).
-    ///   - onDropped: called with (lines, bytes, limit) for output that was not logged.
+    ///   - isOverLimit: whether the run's output window is full (the runtime's rate limit).
+    ///   - onLines: called with ("stdout" | "stderr", lines) for the complete lines of a read.
+    ///   - onSkipped: called with (bytes, line ends) for a read dropped unsplit (window full).
     ///   - onExit: called once with the exit and the raw lines of the results channel.
-    init(runID: Int64, identifier: String, limiter: OutputRateLimiter = OutputRateLimiter(),
-         onLine: @escaping (String, String) -> Void, onDropped: @escaping (Int, Int, String) -> Void,
+    init(runID: Int64, identifier: String, isOverLimit: @escaping () -> Bool,
+         onLines: @escaping (String, [String]) -> Void, onSkipped: @escaping (Int, Int) -> Void,
          onResultLine: @escaping (String) -> Bool = { _ in false },
          onExit: @escaping (RunExit, [String]) -> Void) {
         self.onResultLine = onResultLine
         self.runID = runID
         self.identifier = identifier
-        self.limiter = limiter
-        self.onLine = onLine
-        self.onDropped = onDropped
+        self.isOverLimit = isOverLimit
+        self.onLines = onLines
+        self.onSkipped = onSkipped
         self.onExit = onExit
     }
 
@@ -145,23 +146,19 @@ final class CommandProcess {
             return
         }
         let name = index == 0 ? "stdout" : "stderr"
-        if let loop, let dropped = limiter.advance(to: uv_now(loop)) { reportDropped(dropped) }
         if count > 0, let base {
             let chunk = UnsafeRawBufferPointer(start: base, count: count)
-            if limiter.isFull {
+            if isOverLimit() {
                 // Over the limit: count and drop without building lines, so a flood costs little.
                 var lineEnds = 0
                 for byte in chunk where byte == UInt8(ascii: "\n") { lineEnds += 1 }
-                limiter.drop(bytes: count, lineEnds: lineEnds)
+                onSkipped(count, lineEnds)
                 splitters[index].reset()
                 return
             }
-            for line in splitters[index].feed(chunk) where limiter.admit(length: line.utf8.count) {
-                onLine(name, line)
-            }
+            onLines(name, splitters[index].feed(chunk))
         } else if count < 0 {
-            if let rest = splitters[index].finish(), limiter.admit(length: rest.utf8.count) { onLine(name, rest) }
-            if let dropped = limiter.takeDropped() { reportDropped(dropped) }
+            if let rest = splitters[index].finish() { onLines(name, [rest]) }
             uv_read_stop(stream)
             close(UnsafeMutableRawPointer(stream))
         }
@@ -196,10 +193,6 @@ final class CommandProcess {
         }
     }
 
-    private func reportDropped(_ dropped: (lines: Int, bytes: Int)) {
-        onDropped(dropped.lines, dropped.bytes, "\(limiter.maxLines) lines or \(limiter.maxBytes / 1024) KiB a second")
-    }
-
     private func exited(status: Int64, signal: Int32) {
         let reaped = pid  // libuv has waited for it
         OrphanReaper.ownChildren.withLock { _ = $0.remove(reaped) }
@@ -207,7 +200,6 @@ final class CommandProcess {
         signalGroup(SIGKILL)
         onLeaderExited?(pid)
         onLeaderExited = nil
-        if let dropped = limiter.takeDropped() { reportDropped(dropped) }
         exit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
         close(UnsafeMutableRawPointer(process))
         if resultsOpen {

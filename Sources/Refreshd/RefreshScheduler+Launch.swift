@@ -30,8 +30,9 @@ extension RefreshScheduler: RuntimeHost {
         newestRunID = max(newestRunID, order.runID)
         let process = CommandProcess(
             runID: order.runID, identifier: order.identifier,
-            onLine: { stream, line in runtime.runOutput(order, stream: stream, line: line) },
-            onDropped: { lines, bytes, limit in runtime.runOutputDropped(order, lines: lines, bytes: bytes, limit: limit) },
+            isOverLimit: { runtime.runOutputIsOverLimit(order) },
+            onLines: { stream, lines in runtime.runOutputLines(order, stream: stream, lines: lines) },
+            onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },
             onResultLine: { line in runtime.runResultLine(order, line) },
             onExit: { [weak self] exit, results in
                 self?.processes[order.runID] = nil
@@ -93,8 +94,9 @@ extension RefreshScheduler: RuntimeHost {
         }
         let process = CommandProcess(
             runID: order.runID, identifier: order.identifier,
-            onLine: { stream, line in runtime.runOutput(order, stream: stream == "stdout" ? "log" : stream, line: line) },
-            onDropped: { lines, bytes, limit in runtime.runOutputDropped(order, lines: lines, bytes: bytes, limit: limit) },
+            isOverLimit: { runtime.runOutputIsOverLimit(order) },
+            onLines: { stream, lines in runtime.runOutputLines(order, stream: stream == "stdout" ? "log" : stream, lines: lines) },
+            onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },
             onExit: { exit, results in
                 context.attach(nil)
                 runtime.runEnded(order.runID, exit: exit, results: results)

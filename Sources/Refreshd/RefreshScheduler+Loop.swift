@@ -113,18 +113,10 @@ extension RefreshScheduler {
             logger.info("received SIGUSR1: \(statusLine())")
             return
         case SIGTERM, SIGINT:
-            break
+            // The host only reports it: the runtime decides (graceful first, kill all again).
+            runtime.stopSignalReceived(name)
         default:
             logger.info("received \(name): ignored")
-            return
-        }
-        if !isStopping {
-            logger.info("received \(name): stopping gracefully (send it again to kill running jobs now)")
-            stop()
-        } else {
-            logger.warning("received \(name) again: killing running jobs now")
-            for runID in processes.keys.sorted() { signalRun(runID, SIGKILL) }
-            runtime.abandonInProcessRuns()
         }
     }
 }

@@ -46,10 +46,11 @@ extension RefreshRuntime {
     /// its results channel. Any thread. A run already ended (an abandoned task, an action that
     /// returned after its grace) is ignored.
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
-        let execution = lock.withLock {
+        let (execution, dropped) = lock.withLock {
             liveLineRate[runID] = nil
-            return executions.removeValue(forKey: runID)
+            return (executions.removeValue(forKey: runID), endOutputLimit(runID))
         }
+        if let dropped { report(dropped) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
             sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in
@@ -116,7 +117,8 @@ extension RefreshRuntime {
         report(RuntimeObservation(time: clock(), kind: .publishFailed, message: "not published: \(path): \(reason)"))
     }
 
-    /// A line of a run's output that fits the log's rate limit (any thread).
+    /// A line of a run's output, logged as is (any thread): a built-in action's log lines; a
+    /// process's output goes through the rate limit (`runOutputLines`).
     public func runOutput(_ order: LaunchOrder, stream: String, line: String) {
         let text = "\(order.identifier)[\(order.runID)] \(stream): \(line)"
         report(RuntimeObservation(time: clock(), kind: .output, identifier: order.identifier, runID: order.runID,
@@ -145,24 +147,5 @@ extension RefreshRuntime {
         env["REFRESH_RESULT_FD"] = String(RunResults.descriptor)
         if let sharedContainer = options.sharedContainer { env["REFRESH_SHARED_CONTAINER"] = sharedContainer }
         return env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-    }
-}
-
-extension RefreshRuntime {
-    /// Ends every in-process run now as abandoned (a second stop signal: kill everything).
-    public func abandonInProcessRuns() {
-        let abandoned = lock.withLock { () -> [Int64] in
-            let ids = executions.compactMap { id, execution -> Int64? in
-                if case .command = execution { return nil }
-                return id
-            }
-            for id in ids {
-                if case let .task(task) = executions[id] { task.abandon() }
-                if case let .action(context) = executions[id] { context.kill() }
-                executions[id] = nil
-            }
-            return ids
-        }
-        for runID in abandoned.sorted() { send(.runFinished(runID: runID, exit: .abandoned)) }
     }
 }

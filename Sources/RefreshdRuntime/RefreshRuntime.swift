@@ -58,6 +58,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     var seedSpecs: [String: String] = [:]
     /// Live results lines applied this second, per running run (see `runResultLine`).
     var liveLineRate: [Int64: (second: Int64, count: Int)] = [:]
+    /// Each running run's job-output rate limit (see `runOutputLines`).
+    var outputLimits: [Int64: OutputRateLimiter] = [:]
     /// Live results lines taken and not yet applied: applied together, in one commit, at the
     /// next drain or before the next event (see `runResultLine`).
     var liveBacklog: [(line: ResultLine, at: Instant)] = []

@@ -21,7 +21,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         public var exit: RunExit
         /// Whether it ignores the expiration (SIGTERM) and must be killed after the grace.
         public var ignoresTerminate: Bool
-        /// Lines it prints at start (stdout).
+        /// Lines it prints at start (stdout), through the runtime's output rate limit as the
+        /// libuv host's reads are (a flood is many lines here).
         public var output: [String]
         /// Lines it writes to its results channel, reported with its end.
         public var results: [String]
@@ -266,6 +267,10 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         runtime?.send(.clockChanged(expected: expected))
     }
 
+    /// A stop signal (SIGTERM, SIGINT) reaches the modelled daemon, as the libuv host reports
+    /// one: the runtime decides (graceful the first time, every run killed at once again).
+    public func deliverStopSignal(_ name: String = "SIGTERM") { runtime?.stopSignalReceived(name) }
+
     /// Lets virtual time pass with refreshd down (between `crash()` or a stop and `start`).
     public func passTime(_ span: Duration) {
         precondition(runtime == nil || stopped, "passTime is for downtime; use advance(by:) while running")
@@ -295,7 +300,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         processes[order.runID] = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
                                          exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
                                          timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) })
-        for line in b.output { runtime?.runOutput(order, stream: "stdout", line: line) }
+        runtime?.runOutputLines(order, stream: "stdout", lines: b.output)
         return .started(processGroup: nextPID, startTicks: nil)
     }
 

@@ -132,3 +132,90 @@ extension HostKind {
         }
     }
 }
+
+/// Issue 22: rules that lived only in the libuv host, now runtime decisions run on both hosts.
+@Suite(.serialized) struct BothHostsProcessRulesTests {
+    /// The stop signal as each host receives it: the libuv host's signal handler entry point,
+    /// the simulated host's modelled signal.
+    static func stopSignal(_ h: any HostHarness) {
+        if let h = h as? LibuvHarness {
+            h.scheduler!.received(signal: SIGTERM)
+        } else if let h = h as? SimulatedHarness {
+            h.host.deliverStopSignal("SIGTERM")
+        }
+    }
+
+    static func stopped(_ h: any HostHarness) -> Bool {
+        if let h = h as? SimulatedHarness { return h.host.stopped }
+        return h.runtime.snapshot().stopped
+    }
+
+    @Test(arguments: HostKind.allCases)
+    func aSecondStopSignalKillsEveryRunAtOnce(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        // Ignores the expiration and has a long grace: only the second signal ends it soon.
+        h.job(TaskDefinition(identifier: "t.stubborn", kind: .processing, allowance: .seconds(60), grace: .seconds(60)),
+              Work(duration: .seconds(60), ignoresTerminate: true))
+        try h.start()
+        // Whatever the outcome, the stubborn command does not outlive the test.
+        defer { h.runtime.stop(immediate: true) }
+        try h.runtime.submit(TaskRequest(identifier: "t.stubborn", kind: .processing))
+        #expect(h.wait(.seconds(5)) { h.runtime.snapshot().runs.count == 1 })
+        h.pass(.milliseconds(300))  // the shell has installed its trap
+        Self.stopSignal(h)
+        h.pass(.milliseconds(300))
+        #expect(h.runtime.isStopping)
+        #expect(h.runtime.snapshot().runs.count == 1)  // the first signal only asked it to stop
+        let second = h.now
+        Self.stopSignal(h)
+        #expect(h.wait(.seconds(5)) { Self.stopped(h) })
+        let run = try #require(h.runs().first)
+        #expect(run.outcome == .interrupted)
+        #expect(run.signal == 9)
+        let took = try #require(run.ended).duration(since: second)
+        #expect(took < .seconds(3), "\(took)")
+    }
+}
+
+extension BothHostsProcessRulesTests {
+    /// Observations of one kind, counted, whatever thread reports them.
+    final class Seen: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [RuntimeObservation] = []
+        func add(_ o: RuntimeObservation) { lock.withLock { all.append(o) } }
+        func of(_ kind: RuntimeObservation.Kind, _ id: String) -> [RuntimeObservation] {
+            lock.withLock { all.filter { $0.kind == kind && $0.identifier == id } }
+        }
+    }
+
+    /// A flood of output in one instant: the runtime logs 200 lines (its limit a second) and
+    /// reports the other 800 as dropped, on both hosts (the libuv host reads `seq`'s real
+    /// output, the simulated host reports modelled lines).
+    @Test(arguments: HostKind.allCases)
+    func anOutputFloodIsLimitedByTheRuntime(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        let lines = (1...1000).map(String.init)
+        if let sim = h as? SimulatedHarness {
+            let modelled = sim.host.behaviour
+            sim.host.behaviour = { order, job in
+                order.identifier == "t.flood" ? SimulatedHost.Behaviour(output: lines) : modelled(order, job)
+            }
+        }
+        try h.start()
+        let seen = Seen()
+        h.runtime.observe { seen.add($0) }
+        h.runtime.register(TaskDefinition(identifier: "t.flood"),
+                           handler: .command(CommandJob(argv: ["/bin/sh", "-c", "seq 1 1000"])))
+        try h.runtime.submit(TaskRequest(identifier: "t.flood"))
+        #expect(h.wait(.seconds(5)) { h.outcomes("t.flood") == [.success] })
+        let logged = seen.of(.output, "t.flood")
+        #expect(logged.count == 200)
+        #expect(logged.first?.message == "t.flood[1] stdout: 1")
+        let dropped = seen.of(.outputDropped, "t.flood")
+        #expect(dropped.map(\.count) == [800])
+        #expect(dropped.first?.message.hasSuffix("800 lines (2401 bytes) of output not logged: over 200 lines or 256 KiB a second") == true,
+                "\(dropped.map(\.message))")
+    }
+}

@@ -5,24 +5,34 @@
 /// the rest is read and dropped (never buffered), counted, and reported once when the window
 /// after it begins or the run ends ("… lines of output not logged"). The job is never slowed or
 /// blocked: its pipe is drained at full speed, only the log is limited.
-struct OutputRateLimiter {
-    let maxLines: Int
-    let maxBytes: Int
+///
+/// A runtime decision (`RefreshRuntime.runOutputLines`), fed by both hosts: the libuv host
+/// reports what it read, the simulated host its modelled output; the window runs on the
+/// runtime's clock (real or virtual).
+public struct OutputRateLimiter: Sendable {
+    public let maxLines: Int
+    public let maxBytes: Int
     private var windowStart: UInt64 = 0
+    private var started = false
     private var lines = 0
     private var bytes = 0
-    private(set) var droppedLines = 0
-    private(set) var droppedBytes = 0
+    public private(set) var droppedLines = 0
+    public private(set) var droppedBytes = 0
 
-    init(maxLines: Int = 200, maxBytes: Int = 256 * 1024) {
+    public init(maxLines: Int = 200, maxBytes: Int = 256 * 1024) {
         self.maxLines = maxLines
         self.maxBytes = maxBytes
     }
 
-    /// Starts a new window if `now` (monotonic milliseconds) is past the current one; returns
-    /// the drop counts of the window that ended, if anything was dropped in it.
-    mutating func advance(to now: UInt64) -> (lines: Int, bytes: Int)? {
-        guard now >= windowStart + 1000 else { return nil }
+    /// The limit as the log states it.
+    public var limitText: String { "\(maxLines) lines or \(maxBytes / 1024) KiB a second" }
+
+    /// Starts a new window if `now` (milliseconds) is past the current one, or before it (the
+    /// wall clock stepped back); returns the drop counts of the window that ended, if anything
+    /// was dropped in it.
+    public mutating func advance(to now: UInt64) -> (lines: Int, bytes: Int)? {
+        guard !started || now >= windowStart + 1000 || now < windowStart else { return nil }
+        started = true
         windowStart = now
         lines = 0
         bytes = 0
@@ -30,7 +40,7 @@ struct OutputRateLimiter {
     }
 
     /// Whether the window still has room for a line of `length` bytes; counts it either way.
-    mutating func admit(length: Int) -> Bool {
+    public mutating func admit(length: Int) -> Bool {
         if lines < maxLines, bytes + length <= maxBytes {
             lines += 1
             bytes += length
@@ -42,16 +52,16 @@ struct OutputRateLimiter {
     }
 
     /// Whether this window is already full, so whole chunks can be dropped without splitting.
-    var isFull: Bool { lines >= maxLines || bytes >= maxBytes }
+    public var isFull: Bool { lines >= maxLines || bytes >= maxBytes }
 
     /// Records bytes dropped unsplit, with the number of line ends among them.
-    mutating func drop(bytes count: Int, lineEnds: Int) {
+    public mutating func drop(bytes count: Int, lineEnds: Int) {
         droppedLines += lineEnds
         droppedBytes += count
     }
 
     /// The drop counts so far (nil when nothing was dropped), reset.
-    mutating func takeDropped() -> (lines: Int, bytes: Int)? {
+    public mutating func takeDropped() -> (lines: Int, bytes: Int)? {
         guard droppedBytes > 0 || droppedLines > 0 else { return nil }
         defer { droppedLines = 0; droppedBytes = 0 }
         return (droppedLines, droppedBytes)

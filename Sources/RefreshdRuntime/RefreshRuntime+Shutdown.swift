@@ -1,0 +1,48 @@
+import RefreshdCore
+
+/// The stop rules, on every host: a first stop signal stops gracefully (running work gets its
+/// expiration and its grace), a second one kills every run at once. The host only reports that
+/// a stop signal arrived (`stopSignalReceived`); the runtime decides, and its effects (`.kill`
+/// per run in flight) are what the host carries out, so the simulator runs the same rule.
+extension RefreshRuntime {
+    /// A stop signal (SIGTERM, SIGINT: `name`) reached the host. The first stops gracefully; one
+    /// that arrives while the runtime is already stopping kills every run now. Any thread.
+    public func stopSignalReceived(_ name: String) {
+        let again = lock.withLock { machines.scheduler.isStopping || stopAfterSweeps != nil }
+        if again {
+            stop(immediate: true, reason: "received \(name) again")
+        } else {
+            let now = host?.now() ?? clock()
+            report(RuntimeObservation(time: now, kind: .stopping,
+                                      message: "received \(name): stopping gracefully (send it again to kill running jobs now)"))
+            stop()
+        }
+    }
+
+    /// Stops; `immediate` does not wait for the graces: every run in flight is killed at once
+    /// (a command's whole process group, SIGKILL; an in-process task or an action is abandoned),
+    /// and each ends `interrupted`, recorded as any stop records it. Any thread.
+    public func stop(immediate: Bool, reason: String = "immediate stop") {
+        guard immediate else {
+            stop()
+            return
+        }
+        let host = self.host
+        let notice = lock.withLock { () -> RuntimeObservation in
+            startIfNeeded()
+            let now = host?.now() ?? clock()
+            // The shutdown first (idempotent): the core stops launching and marks every run as
+            // stopped by it, so the kills below end them `interrupted`. It does not wait for
+            // sweeps under way: an immediate stop waits for nothing.
+            feed(.shutdown, at: now)
+            let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
+            // Effects, not host calls: carried out in order after the shutdown's expirations, on
+            // the execution context; a run that ended meanwhile is skipped there.
+            for runID in runs { outbox.append(.kill(runID: runID)) }
+            return RuntimeObservation(time: now, kind: .stopping, count: runs.count,
+                                      message: "\(reason): killing running jobs now")
+        }
+        report(notice)
+        kick(host)
+    }
+}
