@@ -107,11 +107,15 @@ import RefreshdConfig
         #expect(json.contains("\"fallback_minutes\":0"))
     }
 
-    @Test func nothingStagedYetIsAFailedReloadNotAnEmptyTimeline() throws {
+    /// Before the first staging run the widget waits (not a failed reload, not stale) and is
+    /// not retried; it was 240 stale minutes of "provider failed" and 17 failed runs.
+    @Test func nothingStagedYetIsWaitingNotAFailedReloadNorAnEmptyTimeline() throws {
         let report = Simulation(scenario: try Self.scenario()).run()
         let day1 = try #require(Self.row(report, day: 1))
-        #expect(day1.staleMinutes == 240)
-        #expect(day1.staleReason == "provider failed")
+        #expect(day1.staleMinutes == 0)
+        #expect(day1.staleReason == nil)
+        #expect(day1.firstStale == nil)
+        #expect(day1.providerCalls == 2)  // added to screen (waiting), then the staging run's reload
     }
 
     @Test func theReportRepeatsByteForByte() throws {

@@ -48,7 +48,8 @@ public struct PlaylistTimeline: Sendable {
             throw Unavailable(description: "no playlist staged yet in \(layout.playlists)", nothingStaged: true)
         }
         guard let playlist = readPlaylist(chosen), !playlist.entries.isEmpty else {
-            throw Unavailable(description: "no playlist staged yet in \(layout.playlists)", nothingStaged: true)
+            // Staged, but with no switch: a staging fault, not a day still to come.
+            throw Unavailable(description: "the playlist staged for \(chosen) in \(layout.playlists) has no entries")
         }
         let fallback = chosen == today ? nil : chosen
         func entry(_ date: Instant, _ switched: Playlist.Entry) -> TimelineEntry {
