@@ -5,7 +5,8 @@ import RefreshdStaging
 
 /// `provider: playlist`: the built-in timeline provider that reads the staged wallpaper playlist
 /// from the shared container (see `PlaylistTimeline`), run in process for each family. Each
-/// family's timeline names only its own rendition: `{"asset", "rendition", "fallback"}`.
+/// family's timeline names only its own rendition: `{"asset", "rendition", "fallback"}`. With no
+/// playlist staged at all (before the first staging run) it writes `{"waiting": REASON}`.
 enum PlaylistProvider {
     static let name = "playlist"
 
@@ -25,10 +26,22 @@ enum PlaylistProvider {
                     var log: [String] = []
                     if let fallback = staged.fallback { log.append("today's playlist is missing: showing the one staged for \(fallback)") }
                     return ActionResult(success: true, results: [staged.jsonLine], log: log)
+                } catch let error as PlaylistTimeline.Unavailable where error.nothingStaged {
+                    // Before the first staging run: the widget waits (not a failure, nothing
+                    // stale); the staging run's reload of the widget brings the first entries.
+                    return ActionResult(success: true, results: [waitingLine(error.description)])
                 } catch {
                     return ActionResult(success: false, log: ["no timeline: \(error)"])
                 }
             }
         }
+    }
+
+    /// The results line of a provider with nothing staged yet: `{"waiting": "no playlist staged yet in
+    /// PATH"}`.
+    static func waitingLine(_ detail: String) -> String {
+        let text = detail
+        let data = (try? JSONSerialization.data(withJSONObject: ["waiting": text], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -175,6 +175,7 @@ struct Machines: Sendable {
                                    at now: Instant, into effects: inout [SchedulerEffect]) {
         var timeline: (Timeline, Bool)?
         var problem: String?
+        var waiting: String?
         let namespace = end.results.isEmpty ? "" : scheduler.definitions[end.identifier]?.namespace ?? "default"
         for text in end.results {
             let line = ResultLine.parse(text, owner: end.identifier, namespace: namespace, now: now)
@@ -183,6 +184,8 @@ struct Machines: Sendable {
                 if timeline == nil, problem == nil { timeline = (t, fetched) }
             case let .badTimeline(reason):
                 if timeline == nil, problem == nil { problem = reason }
+            case let .waiting(reason):
+                if waiting == nil { waiting = reason }
             default:
                 apply(line, at: now, into: &effects)
             }
@@ -197,6 +200,8 @@ struct Machines: Sendable {
                 }
             case (.success, nil, let problem?):
                 result = .failed(reason: "malformed timeline: \(problem)", expired: false)
+            case (.success, nil, nil) where waiting != nil:
+                result = .waiting(reason: waiting ?? "")
             case (.success, nil, nil):
                 result = .failed(reason: "no timeline on the results channel", expired: false)
             case (.expired, _, _):
@@ -227,7 +232,7 @@ struct Machines: Sendable {
             feed(activity: event, at: now, into: &effects)
         case let .badActivity(reason):
             effects.append(.log(.activity(.refused(.invalidField(id: "?", field: "results line", expected: reason)))))
-        case .timeline, .badTimeline, .other:
+        case .timeline, .badTimeline, .waiting, .other:
             break
         }
     }

@@ -6,6 +6,7 @@ import RefreshdCore
 /// ```text
 /// {"entries": [{"date": ISO8601, "content": {...}, "relevance": 0.5, "duration": 900}],
 ///  "policy": "atEnd" | "never" | {"after": ISO8601}, "upstreamFetch": true}   a timeline
+/// {"waiting": "REASON"}                    a timeline provider with nothing to show yet
 /// {"reloadTimelines": "KIND"}  /  {"reloadAllTimelines": true}                 explicit reloads
 /// {"activity": "start", "id": ..., "type": ..., "attributes": {...}, "content": {...},
 ///  "staleDate": ISO8601, "relevance": 1, "startAt": ISO8601, "frequentUpdates": true}
@@ -24,6 +25,8 @@ public enum ResultLine: Sendable, Hashable {
     case timeline(Timeline, upstreamFetch: Bool)
     /// A line that meant to be a timeline (it has `entries` or `policy`) and is not one.
     case badTimeline(String)
+    /// A timeline provider with nothing to show yet (its source was never filled): not a failure.
+    case waiting(String)
     case reloadTimelines(kind: String)
     case reloadAllTimelines
     case activity(ActivityEvent)
@@ -52,6 +55,10 @@ public enum ResultLine: Sendable, Hashable {
         }
         if object["reloadAllTimelines"] != nil { return .reloadAllTimelines }
         if object["entries"] != nil || object["policy"] != nil { return timeline(object) }
+        if let reason = object["waiting"] {
+            guard let reason = reason as? String, !reason.isEmpty else { return .badTimeline("waiting: expected the reason, a string") }
+            return .waiting(reason)
+        }
         return .other
     }
 

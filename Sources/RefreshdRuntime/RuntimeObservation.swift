@@ -115,7 +115,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
             switch log {
             case let .published(id, date):
                 self.init(time: time, kind: .widgetShown, identifier: id.description, at: date, message: text)
-            case let .withdrawn(id), let .droppedRecord(id), let .ignoredResult(id):
+            case let .withdrawn(id), let .droppedRecord(id), let .ignoredResult(id), let .waiting(id, _):
                 self.init(time: time, kind: .widget, identifier: id.description, message: text)
             case let .providerAsked(id, _, _, used, _, _):
                 self.init(time: time, kind: .widgetReload, identifier: id.description, count: used, message: text)

@@ -8,7 +8,8 @@ import RefreshdRuntime
 /// Today's playlist gives an entry at the start of the day (the evening's last asset) and one at
 /// each switch time, content `{"asset": ..., "rendition": ...}`. When today was not staged, the
 /// most recent earlier staged day (else the earliest later one) is re-dated to today and every
-/// entry carries `"fallback": "YYYY-MM-DD"`. Nothing staged at all: no timeline (a failed reload).
+/// entry carries `"fallback": "YYYY-MM-DD"`. Nothing staged at all: `waitingLine`, as the real
+/// provider writes before the first staging run (the widget waits: not a failure, not stale).
 struct PlaylistModel: Sendable, Hashable {
     var zone: TimeZone
     /// `after(start of tomorrow)` rather than `atEnd`.
@@ -33,6 +34,13 @@ struct PlaylistModel: Sendable, Hashable {
 
         static func == (a: Timeline, b: Timeline) -> Bool { a.line == b.line }
         func hash(into hasher: inout Hasher) { hasher.combine(line) }
+    }
+
+    /// The results line before anything was staged, in the real provider's words.
+    var waitingLine: String {
+        let text = "no playlist staged yet in \(folder)/playlists"
+        let data = (try? JSONSerialization.data(withJSONObject: ["waiting": text], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The timeline of `family` at `now`, or nil when nothing was ever staged.

@@ -45,6 +45,11 @@ extension Simulation {
             // The modelled playlist provider: today's staged playlist, a fallback, or nothing.
             let family = WidgetSpec.family(ofProviderIdentifier: id) ?? ""
             let widgetID = "\(widget.kind)/\(family)"
+            if container.stagedDates.isEmpty {
+                // Before the first staging run: the real provider writes `{"waiting": ...}`.
+                return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: model.ignoresTerminate,
+                                               output: model.output, results: model.results + [playlist.waitingLine])
+            }
             guard let timeline = playlist.timeline(family: family, at: order.started, container: container) else {
                 return SimulatedHost.Behaviour(duration: duration, exit: exit == .exited(0) ? .exited(1) : exit,
                                                ignoresTerminate: model.ignoresTerminate,

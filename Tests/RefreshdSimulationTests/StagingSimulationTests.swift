@@ -107,13 +107,15 @@ import RefreshdConfig
         #expect(json.contains("\"fallback_minutes\":0"))
     }
 
-    @Test func nothingStagedYetIsAFailedReloadNotAnEmptyTimeline() throws {
+    /// Before the first staging run the widget waits (not a failed reload, not stale) and is
+    /// not retried; it was 240 stale minutes of "provider failed" and 17 failed runs.
+    @Test func nothingStagedYetIsWaitingNotAFailedReloadNorAnEmptyTimeline() throws {
         let report = Simulation(scenario: try Self.scenario()).run()
         let day1 = try #require(Self.row(report, day: 1))
-        // The 04:00 retry fails 20 s before staging ends; the staging run's reload then waits
-        // for the 5-minute minimum interval since that retry.
-        #expect(day1.staleMinutes == 245)
-        #expect(day1.staleReason == "provider failed")
+        #expect(day1.staleMinutes == 0)
+        #expect(day1.staleReason == nil)
+        #expect(day1.firstStale == nil)
+        #expect(day1.providerCalls == 2)  // added to screen (waiting), then the staging run's reload
     }
 
     @Test func theReportRepeatsByteForByte() throws {

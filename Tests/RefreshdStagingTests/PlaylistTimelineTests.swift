@@ -65,6 +65,7 @@ import Testing
         let error = #expect(throws: PlaylistTimeline.Unavailable.self) {
             try provider.timeline(for: .systemSmall, now: Instant(milliseconds: 0))
         }
-        #expect(error?.description.hasPrefix("no playlist staged in") == true)
+        #expect(error?.description.hasPrefix("no playlist staged yet in") == true)
+        #expect(error?.nothingStaged == true)  // the provider waits: not a failure
     }
 }

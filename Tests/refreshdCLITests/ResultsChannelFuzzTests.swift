@@ -44,6 +44,8 @@ import Testing
             case let .badTimeline(reason), let .badActivity(reason):
                 counts["bad", default: 0] += 1
                 Self.expectOneLine(reason, line)
+            case .waiting:
+                counts["waiting", default: 0] += 1
             case let .timeline(timeline, _):
                 counts["timeline", default: 0] += 1
                 for entry in timeline.entries {

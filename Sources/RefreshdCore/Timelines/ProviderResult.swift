@@ -6,4 +6,8 @@ public enum ProviderResult: Sendable, Hashable {
     /// A failed reload: the provider failed, wrote malformed output, or `expired` (ran out of its
     /// allowance). The widget keeps its last good timeline.
     case failed(reason: String, expired: Bool)
+    /// The provider has nothing to show yet (its source was never filled: no playlist staged
+    /// yet). Not a failure: no stale span, no failure counted, no retry; the widget keeps what it
+    /// shows, and the reload from whoever fills the source brings the first entries.
+    case waiting(reason: String)
 }

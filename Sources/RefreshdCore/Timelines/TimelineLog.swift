@@ -26,6 +26,8 @@ public enum TimelineLog: Sendable, Hashable, CustomStringConvertible {
     case accepted(WidgetID, entries: Int, policy: TimelinePolicy, nextReload: Instant?)
     /// A failed reload; the last good timeline stays.
     case failed(WidgetID, reason: String, expired: Bool, keptEntries: Int)
+    /// The provider has nothing to show yet (not a failure, nothing stale).
+    case waiting(WidgetID, reason: String)
     /// A provider call was in flight when refreshd stopped.
     case interrupted(WidgetID, since: Instant)
     case staleStarted(WidgetID, since: Instant, StaleReason)
@@ -70,6 +72,8 @@ public enum TimelineLog: Sendable, Hashable, CustomStringConvertible {
                 + (next.map(\.iso8601) ?? "only on request")
         case let .failed(id, reason, expired, kept):
             "reload failed \(id): \(expired ? "provider expired" : reason); keeping the last good timeline (\(kept) entr\(kept == 1 ? "y" : "ies"))"
+        case let .waiting(id, reason):
+            "waiting \(id): \(reason) (not a failure, not stale)"
         case let .interrupted(id, since):
             "reload failed \(id): provider call since \(since) interrupted by refreshd stopping"
         case let .staleStarted(id, since, reason):

@@ -380,6 +380,8 @@ extension TimelineMachine {
                 startStale(id, expired ? .providerExpired : .providerFailed, at: now,
                            detail: expired ? nil : reason, into: &effects)
             }
+        case let .waiting(reason):
+            waited(id, w, reason: reason, into: &effects)
         }
         changed(id)
         resumeQueued(id, at: now, into: &effects)

@@ -15,9 +15,11 @@ public struct PlaylistTimeline: Sendable {
         case afterStartOfTomorrow
     }
 
-    /// No timeline: nothing staged yet, or the zone is unknown.
+    /// No timeline: nothing staged yet (`nothingStaged`: the widget waits for the first staging
+    /// run, which is not a failure), or the zone is unknown.
     public struct Unavailable: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String
+        public var nothingStaged = false
     }
 
     public var layout: ContainerLayout
@@ -43,10 +45,11 @@ public struct PlaylistTimeline: Sendable {
         } else if let later = staged.filter({ $0 > today && readPlaylist($0) != nil }).min() {
             chosen = later
         } else {
-            throw Unavailable(description: "no playlist staged in \(layout.playlists)")
+            throw Unavailable(description: "no playlist staged yet in \(layout.playlists)", nothingStaged: true)
         }
         guard let playlist = readPlaylist(chosen), !playlist.entries.isEmpty else {
-            throw Unavailable(description: "no playlist staged in \(layout.playlists)")
+            // Staged, but with no switch: a staging fault, not a day still to come.
+            throw Unavailable(description: "the playlist staged for \(chosen) in \(layout.playlists) has no entries")
         }
         let fallback = chosen == today ? nil : chosen
         func entry(_ date: Instant, _ switched: Playlist.Entry) -> TimelineEntry {
