@@ -63,6 +63,21 @@ import Testing
         #expect(d.shown[Self.small]?.content == "{\"n\":1}")
     }
 
+    /// Regression: with the 5-minute minimum interval, the staging run's reload two seconds
+    /// after a fresh start's waiting call was spaced, and the widget showed nothing for 5 minutes.
+    @Test func aWaitingCallStartsNoMinimumInterval() {
+        var definition = Self.definition()
+        definition.minReloadInterval = .minutes(5)
+        var d = TimelineDriver([definition])
+        d.complete(Self.small, .waiting(reason: "no playlist staged yet"))
+        d.advance(by: .seconds(2))
+        let out = Self.effects(&d) { $0.send(.reload(kind: "wallpaper", reason: .explicitJob)) }
+        #expect(!out.contains { if case .log(.spaced) = $0 { true } else { false } })
+        #expect(d.calls.count == 2)
+        d.complete(Self.small, .timeline(timeline([.at(0, 0)], .never, content: "{\"n\":1}"), upstreamFetch: false))
+        #expect(d.shown[Self.small]?.content == "{\"n\":1}")
+    }
+
     @Test func theLineSaysWaitingNotFailed() {
         #expect(TimelineLog.waiting(Self.small, reason: "no playlist staged yet in /s/wallpaper/playlists").description
             == "waiting wallpaper/systemSmall: no playlist staged yet in /s/wallpaper/playlists (not a failure, not stale)")
