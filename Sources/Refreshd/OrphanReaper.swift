@@ -194,38 +194,39 @@ enum OrphanReaper {
     /// is never taken for an orphan: a run's processes are all in sessions of their own.)
     static let ownChildren = Mutex<Set<Int32>>([])
 
-    /// Whether a child of refreshd is an orphan it inherited as a subreaper, not one it spawned.
-    private static func isOrphan(_ pid: Int32, _ s: ProcessStat, keeping: Set<Int32>, session: Int32) -> Bool {
-        !keeping.contains(pid) && s.session != session && !ownChildren.withLock { $0.contains(pid) }
+    /// Whether a child of refreshd is an orphan it inherited as a subreaper, not one it spawned
+    /// (`ownChildren` holds every command libuv spawned, from its spawn until libuv waited for it).
+    private static func isOrphan(_ pid: Int32, _ s: ProcessStat, session: Int32) -> Bool {
+        s.session != session && !ownChildren.withLock { $0.contains(pid) }
     }
 
-    /// refreshd's living children that libuv did not spawn (`keeping` are the ones it did): as a
-    /// subreaper, the orphans of runs. Each with the run its initial environment names, if it
+    /// refreshd's living children that libuv did not spawn (`ownChildren`): as a subreaper, the
+    /// orphans of runs. Each with the run its initial environment names, if it
     /// names one of this instance (nil: it cleared its environment).
-    static func orphanChildren(keeping: Set<Int32>, instance: String, procDirectory: String = "/proc")
+    static func orphanChildren(instance: String, procDirectory: String = "/proc")
         -> [(pid: Int32, runID: Int64?)] {
         let me = getpid(), session = getsid(0)
         let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
         var found: [(pid: Int32, runID: Int64?)] = []
         for (pid, s) in allProcesses(procDirectory: procDirectory) {
-            guard s.parent == me, !s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
+            guard s.parent == me, !s.isZombie, isOrphan(pid, s, session: session) else { continue }
             let environment = environment(pid: pid, procDirectory: procDirectory) ?? []
             found.append((pid, environment.contains(instanceEntry) ? runID(in: environment) : nil))
         }
         return found
     }
 
-    /// Reaps the zombies among refreshd's children that are not `keeping` (the commands libuv
+    /// Reaps the zombies among refreshd's children that are not `ownChildren` (the commands libuv
     /// spawned and waits for itself). As a child subreaper refreshd inherits every orphan of its
     /// runs, and must wait for them once they die, or they pile up as zombies. Never
     /// `waitpid(-1)`: that could take a command's exit from libuv, whose exit callback would
     /// then never come. Returns the pids reaped.
     @discardableResult
-    static func reapOrphanZombies(keeping: Set<Int32>, procDirectory: String = "/proc") -> [Int32] {
+    static func reapOrphanZombies(procDirectory: String = "/proc") -> [Int32] {
         let me = getpid(), session = getsid(0)
         var reaped: [Int32] = []
         for (pid, s) in allProcesses(procDirectory: procDirectory) {
-            guard s.parent == me, s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
+            guard s.parent == me, s.isZombie, isOrphan(pid, s, session: session) else { continue }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { reaped.append(pid) }
         }
