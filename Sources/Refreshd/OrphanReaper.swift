@@ -157,14 +157,22 @@ enum OrphanReaper {
             guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
             var field = 2  // the field that starts after the next space
             var state: UInt8 = 0
-            var numbers: [Int: Int64] = [:]
+            var ppid: Int64?, pgrp: Int64?, sid: Int64?, start: Int64?
             var value: Int64 = 0, negative = false, inField = false
             var i = close + 1
             while i <= bytes.count {
                 let byte = i < bytes.count ? bytes[i] : UInt8(ascii: " ")
                 if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
                     if inField {
-                        if field == 3 { state = UInt8(truncatingIfNeeded: value) } else { numbers[field] = negative ? -value : value }
+                        let number = negative ? -value : value
+                        switch field {
+                        case 3: state = UInt8(truncatingIfNeeded: value)
+                        case 4: ppid = number
+                        case 5: pgrp = number
+                        case 6: sid = number
+                        case 22: start = number
+                        default: break
+                        }
                         if field == 22 { break }
                     }
                     inField = false
@@ -180,8 +188,7 @@ enum OrphanReaper {
                 }
                 i += 1
             }
-            guard state != 0, let ppid = numbers[4], let pgrp = numbers[5], let sid = numbers[6],
-                  let start = numbers[22] else { return nil }
+            guard state != 0, let ppid, let pgrp, let sid, let start else { return nil }
             return ProcessStat(state: Character(Unicode.Scalar(state)), parent: Int32(truncatingIfNeeded: ppid),
                                processGroup: Int32(truncatingIfNeeded: pgrp), session: Int32(truncatingIfNeeded: sid),
                                startTicks: UInt64(max(0, start)))
