@@ -157,14 +157,22 @@ enum OrphanReaper {
             guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
             var field = 2  // the field that starts after the next space
             var state: UInt8 = 0
-            var numbers: [Int: Int64] = [:]
+            var ppid: Int64?, pgrp: Int64?, sid: Int64?, start: Int64?
             var value: Int64 = 0, negative = false, inField = false
             var i = close + 1
             while i <= bytes.count {
                 let byte = i < bytes.count ? bytes[i] : UInt8(ascii: " ")
                 if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") {
                     if inField {
-                        if field == 3 { state = UInt8(truncatingIfNeeded: value) } else { numbers[field] = negative ? -value : value }
+                        let number = negative ? -value : value
+                        switch field {
+                        case 3: state = UInt8(truncatingIfNeeded: value)
+                        case 4: ppid = number
+                        case 5: pgrp = number
+                        case 6: sid = number
+                        case 22: start = number
+                        default: break
+                        }
                         if field == 22 { break }
                     }
                     inField = false
@@ -180,8 +188,7 @@ enum OrphanReaper {
                 }
                 i += 1
             }
-            guard state != 0, let ppid = numbers[4], let pgrp = numbers[5], let sid = numbers[6],
-                  let start = numbers[22] else { return nil }
+            guard state != 0, let ppid, let pgrp, let sid, let start else { return nil }
             return ProcessStat(state: Character(Unicode.Scalar(state)), parent: Int32(truncatingIfNeeded: ppid),
                                processGroup: Int32(truncatingIfNeeded: pgrp), session: Int32(truncatingIfNeeded: sid),
                                startTicks: UInt64(max(0, start)))
@@ -194,38 +201,39 @@ enum OrphanReaper {
     /// is never taken for an orphan: a run's processes are all in sessions of their own.)
     static let ownChildren = Mutex<Set<Int32>>([])
 
-    /// Whether a child of refreshd is an orphan it inherited as a subreaper, not one it spawned.
-    private static func isOrphan(_ pid: Int32, _ s: ProcessStat, keeping: Set<Int32>, session: Int32) -> Bool {
-        !keeping.contains(pid) && s.session != session && !ownChildren.withLock { $0.contains(pid) }
+    /// Whether a child of refreshd is an orphan it inherited as a subreaper, not one it spawned
+    /// (`ownChildren` holds every command libuv spawned, from its spawn until libuv waited for it).
+    private static func isOrphan(_ pid: Int32, _ s: ProcessStat, session: Int32) -> Bool {
+        s.session != session && !ownChildren.withLock { $0.contains(pid) }
     }
 
-    /// refreshd's living children that libuv did not spawn (`keeping` are the ones it did): as a
-    /// subreaper, the orphans of runs. Each with the run its initial environment names, if it
+    /// refreshd's living children that libuv did not spawn (`ownChildren`): as a subreaper, the
+    /// orphans of runs. Each with the run its initial environment names, if it
     /// names one of this instance (nil: it cleared its environment).
-    static func orphanChildren(keeping: Set<Int32>, instance: String, procDirectory: String = "/proc")
+    static func orphanChildren(instance: String, procDirectory: String = "/proc")
         -> [(pid: Int32, runID: Int64?)] {
         let me = getpid(), session = getsid(0)
         let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
         var found: [(pid: Int32, runID: Int64?)] = []
         for (pid, s) in allProcesses(procDirectory: procDirectory) {
-            guard s.parent == me, !s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
+            guard s.parent == me, !s.isZombie, isOrphan(pid, s, session: session) else { continue }
             let environment = environment(pid: pid, procDirectory: procDirectory) ?? []
             found.append((pid, environment.contains(instanceEntry) ? runID(in: environment) : nil))
         }
         return found
     }
 
-    /// Reaps the zombies among refreshd's children that are not `keeping` (the commands libuv
+    /// Reaps the zombies among refreshd's children that are not `ownChildren` (the commands libuv
     /// spawned and waits for itself). As a child subreaper refreshd inherits every orphan of its
     /// runs, and must wait for them once they die, or they pile up as zombies. Never
     /// `waitpid(-1)`: that could take a command's exit from libuv, whose exit callback would
     /// then never come. Returns the pids reaped.
     @discardableResult
-    static func reapOrphanZombies(keeping: Set<Int32>, procDirectory: String = "/proc") -> [Int32] {
+    static func reapOrphanZombies(procDirectory: String = "/proc") -> [Int32] {
         let me = getpid(), session = getsid(0)
         var reaped: [Int32] = []
         for (pid, s) in allProcesses(procDirectory: procDirectory) {
-            guard s.parent == me, s.isZombie, isOrphan(pid, s, keeping: keeping, session: session) else { continue }
+            guard s.parent == me, s.isZombie, isOrphan(pid, s, session: session) else { continue }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { reaped.append(pid) }
         }

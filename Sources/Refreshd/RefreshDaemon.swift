@@ -71,7 +71,7 @@ public final class RefreshDaemon: @unchecked Sendable {
         // kill refreshd without its stop sequence are ignored: reading the job files can take a
         // while, and a logrotate SIGUSR1 may come then. (libuv resets them for every job.)
         if handleSignals {
-            for number in [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF] { Glibc.signal(number, SIG_IGN) }
+            for number in RefreshScheduler.nonStopSignals { Glibc.signal(number, SIG_IGN) }
         }
         let loaded = try loadJobs(jobsDirectory).get()
         var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? Self.machineSeed())

@@ -102,8 +102,9 @@ extension RefreshScheduler: RuntimeHost {
                 runtime.runEnded(order.runID, exit: exit, results: results)
             })
         let argv = [executable, ActionWorkerRequest.subcommand, "--request", String(decoding: json, as: UTF8.self)]
-        var variables = Self.processEnvironment()
-        // As for a command: names the worker as this run's, for the reaper after a crash.
+        // As for a command: refreshd's environment without systemd's variables (DaemonControl
+        // takes them out of `baseEnvironment`), and the names of this run, for the reaper after a crash.
+        var variables = runtime.baseEnvironment
         variables["REFRESH_RUN_ID"] = String(order.runID)
         variables["REFRESH_INSTANCE"] = runtime.instance
         // A worker that hits its memory limit aborts: one line of stderr, not a backtrace.

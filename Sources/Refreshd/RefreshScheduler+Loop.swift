@@ -60,7 +60,10 @@ extension RefreshScheduler {
     /// The signals a daemon handles on the loop: stop (TERM, INT), reload (HUP), a status line
     /// (USR1), and ones whose default action would kill refreshd with no stop sequence, logged
     /// and otherwise ignored (USR2, ALRM, VTALRM, PROF; refreshd arms no interval timer).
-    static let handledSignals = [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF]
+    static let handledSignals = [SIGTERM, SIGINT, SIGHUP] + nonStopSignals
+    /// The handled signals that neither stop nor reload (USR1 and the logged ones): the daemon
+    /// ignores them until the loop handles them.
+    static let nonStopSignals = [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF]
 
     /// A process can start with signals blocked (a parent's thread mask is inherited through
     /// fork and exec). libuv learns of job exits through SIGCHLD and of stop requests through

@@ -70,8 +70,7 @@ extension RefreshScheduler {
         while true {
             let pid = refreshd_peek_zombie()
             guard pid > 0 else { return }
-            let own = processes.values.contains { $0.pid == pid } || OrphanReaper.ownChildren.withLock { $0.contains(pid) }
-                || getsid(pid) == session
+            let own = OrphanReaper.ownChildren.withLock { $0.contains(pid) } || getsid(pid) == session
             guard !own else { break }
             var status: Int32 = 0
             guard waitpid(pid, &status, WNOHANG) == pid else { break }
@@ -80,7 +79,7 @@ extension RefreshScheduler {
             performOnLoop { [weak self] in self?.reapOrphans(again: true) }
             return
         }
-        OrphanReaper.reapOrphanZombies(keeping: Set(processes.values.map(\.pid)))
+        OrphanReaper.reapOrphanZombies()
     }
 
     /// Makes the run's cgroup before the spawn (nil where none is used or it cannot be made).
@@ -155,8 +154,7 @@ extension RefreshScheduler {
         }
         // Decided now, on the loop: which runs are in flight (a run launched while the worker
         // reads /proc has a newer id, so it counts as in flight too).
-        let orphans = subreaping ? OrphanRule(inFlight: Set(processes.keys), newestRun: newestRunID,
-                                              keeping: Set(processes.values.map(\.pid))) : nil
+        let orphans = subreaping ? OrphanRule(inFlight: Set(processes.keys), newestRun: newestRunID) : nil
         let item = QueuedSweep(run: run, quietGroups: quietGroups, killed: killed, cgroup: cgroup,
                                orphans: orphans, done: done)
         let schedule = sweeps.withLock { (queue: inout SweepQueue) -> Bool in
@@ -185,8 +183,7 @@ extension RefreshScheduler {
         if !rules.isEmpty {
             let ending = Set(batch.map(\.run.runID))
             let rule = OrphanRule(inFlight: rules.reduce(into: Set<Int64>()) { $0.formUnion($1.inFlight) }.subtracting(ending),
-                                  newestRun: rules.map(\.newestRun).max() ?? 0,
-                                  keeping: rules.reduce(into: Set<Int32>()) { $0.formUnion($1.keeping) })
+                                  newestRun: rules.map(\.newestRun).max() ?? 0)
             for (runID, pid) in rule.kill(ending: ending, instance: instance, unattributed: &unattributed) {
                 killed[runID, default: []].insert(pid)
             }
@@ -283,14 +280,12 @@ struct OrphanRule: Sendable {
     /// since, and is in flight too.
     var inFlight: Set<Int64>
     var newestRun: Int64
-    /// The commands libuv spawned (children, but not orphans).
-    var keeping: Set<Int32>
 
     /// Kills the orphans whose run has ended; returns those of the `ending` runs, and puts the
     /// others (an earlier run's, or none named) in `unattributed`.
     func kill(ending: Set<Int64>, instance: String, unattributed: inout [Int32]) -> [(runID: Int64, pid: Int32)] {
         var killed: [(runID: Int64, pid: Int32)] = []
-        for (pid, runID) in OrphanReaper.orphanChildren(keeping: keeping, instance: instance) {
+        for (pid, runID) in OrphanReaper.orphanChildren(instance: instance) {
             if let runID, inFlight.contains(runID) || runID > newestRun { continue }
             if runID == nil, !inFlight.isEmpty { continue }
             guard Glibc.kill(pid, SIGKILL) == 0 else { continue }

@@ -100,10 +100,13 @@ final class RunCgroups {
     func kill(_ path: String) -> [Int32] {
         var members = Self.members(path)
         let me = getpid()
-        if members.contains(me), !leave() || Self.members(path).contains(me) {
+        if members.contains(me) {
+            // Never counted as killed, whether or not it manages to leave.
             members.removeAll { $0 == me }
-            for pid in members { _ = Glibc.kill(pid, SIGKILL) }
-            return members
+            if !leave() || Self.members(path).contains(me) {
+                for pid in members { _ = Glibc.kill(pid, SIGKILL) }
+                return members
+            }
         }
         guard !members.isEmpty else { return [] }
         if !write("1", to: "\(path)/cgroup.kill") {
