@@ -153,14 +153,14 @@ extension RefreshRuntime {
         let taken: (taken: Bool, first: Bool) = lock.withLock {
             // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the
             // run's end.
-            let second = clock().milliseconds / 1000
+            let now = clock()
+            let second = now.milliseconds / 1000
             var rate = liveLineRate[order.runID] ?? (second, 0)
             if rate.second != second { rate = (second, 0) }
             guard rate.count < Self.liveLinesPerSecond else { return (false, false) }
             rate.count += 1
             liveLineRate[order.runID] = rate
             let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
-            let now = clock()
             let parsed = ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
             guard parsed.isLive else { return (false, false) }
             liveBacklog.append((parsed, now))
