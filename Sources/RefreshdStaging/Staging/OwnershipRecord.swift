@@ -38,7 +38,7 @@ struct OwnershipRecord {
     /// `playlists/NAME`, `renditions/FOLDER/` or `renditions/FOLDER/NAME`, each name plain.
     static func isValid(_ entry: String) -> Bool {
         let parts = entry.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        func plain(_ name: String) -> Bool { !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(0) }
+        let plain = AtomicFile.isPlainName
         switch parts.count {
         case 2: return parts[0] == "playlists" && plain(parts[1])
         case 3: return parts[0] == "renditions" && plain(parts[1]) && (parts[2].isEmpty || plain(parts[2]))
