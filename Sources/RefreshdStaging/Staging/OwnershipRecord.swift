@@ -29,6 +29,9 @@ struct OwnershipRecord {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 { bytes += chunk[0..<n] } else if n < 0, errno == EINTR { continue } else { break }
         }
+        // Over the cap: not read at all, rather than parsed up to a cut last line that may
+        // name a different (shorter) path.
+        guard bytes.count <= maximumBytes else { return record }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where isValid(String(line)) {
             record.entries.insert(String(line))
         }
