@@ -40,19 +40,4 @@ public struct ActionWorkerRequest: Sendable, Hashable, Codable {
     public static let subcommand = "action-worker"
     /// Names the worker executable for an embedder whose own program is not `refreshd`.
     public static let executableVariable = "REFRESHD_ACTION_WORKER"
-
-    /// A log line as one line on the pipe: newline and carriage return written as `\n`, `\r`
-    /// (the log handler escapes the rest).
-    public static func oneLine(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
-        var out = ""
-        for c in text.unicodeScalars {
-            switch c {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
 }

@@ -186,7 +186,7 @@ public enum AtomicFile {
     }
 
     /// One path component: not empty, `.` or `..`, no `/` or NUL.
-    static func isPlainName(_ name: String) -> Bool {
+    package static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0)
     }
 

@@ -48,6 +48,11 @@ public enum ResultLine: Sendable, Hashable {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
             return .other
         }
+        return parse(object: object, owner: owner, namespace: namespace, now: now)
+    }
+
+    /// Reads one line already decoded (`RunResults.verdict`).
+    public static func parse(object: [String: Any], owner: String, namespace: String, now: Instant) -> ResultLine {
         if let verb = object["activity"] { return activity(verb, object, owner: owner, namespace: namespace, now: now) }
         if let kind = object["reloadTimelines"] {
             guard let kind = kind as? String, !kind.isEmpty else { return .badActivity("reloadTimelines: expected a widget kind") }

@@ -34,24 +34,37 @@ public enum RunResults {
                 problems.append("line \(number) and after: more than \(maxLines) results")
                 break
             }
-            if line == truncatedMarker {
-                problems.append("more than \(maxLines * (maxLineBytes + 1)) bytes of results; the rest was dropped")
-                continue
+            switch verdict(line, number: number) {
+            case .blank: continue
+            case let .refused(problem): problems.append(problem)
+            case let .accepted(text, _): accepted.append(text)
             }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { continue }
-            if trimmed.utf8.count > maxLineBytes {
-                problems.append("line \(number): \(trimmed.utf8.count) bytes, more than \(maxLineBytes)")
-                continue
-            }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)),
-                  object is [String: Any] else {
-                problems.append("line \(number): expected one JSON object per line, found \(preview(trimmed))")
-                continue
-            }
-            accepted.append(trimmed)
         }
         return (accepted, problems)
+    }
+
+    /// What `check` decides about one line, with the JSON object it decoded so that a caller
+    /// reading the line now (`RefreshRuntime.runResultLine`) does not decode it again.
+    public enum LineVerdict {
+        case blank
+        case accepted(String, [String: Any])
+        case refused(String)
+    }
+
+    /// The verdict on the line numbered `number` (for the refusal's message).
+    public static func verdict(_ line: String, number: Int) -> LineVerdict {
+        if line == truncatedMarker {
+            return .refused("more than \(maxLines * (maxLineBytes + 1)) bytes of results; the rest was dropped")
+        }
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return .blank }
+        if trimmed.utf8.count > maxLineBytes {
+            return .refused("line \(number): \(trimmed.utf8.count) bytes, more than \(maxLineBytes)")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(trimmed.utf8))) as? [String: Any] else {
+            return .refused("line \(number): expected one JSON object per line, found \(preview(trimmed))")
+        }
+        return .accepted(trimmed, object)
     }
 
     /// The start of a refused line, escaped, for a one-line message.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RefreshdCore
 import RefreshdRuntime
 import RefreshdStaging
 import Synchronization
@@ -63,7 +64,8 @@ struct ActionWorkerCommand: ParsableCommand {
     }
 
     static func log(_ line: String) {
-        writeAll(STDOUT_FILENO, Array((ActionWorkerRequest.oneLine(line) + "\n").utf8))
+        // One line on the pipe; escaping is idempotent, so the log handler's pass changes nothing.
+        writeAll(STDOUT_FILENO, Array((EchoText.escaped(line, limit: nil) + "\n").utf8))
     }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {

@@ -66,17 +66,9 @@ extension RefreshRuntime {
     private func endGroup() -> Bool {
         guard let finished = group else { return true }
         group = nil
-        var changes: [StateChange] = []
-        swap(&changes, &self.changes)
-        changes.removeAll(keepingCapacity: true)
-        changes.append(contentsOf: finished.changes)
-        defer {
-            changes.removeAll(keepingCapacity: true)
-            swap(&changes, &self.changes)
-        }
-        if !changes.isEmpty, let store, storeFailure == nil {
+        if !finished.changes.isEmpty, let store, storeFailure == nil {
             do {
-                try store.apply(changes)
+                try store.apply(finished.changes)
                 transactions += 1
             } catch {
                 failStore("\(error)", dropping: finished.effects)

@@ -29,6 +29,9 @@ struct OwnershipRecord {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 { bytes += chunk[0..<n] } else if n < 0, errno == EINTR { continue } else { break }
         }
+        // Over the cap: not read at all, rather than parsed up to a cut last line that may
+        // name a different (shorter) path.
+        guard bytes.count <= maximumBytes else { return record }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where isValid(String(line)) {
             record.entries.insert(String(line))
         }
@@ -38,7 +41,7 @@ struct OwnershipRecord {
     /// `playlists/NAME`, `renditions/FOLDER/` or `renditions/FOLDER/NAME`, each name plain.
     static func isValid(_ entry: String) -> Bool {
         let parts = entry.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        func plain(_ name: String) -> Bool { !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(0) }
+        let plain = AtomicFile.isPlainName
         switch parts.count {
         case 2: return parts[0] == "playlists" && plain(parts[1])
         case 3: return parts[0] == "renditions" && plain(parts[1]) && (parts[2].isEmpty || plain(parts[2]))
