@@ -115,4 +115,14 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: dir.file("out.jpg")))
         }
     }
+
+    /// An estimate that overflows saturates and refuses the source; it wrapped to a negative
+    /// number that passed the memory ceiling.
+    @Test func anEstimateThatOverflowsRefusesTheSource() {
+        let info = ImageInfo(format: .jpeg, width: 60_000, height: 60_000, orientation: .up, isProgressive: true,
+                             isInterlaced: false, coefficientBytes: Int.max - 10)
+        #expect(RenditionRenderer.estimatedBytes(for: info, width: 1080, height: 510) == Int.max)
+        #expect(RenditionRenderer.refusal(for: info, width: 1080, height: 510, memoryCeiling: 30 << 20,
+                                          maxSourcePixels: Int.max) != nil)
+    }
 }

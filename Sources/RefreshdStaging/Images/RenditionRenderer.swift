@@ -44,18 +44,32 @@ public enum RenditionRenderer {
     }
 
     /// The working memory a rendition of this source at this size is estimated to need.
+    /// Saturates at `Int.max`: an estimate that overflowed must refuse the source, not wrap to a
+    /// small number that passes the ceiling.
     public static func estimatedBytes(for info: ImageInfo, width: Int, height: Int) -> Int {
-        var bytes = width * height * 4
-        bytes = bytes.addingReportingOverflow(info.coefficientBytes).partialValue
-        if info.isInterlaced { bytes = bytes.addingReportingOverflow(info.width * info.height * 4).partialValue }
+        var bytes = saturating(width, height, 4)
+        bytes = saturating(sum: bytes, info.coefficientBytes)
+        if info.isInterlaced { bytes = saturating(sum: bytes, saturating(info.width, info.height, 4)) }
         return bytes
+    }
+
+    static func saturating(_ factors: Int...) -> Int {
+        factors.reduce(1) { product, factor in
+            let (value, overflow) = product.multipliedReportingOverflow(by: factor)
+            return overflow ? Int.max : value
+        }
+    }
+
+    static func saturating(sum a: Int, _ b: Int) -> Int {
+        let (value, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int.max : value
     }
 
     /// The reasons a source is refused from its header alone, before decoding: over the pixel
     /// ceiling, or a rendition of it over the memory ceiling. nil when it may be decoded.
     public static func refusal(for info: ImageInfo, width: Int, height: Int, memoryCeiling: Int,
                                maxSourcePixels: Int) -> String? {
-        let pixels = info.width * info.height
+        let pixels = saturating(info.width, info.height)
         if pixels > maxSourcePixels {
             return "source is \(info.width)x\(info.height) (\(pixels / 1_000_000) megapixels), over the ceiling of "
                 + "\(maxSourcePixels) pixels (max-source-pixels): decoding it would take too long"
@@ -186,7 +200,7 @@ public enum RenditionRenderer {
     }
 
     static func megabytes(_ bytes: Int) -> String {
-        let tenths = (bytes * 10 + 524_288) / 1_048_576
+        let tenths = bytes / 1_048_576 * 10 + (bytes % 1_048_576 * 10 + 524_288) / 1_048_576
         return "\(tenths / 10).\(tenths % 10) MiB"
     }
 }
