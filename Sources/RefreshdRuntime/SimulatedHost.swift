@@ -33,10 +33,16 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         /// virtual instants, as the libuv host hands each complete line. Lines due after the
         /// process ended (expired, killed) are never written.
         public var timedResults: [TimedLine]
+        /// What it printed while it ran, read by read at offsets from its start (a real command
+        /// under `simulate --exec`): handed to the runtime's output rate limit at those virtual
+        /// instants, as the libuv host hands each read. What is still unread when the process
+        /// ends is handed over before its end is reported.
+        public var timedOutput: [TimedOutput]
 
         public init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
                     ignoresTerminate: Bool = false, output: [String] = [], results: [String] = [],
-                    startFailure: String? = nil, timedResults: [TimedLine] = []) {
+                    startFailure: String? = nil, timedResults: [TimedLine] = [],
+                    timedOutput: [TimedOutput] = []) {
             self.duration = duration
             self.exit = exit
             self.ignoresTerminate = ignoresTerminate
@@ -44,6 +50,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             self.results = results
             self.startFailure = startFailure
             self.timedResults = timedResults
+            self.timedOutput = timedOutput
         }
 
         /// A quick success: what a command job is without a model.
@@ -61,6 +68,25 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         }
     }
 
+    /// One read of a process's output, `offset` after its start: what the libuv host reports
+    /// to the runtime for a read of stdout or stderr.
+    public struct TimedOutput: Sendable, Hashable {
+        public enum Read: Sendable, Hashable {
+            /// Complete lines read from `stream` ("stdout" or "stderr").
+            case lines(stream: String, [String])
+            /// A read dropped unsplit because the output window was full: its bytes and line ends.
+            case skipped(bytes: Int, lineEnds: Int)
+        }
+
+        public var offset: Duration
+        public var read: Read
+
+        public init(offset: Duration, read: Read) {
+            self.offset = offset
+            self.read = read
+        }
+    }
+
     /// A modelled process: alive from its start until `endsAt` (or a signal).
     struct Process {
         var order: LaunchOrder
@@ -72,6 +98,10 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         var results: [String]
         /// Live lines still to write, by instant (oldest first).
         var timed: [(at: Instant, line: String)] = []
+        /// Live lines written that the runtime did not take at once: reported with the end.
+        var kept: [String] = []
+        /// Output reads still to hand over, by instant (oldest first).
+        var output: [(at: Instant, read: TimedOutput.Read)] = []
     }
 
     /// The virtual wall clock.
@@ -136,6 +166,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         for p in processes.values {
             if next == nil || p.endsAt < next! { next = p.endsAt }
             if let first = p.timed.first, first.at < next! { next = first.at }
+            if let first = p.output.first, first.at < next! { next = first.at }
         }
         return next
     }
@@ -195,10 +226,20 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         }
         // Which kinds of process events are due (most steps have none, or one end): the sorted
         // walks below are only taken when needed.
-        var linesDue = false, endsDue = false
+        var linesDue = false, endsDue = false, outputDue = false
         for p in processes.values {
             if let first = p.timed.first, first.at <= t, first.at <= p.endsAt { linesDue = true }
+            if let first = p.output.first, first.at <= t { outputDue = true }
             if p.endsAt <= t { endsDue = true }
+        }
+        // Output read by now, before results lines and ends at the same instant.
+        for runID in outputDue ? processes.keys.sorted() : [] {
+            guard var p = processes[runID], let first = p.output.first, first.at <= t else { continue }
+            let due = p.output.prefix { $0.at <= t }
+            p.output.removeFirst(due.count)
+            processes[runID] = p
+            guard runtime?.instance == p.instance else { continue }
+            for item in due { handOver(item.read, of: p.order) }
         }
         // Live results lines due now, before any end at the same instant (a line written just
         // before the exit is read before the exit is reported).
@@ -208,7 +249,10 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             p.timed.removeFirst(due.count)
             processes[runID] = p
             guard runtime?.instance == p.instance else { continue }
-            for item in due { _ = runtime?.runResultLine(p.order, item.line) }
+            // A line the runtime does not take now (not a live line, or over the live-line
+            // rate) waits for the run's end, as in the libuv host's results buffer.
+            let kept = due.filter { runtime?.runResultLine(p.order, $0.line) != true }.map(\.line)
+            if !kept.isEmpty { processes[runID]?.kept += kept }
         }
         // A line may have expired or killed a run (its end is due now): look again.
         if linesDue, !endsDue { endsDue = processes.values.contains { $0.endsAt <= t } }
@@ -217,7 +261,9 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             processes[runID] = nil
             // Only the runtime that launched it hears of it; an orphan just ends.
             if runtime?.instance == p.instance {
-                runtime?.runEnded(runID, exit: p.exit, results: p.results)
+                // What it printed before it was stopped is read before its end is reported.
+                for item in p.output { handOver(item.read, of: p.order) }
+                runtime?.runEnded(runID, exit: p.exit, results: p.kept.isEmpty ? p.results : p.kept + p.results)
             }
         }
         if endsDue {
@@ -232,6 +278,18 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         if let w = wakeUp, w <= t {
             wakeUp = nil
             runtime?.send(.timerFired)
+        }
+    }
+
+    /// One output read, reported as the libuv host reports it: a full window is asked about
+    /// first, then the read is counted (skipped) or its lines given.
+    func handOver(_ read: TimedOutput.Read, of order: LaunchOrder) {
+        switch read {
+        case let .lines(stream, lines):
+            runtime?.runOutputLines(order, stream: stream, lines: lines)
+        case let .skipped(bytes, lineEnds):
+            _ = runtime?.runOutputIsOverLimit(order)
+            runtime?.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds)
         }
     }
 
@@ -262,6 +320,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         for (runID, var p) in processes {
             p.endsAt = p.endsAt + delta
             p.timed = p.timed.map { ($0.at + delta, $0.line) }
+            p.output = p.output.map { ($0.at + delta, $0.read) }
             processes[runID] = p
         }
         runtime?.send(.clockChanged(expected: expected))
@@ -299,7 +358,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         let start = clock
         processes[order.runID] = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
                                          exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
-                                         timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) })
+                                         timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) },
+                                         output: b.timedOutput.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.read) })
         runtime?.runOutputLines(order, stream: "stdout", lines: b.output)
         return .started(processGroup: nextPID, startTicks: nil)
     }
