@@ -31,9 +31,8 @@ public struct Scenario: Sendable, Hashable {
     public var maxConcurrentRuns: Int
     /// Bugs put in on purpose, to show that the invariants and exploration catch them.
     public var hooks = Hooks()
-    /// Run the jobs' real commands (virtual clock paused while they run) instead of their models.
-    public var executeCommands = false
-    /// `REFRESH_SHARED_CONTAINER` for the runs (with `executeCommands`, where real commands write).
+    /// `REFRESH_SHARED_CONTAINER` for the runs (with real commands, `simulate --exec`, where
+    /// they write).
     public var sharedContainer: String?
 
     /// Test-only defects the simulation can inject into refreshd itself.

@@ -54,8 +54,24 @@ public final class Simulation: @unchecked Sendable {
     var lastRunIDAtCrash: Int64 = 0
     var crashTime: Instant?
 
-    public init(scenario: Scenario) {
+    /// Runs a job's real command for `simulate --exec` (the libuv host's process code,
+    /// `ExecutedCommand.run`, which this module cannot see): the order, the command, the
+    /// environment the runtime gave it, the job's grace; returns the run as the modelled
+    /// process the simulated host plays in virtual time.
+    public typealias Executor = @Sendable (_ order: LaunchOrder, _ job: CommandJob, _ environment: [String],
+                                           _ grace: Duration) -> SimulatedHost.Behaviour
+
+    /// Whether real commands run (`executor`) instead of the jobs' models.
+    public let executesCommands: Bool
+    /// Asked before every step: true stops the run where it is (`simulate --exec` was sent
+    /// SIGTERM or SIGINT); the report covers what was simulated until then.
+    public var stopRequested: (@Sendable () -> Bool)?
+
+    /// - Parameter executor: with it, the jobs' real commands run through it instead of their
+    ///   `simulate:` models, and built-in actions do their real work.
+    public init(scenario: Scenario, executor: Executor? = nil) {
         self.scenario = scenario
+        executesCommands = executor != nil
         random = SeededRandom(seed: scenario.seed)
         zone = TimeZone(identifier: scenario.timeZone) ?? TimeZone(identifier: "UTC")!
         end = scenario.start + .seconds(Int64(scenario.days) * 86_400)
@@ -64,16 +80,21 @@ public final class Simulation: @unchecked Sendable {
             for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
         }
         let actions: SimulatedActions
-        (specs, actions) = scenario.executeCommands ? (specs, SimulatedActions()) : SimulatedActions.model(specs)
+        (specs, actions) = executor != nil ? (specs, SimulatedActions()) : SimulatedActions.model(specs)
         self.actions = actions
         self.specs = specs
         budgets = Dictionary(specs.compactMap { spec in
             spec.widget.map { ($0.kind, $0.budget.map { ReloadBudget.limited($0) } ?? .unlimited) }
         }, uniquingKeysWith: { a, _ in a })
-        store = InMemoryStore(instanceID: String(format: "%016llx", scenario.seed))
+        // Real commands carry the instance in their environment, and the end of each run kills
+        // every process naming it: one of their own per simulation, so that two at once (of
+        // the same seed) never take each other's processes for leftovers.
+        store = InMemoryStore(instanceID: String(format: "%016llx", executor != nil ? UInt64.random(in: 1...UInt64.max) : scenario.seed))
         let models = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.model) }, uniquingKeysWith: { a, _ in a })
         let allowances = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.allowance) },
                                     uniquingKeysWith: { a, _ in a })
+        let graces = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.grace) },
+                                uniquingKeysWith: { a, _ in a })
         let faults = scenario.faults
         let counter = runCounts
         let random = self.random
@@ -125,10 +146,13 @@ public final class Simulation: @unchecked Sendable {
             return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
                                            output: model.output, results: results, timedResults: timed)
         }
-        if scenario.executeCommands {
+        if let executor {
             routineEvents = true
             host.executor = { order, job, environment in
-                CommandExecutor.run(job, environment: environment, allowance: allowances[order.identifier] ?? .seconds(30))
+                // A widget's provider run (KIND#FAMILY) has its job's grace.
+                let id = order.identifier
+                let grace = graces[id] ?? id.lastIndex(of: "#").flatMap { graces[String(id[..<$0])] }
+                return executor(order, job, environment, grace ?? .seconds(5))
             }
         }
         // The store's closures reach the host only through `self`, unowned: the host holds the
@@ -161,7 +185,7 @@ public final class Simulation: @unchecked Sendable {
         check()
         var nextDay = scenario.start + .seconds(86_400)
         var daysDone = 0
-        while violations.isEmpty {
+        while violations.isEmpty, stopRequested?() != true {
             if let progress, host.clock >= nextDay {
                 while host.clock >= nextDay {
                     daysDone += 1
@@ -225,6 +249,8 @@ public final class Simulation: @unchecked Sendable {
         do {
             let runtime = try host.start(store: store, options: .init(configuration: configuration,
                                                                       sharedContainer: scenario.sharedContainer, logger: logger))
+            // Real commands see refreshd's own environment under them, as under the daemon.
+            if executesCommands { runtime.baseEnvironment = ProcessInfo.processInfo.environment }
             if case let .delayed(maximum) = scenario.device.discretion {
                 runtime.setAdmissionPolicy(DiscretionPolicy(maximum: maximum, random: random))
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Refreshd
 import RefreshdConfig
 import RefreshdCore
 import RefreshdSimulation
@@ -71,7 +72,6 @@ struct SimulateCommand: ParsableCommand {
         }
         if let days { setup.days = days }
         if let seed { setup.seed = seed }
-        setup.executeCommands = exec
         var temporary: String?
         if exec {
             if let shared {
@@ -83,8 +83,25 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
-        let report = Simulation(scenario: setup).run(progress: ProgressLine.days(unless: json, total: setup.days))
+        let simulation: Simulation
+        if exec {
+            // Real commands run through the libuv host's process code; a SIGTERM or SIGINT kills
+            // the one running with its whole group and ends the simulation where it is.
+            ExecutedCommand.installStopHandlers()
+            simulation = Simulation(scenario: setup, executor: { order, job, environment, grace in
+                ExecutedCommand.run(order, job, environment: environment, grace: grace)
+            })
+            simulation.stopRequested = { ExecutedCommand.stopSignal != nil }
+        } else {
+            simulation = Simulation(scenario: setup)
+        }
+        let report = simulation.run(progress: ProgressLine.days(unless: json, total: setup.days))
         ProgressLine.clear(unless: json)
+        if exec, let signal = ExecutedCommand.stopSignal {
+            let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+            FileHandle.standardError.write(Data("refreshd: simulate stopped by \(name): the command running then was killed with its process group, no report\n".utf8))
+            throw ExitCode(128 + signal)
+        }
         if let svg {
             do {
                 try SimulationPicture.svg(report).write(toFile: svg, atomically: true, encoding: .utf8)

@@ -45,10 +45,9 @@ import RefreshdRuntime
     /// Real commands (`simulate --exec`) are not run a second time: with them, the per-run events
     /// are on from the start.
     @Test func realCommandsAreObservedWithThePerRunEventsFromTheStart() {
-        var scenario = Self.plans(injected: false)[0]
+        let scenario = Self.plans(injected: false)[0]
         #expect(!Simulation(scenario: scenario).routineEvents)
-        scenario.executeCommands = true
-        #expect(Simulation(scenario: scenario).routineEvents)
+        #expect(Simulation(scenario: scenario, executor: { _, _, _, _ in .quickSuccess }).routineEvents)
     }
 
     /// Passing runs never read the per-run events: with them on or off, the same report.
