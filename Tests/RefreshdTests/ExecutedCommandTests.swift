@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import Refreshd
+import RefreshdCore
+import RefreshdRuntime
+
+/// `simulate --exec`'s host: the simulated host whose commands are real, run by
+/// `ExecutedCommand` through the libuv host's process code. The runtime hears of their output,
+/// results and ends as it does under the daemon, at the real offsets in virtual time.
+@Suite struct ExecutedCommandTests {
+    /// The simulated harness with real commands (grace 1 s), and every observation.
+    static func harness() throws -> (SimulatedHarness, BothHostsProcessRulesTests.Seen) {
+        let h = try SimulatedHarness()
+        h.host.executor = { order, job, environment in
+            ExecutedCommand.run(order, job, environment: environment, grace: .seconds(1))
+        }
+        try h.start()
+        let seen = BothHostsProcessRulesTests.Seen()
+        h.runtime.observe(includingRoutine: true) { seen.add($0) }
+        return (h, seen)
+    }
+
+    static func script(_ text: String) -> CommandJob { CommandJob(argv: ["/bin/sh", "-c", text]) }
+
+    /// The same flood as `anOutputFloodIsLimitedByTheRuntime` on the libuv host, with the same
+    /// figures: the real reads reach the runtime's rate limit.
+    @Test func anOutputFloodIsLimitedAsUnderTheDaemon() throws {
+        let (h, seen) = try Self.harness()
+        h.runtime.register(TaskDefinition(identifier: "t.flood"), handler: .command(Self.script("seq 1 1000")))
+        try h.runtime.submit(TaskRequest(identifier: "t.flood"))
+        #expect(h.wait(.seconds(60)) { h.outcomes("t.flood") == [.success] })
+        let logged = seen.of(.output, "t.flood")
+        #expect(logged.count == 200)
+        #expect(logged.first?.message == "t.flood[1] stdout: 1")
+        let dropped = seen.of(.outputDropped, "t.flood")
+        #expect(dropped.map(\.count) == [800])
+        #expect(dropped.first?.message.hasSuffix("800 lines (2401 bytes) of output not logged: over 200 lines or 256 KiB a second") == true,
+                "\(dropped.map(\.message))")
+    }
+
+    /// Each stream's lines are logged with its name at the virtual instant they were read; a
+    /// live results line is applied at its instant, a refused one reported with the run's end.
+    @Test func outputAndResultsArriveAtTheirOffsets() throws {
+        let (h, seen) = try Self.harness()
+        let start = h.now
+        let activity = #"{"activity": "start", "id": "exec-unit", "type": "Demo"}"#
+        h.runtime.register(TaskDefinition(identifier: "t.timed"), handler: .command(Self.script(
+            "echo first; sleep 0.4; echo second >&2; echo '\(activity)' >&3; echo 'not json' >&3; sleep 0.2")))
+        try h.runtime.submit(TaskRequest(identifier: "t.timed"))
+        #expect(h.wait(.seconds(60)) { h.outcomes("t.timed") == [.success] })
+        let output = seen.of(.output, "t.timed")
+        #expect(output.map(\.message) == ["t.timed[1] stdout: first", "t.timed[1] stderr: second"])
+        let offsets = output.map { $0.time.duration(since: start) }
+        #expect(offsets.count == 2 && offsets[0] < .milliseconds(300) && offsets[1] >= .milliseconds(400), "\(offsets)")
+        let applied = try #require(seen.of(.activity, "exec-unit").first)
+        #expect(applied.time.duration(since: start) >= .milliseconds(400))
+        let ended = try #require(h.runs().first { $0.identifier == "t.timed" }?.ended)
+        #expect(ended.duration(since: start) >= .milliseconds(600))
+        #expect(applied.time < ended)
+        let refused = seen.of(.results, "t.timed").filter { $0.message.contains("result refused") }
+        #expect(refused.map(\.time) == [ended], "\(seen.of(.results, "t.timed").map(\.message))")
+    }
+
+    /// A command that ignores its expiration is killed when the grace is over: the modelled run
+    /// expires at the deadline and ends at the kill, on the runtime's own instants.
+    @Test func aCommandIgnoringItsExpirationIsKilledAfterTheGrace() throws {
+        let (h, _) = try Self.harness()
+        let start = h.now
+        h.runtime.register(TaskDefinition(identifier: "t.stubborn", allowance: .seconds(1), grace: .seconds(1)),
+                           handler: .command(Self.script("trap '' TERM; sleep 100")))
+        try h.runtime.submit(TaskRequest(identifier: "t.stubborn"))
+        let began = Date()
+        #expect(h.wait(.seconds(60)) { h.outcomes("t.stubborn") == [.expired] })
+        #expect(Date().timeIntervalSince(began) < 10)
+        let run = try #require(h.runs().first)
+        #expect(run.signal == SIGKILL)
+        #expect(run.ended?.duration(since: start) == .seconds(2))
+    }
+}
