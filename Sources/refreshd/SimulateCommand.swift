@@ -40,7 +40,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "Also write the report as an SVG picture to this file.")
     var svg: String?
 
-    @Flag(name: .long, help: "Run the jobs' real commands (virtual clock paused while they run) instead of their models.")
+    @Flag(name: .long, help: "Run the jobs' real commands as `run` does (allowance and grace in real time; the virtual clock waits, then moves on by the time each took) instead of their models.")
     var exec = false
 
     @Option(name: .long, help: "With --exec: the shared container the commands write to (default: a temporary directory, removed after).")
