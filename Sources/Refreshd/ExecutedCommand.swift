@@ -32,6 +32,11 @@ public enum ExecutedCommand {
         if let signal = stopSignal {
             return .init(startFailure: "not started: refreshd simulate received \(RefreshScheduler.signalName(signal))")
         }
+        // libuv learns of the exit by SIGCHLD: a thread may have inherited it blocked.
+        var childSignal = sigset_t()
+        sigemptyset(&childSignal)
+        sigaddset(&childSignal, SIGCHLD)
+        pthread_sigmask(SIG_UNBLOCK, &childSignal, nil)
         let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
         uv_loop_init(loop)
         defer {
