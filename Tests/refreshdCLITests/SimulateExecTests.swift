@@ -112,6 +112,27 @@ import Testing
         #expect(waitFor(timeout: 2) { Self.processes(marker).isEmpty }, "\(Self.processes(marker))")
     }
 
+    /// A SIGINT between two commands (a month of a per-minute job) ends the simulation at the
+    /// next step, as cleanly: exit 130, no report.
+    @Test func anInterruptBetweenCommandsEndsTheSimulation() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("tick.yaml", """
+            identifier: test.tick
+            kind: processing
+            command: ["/bin/true"]
+            resubmit: {after: 1m}
+            """)
+        let simulate = try CLI.start(["simulate", "--jobs", box.jobs, "--days", "30", "--start", "2026-11-23T00:00:00Z",
+                                      "--exec"])
+        defer { simulate.cleanUp() }
+        usleep(500_000)
+        simulate.signal(SIGINT)
+        #expect(simulate.wait(timeout: 5) == 128 + SIGINT, "\(simulate.errors())")
+        #expect(simulate.errors().contains("refreshd: simulate stopped by SIGINT"), "\(simulate.errors())")
+        #expect(simulate.output().isEmpty)
+    }
+
     // MARK: Helpers
 
     /// `NAME=value` as a YAML mapping field.
