@@ -33,8 +33,13 @@ public struct Scenario: Sendable, Hashable {
     public var hooks = Hooks()
     /// Run the jobs' real commands (virtual clock paused while they run) instead of their models.
     public var executeCommands = false
-    /// `REFRESH_SHARED_CONTAINER` for the runs (with `executeCommands`, where real commands write).
-    public var sharedContainer: String?
+    /// The shared container the runtime is configured with (`REFRESH_SHARED_CONTAINER`): by
+    /// default the modelled one (publications kept by the simulated host, never written); with
+    /// `executeCommands`, a real directory where real commands write. Nil: none is configured,
+    /// and every publication fails as it does in the daemon (the runtime's decision).
+    public var sharedContainer: String? = Scenario.modelledContainer
+    /// The path the modelled container goes by: no file is ever made there.
+    public static let modelledContainer = "/refreshd-simulated/shared"
 
     /// Test-only defects the simulation can inject into refreshd itself.
     public struct Hooks: Sendable, Hashable {
