@@ -9,10 +9,19 @@ extension RefreshRuntime {
     /// wall clock that moved apart from the monotonic one by more than the tolerance since the
     /// last change (a step or resume no notice announced) is `.clockChanged` first, then the
     /// wake-up is `.timerFired`.
+    ///
+    /// Both events take the reading's wall clock as their instant, under one lock hold (the
+    /// hot path of a simulation: one lock and no second clock read per wake-up).
     public func timerFired(clocks: ClockReading) {
-        let expected = lock.withLock { clockSteps.observe(clocks, .wakeUp) }
-        if let expected { send(.clockChanged(expected: expected)) }
-        send(.timerFired)
+        let host = self.host
+        lock.withLock {
+            startIfNeeded()
+            if let expected = clockSteps.observe(clocks, .wakeUp) {
+                feed(.clockChanged(expected: expected), at: clocks.wall)
+            }
+            feed(.timerFired, at: clocks.wall)
+        }
+        kick(host)
     }
 
     /// The host learned that the wall clock was set (the timerfd's notice: a step, and since
