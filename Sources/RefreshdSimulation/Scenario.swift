@@ -38,8 +38,10 @@ public struct Scenario: Sendable, Hashable {
     /// `executeCommands`, a real directory where real commands write. Nil: none is configured,
     /// and every publication fails as it does in the daemon (the runtime's decision).
     public var sharedContainer: String? = Scenario.modelledContainer
-    /// The path the modelled container goes by: no file is ever made there.
-    public static let modelledContainer = "/refreshd-simulated/shared"
+    /// The path the modelled container goes by. Under /dev/null, so that nothing can ever be
+    /// made there: code that tried to write into it for real (a built-in action's body) fails
+    /// instead of touching the machine.
+    public static let modelledContainer = "/dev/null/refreshd-simulated-container"
 
     /// Test-only defects the simulation can inject into refreshd itself.
     public struct Hooks: Sendable, Hashable {
