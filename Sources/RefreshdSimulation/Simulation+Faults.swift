@@ -168,7 +168,7 @@ extension Simulation {
             }
         }
         let conditions = Conditions(externalPower: power, network: network)
-        if force || conditions != host.conditions { host.setConditions(conditions) }
+        if force || conditions != host.conditions { host.setConditions(conditions, noticed: scenario.device.conditionNotices) }
     }
 
     /// Whether the device is in Low Power Mode at `t` (the device's spans and the faults').
