@@ -21,6 +21,13 @@ struct ConditionsReread: Sendable, Hashable {
     /// The scheduler started (the host reads at once) or stopped watching conditions at `now`.
     mutating func watching(_ on: Bool, at now: Instant) { due = on ? now + interval : nil }
 
+    /// The wall clock was stepped (or the machine resumed): the period counts from `now` again,
+    /// so a step back does not put the next re-read off by the step (the libuv host's own timer,
+    /// which this replaced, ran on the monotonic clock).
+    mutating func clockChanged(at now: Instant) {
+        if due != nil { due = now + interval }
+    }
+
     /// The one wake-up fired at `now`: whether conditions are to be read now. The next re-read
     /// is then due an interval later, counted from now (a late wake-up does not bunch them).
     mutating func timerFired(at now: Instant) -> Bool {

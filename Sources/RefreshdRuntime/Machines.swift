@@ -75,6 +75,7 @@ struct Machines: Sendable {
             if conditionsReread.timerFired(at: now) { effects.append(.readConditions) }
         case let .clockChanged(expected):
             rearm = true
+            conditionsReread.clockChanged(at: now)
             if hasWidgets { feed(.clockChanged, at: now, into: &effects) }
             if !activities.activities.isEmpty { feed(activity: .clockChanged(expected: expected), at: now, into: &effects) }
         case .shutdown:

@@ -78,6 +78,18 @@ import RefreshdCore
         #expect(r.timerFired(at: Self.t0 + .seconds(300)) == false)
     }
 
+    /// A step back of an hour must not put the re-read off by an hour: it counts from the change.
+    @Test func aClockChangeRestartsThePeriodFromNow() {
+        var r = ConditionsReread()
+        r.clockChanged(at: Self.t0)
+        #expect(r.due == nil)  // not watching: nothing to re-read
+        r.watching(true, at: Self.t0)
+        r.clockChanged(at: Self.t0 - .seconds(3600) + .seconds(10))
+        #expect(r.due == Self.t0 - .seconds(3600) + .seconds(70))
+        r.clockChanged(at: Self.t0 + .seconds(7200))
+        #expect(r.due == Self.t0 + .seconds(7260))
+    }
+
     @Test func theIntervalIsAtLeastAMillisecond() {
         #expect(ConditionsReread(interval: .zero).interval == .milliseconds(1))
         #expect(ConditionsReread(interval: .seconds(-5)).interval == .milliseconds(1))
@@ -122,6 +134,23 @@ import RefreshdCore
         let launched = try #require(effects.compactMap { if case let .launch(order) = $0 { order } else { nil } }.first)
         #expect(relevant(effects) == [.launch(launched), .watchConditions(false), .armTimer(at: launched.deadline)])
         #expect(m.conditionsReread.due == nil)
+    }
+
+    /// The wall clock stepped back an hour while a request waits: the next re-read is a minute
+    /// after the step on the new clock, not an hour and a minute.
+    @Test func aStepBackDoesNotPutTheRereadOff() {
+        var core = SchedulerCore()
+        core.declare(TaskDefinition(identifier: "t.net", kind: .processing, requiresNetworkConnectivity: true))
+        var m = Machines(scheduler: core)
+        var effects: [SchedulerEffect] = []
+        m.handle(.restore(SchedulerCore.RestoredState()), at: Self.t0, into: &effects)
+        m.handle(.submit(TaskRequest(identifier: "t.net", kind: .processing)), at: Self.t0, into: &effects)
+        m.handle(.timerFired, at: Self.t0, into: &effects)
+        m.handle(.conditionsChanged(Conditions(externalPower: true, network: false)), at: Self.t0, into: &effects)
+        effects.removeAll()
+        let back = Self.t0 - .seconds(3600) + .seconds(10)
+        m.handle(.clockChanged(expected: Self.t0 + .seconds(10)), at: back, into: &effects)
+        #expect(relevant(effects) == [.armTimer(at: back + .seconds(60))])
     }
 
     @Test func theIntervalComesFromTheRuntimeOptions() throws {
