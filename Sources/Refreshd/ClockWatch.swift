@@ -1,39 +1,37 @@
 import CLibUV
 import Glibc
 import RefreshdCore
+import RefreshdRuntime
 
-/// Notices wall-clock steps and suspend/resume, and says what the clock would read without them.
+/// Hears the kernel say that the wall clock was set, and reads the clocks; what a reading means
+/// (a step, a resume, noise) is the runtime's decision (`ClockStepDetector`), not this class's.
 ///
-/// Linux reports a step of CLOCK_REALTIME through a timerfd armed with
-/// `TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET`: its read fails with ECANCELED. That fd is
-/// watched with uv_poll, so a step is seen when it happens, not at the next wake-up. Suspend sets
-/// no clock; it shows as a jump in the offset between CLOCK_REALTIME and CLOCK_MONOTONIC (which
-/// stops while suspended), checked at every wake-up. In both cases `expected` is the monotonic
-/// clock plus the offset from before the change.
+/// Linux reports a set of CLOCK_REALTIME (and, since 5.14, a resume from suspend) through a
+/// timerfd armed with `TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET`: its read fails with
+/// ECANCELED. That fd is watched with uv_poll, so a step is reported when it happens; the host
+/// also hands the runtime a reading at every wake-up.
 final class ClockWatch {
     private let loop: UnsafeMutablePointer<uv_loop_t>
-    private let onChange: (_ expected: Instant) -> Void
-    private let clock: WallClockSource
+    private let onSet: () -> Void
     private var poll: UnsafeMutablePointer<uv_poll_t>?
     private var fd: Int32 = -1
-    private var offset: Int64
-    /// Offset drift below this is NTP slewing or scheduling noise, not a step.
-    static let tolerance: Int64 = 1000
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>, clock: WallClockSource, onChange: @escaping (Instant) -> Void) {
+    init(loop: UnsafeMutablePointer<uv_loop_t>, onSet: @escaping () -> Void) {
         self.loop = loop
-        self.clock = clock
-        self.onChange = onChange
-        offset = clock.now().milliseconds - Self.monotonicMilliseconds()
+        self.onSet = onSet
     }
 
-    static func monotonicMilliseconds() -> Int64 {
+    /// CLOCK_MONOTONIC: never set, stopped while the machine sleeps.
+    static func monotonic() -> Duration {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        return .seconds(Int64(ts.tv_sec)) + .nanoseconds(Int64(ts.tv_nsec))
     }
 
-    func offsetNow() -> Int64 { clock.now().milliseconds - Self.monotonicMilliseconds() }
+    /// Both clocks now, the wall clock from `clock`.
+    static func read(_ clock: WallClockSource) -> ClockReading {
+        ClockReading(wall: clock.now(), monotonic: monotonic())
+    }
 
     var isWatching: Bool { poll != nil }
 
@@ -69,25 +67,9 @@ final class ClockWatch {
 
     private func timerfdReadable() {
         var expirations: UInt64 = 0
-        let n = read(fd, &expirations, 8)
+        let n = Glibc.read(fd, &expirations, 8)
         guard n < 0, errno == ECANCELED else { return }
         _ = arm()
-        clockWasSet()
-    }
-
-    /// The clock was set (timerfd, or a test standing in for it): always report.
-    func clockWasSet() {
-        let previous = offset
-        offset = offsetNow()
-        onChange(Instant(milliseconds: Self.monotonicMilliseconds() + previous))
-    }
-
-    /// At a wake-up: report if the offset moved (a step we missed, or a resume from suspend).
-    func checkOffset() {
-        let now = offsetNow()
-        guard abs(now - offset) > Self.tolerance else { return }
-        let previous = offset
-        offset = now
-        onChange(Instant(milliseconds: Self.monotonicMilliseconds() + previous))
+        onSet()
     }
 }

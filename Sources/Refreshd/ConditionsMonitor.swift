@@ -5,37 +5,28 @@ import RefreshdCore
 /// Watches external power and network while some request waits on them, without busy polling.
 ///
 /// Event-driven where Linux offers it: a NETLINK_ROUTE socket (links, addresses, routes) and a
-/// NETLINK_KOBJECT_UEVENT socket (power supply changes), each watched with uv_poll. As a safety
-/// net, and for containers where uevents do not arrive, it also re-reads every `fallbackInterval`
-/// (default one minute) while watching. When nothing waits, it holds no handles and no timer.
+/// NETLINK_KOBJECT_UEVENT socket (power supply changes), each watched with uv_poll. The safety
+/// net for notices that never come (containers where uevents do not arrive) is the runtime's
+/// periodic re-read (`ConditionsReread`, one of its deadlines), which calls `check()` through
+/// `readConditions`: this class holds no timer. When nothing waits, it holds no handles.
 final class ConditionsMonitor {
     private let loop: UnsafeMutablePointer<uv_loop_t>
     private let probe: ConditionsProbe
-    private let fallbackInterval: UInt64
     private let onReading: (Conditions) -> Void
-    private var timer: UnsafeMutablePointer<uv_timer_t>?
+    private var watching = false
     private var polls: [(UnsafeMutablePointer<uv_poll_t>, Int32)] = []
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>, probe: ConditionsProbe, fallbackInterval: Duration,
-         onReading: @escaping (Conditions) -> Void) {
+    init(loop: UnsafeMutablePointer<uv_loop_t>, probe: ConditionsProbe, onReading: @escaping (Conditions) -> Void) {
         self.loop = loop
         self.probe = probe
-        self.fallbackInterval = UInt64(max(1, fallbackInterval.wholeMilliseconds))
         self.onReading = onReading
     }
 
     /// Starts watching and reports a fresh reading at once.
     func start() {
-        guard timer == nil else { return }
+        guard !watching else { return }
+        watching = true
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let t = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-        uv_timer_init(loop, t)
-        t.pointee.data = context
-        uv_timer_start(t, { handle in
-            guard let data = handle?.pointee.data else { return }
-            Unmanaged<ConditionsMonitor>.fromOpaque(data).takeUnretainedValue().check()
-        }, fallbackInterval, fallbackInterval)
-        timer = t
         let routeGroups = UInt32(0x1 | 0x10 | 0x40 | 0x400)  // LINK, IPV4_IFADDR, IPV4_ROUTE, IPV6_ROUTE
         for (proto, groups) in [(Int32(0), routeGroups), (Int32(15), UInt32(1))] {  // ROUTE, KOBJECT_UEVENT
             if let fd = Self.netlinkSocket(protocol: proto, groups: groups) { watch(fd: fd, context: context) }
@@ -44,10 +35,8 @@ final class ConditionsMonitor {
     }
 
     func stop() {
-        guard let t = timer else { return }
-        timer = nil
-        uv_timer_stop(t)
-        closeAndFree(t)
+        guard watching else { return }
+        watching = false
         for (poll, fd) in polls {
             uv_poll_stop(poll)
             closeAndFree(poll)

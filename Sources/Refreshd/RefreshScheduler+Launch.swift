@@ -8,6 +8,8 @@ import RefreshdRuntime
 extension RefreshScheduler: RuntimeHost {
     public func now() -> Instant { options.clock.now() }
 
+    public func readClocks() -> ClockReading { ClockWatch.read(options.clock) }
+
     public func armWakeUp(at instant: Instant?) {
         guard let instant else {
             uv_timer_stop(timer)
@@ -18,8 +20,8 @@ extension RefreshScheduler: RuntimeHost {
         uv_timer_start(timer, { handle in
             guard let data = handle?.pointee.data else { return }
             let scheduler = Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue()
-            scheduler.clockWatch?.checkOffset()  // slept or stepped since arming?
-            scheduler.runtime.send(.timerFired)
+            // The clocks as read at the wake-up: the runtime decides whether it slept or stepped.
+            scheduler.runtime.timerFired(clocks: scheduler.readClocks())
         }, UInt64(delay), 0)
     }
 
@@ -124,6 +126,8 @@ extension RefreshScheduler: RuntimeHost {
         if on { monitor?.start() } else { monitor?.stop() }
     }
 
+    public func readConditions() { monitor?.check() }
+
     public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         sweep(runs, instance: instance)
     }
@@ -160,12 +164,9 @@ extension RefreshScheduler {
     /// Writes a machine's publication into the shared container, off the loop thread and in the
     /// order published (one serial queue; a path's stale ones skipped), atomically. A failure is logged as a warning; the
     /// machine's state is already committed and the next publication replaces the file anyway.
-    public func publish(_ publication: Publication) {
+    /// (Without a container the runtime reports the failure itself and never calls this.)
+    public func publish(_ publication: Publication, in container: String) {
         for listener in publicationListeners { listener(publication) }
-        guard let container = runtime.options.sharedContainer else {
-            runtime.publicationFailed(publication.path, reason: "no shared container is configured")
-            return
-        }
         let path = "\(container)/\(publication.path)"
         // Only the latest publication of a path is written: one still queued when a newer one
         // for the same path comes is skipped (a reader would have seen it replaced anyway). A

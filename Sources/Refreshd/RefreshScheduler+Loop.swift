@@ -25,7 +25,7 @@ extension RefreshScheduler {
     /// The uv_async callback: another thread queued effects or work (or a test injected a clock set).
     func woken() {
         if lock.withLock({ () -> Bool in defer { clockSetInjected = false }; return clockSetInjected }) {
-            clockWatch?.clockWasSet()
+            runtime.clockWasSet(clocks: readClocks())
         }
         runtime.drain()
         let tasks = lock.withLock { () -> [@Sendable () -> Void] in

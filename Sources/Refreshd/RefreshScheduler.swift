@@ -36,7 +36,8 @@ public final class RefreshScheduler: @unchecked Sendable {
         /// Install SIGTERM/SIGINT (graceful stop) and SIGHUP handlers. For daemons, not libraries.
         public var handleSignals: Bool
         public var conditionsProbe: ConditionsProbe
-        /// How often conditions are re-read while a request waits on them (besides netlink events).
+        /// How often conditions are re-read while a request waits on them (besides netlink
+        /// events): the runtime's `conditionsReread` deadline, handed to it.
         public var conditionsFallbackInterval: Duration
         public var logger: Logger
         /// The wall clock the shell reads (the core never reads one).
@@ -152,7 +153,8 @@ public final class RefreshScheduler: @unchecked Sendable {
         }
         store = opened
         runtime = try RefreshRuntime(store: opened, options: .init(
-            configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger))
+            configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger,
+            conditionsReread: options.conditionsFallbackInterval))
         runtime.baseEnvironment = Self.processEnvironment()
         for note in directoryLock?.adjustments ?? [] { logger.warning("made private: \(note)") }
         if let sharedContainer { _ = mkdir(sharedContainer, 0o755) }
@@ -164,11 +166,10 @@ public final class RefreshScheduler: @unchecked Sendable {
             Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().woken()
         }
         async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        clockWatch = ClockWatch(loop: loop, clock: options.clock) { [unowned self] expected in
-            self.runtime.send(.clockChanged(expected: expected))
+        clockWatch = ClockWatch(loop: loop) { [unowned self] in
+            self.runtime.clockWasSet(clocks: self.readClocks())
         }
-        monitor = ConditionsMonitor(loop: loop, probe: options.conditionsProbe,
-                                    fallbackInterval: options.conditionsFallbackInterval) { [unowned self] c in
+        monitor = ConditionsMonitor(loop: loop, probe: options.conditionsProbe) { [unowned self] c in
             self.runtime.send(.conditionsChanged(c))
         }
         runtime.attach(self)

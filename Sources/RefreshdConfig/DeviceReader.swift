@@ -14,10 +14,11 @@ import RefreshdSimulation
 ///   system-reloads: {every: 6h}               # the system reloads every widget (reason system)
 ///   reloads: {every: 12m}                     # the app's explicit reloadAllTimelines (~120 a day)
 ///   widget-budget: 50                         # every widget's budget (reloads per family in 24 h)
+///   condition-notices: false                  # no netlink notices (a container): changes found by the re-read
 /// ```
 enum DeviceReader {
     static let keys = ["charging", "network-down", "low-power", "discretion", "timezone", "foreground", "intents", "system-reloads", "reloads",
-                       "widget-budget"]
+                       "widget-budget", "condition-notices"]
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> DeviceModel? {
         guard let fields = MappingFields(reader, known: keys, example: "{charging: {from: \"22:00\", to: \"07:00\"}, discretion: exact}", &sink)
@@ -53,6 +54,7 @@ enum DeviceReader {
         if let value = fields.optional("widget-budget") {
             device.widgetBudget = value.integer(in: 0...1440, &sink, expected: "a budget from 0 to 1440 reloads a day")
         }
+        if let value = fields.optional("condition-notices"), let on = value.bool(&sink) { device.conditionNotices = on }
         if let zone = fields.optional("timezone") {
             // The name as written: Foundation may call UTC "GMT".
             if zone.timeZone(&sink) != nil { device.timeZone = zone.node.scalarText }

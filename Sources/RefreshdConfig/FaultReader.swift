@@ -8,6 +8,7 @@ import RefreshdSimulation
 ///   - kill: {at: +1d4h, restart-after: 30s}
 ///   - expire-run: {job: test.nightly, run: 2}
 ///   - clock-step: {at: +2d, by: -1h}
+///   - suspend: {at: +1d3h, for: 2h}                            # seen: at-resume (default) or at-wake-up
 ///   - provider-garbage: {job: com.example.widget, run: 3}     # or {job, at, for}
 ///   - provider-expires: {job: com.example.widget, run: 2}
 ///   - budget-empty: {at: +1d, for: 6h}
@@ -82,11 +83,20 @@ enum FaultReader {
             let after = fields.required("after", &sink)?.duration(&sink, positive: false)
             guard let job, let run, let after else { return nil }
             return .activitySilent(job: job, run: run, after: after)
-        case "down", "suspend", "store-full", "power-loss", "network-loss":
+        case "suspend":
+            // seen: when refreshd learns of the resume: at once (the kernel's timerfd notice,
+            // Linux 5.14 and later), or at its next wake-up (older kernels: no notice).
+            let example = "{at: +1d3h, for: 2h, seen: at-wake-up}"
+            guard let fields = MappingFields(reader, known: ["at", "for", "seen"], example: example, &sink) else { return nil }
+            let at = fields.required("at", &sink).flatMap { references.time($0, &sink) }
+            let length = fields.required("for", &sink)?.duration(&sink, positive: true)
+            let seen = fields.optional("seen").map { $0.oneOf(["at-resume", "at-wake-up"], &sink) } ?? "at-resume"
+            guard let at, let length, let seen else { return nil }
+            return .suspend(TimeSpan(start: at, duration: length), seenAtWakeUp: seen == "at-wake-up")
+        case "down", "store-full", "power-loss", "network-loss":
             guard let span = DeviceReader.span(reader, &references, &sink) else { return nil }
             switch kind {
             case "down": return .down(span)
-            case "suspend": return .suspend(span)
             case "store-full": return .storeFull(span)
             case "power-loss": return .powerLoss(span)
             default: return .networkLoss(span)

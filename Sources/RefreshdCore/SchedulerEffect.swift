@@ -15,6 +15,9 @@ public enum SchedulerEffect: Sendable, Hashable {
     case kill(runID: Int64)
     /// Start or stop re-checking machine conditions (something waits on them, or nothing does).
     case watchConditions(Bool)
+    /// Read machine conditions now and report them (`conditionsChanged`): the runtime's periodic
+    /// re-read while the core watches them (emitted by the runtime's composition, not the core).
+    case readConditions
     case log(LogMessage)
     /// Write (or remove) a small file in the shared container, atomically.
     case publish(Publication)

@@ -8,7 +8,8 @@ import RefreshdCore
 /// timelines, reload budgets, stale spans) and `ActivityMachine` (live activities). Composition
 /// is the only place they meet:
 /// - **One timer.** The machines' own timer effects are replaced by one `armTimer` for the
-///   earliest of their deadlines; `timerFired`, clock changes and the shutdown reach every machine.
+///   earliest of their deadlines (and of the conditions re-read, `ConditionsReread`);
+///   `timerFired`, clock changes and the shutdown reach every machine.
 /// - **Provider calls are runs.** A widget reload asks the scheduler for a run of the family's
 ///   provider identifier (`<job>#<family>`) now, so it has an allowance, an expiration, a results
 ///   channel and a history like any run; its end comes back as the provider's result.
@@ -22,6 +23,8 @@ struct Machines: Sendable {
     var activities = ActivityMachine()
     /// Provider identifier -> the widget (kind and family) whose timelines it provides.
     var providers: [String: WidgetID] = [:]
+    /// The periodic re-read of conditions while the scheduler watches them: one of the deadlines.
+    var conditionsReread: ConditionsReread
     /// The instant the one timer is armed for.
     private(set) var armed: Instant?
     /// Counts the events handed to the timeline and activity machines: their state (and so
@@ -40,8 +43,9 @@ struct Machines: Sendable {
     private var encoder: JSONEncoder { Self.encoder }
     private var decoder: JSONDecoder { Self.decoder }
 
-    init(scheduler: SchedulerCore) {
+    init(scheduler: SchedulerCore, conditionsReread interval: Duration = ConditionsReread.defaultInterval) {
         self.scheduler = scheduler
+        conditionsReread = ConditionsReread(interval: interval)
     }
 
     private var stores: Bool { scheduler.configuration.emitsStateChanges }
@@ -68,8 +72,10 @@ struct Machines: Sendable {
             // Only a machine with a deadline due can act on a wake-up.
             if let due = timelines.nextDeadline, due <= now { feed(.timerFired, at: now, into: &effects) }
             if let due = activities.nextDeadline, due <= now { feed(activity: .timerFired, at: now, into: &effects) }
+            if conditionsReread.timerFired(at: now) { effects.append(.readConditions) }
         case let .clockChanged(expected):
             rearm = true
+            conditionsReread.clockChanged(at: now)
             if hasWidgets { feed(.clockChanged, at: now, into: &effects) }
             if !activities.activities.isEmpty { feed(activity: .clockChanged(expected: expected), at: now, into: &effects) }
         case .shutdown:
@@ -124,7 +130,8 @@ struct Machines: Sendable {
 
     /// The earliest instant at which any machine must act without an outside event.
     var nextDeadline: Instant? {
-        Self.earlier(scheduler.nextWakeUp, Self.earlier(timelines.nextDeadline, activities.nextDeadline))
+        Self.earlier(Self.earlier(scheduler.nextWakeUp, conditionsReread.due),
+                     Self.earlier(timelines.nextDeadline, activities.nextDeadline))
     }
 
     private static func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
@@ -147,6 +154,10 @@ struct Machines: Sendable {
                     ended.append((runID, identifier, outcome, results))
                 case .armTimer, .disarmTimer:
                     break
+                case let .watchConditions(on):
+                    conditionsReread.watching(on, at: now)
+                    effects.swapAt(kept, i)
+                    kept += 1
                 default:
                     effects.swapAt(kept, i)
                     kept += 1

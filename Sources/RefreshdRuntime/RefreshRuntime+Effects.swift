@@ -142,14 +142,18 @@ extension RefreshRuntime {
             }
         case let .watchConditions(on):
             host.watchConditions(on)
+        case .readConditions:
+            host.readConditions()
         case let .log(message):
             report(RuntimeObservation(message, at: host.now()))
         case let .publish(publication):
-            if publication.isContained {
-                host.publish(publication)
-            } else {
+            if !publication.isContained {
                 report(RuntimeObservation(time: host.now(), kind: .publishFailed,
                                           message: "not published: \(publication.path) is not inside the shared container"))
+            } else if let container = options.sharedContainer {
+                host.publish(publication, in: container)
+            } else {
+                publicationFailed(publication.path, reason: "no shared container is configured")
             }
         case .persist, .ended:
             break  // committed in `commit`; consumed by `Machines`

@@ -19,15 +19,21 @@ import RefreshdCore
 public final class RefreshRuntime: @unchecked Sendable {
     public struct Options: Sendable {
         public var configuration: SchedulerConfiguration
-        /// The directory all runs share (`REFRESH_SHARED_CONTAINER`), if any.
+        /// The directory all runs share (`REFRESH_SHARED_CONTAINER`), if any. Without one, every
+        /// publication fails (the runtime reports it; no host is asked to write it).
         public var sharedContainer: String?
         public var logger: Logger
+        /// How often conditions are read again while a request waits on them, besides the host's
+        /// notices (one of the runtime's deadlines; see `ConditionsReread`).
+        public var conditionsReread: Duration
 
         public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
-                    sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd")) {
+                    sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd"),
+                    conditionsReread: Duration = .seconds(60)) {
             self.configuration = configuration
             self.sharedContainer = sharedContainer
             self.logger = logger
+            self.conditionsReread = conditionsReread
         }
     }
 
@@ -56,6 +62,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     var executions: [Int64: Execution] = [:]
     var restored: SchedulerCore.RestoredState?
     var seedSpecs: [String: String] = [:]
+    /// What the host's clock readings mean: a step or a resume, or nothing (see `timerFired(clocks:)`).
+    var clockSteps = ClockStepDetector()
     /// Live results lines applied this second, per running run (see `runResultLine`).
     var liveLineRate: [Int64: (second: Int64, count: Int)] = [:]
     /// Each running run's job-output rate limit (see `runOutputLines`).
@@ -99,7 +107,8 @@ public final class RefreshRuntime: @unchecked Sendable {
         configuration.emitsStateChanges = store != nil
         configuration.emitsRoutineLogs = options.logger.logLevel <= .info
         configuration.emitsRunEnds = true  // Machines hands run ends to timelines and activities
-        machines = Machines(scheduler: SchedulerCore(configuration: configuration))
+        machines = Machines(scheduler: SchedulerCore(configuration: configuration),
+                            conditionsReread: options.conditionsReread)
         if let store {
             let state = try store.restoredState()
             restored = state
@@ -111,8 +120,13 @@ public final class RefreshRuntime: @unchecked Sendable {
         }
     }
 
-    /// Connects the host (once, before anything runs).
-    public func attach(_ host: any RuntimeHost) { self.host = host }
+    /// Connects the host (once, before anything runs); its clocks, read now, are the baseline a
+    /// later step or resume is measured against.
+    public func attach(_ host: any RuntimeHost) {
+        self.host = host
+        let clocks = host.readClocks()
+        lock.withLock { clockSteps = ClockStepDetector(baseline: clocks) }
+    }
 
     // MARK: Declaring and requesting
 

@@ -9,13 +9,18 @@ import RefreshdCore
 /// program that runs in production.
 ///
 /// The runtime calls these methods on the host's execution context (the loop thread), never
-/// with its own lock held. The host reports back through `RefreshRuntime.send(_:)` (timer
-/// fired, conditions, clock changes) and the `run…` callbacks (output, exit).
+/// with its own lock held. The host reports back through `RefreshRuntime.timerFired(clocks:)`
+/// and `clockWasSet(clocks:)` (with raw clock readings: the runtime decides what a jump is),
+/// `send(.conditionsChanged)` and the `run…` callbacks (output, exit).
 public protocol RuntimeHost: AnyObject {
     /// The wall clock now.
     func now() -> Instant
-    /// Arms the single wake-up for `at`, replacing any earlier arming; nil disarms it. When it
-    /// fires the host sends `.timerFired`.
+    /// The wall and monotonic clocks now, raw (the runtime's `ClockStepDetector` decides what a
+    /// difference between readings means).
+    func readClocks() -> ClockReading
+    /// Arms the single wake-up for `at`, replacing any earlier arming; nil disarms it. The host
+    /// waits on its monotonic clock (as a libuv timer does), and when the wake-up fires it calls
+    /// `RefreshRuntime.timerFired(clocks:)` with the clocks read then.
     func armWakeUp(at: Instant?)
     /// Starts a command run in its own process group with the environment `environment()` builds
     /// (built only by a host that needs it). On success the run is the host's until it reports
@@ -25,9 +30,13 @@ public protocol RuntimeHost: AnyObject {
     func signal(runID: Int64, _ signal: RunSignal)
     /// Runs a built-in action off the execution context; reports `runEnded` when it returns.
     func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext)
-    /// Starts or stops watching machine conditions; while on, the host sends
-    /// `.conditionsChanged` with fresh readings.
+    /// Starts or stops watching machine conditions: on, the host reads them at once and then
+    /// sends `.conditionsChanged` with a fresh reading whenever the system announces a change
+    /// (netlink). The periodic re-read is the runtime's deadline (`readConditions`), not the host's.
     func watchConditions(_ on: Bool)
+    /// Reads power and network now and sends `.conditionsChanged` with the reading (the runtime's
+    /// periodic re-read while something waits on them).
+    func readConditions()
     /// Kills whatever is left of runs that were in flight when a previous runtime on this state
     /// died (at the restore). Returns each run that had leftovers with the pids killed.
     func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])]
@@ -40,9 +49,10 @@ public protocol RuntimeHost: AnyObject {
     func scheduleDrain()
     /// Whether the current thread is the execution context.
     var isOnExecutionContext: Bool { get }
-    /// Writes (or removes) a file in the shared container, atomically, in the order published.
-    /// Only called for contained paths (`Publication.isContained`).
-    func publish(_ publication: Publication)
+    /// Writes (or removes) a file in `container` (the shared container), atomically, in the order
+    /// published. Only called for contained paths (`Publication.isContained`) and when a container
+    /// is configured: the runtime reports the other publications as failed itself.
+    func publish(_ publication: Publication, in container: String)
     /// The runtime has stopped: release timers and watches so the host's loop can end.
     func runtimeStopped()
 }

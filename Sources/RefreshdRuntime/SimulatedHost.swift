@@ -9,7 +9,9 @@ import RefreshdCore
 ///
 /// Faults are explicit calls: `crash()` drops the runtime as a kill -9 would (the store keeps only
 /// what was committed; modelled processes live on until a new runtime reaps them), `stepClock`
-/// moves the wall clock, `setConditions` changes power and network.
+/// moves the wall clock, `suspend` sleeps, `setConditions` changes power and network. Like the
+/// libuv host it only reports: clock readings (a wall and a monotonic clock) at each wake-up and
+/// clock notice, condition readings when asked; the runtime decides what they mean.
 ///
 /// Single-threaded: call it from one thread; the runtime's effects run inline.
 public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
@@ -106,6 +108,9 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     /// The virtual wall clock.
     public private(set) var clock: Instant
+    /// The wall-clock instant at which the virtual monotonic clock read zero: it moves with
+    /// every step and suspend, so the monotonic clock (`clock` minus it) does not.
+    private var monotonicOrigin: Instant
     /// Power and network as the modelled machine has them.
     public private(set) var conditions: Conditions
     /// How each launched command behaves (default: a quick success).
@@ -129,6 +134,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> Behaviour = { _, _ in .quickSuccess }) {
         clock = start
+        monotonicOrigin = start
         self.conditions = conditions
         self.behaviour = behaviour
     }
@@ -277,7 +283,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         }
         if let w = wakeUp, w <= t {
             wakeUp = nil
-            runtime?.send(.timerFired)
+            runtime?.timerFired(clocks: readClocks())
         }
     }
 
@@ -295,36 +301,44 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     // MARK: Faults and the modelled machine
 
-    /// Changes power and network; a runtime watching them hears at once.
-    public func setConditions(_ new: Conditions) {
+    /// Changes power and network. `noticed`: the system announces it (netlink), so a runtime
+    /// watching them hears at once; otherwise (a container where uevents do not arrive) only the
+    /// runtime's periodic re-read finds it.
+    public func setConditions(_ new: Conditions, noticed: Bool = true) {
         conditions = new
-        if watchingConditions { runtime?.send(.conditionsChanged(new)) }
+        if noticed, watchingConditions { runtime?.send(.conditionsChanged(new)) }
     }
 
-    /// Steps the wall clock (a manual set, NTP): the runtime hears of it as the timerfd would
-    /// tell the real one, with what the clock would read without the step. Running processes
-    /// keep their remaining time (they run on the monotonic clock).
-    public func stepClock(by delta: Duration) { jumpClock(by: delta) }
+    /// Steps the wall clock (a manual set, NTP). `noticed`: the kernel's notice reaches the
+    /// runtime at once (the timerfd); otherwise it sees the step at its next wake-up, if the
+    /// step is over the tolerance. Running processes keep their remaining time (they run on
+    /// the monotonic clock).
+    public func stepClock(by delta: Duration, noticed: Bool = true) { jumpClock(by: delta, noticed: noticed) }
 
-    /// The machine sleeps for `span`: nothing runs, no timer fires, processes are frozen; at
-    /// resume the wall clock has moved on and the runtime sees the jump (as the libuv host sees
-    /// the realtime-monotonic offset change at its next wake-up).
-    public func suspend(for span: Duration) { jumpClock(by: span) }
+    /// The machine sleeps for `span`: nothing runs, no timer fires, processes are frozen, the
+    /// monotonic clock stops. `noticed`: at resume the kernel's notice reaches the runtime at
+    /// once (the timerfd, Linux 5.14 and later); otherwise (older kernels) the runtime sees the
+    /// jump at its next wake-up, which comes `span` late (the timer waits on the monotonic clock).
+    public func suspend(for span: Duration, noticed: Bool = true) { jumpClock(by: span, noticed: noticed) }
 
-    /// Moves the wall clock by `delta` with nothing happening in between: running processes
-    /// keep their remaining time (they run on the monotonic clock), and the runtime is told what
-    /// the clock would read without the jump.
-    func jumpClock(by delta: Duration) {
-        let expected = clock
+    /// Moves the wall clock by `delta` with nothing happening in between; the monotonic clock
+    /// stays, so running processes keep their remaining time and the armed wake-up its delay.
+    /// `noticed`: the runtime gets the clocks as the timerfd's notice would hand them.
+    func jumpClock(by delta: Duration, noticed: Bool) {
         clock = clock + delta
+        monotonicOrigin = monotonicOrigin + delta
         for (runID, var p) in processes {
             p.endsAt = p.endsAt + delta
             p.timed = p.timed.map { ($0.at + delta, $0.line) }
             p.output = p.output.map { ($0.at + delta, $0.read) }
             processes[runID] = p
         }
-        runtime?.send(.clockChanged(expected: expected))
+        if let w = wakeUp { wakeUp = w + delta }
+        if noticed { runtime?.clockWasSet(clocks: readClocks()) }
     }
+
+    /// The virtual monotonic clock: virtual time passed, less the steps and suspends.
+    public var monotonic: Duration { clock.duration(since: monotonicOrigin) }
 
     /// A stop signal (SIGTERM, SIGINT) reaches the modelled daemon, as the libuv host reports
     /// one: the runtime decides (graceful the first time, every run killed at once again).
@@ -346,6 +360,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     // MARK: RuntimeHost
 
     public func now() -> Instant { clock }
+
+    public func readClocks() -> ClockReading { ClockReading(wall: clock, monotonic: monotonic) }
 
     public func armWakeUp(at instant: Instant?) { wakeUp = instant }
 
@@ -387,6 +403,9 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         if on { conditionsReportDue = true }
     }
 
+    /// The runtime's periodic re-read: the modelled conditions, reported at once.
+    public func readConditions() { runtime?.send(.conditionsChanged(conditions)) }
+
     public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         var reaped: [(RunRecord, [Int32])] = []
         for run in runs {
@@ -402,7 +421,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// How many publications (writes and removals) were made.
     public private(set) var publicationCount = 0
 
-    public func publish(_ publication: Publication) {
+    public func publish(_ publication: Publication, in container: String) {
         publicationCount += 1
         publications[publication.path] = publication.contents
     }

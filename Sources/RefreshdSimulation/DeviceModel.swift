@@ -27,6 +27,9 @@ public struct DeviceModel: Sendable, Hashable {
     public var explicitReloads: Duration?
     /// Overrides every widget's budget (reloads per family in any 24 h); nil: the job's own.
     public var widgetBudget: Int?
+    /// Whether the system announces power and network changes (netlink). False: a container
+    /// where uevents do not arrive; only refreshd's once-a-minute re-read finds a change.
+    public var conditionNotices = true
 
     public init(charging: DailyWindow? = DailyWindow(start: 22 * 60, end: 7 * 60), networkDown: [TimeSpan] = [],
                 discretion: Discretion = .delayed(maximum: .seconds(15 * 60)), timeZone: String? = nil) {

@@ -13,8 +13,11 @@ public enum Fault: Sendable, Hashable {
     case crashRun(job: String, run: Int)
     /// The wall clock is stepped (negative: back).
     case clockStep(at: SimulationTime, by: Duration)
-    /// The machine sleeps for a span: no timer fires; the wall clock jumps at resume.
-    case suspend(TimeSpan)
+    /// The machine sleeps for a span: no timer fires; the wall clock jumps at resume. refreshd
+    /// hears of it at resume (Linux 5.14 and later cancel its timerfd), or with `seenAtWakeUp`
+    /// (older kernels) only at its next wake-up, which comes late by the span (it waits on the
+    /// monotonic clock) and finds the clocks apart by more than the tolerance.
+    case suspend(TimeSpan, seenAtWakeUp: Bool = false)
     /// Every commit fails during the span (disk full): refreshd stops, and is started again
     /// when the span ends.
     case storeFull(TimeSpan)

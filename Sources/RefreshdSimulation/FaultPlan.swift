@@ -64,7 +64,9 @@ public enum FaultPlan {
             case let .expireRun(job, run): "\(job) run \(run) expires"
             case let .crashRun(job, run): "\(job) run \(run) crashes"
             case let .clockStep(at, by): "clock step \(formatDuration(by)) at \(at.instant(start: start))"
-            case let .suspend(span): "suspend at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
+            case let .suspend(span, atWakeUp):
+                "suspend at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
+                    + (atWakeUp ? ", seen at the next wake-up" : "")
             case let .storeFull(span): "disk full at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
             case let .powerLoss(span): "power lost at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
             case let .networkLoss(span): "network lost at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"

@@ -31,9 +31,15 @@ public struct Scenario: Sendable, Hashable {
     public var maxConcurrentRuns: Int
     /// Bugs put in on purpose, to show that the invariants and exploration catch them.
     public var hooks = Hooks()
-    /// `REFRESH_SHARED_CONTAINER` for the runs (with real commands, `simulate --exec`, where
-    /// they write).
-    public var sharedContainer: String?
+    /// The shared container the runtime is configured with (`REFRESH_SHARED_CONTAINER`): by
+    /// default the modelled one (publications kept by the simulated host, never written); with
+    /// real commands (`simulate --exec`), a real directory where they write. Nil: none is
+    /// configured, and every publication fails as it does in the daemon (the runtime's decision).
+    public var sharedContainer: String? = Scenario.modelledContainer
+    /// The path the modelled container goes by. Under /dev/null, so that nothing can ever be
+    /// made there: code that tried to write into it for real (a built-in action's body) fails
+    /// instead of touching the machine.
+    public static let modelledContainer = "/dev/null/refreshd-simulated-container"
 
     /// Test-only defects the simulation can inject into refreshd itself.
     public struct Hooks: Sendable, Hashable {

@@ -14,7 +14,7 @@ extension Simulation {
             case downStart(Duration), downEnd
             case kill(restartAfter: Duration), restart
             case clockStep(Duration)
-            case suspend(Duration)
+            case suspend(Duration, noticed: Bool)
             case storeFull(Bool)
             case device
             case reload(ReloadReason)
@@ -48,10 +48,11 @@ extension Simulation {
                 let t = at.instant(start: start)
                 add(t, .clockStep(by))
                 faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: "wall clock stepped by \(formatDuration(by))"))
-            case let .suspend(span):
+            case let .suspend(span, atWakeUp):
                 let t = span.start.instant(start: start)
-                add(t, .suspend(span.duration))
-                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: "machine asleep"))
+                add(t, .suspend(span.duration, noticed: !atWakeUp))
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration,
+                                      detail: atWakeUp ? "machine asleep, no notice at resume: seen at the next wake-up" : "machine asleep"))
             case let .storeFull(span):
                 let t = span.start.instant(start: start)
                 add(t, .storeFull(true))
@@ -127,8 +128,8 @@ extension Simulation {
             downSince = host.clock
         case let .clockStep(delta):
             host.stepClock(by: delta)
-        case let .suspend(span):
-            host.suspend(for: span)
+        case let .suspend(span, noticed):
+            host.suspend(for: span, noticed: noticed)
         case let .storeFull(on):
             storeFull = on
             if !on, host.stopped || host.runtime?.failure != nil {
@@ -167,7 +168,7 @@ extension Simulation {
             }
         }
         let conditions = Conditions(externalPower: power, network: network)
-        if force || conditions != host.conditions { host.setConditions(conditions) }
+        if force || conditions != host.conditions { host.setConditions(conditions, noticed: scenario.device.conditionNotices) }
     }
 
     /// Whether the device is in Low Power Mode at `t` (the device's spans and the faults').

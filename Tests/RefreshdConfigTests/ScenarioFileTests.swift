@@ -85,6 +85,7 @@ import Testing
               - power-loss: {at: 2026-11-23T01:00:00+01:00, for: 2h}
               - network-loss: {at: +1h, for: 2h}
               - clock-step: {at: +2d1h, by: +30m}
+              - suspend: {at: +13h, for: 1h, seen: at-wake-up}
             expect:
               - runs: {job: test.nightly, outcome: success, equal: 3}
               - runs: {job: test.nightly, at-most: 5}
@@ -117,6 +118,7 @@ import Testing
             .powerLoss(TimeSpan(start: .at(TestSupport.instant("2026-11-23T00:00:00Z")), duration: hour * 2)),
             .networkLoss(TimeSpan(start: .afterStart(hour), duration: hour * 2)),
             .clockStep(at: .afterStart(hour * 49), by: .seconds(1800)),
+            .suspend(TimeSpan(start: .afterStart(hour * 13), duration: hour), seenAtWakeUp: true),
         ])
         #expect(scenario.expectations == [
             .runs(job: "test.nightly", outcome: .success, .equal, 3),
@@ -345,7 +347,8 @@ import Testing
             ("faults: [{crash-run: {job: test.nightly}}]", "8:22", "crash-run: missing required key \"run\" (expected {job: com.example.refresh, run: 2})"),
             ("faults: [{clock-step: {at: +1h, by: 0s}}]", "8:37", "clock-step.by: expected a step other than zero, found \"0s\""),
             ("faults: [{clock-step: {at: +1h, by: -x}}]", "8:37", "clock-step.by: expected a duration with an optional sign, like -1h or +30m, found \"-x\""),
-            ("faults: [{suspend: {at: +1h, for: 1h, until: +2h}}]", "8:39", "unknown key \"until\" in suspend; expected one of at, for"),
+            ("faults: [{suspend: {at: +1h, for: 1h, until: +2h}}]", "8:39", "unknown key \"until\" in suspend; expected one of at, for, seen"),
+            ("faults: [{suspend: {at: +1h, for: 1h, seen: never}}]", "8:45", "suspend.seen: expected one of at-resume, at-wake-up, found \"never\""),
         ]
         for (line, position, message) in cases {
             let e = try #require(onlyError(Self.jobs + line))

@@ -93,6 +93,11 @@ final class LibuvHarness: HostHarness, @unchecked Sendable {
     var thread: Thread?
     let finished = DispatchSemaphore(value: 0)
     let lines = LineSink()
+    /// Where conditions are read, and how often the runtime has them read again.
+    var conditionsProbe = ConditionsProbe()
+    var conditionsReread: Duration = .seconds(60)
+    /// No state directory (so no shared container either): `runs()` is then empty.
+    var inMemory = false
 
     init() throws {}
 
@@ -114,7 +119,8 @@ final class LibuvHarness: HostHarness, @unchecked Sendable {
     func start() throws {
         let sink = lines
         let s = try RefreshScheduler(options: .init(
-            stateDirectory: directory + "/state",
+            stateDirectory: inMemory ? nil : directory + "/state", conditionsProbe: conditionsProbe,
+            conditionsFallbackInterval: conditionsReread,
             logger: Logger(label: "test") { _ in CapturingLogHandler(sink: sink) }, clock: clock.source))
         for (definition, work) in jobs { s.register(definition, command: work.command) }
         if !specs.isEmpty { s.runtime.load(specs) }
@@ -189,6 +195,9 @@ final class SimulatedHarness: HostHarness {
     var runtime: RefreshRuntime { host.runtime! }
     var now: Instant { host.clock }
     var specs: [JobSpec] = []
+    /// The runtime's shared container (nil: none is configured) and conditions re-read period.
+    var sharedContainer: String? = "/shared"
+    var conditionsReread: Duration = .seconds(60)
 
     func job(_ definition: TaskDefinition, _ work: Work) {
         jobs.append((definition, work))
@@ -206,8 +215,9 @@ final class SimulatedHarness: HostHarness {
     func published(_ path: String) -> String? { host.publications[path] }
 
     func start() throws {
-        let runtime = try host.start(store: store, options: .init(sharedContainer: "/shared",
-                                                                  logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() }))
+        let runtime = try host.start(store: store, options: .init(sharedContainer: sharedContainer,
+                                                                  logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() },
+                                                                  conditionsReread: conditionsReread))
         for (definition, work) in jobs { runtime.register(definition, handler: .command(work.command)) }
         if !specs.isEmpty { runtime.load(specs) }
         runtime.restoreSavedState()

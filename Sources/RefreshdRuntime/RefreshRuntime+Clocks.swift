@@ -1,0 +1,34 @@
+import RefreshdCore
+
+/// The host's clock reports: raw readings in, the runtime decides (`ClockStepDetector`) whether
+/// the wall clock stepped or the machine slept, and tells the machines `.clockChanged`. Both
+/// hosts report the same way, so the simulator runs the daemon's rule (its tolerance, and when
+/// it is checked).
+extension RefreshRuntime {
+    /// The host's one wake-up fired (execution context); `clocks` were read when it fired. A
+    /// wall clock that moved apart from the monotonic one by more than the tolerance since the
+    /// last change (a step or resume no notice announced) is `.clockChanged` first, then the
+    /// wake-up is `.timerFired`.
+    ///
+    /// Both events take the reading's wall clock as their instant, under one lock hold (the
+    /// hot path of a simulation: one lock and no second clock read per wake-up).
+    public func timerFired(clocks: ClockReading) {
+        let host = self.host
+        lock.withLock {
+            startIfNeeded()
+            if let expected = clockSteps.observe(clocks, .wakeUp) {
+                feed(.clockChanged(expected: expected), at: clocks.wall)
+            }
+            feed(.timerFired, at: clocks.wall)
+        }
+        kick(host)
+    }
+
+    /// The host learned that the wall clock was set (the timerfd's notice: a step, and since
+    /// Linux 5.14 a resume); `clocks` were read then. Always a `.clockChanged`, measured against
+    /// the offset before the change.
+    public func clockWasSet(clocks: ClockReading) {
+        guard let expected = lock.withLock({ clockSteps.observe(clocks, .clockSet) }) else { return }
+        send(.clockChanged(expected: expected))
+    }
+}
