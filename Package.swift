@@ -37,9 +37,11 @@ let package = Package(
         // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure;
         // civil-date arithmetic comes from the core.
         .target(name: "RefreshdCalendar", dependencies: ["RefreshdCore"]),
-        // Job files: YAML in, validated definitions or located errors out.
+        // Job and scenario files: YAML in, validated plain data (job specs, scenario and stage-playlist
+        // options, built-in actions named by name) or located errors out. No code of its own to run:
+        // the layers above bind actions (staging) and run scenarios (simulation).
         .target(name: "RefreshdConfig", dependencies: [
-            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdSimulation", "RefreshdStaging",
+            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime",
             .product(name: "Yams", package: "Yams"),
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
@@ -50,14 +52,15 @@ let package = Package(
             "RefreshdCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Days of a user's jobs in virtual time: device model, faults, invariants, reports.
+        // Days of a user's jobs in virtual time: it runs the scenarios the configuration reads
+        // (device, faults, expectations), checks invariants, reports.
         .target(name: "RefreshdSimulation", dependencies: [
-            "RefreshdCore", "RefreshdRuntime",
+            "RefreshdCore", "RefreshdRuntime", "RefreshdConfig",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Staging a day's playlist with display-size renditions into the shared container, and the
-        // widget side that reads it back as a timeline.
-        .target(name: "RefreshdStaging", dependencies: ["RefreshdCore", "RefreshdRuntime", "CJPEG", "CPNG"]),
+        // widget side that reads it back as a timeline; binds the built-in actions job files name.
+        .target(name: "RefreshdStaging", dependencies: ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"]),
         // The libuv host and the public embedding API.
         .target(name: "Refreshd", dependencies: [
             "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",

@@ -41,6 +41,8 @@ public final class RefreshDaemon: @unchecked Sendable {
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket's bounds (clients, subscribers, queued bytes, descriptor reserve).
     public var controlLimits = ControlServer.Limits()
+    /// The code of the built-in actions job files may name (`refreshd run` binds staging's).
+    public var actions: ActionBinding = .none
     /// The control socket, notifications and metrics while running.
     var control: DaemonControl?
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
@@ -78,10 +80,11 @@ public final class RefreshDaemon: @unchecked Sendable {
         configuration.runRetention = runRetention
         // `refreshd run` owns its process (no other thread forks, every child is a run's); an
         // embedded daemon (tests) does not.
-        let options = RefreshScheduler.Options(
+        var options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
             configuration: configuration, handleSignals: handleSignals, logger: logger,
             runCgroups: runCgroups, ownsProcess: handleSignals)
+        options.actions = actions
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime

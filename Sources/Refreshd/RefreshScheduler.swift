@@ -51,6 +51,9 @@ public final class RefreshScheduler: @unchecked Sendable {
         /// subreaper (it reaps every dead child libuv does not wait for). Otherwise the command
         /// is moved into its cgroup right after the spawn, and the sweep catches early forks.
         public var ownsProcess: Bool
+        /// The code of the built-in actions job specs name (`ActionBinding`); none by default, so
+        /// an embedder that declares only handlers and commands needs nothing more.
+        public var actions: ActionBinding = .none
 
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
@@ -152,7 +155,8 @@ public final class RefreshScheduler: @unchecked Sendable {
         }
         store = opened
         runtime = try RefreshRuntime(store: opened, options: .init(
-            configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger))
+            configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger,
+            actions: options.actions))
         runtime.baseEnvironment = Self.processEnvironment()
         for note in directoryLock?.adjustments ?? [] { logger.warning("made private: \(note)") }
         if let sharedContainer { _ = mkdir(sharedContainer, 0o755) }

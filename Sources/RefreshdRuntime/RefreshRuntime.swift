@@ -22,12 +22,16 @@ public final class RefreshRuntime: @unchecked Sendable {
         /// The directory all runs share (`REFRESH_SHARED_CONTAINER`), if any.
         public var sharedContainer: String?
         public var logger: Logger
+        /// The code of the built-in actions job specs name (none by default: commands only).
+        public var actions: ActionBinding
 
         public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
-                    sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd")) {
+                    sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd"),
+                    actions: ActionBinding = .none) {
             self.configuration = configuration
             self.sharedContainer = sharedContainer
             self.logger = logger
+            self.actions = actions
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 
@@ -224,7 +225,8 @@ public final class Simulation: @unchecked Sendable {
         logger.logLevel = .critical
         do {
             let runtime = try host.start(store: store, options: .init(configuration: configuration,
-                                                                      sharedContainer: scenario.sharedContainer, logger: logger))
+                                                                      sharedContainer: scenario.sharedContainer, logger: logger,
+                                                                      actions: scenario.actions))
             if case let .delayed(maximum) = scenario.device.discretion {
                 runtime.setAdmissionPolicy(DiscretionPolicy(maximum: maximum, random: random))
             }
