@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Refreshd", targets: ["Refreshd"]),
+        .library(name: "RefreshdDaemon", targets: ["RefreshdDaemon"]),
         .library(name: "RefreshdCore", targets: ["RefreshdCore"]),
         .library(name: "RefreshdRuntime", targets: ["RefreshdRuntime"]),
         .executable(name: "refreshd", targets: ["refreshd"]),
@@ -61,15 +62,22 @@ let package = Package(
         // Staging a day's playlist with display-size renditions into the shared container, and the
         // widget side that reads it back as a timeline; binds the built-in actions job files name.
         .target(name: "RefreshdStaging", dependencies: ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"]),
-        // The libuv host and the public embedding API.
+        // The libuv host and the public embedding API: declare identifiers with handlers, submit
+        // requests, run the loop. No job files, no control socket: an embedder needs none of them.
         .target(name: "Refreshd", dependencies: [
-            "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
+            "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // refreshd as a service: job files in (RefreshDaemon, reloads), the control socket,
+        // sd_notify, metrics and the daemon's log line format, on the libuv host.
+        .target(name: "RefreshdDaemon", dependencies: [
+            "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
-            "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
+            "Refreshd", "RefreshdDaemon", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
             "RefreshdStaging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -81,7 +89,7 @@ let package = Package(
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
-        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
+        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
         .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
     ],

@@ -85,7 +85,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// Closures queued by `performOnLoop`.
     var loopTasks: [@Sendable () -> Void] = []
     // Loop thread only.
-    let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+    package let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
@@ -98,10 +98,10 @@ public final class RefreshScheduler: @unchecked Sendable {
     var publicationGenerations: [String: Int] = [:]
     /// Told of every publication as it is made (loop thread): the control socket pushes fresh
     /// widget and activity snapshots to watchers on it (an activity update logs nothing).
-    var publicationListeners: [(Publication) -> Void] = []
+    package var publicationListeners: [(Publication) -> Void] = []
     var monitor: ConditionsMonitor?
     var clockWatch: ClockWatch?
-    var directoryWatches: [DirectoryWatch] = []
+    package var directoryWatches: [DirectoryWatch] = []
     var timers: [OneShotTimer] = []
     var loopThread: pthread_t?
     var closing = false
@@ -243,7 +243,7 @@ public final class RefreshScheduler: @unchecked Sendable {
 
     /// Calls `onChange` on the loop thread when files in `directory` change (debounced).
     @discardableResult
-    func watchDirectory(_ directory: String, debounce: Duration = .milliseconds(100),
+    package func watchDirectory(_ directory: String, debounce: Duration = .milliseconds(100),
                         onChange: @escaping () -> Void) -> Bool {
         guard let watch = DirectoryWatch(loop: loop, path: directory, debounce: debounce, onChange: onChange) else {
             return false
@@ -253,7 +253,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     }
 
     /// Runs `body` on the loop thread soon (from any thread), after effects already queued.
-    func performOnLoop(_ body: @escaping @Sendable () -> Void) {
+    package func performOnLoop(_ body: @escaping @Sendable () -> Void) {
         lock.withLock {
             loopTasks.append(body)
             if asyncOpen { _ = uv_async_send(async) }
@@ -261,7 +261,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     }
 
     /// A one-shot timer on this loop, closed with the loop's other handles (loop thread).
-    func makeTimer() -> OneShotTimer {
+    package func makeTimer() -> OneShotTimer {
         let timer = OneShotTimer(loop: loop)
         timers.append(timer)
         return timer
@@ -282,7 +282,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// The commit error that stopped the scheduler, if any.
     public var failure: String? { runtime.failure }
 
-    var onLoopThread: Bool {
+    package var onLoopThread: Bool {
         guard let loopThread else { return false }
         return pthread_equal(loopThread, pthread_self()) != 0
     }

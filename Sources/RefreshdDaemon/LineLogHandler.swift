@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import Refreshd
 import RefreshdCore
 
 /// A swift-log handler printing one readable line per event: `TIME LEVEL message key=value`,

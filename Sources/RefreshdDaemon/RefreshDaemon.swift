@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import Refreshd
 import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Refreshd
+import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore
 import RefreshdStaging

@@ -1,6 +1,7 @@
 import CLibUV
 import Foundation
 import Glibc
+import Refreshd
 import RefreshdStore
 import RefreshdCore
 import RefreshdRuntime
