@@ -33,7 +33,6 @@ let package = Package(
         // Deterministic scheduling core: events in, effects out. No clock, no I/O.
         .target(name: "RefreshdCore", dependencies: [
             .product(name: "HeapModule", package: "swift-collections"),
-            .product(name: "DequeModule", package: "swift-collections"),
         ]),
         // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure;
         // civil-date arithmetic comes from the core.
@@ -51,6 +50,7 @@ let package = Package(
         // and reload, over a host protocol; the simulated host and the in-memory store live here.
         .target(name: "RefreshdRuntime", dependencies: [
             "RefreshdCore",
+            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Days of a user's jobs in virtual time: it runs the scenarios the configuration reads
@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
-        .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
+        .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
