@@ -82,6 +82,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Shows the public embedding API (a handler, a request, the loop run and stopped); the
+        // suite builds it and runs it (refreshdCLITests, EmbeddingExampleTests).
+        .executableTarget(name: "refreshd-embedding-example", dependencies: ["Refreshd", "RefreshdCore"],
+                          path: "Examples/Embedding"),
 
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),

@@ -25,6 +25,9 @@ import Synchronization
 /// try scheduler.submit(TaskRequest(identifier: "com.example.refresh"))
 /// try scheduler.run()  // until stop(), SIGTERM or SIGINT
 /// ```
+///
+/// `Examples/Embedding` is a complete program built on this API (the suite builds and runs it).
+/// Job files, the control socket and metrics are `RefreshdDaemon`'s, not this library's.
 public final class RefreshScheduler: @unchecked Sendable {
     /// How the scheduler is set up.
     public struct Options: Sendable {
@@ -214,6 +217,8 @@ public final class RefreshScheduler: @unchecked Sendable {
         runtime.register(definition, handler: .command(command))
     }
 
+    /// Declares an identifier with any handler (in process, a command, a built-in action).
+    /// False if already declared.
     @discardableResult
     public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
         runtime.register(definition, handler: handler)
@@ -223,8 +228,10 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// committed to the state file before this returns.
     public func submit(_ request: TaskRequest) throws(SchedulerError) { try runtime.submit(request) }
 
+    /// Withdraws the pending request for `identifier`, if any (a run in flight goes on).
     public func cancel(taskRequestWithIdentifier identifier: String) { runtime.cancel(identifier) }
 
+    /// Withdraws every pending request (runs in flight go on).
     public func cancelAllTaskRequests() { runtime.cancelAll() }
 
     /// Copies of the pending requests, in due order.
