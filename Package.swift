@@ -6,7 +6,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Refreshd", targets: ["Refreshd"]),
-        .library(name: "RefreshdDaemon", targets: ["RefreshdDaemon"]),
         .library(name: "RefreshdCore", targets: ["RefreshdCore"]),
         .library(name: "RefreshdRuntime", targets: ["RefreshdRuntime"]),
         .executable(name: "refreshd", targets: ["refreshd"]),
@@ -69,7 +68,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // refreshd as a service: job files in (RefreshDaemon, reloads), the control socket,
-        // sd_notify, metrics and the daemon's log line format, on the libuv host.
+        // sd_notify, metrics and the daemon's log line format, on the libuv host. Not a product:
+        // the refreshd executable is its one user, so its declarations are package, not public.
         .target(name: "RefreshdDaemon", dependencies: [
             "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
             .product(name: "Logging", package: "swift-log"),
