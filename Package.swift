@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
-        .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdRuntime", "RefreshdCore"]),
+        .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdConfig", "RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
     ],
     swiftLanguageModes: [.v6]
