@@ -32,14 +32,15 @@ let package = Package(
         // Deterministic scheduling core: events in, effects out. No clock, no I/O.
         .target(name: "RefreshdCore", dependencies: [
             .product(name: "HeapModule", package: "swift-collections"),
-            .product(name: "DequeModule", package: "swift-collections"),
         ]),
         // Calendar expressions (systemd OnCalendar, cron) evaluated in IANA time zones. Pure;
         // civil-date arithmetic comes from the core.
         .target(name: "RefreshdCalendar", dependencies: ["RefreshdCore"]),
-        // Job files: YAML in, validated definitions or located errors out.
+        // Job and scenario files: YAML in, validated plain data (job specs, scenario and stage-playlist
+        // options, built-in actions named by name) or located errors out. No code of its own to run:
+        // the layers above bind actions (staging) and run scenarios (simulation).
         .target(name: "RefreshdConfig", dependencies: [
-            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdSimulation", "RefreshdStaging",
+            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime",
             .product(name: "Yams", package: "Yams"),
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
@@ -48,38 +49,52 @@ let package = Package(
         // and reload, over a host protocol; the simulated host and the in-memory store live here.
         .target(name: "RefreshdRuntime", dependencies: [
             "RefreshdCore",
+            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Days of a user's jobs in virtual time: device model, faults, invariants, reports.
+        // Days of a user's jobs in virtual time: it runs the scenarios the configuration reads
+        // (device, faults, expectations), checks invariants, reports.
         .target(name: "RefreshdSimulation", dependencies: [
-            "RefreshdCore", "RefreshdRuntime",
+            "RefreshdCore", "RefreshdRuntime", "RefreshdConfig",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Staging a day's playlist with display-size renditions into the shared container, and the
-        // widget side that reads it back as a timeline.
-        .target(name: "RefreshdStaging", dependencies: ["RefreshdCore", "RefreshdRuntime", "CJPEG", "CPNG"]),
-        // The libuv host and the public embedding API.
+        // widget side that reads it back as a timeline; binds the built-in actions job files name.
+        .target(name: "RefreshdStaging", dependencies: ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"]),
+        // The libuv host and the public embedding API: declare identifiers with handlers, submit
+        // requests, run the loop. No job files, no control socket: an embedder needs none of them.
         .target(name: "Refreshd", dependencies: [
-            "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
+            "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // refreshd as a service: job files in (RefreshDaemon, reloads), the control socket,
+        // sd_notify, metrics and the daemon's log line format, on the libuv host. Not a product:
+        // the refreshd executable is its one user, so its declarations are package, not public.
+        .target(name: "RefreshdDaemon", dependencies: [
+            "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
-            "Refreshd", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
+            "Refreshd", "RefreshdDaemon", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
             "RefreshdStaging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Shows the public embedding API (a handler, a request, the loop run and stopped); the
+        // suite builds it and runs it (refreshdCLITests, EmbeddingExampleTests).
+        .executableTarget(name: "refreshd-embedding-example", dependencies: ["Refreshd", "RefreshdCore"],
+                          path: "Examples/Embedding"),
 
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
-        .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore"]),
+        .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
-        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
-        .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdRuntime", "RefreshdCore"]),
+        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
+        .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdConfig", "RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
     ],
     swiftLanguageModes: [.v6]

@@ -70,7 +70,7 @@ public struct ConditionsProbe: Sendable {
         }
     }
 
-    static func readFile(_ path: String) -> String? {
+    package static func readFile(_ path: String) -> String? {
         guard let f = fopen(path, "r") else { return nil }
         defer { fclose(f) }
         var out: [UInt8] = []

@@ -15,7 +15,7 @@ import Glibc
 /// path now (compared by device and inode) before calling back, and the reload reads it. No
 /// polling: a missing folder is re-armed when its name reappears in the parent. If the parent
 /// itself goes, the watches stay disarmed until SIGHUP, which re-arms both (`rearm`).
-final class DirectoryWatch {
+package final class DirectoryWatch {
     private let loop: UnsafeMutablePointer<uv_loop_t>
     private let path: String
     /// The folder's name in its parent.
@@ -74,7 +74,7 @@ final class DirectoryWatch {
 
     /// Re-arms both watches on the directories at their paths now, if they changed: SIGHUP's
     /// way back when the parent itself was removed and made again (loop thread).
-    func rearm() {
+    package func rearm() {
         var info = stat()
         let parentPresent = stat(parent, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
         if parentLost || !parentPresent

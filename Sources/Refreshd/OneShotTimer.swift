@@ -4,18 +4,18 @@ import CLibUV
 ///
 /// For the shell's own housekeeping deadlines (a reload that takes too long), never for
 /// scheduling: every scheduling deadline goes through the core's single wake-up timer.
-final class OneShotTimer {
+package final class OneShotTimer {
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var callback: (() -> Void)?
     private var closed = false
 
-    init(loop: UnsafeMutablePointer<uv_loop_t>) {
+    package init(loop: UnsafeMutablePointer<uv_loop_t>) {
         uv_timer_init(loop, timer)
         timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
     }
 
     /// Calls `body` after `delay` (replacing any pending call).
-    func start(after delay: Duration, _ body: @escaping () -> Void) {
+    package func start(after delay: Duration, _ body: @escaping () -> Void) {
         guard !closed else { return }
         callback = body
         uv_timer_start(timer, { handle in
@@ -27,13 +27,13 @@ final class OneShotTimer {
         }, UInt64(max(0, delay.wholeMilliseconds)), 0)
     }
 
-    func stop() {
+    package func stop() {
         callback = nil
         if !closed { uv_timer_stop(timer) }
     }
 
     /// Stops and frees the handle; no callback reaches this object afterwards.
-    func close() {
+    package func close() {
         guard !closed else { return }
         stop()
         closed = true

@@ -63,7 +63,7 @@ extension RefreshScheduler {
     static let handledSignals = [SIGTERM, SIGINT, SIGHUP] + nonStopSignals
     /// The handled signals that neither stop nor reload (USR1 and the logged ones): the daemon
     /// ignores them until the loop handles them.
-    static let nonStopSignals = [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF]
+    package static let nonStopSignals = [SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF]
 
     /// A process can start with signals blocked (a parent's thread mask is inherited through
     /// fork and exec). libuv learns of job exits through SIGCHLD and of stop requests through

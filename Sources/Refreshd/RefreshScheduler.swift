@@ -25,6 +25,9 @@ import Synchronization
 /// try scheduler.submit(TaskRequest(identifier: "com.example.refresh"))
 /// try scheduler.run()  // until stop(), SIGTERM or SIGINT
 /// ```
+///
+/// `Examples/Embedding` is a complete program built on this API (the suite builds and runs it).
+/// Job files, the control socket and metrics are `RefreshdDaemon`'s, not this library's.
 public final class RefreshScheduler: @unchecked Sendable {
     /// How the scheduler is set up.
     public struct Options: Sendable {
@@ -52,6 +55,9 @@ public final class RefreshScheduler: @unchecked Sendable {
         /// subreaper (it reaps every dead child libuv does not wait for). Otherwise the command
         /// is moved into its cgroup right after the spawn, and the sweep catches early forks.
         public var ownsProcess: Bool
+        /// The code of the built-in actions job specs name (`ActionBinding`); none by default, so
+        /// an embedder that declares only handlers and commands needs nothing more.
+        public var actions: ActionBinding = .none
 
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
@@ -83,7 +89,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// Closures queued by `performOnLoop`.
     var loopTasks: [@Sendable () -> Void] = []
     // Loop thread only.
-    let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+    package let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
@@ -96,10 +102,10 @@ public final class RefreshScheduler: @unchecked Sendable {
     var publicationGenerations: [String: Int] = [:]
     /// Told of every publication as it is made (loop thread): the control socket pushes fresh
     /// widget and activity snapshots to watchers on it (an activity update logs nothing).
-    var publicationListeners: [(Publication) -> Void] = []
+    package var publicationListeners: [(Publication) -> Void] = []
     var monitor: ConditionsMonitor?
     var clockWatch: ClockWatch?
-    var directoryWatches: [DirectoryWatch] = []
+    package var directoryWatches: [DirectoryWatch] = []
     var timers: [OneShotTimer] = []
     var loopThread: pthread_t?
     var closing = false
@@ -154,7 +160,8 @@ public final class RefreshScheduler: @unchecked Sendable {
         store = opened
         runtime = try RefreshRuntime(store: opened, options: .init(
             configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger,
-            conditionsReread: options.conditionsFallbackInterval))
+            conditionsReread: options.conditionsFallbackInterval,
+            actions: options.actions))
         runtime.baseEnvironment = Self.processEnvironment()
         for note in directoryLock?.adjustments ?? [] { logger.warning("made private: \(note)") }
         if let sharedContainer { _ = mkdir(sharedContainer, 0o755) }
@@ -211,6 +218,8 @@ public final class RefreshScheduler: @unchecked Sendable {
         runtime.register(definition, handler: .command(command))
     }
 
+    /// Declares an identifier with any handler (in process, a command, a built-in action).
+    /// False if already declared.
     @discardableResult
     public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
         runtime.register(definition, handler: handler)
@@ -220,8 +229,10 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// committed to the state file before this returns.
     public func submit(_ request: TaskRequest) throws(SchedulerError) { try runtime.submit(request) }
 
+    /// Withdraws the pending request for `identifier`, if any (a run in flight goes on).
     public func cancel(taskRequestWithIdentifier identifier: String) { runtime.cancel(identifier) }
 
+    /// Withdraws every pending request (runs in flight go on).
     public func cancelAllTaskRequests() { runtime.cancelAll() }
 
     /// Copies of the pending requests, in due order.
@@ -240,7 +251,7 @@ public final class RefreshScheduler: @unchecked Sendable {
 
     /// Calls `onChange` on the loop thread when files in `directory` change (debounced).
     @discardableResult
-    func watchDirectory(_ directory: String, debounce: Duration = .milliseconds(100),
+    package func watchDirectory(_ directory: String, debounce: Duration = .milliseconds(100),
                         onChange: @escaping () -> Void) -> Bool {
         guard let watch = DirectoryWatch(loop: loop, path: directory, debounce: debounce, onChange: onChange) else {
             return false
@@ -250,7 +261,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     }
 
     /// Runs `body` on the loop thread soon (from any thread), after effects already queued.
-    func performOnLoop(_ body: @escaping @Sendable () -> Void) {
+    package func performOnLoop(_ body: @escaping @Sendable () -> Void) {
         lock.withLock {
             loopTasks.append(body)
             if asyncOpen { _ = uv_async_send(async) }
@@ -258,7 +269,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     }
 
     /// A one-shot timer on this loop, closed with the loop's other handles (loop thread).
-    func makeTimer() -> OneShotTimer {
+    package func makeTimer() -> OneShotTimer {
         let timer = OneShotTimer(loop: loop)
         timers.append(timer)
         return timer
@@ -279,7 +290,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// The commit error that stopped the scheduler, if any.
     public var failure: String? { runtime.failure }
 
-    var onLoopThread: Bool {
+    package var onLoopThread: Bool {
         guard let loopThread else { return false }
         return pthread_equal(loopThread, pthread_self()) != 0
     }

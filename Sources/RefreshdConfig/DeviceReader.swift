@@ -1,4 +1,4 @@
-import RefreshdSimulation
+import RefreshdCore
 
 /// Reads a scenario's `device:` mapping into a `DeviceModel`.
 ///

@@ -1,6 +1,5 @@
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdSimulation
 
 /// Reads a scenario's `expect:` list: what the simulation's report must show.
 ///

@@ -1,4 +1,4 @@
-import RefreshdSimulation
+import RefreshdCore
 
 /// Reads a scenario's `faults:` list: one fault per item, named by its only key.
 ///

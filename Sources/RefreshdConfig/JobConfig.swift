@@ -1,6 +1,5 @@
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdSimulation
 
 /// One validated job file: the task definition the scheduler core needs, plus what the shell
 /// needs to launch the job's command.

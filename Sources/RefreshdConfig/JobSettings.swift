@@ -2,8 +2,6 @@ import Foundation
 import RefreshdCalendar
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdSimulation
-import RefreshdStaging
 
 /// The settings of one job file as they are read, before they are combined into a `JobConfig`.
 ///
@@ -150,8 +148,8 @@ struct JobSettings {
             if reader.oneOf(["playlist"], &sink) != nil { providerIsPlaylist = true }
         case "action":
             actionLocation = value.location
-            actionIsValid = reader.oneOf([StagePlaylist.actionName], &sink) != nil
-        case StagePlaylist.actionName:
+            actionIsValid = reader.oneOf([ActionSpec.stagePlaylistName], &sink) != nil
+        case ActionSpec.stagePlaylistName:
             stageNode = (keyNode, value)
         default:
             break
@@ -301,7 +299,7 @@ struct JobSettings {
                 sink.add(at: actionLocation, "action: applies to app-refresh and processing jobs; a timeline's provider is "
                     + "command: or provider: playlist")
             }
-            if actionIsValid, stageNode == nil, !sink.suggestedKeys.contains(StagePlaylist.actionName) {
+            if actionIsValid, stageNode == nil, !sink.suggestedKeys.contains(ActionSpec.stagePlaylistName) {
                 sink.add(at: actionLocation, "action: stage-playlist needs a stage-playlist: block (expected \(StageBlock.example))")
             }
         } else if let stageNode, !sink.suggestedKeys.contains("action") {
@@ -313,7 +311,7 @@ struct JobSettings {
     /// Reads `stage-playlist:` once `timezone:` is known (any order in the file).
     mutating func resolveAction(_ sink: inout ErrorSink) {
         guard actionIsValid, let stageNode else { return }
-        let reader = ValueReader(key: StagePlaylist.actionName, node: stageNode.value)
+        let reader = ValueReader(key: ActionSpec.stagePlaylistName, node: stageNode.value)
         action = StageBlock.read(reader, projectRoot: projectRoot, zone: timeZone ?? defaultTimeZone, &sink).map(StageBlock.action)
     }
 

@@ -1,9 +1,9 @@
 import Foundation
 import RefreshdCore
-import RefreshdSimulation
 
 /// Scenario files (`Tests/Scenarios/*.yaml`): a simulation to run as a test, with the jobs,
-/// device, faults and expectations it needs. `refreshd test` runs them.
+/// device, faults and expectations it needs. `refreshd test` runs them. Reading one gives a
+/// `ScenarioConfig`, plain data; the simulator makes the `Scenario` it runs of it.
 ///
 /// They are read like job files (the same YAML composer and hostile-input limits, every error at
 /// `file:line:column`, unknown keys with a suggestion), and their jobs are checked exactly as
@@ -22,7 +22,7 @@ public enum ScenarioFile {
         timeZone: String = "UTC",
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration()
-    ) -> Result<Scenario, ConfigErrors> {
+    ) -> Result<ScenarioConfig, ConfigErrors> {
         switch JobFileReader.contents(of: path, kind: .scenario) {
         case .failure(let failure):
             return .failure(ConfigErrors([ConfigError(file: path, line: failure.location.line,
@@ -40,7 +40,7 @@ public enum ScenarioFile {
         timeZone: TimeZone,
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration()
-    ) -> Result<Scenario, ConfigErrors> {
+    ) -> Result<ScenarioConfig, ConfigErrors> {
         load(path: path, defaultStart: defaultStart, timeZone: timeZone.identifier, searchPath: searchPath, limits: limits)
     }
 
@@ -53,7 +53,7 @@ public enum ScenarioFile {
         timeZone: String = "UTC",
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration()
-    ) -> Result<Scenario, ConfigErrors> {
+    ) -> Result<ScenarioConfig, ConfigErrors> {
         ScenarioReader(file: file, searchPath: searchPath, limits: limits, defaultStart: defaultStart,
                        defaultTimeZone: timeZone).parse(yaml: yaml)
     }

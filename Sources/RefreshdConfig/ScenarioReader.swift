@@ -1,8 +1,7 @@
 import Foundation
 import RefreshdCore
-import RefreshdSimulation
 
-/// Reads one scenario file's YAML into a `Scenario`, collecting every problem: the scenario's
+/// Reads one scenario file's YAML into a `ScenarioConfig`, collecting every problem: the scenario's
 /// own settings, its inline jobs (read exactly as job files are, located in the scenario file)
 /// or its jobs folder (errors in the folder's files as `JobDirectory.load` gives them), and the
 /// jobs and instants its faults and expectations name.
@@ -20,7 +19,7 @@ struct ScenarioReader {
     /// The zone when the file has no `timezone:`, an IANA name.
     let defaultTimeZone: String
 
-    func parse(yaml text: String) -> Result<Scenario, ConfigErrors> {
+    func parse(yaml text: String) -> Result<ScenarioConfig, ConfigErrors> {
         var sink = ErrorSink(file: file)
         let yaml = SourceText.withoutByteOrderMark(text)  // allowed by YAML, as in job files
         let size = yaml.utf8.count
@@ -47,7 +46,7 @@ struct ScenarioReader {
             return .failure(ConfigErrors(JobFileParser.capped(sink.errors)))
         }
 
-        var scenario = Scenario(name: Self.defaultName(of: file), jobs: [], start: defaultStart, timeZone: defaultTimeZone)
+        var scenario = ScenarioConfig(name: Self.defaultName(of: file), jobs: [], start: defaultStart, timeZone: defaultTimeZone)
         var zone: TimeZone?
         var windowKnown = true
         var references = ScenarioReferences()
@@ -98,7 +97,7 @@ struct ScenarioReader {
         if let jobsPair {
             let reader = ValueReader(key: "jobs", node: jobsPair.value)
             let loaded = jobs(reader, start: scenario.start, zone: jobZone, source: SourceText(text: yaml), &sink, &otherFiles)
-            scenario.jobs = loaded.jobs.map { Scenario.Job(spec: $0.spec, model: $0.simulate ?? .quickSuccess) }
+            scenario.jobs = loaded.jobs
             identifiers = loaded.identifiers
         } else if !sink.suggestedKeys.contains("jobs") {
             sink.add(at: mappingLocation, "missing required key \"jobs\" (expected a jobs folder like jobs: ../../Jobs, "

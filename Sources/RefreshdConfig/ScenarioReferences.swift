@@ -1,5 +1,4 @@
 import RefreshdCore
-import RefreshdSimulation
 
 /// The job names and instants that a scenario's device, faults and expectations mention, kept
 /// with where they are written and checked once the whole file is read: every job named must be

@@ -1,4 +1,4 @@
-import RefreshdSimulation
+import RefreshdCore
 
 /// Reads a job file's `simulate:` block into a `JobModel`: how the job behaves in
 /// `refreshd simulate` and scenario tests. `refreshd run` ignores the block; `check` validates it.

@@ -1,5 +1,4 @@
 import RefreshdCore
-import RefreshdSimulation
 
 /// Reads the `timeline:` and `activity:` keys of a `simulate:` block: what a modelled timeline
 /// provider returns, and the live activity a modelled job drives while it runs.

@@ -1,7 +1,6 @@
 import Foundation
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdStaging
 
 /// Reads the `stage-playlist:` block of a job with `action: stage-playlist` into `StageOptions`:
 ///
@@ -81,10 +80,8 @@ enum StageBlock {
         return sink.errors.count == before ? options : nil
     }
 
-    /// The action a job runs for these options; its fingerprint is their canonical text.
-    static func action(_ options: StageOptions) -> ActionSpec {
-        ActionSpec(name: StagePlaylist.actionName, fingerprint: options.canonicalText) { StagePlaylist.action(options) }
-    }
+    /// The action a job runs for these options, as data; its fingerprint is their canonical text.
+    static func action(_ options: StageOptions) -> ActionSpec { .stagePlaylist(options) }
 
     private static func libraryPath(_ reader: ValueReader, projectRoot: String, _ sink: inout ErrorSink) -> String? {
         guard let text = reader.string(&sink, expected: "the path of a folder of images") else { return nil }

@@ -1,6 +1,5 @@
 import Foundation
 import RefreshdCore
-import RefreshdSimulation
 
 /// Typed reads for `simulate:` blocks and scenario files: weights, lines of text, JSON object
 /// lines, whole numbers in a range, instants of a simulation, signed durations, times of day.

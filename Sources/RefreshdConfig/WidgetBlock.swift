@@ -1,6 +1,5 @@
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdStaging
 
 /// Reads a timeline job's `widget:` block:
 ///
@@ -16,7 +15,8 @@ import RefreshdStaging
 /// ```
 enum WidgetBlock {
     static let keys = ["kind", "families", "budget", "shared-fetch", "min-reload-interval", "budget-scope", "policy"]
-    static let policies = ["atEnd": PlaylistTimeline.Policy.atEnd, "after-start-of-tomorrow": .afterStartOfTomorrow]
+    /// The policies of `provider: playlist`, as written and as the provider names them.
+    static let policies = ["atEnd": "atEnd", "after-start-of-tomorrow": "afterStartOfTomorrow"]
 
     /// The most reloads a budget may name: one a minute, all day.
     static let maximumBudget = 1440
@@ -30,7 +30,7 @@ enum WidgetBlock {
         var sharedFetch: Duration = .seconds(300)
         var minReloadInterval = WidgetSpec.defaultMinReloadInterval
         var budgetScope = WidgetSpec.BudgetScope.family
-        var policy = PlaylistTimeline.Policy.atEnd
+        var policy = "atEnd"
         var ok = true
         for pair in pairs {
             let value = ValueReader(key: "widget.\(pair.key)", node: pair.value)
@@ -100,7 +100,7 @@ enum WidgetBlock {
             ok = false
         }
         guard ok, let kind, let families else { return nil }
-        let provider: WidgetSpec.Provider = playlistZone.map { .action(PlaylistProvider.spec(zone: $0, policy: policy)) } ?? .command
+        let provider: WidgetSpec.Provider = playlistZone.map { .action(.playlistProvider(zone: $0, policy: policy)) } ?? .command
         var spec = WidgetSpec(kind: kind, families: families, budget: budget, sharedFetch: sharedFetch, provider: provider)
         spec.minReloadInterval = minReloadInterval
         spec.budgetScope = budgetScope

@@ -23,10 +23,11 @@ public struct JobSpec: Sendable, Hashable {
     }
 
     /// What runs when the job launches: its built-in action, else its widget's built-in provider
-    /// (a timeline job with `provider: playlist` has no command), else its command.
-    public var handler: TaskHandler {
-        if let action { return .action(action.make()) }
-        if case let .action(provider)? = widget?.provider { return .action(provider.make()) }
+    /// (a timeline job with `provider: playlist` has no command), else its command. `actions`
+    /// supplies the code of built-in actions (see `ActionBinding`).
+    public func handler(actions: ActionBinding) -> TaskHandler {
+        if let action { return .action(actions.action(for: action)) }
+        if case let .action(provider)? = widget?.provider { return .action(actions.action(for: provider)) }
         return .command(command)
     }
 

@@ -9,7 +9,7 @@ extension RefreshRuntime {
             if let widget = spec.widget {
                 declareWidget(spec, widget)
             } else {
-                register(spec.definition, handler: spec.handler)
+                register(spec.definition, handler: spec.handler(actions: options.actions))
             }
         }
         lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
@@ -46,7 +46,7 @@ extension RefreshRuntime {
                 if let widget = spec.widget {
                     declareWidget(spec, widget)
                 } else {
-                    redeclare(spec.definition, handler: spec.handler)
+                    redeclare(spec.definition, handler: spec.handler(actions: options.actions))
                 }
             }
             jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })

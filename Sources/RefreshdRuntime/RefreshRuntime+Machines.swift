@@ -27,7 +27,7 @@ extension RefreshRuntime {
                 }
                 handler = .command(job)
             case let .action(action):
-                handler = .action(action.make())
+                handler = .action(options.actions.action(for: action))
             }
             if !register(provider, handler: handler) { redeclare(provider, handler: handler) }
             lock.withLock { machines.providers[identifier] = WidgetID(kind: widget.kind, family: family) }

@@ -26,14 +26,17 @@ public final class RefreshRuntime: @unchecked Sendable {
         /// How often conditions are read again while a request waits on them, besides the host's
         /// notices (one of the runtime's deadlines; see `ConditionsReread`).
         public var conditionsReread: Duration
+        /// The code of the built-in actions job specs name (none by default: commands only).
+        public var actions: ActionBinding
 
         public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd"),
-                    conditionsReread: Duration = .seconds(60)) {
+                    conditionsReread: Duration = .seconds(60), actions: ActionBinding = .none) {
             self.configuration = configuration
             self.sharedContainer = sharedContainer
             self.logger = logger
             self.conditionsReread = conditionsReread
+            self.actions = actions
         }
     }
 

@@ -1,3 +1,4 @@
+import RefreshdConfig
 import RefreshdCore
 
 /// Random fault plans for exploration: a seed picks a handful of faults at random instants

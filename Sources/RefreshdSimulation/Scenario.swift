@@ -1,9 +1,10 @@
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 
 /// A simulation to run: jobs, the device, faults, how long, from when, with which seed, and
-/// what to expect. `refreshd simulate` builds one from a jobs folder; `refreshd test` reads them
-/// from scenario files.
+/// what to expect. `refreshd simulate` builds one from a jobs folder; `refreshd test` from a
+/// scenario file's `ScenarioConfig` (`init(_:)`), plus how to run it (real commands, hooks).
 public struct Scenario: Sendable, Hashable {
     /// The job as the runtime runs it, with its simulation model.
     public struct Job: Sendable, Hashable {
@@ -13,6 +14,12 @@ public struct Scenario: Sendable, Hashable {
         public init(spec: JobSpec, model: JobModel = .quickSuccess) {
             self.spec = spec
             self.model = model
+        }
+
+        /// A job file's job: its spec (`JobConfig.spec`) and its `simulate:` block (a quick
+        /// success without one).
+        public init(_ job: JobConfig) {
+            self.init(spec: job.spec, model: job.simulate ?? .quickSuccess)
         }
     }
 
@@ -40,6 +47,10 @@ public struct Scenario: Sendable, Hashable {
     /// made there: code that tried to write into it for real (a built-in action's body) fails
     /// instead of touching the machine.
     public static let modelledContainer = "/dev/null/refreshd-simulated-container"
+    /// The code of built-in actions the runtime runs: with real commands (`simulate --exec`) the
+    /// real ones (the command line binds the staging actions); otherwise they are modelled and
+    /// need none.
+    public var actions: ActionBinding = .none
 
     /// Test-only defects the simulation can inject into refreshd itself.
     public struct Hooks: Sendable, Hashable {
@@ -64,5 +75,12 @@ public struct Scenario: Sendable, Hashable {
         self.seed = seed
         self.timeZone = timeZone
         self.maxConcurrentRuns = maxConcurrentRuns
+    }
+
+    /// The scenario a scenario file describes (its jobs as `Job(_:)` makes them).
+    public init(_ config: ScenarioConfig) {
+        self.init(name: config.name, jobs: config.jobs.map(Job.init),
+                  device: config.device, faults: config.faults, expectations: config.expectations, start: config.start,
+                  days: config.days, seed: config.seed, timeZone: config.timeZone, maxConcurrentRuns: config.maxConcurrentRuns)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdConfig
 import RefreshdCore
 
 /// Deterministic randomness for simulations: every draw is a pure function of the seed and

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 

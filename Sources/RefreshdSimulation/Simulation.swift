@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 
@@ -248,7 +249,8 @@ public final class Simulation: @unchecked Sendable {
         logger.logLevel = .critical
         do {
             let runtime = try host.start(store: store, options: .init(configuration: configuration,
-                                                                      sharedContainer: scenario.sharedContainer, logger: logger))
+                                                                      sharedContainer: scenario.sharedContainer, logger: logger,
+                                                                      actions: scenario.actions))
             // Real commands see refreshd's own environment under them, as under the daemon.
             if executesCommands { runtime.baseEnvironment = ProcessInfo.processInfo.environment }
             if case let .delayed(maximum) = scenario.device.discretion {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Refreshd
+import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime

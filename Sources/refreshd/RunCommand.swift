@@ -2,8 +2,10 @@ import ArgumentParser
 import Foundation
 import Logging
 import Refreshd
+import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore
+import RefreshdStaging
 
 /// `refreshd run`: the long-lived scheduler process.
 struct RunCommand: ParsableCommand {
@@ -62,6 +64,7 @@ struct RunCommand: ParsableCommand {
         let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         daemon.metricsFile = metricsFile
+        daemon.actions = StagingActions.binding
         daemon.controlLimits.maxClients = maxControlClients
         daemon.activitySettings.enabled = !noActivities
         daemon.activitySettings.maxConcurrentPerNamespace = maxActivities

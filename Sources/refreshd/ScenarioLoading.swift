@@ -10,7 +10,7 @@ enum ScenarioLoading {
     static func load(_ path: String, now: Instant, zone: TimeZone) throws -> Scenario {
         switch ScenarioFile.load(path: path, defaultStart: ScenarioFile.defaultStart(now: now), timeZone: zone.identifier) {
         case let .success(scenario):
-            return scenario
+            return Scenario(scenario)
         case let .failure(errors):
             for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
             let count = errors.errors.count

@@ -4,6 +4,7 @@ import Refreshd
 import RefreshdConfig
 import RefreshdCore
 import RefreshdSimulation
+import RefreshdStaging
 
 /// `refreshd simulate`: days of the user's own jobs in virtual time, with faults on purpose.
 struct SimulateCommand: ParsableCommand {
@@ -66,12 +67,14 @@ struct SimulateCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("refreshd: cannot simulate: \(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s") in \(jobs)\n".utf8))
                 throw ExitCode(1)
             }
-            setup = Scenario(name: jobs, jobs: loaded.map { Scenario.Job(spec: $0.spec, model: $0.simulate ?? .quickSuccess) },
+            setup = Scenario(name: jobs, jobs: loaded.map(Scenario.Job.init),
                                 start: startInstant, days: 7, seed: SchedulerCore.stableHash(startInstant.iso8601),
                                 timeZone: zone.identifier)
         }
         if let days { setup.days = days }
         if let seed { setup.seed = seed }
+        // Real commands run the real built-in actions too (without --exec they are modelled).
+        if exec { setup.actions = StagingActions.binding }
         var temporary: String?
         if exec {
             if let shared {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RefreshdConfig
 import RefreshdCore
 import RefreshdStaging
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Refreshd
+import RefreshdDaemon
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore

@@ -158,7 +158,7 @@ struct TestCommand: ParsableCommand {
         } else {
             switch JobDirectory.load(jobs, now: start, timeZone: zone) {
             case let .success(configs):
-                base = Scenario(name: jobs, jobs: configs.map { Scenario.Job(spec: $0.spec, model: $0.simulate ?? .quickSuccess) },
+                base = Scenario(name: jobs, jobs: configs.map(Scenario.Job.init),
                                 start: start, timeZone: zone.identifier)
             case let .failure(errors):
                 throw JobLoadFailure(errors: errors)

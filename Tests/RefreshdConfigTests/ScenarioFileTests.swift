@@ -1,11 +1,10 @@
 import Foundation
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdSimulation
 import Testing
 @testable import RefreshdConfig
 
-/// Scenario files read into `RefreshdSimulation.Scenario`, with every error located.
+/// Scenario files read into `ScenarioConfig`, with every error located.
 @Suite struct ScenarioFileTests {
     /// The default start the tests pass: Monday 2026-11-23T00:00:00Z.
     static let defaultStart = TestSupport.instant("2026-11-23T00:00:00Z")
@@ -22,13 +21,13 @@ import Testing
 
         """
 
-    static func parse(_ yaml: String, file: String = "Tests/Scenarios/test.yaml", timeZone: String = "UTC") -> Result<Scenario, ConfigErrors> {
+    static func parse(_ yaml: String, file: String = "Tests/Scenarios/test.yaml", timeZone: String = "UTC") -> Result<ScenarioConfig, ConfigErrors> {
         ScenarioFile.parse(yaml: yaml, file: file, defaultStart: defaultStart, timeZone: timeZone,
                            searchPath: TestSupport.searchPath)
     }
 
     func parsed(_ yaml: String, file: String = "Tests/Scenarios/test.yaml", timeZone: String = "UTC",
-                  sourceLocation: SourceLocation = #_sourceLocation) -> Scenario? {
+                  sourceLocation: SourceLocation = #_sourceLocation) -> ScenarioConfig? {
         switch Self.parse(yaml, file: file, timeZone: timeZone) {
         case .success(let scenario): return scenario
         case .failure(let errors):
@@ -135,7 +134,7 @@ import Testing
         #expect(job.spec.definition.kind == .processing)
         #expect(job.spec.command.argv == ["/bin/true"])
         #expect(job.spec.command.workingDirectory == PathText.projectRoot(of: "Tests/Scenarios/test.yaml"))
-        #expect(job.model == JobModel(duration: .fixed(.seconds(30))))
+        #expect(job.simulate == JobModel(duration: .fixed(.seconds(30))))
         guard case .calendar(let schedule) = job.spec.definition.resubmit else {
             Issue.record("expected a calendar resubmit")
             return
@@ -156,7 +155,7 @@ import Testing
         #expect(scenario.expectations.isEmpty)
         // A job without simulate: is a quick success.
         let plain = try #require(parsed("jobs: [{identifier: a.b, command: [true]}]"))
-        #expect(plain.jobs.first?.model == .quickSuccess)
+        #expect(plain.jobs.first?.simulate == nil)
         #expect(plain.jobs.first?.spec.firstRequest == .core)
         // The caller's default zone, as written.
         #expect(parsed(Self.jobs, timeZone: "Europe/Paris")?.timeZone == "Europe/Paris")
@@ -209,7 +208,7 @@ import Testing
                                                  searchPath: TestSupport.searchPath).get()
             #expect(scenario.name == "folder")
             #expect(scenario.jobs.map(\.spec.identifier) == ["com.example.one", "com.example.two"])
-            #expect(scenario.jobs[0].model == JobModel(duration: .fixed(.seconds(3))))
+            #expect(scenario.jobs[0].simulate == JobModel(duration: .fixed(.seconds(3))))
             #expect(scenario.jobs[0].spec.command.workingDirectory == (root as NSString).standardizingPath)
         }
     }

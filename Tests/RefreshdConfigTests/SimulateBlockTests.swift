@@ -1,7 +1,6 @@
 import Foundation
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdSimulation
 import Testing
 @testable import RefreshdConfig
 

@@ -1,7 +1,6 @@
 import Foundation
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdSimulation
 import Testing
 @testable import RefreshdConfig
 
@@ -29,7 +28,7 @@ import Testing
         timelineJob.replacingOccurrences(of: "TIMELINE", with: timeline).replacingOccurrences(of: "ACTIVITY", with: activity) + rest
     }
 
-    func parsed(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation) -> Scenario? {
+    func parsed(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation) -> ScenarioConfig? {
         switch ScenarioFileTests.parse(yaml) {
         case .success(let s): return s
         case .failure(let errors):
@@ -47,13 +46,13 @@ import Testing
 
     @Test func timelineModelsReadEveryForm() throws {
         let days = try #require(parsed(Self.scenario(timeline: #"{entries: ["06:00", "18:30"], policy: at-end, upstream-fetch: false}"#)))
-        #expect(days.jobs[0].model.timeline == TimelineModel(entries: .timesOfDay([360, 1110]), policy: .atEnd, upstreamFetch: false))
+        #expect(days.jobs[0].simulate?.timeline == TimelineModel(entries: .timesOfDay([360, 1110]), policy: .atEnd, upstreamFetch: false))
         let hourly = try #require(parsed(Self.scenario(timeline: "{every: 1h, count: 2, policy: {after: tomorrow}}")))
-        #expect(hourly.jobs[0].model.timeline == TimelineModel(entries: .every(.seconds(3600), count: 2), policy: .afterTomorrow))
+        #expect(hourly.jobs[0].simulate?.timeline == TimelineModel(entries: .every(.seconds(3600), count: 2), policy: .afterTomorrow))
         let never = try #require(parsed(Self.scenario(timeline: "{entries: now, policy: never}")))
-        #expect(never.jobs[0].model.timeline?.policy == .never)
+        #expect(never.jobs[0].simulate?.timeline?.policy == .never)
         let after = try #require(parsed(Self.scenario(timeline: "{policy: {after: 6h}}")))
-        #expect(after.jobs[0].model.timeline?.policy == .after(.seconds(6 * 3600)))
+        #expect(after.jobs[0].simulate?.timeline?.policy == .after(.seconds(6 * 3600)))
     }
 
     @Test func badTimelineModelsNameWhatWasExpected() {
@@ -65,7 +64,7 @@ import Testing
 
     @Test func activityModelsReadAndRefuse() throws {
         let s = try #require(parsed(Self.scenario(activity: "{type: Pack, id: \"p-{run}\", updates: 10m, progress: 0.2..0.9, end: {after: 1h}, stale-after: 15m, priority: high}")))
-        #expect(s.jobs[1].model.activity == ActivityModel(type: "Pack", id: "p-{run}", updates: .seconds(600), progress: 0.2...0.9,
+        #expect(s.jobs[1].simulate?.activity == ActivityModel(type: "Pack", id: "p-{run}", updates: .seconds(600), progress: 0.2...0.9,
                                                           end: .after(.seconds(3600)), staleAfter: .seconds(900), highPriority: true))
         #expect(errors(Self.scenario(activity: "{type: Pack, id: \"a b\"}")).contains { $0.contains("simulate.activity.id: expected letters, digits") })
         #expect(errors(Self.scenario(activity: "{type: Pack, id: p, progress: 1..0}")).contains { $0.contains("expected a range like 0..1 (low..high), found \"1..0\"") })

@@ -1,6 +1,6 @@
+import Foundation
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdStaging
 import Testing
 @testable import RefreshdConfig
 
@@ -49,11 +49,9 @@ import Testing
         #expect(action.name == "stage-playlist")
         #expect(config.command.isEmpty)
         #expect(config.spec.action == action)
-        guard case .action(let builtIn) = config.spec.handler else {
-            Issue.record("expected the job to run its action")
-            return
-        }
-        #expect(builtIn.name == "stage-playlist")
+        // Data only: the payload is the options as JSON, which the staging action decodes.
+        let options = try JSONDecoder().decode(StageOptions.self, from: Data(action.payload.utf8))
+        #expect(options.canonicalText == action.fingerprint)
         #expect(action.fingerprint == """
             library=/.refreshd/library
             folder=walls

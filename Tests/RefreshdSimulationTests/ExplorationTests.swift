@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 @testable import RefreshdSimulation

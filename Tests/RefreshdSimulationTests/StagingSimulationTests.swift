@@ -43,7 +43,7 @@ import RefreshdConfig
         """
         switch ScenarioFile.parse(yaml: yaml, file: "staging.yaml", defaultStart: Instant(milliseconds: 0), timeZone: "UTC",
                                   searchPath: "/usr/bin:/bin") {
-        case .success(let scenario): return scenario
+        case .success(let scenario): return Scenario(scenario)
         case .failure(let errors): throw errors
         }
     }

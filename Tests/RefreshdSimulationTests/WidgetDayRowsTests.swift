@@ -23,7 +23,7 @@ import RefreshdCore
             ScenarioFile.parse(yaml: $0, file: path, defaultStart: Instant(milliseconds: 1_795_392_000_000))
         } ?? ScenarioFile.load(path: path, defaultStart: Instant(milliseconds: 1_795_392_000_000))
         switch result {
-        case let .success(scenario): return scenario
+        case let .success(scenario): return Scenario(scenario)
         case let .failure(errors): throw errors
         }
     }

@@ -1,3 +1,4 @@
+import RefreshdConfig
 import Testing
 @testable import RefreshdStaging
 

@@ -1,3 +1,4 @@
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 import Testing
@@ -34,5 +35,22 @@ import Testing
         let fixture = try StagingFixture()
         let result = StagePlaylist.action(fixture.options).body(context(nil, started: fixture.now))
         #expect(!result.success && result.log == ["stage-playlist: no shared container configured"])
+    }
+
+    /// The job file's action is data (`ActionSpec.stagePlaylist`); staging's binding makes the
+    /// worker action of it, and a host without the binding fails the run saying why.
+    @Test func theBindingTurnsTheSpecIntoTheWorkerAction() throws {
+        let fixture = try StagingFixture()
+        let spec = ActionSpec.stagePlaylist(fixture.options)
+        let action = StagingActions.binding.action(for: spec)
+        #expect(action.name == "stage-playlist" && action.worker != nil)
+        let result = action.body(context(fixture.container, started: fixture.now))
+        #expect(result.success, "\(result.log)")
+        #expect(fixture.playlist(fixture.tomorrow) != nil)
+
+        let unbound = ActionBinding.none.action(for: spec).body(context(fixture.container, started: fixture.now))
+        #expect(!unbound.success && unbound.log.first?.hasPrefix("no built-in action \"stage-playlist\" in this host") == true)
+        let provider = StagingActions.binding.action(for: .playlistProvider(zone: "UTC"))
+        #expect(provider.name == "playlist" && provider.worker == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import RefreshdCore
+@testable import RefreshdRuntime
 import RefreshdStore
 
 /// `InMemoryStore` folds state changes exactly as the SQLite `StateStore` does: the simulator's

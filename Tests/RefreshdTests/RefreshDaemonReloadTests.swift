@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import Refreshd
+@testable import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore
 import RefreshdStore

@@ -3,6 +3,7 @@ import Testing
 @testable import Refreshd
 import RefreshdConfig
 import RefreshdCore
+import RefreshdStaging
 
 /// The `stage-playlist` action from a job file, run by the real libuv loop on its worker pool:
 /// the playlist and renditions appear in the shared container, and an expired run leaves it
@@ -62,7 +63,7 @@ import RefreshdCore
 
     /// Runs the job once on the harness's loop until its outcomes satisfy `done`, then stops it.
     static func run(_ config: JobConfig, on h: LoopHarness, until done: ([Outcome?]) -> Bool) throws {
-        #expect(h.scheduler.register(config.definition, handler: config.spec.handler))
+        #expect(h.scheduler.register(config.definition, handler: config.spec.handler(actions: StagingActions.binding)))
         try h.scheduler.submit(TaskRequest(identifier: "t.stage", kind: .processing))
         h.start()
         #expect(h.wait(timeout: 30) { done(h.outcomes()["t.stage"] ?? []) })

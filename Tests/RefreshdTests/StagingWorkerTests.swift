@@ -63,7 +63,7 @@ import RefreshdStaging
         defer { h.removeDirectory() }
         try Self.hugeLibrary(h.directory)
         let config = try Self.job(root: h.directory, allowance: "1s", grace: "2s")
-        #expect(h.scheduler.register(config.definition, handler: config.spec.handler))
+        #expect(h.scheduler.register(config.definition, handler: config.spec.handler(actions: StagingActions.binding)))
         try h.scheduler.submit(TaskRequest(identifier: "t.stage", kind: .processing))
         h.start()
         #expect(h.wait(timeout: 20) { h.outcomes()["t.stage"] == [.expired] })
@@ -86,7 +86,7 @@ import RefreshdStaging
         defer { h.removeDirectory() }
         try Self.hugeLibrary(h.directory)
         let config = try Self.job(root: h.directory, allowance: "10m", grace: "30s")
-        #expect(h.scheduler.register(config.definition, handler: config.spec.handler))
+        #expect(h.scheduler.register(config.definition, handler: config.spec.handler(actions: StagingActions.binding)))
         try h.scheduler.submit(TaskRequest(identifier: "t.stage", kind: .processing))
         h.start()
         // The first rendition's temporary file exists once its decode has begun.

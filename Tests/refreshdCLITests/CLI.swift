@@ -6,11 +6,14 @@ import Foundation
 /// block signals, so Process never hears SIGCHLD and cannot tell that a child ended. The child
 /// inherits that blocked mask on purpose: refreshd must cope with the mask it is started with.
 enum CLI {
-    static var binary: String {
+    static var binary: String { built("refreshd") }
+
+    /// The path of an executable the build put beside `refreshd` (e.g. an example).
+    static func built(_ name: String) -> String {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
-        return dir.appendingPathComponent("refreshd").path
+        return dir.appendingPathComponent(name).path
     }
 
     struct Result {
@@ -23,8 +26,8 @@ enum CLI {
     /// working directory (default: the test's); `via` is a command that runs the binary
     /// (`["/usr/bin/setpriv", "--reuid=nobody", ...]`), given as an absolute path.
     static func run(_ arguments: [String], timeout: Double = 30, directory: String? = nil,
-                    via: [String] = []) throws -> Result {
-        let p = try start(arguments, directory: directory, via: via)
+                    via: [String] = [], executable: String = CLI.binary) throws -> Result {
+        let p = try start(arguments, directory: directory, via: via, executable: executable)
         defer { p.cleanUp() }
         let status = p.wait(timeout: timeout) ?? -1
         return Result(status: status, stdout: p.output(), stderr: p.errors())
@@ -32,7 +35,8 @@ enum CLI {
 
     /// Starts the binary in the background; the caller stops it.
     static func start(_ arguments: [String], environment extra: [String: String] = [:],
-                      directory workingDirectory: String? = nil, via: [String] = []) throws -> Running {
+                      directory workingDirectory: String? = nil, via: [String] = [],
+                      executable: String = CLI.binary) throws -> Running {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-out-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var actions = posix_spawn_file_actions_t()
@@ -44,7 +48,7 @@ enum CLI {
         // Glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift: a shell changes
         // directory, then execs the rest.
         let chdir = workingDirectory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] } ?? []
-        let argv = chdir + via + [binary] + arguments
+        let argv = chdir + via + [executable] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         var pid: pid_t = 0

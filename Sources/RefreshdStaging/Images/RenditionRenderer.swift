@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import RefreshdConfig
 
 /// Makes a display-size JPEG rendition of a JPEG or PNG without decoding the source at full size.
 ///
@@ -36,7 +37,7 @@ public enum RenditionRenderer {
         public var estimatedBytes: Int
     }
 
-    public static let defaultQuality = 85
+    public static let defaultQuality = StageOptions.defaultQuality
 
     /// The header of an image: size and orientation, no pixels decoded.
     public static func probe(_ path: String, followSymlinks: Bool = true) throws(ImageError) -> ImageInfo {
@@ -199,8 +200,5 @@ public enum RenditionRenderer {
         return (0, (height - h) / 2, width, h)
     }
 
-    static func megabytes(_ bytes: Int) -> String {
-        let tenths = bytes / 1_048_576 * 10 + (bytes % 1_048_576 * 10 + 524_288) / 1_048_576
-        return "\(tenths / 10).\(tenths % 10) MiB"
-    }
+    static func megabytes(_ bytes: Int) -> String { StageOptions.megabytes(bytes) }
 }

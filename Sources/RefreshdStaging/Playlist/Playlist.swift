@@ -1,3 +1,5 @@
+import RefreshdConfig
+
 /// One staged day as the widget reads it: switch times, asset identifiers and rendition paths
 /// (relative to the shared container), never image bytes. Written last, by rename, so a reader
 /// sees a whole playlist or none.

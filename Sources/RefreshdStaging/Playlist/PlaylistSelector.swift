@@ -1,3 +1,4 @@
+import RefreshdConfig
 import RefreshdCore
 
 /// Which assets a day's playlist uses: pure and deterministic for a library, a date and a seed.

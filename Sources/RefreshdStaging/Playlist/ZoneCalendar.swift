@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdConfig
 import RefreshdCore
 
 /// Days and times of day in one IANA zone, against instants: which day it is somewhere, and when

@@ -1,3 +1,5 @@
+import RefreshdConfig
+
 /// Where staging puts things under the shared container:
 ///
 ///     <container>/<folder>/playlists/2026-11-24.json

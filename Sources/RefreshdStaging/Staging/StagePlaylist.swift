@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdConfig
 import RefreshdRuntime
 
 /// The built-in `stage-playlist` action: stages the day's playlist and renditions into the run's
@@ -9,7 +10,7 @@ import RefreshdRuntime
 /// run stages the same day in real time and in simulation. With `todayIfMissing`, a run for
 /// tomorrow first stages today when today has no playlist.
 public enum StagePlaylist {
-    public static let actionName = "stage-playlist"
+    public static let actionName = ActionSpec.stagePlaylistName
 
     /// The address space a staging worker may add to its own at start: twice the memory
     /// ceiling (the estimate is an estimate) plus room for libjpeg, libpng and the runtime.

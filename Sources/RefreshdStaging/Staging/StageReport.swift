@@ -1,3 +1,5 @@
+import RefreshdConfig
+
 /// How a staging run ended, with its log lines and result lines.
 public struct StageReport: Sendable, Hashable {
     public enum Outcome: String, Sendable, Hashable {

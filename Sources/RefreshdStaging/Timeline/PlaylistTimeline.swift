@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdConfig
 import RefreshdCore
 
 /// The widget side of staging: the timeline for "now" from the playlists in the shared container.

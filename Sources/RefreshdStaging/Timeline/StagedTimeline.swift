@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdConfig
 import RefreshdCore
 
 /// One family's timeline from the staged playlists: the core `Timeline` (each entry's content is

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
+@testable import RefreshdDaemon
 import RefreshdCore
 import RefreshdRuntime
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import Refreshd
+@testable import RefreshdDaemon
 import RefreshdCore
 import RefreshdRuntime
 

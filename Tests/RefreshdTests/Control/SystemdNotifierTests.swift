@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
+@testable import RefreshdDaemon
 
 /// sd_notify against a datagram socket that records what it receives.
 @Suite struct SystemdNotifierTests {

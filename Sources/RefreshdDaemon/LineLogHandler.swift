@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import Refreshd
 import RefreshdCore
 
 /// A swift-log handler printing one readable line per event: `TIME LEVEL message key=value`,
@@ -8,19 +9,19 @@ import RefreshdCore
 ///
 /// Times are ISO 8601 UTC with milliseconds, so lines from refreshd and from job output sort and
 /// compare across machines. Lines go to stderr, unbuffered, like a daemon under systemd expects.
-public struct LineLogHandler: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
+package struct LineLogHandler: LogHandler {
+    package var logLevel: Logger.Level = .info
+    package var metadata: Logger.Metadata = [:]
     private let label: String
 
-    public init(label: String) { self.label = label }
+    package init(label: String) { self.label = label }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: Logging.LogEvent) {
+    package func log(event: Logging.LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { _, new in new } }
         let suffix = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: " ")

@@ -9,22 +9,22 @@ import Glibc
 /// distributions. A name starting with `@` is an abstract socket (its first byte becomes NUL and
 /// the address is exactly as long as the name). Without `$NOTIFY_SOCKET` (not started by systemd
 /// as `Type=notify`), every call does nothing.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     /// `$NOTIFY_SOCKET`, if set and usable.
-    public let socketPath: String?
+    package let socketPath: String?
 
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         let path = environment["NOTIFY_SOCKET"] ?? ""
         socketPath = (path.hasPrefix("/") || path.hasPrefix("@")) && path.utf8.count < 108 ? path : nil
     }
 
-    public var isEnabled: Bool { socketPath != nil }
+    package var isEnabled: Bool { socketPath != nil }
 
     /// Sends one notification (newline-separated assignments). False if there is no socket or
     /// the datagram could not be sent (systemd is not listening, or its queue is full). Never
     /// blocks: it is called on the loop thread, which must not wait for a reader.
     @discardableResult
-    public func notify(_ state: String) -> Bool {
+    package func notify(_ state: String) -> Bool {
         guard let socketPath else { return false }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
@@ -49,7 +49,7 @@ public struct SystemdNotifier: Sendable {
 
     /// Half of `$WATCHDOG_USEC` (systemd's advice for the keep-alive period), when the watchdog
     /// is on and meant for this process (`$WATCHDOG_PID`, if set, is our pid).
-    public static func keepAliveInterval(environment: [String: String], pid: Int32 = getpid()) -> Duration? {
+    package static func keepAliveInterval(environment: [String: String], pid: Int32 = getpid()) -> Duration? {
         guard let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0 else { return nil }
         if let owner = environment["WATCHDOG_PID"], Int32(owner) != pid { return nil }
         return .microseconds(Int64(min(usec / 2, UInt64(Int64.max))))

@@ -1,4 +1,5 @@
 import CLibUV
+import Refreshd
 import RefreshdRuntime
 
 /// Reading clients within the loop turn's budget: at most `linesPerClientPerTurn` lines a

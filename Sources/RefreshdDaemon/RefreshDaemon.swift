@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import Refreshd
 import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
@@ -12,35 +13,37 @@ import RefreshdStore
 /// a command handler, restores durable state, gives each job without a pending request its first
 /// request, and runs the loop. Edits to the directory (seen with inotify, debounced) and SIGHUP
 /// reload the config; an invalid config is refused and the running one stays in force.
-public final class RefreshDaemon: @unchecked Sendable {
-    public var jobsDirectory: String
-    public var stateDirectory: String
-    public var sharedContainer: String?
-    public var maxConcurrentRuns: Int
-    public var seed: UInt64?
-    public var logger: Logger
+package final class RefreshDaemon: @unchecked Sendable {
+    package var jobsDirectory: String
+    package var stateDirectory: String
+    package var sharedContainer: String?
+    package var maxConcurrentRuns: Int
+    package var seed: UInt64?
+    package var logger: Logger
     /// Install SIGTERM/SIGINT/SIGHUP handlers (true for `refreshd run`; tests embed without).
-    public var handleSignals = true
+    package var handleSignals = true
     /// A reload still reading the job directory after this long is abandoned: the running config
     /// stays, and scheduling never waited for it (the reading happens on a worker thread).
-    public var reloadTimeout: Duration = .seconds(10)
+    package var reloadTimeout: Duration = .seconds(10)
     /// Where to write the metrics (Prometheus text, replaced atomically) for node_exporter's
     /// textfile collector; nil writes none (the control socket's `metrics` still answers).
-    public var metricsFile: String?
+    package var metricsFile: String?
     /// Live activity rules (enabled, concurrent activities per namespace, update budgets).
-    public var activitySettings = ActivitySettings()
+    package var activitySettings = ActivitySettings()
     /// How long finished runs stay in the state (nil: for ever); see
     /// `SchedulerConfiguration.runRetention`.
-    public var runRetention: Duration? = SchedulerConfiguration().runRetention
+    package var runRetention: Duration? = SchedulerConfiguration().runRetention
     /// Put each run in a cgroup of its own where the system allows one; false (or
     /// `REFRESHD_PROCESS_TRACKING=subreaper` in the environment) uses the child subreaper
     /// instead. Either way a run's processes never outlive it (see README, "No job process
     /// survives its run").
-    public var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
+    package var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
-    public var environment: [String: String] = ProcessInfo.processInfo.environment
+    package var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket's bounds (clients, subscribers, queued bytes, descriptor reserve).
-    public var controlLimits = ControlServer.Limits()
+    package var controlLimits = ControlServer.Limits()
+    /// The code of the built-in actions job files may name (`refreshd run` binds staging's).
+    package var actions: ActionBinding = .none
     /// The control socket, notifications and metrics while running.
     var control: DaemonControl?
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
@@ -52,7 +55,7 @@ public final class RefreshDaemon: @unchecked Sendable {
     var reloads: ReloadMachine?
     var reloadTimer: OneShotTimer?
 
-    public init(jobsDirectory: String, stateDirectory: String, sharedContainer: String? = nil,
+    package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String? = nil,
                 maxConcurrentRuns: Int = 4, seed: UInt64? = nil, logger: Logger = Logger(label: "refreshd")) {
         self.jobsDirectory = jobsDirectory
         self.stateDirectory = stateDirectory
@@ -66,7 +69,7 @@ public final class RefreshDaemon: @unchecked Sendable {
     ///
     /// - Throws: `ConfigErrors` for an invalid job directory, `StoreError` for an unusable state
     ///   directory, `SchedulerFailure` if state could not be committed while running.
-    public func run() throws {
+    package func run() throws {
         // Until the loop handles them (prepareSignals), the signals whose default action would
         // kill refreshd without its stop sequence are ignored: reading the job files can take a
         // while, and a logrotate SIGUSR1 may come then. (libuv resets them for every job.)
@@ -78,10 +81,11 @@ public final class RefreshDaemon: @unchecked Sendable {
         configuration.runRetention = runRetention
         // `refreshd run` owns its process (no other thread forks, every child is a run's); an
         // embedded daemon (tests) does not.
-        let options = RefreshScheduler.Options(
+        var options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
             configuration: configuration, handleSignals: handleSignals, logger: logger,
             runCgroups: runCgroups, ownsProcess: handleSignals)
+        options.actions = actions
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
         // Declares every job, restores the saved state, then seeds first requests (the runtime

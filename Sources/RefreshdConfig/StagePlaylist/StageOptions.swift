@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything the `stage-playlist` action is told, typed (the job file's `options:` map to this).
 public struct StageOptions: Sendable, Hashable, Codable {
     /// Which day to stage, relative to the run's start in `zone`.
@@ -30,7 +32,7 @@ public struct StageOptions: Sendable, Hashable, Codable {
     /// With `day: tomorrow`, also stage today first when today has no playlist (a first run, or
     /// a night that was missed), so the widget has today's wallpapers, not a fallback.
     public var todayIfMissing = false
-    public var quality: Int = RenditionRenderer.defaultQuality
+    public var quality: Int = StageOptions.defaultQuality
     /// The most pixels a source image may have: decoding costs CPU in proportion (a 40000x40000
     /// PNG of zeros is a 4.7 MB file and about 15 s of CPU a family), so larger ones are refused
     /// before decoding. 120 megapixels admits every camera photo.
@@ -46,6 +48,9 @@ public struct StageOptions: Sendable, Hashable, Codable {
         case refuse
         case follow
     }
+
+    /// The JPEG quality of renditions when the job file names none.
+    public static let defaultQuality = 85
 
     public init(library: String, switchTimes: [ClockTime], zone: String, assetsPerDay: Int,
                 families: [RenditionSize], widgetKind: String) {
@@ -86,7 +91,7 @@ public struct StageOptions: Sendable, Hashable, Codable {
         }
         if switchTimes.isEmpty { problems.append("switch-times: expected at least one time like 06:00") }
         if Set(switchTimes).count != switchTimes.count { problems.append("switch-times: each time at most once") }
-        if ZoneCalendar(identifier: zone) == nil { problems.append("timezone: unknown zone \"\(zone)\"") }
+        if TimeZone(identifier: zone) == nil { problems.append("timezone: unknown zone \"\(zone)\"") }
         if assetsPerDay < 1 || assetsPerDay > max(1, switchTimes.count) {
             problems.append("assets-per-day: expected 1 to \(max(1, switchTimes.count)) (the switch times), found \(assetsPerDay)")
         }
@@ -103,8 +108,8 @@ public struct StageOptions: Sendable, Hashable, Codable {
                 problems.append("families: \(family.name): expected 1 to 16384 pixels a side (points x scale)")
             } else if family.pixelWidth * family.pixelHeight * 4 > memoryCeiling {
                 problems.append("families: \(family.name): a \(family.pixelWidth)x\(family.pixelHeight) rendition needs "
-                    + "\(RenditionRenderer.megabytes(family.pixelWidth * family.pixelHeight * 4)), over the memory ceiling of "
-                    + RenditionRenderer.megabytes(memoryCeiling))
+                    + "\(StageOptions.megabytes(family.pixelWidth * family.pixelHeight * 4)), over the memory ceiling of "
+                    + StageOptions.megabytes(memoryCeiling))
             }
         }
         if widgetKind.isEmpty { problems.append("widget-kind: expected the kind of the widget to reload") }
@@ -112,5 +117,11 @@ public struct StageOptions: Sendable, Hashable, Codable {
         if maxSourcePixels < 1 { problems.append("max-source-pixels: expected a positive number of pixels, found \(maxSourcePixels)") }
         if !(1...100).contains(quality) { problems.append("quality: expected 1 to 100, found \(quality)") }
         return problems
+    }
+
+    /// `bytes` in MiB with one decimal, for messages (`30.0 MiB`); no `Int` overflows it.
+    package static func megabytes(_ bytes: Int) -> String {
+        let tenths = bytes / 1_048_576 * 10 + (bytes % 1_048_576 * 10 + 524_288) / 1_048_576
+        return "\(tenths / 10).\(tenths % 10) MiB"
     }
 }

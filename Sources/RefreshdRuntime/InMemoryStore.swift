@@ -1,3 +1,4 @@
+import RefreshdCore
 import Synchronization
 
 /// The runtime's state in memory: folds every `StateChange` exactly as the SQLite `StateStore`

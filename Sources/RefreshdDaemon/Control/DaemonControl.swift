@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 

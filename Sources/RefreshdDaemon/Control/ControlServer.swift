@@ -1,6 +1,7 @@
 import CLibUV
 import Foundation
 import Glibc
+import Refreshd
 import RefreshdStore
 import RefreshdCore
 import RefreshdRuntime
@@ -15,31 +16,31 @@ import RefreshdRuntime
 /// queued output), handled on the loop thread without blocking, and closed on any misbehaviour
 /// without touching the others. Observations reach subscribers pushed, coalesced per loop turn,
 /// with a fresh snapshot after them.
-public final class ControlServer: @unchecked Sendable {
+package final class ControlServer: @unchecked Sendable {
     /// Bounds per client and in total. Every number a client can make grow is bounded here.
-    public struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// A request line longer than this is refused and the connection closed.
-        public var maxLineBytes = 64 * 1024
+        package var maxLineBytes = 64 * 1024
         /// Output waiting for a client beyond this closes it (a client that does not read).
-        public var maxQueuedBytes = 4 * 1024 * 1024
+        package var maxQueuedBytes = 4 * 1024 * 1024
         /// Clients connected at once; one more is answered `too-many-clients` and closed.
-        public var maxClients = 64
+        package var maxClients = 64
         /// Subscribed clients (`watch`) at once; one more is refused `too-many-subscribers`.
-        public var maxSubscribers = 16
+        package var maxSubscribers = 16
         /// Pushed output waiting for one subscriber beyond this closes it.
-        public var maxSubscriberQueuedBytes = 1024 * 1024
+        package var maxSubscriberQueuedBytes = 1024 * 1024
         /// Descriptors kept free for launches (pipes, /dev/null, the spawn's own): a client that
         /// would leave fewer free is answered `no-descriptors` and closed.
-        public var descriptorReserve = 256
+        package var descriptorReserve = 256
         /// Request lines handled per client per loop turn: the rest wait for the next turn
         /// (reading from that client pauses), so timers and launches run in between.
-        public var linesPerClientPerTurn = 16
+        package var linesPerClientPerTurn = 16
         /// Request lines handled per loop turn across all clients.
-        public var linesPerTurn = 64
-        public init() {}
+        package var linesPerTurn = 64
+        package init() {}
     }
 
-    public let path: String
+    package let path: String
     let stateDirectory: String
     let scheduler: RefreshScheduler
     var runtime: RefreshRuntime { scheduler.runtime }
@@ -88,9 +89,9 @@ public final class ControlServer: @unchecked Sendable {
     var snapshotWanted = false
 
     /// The socket's path for a state directory.
-    public static func socketPath(stateDirectory: String) -> String { stateDirectory + "/control.sock" }
+    package static func socketPath(stateDirectory: String) -> String { stateDirectory + "/control.sock" }
 
-    public init(scheduler: RefreshScheduler, stateDirectory: String, limits: Limits = Limits()) {
+    package init(scheduler: RefreshScheduler, stateDirectory: String, limits: Limits = Limits()) {
         self.scheduler = scheduler
         self.stateDirectory = stateDirectory
         self.path = Self.socketPath(stateDirectory: stateDirectory)
@@ -110,7 +111,7 @@ public final class ControlServer: @unchecked Sendable {
     ///
     /// - Throws: `ControlFailure` naming the path when the socket cannot be made: the path is too
     ///   long for a Unix socket, something that is not a socket is in the way, or bind fails.
-    public func start() throws {
+    package func start() throws {
         guard path.utf8.count < 108 else {
             throw ControlFailure(code: "path-too-long", message: "control socket path \(path) is \(path.utf8.count) bytes; a Unix socket path must be under 108: use a shorter --state path")
         }
@@ -351,7 +352,7 @@ public final class ControlServer: @unchecked Sendable {
     }
 
     /// Stops listening, closes every client and removes the socket file (loop thread; at stop).
-    public func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         if let listener {

@@ -1,13 +1,14 @@
 import CLibUV  // its headers carry the socket type constants (bits/socket_type.h) into scope
 import Foundation
 import Glibc
+import Refreshd
 import RefreshdRuntime
 
 /// A blocking client of the control socket, for the command line and tests: connect, send a
 /// request line, read reply lines (and, after `subscribe`, pushed events).
-public final class ControlClient {
+package final class ControlClient {
     /// Why there is no conversation.
-    public enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         /// No refreshd serves this state directory (no socket, or nobody listening on it).
         case notRunning(path: String, reason: String)
         /// The socket is there but could not be used (permission, a path too long, ...).
@@ -17,7 +18,7 @@ public final class ControlClient {
         /// Nothing came within the read timeout.
         case timedOut
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .notRunning(path, reason): "refreshd is not running on \(path) (\(reason))"
             case let .unusable(path, reason): "cannot use the control socket \(path): \(reason)"
@@ -27,7 +28,7 @@ public final class ControlClient {
         }
     }
 
-    public let path: String
+    package let path: String
     let fd: Int32
     private var buffer: [UInt8] = []
     private let decoder = JSONDecoder()
@@ -35,11 +36,11 @@ public final class ControlClient {
     private var nextID = 1
 
     /// Connects to `STATE/control.sock`.
-    public static func connect(stateDirectory: String, timeout: Duration = .seconds(10)) throws(Failure) -> ControlClient {
+    package static func connect(stateDirectory: String, timeout: Duration = .seconds(10)) throws(Failure) -> ControlClient {
         try ControlClient(path: ControlServer.socketPath(stateDirectory: stateDirectory), timeout: timeout)
     }
 
-    public init(path: String, timeout: Duration = .seconds(10)) throws(Failure) {
+    package init(path: String, timeout: Duration = .seconds(10)) throws(Failure) {
         self.path = path
         guard path.utf8.count < 108 else { throw .unusable(path: path, reason: "the path is longer than a Unix socket allows (107 bytes)") }
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -67,14 +68,14 @@ public final class ControlClient {
     deinit { Glibc.close(fd) }
 
     /// How long a read waits before it fails (zero: forever).
-    public func setTimeout(_ timeout: Duration) {
+    package func setTimeout(_ timeout: Duration) {
         let ms = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
         var tv = timeval(tv_sec: Int(ms / 1000), tv_usec: Int(ms % 1000) * 1000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Sends one request line (an `id` is added if it has none).
-    public func send(_ request: ControlRequest) throws(Failure) {
+    package func send(_ request: ControlRequest) throws(Failure) {
         var request = request
         if request.id == nil {
             request.id = nextID
@@ -85,7 +86,7 @@ public final class ControlClient {
     }
 
     /// Sends bytes as they are (tests send malformed lines with it).
-    public func sendRaw(_ bytes: [UInt8]) throws(Failure) {
+    package func sendRaw(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -99,7 +100,7 @@ public final class ControlClient {
 
     /// The next line the server wrote, without its newline; nil when the server closed the
     /// connection.
-    public func readLine() throws(Failure) -> [UInt8]? {
+    package func readLine() throws(Failure) -> [UInt8]? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = Array(buffer[..<newline])
@@ -120,7 +121,7 @@ public final class ControlClient {
     }
 
     /// The next reply or pushed event; nil at the end of the connection.
-    public func read() throws(Failure) -> ControlReply? {
+    package func read() throws(Failure) -> ControlReply? {
         guard let line = try readLine() else { return nil }
         do {
             return try decoder.decode(ControlReply.self, from: Data(line))
@@ -130,7 +131,7 @@ public final class ControlClient {
     }
 
     /// Sends a request and returns its reply (pushed events in between are skipped).
-    public func request(_ request: ControlRequest) throws(Failure) -> ControlReply {
+    package func request(_ request: ControlRequest) throws(Failure) -> ControlReply {
         try send(request)
         while let reply = try read() {
             if reply.event == nil { return reply }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore

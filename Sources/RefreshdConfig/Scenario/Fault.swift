@@ -60,20 +60,4 @@ public enum Fault: Sendable, Hashable {
         case .lowPower: "low-power"
         }
     }
-
-    /// The words the report uses for the widget and activity faults.
-    func detail(start: Instant) -> String {
-        switch self {
-        case let .providerGarbage(job, run, span):
-            if let run { return "\(job) provider run \(run) returns garbage" }
-            if let span { return "\(job) provider returns garbage from \(span.start.instant(start: start)) for \(formatDuration(span.duration))" }
-            return "\(job) provider returns garbage"
-        case let .providerExpires(job, run): return "\(job) provider run \(run) expires"
-        case let .budgetEmpty(span): return "widget budgets empty from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
-        case let .activitySilent(job, run, after): return "\(job) run \(run) stops updating its activity after \(formatDuration(after))"
-        case let .lowPower(span): return "Low Power Mode from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
-        case let .widgetIntents(at, count): return "\(count) widget intent\(count == 1 ? "" : "s") (button taps) from \(at.instant(start: start))"
-        default: return label
-        }
-    }
 }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Prometheus
+import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 

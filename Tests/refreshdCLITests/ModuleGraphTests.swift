@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// The module graph reads bottom-up (ARCHITECTURE.md, "The module graph"): each module imports
+/// only the modules below it. Checked on the sources' import lines, which is what the compiler
+/// links, so a module that reaches up (the configuration importing the simulator, the embedding
+/// library importing the configuration) fails here naming the file and the import.
+@Suite struct ModuleGraphTests {
+    /// The project's modules and the third-party ones whose place in the graph matters.
+    static let governed: Set<String> = [
+        "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
+        "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
+        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser",
+    ]
+
+    /// What each module (a folder of Sources/ or Examples/) may import among `governed`.
+    static let allowed: [String: Set<String>] = [
+        "Sources/RefreshdCore": [],
+        "Sources/RefreshdCalendar": ["RefreshdCore"],
+        "Sources/RefreshdRuntime": ["RefreshdCore"],
+        "Sources/RefreshdStore": ["RefreshdCore", "CSQLite"],
+        "Sources/RefreshdConfig": ["RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "Yams"],
+        "Sources/RefreshdSimulation": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig"],
+        "Sources/RefreshdStaging": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"],
+        "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV"],
+        "Sources/RefreshdDaemon": ["Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
+                                   "Prometheus", "CoreMetrics"],
+        "Examples/Embedding": ["Refreshd", "RefreshdCore"],
+    ]
+
+    /// The module an import line names (`import X`, `@testable import X`, `import struct X.Y`,
+    /// `package import X`), or nil for other lines.
+    static func importedModule(_ line: Substring) -> String? {
+        var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+        while let first = words.first, first.hasPrefix("@") || ["public", "package", "internal"].contains(first) {
+            words = words.dropFirst()
+        }
+        guard words.first == "import", words.count >= 2 else { return nil }
+        words = words.dropFirst()
+        let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"]
+        if let kind = words.first, kinds.contains(kind) { words = words.dropFirst() }
+        return words.first.map { String($0.prefix { $0 != "." }) }
+    }
+
+    @Test func eachModuleImportsOnlyTheModulesBelowIt() throws {
+        var problems: [String] = []
+        for (folder, permitted) in Self.allowed.sorted(by: { $0.key < $1.key }) {
+            let root = Repository.root + "/" + folder
+            let files = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".swift") }
+            #expect(!files.isEmpty, "\(folder) has no sources")
+            for file in files.sorted() {
+                let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    guard let module = Self.importedModule(line), Self.governed.contains(module),
+                          !permitted.contains(module) else { continue }
+                    problems.append("\(folder)/\(file): imports \(module); expected only \(permitted.sorted().joined(separator: ", "))")
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+}
