@@ -1,4 +1,5 @@
 import Testing
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 @testable import RefreshdSimulation
