@@ -131,6 +131,23 @@ import RefreshdConfig
         #expect(simulation.host.livingActions.isEmpty)
     }
 
+    /// A staging worker that dies (as one that allocates past its memory limit does) ends its run
+    /// `crashed` by its signal, stages nothing and asks for no reload.
+    @Test func aCrashedStagingWorkerStagesNothing() throws {
+        let simulation = Simulation(scenario: try Self.scenario(
+            faults: "faults:\n  - crash-run: {job: test.wallpaper.refresh, run: 2}", todayIfMissing: false))
+        let report = simulation.run()
+        #expect(report.violations.isEmpty)
+        let runs = try simulation.store.recentRuns(limit: 1000).filter { $0.identifier == "test.wallpaper.refresh" }
+            .sorted { $0.runID < $1.runID }
+        let crashed = try #require(runs.dropFirst().first)
+        #expect(crashed.outcome == .crashed && crashed.signal == 11, "\(crashed)")
+        let providers = report.jobs.filter { $0.identifier.hasPrefix("test.wallpaper.widget#") }.flatMap(\.runs)
+        #expect(!providers.contains { $0.started == crashed.ended })
+        #expect(!simulation.actions.container.stagedDates.contains("2026-11-25"))
+        #expect((1439...1440).contains(Self.row(report, day: 3)?.fallbackMinutes ?? 0))
+    }
+
     @Test func stagedEveryNightNeverFallsBackAndTheJSONCarriesTheFigure() throws {
         let report = Simulation(scenario: try Self.scenario()).run()
         #expect(report.violations.isEmpty)
