@@ -89,6 +89,54 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         }
     }
 
+    /// How a built-in action behaves in virtual time: what it takes and what it returns, as
+    /// `Behaviour` is for a command. The host runs it as production does: an action with a
+    /// `worker` as a modelled worker process (the expiration is its SIGTERM, the end of the grace
+    /// its SIGKILL; its log lines read from its stdout, its results from fd 3, its exit status),
+    /// a light one as a body in refreshd's process (it sees `isExpired`; at the end of the grace
+    /// it is abandoned and runs on, its late return ignored by the runtime).
+    public struct ActionBehaviour: Sendable, Hashable {
+        /// How long it runs if nothing stops it.
+        public var duration: Duration
+        /// What it returns at the end of `duration`; nil runs the action's own `body` at the
+        /// start and returns that (a real action in a test, or under `simulate --exec`).
+        public var result: ActionResult?
+        /// What it returns when it heeds the expiration (at once: it looks at `isExpired`).
+        public var whenExpired: ActionResult
+        /// It does not look at the expiration (a decode that never checks, a worker stuck in a
+        /// read): it runs on until the grace ends, when its worker is killed or its body abandoned.
+        public var ignoresExpiration: Bool
+        /// Its worker process dies of this signal at the end of `duration` instead of returning
+        /// (an allocation past its memory limit, a decoder's crash). An in-process action cannot
+        /// die alone (it would take refreshd with it): there it returns a failure instead.
+        public var crashSignal: Int32?
+
+        public init(duration: Duration = .zero, result: ActionResult? = nil,
+                    whenExpired: ActionResult = ActionResult(success: false, log: ["stopped at its expiration"]),
+                    ignoresExpiration: Bool = false, crashSignal: Int32? = nil) {
+            self.duration = duration
+            self.result = result
+            self.whenExpired = whenExpired
+            self.ignoresExpiration = ignoresExpiration
+            self.crashSignal = crashSignal
+        }
+    }
+
+    /// A modelled built-in action run: alive from its start until `endsAt` (or its expiration,
+    /// or its worker's kill).
+    struct ActionRun {
+        var order: LaunchOrder
+        var instance: String
+        /// The worker process's pid (an action with a `worker`); nil for a body in process.
+        var workerPID: Int32?
+        var endsAt: Instant
+        var result: ActionResult
+        var whenExpired: ActionResult
+        var ignoresExpiration: Bool
+        /// How its worker ends instead of returning: its crash, or the kill (SIGKILL).
+        var signal: Int32?
+    }
+
     /// A modelled process: alive from its start until `endsAt` (or a signal).
     struct Process {
         var order: LaunchOrder
@@ -115,6 +163,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public private(set) var conditions: Conditions
     /// How each launched command behaves (default: a quick success).
     public var behaviour: @Sendable (LaunchOrder, CommandJob) -> Behaviour
+    /// How each launched built-in action behaves (default: its body's result at once).
+    public var actionBehaviour: @Sendable (LaunchOrder, BuiltInAction) -> ActionBehaviour = { _, _ in ActionBehaviour() }
     /// When set, used instead of `behaviour`, with the environment the runtime gave the command
     /// (`refreshd simulate --exec` runs the real command there).
     public var executor: (@Sendable (LaunchOrder, CommandJob, [String]) -> Behaviour)?
@@ -127,8 +177,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     var watchingConditions = false
     var conditionsReportDue = false
     var processes: [Int64: Process] = [:]
-    /// Actions run inline; their ends are delivered at the next step, at the same instant.
-    var finishedActions: [(runID: Int64, result: ActionResult, order: LaunchOrder)] = []
+    /// Built-in actions running, by run id.
+    var actionRuns: [Int64: ActionRun] = [:]
     var nextPID: Int32 = 1000
 
     public init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
@@ -160,15 +210,17 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         runtime = nil
         wakeUp = nil
         watchingConditions = false
-        finishedActions.removeAll()
+        // Bodies in refreshd's process die with it; worker processes live on until reaped.
+        actionRuns = actionRuns.filter { $0.value.workerPID != nil }
     }
 
     // MARK: Driving virtual time
 
     /// The next instant at which something happens on its own, if any.
     public var nextEventTime: Instant? {
-        if conditionsReportDue || !finishedActions.isEmpty { return clock }
+        if conditionsReportDue { return clock }
         var next = wakeUp
+        for a in actionRuns.values where next == nil || a.endsAt < next! { next = a.endsAt }
         for p in processes.values {
             if next == nil || p.endsAt < next! { next = p.endsAt }
             if let first = p.timed.first, first.at < next! { next = first.at }
@@ -215,21 +267,14 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         return true
     }
 
-    /// Everything due at `t`, in a fixed order: condition readings, action ends, process ends
-    /// (by run id), then the wake-up.
+    /// Everything due at `t`, in a fixed order: condition readings, action ends (by run id),
+    /// process ends (by run id), then the wake-up.
     func deliver(at t: Instant) {
         if conditionsReportDue {
             conditionsReportDue = false
             runtime?.send(.conditionsChanged(conditions))
         }
-        if !finishedActions.isEmpty {
-            let done = finishedActions
-            finishedActions.removeAll()
-            for a in done {
-                for line in a.result.log { runtime?.runOutput(a.order, stream: "log", line: line) }
-                runtime?.runEnded(a.runID, exit: .completed(success: a.result.success), results: a.result.results)
-            }
-        }
+        if !actionRuns.isEmpty { deliverActionEnds(at: t) }
         // Which kinds of process events are due (most steps have none, or one end): the sorted
         // walks below are only taken when needed.
         var linesDue = false, endsDue = false, outputDue = false
@@ -333,6 +378,10 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             p.output = p.output.map { ($0.at + delta, $0.read) }
             processes[runID] = p
         }
+        for (runID, var a) in actionRuns {
+            a.endsAt = a.endsAt + delta
+            actionRuns[runID] = a
+        }
         if let w = wakeUp { wakeUp = w + delta }
         if noticed { runtime?.clockWasSet(clocks: readClocks()) }
     }
@@ -349,6 +398,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         precondition(runtime == nil || stopped, "passTime is for downtime; use advance(by:) while running")
         let end = clock + span
         for (runID, p) in processes where p.endsAt <= end { _ = runID; processes[runID] = nil }
+        for (runID, a) in actionRuns where a.endsAt <= end { _ = runID; actionRuns[runID] = nil }
         clock = end
     }
 
@@ -395,7 +445,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     }
 
     public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
-        finishedActions.append((order.runID, action.body(context), order))
+        startModelledAction(order, action, context: context)
     }
 
     public func watchConditions(_ on: Bool) {
@@ -409,6 +459,12 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         var reaped: [(RunRecord, [Int32])] = []
         for run in runs {
+            if let a = actionRuns[run.runID], a.instance == instance, let pid = a.workerPID {
+                // A worker process carries the run's REFRESH_RUN_ID and REFRESH_INSTANCE too.
+                actionRuns[run.runID] = nil
+                reaped.append((run, [pid]))
+                continue
+            }
             guard let p = processes[run.runID], p.instance == instance else { continue }
             processes[run.runID] = nil
             reaped.append((run, [p.pid]))
@@ -433,5 +489,79 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public func runtimeStopped() {
         stopped = true
         wakeUp = nil
+    }
+}
+
+// MARK: Built-in actions
+
+extension SimulatedHost {
+    /// Built-in actions running now (for tests: nothing may survive its run), with their
+    /// worker's pid (nil for a body in refreshd's process).
+    public var livingActions: [(runID: Int64, identifier: String, workerPID: Int32?)] {
+        actionRuns.values.sorted { $0.order.runID < $1.order.runID }.map { ($0.order.runID, $0.order.identifier, $0.workerPID) }
+    }
+
+    /// Starts a modelled action (see `ActionBehaviour`). The runtime's `.expire` and `.kill`
+    /// reach it through its context, as they reach the libuv host's worker: the context is
+    /// attached to this run (for a body in process, this is how the model sees `isExpired`).
+    func startModelledAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
+        let b = actionBehaviour(order, action)
+        var result = b.result ?? action.body(context)
+        var signal: Int32?
+        var pid: Int32?
+        if action.worker != nil {
+            nextPID += 1
+            pid = nextPID
+            signal = b.crashSignal
+        } else if b.crashSignal != nil {
+            result = ActionResult(success: false, log: ["\(action.name) failed (a modelled crash; a body in process cannot crash alone)"])
+        }
+        actionRuns[order.runID] = ActionRun(order: order, instance: runtime?.instance ?? "", workerPID: pid,
+                                            endsAt: clock + b.duration, result: result, whenExpired: b.whenExpired,
+                                            ignoresExpiration: b.ignoresExpiration, signal: signal)
+        let runID = order.runID
+        context.attach { [weak self] signal in self?.signalAction(runID, signal) }
+    }
+
+    /// The runtime's expiration (SIGTERM to a worker, `isExpired` to a body) or kill (SIGKILL
+    /// to a worker; a body runs on, abandoned).
+    func signalAction(_ runID: Int64, _ signal: RunSignal) {
+        guard var a = actionRuns[runID] else { return }
+        switch signal {
+        case .terminate:
+            guard !a.ignoresExpiration else { return }
+            a.endsAt = clock
+            a.result = a.whenExpired
+            a.signal = nil
+        case .kill:
+            guard a.workerPID != nil else { return }
+            a.endsAt = clock
+            a.signal = 9
+        }
+        actionRuns[runID] = a
+    }
+
+    /// Action ends due at `t`, by run id, reported as the libuv host reports them: a worker's
+    /// log lines as its stdout (through the output rate limit), its results and its exit status
+    /// (or its signal); a body's log lines and its completion. Only the runtime that started it
+    /// hears of it; the runtime ignores an end it no longer waits for (killed, abandoned).
+    func deliverActionEnds(at t: Instant) {
+        guard actionRuns.values.contains(where: { $0.endsAt <= t }) else { return }
+        for runID in actionRuns.keys.sorted() {
+            guard let a = actionRuns[runID], a.endsAt <= t else { continue }
+            actionRuns[runID] = nil
+            guard let runtime, runtime.instance == a.instance else { continue }
+            if a.workerPID != nil {
+                if let signal = a.signal {
+                    runtime.runEnded(runID, exit: .signaled(signal))
+                } else {
+                    runtime.runOutputLines(a.order, stream: "log", lines: a.result.log)
+                    runtime.runEnded(runID, exit: .exited(a.result.success ? 0 : 1), results: a.result.results)
+                }
+            } else {
+                for line in a.result.log { runtime.runOutput(a.order, stream: "log", line: line) }
+                runtime.runEnded(runID, exit: .completed(success: a.result.success), results: a.result.results)
+            }
+        }
     }
 }

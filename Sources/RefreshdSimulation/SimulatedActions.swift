@@ -2,10 +2,12 @@ import Foundation
 import RefreshdCore
 import RefreshdRuntime
 
-/// The built-in actions of a simulation's jobs, replaced by models: `stage-playlist` and the
-/// `playlist` provider run as modelled runs (their job's `simulate:` duration, outcome and
-/// faults, like any modelled command) that share one `ContainerModel` instead of decoding
-/// images for every simulated day. `refreshd simulate --exec` keeps the real actions.
+/// The built-in actions of a simulation's jobs, and their models: `stage-playlist` and the
+/// `playlist` provider run as the ACTIONS they are (the runtime launches them, expires and kills
+/// them through their context, as in production), and the simulated host runs each as a
+/// modelled run (`SimulatedHost.ActionBehaviour`): its job's `simulate:` duration, outcome and
+/// faults, the results the models compute on one shared `ContainerModel`, no image decoded.
+/// `refreshd simulate --exec` runs the real bodies instead.
 ///
 /// The models read the actions' options from their `ActionSpec` fingerprints (canonical
 /// `key=value` lines), so the simulation needs nothing from the config layer.
@@ -18,29 +20,33 @@ struct SimulatedActions: Sendable {
 
     static let stageActionName = "stage-playlist"
     static let playlistProviderName = "playlist"
-    /// The command a modelled action runs as. The simulated host never executes it, but the
-    /// runtime refuses an empty command as a failed start (as `run` does), so a model needs one.
-    static let modelledArgv0 = "refreshd-model"
 
-    /// The specs with every modelled action taken out (a staging job runs as a modelled command,
-    /// a playlist widget's provider as a modelled command provider), and the models.
-    static func model(_ specs: [JobSpec]) -> ([JobSpec], SimulatedActions) {
+    /// The models of the specs' built-in actions (the specs themselves run unchanged).
+    static func model(_ specs: [JobSpec]) -> SimulatedActions {
         var actions = SimulatedActions()
-        var modelled = specs
-        for i in modelled.indices {
-            let spec = modelled[i]
+        for spec in specs {
             if let action = spec.action, action.name == stageActionName, let model = StagingModel(fingerprint: action.fingerprint) {
                 actions.staging[spec.identifier] = model
-                modelled[i].action = nil
-                modelled[i].command.argv = [modelledArgv0, stageActionName]
             }
             if case let .action(provider)? = spec.widget?.provider, provider.name == playlistProviderName {
                 actions.playlists[spec.identifier] = PlaylistModel(fingerprint: provider.fingerprint)
-                modelled[i].widget?.provider = .command
-                modelled[i].command.argv = [modelledArgv0, "provider", playlistProviderName]
             }
         }
-        return (modelled, actions)
+        return actions
+    }
+
+    /// A modelled run (what a command's model gives: duration, exit, output, results) as the
+    /// action's behaviour: exit 0 returns success, another status a failure, a signal is its
+    /// worker's crash; the output lines are the action's log. `ignoresExpiration` is the job's
+    /// `ignores-sigterm`, or always for an action whose body never looks at `isExpired`.
+    static func behaviour(_ run: SimulatedHost.Behaviour, whenExpired: ActionResult,
+                          ignoresExpiration: Bool) -> SimulatedHost.ActionBehaviour {
+        var crash: Int32?
+        if case let .signaled(signal) = run.exit { crash = signal }
+        return SimulatedHost.ActionBehaviour(
+            duration: run.duration,
+            result: ActionResult(success: run.exit == .exited(0), results: run.results, log: run.output),
+            whenExpired: whenExpired, ignoresExpiration: run.ignoresTerminate || ignoresExpiration, crashSignal: crash)
     }
 
     /// A modelled staging run starting: its days wait in the container for the run's end.

@@ -80,8 +80,9 @@ public final class Simulation: @unchecked Sendable {
         if let override = scenario.device.widgetBudget {
             for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
         }
-        let actions: SimulatedActions
-        (specs, actions) = executor != nil ? (specs, SimulatedActions()) : SimulatedActions.model(specs)
+        // Built-in actions stay actions (the runtime runs them); their models give the simulated
+        // host each run's behaviour. With --exec the real bodies run.
+        let actions = executor != nil ? SimulatedActions() : SimulatedActions.model(specs)
         self.actions = actions
         self.specs = specs
         budgets = Dictionary(specs.compactMap { spec in
@@ -104,7 +105,8 @@ public final class Simulation: @unchecked Sendable {
         let widgets = Dictionary(specs.compactMap { spec in spec.widget.map { (spec.identifier, $0) } },
                                  uniquingKeysWith: { a, _ in a })
         let start = scenario.start
-        host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
+        // One run's modelled behaviour, a command's or an action's (see `SimulatedActions`).
+        let modelled: @Sendable (LaunchOrder) -> SimulatedHost.Behaviour = { order in
             let id = order.identifier
             // Byte search: `lastIndex(of:)` on a String walks it character by character, and this
             // runs at every launch of every job.
@@ -146,6 +148,23 @@ public final class Simulation: @unchecked Sendable {
             } ?? []
             return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
                                            output: model.output, results: results, timedResults: timed)
+        }
+        host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
+            modelled(order)
+        }
+        if executor == nil {
+            host.actionBehaviour = { order, action in
+                let run = modelled(order)
+                if let staging = actions.staging[order.identifier] {
+                    return SimulatedActions.behaviour(run, whenExpired: staging.expiredResult(at: order.started),
+                                                      ignoresExpiration: false)
+                }
+                // The playlist provider reads a few small files and never looks at `isExpired`:
+                // one that overruns is abandoned when its grace ends.
+                let provider = action.name == SimulatedActions.playlistProviderName
+                return SimulatedActions.behaviour(run, whenExpired: ActionResult(success: false, log: ["\(action.name): stopped at its expiration"]),
+                                                  ignoresExpiration: provider)
+            }
         }
         if let executor {
             routineEvents = true

@@ -1,5 +1,6 @@
 import Foundation
 import RefreshdCore
+import RefreshdRuntime
 
 /// A modelled `action: stage-playlist` run: which dates it stages and with what, read from the
 /// action's options (their canonical text, the `ActionSpec` fingerprint). No image is decoded:
@@ -38,6 +39,14 @@ struct StagingModel: Sendable, Hashable {
         return Dictionary(dates.map { date in
             (date, ContainerModel.Day(switches: switches, assets: switches.indices.map { "\(date)-\(seed)-\($0 + 1)" }))
         }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// What the real action returns when its run's expiration stops it (the stager looks at
+    /// `isExpired` between renditions and inside decodes): a failure, the container unchanged.
+    func expiredResult(at now: Instant) -> ActionResult {
+        let date = SimulatedActions.date(of: now, zone: zone, plusDays: stagesToday ? 0 : 1)
+        return ActionResult(success: false, log: ["expired while staging \(date) (modelled: no rendition decoded); "
+            + "the container is unchanged otherwise and the next run continues"])
     }
 
     /// What the real action writes on success: the reload of the widget kind.

@@ -12,7 +12,8 @@ import RefreshdConfig
     static let widget = "wallpaper/systemMedium"
 
     /// The wallpaper job (staging tomorrow at 04:00) and the playlist widget, with `faults`.
-    static func scenario(faults: String = "", todayIfMissing: Bool = true) throws -> Scenario {
+    static func scenario(faults: String = "", todayIfMissing: Bool = true,
+                         simulate: String = "{duration: 20s}", allowance: String = "") throws -> Scenario {
         let yaml = """
         name: staging
         start: 2026-11-23T00:00:00Z
@@ -33,7 +34,8 @@ import RefreshdConfig
               today-if-missing: \(todayIfMissing)
             resubmit: {calendar: "*-*-* 04:00", timezone: UTC}
             missed: skip
-            simulate: {duration: 20s}
+            simulate: \(simulate)
+            \(allowance)
           - identifier: test.wallpaper.widget
             kind: timeline
             provider: playlist
@@ -95,6 +97,55 @@ import RefreshdConfig
         #expect(report.violations.isEmpty)
         #expect((1439...1440).contains(Self.row(report, day: 3)?.fallbackMinutes ?? 0))
         #expect(!simulation.actions.container.stagedDates.contains("2026-11-25"))
+    }
+
+    /// stage-playlist runs as the action it is (issue 22), not as a stand-in command: one that
+    /// overruns gets its expiration through its context, its modelled worker returns what the
+    /// stager returns then (exit 1, no results: the widget is not asked to reload) and the run
+    /// ends `expired` at the deadline; one that ignores it is killed when the grace ends and the
+    /// run ends abandoned (no exit of its own). As a command it ended by SIGTERM or SIGKILL and
+    /// still handed in its reload line.
+    @Test(arguments: [false, true])
+    func anOverrunningStagingRunExpiresAsTheActionItIs(ignoresExpiration: Bool) throws {
+        let simulate = ignoresExpiration ? "{duration: 40s, ignores-sigterm: true}" : "{duration: 40s}"
+        let simulation = Simulation(scenario: try Self.scenario(simulate: simulate, allowance: "allowance: 30s\n    grace: 5s"))
+        let report = simulation.run()
+        #expect(report.violations.isEmpty)
+        let runs = try simulation.store.recentRuns(limit: 1000).filter { $0.identifier == "test.wallpaper.refresh" }
+        #expect(runs.count == 3)
+        for run in runs {
+            #expect(run.outcome == .expired)
+            let took = try #require(run.ended).duration(since: run.started)
+            if ignoresExpiration {
+                #expect(run.exitStatus == nil && run.signal == nil, "\(run)")
+                #expect(took == .seconds(35))
+            } else {
+                #expect(run.exitStatus == 1 && run.signal == nil, "\(run)")
+                #expect(took == .seconds(30))
+            }
+            // No widget reload came from the expired run.
+            let providers = report.jobs.filter { $0.identifier.hasPrefix("test.wallpaper.widget#") }.flatMap(\.runs)
+            #expect(!providers.contains { $0.started == run.ended }, "\(run)")
+        }
+        #expect(simulation.actions.container.stagedDates.isEmpty)
+        #expect(simulation.host.livingActions.isEmpty)
+    }
+
+    /// A staging worker that dies (as one that allocates past its memory limit does) ends its run
+    /// `crashed` by its signal, stages nothing and asks for no reload.
+    @Test func aCrashedStagingWorkerStagesNothing() throws {
+        let simulation = Simulation(scenario: try Self.scenario(
+            faults: "faults:\n  - crash-run: {job: test.wallpaper.refresh, run: 2}", todayIfMissing: false))
+        let report = simulation.run()
+        #expect(report.violations.isEmpty)
+        let runs = try simulation.store.recentRuns(limit: 1000).filter { $0.identifier == "test.wallpaper.refresh" }
+            .sorted { $0.runID < $1.runID }
+        let crashed = try #require(runs.dropFirst().first)
+        #expect(crashed.outcome == .crashed && crashed.signal == 11, "\(crashed)")
+        let providers = report.jobs.filter { $0.identifier.hasPrefix("test.wallpaper.widget#") }.flatMap(\.runs)
+        #expect(!providers.contains { $0.started == crashed.ended })
+        #expect(!simulation.actions.container.stagedDates.contains("2026-11-25"))
+        #expect((1439...1440).contains(Self.row(report, day: 3)?.fallbackMinutes ?? 0))
     }
 
     @Test func stagedEveryNightNeverFallsBackAndTheJSONCarriesTheFigure() throws {
