@@ -10,7 +10,15 @@ import RefreshdCore
 /// worker by its REFRESH_RUN_ID and REFRESH_INSTANCE); a body in refreshd's process dies with it.
 @Suite struct SimulatedActionTests {
     static let start = Instant(milliseconds: 1_800_000_000_000)
-    static let quiet = RefreshRuntime.Options(logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() })
+    /// The two test actions, bound by name as a host binds its built-in actions.
+    static let binding = ActionBinding(Dictionary(uniqueKeysWithValues: [("t-t.worker", true), ("t-t.body", false)].map { name, worker in
+        (name, { (_: ActionSpec) in
+            BuiltInAction(name: name, worker: worker ? .init(payload: "{}", memoryLimit: 1 << 30) : nil) { _ in
+                ActionResult(success: true)
+            }
+        } as ActionBinding.Make)
+    }))
+    static let quiet = RefreshRuntime.Options(logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() }, actions: binding)
 
     final class Recorder: Sendable {
         let seen = Mutex<[RuntimeObservation]>([])
@@ -19,11 +27,7 @@ import RefreshdCore
     }
 
     static func spec(_ id: String, worker: Bool) -> JobSpec {
-        let action = ActionSpec(name: "t-\(id)", fingerprint: "") {
-            BuiltInAction(name: "t-\(id)", worker: worker ? .init(payload: "{}", memoryLimit: 1 << 30) : nil) { _ in
-                ActionResult(success: true)
-            }
-        }
+        let action = ActionSpec(name: "t-\(id)", fingerprint: "", payload: "")
         return JobSpec(definition: TaskDefinition(identifier: id, kind: .processing, allowance: .seconds(120)),
                        command: CommandJob(argv: []), firstRequest: .after(.seconds(1)), action: action)
     }

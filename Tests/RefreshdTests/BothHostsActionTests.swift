@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import Refreshd
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStaging
