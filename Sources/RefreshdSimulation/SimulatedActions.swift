@@ -21,6 +21,24 @@ struct SimulatedActions: Sendable {
     static let stageActionName = "stage-playlist"
     static let playlistProviderName = "playlist"
 
+    /// The modelled actions as the runtime sees them: `stage-playlist` runs in a worker process
+    /// (so the simulated host models a worker: SIGTERM at the expiration, SIGKILL after the grace,
+    /// a crash), the playlist provider in refreshd's process, as the daemon's binding has them.
+    /// Their bodies never run: the models (`SimulatedHost.ActionBehaviour`) give each run's
+    /// duration and result.
+    static let binding = ActionBinding([
+        stageActionName: { spec in
+            BuiltInAction(name: spec.name, worker: .init(payload: spec.payload, memoryLimit: 0)) { _ in
+                ActionResult(success: false, log: ["\(spec.name): modelled, its body does not run in simulation"])
+            }
+        },
+        playlistProviderName: { spec in
+            BuiltInAction(name: spec.name) { _ in
+                ActionResult(success: false, log: ["\(spec.name): modelled, its body does not run in simulation"])
+            }
+        },
+    ])
+
     /// The models of the specs' built-in actions (the specs themselves run unchanged).
     static func model(_ specs: [JobSpec]) -> SimulatedActions {
         var actions = SimulatedActions()

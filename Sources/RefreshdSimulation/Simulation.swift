@@ -269,7 +269,8 @@ public final class Simulation: @unchecked Sendable {
         do {
             let runtime = try host.start(store: store, options: .init(configuration: configuration,
                                                                       sharedContainer: scenario.sharedContainer, logger: logger,
-                                                                      actions: scenario.actions))
+                                                                      actions: executesCommands ? scenario.actions
+                                                                          : SimulatedActions.binding.merging(scenario.actions)))
             // Real commands see refreshd's own environment under them, as under the daemon.
             if executesCommands { runtime.baseEnvironment = ProcessInfo.processInfo.environment }
             if case let .delayed(maximum) = scenario.device.discretion {
