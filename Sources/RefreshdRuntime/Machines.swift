@@ -20,6 +20,10 @@ struct Machines: Sendable {
     var scheduler: SchedulerCore
     var timelines = TimelineMachine()
     var activities = ActivityMachine()
+    /// Each process run's results channel and leader's exit (`ResultsChannels`), and the
+    /// decisions waiting for the drain.
+    var results = ResultsChannels()
+    var resultsOutbox: [ResultsEffect] = []
     /// Provider identifier -> the widget (kind and family) whose timelines it provides.
     var providers: [String: WidgetID] = [:]
     /// The instant the one timer is armed for.
@@ -68,6 +72,7 @@ struct Machines: Sendable {
             // Only a machine with a deadline due can act on a wake-up.
             if let due = timelines.nextDeadline, due <= now { feed(.timerFired, at: now, into: &effects) }
             if let due = activities.nextDeadline, due <= now { feed(activity: .timerFired, at: now, into: &effects) }
+            if let due = results.nextDeadline, due <= now { results.timerFired(at: now, into: &resultsOutbox) }
         case let .clockChanged(expected):
             rearm = true
             if hasWidgets { feed(.clockChanged, at: now, into: &effects) }
@@ -107,6 +112,15 @@ struct Machines: Sendable {
         return error
     }
 
+    /// A results-channel event (`ResultsChannels`): its decisions wait in `resultsOutbox` for
+    /// the drain; a grace that begins re-arms the one timer.
+    mutating func handle(results body: (inout ResultsChannels, Instant, inout [ResultsEffect]) -> Void,
+                         at now: Instant, into effects: inout [SchedulerEffect]) {
+        let start = effects.count
+        body(&results, now, &resultsOutbox)
+        settle(from: start, at: now, rearm: false, into: &effects)
+    }
+
     /// A line a run wrote while it runs: applied now when it is a live line (an activity event,
     /// an explicit reload). False for other lines: they are kept for the run's end.
     mutating func handleLive(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) -> Bool {
@@ -124,7 +138,8 @@ struct Machines: Sendable {
 
     /// The earliest instant at which any machine must act without an outside event.
     var nextDeadline: Instant? {
-        Self.earlier(scheduler.nextWakeUp, Self.earlier(timelines.nextDeadline, activities.nextDeadline))
+        Self.earlier(Self.earlier(scheduler.nextWakeUp, results.nextDeadline),
+                     Self.earlier(timelines.nextDeadline, activities.nextDeadline))
     }
 
     private static func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {

@@ -48,6 +48,7 @@ extension RefreshRuntime {
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
         let (execution, dropped) = lock.withLock {
             liveLineRate[runID] = nil
+            machines.results.forget(runID)
             return (executions.removeValue(forKey: runID), endOutputLimit(runID))
         }
         if let dropped { report(dropped) }
