@@ -116,9 +116,12 @@ struct Machines: Sendable {
     /// the drain; a grace that begins re-arms the one timer.
     mutating func handle(results body: (inout ResultsChannels, Instant, inout [ResultsEffect]) -> Void,
                          at now: Instant, into effects: inout [SchedulerEffect]) {
-        let start = effects.count
+        let before = results.nextDeadline
         body(&results, now, &resultsOutbox)
-        settle(from: start, at: now, rearm: false, into: &effects)
+        // Only the one timer can change (the body adds no other effect): most events move no
+        // grace, or one that is not the earliest deadline.
+        guard results.nextDeadline != before else { return }
+        settle(from: effects.count, at: now, rearm: false, into: &effects)
     }
 
     /// A line a run wrote while it runs: applied now when it is a live line (an activity event,

@@ -12,6 +12,13 @@ extension RefreshRuntime {
     /// taken leaves the buffer, so a long job's live updates never fill it.
     public func runResultsRead(_ order: LaunchOrder, _ chunk: UnsafeRawBufferPointer) {
         let first = lock.withLock { () -> Bool in
+            if !machines.results.isBuffering(order.runID), let line = Self.wholeLine(chunk) {
+                // One whole line with nothing before it (the common case, and every modelled
+                // line): offered as it is, and kept only when it is not taken.
+                let taken = takeLiveLine(order, line)
+                if !taken.taken { machines.results.read(order.runID, chunk, examined: true) }
+                return taken.first
+            }
             machines.results.read(order.runID, chunk)
             var first = false
             while let line = machines.results.nextLine(order.runID) {
@@ -22,6 +29,14 @@ extension RefreshRuntime {
             return first
         }
         if first { host?.scheduleDrain() }
+    }
+
+    /// The line when `chunk` is one line short enough to be a result, ending with its line end.
+    static func wholeLine(_ chunk: UnsafeRawBufferPointer) -> String? {
+        let newline = UInt8(ascii: "\n")
+        guard chunk.count > 1, chunk.count <= RunResults.maxLineBytes + 1, chunk.last == newline,
+              chunk.firstIndex(of: newline) == chunk.count - 1 else { return nil }
+        return String(decoding: chunk.dropLast(), as: UTF8.self)
     }
 
     /// `runResultsRead` for bytes at hand (the simulated host's modelled lines).
@@ -36,9 +51,12 @@ extension RefreshRuntime {
 
     /// The run's leader exited (execution context; the host has reaped it): its group is killed
     /// now, and the run ends once its results channel closes, or `ResultsChannels.grace` after
-    /// this if something outside the group holds it open.
-    public func runLeaderExited(_ runID: Int64, exit: RunExit) {
-        feedResults { results, now, effects in results.leaderExited(runID, exit: exit, at: now, into: &effects) }
+    /// this if something outside the group holds it open. `resultsClosed`: the host saw the
+    /// channel close with the leader (it was its last writer), as `runResultsClosed` would say.
+    public func runLeaderExited(_ runID: Int64, exit: RunExit, resultsClosed: Bool = false) {
+        feedResults { results, now, effects in
+            results.leaderExited(runID, exit: exit, closed: resultsClosed, at: now, into: &effects)
+        }
     }
 
     /// One results event through the machines (the grace may re-arm the one timer), its effects
@@ -49,7 +67,7 @@ extension RefreshRuntime {
             applyLiveBacklog()
             scratch.removeAll(keepingCapacity: true)
             machines.handle(results: body, at: clock(), into: &scratch)
-            _ = commit(scratch)
+            if !scratch.isEmpty { _ = commit(scratch) }
         }
         kick(host)
     }

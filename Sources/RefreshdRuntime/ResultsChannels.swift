@@ -43,13 +43,21 @@ struct ResultsChannels: Sendable {
     private(set) var nextDeadline: Instant?
 
     /// Bytes the host read on the run's channel: kept up to the cap, the rest dropped and noted.
-    mutating func read(_ runID: Int64, _ chunk: UnsafeRawBufferPointer) {
+    /// `examined`: every complete line in them was offered already (`nextLine` skips them).
+    mutating func read(_ runID: Int64, _ chunk: UnsafeRawBufferPointer, examined: Bool = false) {
         guard !chunk.isEmpty else { return }
         var channel = channels.removeValue(forKey: runID) ?? Channel()
         let room = max(0, Self.capacity - channel.bytes.count)
         if chunk.count > room { channel.truncated = true }
         channel.bytes.append(contentsOf: chunk.prefix(room))
+        if examined { channel.scanned = channel.bytes.count }
         channels[runID] = channel
+    }
+
+    /// Whether the run has bytes not yet examined (a line begun and not ended).
+    func isBuffering(_ runID: Int64) -> Bool {
+        guard !channels.isEmpty, let channel = channels[runID] else { return false }
+        return channel.scanned < channel.bytes.count
     }
 
     /// The next complete line read and not yet examined, if it is short enough to be a result
@@ -81,26 +89,29 @@ struct ResultsChannels: Sendable {
 
     /// The host saw the channel close (every writer closed it).
     mutating func closed(_ runID: Int64, into effects: inout [ResultsEffect]) {
-        var channel = channels[runID] ?? Channel()
+        var channel = channels.removeValue(forKey: runID) ?? Channel()
         channel.closed = true
-        channels[runID] = channel
-        endIfReady(runID, into: &effects)
+        keepOrEnd(runID, channel, into: &effects)
     }
 
     /// The run's leader exited: its group is killed now; the end waits for the channel, at most
-    /// `grace`.
-    mutating func leaderExited(_ runID: Int64, exit: RunExit, at now: Instant, into effects: inout [ResultsEffect]) {
-        var channel = channels[runID] ?? Channel()
-        guard channel.exit == nil else { return }
+    /// `grace`. `closed`: the host saw the channel close with it (it was its last writer).
+    mutating func leaderExited(_ runID: Int64, exit: RunExit, closed: Bool = false, at now: Instant,
+                               into effects: inout [ResultsEffect]) {
+        var channel = channels.removeValue(forKey: runID) ?? Channel()
+        guard channel.exit == nil else {
+            channels[runID] = channel
+            return
+        }
         channel.exit = exit
+        if closed { channel.closed = true }
         effects.append(.killGroup(runID: runID))
         if !channel.closed {
             let ends = now + Self.grace
             channel.graceEnds = ends
             if nextDeadline.map({ ends < $0 }) ?? true { nextDeadline = ends }
         }
-        channels[runID] = channel
-        endIfReady(runID, into: &effects)
+        keepOrEnd(runID, channel, into: &effects)
     }
 
     /// The one timer fired: each run whose grace has ended is reported with what was read, and
@@ -109,10 +120,10 @@ struct ResultsChannels: Sendable {
         guard let next = nextDeadline, next <= now else { return }
         for runID in channels.keys.sorted() {
             guard var channel = channels[runID], let ends = channel.graceEnds, ends <= now else { continue }
+            channels[runID] = nil
             channel.closed = true
-            channels[runID] = channel
             effects.append(.closeChannel(runID: runID))
-            endIfReady(runID, into: &effects)
+            keepOrEnd(runID, channel, into: &effects)
         }
         recomputeDeadline()
     }
@@ -132,10 +143,13 @@ struct ResultsChannels: Sendable {
         return lines
     }
 
-    private mutating func endIfReady(_ runID: Int64, into effects: inout [ResultsEffect]) {
-        guard let channel = channels[runID], channel.closed, let exit = channel.exit else { return }
-        channels[runID] = nil
-        effects.append(.ended(runID: runID, exit: exit, results: Self.lines(of: channel)))
+    /// Keeps a channel taken out of `channels`, or, once it is closed after the exit, ends its run.
+    private mutating func keepOrEnd(_ runID: Int64, _ channel: Channel, into effects: inout [ResultsEffect]) {
+        guard channel.closed, let exit = channel.exit else {
+            channels[runID] = channel
+            return
+        }
+        effects.append(.ended(runID: runID, exit: exit, results: channel.bytes.isEmpty && !channel.truncated ? [] : Self.lines(of: channel)))
         if channel.graceEnds != nil { recomputeDeadline() }
     }
 

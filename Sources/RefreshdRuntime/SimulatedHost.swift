@@ -274,6 +274,13 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
                 runtime.runResultsRead(p.order, bytes)
             }
             p.exited = true
+            guard !p.children.isEmpty || p.holder != nil else {
+                // Its only writer gone, the channel closes with it: one report, and the run's
+                // processes are all gone.
+                processes[runID] = nil
+                runtime.runLeaderExited(runID, exit: p.exit, resultsClosed: true)
+                return
+            }
             if let model = p.holderModel, case let .closesAfter(span) = model { p.holderCloses = t + span }
             processes[runID] = p
             runtime.runLeaderExited(runID, exit: p.exit)
