@@ -7,10 +7,12 @@ import RefreshdRuntime
 /// channel (fd 3), and the process group that receives the expiration and the kill.
 ///
 /// The process starts with `UV_PROCESS_DETACHED`, i.e. `setsid()`, so it leads its own process
-/// group and every child it forks can be signalled at once with `kill(-pgid, ...)`. When the
-/// leader exits the whole group is killed, so no job process survives its run. The exit is
-/// reported once the results channel is read to its end (or `resultsGrace` after the exit, if
-/// something outside the group still holds it), so results always arrive with the exit.
+/// group and every child it forks can be signalled at once with `kill(-pgid, ...)`.
+///
+/// I/O only: it reports what it reads on the results channel (`onResults`), the channel's close
+/// (`onResultsClosed`) and the leader's exit (`onExit`); what is kept, the kill of the group at
+/// the exit and how long to wait for the channel are the runtime's decisions
+/// (`RefreshRuntime+Results`), carried out through `signalGroup` and `closeResults`.
 final class CommandProcess {
     let runID: Int64
     let identifier: String
@@ -20,49 +22,42 @@ final class CommandProcess {
     private let pipes = [UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
                          UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
                          UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1)]
-    private let resultsTimer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     private var splitters = [OutputLineSplitter(), OutputLineSplitter()]
     private var loop: UnsafeMutablePointer<uv_loop_t>?
     private var openHandles = 0
-    private var results: [UInt8] = []
-    private var resultsTruncated = false
-    private var resultsOpen = false
-    private var exit: RunExit?
-    private var reported = false
+    /// Whether the results channel is still read (until its end, or `closeResults`).
+    private(set) var resultsOpen = false
+    /// Whether the leader has exited (and was reaped).
+    private(set) var hasExited = false
     /// The runtime decides what output is logged (`RefreshRuntime.runOutputLines`): the host
     /// reports what it read, and asks first whether the window is full, to skip splitting.
     private let isOverLimit: () -> Bool
     private let onLines: (String, [String]) -> Void
     private let onSkipped: (_ bytes: Int, _ lineEnds: Int) -> Void
-    private let onExit: (RunExit, [String]) -> Void
-    /// Offered each complete results line as it arrives; true when it was applied at once (a live
-    /// activity update), so it is not kept for the exit.
-    private let onResultLine: (String) -> Bool
-    /// Called once when the leader has exited and its group was sent SIGKILL (before the exit
-    /// is reported): the host kills what else the run has (its cgroup).
-    var onLeaderExited: ((_ group: Int32) -> Void)?
-    /// Where the next unexamined results byte starts.
-    private var resultsScanned = 0
-    /// The most a run may write to its results channel.
-    static let resultsCapacity = RunResults.maxLines * (RunResults.maxLineBytes + 1)
-    /// How long after the exit to wait for the results channel to close.
-    static let resultsGrace: UInt64 = 500
+    private let onResults: (UnsafeRawBufferPointer) -> Void
+    private let onResultsClosed: () -> Void
+    private let onExit: (RunExit) -> Void
 
     /// - Parameters:
     ///   - isOverLimit: whether the run's output window is full (the runtime's rate limit).
     ///   - onLines: called with ("stdout" | "stderr", lines) for the complete lines of a read.
     ///   - onSkipped: called with (bytes, line ends) for a read dropped unsplit (window full).
-    ///   - onExit: called once with the exit and the raw lines of the results channel.
+    ///   - onResults: called with each chunk read on the results channel.
+    ///   - onResultsClosed: called once when every writer closed the results channel (not after
+    ///     `closeResults`).
+    ///   - onExit: called once when the leader has exited (reaped); its group may live on.
     init(runID: Int64, identifier: String, isOverLimit: @escaping () -> Bool,
          onLines: @escaping (String, [String]) -> Void, onSkipped: @escaping (Int, Int) -> Void,
-         onResultLine: @escaping (String) -> Bool = { _ in false },
-         onExit: @escaping (RunExit, [String]) -> Void) {
-        self.onResultLine = onResultLine
+         onResults: @escaping (UnsafeRawBufferPointer) -> Void = { _ in },
+         onResultsClosed: @escaping () -> Void = {},
+         onExit: @escaping (RunExit) -> Void) {
         self.runID = runID
         self.identifier = identifier
         self.isOverLimit = isOverLimit
         self.onLines = onLines
         self.onSkipped = onSkipped
+        self.onResults = onResults
+        self.onResultsClosed = onResultsClosed
         self.onExit = onExit
     }
 
@@ -83,9 +78,6 @@ final class CommandProcess {
             stdio[i + 1].flags = uv_stdio_flags(UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
             stdio[i + 1].data.stream = UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self)
         }
-        uv_timer_init(loop, resultsTimer)
-        resultsTimer.pointee.data = context
-        openHandles += 1
         var options = uv_process_options_t()
         options.exit_cb = { handle, status, signal in
             guard let handle, let data = handle.pointee.data else { return }
@@ -166,74 +158,36 @@ final class CommandProcess {
 
     private func readResults(stream: UnsafeMutablePointer<uv_stream_t>, count: Int, base: UnsafeMutablePointer<CChar>?) {
         if count > 0, let base {
-            let room = Self.resultsCapacity - results.count
-            if count > room { resultsTruncated = true }
-            results.append(contentsOf: UnsafeRawBufferPointer(start: base, count: min(count, max(0, room))))
-            offerCompleteLines()
+            onResults(UnsafeRawBufferPointer(start: base, count: count))
         } else if count < 0 {
+            guard resultsOpen else { return }
             resultsOpen = false
             uv_read_stop(stream)
             close(UnsafeMutableRawPointer(stream))
-            reportExitIfReady()
-        }
-    }
-
-    /// Offers each new complete line to `onResultLine`; an applied line leaves the buffer, so a
-    /// long job's live updates never fill it.
-    private func offerCompleteLines() {
-        let newline = UInt8(ascii: "\n")
-        while let end = results[resultsScanned...].firstIndex(of: newline) {
-            let start = resultsScanned
-            if end - start <= RunResults.maxLineBytes,
-               onResultLine(String(decoding: results[start..<end], as: UTF8.self)) {
-                results.removeSubrange(start...end)
-            } else {
-                resultsScanned = end + 1
-            }
+            onResultsClosed()
         }
     }
 
     private func exited(status: Int64, signal: Int32) {
         let reaped = pid  // libuv has waited for it
         OrphanReaper.ownChildren.withLock { _ = $0.remove(reaped) }
-        // Stragglers the job left behind in its group die with it (and in its cgroup: the host).
-        signalGroup(SIGKILL)
-        onLeaderExited?(pid)
-        onLeaderExited = nil
-        exit = signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status))
+        hasExited = true
         close(UnsafeMutableRawPointer(process))
-        if resultsOpen {
-            uv_timer_start(resultsTimer, { handle in
-                guard let data = handle?.pointee.data else { return }
-                Unmanaged<CommandProcess>.fromOpaque(data).takeUnretainedValue().resultsTimedOut()
-            }, Self.resultsGrace, 0)
-        }
-        reportExitIfReady()
+        onExit(signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status)))
     }
 
-    /// Something outside the group holds the results channel open: report what was read.
-    private func resultsTimedOut() {
+    /// Stops reading the results channel and closes refreshd's end (the runtime's grace after
+    /// the exit is over: something outside the group still holds it).
+    func closeResults() {
+        guard resultsOpen else { return }
         resultsOpen = false
         let stream = UnsafeMutableRawPointer(pipes[2]).assumingMemoryBound(to: uv_stream_t.self)
         uv_read_stop(stream)
         close(UnsafeMutableRawPointer(pipes[2]))
-        reportExitIfReady()
-    }
-
-    private func reportExitIfReady() {
-        guard let exit, !resultsOpen, !reported else { return }
-        reported = true
-        uv_timer_stop(resultsTimer)
-        close(UnsafeMutableRawPointer(resultsTimer))
-        var lines = results.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
-            .map { String(decoding: $0, as: UTF8.self) }
-        if resultsTruncated { lines.append(RunResults.truncatedMarker) }
-        onExit(exit, lines)
     }
 
     private func closeAll() {
         close(UnsafeMutableRawPointer(process))
-        close(UnsafeMutableRawPointer(resultsTimer))
         for pipe in pipes { close(UnsafeMutableRawPointer(pipe)) }
     }
 
@@ -251,7 +205,6 @@ final class CommandProcess {
 
     deinit {
         process.deallocate()
-        resultsTimer.deallocate()
         for pipe in pipes { pipe.deallocate() }
     }
 }

@@ -35,15 +35,16 @@ extension RefreshScheduler: RuntimeHost {
             isOverLimit: { runtime.runOutputIsOverLimit(order) },
             onLines: { stream, lines in runtime.runOutputLines(order, stream: stream, lines: lines) },
             onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },
-            onResultLine: { line in runtime.runResultLine(order, line) },
-            onExit: { [weak self] exit, results in
-                self?.processes[order.runID] = nil
-                runtime.runEnded(order.runID, exit: exit, results: results)
+            onResults: { chunk in runtime.runResultsRead(order, chunk) },
+            onResultsClosed: { [weak self] in
+                runtime.runResultsClosed(order.runID)
+                self?.forgetIfDone(order.runID)
+            },
+            onExit: { [weak self] exit in
+                self?.leaderExited(runID: order.runID)
+                runtime.runLeaderExited(order.runID, exit: exit)
+                self?.forgetIfDone(order.runID)
             })
-        process.onLeaderExited = { [weak self] group in
-            CrashPoint.reach(.leaderExited)
-            self?.leaderExited(runID: order.runID, group: group)
-        }
         let env = environment()
         let joined = joinRunCgroup(cgroup)
         if let error = process.spawn(loop: loop, argv: job.argv, environment: env,
@@ -60,6 +61,28 @@ extension RefreshScheduler: RuntimeHost {
 
     public func signal(runID: Int64, _ signal: RunSignal) {
         signalRun(runID, signal == .terminate ? SIGTERM : SIGKILL)
+    }
+
+    public func killRunGroup(runID: Int64) {
+        if let worker = workers[runID] {
+            worker.signalGroup(SIGKILL)
+            return
+        }
+        guard let process = processes[runID] else { return }
+        process.signalGroup(SIGKILL)
+        CrashPoint.reach(.leaderExited)
+        killCgroupAtExit(runID: runID, group: process.pid)
+    }
+
+    public func closeResults(runID: Int64) {
+        (processes[runID] ?? workers[runID])?.closeResults()
+        forgetIfDone(runID)
+    }
+
+    /// Drops a run's process once its leader has exited and its results channel is closed.
+    func forgetIfDone(_ runID: Int64) {
+        if let process = processes[runID], process.hasExited, !process.resultsOpen { processes[runID] = nil }
+        if let worker = workers[runID], worker.hasExited, !worker.resultsOpen { workers[runID] = nil }
     }
 
     public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
@@ -99,9 +122,15 @@ extension RefreshScheduler: RuntimeHost {
             isOverLimit: { runtime.runOutputIsOverLimit(order) },
             onLines: { stream, lines in runtime.runOutputLines(order, stream: stream == "stdout" ? "log" : stream, lines: lines) },
             onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },
-            onExit: { exit, results in
+            onResults: { chunk in runtime.runResultsRead(order, chunk) },
+            onResultsClosed: { [weak self] in
+                runtime.runResultsClosed(order.runID)
+                self?.forgetIfDone(order.runID)
+            },
+            onExit: { [weak self] exit in
                 context.attach(nil)
-                runtime.runEnded(order.runID, exit: exit, results: results)
+                runtime.runLeaderExited(order.runID, exit: exit)
+                self?.forgetIfDone(order.runID)
             })
         let argv = [executable, ActionWorkerRequest.subcommand, "--request", String(decoding: json, as: UTF8.self)]
         // As for a command: refreshd's environment without systemd's variables (DaemonControl
@@ -116,6 +145,7 @@ extension RefreshScheduler: RuntimeHost {
             runtime.runEnded(order.runID, exit: .spawnFailed("\(executable): \(error)"))
             return
         }
+        workers[order.runID] = process
         let signaller = ActionWorkerProcess.Signaller(process)
         context.attach { signal in signaller.send(signal) }
         if context.isExpired { signaller.send(.terminate) }

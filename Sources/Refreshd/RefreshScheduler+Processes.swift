@@ -116,10 +116,14 @@ extension RefreshScheduler {
         }
     }
 
-    /// The leader exited (its group was just sent SIGKILL, as always): everything else in its
-    /// cgroup dies too. What had left the group is counted, reported with the run's sweep.
-    func leaderExited(runID: Int64, group: Int32) {
-        exitedGroups[runID] = group
+    /// The leader exited: its group is remembered for the sweep (what dies in it is no leftover).
+    func leaderExited(runID: Int64) {
+        if let group = processes[runID]?.pid { exitedGroups[runID] = group }
+    }
+
+    /// The runtime's kill at the leader's exit (its group was just sent SIGKILL): everything else
+    /// in its cgroup dies too. What had left the group is counted, reported with the run's sweep.
+    func killCgroupAtExit(runID: Int64, group: Int32) {
         guard let cgroups, let cgroup = runCgroups[runID] else { return }
         let escaped = RunCgroups.members(cgroup).filter { getpgid($0) != group }
         cgroups.kill(cgroup)

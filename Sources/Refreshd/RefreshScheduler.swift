@@ -94,6 +94,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
     var processes: [Int64: CommandProcess] = [:]
+    /// Built-in actions' worker processes, by run, until their exit and results are read.
+    var workers: [Int64: CommandProcess] = [:]
     var actions: [Int64: ActionWork] = [:]
     /// Writes publications to the shared container in order, off the loop thread.
     let publisher = DispatchQueue(label: "refreshd.publish")

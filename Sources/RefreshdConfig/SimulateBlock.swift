@@ -13,9 +13,12 @@ import RefreshdCore
 ///   results: ['{"entries": []}']
 ///   timeline: {entries: ["06:00", "18:00"], policy: at-end}   # kind: timeline jobs (SimulateSideModels)
 ///   activity: {type: WallpaperPack, id: "pack-{run}", updates: 10m}
+///   children: 2                   # background processes left in its group (die at its exit)
+///   results-held-open: 2s         # or forever: a daemon it started keeps fd 3 open after its exit
 /// ```
 enum SimulateBlock {
-    static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results", "timeline", "activity"]
+    static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results", "timeline", "activity",
+                       "children", "results-held-open"]
     static let durationForms = "a duration like 2s, {uniform: [1s, 5s]} or {median: 2s, p99: 30s}"
 
     /// The model, or nil with every problem reported at its value.
@@ -43,11 +46,27 @@ enum SimulateBlock {
                 if let timeline = SimulateSideModels.timeline(value, &sink) { model.timeline = timeline }
             case "activity":
                 if let activity = SimulateSideModels.activity(value, &sink) { model.activity = activity }
+            case "children":
+                if let count = value.integer(in: 0...64, &sink) { model.children = count }
+            case "results-held-open":
+                if let holder = resultsHolder(value, &sink) { model.resultsHeldOpen = holder }
             default:
                 break
             }
         }
         return sink.errors.count == before ? model : nil
+    }
+
+    /// `forever`, or how long after the command's exit the results channel stays open.
+    static func resultsHolder(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel.HeldOpen? {
+        if reader.node.scalarText == "forever" { return .forever }
+        let expected = "a duration like 2s, or forever"
+        guard let text = reader.string(&sink, expected: expected) else { return nil }
+        guard case let .success(span) = DurationParser.parse(text) else {
+            sink.add(at: reader.node.location, "\(reader.key): expected \(expected), found \(EchoText.quoted(text))")
+            return nil
+        }
+        return .closesAfter(span)
     }
 
     /// `2s`, `{uniform: [LOW, HIGH]}` (LOW <= HIGH) or `{median: M, p99: P}` (0 < M <= P).

@@ -21,6 +21,10 @@ struct Machines: Sendable {
     var scheduler: SchedulerCore
     var timelines = TimelineMachine()
     var activities = ActivityMachine()
+    /// Each process run's results channel and leader's exit (`ResultsChannels`), and the
+    /// decisions waiting for the drain.
+    var results = ResultsChannels()
+    var resultsOutbox: [ResultsEffect] = []
     /// Provider identifier -> the widget (kind and family) whose timelines it provides.
     var providers: [String: WidgetID] = [:]
     /// The periodic re-read of conditions while the scheduler watches them: one of the deadlines.
@@ -73,6 +77,7 @@ struct Machines: Sendable {
             if let due = timelines.nextDeadline, due <= now { feed(.timerFired, at: now, into: &effects) }
             if let due = activities.nextDeadline, due <= now { feed(activity: .timerFired, at: now, into: &effects) }
             if conditionsReread.timerFired(at: now) { effects.append(.readConditions) }
+            if let due = results.nextDeadline, due <= now { results.timerFired(at: now, into: &resultsOutbox) }
         case let .clockChanged(expected):
             rearm = true
             conditionsReread.clockChanged(at: now)
@@ -113,6 +118,18 @@ struct Machines: Sendable {
         return error
     }
 
+    /// A results-channel event (`ResultsChannels`): its decisions wait in `resultsOutbox` for
+    /// the drain; a grace that begins re-arms the one timer.
+    mutating func handle(results body: (inout ResultsChannels, Instant, inout [ResultsEffect]) -> Void,
+                         at now: Instant, into effects: inout [SchedulerEffect]) {
+        let before = results.nextDeadline
+        body(&results, now, &resultsOutbox)
+        // Only the one timer can change (the body adds no other effect): most events move no
+        // grace, or one that is not the earliest deadline.
+        guard results.nextDeadline != before else { return }
+        settle(from: effects.count, at: now, rearm: false, into: &effects)
+    }
+
     /// A line a run wrote while it runs: applied now when it is a live line (an activity event,
     /// an explicit reload). False for other lines: they are kept for the run's end.
     mutating func handleLive(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) -> Bool {
@@ -130,7 +147,7 @@ struct Machines: Sendable {
 
     /// The earliest instant at which any machine must act without an outside event.
     var nextDeadline: Instant? {
-        Self.earlier(Self.earlier(scheduler.nextWakeUp, conditionsReread.due),
+        Self.earlier(Self.earlier(Self.earlier(scheduler.nextWakeUp, conditionsReread.due), results.nextDeadline),
                      Self.earlier(timelines.nextDeadline, activities.nextDeadline))
     }
 

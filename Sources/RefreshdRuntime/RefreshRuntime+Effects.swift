@@ -93,6 +93,8 @@ extension RefreshRuntime {
         // a capacity: a fresh array here cost the next event's outbox an allocation.
         var batch: [SchedulerEffect] = []
         swap(&batch, &spareBatch)
+        // The results channels' decisions (`RefreshRuntime+Results`), after the batch's effects.
+        var decisions: [ResultsEffect] = []
         defer {
             swap(&batch, &spareBatch)
             draining = false
@@ -101,10 +103,13 @@ extension RefreshRuntime {
             lock.withLock {
                 applyLiveBacklog()
                 swap(&batch, &outbox)
+                if !machines.resultsOutbox.isEmpty { swap(&decisions, &machines.resultsOutbox) }
             }
-            if batch.isEmpty { return }
+            if batch.isEmpty, decisions.isEmpty { return }
             for effect in batch { execute(effect, on: host) }
             batch.removeAll(keepingCapacity: true)
+            for decision in decisions { execute(decision, on: host) }
+            decisions.removeAll()
         }
     }
 

@@ -146,26 +146,10 @@ extension RefreshRuntime {
     /// at once in the simulator, whose drain is immediate) or before the next event, whichever
     /// comes first, in one commit: a job writing a burst of lines costs one fsync per burst,
     /// not one per line, and timers get their turn between bursts.
+    /// Hosts hand whole reads to `runResultsRead`, which offers each line here.
     public func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
-        // Decoded once: the object `RunResults` checked is the one parsed.
-        guard case let .accepted(_, object) = RunResults.verdict(line, number: 1) else { return false }
         let host = self.host
-        let taken: (taken: Bool, first: Bool) = lock.withLock {
-            // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the
-            // run's end.
-            let now = clock()
-            let second = now.milliseconds / 1000
-            var rate = liveLineRate[order.runID] ?? (second, 0)
-            if rate.second != second { rate = (second, 0) }
-            guard rate.count < Self.liveLinesPerSecond else { return (false, false) }
-            rate.count += 1
-            liveLineRate[order.runID] = rate
-            let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
-            let parsed = ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
-            guard parsed.isLive else { return (false, false) }
-            liveBacklog.append((parsed, now))
-            return (true, liveBacklog.count == 1)
-        }
+        let taken = lock.withLock { takeLiveLine(order, line) }
         if taken.first { host?.scheduleDrain() }
         return taken.taken
     }

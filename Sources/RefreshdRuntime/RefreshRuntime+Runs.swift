@@ -42,12 +42,14 @@ extension RefreshRuntime {
         }
     }
 
-    /// The host (or an in-process task) reports the end of a run's work, with the raw lines of
-    /// its results channel. Any thread. A run already ended (an abandoned task, an action that
-    /// returned after its grace) is ignored.
+    /// The end of a run's work, with the raw lines of its results: a host reports an in-process
+    /// action's, a task its own; a process's comes from the runtime's results channel decisions
+    /// (`RefreshRuntime+Results`). Any thread. A run already ended (an abandoned task, an action
+    /// that returned after its grace) is ignored.
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
         let (execution, dropped) = lock.withLock {
             liveLineRate[runID] = nil
+            machines.results.forget(runID)
             return (executions.removeValue(forKey: runID), endOutputLimit(runID))
         }
         if let dropped { report(dropped) }

@@ -23,11 +23,18 @@ public protocol RuntimeHost: AnyObject {
     /// `RefreshRuntime.timerFired(clocks:)` with the clocks read then.
     func armWakeUp(at: Instant?)
     /// Starts a command run in its own process group with the environment `environment()` builds
-    /// (built only by a host that needs it). On success the run is the host's until it reports
-    /// `RefreshRuntime.runEnded(_:exit:results:)`.
+    /// (built only by a host that needs it). On success the host reports what it reads on the
+    /// run's results channel (fd 3), the channel's close and the leader's exit
+    /// (`RefreshRuntime+Results`); the runtime decides the rest, and ends the run.
     func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart
     /// Sends a signal to a command run's whole process group.
     func signal(runID: Int64, _ signal: RunSignal)
+    /// The run's leader has exited (`RefreshRuntime.runLeaderExited`): SIGKILL to everything left
+    /// in its process group (and cgroup), now, so no straggler outlives it.
+    func killRunGroup(runID: Int64)
+    /// Stops reading the run's results channel and closes it: the runtime's grace after the
+    /// leader's exit is over and something outside the group still holds it open.
+    func closeResults(runID: Int64)
     /// Runs a built-in action off the execution context; reports `runEnded` when it returns.
     func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext)
     /// Starts or stops watching machine conditions: on, the host reads them at once and then

@@ -26,7 +26,8 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         /// Lines it prints at start (stdout), through the runtime's output rate limit as the
         /// libuv host's reads are (a flood is many lines here).
         public var output: [String]
-        /// Lines it writes to its results channel, reported with its end.
+        /// Lines it writes to its results channel just before it exits, read as the libuv host
+        /// reads fd 3: through the runtime's cap (`ResultsChannels`), each line end included.
         public var results: [String]
         /// It cannot be started (a missing program): the text says why.
         public var startFailure: String?
@@ -41,10 +42,18 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         /// ends is handed over before its end is reported.
         public var timedOutput: [TimedOutput]
 
+        /// Background processes it leaves in its process group (they inherit its results
+        /// channel): alive until the group is killed, which the runtime orders at the leader's
+        /// exit, so the channel closes then.
+        public var groupChildren: Int
+        /// A process outside its group (a grandchild in a session of its own) that inherited
+        /// its results channel and holds it open after the leader's exit (nil: none).
+        public var resultsHolder: ResultsHolder?
+
         public init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
                     ignoresTerminate: Bool = false, output: [String] = [], results: [String] = [],
-                    startFailure: String? = nil, timedResults: [TimedLine] = [],
-                    timedOutput: [TimedOutput] = []) {
+                    startFailure: String? = nil, timedResults: [TimedLine] = [], groupChildren: Int = 0,
+                    resultsHolder: ResultsHolder? = nil, timedOutput: [TimedOutput] = []) {
             self.duration = duration
             self.exit = exit
             self.ignoresTerminate = ignoresTerminate
@@ -53,10 +62,21 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             self.startFailure = startFailure
             self.timedResults = timedResults
             self.timedOutput = timedOutput
+            self.groupChildren = groupChildren
+            self.resultsHolder = resultsHolder
         }
 
         /// A quick success: what a command job is without a model.
         public static let quickSuccess = Behaviour()
+    }
+
+    /// How long a process outside a run's group keeps the run's results channel open after the
+    /// leader's exit.
+    public enum ResultsHolder: Sendable, Hashable {
+        /// It closes it (and exits) this long after the exit.
+        case closesAfter(Duration)
+        /// It never closes it: it lives until the sweep at the run's end kills it.
+        case never
     }
 
     /// A results line written `offset` after a modelled process starts.
@@ -137,7 +157,9 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         var signal: Int32?
     }
 
-    /// A modelled process: alive from its start until `endsAt` (or a signal).
+    /// A modelled run's processes: the leader, alive from its start until `endsAt` (or a
+    /// signal), the children it leaves in its group, a holder of its results channel outside
+    /// it. The run's entry lives until all are gone or its sweep kills them.
     struct Process {
         var order: LaunchOrder
         var instance: String
@@ -148,10 +170,33 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         var results: [String]
         /// Live lines still to write, by instant (oldest first).
         var timed: [(at: Instant, line: String)] = []
-        /// Live lines written that the runtime did not take at once: reported with the end.
-        var kept: [String] = []
         /// Output reads still to hand over, by instant (oldest first).
         var output: [(at: Instant, read: TimedOutput.Read)] = []
+        /// Whether the leader has exited (and the runtime was told).
+        var exited = false
+        /// The children alive in its group, by pid.
+        var children: [Int32] = []
+        /// The holder outside its group, while alive, and when it closes the channel (nil: never).
+        var holder: Int32?
+        var holderModel: ResultsHolder?
+        var holderCloses: Instant?
+        /// Whether the host still reads the results channel.
+        var resultsOpen = true
+
+        /// The instant of its next event on its own: the leader's end, its next output read or
+        /// live line, the holder closing the channel.
+        var nextEvent: Instant? {
+            guard exited else {
+                var next = endsAt
+                if let first = timed.first, first.at < next { next = first.at }
+                if let first = output.first, first.at < next { next = first.at }
+                return next
+            }
+            return resultsOpen && holder != nil ? holderCloses : nil
+        }
+
+        /// Every process of the run alive now.
+        var living: [Int32] { (exited ? [] : [pid]) + children + (holder.map { [$0] } ?? []) }
     }
 
     /// The virtual wall clock.
@@ -222,9 +267,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         var next = wakeUp
         for a in actionRuns.values where next == nil || a.endsAt < next! { next = a.endsAt }
         for p in processes.values {
-            if next == nil || p.endsAt < next! { next = p.endsAt }
-            if let first = p.timed.first, first.at < next! { next = first.at }
-            if let first = p.output.first, first.at < next! { next = first.at }
+            if let at = p.nextEvent, next == nil || at < next! { next = at }
         }
         return next
     }
@@ -277,8 +320,12 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         if !actionRuns.isEmpty { deliverActionEnds(at: t) }
         // Which kinds of process events are due (most steps have none, or one end): the sorted
         // walks below are only taken when needed.
-        var linesDue = false, endsDue = false, outputDue = false
+        var linesDue = false, endsDue = false, closesDue = false, outputDue = false
         for p in processes.values {
+            if p.exited {
+                if p.resultsOpen, p.holder != nil, let at = p.holderCloses, at <= t { closesDue = true }
+                continue
+            }
             if let first = p.timed.first, first.at <= t, first.at <= p.endsAt { linesDue = true }
             if let first = p.output.first, first.at <= t { outputDue = true }
             if p.endsAt <= t { endsDue = true }
@@ -295,27 +342,43 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         // Live results lines due now, before any end at the same instant (a line written just
         // before the exit is read before the exit is reported).
         for runID in linesDue ? processes.keys.sorted() : [] {
-            guard var p = processes[runID], let first = p.timed.first, first.at <= t, first.at <= p.endsAt else { continue }
+            guard var p = processes[runID], !p.exited, let first = p.timed.first, first.at <= t, first.at <= p.endsAt else { continue }
             let due = p.timed.prefix { $0.at <= t && $0.at <= p.endsAt }
             p.timed.removeFirst(due.count)
             processes[runID] = p
             guard runtime?.instance == p.instance else { continue }
-            // A line the runtime does not take now (not a live line, or over the live-line
-            // rate) waits for the run's end, as in the libuv host's results buffer.
-            let kept = due.filter { runtime?.runResultLine(p.order, $0.line) != true }.map(\.line)
-            if !kept.isEmpty { processes[runID]?.kept += kept }
+            for item in due { runtime?.runResultsRead(p.order, Array((item.line + "\n").utf8)) }
         }
         // A line may have expired or killed a run (its end is due now): look again.
-        if linesDue, !endsDue { endsDue = processes.values.contains { $0.endsAt <= t } }
+        if linesDue, !endsDue { endsDue = processes.values.contains { !$0.exited && $0.endsAt <= t } }
         func end(_ runID: Int64) {
-            guard let p = processes[runID], p.endsAt <= t else { return }
-            processes[runID] = nil
+            guard var p = processes[runID], !p.exited, p.endsAt <= t else { return }
             // Only the runtime that launched it hears of it; an orphan just ends.
-            if runtime?.instance == p.instance {
-                // What it printed before it was stopped is read before its end is reported.
-                for item in p.output { handOver(item.read, of: p.order) }
-                runtime?.runEnded(runID, exit: p.exit, results: p.kept.isEmpty ? p.results : p.kept + p.results)
+            guard let runtime, runtime.instance == p.instance else {
+                processes[runID] = nil
+                return
             }
+            // What it printed before it was stopped is read before its end is reported.
+            for item in p.output { handOver(item.read, of: p.order) }
+            p.output.removeAll()
+            // Its last results, then its exit: the runtime decides (the group's kill, the grace).
+            if !p.results.isEmpty {
+                var bytes: [UInt8] = []
+                for line in p.results { bytes += line.utf8; bytes.append(UInt8(ascii: "\n")) }
+                runtime.runResultsRead(p.order, bytes)
+            }
+            p.exited = true
+            guard !p.children.isEmpty || p.holder != nil else {
+                // Its only writer gone, the channel closes with it: one report, and the run's
+                // processes are all gone.
+                processes[runID] = nil
+                runtime.runLeaderExited(runID, exit: p.exit, resultsClosed: true)
+                return
+            }
+            if let model = p.holderModel, case let .closesAfter(span) = model { p.holderCloses = t + span }
+            processes[runID] = p
+            runtime.runLeaderExited(runID, exit: p.exit)
+            closeIfUnheld(runID)
         }
         if endsDue {
             // By run id, over the processes alive now (an end may start or signal others). One
@@ -325,6 +388,14 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             } else {
                 for runID in processes.keys.sorted() { end(runID) }
             }
+        }
+        // Holders outside a group that close a results channel now.
+        for runID in closesDue ? processes.keys.sorted() : [] {
+            guard var p = processes[runID], p.exited, p.resultsOpen, p.holder != nil,
+                  let at = p.holderCloses, at <= t else { continue }
+            p.holder = nil
+            processes[runID] = p
+            closeIfUnheld(runID)
         }
         if let w = wakeUp, w <= t {
             wakeUp = nil
@@ -342,6 +413,16 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             _ = runtime?.runOutputIsOverLimit(order)
             runtime?.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds)
         }
+    }
+
+    /// Once the leader has exited, no child is left in its group and no holder outside it
+    /// keeps the results channel: the channel closes, and the runtime hears of it. A run with
+    /// nothing left alive leaves the process table.
+    func closeIfUnheld(_ runID: Int64) {
+        guard var p = processes[runID], p.exited, p.resultsOpen, p.children.isEmpty, p.holder == nil else { return }
+        p.resultsOpen = false
+        processes[runID] = p.living.isEmpty ? nil : p
+        if runtime?.instance == p.instance { runtime?.runResultsClosed(runID) }
     }
 
     // MARK: Faults and the modelled machine
@@ -376,6 +457,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             p.endsAt = p.endsAt + delta
             p.timed = p.timed.map { ($0.at + delta, $0.line) }
             p.output = p.output.map { ($0.at + delta, $0.read) }
+            p.holderCloses = p.holderCloses.map { $0 + delta }
             processes[runID] = p
         }
         for (runID, var a) in actionRuns {
@@ -397,14 +479,17 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     public func passTime(_ span: Duration) {
         precondition(runtime == nil || stopped, "passTime is for downtime; use advance(by:) while running")
         let end = clock + span
-        for (runID, p) in processes where p.endsAt <= end { _ = runID; processes[runID] = nil }
+        for (runID, p) in processes where p.exited || p.endsAt <= end { _ = runID; processes[runID] = nil }
         for (runID, a) in actionRuns where a.endsAt <= end { _ = runID; actionRuns[runID] = nil }
         clock = end
     }
 
-    /// Modelled processes alive now (for tests: nothing may survive its run).
+    /// Modelled processes alive now, each run's leader first (for tests: nothing may survive
+    /// its run, no child its leader's exit).
     public var livingProcesses: [(runID: Int64, identifier: String, pid: Int32)] {
-        processes.values.sorted { $0.order.runID < $1.order.runID }.map { ($0.order.runID, $0.order.identifier, $0.pid) }
+        processes.values.sorted { $0.order.runID < $1.order.runID }.flatMap { p in
+            p.living.map { (p.order.runID, p.order.identifier, $0) }
+        }
     }
 
     // MARK: RuntimeHost
@@ -422,26 +507,59 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         let instance = runtime?.instance ?? ""
         nextPID += 1
         let start = clock
-        processes[order.runID] = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
-                                         exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
-                                         timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) },
-                                         output: b.timedOutput.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.read) })
+        var process = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
+                              exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
+                              timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) },
+                              output: b.timedOutput.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.read) })
+        let leader = nextPID
+        for _ in 0..<max(0, b.groupChildren) {
+            nextPID += 1
+            process.children.append(nextPID)
+        }
+        if let holder = b.resultsHolder {
+            nextPID += 1
+            process.holder = nextPID
+            process.holderModel = holder
+        }
+        processes[order.runID] = process
         runtime?.runOutputLines(order, stream: "stdout", lines: b.output)
-        return .started(processGroup: nextPID, startTicks: nil)
+        return .started(processGroup: leader, startTicks: nil)
     }
 
     public func signal(runID: Int64, _ signal: RunSignal) {
-        guard var p = processes[runID] else { return }
+        guard var p = processes[runID], !p.exited else { return }
         switch signal {
         case .terminate:
-            guard !p.ignoresTerminate else { return }
+            // The children die of it; the leader, unless it ignores it.
+            p.children.removeAll()
+            guard !p.ignoresTerminate else {
+                processes[runID] = p
+                return
+            }
             p.endsAt = clock
             p.exit = .signaled(15)
         case .kill:
+            p.children.removeAll()
             p.endsAt = clock
             p.exit = .signaled(9)
         }
         processes[runID] = p
+    }
+
+    /// The runtime's order at the leader's exit: SIGKILL to what is left of its group (the
+    /// holder outside the group lives on).
+    public func killRunGroup(runID: Int64) {
+        guard var p = processes[runID], !p.children.isEmpty else { return }
+        p.children.removeAll()
+        processes[runID] = p
+    }
+
+    /// The runtime's order when the grace after the exit is over: the channel is no longer
+    /// read (its holder lives on until the run's sweep).
+    public func closeResults(runID: Int64) {
+        guard var p = processes[runID], p.resultsOpen else { return }
+        p.resultsOpen = false
+        processes[runID] = p.exited && p.living.isEmpty ? nil : p
     }
 
     public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
@@ -467,7 +585,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
             }
             guard let p = processes[run.runID], p.instance == instance else { continue }
             processes[run.runID] = nil
-            reaped.append((run, [p.pid]))
+            if !p.living.isEmpty { reaped.append((run, p.living)) }
         }
         return reaped
     }

@@ -147,7 +147,14 @@ public final class Simulation: @unchecked Sendable {
                     .map { SimulatedHost.TimedLine(offset: $0.offset, line: $0.line) }
             } ?? []
             return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
-                                           output: model.output, results: results, timedResults: timed)
+                                           output: model.output, results: results, timedResults: timed,
+                                           groupChildren: model.children,
+                                           resultsHolder: model.resultsHeldOpen.map { held in
+                                               switch held {
+                                               case let .closesAfter(span): .closesAfter(span)
+                                               case .forever: .never
+                                               }
+                                           })
         }
         host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
             modelled(order)

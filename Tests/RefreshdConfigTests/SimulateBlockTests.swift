@@ -151,6 +151,17 @@ import Testing
         #expect(e.message == "simulate.output: expected one line of text, found a list")
     }
 
+    /// The process models of the results rules: children left in the group, a holder of fd 3.
+    @Test func childrenAndAResultsChannelHeldOpen() throws {
+        #expect(simulated("simulate: {children: 2}")?.children == 2)
+        #expect(simulated("simulate: {results-held-open: 2s}")?.resultsHeldOpen == .closesAfter(.seconds(2)))
+        #expect(simulated("simulate: {results-held-open: forever}")?.resultsHeldOpen == .forever)
+        var e = try #require(onlyError("simulate: {results-held-open: always}"))
+        #expect(e.message == "simulate.results-held-open: expected a duration like 2s, or forever, found \"always\"")
+        e = try #require(onlyError("simulate: {children: 65}"))
+        #expect(e.message == "simulate.children: expected a whole number from 0 to 64, found \"65\"")
+    }
+
     @Test func resultsMustBeJSONObjects() throws {
         var e = try #require(onlyError("simulate:\n  results: ['{\"a\": 1}', 'not json']\n"))
         #expect(e.position == "4:25")

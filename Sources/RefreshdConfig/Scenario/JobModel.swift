@@ -22,6 +22,19 @@ public struct JobModel: Sendable, Hashable {
     public var timeline: TimelineModel?
     /// A live activity the job drives while it runs.
     public var activity: ActivityModel?
+    /// Background processes its command leaves in its process group: refreshd kills them when
+    /// the command exits.
+    public var children = 0
+    /// A process outside its group (a daemon it started) that keeps its results channel open
+    /// after it exits: refreshd waits at most 500 ms for the channel (nil: none).
+    public var resultsHeldOpen: HeldOpen?
+
+    /// How long a process outside the job's group keeps its results channel open after its exit.
+    public enum HeldOpen: Sendable, Hashable {
+        case closesAfter(Duration)
+        /// Until the run's end (refreshd's sweep kills it).
+        case forever
+    }
 
     public init(duration: DurationModel = .fixed(.milliseconds(10)), growth: Duration = .zero,
                 outcomes: OutcomeWeights = OutcomeWeights(), ignoresTerminate: Bool = false,
