@@ -12,10 +12,12 @@ import Synchronization
 ///
 /// - the allowance and the grace run in real time, from the spawn, as the runtime arms them:
 ///   SIGTERM to the group at the deadline, SIGKILL when the grace is over;
-/// - each read of stdout or stderr and each live results line is kept with its real offset from
-///   the start, and handed to the runtime at that offset in virtual time (its output rate limit
-///   and live-line rate decide there, as for the daemon's reads); other results lines come with
-///   the exit, as the daemon reports them (same results cap, same 500 ms wait for fd 3);
+/// - each read of stdout or stderr and each results line is kept with its real offset from the
+///   start, and handed to the runtime at that offset in virtual time: its output rate limit,
+///   live-line rate and results cap decide there, as for the daemon's reads;
+/// - at the leader's exit its whole group is killed (the runtime's order at an exit); a results
+///   channel something outside the group holds gets the runtime's 500 ms grace, and is modelled
+///   as such a holder, so the runtime decides the end as under the daemon;
 /// - the modelled process lasts the measured real time (from the spawn to the exit report) and
 ///   ends with the real exit. Its end comes after the runtime's expiration (or kill) when the
 ///   real one got SIGTERM (SIGKILL), so the runtime's outcome matches what really happened.
@@ -103,13 +105,19 @@ private final class Execution {
     private let started = uv_hrtime()
     private var expired = false
     private var killed = false
-    private var ended: (exit: RunExit, results: [String], at: UInt64)?
+    /// The leader's exit, and when (hrtime).
+    private var ended: (exit: RunExit, at: UInt64)?
+    /// When the results channel closed after the exit (hrtime); nil while open or never.
+    private var resultsClosedAt: UInt64?
+    /// The results channel was still held open when the grace after the exit ran out.
+    private var heldPastGrace = false
     /// The runtime's output rate limit, mirrored on the same virtual clock, to know which reads
     /// the daemon would drop unsplit (their lines are not kept: a flood costs no memory).
     private var limiter = OutputRateLimiter()
-    /// The runtime's live-line rate, mirrored (second, lines), so a line it would leave for the
-    /// end stays in the results buffer (and its cap), as in the daemon.
-    private var liveRate: (second: Int64, count: Int) = (0, 0)
+    /// Results bytes not yet a complete line, and how many bytes were kept in all (the
+    /// runtime's cap decides; past it nothing more is kept, but one byte over says it overflowed).
+    private var partial: [UInt8] = []
+    private var resultsKept = 0
     private var output: [SimulatedHost.TimedOutput] = []
     private var live: [SimulatedHost.TimedLine] = []
 
@@ -158,8 +166,9 @@ private final class Execution {
                 limiter.drop(bytes: bytes, lineEnds: lineEnds)
                 output.append(.init(offset: .milliseconds(elapsed), read: .skipped(bytes: bytes, lineEnds: lineEnds)))
             },
-            onResultLine: { [unowned self] line in taken(line) },
-            onExit: { [unowned self] exit, results in exited(exit, results) })
+            onResults: { [unowned self] chunk in read(chunk) },
+            onResultsClosed: { [unowned self] in resultsClosed() },
+            onExit: { [unowned self] exit in leaderExited(exit) })
         if let error = process.spawn(loop: loop, argv: job.argv, environment: environment,
                                      workingDirectory: job.workingDirectory) {
             return error
@@ -193,28 +202,57 @@ private final class Execution {
         }, UInt64(max(0, delay.wholeMilliseconds)), 0)
     }
 
-    /// A complete results line: kept with its offset when the runtime would apply it at once
-    /// (a live line within the live-line rate), else left in the results buffer for the exit.
-    private func taken(_ line: String) -> Bool {
-        guard case let .accepted(_, object) = RunResults.verdict(line, number: 1) else { return false }
-        let second = virtualNow / 1000
-        if liveRate.second != second { liveRate = (second, 0) }
-        guard liveRate.count < RefreshRuntime.liveLinesPerSecond else { return false }
-        liveRate.count += 1
-        let parsed = ResultLine.parse(object: object, owner: order.identifier, namespace: "default",
-                                      now: Instant(milliseconds: virtualNow))
-        guard parsed.isLive else { return false }
-        live.append(.init(offset: .milliseconds(elapsed), line: line))
-        return true
+    /// Results bytes as read: each complete line is kept with its offset, and handed to the
+    /// runtime at that offset in virtual time (`runResultsRead`), where the results rules decide
+    /// (live lines, the cap and its marker). Past the cap nothing more is kept.
+    private func read(_ chunk: UnsafeRawBufferPointer) {
+        let room = ResultsChannels.capacity + 1 - resultsKept
+        guard room > 0 else { return }
+        let taken = chunk.prefix(room)
+        resultsKept += taken.count
+        partial.append(contentsOf: taken)
+        let newline = UInt8(ascii: "\n")
+        while let end = partial.firstIndex(of: newline) {
+            live.append(.init(offset: .milliseconds(elapsed), line: String(decoding: partial[..<end], as: UTF8.self)))
+            partial.removeSubrange(...end)
+        }
     }
 
-    /// The exit is reported (the results channel was read to its end): what is left of the run
-    /// dies, and the output pipes get a moment to reach their end.
-    private func exited(_ exit: RunExit, _ results: [String]) {
-        ended = (exit, results, uv_hrtime())
+    /// The leader exited: as the runtime orders at a leader's exit, its whole group dies now;
+    /// then the results channel gets the runtime's grace to close (something outside the group
+    /// may hold it), and the run is over.
+    private func leaderExited(_ exit: RunExit) {
+        ended = (exit, uv_hrtime())
         fire = nil
         uv_timer_stop(timer)
         runningGroup.store(0, ordering: .sequentiallyConsistent)
+        process?.signalGroup(SIGKILL)
+        guard process?.resultsOpen == true else {
+            finish()
+            return
+        }
+        arm(after: ResultsChannels.grace) { me in
+            me.heldPastGrace = true
+            me.process?.closeResults()
+            me.finish()
+        }
+    }
+
+    private func resultsClosed() {
+        guard ended != nil else { return }  // before the exit: nothing to decide yet
+        resultsClosedAt = uv_hrtime()
+        fire = nil
+        uv_timer_stop(timer)
+        finish()
+    }
+
+    /// The run is over: what is left of it dies, and the output pipes get a moment to reach
+    /// their end.
+    private func finish() {
+        if !partial.isEmpty {
+            live.append(.init(offset: .milliseconds(elapsed), line: String(decoding: partial, as: UTF8.self)))
+            partial.removeAll()
+        }
         if let process {
             let run = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
                                 submitted: order.started, earliest: order.started, started: order.started,
@@ -249,8 +287,16 @@ private final class Execution {
         let killAt: Duration? = killed ? allowance + grace : nil
         if let killAt { duration = max(duration, killAt + .milliseconds(1)) }
         let last = killAt ?? duration
-        return .init(duration: duration, exit: ended.exit, ignoresTerminate: true, results: ended.results,
+        // A results channel held open after the exit: the runtime's grace decides the end.
+        var holder: SimulatedHost.ResultsHolder?
+        if heldPastGrace {
+            holder = .never
+        } else if let closed = resultsClosedAt {
+            holder = .closesAfter(.milliseconds(Int64((closed - ended.at) / 1_000_000)))
+        }
+        return .init(duration: duration, exit: ended.exit, ignoresTerminate: true,
                      timedResults: live.map { .init(offset: min($0.offset, last), line: $0.line) },
+                     resultsHolder: holder,
                      timedOutput: output.map { .init(offset: min($0.offset, last), read: $0.read) })
     }
 

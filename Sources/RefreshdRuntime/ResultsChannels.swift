@@ -18,11 +18,11 @@ import RefreshdCore
 ///   something outside the group still holds it `grace` after the exit, the host stops reading
 ///   and the end is reported with what was read. The grace is one of the runtime's deadlines
 ///   (`nextDeadline`, on the host's one timer), so the simulator runs it in virtual time.
-struct ResultsChannels: Sendable {
+package struct ResultsChannels: Sendable {
     /// The most a run may write to its results channel.
-    static let capacity = RunResults.maxLines * (RunResults.maxLineBytes + 1)
+    package static let capacity = RunResults.maxLines * (RunResults.maxLineBytes + 1)
     /// How long after the leader's exit to wait for the results channel to close.
-    static let grace: Duration = .milliseconds(500)
+    package static let grace: Duration = .milliseconds(500)
 
     /// One run's channel: what was kept, and where its run stands.
     struct Channel: Sendable {
