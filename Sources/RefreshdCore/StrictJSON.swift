@@ -197,6 +197,7 @@ public enum StrictJSON {
             guard depth < StrictJSON.maxDepth else { return nil }
             index += 1  // {
             var members: [Member] = []
+            members.reserveCapacity(8)  // one allocation for a results line's members, not four
             skipSpace()
             if peek == UInt8(ascii: "}") { index += 1; return .object(members) }
             while true {
