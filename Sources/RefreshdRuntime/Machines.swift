@@ -178,7 +178,7 @@ struct Machines: Sendable {
         var waiting: String?
         let namespace = end.results.isEmpty ? "" : scheduler.definitions[end.identifier]?.namespace ?? "default"
         for text in end.results {
-            let line = ResultLine.fastActivity(text, owner: end.identifier, namespace: namespace, now: now)
+            let line = ResultLine.fastParse(text, owner: end.identifier, namespace: namespace, now: now)
                 ?? ResultLine.parse(text, owner: end.identifier, namespace: namespace, now: now)
             switch line {
             case let .timeline(t, fetched):

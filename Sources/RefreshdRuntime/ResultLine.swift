@@ -70,26 +70,31 @@ public enum ResultLine: Sendable, Hashable {
     // MARK: Timelines
 
     private static func timeline(_ object: [String: Any]) -> ResultLine {
-        guard let items = object["entries"] as? [Any] else { return .badTimeline("entries: expected a list of entries") }
+        timeline(FoundationFields(object: object))
+    }
+
+    /// One reading of a timeline line for both decoders (see `activity`).
+    private static func timeline<F: ActivityFields>(_ object: F) throws(F.Failure) -> ResultLine {
+        guard let items = try object.objects("entries") else { return .badTimeline("entries: expected a list of entries") }
         var entries: [TimelineEntry] = []
         for (index, item) in items.enumerated() {
             let place = "entry \(index + 1)"
-            guard let entry = item as? [String: Any] else { return .badTimeline("\(place): expected an object") }
+            guard let entry = item else { return .badTimeline("\(place): expected an object") }
             let date: Instant
-            switch entry["date"].map(Self.date) {
+            switch try entry.date("date") {
             case let .success(value)?: date = value
             case let .failure(refusal)?: return .badTimeline("\(place): date: \(refusal)")
             case nil: return .badTimeline("\(place): date: expected an ISO 8601 date with a zone, like 2026-11-22T06:00:00Z")
             }
-            let content = entry["content"].map(compactJSON) ?? "{}"
+            let content = try entry.json("content") ?? "{}"
             var relevance: Double?
-            if let value = entry["relevance"] {
-                guard let number = value as? NSNumber, !(value is Bool) else { return .badTimeline("\(place): relevance: expected a number") }
-                relevance = number.doubleValue
+            if entry.has("relevance") {
+                guard let number = try entry.plainNumber("relevance") else { return .badTimeline("\(place): relevance: expected a number") }
+                relevance = number
             }
             var duration: Duration?
-            if let value = entry["duration"] {
-                guard let seconds = (value as? NSNumber)?.doubleValue, seconds.isFinite, seconds >= 0, seconds < 3.2e9 else {
+            if entry.has("duration") {
+                guard let seconds = try entry.number("duration"), seconds.isFinite, seconds >= 0, seconds < 3.2e9 else {
                     return .badTimeline("\(place): duration: expected seconds, 0 or more")
                 }
                 duration = .milliseconds(Int64(seconds * 1000))
@@ -97,14 +102,14 @@ public enum ResultLine: Sendable, Hashable {
             entries.append(TimelineEntry(date: date, content: content, relevance: relevance, duration: duration))
         }
         let policy: TimelinePolicy
-        switch choice(object["policy"], words: ["atEnd", "never"]) {
+        switch try object.choice("policy", words: ["atEnd", "never"]) {
         case .word("never"): policy = .never
         case .word, .absent: policy = .atEnd
         case let .after(date): policy = .after(date)
         case let .badAfter(reason): return .badTimeline("policy: expected {\"after\": ISO 8601 date}; after: \(reason)")
         case .other: return .badTimeline("policy: expected \"atEnd\", \"never\" or {\"after\": DATE}")
         }
-        let fetched = (object["upstreamFetch"] as? Bool) ?? true
+        let fetched = try object.flag("upstreamFetch") ?? true
         return .timeline(Timeline(entries: entries, policy: policy), upstreamFetch: fetched)
     }
 
@@ -189,6 +194,22 @@ public enum ResultLine: Sendable, Hashable {
         return fastActivity(members, owner: owner, namespace: namespace, now: now)
     }
 
+    /// `line` read without Foundation when it is an activity line (`fastActivity`) or a timeline
+    /// line within `StrictJSON`'s subset whose fields have the vocabulary's types; nil otherwise
+    /// (`parse` decides). What a run's end hands the machines: a timeline provider's line.
+    public static func fastParse(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine? {
+        guard line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line) else { return nil }
+        func has(_ key: String) -> Bool { members.contains { $0.key == key } }
+        // `parse(object:)`'s order: an activity, then the reloads (left to Foundation), then a timeline.
+        if has("activity") { return fastActivity(members, owner: owner, namespace: namespace, now: now) }
+        guard !has("reloadTimelines"), !has("reloadAllTimelines"), has("entries") || has("policy") else { return nil }
+        do throws(StrictFields.Unsure) {
+            return try timeline(StrictFields(members: members))
+        } catch {
+            return nil
+        }
+    }
+
     /// `fastActivity` of a line already read by `StrictJSON.object` (which the line's
     /// `RunResults.verdict` accepts: the subset is JSON objects Foundation reads the same).
     public static func fastActivity(_ members: [StrictJSON.Member], owner: String, namespace: String, now: Instant) -> ResultLine? {
@@ -253,6 +274,12 @@ private protocol ActivityFields {
     func date(_ key: String) throws(Failure) -> Result<Instant, ISO8601.Refusal>?
     /// `ResultLine.choice` of the value.
     func choice(_ key: String, words: [String]) throws(Failure) -> ResultLine.Choice
+    /// Whether the key is present.
+    func has(_ key: String) -> Bool
+    /// `value as? NSNumber` where `!(value is Bool)`: its `doubleValue`, nil when it is not one.
+    func plainNumber(_ key: String) throws(Failure) -> Double?
+    /// `value as? [Any]`, each element `as? [String: Any]` (nil where it is not an object).
+    func objects(_ key: String) throws(Failure) -> [Self?]?
 }
 
 /// A line decoded by `JSONSerialization`: the reference.
@@ -265,6 +292,14 @@ private struct FoundationFields: ActivityFields {
     func json(_ key: String) -> String? { object[key].map(ResultLine.compactJSON) }
     func date(_ key: String) -> Result<Instant, ISO8601.Refusal>? { object[key].map(ResultLine.date) }
     func choice(_ key: String, words: [String]) -> ResultLine.Choice { ResultLine.choice(object[key], words: words) }
+    func has(_ key: String) -> Bool { object[key] != nil }
+    func plainNumber(_ key: String) -> Double? {
+        guard let value = object[key], let number = value as? NSNumber, !(value is Bool) else { return nil }
+        return number.doubleValue
+    }
+    func objects(_ key: String) -> [FoundationFields?]? {
+        (object[key] as? [Any])?.map { ($0 as? [String: Any]).map(FoundationFields.init(object:)) }
+    }
 }
 
 /// A line read by `StrictJSON`: answers only where the field has the type the vocabulary names
@@ -322,6 +357,26 @@ private struct StrictFields: ActivityFields {
             switch ISO8601.parseStrict(text) {
             case let .success(instant): return .after(instant)
             case let .failure(refusal): return .badAfter(refusal.description)
+            }
+        default: throw Unsure()
+        }
+    }
+
+    func has(_ key: String) -> Bool { value(key) != nil }
+
+    /// Left to Foundation when present: whether a parsed `1` `is Bool` is its answer to give.
+    func plainNumber(_ key: String) throws(Unsure) -> Double? {
+        guard value(key) == nil else { throw Unsure() }
+        return nil
+    }
+
+    func objects(_ key: String) throws(Unsure) -> [StrictFields?]? {
+        switch value(key) {
+        case nil: return nil
+        case let .array(values)?:
+            return values.map { value in
+                if case let .object(members) = value { return StrictFields(members: members) }
+                return nil
             }
         default: throw Unsure()
         }

@@ -77,6 +77,37 @@ import Testing
         return object(&r, depth: 0, forced: fields)
     }
 
+    /// A timeline line: entries with fields of every type, a policy, now and then broken.
+    static func timelineLine(_ r: inout SplitMix64) -> String {
+        func some(_ valid: [String], _ invalid: [String]) -> String {
+            let roll = Double.random(in: 0..<1, using: &r)
+            if roll < 0.85 { return r.pick(valid) }
+            return roll < 0.93 ? r.pick(invalid) : value(&r, depth: 2)
+        }
+        var entries: [String] = []
+        for _ in 0..<r.int(0...4) {
+            var fields: [(String, String)] = []
+            if r.chance(0.95) {
+                fields.append(("date", some(["\"2026-11-23T06:00:00Z\"", "\"2026-11-23T07:00:00.500+01:00\""], ["\"2026-02-30T00:00:00Z\"", "6"])))
+            }
+            if r.chance(0.8) {
+                fields.append(("content", r.chance(0.7) ? "{\"asset\":\"dawn\",\"rendition\":\"a/b-\(r.int(0...9)).jpg\",\"Fallback\":\"x\"}" : value(&r, depth: 1)))
+            }
+            if r.chance(0.2) { fields.append(("relevance", some(["0.5", "1"], ["true", "\"high\""]))) }
+            if r.chance(0.3) { fields.append(("duration", some(["900", "0.5", "0"], ["-1", "true", "\"1h\"", "3300000000"]))) }
+            entries.append(r.chance(0.95) ? object(&r, depth: 1, forced: fields) : value(&r, depth: 1))
+        }
+        var fields: [(String, String)] = []
+        if r.chance(0.95) { fields.append(("entries", r.chance(0.95) ? "[" + entries.joined(separator: ",") + "]" : value(&r, depth: 1))) }
+        if r.chance(0.6) {
+            fields.append(("policy", some(["\"atEnd\"", "\"never\"", "{\"after\":\"2026-11-24T00:00:00Z\"}"],
+                                          ["\"sometimes\"", "{\"after\":\"tomorrow\"}", "{}", "5"])))
+        }
+        if r.chance(0.2) { fields.append(("upstreamFetch", some(["true", "false"], ["1", "\"no\""]))) }
+        if r.chance(0.05) { fields.append((r.pick(["reloadTimelines", "waiting", "activity"]), "\"x\"")) }
+        return object(&r, depth: 0, forced: fields)
+    }
+
     /// A line damaged at a few places: a byte changed, removed or doubled, or cut short.
     static func mutate(_ line: String, _ r: inout SplitMix64) -> String {
         var bytes = Array(line.utf8)
@@ -157,6 +188,20 @@ import Testing
         }
         // Both accepted events and refused lines are compared.
         #expect(fast > 1000 && events > 200 && refusals > 200, "fast \(fast): \(events) events, \(refusals) refused")
+    }
+
+    @Test func aFastTimelineLineIsWhatFoundationReads() {
+        var r = SplitMix64(seed: 10)
+        var timelines = 0, refusals = 0
+        for _ in 0..<4000 {
+            var line = Self.timelineLine(&r)
+            if r.chance(0.2) { line = Self.mutate(line, &r) }
+            guard let read = ResultLine.fastParse(line, owner: "job.a", namespace: "ns", now: now) else { continue }
+            if case .timeline = read { timelines += 1 }
+            if case .badTimeline = read { refusals += 1 }
+            #expect(read == ResultLine.parse(line, owner: "job.a", namespace: "ns", now: now), "\(line)")
+        }
+        #expect(timelines > 300 && refusals > 200, "\(timelines) timelines, \(refusals) refused")
     }
 
     // MARK: Activity records
