@@ -174,16 +174,26 @@ def main():
         row(f"Explore: {sim['plans']} plans x 30 days", "plans per second", sim["plans_per_s"], "-", "", "-", "",
             "1,000 plans < 60 s", f"{met(thousand < 60)} ({thousand:.0f} s for 1,000)")
     layers = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "layers"]
+    names = {"core": "core", "core+store": "core + store", "runtime": "runtime, simulated host",
+             "simulate": "refreshd simulate, table"}
     if layers:
         days = sim["days"] if sim else 365
         # One row per layer, the label on the first only (the table rules off each label).
-        names = {"core": "core", "core+store": "core + store", "runtime": "runtime, simulated host",
-                 "simulate": "refreshd simulate, table"}
         for i, r in enumerate(layers):
             year = r["wall_s"] * 365 / max(1, days)
             label = f"Simulate by layer: heartbeat alone, {r['runs']:,} runs" if i == 0 else ""
             row(label, f"{names.get(r['layer'], r['layer'])}: µs per run (s a year)", r["us_per_run"], "-",
                 f"{year:.2f} s", "-", "")
+    allocs = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "allocations"]
+    for i, r in enumerate(a for a in allocs if "layer" in a):
+        label = f"Allocations: heartbeat alone, {r['runs']:,} runs" if i == 0 else ""
+        row(label, f"{names.get(r['layer'], r['layer'])}: heap allocations per run", f"{r.get('allocs_per_run', 0):.1f}",
+            "-", "", "-", "")
+    jobs = next((a for a in allocs if "allocs_per_step" in a), None)
+    if jobs:
+        row(f"Allocations: Jobs/, {jobs['days']} days ({jobs['steps']:,} steps)", "heap allocations per step",
+            f"{jobs['allocs_per_step']:.1f}", "-", "", "-", "", "0 in steady state",
+            f"{met(jobs['allocs_per_step'] == 0)} ({jobs['allocs_per_step']:.1f} a step)")
     cal = find(rows, "refreshd", "calendar")
     if cal:
         per = lambda c: c / max(1, cal["n"]) * 1e6

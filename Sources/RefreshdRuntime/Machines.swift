@@ -206,7 +206,8 @@ struct Machines: Sendable {
         var waiting: String?
         let namespace = end.results.isEmpty ? "" : scheduler.definitions[end.identifier]?.namespace ?? "default"
         for text in end.results {
-            let line = ResultLine.parse(text, owner: end.identifier, namespace: namespace, now: now)
+            let line = ResultLine.fastParse(text, owner: end.identifier, namespace: namespace, now: now)
+                ?? ResultLine.parse(text, owner: end.identifier, namespace: namespace, now: now)
             switch line {
             case let .timeline(t, fetched):
                 if timeline == nil, problem == nil { timeline = (t, fetched) }
@@ -323,16 +324,28 @@ struct Machines: Sendable {
         activityEffects.removeAll(keepingCapacity: true)
         sideRevision &+= 1
         let error = activities.handle(event, at: now, into: &activityEffects)
+        // `recordJSON` writes the bytes `encoder` writes, without it: every update saves and
+        // publishes its activity. A save is usually followed by the same activity's publication:
+        // encoded once for both.
+        var last: (activity: Activity, text: String?)?
+        func record(_ activity: Activity) -> String? {
+            if let last, last.activity == activity { return last.text }
+            let text = activity.recordJSON
+            last = (activity, text)
+            return text
+        }
         for effect in activityEffects {
             switch effect {
             case let .persist(change):
                 guard stores else { continue }
                 switch change {
-                case let .save(activity): putRecord(ActivityChange.table, change.key, activity, into: &effects)
+                case let .save(activity):
+                    guard let value = record(activity) else { continue }
+                    effects.append(.persist(.putRecord(MachineRecord(table: ActivityChange.table, key: change.key, value: value))))
                 case .delete: effects.append(.persist(.deleteRecord(table: ActivityChange.table, key: change.key)))
                 }
             case let .publish(activity):
-                let contents = activity.state == .dismissed ? nil : (try? encoder.encode(activity)).map { String(decoding: $0, as: UTF8.self) + "\n" }
+                let contents = activity.state == .dismissed ? nil : record(activity).map { $0 + "\n" }
                 effects.append(.publish(Publication(path: "activities/\(activity.id).json", contents: contents)))
             case .transition:
                 break  // the log line of the same transition carries it to observers

@@ -90,19 +90,37 @@ extension RefreshRuntime {
 
     /// Under `lock`: offers one complete results line as a live line; whether it was taken, and
     /// whether it is the first waiting for the next drain.
+    ///
+    /// Activity lines of the plain shape (what `simulate:` blocks and most jobs write) are read
+    /// without Foundation (`StrictJSON`, a few µs); every other line is decoded once by
+    /// `JSONSerialization`, as `RunResults` checks it. Both give the same `ResultLine`.
     func takeLiveLine(_ order: LaunchOrder, _ line: String) -> (taken: Bool, first: Bool) {
+        if line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line),
+           let taken = takeLiveLine(order, { namespace, now in
+               ResultLine.fastActivity(members, owner: order.identifier, namespace: namespace, now: now)
+           }) {
+            return taken
+        }
         // Decoded once: the object `RunResults` checked is the one parsed.
         guard case let .accepted(_, object) = RunResults.verdict(line, number: 1) else { return (false, false) }
+        return takeLiveLine(order) { namespace, now in
+            ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
+        } ?? (false, false)
+    }
+
+    /// Under `lock`: takes a line `read` parses (nil: it cannot tell, nothing is counted and nil
+    /// is returned): within the run's live-line rate, a live line joins the backlog.
+    private func takeLiveLine(_ order: LaunchOrder, _ read: (_ namespace: String, _ now: Instant) -> ResultLine?) -> (taken: Bool, first: Bool)? {
         // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the run's end.
         let now = clock()
         let second = now.milliseconds / 1000
         var rate = liveLineRate[order.runID] ?? (second, 0)
         if rate.second != second { rate = (second, 0) }
         guard rate.count < Self.liveLinesPerSecond else { return (false, false) }
+        let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
+        guard let parsed = read(namespace, now) else { return nil }
         rate.count += 1
         liveLineRate[order.runID] = rate
-        let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
-        let parsed = ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
         guard parsed.isLive else { return (false, false) }
         liveBacklog.append((parsed, now))
         return (true, liveBacklog.count == 1)

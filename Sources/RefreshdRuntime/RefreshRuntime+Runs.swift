@@ -19,7 +19,10 @@ extension RefreshRuntime {
                         executions[order.runID] = .command(order, processGroup: group, startTicks: ticks)
                     }
                     if machines.scheduler.configuration.emitsStateChanges {
-                        _ = commit([.persist(.processStarted(runID: order.runID, processGroup: group, startTicks: ticks))])
+                        // In the event buffer (free here: no event is being fed), not a new array.
+                        scratch.removeAll(keepingCapacity: true)
+                        scratch.append(.persist(.processStarted(runID: order.runID, processGroup: group, startTicks: ticks)))
+                        _ = commit(scratch)
                     }
                 }
                 logger.info("\(order.identifier)[\(order.runID)] started pid \(group)")

@@ -139,7 +139,17 @@ extension Simulation {
         }
         if host.publicationCount != publicationsChecked {
             publicationsChecked = host.publicationCount
-            for (path, contents) in host.publications.sorted(by: { $0.key < $1.key }) where path.hasPrefix("widgets/") {
+            // Most publications are activities' (one per update). An entry that passed stays
+            // passing (returned entries are never forgotten), so the sorted walk below runs
+            // only when a widget's entry changed; it names the first failing path as before.
+            let publications = host.publications
+            var changed = false
+            for (path, contents) in publications where checkedWidgetEntries[path] != contents && path.utf8.starts(with: "widgets/".utf8) {
+                changed = true
+                break
+            }
+            guard changed else { return nil }
+            for (path, contents) in publications.sorted(by: { $0.key < $1.key }) where path.hasPrefix("widgets/") {
                 let parts = path.split(separator: "/")
                 guard parts.count == 3, let date = Self.field(contents, after: "\"date\":\""),
                       let content = Self.content(contents) else {
@@ -149,6 +159,7 @@ extension Simulation {
                 guard side.wasReturned(SideJournal.entryKey(widget: widget, date: date, content: content)) else {
                     return ("widget-entry-returned", "\(path) shows the entry of \(date) \(content), which no provider of \(widget) returned")
                 }
+                checkedWidgetEntries[path] = contents
             }
         }
         return nil

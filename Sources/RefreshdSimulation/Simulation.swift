@@ -34,6 +34,8 @@ public final class Simulation: @unchecked Sendable {
     /// The last applied update's timestamp seen per activity (updates apply in order).
     var lastUpdate: [String: Instant] = [:]
     var publicationsChecked = -1
+    /// Each widget publication's contents when it last passed the entry check.
+    var checkedWidgetEntries: [String: String] = [:]
     /// The runtime and side-machine revision last checked, and the instant from which the
     /// 12 h visibility check (the one that reads the clock) could fail without a new event.
     var sideChecked: (runtime: ObjectIdentifier, revision: UInt64)?

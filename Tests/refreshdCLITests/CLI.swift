@@ -123,6 +123,17 @@ struct Sandbox {
 
     func read(_ path: String) -> String? { try? String(contentsOfFile: root + "/" + path, encoding: .utf8) }
 
+    /// The pid a job wrote into `path`, once the file holds a whole one (a shell's `echo $$ > f`
+    /// makes the file empty before it writes: read then, it is no pid yet), within `timeout`.
+    func waitForPID(_ path: String, timeout: Double = 10) -> Int32? {
+        var pid: Int32?
+        _ = waitFor(timeout: timeout) {
+            pid = read(path).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            return pid != nil
+        }
+        return pid
+    }
+
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 
     /// `refreshd status --json`, parsed.

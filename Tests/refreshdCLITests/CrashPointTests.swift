@@ -23,8 +23,7 @@ import Testing
                                   environment: ["REFRESHD_CRASH_AT": "spawned"])
         defer { first.cleanUp() }
         #expect(first.wait() == 128 + SIGKILL)
-        #expect(waitFor { box.read("job.pid") != nil })
-        let jobPID = Int32(box.read("job.pid")!.trimmingCharacters(in: .whitespacesAndNewlines))!
+        let jobPID = try #require(box.waitForPID("job.pid"))
         defer { kill(-jobPID, SIGKILL) }
         #expect(!processIsGone(jobPID))  // its own session: it outlived refreshd
 

@@ -15,11 +15,11 @@ import Testing
             retry: {backoff: linear, initial: 200ms, max: 1s, limit: 3}
             """)
         let first = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
-        #expect(waitFor { box.read("job.pid") != nil })
-        let jobPID = Int32(box.read("job.pid")!.trimmingCharacters(in: .whitespacesAndNewlines))!
+        defer { first.cleanUp() }
+        let jobPID = try #require(box.waitForPID("job.pid"))
         first.signal(SIGKILL)
         first.wait()
-        defer { first.cleanUp(); kill(jobPID, SIGKILL) }
+        defer { kill(jobPID, SIGKILL) }
         #expect(!processIsGone(jobPID))  // its own session: it outlived refreshd
 
         let second = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])

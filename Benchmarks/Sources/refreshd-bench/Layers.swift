@@ -17,7 +17,9 @@ import RefreshdCore
 ///
 /// `Scripts/bench` runs `refreshd simulate` on the same job next to it: the rest is the
 /// simulator's. Each layer prints its wall time, CPU time and microseconds per run.
-func layers(days: Int) throws {
+///
+/// `bench` names the JSON lines (`layers`; `allocations` for the run with the counter preloaded).
+func layers(days: Int, bench: String = "layers") throws {
     let identifier = "design.example.heartbeat"
     let definition = TaskDefinition(identifier: identifier, kind: .processing, allowance: .seconds(10),
                                     resubmit: .after(.seconds(60)))
@@ -30,7 +32,7 @@ func layers(days: Int) throws {
 
     for layer in ["core", "core+store"] {
         let store = layer == "core" ? nil : InMemoryStore(instanceID: "0000000000000001")
-        let measured = try measure(layer: layer) { () throws -> Int in
+        let measured = try measure(layer: layer, bench: bench) { () throws -> Int in
             var core = SchedulerCore(configuration: configuration, definitions: [definition])
             var effects: [SchedulerEffect] = []
             var changes: [StateChange] = []
@@ -74,7 +76,8 @@ func layers(days: Int) throws {
         measured.print()
     }
 
-    let measured = try measure(layer: "runtime") { () throws -> Int in
+    var commits = 0, runs = 0
+    var measured = try measure(layer: "runtime", bench: bench) { () throws -> Int in
         let host = SimulatedHost(start: start)
         var logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
@@ -85,24 +88,33 @@ func layers(days: Int) throws {
         runtime.restoreSavedState()
         try runtime.submit(TaskRequest(identifier: identifier, kind: .processing, earliestBeginDate: start + .seconds(1)))
         host.advance(to: end)
-        return Int(runtime.snapshot().nextRunID - 1)
+        commits = runtime.committedTransactions
+        runs = Int(runtime.snapshot().nextRunID - 1)
+        return runs
     }
+    // One transaction per event: a run is two (its launch, its end) and a wake-up.
+    measured.add("commits_per_run", Double(commits) / Double(max(1, runs)))
     measured.print()
 }
 
-/// Runs `body` (which returns its number of runs) and its figures as a JSON line.
-private func measure(layer: String, _ body: () throws -> Int) throws -> JSONLine {
+/// Runs `body` (which returns its number of runs) and its figures as a JSON line; with the
+/// allocation counter preloaded (`Scripts/bench` runs it with `LD_PRELOAD=libmalloc_count.so`),
+/// also the heap allocations per run (a year of runs: set-up is a rounding error).
+private func measure(layer: String, bench: String, _ body: () throws -> Int) throws -> JSONLine {
+    let allocations = Measure.allocations()
     let cpu = Measure.cpuSeconds()
     let wall = Measure.monotonicSeconds()
     let runs = try body()
     let seconds = Measure.monotonicSeconds() - wall
+    let allocated = Measure.allocations().flatMap { end in allocations.map { end - $0 } }
     var line = JSONLine()
     line.add("impl", "refreshd")
-    line.add("bench", "layers")
+    line.add("bench", bench)
     line.add("layer", layer)
     line.add("runs", runs)
     line.add("wall_s", seconds)
     line.add("cpu_s", Measure.cpuSeconds() - cpu)
     line.add("us_per_run", seconds * 1e6 / Double(max(runs, 1)))
+    if let allocated { line.add("allocs_per_run", Double(allocated) / Double(max(runs, 1))) }
     return line
 }

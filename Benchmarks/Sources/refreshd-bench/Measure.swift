@@ -24,6 +24,13 @@ enum Measure {
 
     static func seconds(_ tv: timeval) -> Double { Double(tv.tv_sec) + Double(tv.tv_usec) / 1e6 }
 
+    /// Heap allocations so far, when the counter of `reference/malloc_count.c` is preloaded; nil
+    /// otherwise.
+    static func allocations() -> UInt64? {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_count") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> UInt64).self)()
+    }
+
     /// Wall clock (CLOCK_REALTIME) in nanoseconds: the clock earliest begin dates are on.
     static func realtimeNanos() -> Int64 {
         var ts = timespec()

@@ -33,7 +33,7 @@ do {
     case "idle":
         try idle(count: int("count", 100_000), seconds: int("seconds", 30))
     case "layers":
-        try layers(days: int("days", 365))
+        try layers(days: int("days", 365), bench: options["label"] ?? "layers")
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
     default:
