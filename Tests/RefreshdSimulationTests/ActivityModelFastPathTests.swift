@@ -1,3 +1,4 @@
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdSimulation
