@@ -43,7 +43,9 @@ import Testing
         #expect(sleeper.seconds >= 2 && sleeper.seconds < 2.5, "\(sleeper.seconds)")
         let stubborn = try #require(runs["test.stubborn"]?.first)
         #expect(stubborn.outcome == "expired")
-        #expect(stubborn.seconds == 3, "\(stubborn.seconds)")
+        // Killed at 3 s (2 s + the 1 s grace); the run ends when its results channel closes, a
+        // few real milliseconds after the kill (its `sleep` child held fd 3), as in the daemon.
+        #expect(stubborn.seconds >= 3 && stubborn.seconds < 3.5, "\(stubborn.seconds)")
         #expect(Self.processes(marker).isEmpty)
     }
 
