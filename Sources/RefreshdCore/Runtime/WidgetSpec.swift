@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// A timeline job's widget, as its job file declares it: the widget kind, the families on
 /// screen, the reload budget and where its timelines come from.
