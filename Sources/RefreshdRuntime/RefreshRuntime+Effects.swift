@@ -103,7 +103,7 @@ extension RefreshRuntime {
             lock.withLock {
                 applyLiveBacklog()
                 swap(&batch, &outbox)
-                if !machines.resultsOutbox.isEmpty { swap(&decisions, &machines.resultsOutbox) }
+                machine.takeResultsDecisions(into: &decisions)
             }
             if batch.isEmpty, decisions.isEmpty { return }
             for effect in batch { execute(effect, on: host) }

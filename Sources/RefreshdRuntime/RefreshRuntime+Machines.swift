@@ -136,7 +136,7 @@ extension RefreshRuntime {
     // MARK: Results while a run goes on
 
     /// Live results lines applied per run per second; more wait for the run's end.
-    public static let liveLinesPerSecond = 20
+    public static let liveLinesPerSecond = RuntimeMachine.liveLinesPerSecond
 
     /// A complete line a running command wrote to its results channel (any thread). A live line
     /// (an activity event, an explicit reload) is taken now and true is returned; any other
@@ -149,17 +149,16 @@ extension RefreshRuntime {
     /// Hosts hand whole reads to `runResultsRead`, which offers each line here.
     public func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
         let host = self.host
-        let taken = lock.withLock { takeLiveLine(order, line) }
+        let taken = lock.withLock { machine.resultLine(order, line, at: clock()) }
         if taken.first { host?.scheduleDrain() }
         return taken.taken
     }
 
     /// Under `lock`: applies the live lines taken since the last time, in order, in one commit.
     func applyLiveBacklog() {
-        guard !liveBacklog.isEmpty else { return }
+        guard !machine.liveBacklog.isEmpty else { return }
         scratch.removeAll(keepingCapacity: true)
-        for (line, at) in liveBacklog { _ = machines.handleLive(line, at: at, into: &scratch) }
-        liveBacklog.removeAll(keepingCapacity: true)
+        _ = machine.applyLiveBacklog(into: &scratch)
         _ = commit(scratch)
     }
 }

@@ -51,11 +51,9 @@ extension RefreshRuntime {
     /// that returned after its grace) is ignored.
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
         let (execution, dropped) = lock.withLock {
-            liveLineRate[runID] = nil
-            machines.results.forget(runID)
-            return (executions.removeValue(forKey: runID), endOutputLimit(runID))
+            (executions.removeValue(forKey: runID), machine.runWorkEnded(runID))
         }
-        if let dropped { report(dropped) }
+        if let dropped { report(observation(dropped)) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
             sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in
@@ -98,7 +96,7 @@ extension RefreshRuntime {
                                submitted: order.started, earliest: order.started, started: order.started,
                                deadline: order.deadline, attempt: order.attempt,
                                processGroup: processGroup, processStartTicks: startTicks)
-        lock.withLock { _ = sweeping.insert(order.runID) }
+        lock.withLock { machine.sweepStarted(order.runID) }
         host.sweepRun(record, instance: instance) { [self] killed in
             if !killed.isEmpty {
                 let text = "\(order.identifier)[\(order.runID)] killed \(killed.count) leftover process\(killed.count == 1 ? "" : "es") at the run's end"
@@ -106,13 +104,7 @@ extension RefreshRuntime {
                                           count: killed.count, message: text))
             }
             then()
-            let stopNow = lock.withLock { () -> Bool in
-                sweeping.remove(order.runID)
-                guard var waiting = stopAfterSweeps else { return false }
-                waiting.remove(order.runID)
-                stopAfterSweeps = waiting.isEmpty ? nil : waiting
-                return waiting.isEmpty
-            }
+            let stopNow = lock.withLock { machine.sweepEnded(order.runID) }
             if stopNow { send(.shutdown) }
         }
     }
@@ -132,9 +124,8 @@ extension RefreshRuntime {
 
     /// Output the host read and did not log (over the rate limit).
     public func runOutputDropped(_ order: LaunchOrder, lines: Int, bytes: Int, limit: String) {
-        let text = "\(order.identifier)[\(order.runID)] \(lines) line\(lines == 1 ? "" : "s") (\(bytes) bytes) of output not logged: over \(limit)"
-        report(RuntimeObservation(time: clock(), kind: .outputDropped, identifier: order.identifier,
-                                  runID: order.runID, count: lines, message: text))
+        report(observation(RuntimeMachine.OutputDrop(identifier: order.identifier, runID: order.runID,
+                                                     lines: lines, bytes: bytes, limit: limit)))
     }
 
     /// The environment a command run sees: refreshd's own, the job's, and the REFRESH_ variables.
