@@ -84,6 +84,15 @@ package struct RuntimeMachine: Sendable {
         machines.handle(event, at: now, into: &effects)
     }
 
+    /// A request from the API or an operator (`refreshd ctl submit`): the core may refuse it,
+    /// and then nothing changed.
+    package mutating func submit(_ request: TaskRequest, at now: Instant,
+                                 into effects: inout [SchedulerEffect]) throws(SchedulerError) {
+        try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(SchedulerError) in
+            try core.submit(request, at: now, into: &effects)
+        }
+    }
+
     /// Applies the live lines taken since the last time, in order; false when there were none
     /// (nothing to commit).
     package mutating func applyLiveBacklog(into effects: inout [SchedulerEffect]) -> Bool {

@@ -1,0 +1,190 @@
+import Testing
+@testable import RefreshdCore
+
+/// `RuntimeMachine` as input -> exact effects (issue 22), in the style of hummingbird's
+/// connection state machine tests: each step is one report a host makes (or one event), with
+/// the instant as an argument, followed by exactly what the machine answers. Nothing runs: no
+/// host, no store, no clock; the same calls are what `RefreshRuntime` makes on both hosts.
+@Suite struct RuntimeMachineTests {
+    static let t0 = Instant(milliseconds: 1_800_000_000_000)
+    static let job = TaskDefinition(identifier: "app.job", allowance: .seconds(30), grace: .seconds(5))
+
+    /// A machine with one declared job, restored, that persists and logs nothing routine: the
+    /// effects left are the ones the runtime's decisions make.
+    static func machine() -> RuntimeMachine {
+        var configuration = SchedulerConfiguration()
+        configuration.emitsStateChanges = false
+        configuration.emitsRoutineLogs = false
+        configuration.emitsRunEnds = true
+        var machine = RuntimeMachine(scheduler: SchedulerCore(configuration: configuration, definitions: [job]))
+        var effects: [SchedulerEffect] = []
+        machine.handle(.restore(SchedulerCore.RestoredState()), at: t0, into: &effects)
+        return machine
+    }
+
+    /// One event's effects.
+    static func effects(_ body: (inout [SchedulerEffect]) throws -> Void) rethrows -> [SchedulerEffect] {
+        var effects: [SchedulerEffect] = []
+        try body(&effects)
+        return effects
+    }
+
+    /// The results decisions waiting for the drain.
+    static func decisions(_ machine: inout RuntimeMachine) -> [ResultsEffect] {
+        var decisions: [ResultsEffect] = []
+        machine.takeResultsDecisions(into: &decisions)
+        return decisions
+    }
+
+    /// Submits the job now and fires the wake-up: the run's launch order.
+    static func launch(_ machine: inout RuntimeMachine, at now: Instant = t0) throws -> LaunchOrder {
+        let submitted = try effects { try machine.submit(TaskRequest(identifier: job.identifier), at: now, into: &$0) }
+        #expect(submitted == [.armTimer(at: now)])
+        let order = LaunchOrder(runID: 1, identifier: job.identifier, kind: .appRefresh, started: now,
+                                deadline: now + .seconds(30), attempt: 1)
+        #expect(effects { machine.handle(.timerFired, at: now, into: &$0) } == [.launch(order), .armTimer(at: now + .seconds(30))])
+        return order
+    }
+
+    @Test func aRunsExitWaitsForItsResultsAtMostTheGrace() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+
+        // A results line that is not live is kept for the run's end; nothing to drain.
+        let line = Array("{\"x\":1}\n".utf8)
+        #expect(line.withUnsafeBytes { machine.resultsRead(order, $0, at: t0 + .seconds(1)) } == false)
+        #expect(Self.decisions(&machine) == [])
+
+        // The leader exits with fd 3 still open (a grandchild holds it): its group is killed
+        // now, and the grace re-arms the one timer 500 ms later, before the run's deadline.
+        #expect(Self.effects {
+            machine.leaderExited(1, exit: .exited(0), resultsClosed: false, at: t0 + .seconds(2), into: &$0)
+        } == [.armTimer(at: t0 + .milliseconds(2500))])
+        #expect(Self.decisions(&machine) == [.killGroup(runID: 1)])
+
+        // The grace ends: the host closes the channel and the run's work ended with what was
+        // read; the one timer goes back to the deadline.
+        #expect(Self.effects { machine.handle(.timerFired, at: t0 + .milliseconds(2500), into: &$0) }
+            == [.armTimer(at: t0 + .seconds(30))])
+        #expect(Self.decisions(&machine) == [.closeChannel(runID: 1),
+                                             .ended(runID: 1, exit: .exited(0), results: ["{\"x\":1}"])])
+
+        // The engine ends the run's work (nothing was dropped from its output), then the run.
+        #expect(machine.runWorkEnded(1) == nil)
+        #expect(Self.effects {
+            machine.handle(.runFinished(runID: 1, exit: .exited(0), results: ["{\"x\":1}"]), at: t0 + .milliseconds(2600), into: &$0)
+        } == [.disarmTimer])
+        #expect(machine.machines.nextDeadline == nil)
+    }
+
+    @Test func aChannelClosedAfterTheExitEndsTheRunWithoutTheGrace() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        _ = try Self.launch(&machine)
+        #expect(Self.effects { machine.leaderExited(1, exit: .exited(3), resultsClosed: false, at: t0 + .seconds(1), into: &$0) }
+            == [.armTimer(at: t0 + .milliseconds(1500))])
+        #expect(Self.decisions(&machine) == [.killGroup(runID: 1)])
+        // The last writer closes it: the end now, and the grace's wake-up goes.
+        #expect(Self.effects { machine.resultsClosed(1, at: t0 + .milliseconds(1200), into: &$0) }
+            == [.armTimer(at: t0 + .seconds(30))])
+        #expect(Self.decisions(&machine) == [.ended(runID: 1, exit: .exited(3), results: [])])
+    }
+
+    @Test func outputOverTheLimitIsDroppedAndLoggedOncePerWindowAndAtTheEnd() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+        let limit = "200 lines or 256 KiB a second"
+
+        // 201 lines in one second: 200 are logged, one is dropped, nothing reported yet.
+        let lines = (1...201).map { "line \($0)" }
+        let first = machine.outputLines(order, lines, at: t0)
+        #expect(first == RuntimeMachine.OutputAction(dropped: nil, admitted: Array(lines.prefix(200))))
+        #expect(machine.outputWindowIsFull(order, at: t0 + .milliseconds(999)) == (true, nil))
+        // A chunk the host did not split: 4 KiB with 64 line ends, counted, never logged.
+        machine.outputSkipped(order, bytes: 4096, lineEnds: 64)
+
+        // The next window: its first line is logged after the drop notice of the last.
+        let drop = RuntimeMachine.OutputDrop(identifier: "app.job", runID: 1, lines: 65, bytes: 8 + 4096, limit: limit)
+        #expect(machine.outputLines(order, ["next"], at: t0 + .seconds(1))
+            == RuntimeMachine.OutputAction(dropped: drop, admitted: ["next"]))
+        #expect(drop.message == "app.job[1] 65 lines (4104 bytes) of output not logged: over \(limit)")
+
+        // Drops of the last window are reported at the run's end, once.
+        machine.outputSkipped(order, bytes: 10, lineEnds: 1)
+        #expect(machine.runWorkEnded(1)
+            == RuntimeMachine.OutputDrop(identifier: "app.job", runID: 1, lines: 1, bytes: 10, limit: limit))
+        #expect(machine.runWorkEnded(1) == nil)
+    }
+
+    @Test func aSecondStopSignalKillsEveryRunNow() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        _ = try Self.launch(&machine)
+
+        // The first: a graceful stop, at once (no sweep under way); the run gets its expiration.
+        #expect(machine.stopSignal("SIGTERM")
+            == .stopGracefully(message: "received SIGTERM: stopping gracefully (send it again to kill running jobs now)"))
+        #expect(machine.stopRequested() == true)
+        #expect(Self.effects { machine.handle(.shutdown, at: t0 + .seconds(1), into: &$0) }
+            == [.log(.stopping(running: 1)), .expire(runID: 1), .armTimer(at: t0 + .seconds(6))])
+
+        // The second, during the grace: kill every run in flight now; the shutdown again changes nothing.
+        #expect(machine.stopSignal("SIGTERM") == .stopImmediately(reason: "received SIGTERM again"))
+        var kills: [SchedulerEffect] = []
+        var effects: [SchedulerEffect] = []
+        #expect(machine.stopImmediately(at: t0 + .seconds(2), into: &effects, kills: &kills) == 1)
+        #expect(effects == [])
+        #expect(kills == [.kill(runID: 1)])
+    }
+
+    @Test func aStopWaitsForTheSweepsUnderWayAndASignalThenIsTheSecond() throws {
+        var machine = Self.machine()
+        machine.sweepStarted(7)
+        #expect(machine.stopRequested() == false)
+        // Stopping already (waiting for the sweep): another signal kills now.
+        #expect(machine.stopSignal("SIGINT") == .stopImmediately(reason: "received SIGINT again"))
+        #expect(machine.sweepEnded(7) == true)
+        #expect(machine.sweepEnded(7) == false)
+    }
+
+    @Test func aClockJumpSeenAtAWakeUpIsAClockChange() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        machine.attach(clocks: ClockReading(wall: t0, monotonic: .seconds(100)))
+        // Drift within the tolerance (1 s) at a wake-up: NTP slewing, nothing changed.
+        #expect(machine.clocksRead(ClockReading(wall: t0 + .milliseconds(10_900), monotonic: .seconds(110)), .wakeUp) == nil)
+        // The wall clock an hour ahead of the monotonic one at the next wake-up: a step (or a
+        // resume no notice announced); `expected` is what the wall clock would read without it.
+        let jumped = ClockReading(wall: t0 + .seconds(3620), monotonic: .seconds(120))
+        #expect(machine.clocksRead(jumped, .wakeUp) == .clockChanged(expected: t0 + .seconds(20)))
+        // The engine handles the change, then the wake-up: the machines re-arm the one timer.
+        #expect(Self.effects { machine.handle(.clockChanged(expected: t0 + .seconds(20)), at: jumped.wall, into: &$0) }
+            == [.log(.clockChanged(jumped.wall, expected: t0 + .seconds(20))), .disarmTimer])
+        // Measured from the new offset now: the same reading again is no change.
+        #expect(machine.clocksRead(ClockReading(wall: t0 + .seconds(3630), monotonic: .seconds(130)), .wakeUp) == nil)
+        // The kernel's notice is always a change, however small.
+        #expect(machine.clocksRead(ClockReading(wall: t0 + .seconds(3640), monotonic: .seconds(140)), .clockSet)
+            == .clockChanged(expected: t0 + .seconds(3640)))
+    }
+
+    @Test func liveResultsLinesAreTakenAtMostTwentyASecondAndAppliedTogether() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+        let line = "{\"activity\":\"start\",\"id\":\"a\",\"content\":{}}"
+        // The first live line waits for the next drain (the host schedules one); later ones join it.
+        #expect(machine.resultLine(order, line, at: t0) == (true, true))
+        for _ in 2...RuntimeMachine.liveLinesPerSecond { #expect(machine.resultLine(order, line, at: t0) == (true, false)) }
+        // Over the rate: left for the run's end.
+        #expect(machine.resultLine(order, line, at: t0 + .milliseconds(999)) == (false, false))
+        #expect(machine.liveBacklog.count == RuntimeMachine.liveLinesPerSecond)
+        var effects: [SchedulerEffect] = []
+        #expect(machine.applyLiveBacklog(into: &effects) == true)
+        #expect(machine.liveBacklog.isEmpty)
+        #expect(machine.applyLiveBacklog(into: &effects) == false)
+        // A new second: taken again.
+        #expect(machine.resultLine(order, line, at: t0 + .seconds(1)) == (true, true))
+    }
+}
