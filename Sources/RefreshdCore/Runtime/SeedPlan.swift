@@ -1,5 +1,3 @@
-import RefreshdCore
-
 /// Which jobs get a first request at a load, and how: a pure function of the jobs, what is
 /// pending and what was seeded before.
 ///
