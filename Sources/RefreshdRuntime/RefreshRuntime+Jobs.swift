@@ -83,30 +83,11 @@ extension RefreshRuntime {
             let id = spec.identifier
             let refusal: SchedulerError? = lock.withLock {
                 startIfNeeded()
-                let now = clock()
-                let action = SeedPlan.plan(spec, hasPending: machines.scheduler.pending(id) != nil,
-                                           seededFrom: seedSpecs[id], replacing: replacing, now: now)
                 scratch.removeAll(keepingCapacity: true)
                 do throws(SchedulerError) {
-                    switch action {
-                    case .keep, .none:
-                        return nil
-                    case .submitFirst:
-                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
-                            try core.submitFirst(id, at: now, into: &effects)
-                        }
-                    case let .submit(earliest):
-                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
-                            try core.submit(.forJob(spec.definition, earliest: earliest), at: now, into: &effects)
-                        }
-                    }
+                    guard try machine.seed(spec, replacing: replacing, at: clock(), into: &scratch) else { return nil }
                 } catch {
                     return error
-                }
-                let text = spec.firstRequest.text
-                seedSpecs[id] = text
-                if machines.scheduler.configuration.emitsStateChanges {
-                    scratch.append(.persist(.seedSpec(identifier: id, spec: text)))
                 }
                 return commit(scratch) ? nil : .notSaved(reason: storeFailure ?? "unknown")
             }

@@ -71,7 +71,6 @@ public final class RefreshRuntime: @unchecked Sendable {
     var changes: [StateChange] = []
     var executions: [Int64: Execution] = [:]
     var restored: SchedulerCore.RestoredState?
-    var seedSpecs: [String: String] = [:]
     var storeFailure: String?
     /// Transactions the store accepted (non-empty batches): one per event, or per group.
     var transactions = 0
@@ -109,7 +108,7 @@ public final class RefreshRuntime: @unchecked Sendable {
         if let store {
             let state = try store.restoredState()
             restored = state
-            seedSpecs = state.seedSpecs
+            machine.seedSpecs = state.seedSpecs
             instance = try store.instanceID()
         } else {
             restored = SchedulerCore.RestoredState()

@@ -187,4 +187,25 @@ import Testing
         // A new second: taken again.
         #expect(machine.resultLine(order, line, at: t0 + .seconds(1)) == (true, true))
     }
+
+    @Test func aFixedFirstRequestIsSeededOnceAcrossRestarts() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let spec = JobSpec(definition: Self.job, command: CommandJob(argv: ["true"]), firstRequest: .at(t0 + .hours(1)))
+        var effects: [SchedulerEffect] = []
+        // Loaded: its request is submitted for the date it names, and the text remembered.
+        #expect(try machine.seed(spec, replacing: false, at: t0, into: &effects) == true)
+        #expect(effects == [.armTimer(at: t0 + .hours(1))])
+        #expect(machine.seedSpecs == ["app.job": (t0 + .hours(1)).iso8601])
+        // Loaded again with the request pending: kept.
+        effects = []
+        #expect(try machine.seed(spec, replacing: false, at: t0 + .minutes(1), into: &effects) == false)
+        #expect(effects == [])
+        // Cancelled (nothing pending, as after its run), the same date is not requested again...
+        #expect(Self.effects { machine.handle(.cancel(identifier: "app.job"), at: t0 + .minutes(2), into: &$0) } == [.log(.cancelled(identifier: "app.job")), .disarmTimer])
+        #expect(try machine.seed(spec, replacing: false, at: t0 + .minutes(3), into: &effects) == false)
+        // ...unless the job changed (a reload replaces its request).
+        #expect(try machine.seed(spec, replacing: true, at: t0 + .minutes(4), into: &effects) == true)
+        #expect(effects == [.armTimer(at: t0 + .hours(1))])
+    }
 }

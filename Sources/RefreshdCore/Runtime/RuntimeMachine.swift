@@ -29,6 +29,8 @@ package struct RuntimeMachine: Sendable {
     /// ones a stop waits for.
     package private(set) var sweeping: Set<Int64> = []
     package private(set) var stopAfterSweeps: Set<Int64>?
+    /// The first-request text each job was last seeded from (the store's seed specs).
+    package var seedSpecs: [String: String] = [:]
 
     /// One run's live-line count in one second.
     package struct LiveRate: Sendable, Hashable {
@@ -91,6 +93,30 @@ package struct RuntimeMachine: Sendable {
         try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(SchedulerError) in
             try core.submit(request, at: now, into: &effects)
         }
+    }
+
+    /// Gives a loaded job its first request as `SeedPlan` says: the submit and its seed record
+    /// appended to `effects`. False when the plan keeps what there is (nothing to commit).
+    package mutating func seed(_ job: JobSpec, replacing: Bool, at now: Instant,
+                               into effects: inout [SchedulerEffect]) throws(SchedulerError) -> Bool {
+        let id = job.identifier
+        switch SeedPlan.plan(job, hasPending: machines.scheduler.pending(id) != nil, seededFrom: seedSpecs[id],
+                             replacing: replacing, now: now) {
+        case .keep, .none:
+            return false
+        case .submitFirst:
+            try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(SchedulerError) in
+                try core.submitFirst(id, at: now, into: &effects)
+            }
+        case let .submit(earliest):
+            try submit(.forJob(job.definition, earliest: earliest), at: now, into: &effects)
+        }
+        let text = job.firstRequest.text
+        seedSpecs[id] = text
+        if machines.scheduler.configuration.emitsStateChanges {
+            effects.append(.persist(.seedSpec(identifier: id, spec: text)))
+        }
+        return true
     }
 
     /// Applies the live lines taken since the last time, in order; false when there were none
