@@ -54,10 +54,8 @@ extension RefreshRuntime {
         case let .killGroup(runID):
             host.killRunGroup(runID: runID)
         case let .closeChannel(runID):
-            let identifier = lock.withLock { machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier } ?? "?"
-            report(RuntimeObservation(
-                time: host.now(), kind: .results, identifier: identifier, runID: runID,
-                message: "\(identifier)[\(runID)] results channel still open \(ResultsChannels.grace.wholeMilliseconds) ms after the exit (a process outside the run holds fd 3): reporting what was read"))
+            let (identifier, message) = lock.withLock { machine.resultsGraceEndedMessage(runID) }
+            report(RuntimeObservation(time: host.now(), kind: .results, identifier: identifier, runID: runID, message: message))
             host.closeResults(runID: runID)
         case let .ended(runID, exit, results):
             runEnded(runID, exit: exit, results: results)

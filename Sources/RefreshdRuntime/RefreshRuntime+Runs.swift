@@ -66,22 +66,20 @@ extension RefreshRuntime {
 
     /// The run's end, with its results checked, to the machines (committed).
     func finishRun(_ runID: Int64, exit: RunExit, results: [String]) {
-        var accepted: [String] = []
-        if !results.isEmpty {
-            let checked = RunResults.check(results)
-            accepted = checked.accepted
-            let identifier = lock.withLock { machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier } ?? "?"
-            for problem in checked.problems {
-                report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
-                                          message: "\(identifier)[\(runID)] result refused: \(problem)"))
-            }
-            if !accepted.isEmpty {
-                report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
-                                          count: accepted.count,
-                                          message: "\(identifier)[\(runID)] reported \(accepted.count) result\(accepted.count == 1 ? "" : "s")"))
-            }
+        guard !results.isEmpty else {
+            send(.runFinished(runID: runID, exit: exit, results: []))
+            return
         }
-        send(.runFinished(runID: runID, exit: exit, results: accepted))
+        let checked = lock.withLock { machine.checkResults(runID, results) }
+        let identifier = checked.identifier
+        for problem in checked.refused {
+            report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID, message: problem))
+        }
+        if let message = checked.acceptedMessage {
+            report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
+                                      count: checked.accepted.count, message: message))
+        }
+        send(.runFinished(runID: runID, exit: exit, results: checked.accepted))
     }
 
     /// A run's processes never outlive it: at a command run's end, before the end is committed,

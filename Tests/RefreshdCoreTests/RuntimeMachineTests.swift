@@ -208,4 +208,40 @@ import Testing
         #expect(try machine.seed(spec, replacing: true, at: t0 + .minutes(4), into: &effects) == true)
         #expect(effects == [.armTimer(at: t0 + .hours(1))])
     }
+
+    @Test func operatorCommandsGoThroughTheMachine() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        // An operator's submit is the job's own request, due when the operator says.
+        #expect(machine.operatorRequest("app.job", earliest: t0 + .hours(2))
+            == TaskRequest(identifier: "app.job", kind: .appRefresh, earliestBeginDate: t0 + .hours(2)))
+        #expect(machine.operatorRequest("no.such.job", earliest: nil) == nil)
+        var effects: [SchedulerEffect] = []
+        try machine.submit(#require(machine.operatorRequest("app.job", earliest: t0 + .hours(2))), at: t0, into: &effects)
+        #expect(effects == [.armTimer(at: t0 + .hours(2))])
+
+        // Launch now, whatever the date; then expire now.
+        let order = LaunchOrder(runID: 1, identifier: "app.job", kind: .appRefresh, started: t0 + .seconds(1),
+                                deadline: t0 + .seconds(31), attempt: 1)
+        #expect(try Self.effects { try machine.handle(operator: .launchNow(identifier: "app.job"), at: t0 + .seconds(1), into: &$0) }
+            == [.launch(order), .armTimer(at: t0 + .seconds(31))])
+        let expired = try Self.effects { try machine.handle(operator: .expireNow(identifier: "app.job"), at: t0 + .seconds(2), into: &$0) }
+        #expect(expired == [.log(.expirationDelivered(runID: 1, identifier: "app.job")), .expire(runID: 1), .armTimer(at: t0 + .seconds(7))])
+        // Refused: nothing pending to launch; nothing changed.
+        effects = []
+        #expect(throws: ControlRefusal.self) { try machine.handle(operator: .launchNow(identifier: "app.job"), at: t0 + .seconds(3), into: &effects) }
+        #expect(effects == [])
+    }
+
+    @Test func aRunsResultsAreCheckedAtItsEnd() throws {
+        var machine = Self.machine()
+        _ = try Self.launch(&machine)
+        let report = machine.checkResults(1, ["{\"a\": 1}", "not json", RunResults.truncatedMarker])
+        #expect(report.identifier == "app.job")
+        #expect(report.accepted == ["{\"a\": 1}"])
+        #expect(report.refused.count == 2)
+        #expect(report.refused.allSatisfy { $0.hasPrefix("app.job[1] result refused: ") })
+        #expect(report.acceptedMessage == "app.job[1] reported 1 result")
+        #expect(machine.checkResults(1, []) == RuntimeMachine.ResultsReport(identifier: "?", accepted: [], refused: []))
+    }
 }

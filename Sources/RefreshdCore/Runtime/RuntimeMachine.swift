@@ -95,6 +95,59 @@ package struct RuntimeMachine: Sendable {
         }
     }
 
+    /// An operator's order on a declared identifier (the control socket, `refreshd ctl`).
+    package enum OperatorCommand: Sendable, Hashable {
+        /// Launch its pending request now, whatever its earliest begin date and conditions.
+        case launchNow(identifier: String)
+        /// Deliver its run's expiration now.
+        case expireNow(identifier: String)
+    }
+
+    /// An operator's order: a refusal (nothing pending, nothing running, stopping) changes nothing.
+    package mutating func handle(operator command: OperatorCommand, at now: Instant,
+                                 into effects: inout [SchedulerEffect]) throws(ControlRefusal) {
+        try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(ControlRefusal) in
+            switch command {
+            case let .launchNow(identifier): try core.launchNow(identifier, at: now, into: &effects)
+            case let .expireNow(identifier): try core.expireNow(identifier, at: now, into: &effects)
+            }
+        }
+    }
+
+    /// What an operator's submit (`refreshd ctl submit`) asks for: the job's own request
+    /// (`TaskRequest.forJob`: its kind and conditions), due at `earliest` or now; nil for an
+    /// identifier no job declares. The operator chooses when, never what.
+    package func operatorRequest(_ identifier: String, earliest: Instant?) -> TaskRequest? {
+        machines.scheduler.definitions[identifier].map { .forJob($0, earliest: earliest) }
+    }
+
+    /// What a run's end reports of its results: the accepted lines (compact JSON, handed to the
+    /// machines with the run's end) and one log line per refused line, then the count accepted.
+    package struct ResultsReport: Sendable, Hashable {
+        package var identifier: String
+        package var accepted: [String]
+        package var refused: [String]
+        /// `app.job[7] reported 2 results`, when any was accepted.
+        package var acceptedMessage: String?
+    }
+
+    /// Checks a run's raw results lines (`RunResults.check`) before its end is handled.
+    package func checkResults(_ runID: Int64, _ results: [String]) -> ResultsReport {
+        let identifier = results.isEmpty ? "?" : machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
+        guard !results.isEmpty else { return ResultsReport(identifier: identifier, accepted: [], refused: []) }
+        let checked = RunResults.check(results)
+        let count = checked.accepted.count
+        return ResultsReport(identifier: identifier, accepted: checked.accepted,
+                             refused: checked.problems.map { "\(identifier)[\(runID)] result refused: \($0)" },
+                             acceptedMessage: count == 0 ? nil : "\(identifier)[\(runID)] reported \(count) result\(count == 1 ? "" : "s")")
+    }
+
+    /// The log line when a run's results channel is closed at the end of the grace.
+    package func resultsGraceEndedMessage(_ runID: Int64) -> (identifier: String, message: String) {
+        let identifier = machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
+        return (identifier, "\(identifier)[\(runID)] results channel still open \(ResultsChannels.grace.wholeMilliseconds) ms after the exit (a process outside the run holds fd 3): reporting what was read")
+    }
+
     /// Gives a loaded job its first request as `SeedPlan` says: the submit and its seed record
     /// appended to `effects`. False when the plan keeps what there is (nothing to commit).
     package mutating func seed(_ job: JobSpec, replacing: Bool, at now: Instant,
