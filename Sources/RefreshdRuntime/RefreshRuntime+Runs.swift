@@ -128,18 +128,6 @@ extension RefreshRuntime {
 
     /// The environment a command run sees: refreshd's own, the job's, and the REFRESH_ variables.
     func environment(for order: LaunchOrder, _ job: CommandJob) -> [String] {
-        var env = baseEnvironment
-        for (key, value) in job.environment { env[key] = value }
-        env["REFRESH_TASK_IDENTIFIER"] = order.identifier
-        env["REFRESH_RUN_ID"] = String(order.runID)
-        // With REFRESH_RUN_ID, names this run's processes from their first instant (see the reaper).
-        env["REFRESH_INSTANCE"] = instance
-        env["REFRESH_DEADLINE"] = order.deadline.iso8601
-        env["REFRESH_NOW"] = order.started.iso8601
-        env["REFRESH_KIND"] = order.kind.rawValue
-        env["REFRESH_ATTEMPT"] = String(order.attempt)
-        env["REFRESH_RESULT_FD"] = String(RunResults.descriptor)
-        if let sharedContainer = options.sharedContainer { env["REFRESH_SHARED_CONTAINER"] = sharedContainer }
-        return env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        job.environment(for: order, base: baseEnvironment, instance: instance, sharedContainer: options.sharedContainer)
     }
 }

@@ -244,4 +244,16 @@ import Testing
         #expect(report.acceptedMessage == "app.job[1] reported 1 result")
         #expect(machine.checkResults(1, []) == RuntimeMachine.ResultsReport(identifier: "?", accepted: [], refused: []))
     }
+
+    @Test func aCommandSeesRefreshdsEnvironmentItsOwnAndTheRunsVariables() {
+        let order = LaunchOrder(runID: 7, identifier: "app.job", kind: .appRefresh, started: Self.t0,
+                                deadline: Self.t0 + .seconds(30), attempt: 2)
+        let job = CommandJob(argv: ["true"], environment: ["PATH": "/job/bin", "A": "1"])
+        #expect(job.environment(for: order, base: ["PATH": "/usr/bin", "HOME": "/root"], instance: "ab12",
+                                sharedContainer: "/srv/shared") == [
+            "A=1", "HOME=/root", "PATH=/job/bin", "REFRESH_ATTEMPT=2", "REFRESH_DEADLINE=\((Self.t0 + .seconds(30)).iso8601)",
+            "REFRESH_INSTANCE=ab12", "REFRESH_KIND=app-refresh", "REFRESH_NOW=\(Self.t0.iso8601)", "REFRESH_RESULT_FD=3",
+            "REFRESH_RUN_ID=7", "REFRESH_SHARED_CONTAINER=/srv/shared", "REFRESH_TASK_IDENTIFIER=app.job",
+        ])
+    }
 }
