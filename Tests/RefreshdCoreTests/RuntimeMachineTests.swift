@@ -256,4 +256,18 @@ import Testing
             "REFRESH_RUN_ID=7", "REFRESH_SHARED_CONTAINER=/srv/shared", "REFRESH_TASK_IDENTIFIER=app.job",
         ])
     }
+
+    @Test func aFailedCommitAbandonsWhatTheEventLaunchedAndStops() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        #expect(try Self.effects { try machine.submit(TaskRequest(identifier: "app.job"), at: t0, into: &$0) } == [.armTimer(at: t0)])
+        let launched = Self.effects { machine.handle(.timerFired, at: t0, into: &$0) }
+        // The store refused that event's commit: its launch never happens; the run ends in
+        // memory, the shutdown stops at once (no run to wait for), and no timer stays armed.
+        var effects: [SchedulerEffect] = []
+        machine.storeFailed(dropping: launched, at: t0, into: &effects)
+        #expect(effects == [.log(.stopping(running: 0)), .stopped])
+        #expect(machine.machines.scheduler.activeRuns.isEmpty)
+        #expect(machine.machines.nextDeadline == nil)
+    }
 }

@@ -181,6 +181,24 @@ package struct RuntimeMachine: Sendable {
         return true
     }
 
+    /// The store refused the commit of an event whose effects were `failed`: stop. Runs that
+    /// event launched exist only in memory (nothing was started or recorded): they end at once
+    /// (`abandoned`), so the stop does not wait for them; then the shutdown. Appends the
+    /// shutdown's effects to carry out, without its state changes (nothing more is saved).
+    package mutating func storeFailed(dropping failed: [SchedulerEffect], at now: Instant,
+                                      into effects: inout [SchedulerEffect]) {
+        var scratch: [SchedulerEffect] = []
+        for case let .launch(order) in failed {
+            machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
+        }
+        scratch.removeAll()
+        machines.handle(.shutdown, at: now, into: &scratch)
+        for effect in scratch {
+            if case .persist = effect { continue }
+            effects.append(effect)
+        }
+    }
+
     // MARK: Clocks
 
     /// The clocks read when the host attached: the baseline a step or resume is measured against.
