@@ -12,30 +12,19 @@ extension RefreshRuntime {
         for name in widget.families {
             guard let family = WidgetFamily(rawValue: name) else { continue }
             families.insert(family)
-            let identifier = WidgetSpec.providerIdentifier(job: spec.identifier, family: name)
-            let provider = TaskDefinition(identifier: identifier, kind: .processing, namespace: "widget.\(widget.kind)",
-                                          allowance: definition.allowance, grace: definition.grace)
+            let provider = widget.providerDefinition(of: definition, family: name)
+            let identifier = provider.identifier
             let handler: TaskHandler
             switch widget.provider {
             case .command:
-                var job = spec.command
-                job.environment["REFRESH_WIDGET_KIND"] = widget.kind
-                job.environment["REFRESH_WIDGET_FAMILY"] = name
-                job.environment["REFRESH_WIDGET_CACHE_TTL"] = String(widget.sharedFetch.wholeMilliseconds / 1000)
-                if let shared = options.sharedContainer {
-                    job.environment["REFRESH_WIDGET_CACHE"] = "\(shared)/cache/widgets/\(widget.kind)"
-                }
-                handler = .command(job)
+                handler = .command(widget.providerCommand(spec.command, family: name, sharedContainer: options.sharedContainer))
             case let .action(action):
                 handler = .action(options.actions.action(for: action))
             }
             if !register(provider, handler: handler) { redeclare(provider, handler: handler) }
             lock.withLock { machines.providers[identifier] = WidgetID(kind: widget.kind, family: family) }
         }
-        let budget: ReloadBudget = widget.budget.map { .limited($0) } ?? .unlimited
-        feedTimeline(.declare(WidgetDefinition(kind: widget.kind, families: families, job: spec.identifier, budget: budget,
-                                                        minReloadInterval: widget.minReloadInterval,
-                                                        budgetGroup: widget.budgetGroup(namespace: definition.namespace))))
+        feedTimeline(.declare(widget.definition(job: definition, families: families)))
     }
 
     /// Withdraws a timeline job's widget and its provider identifiers.

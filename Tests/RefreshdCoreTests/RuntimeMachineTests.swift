@@ -270,4 +270,18 @@ import Testing
         #expect(machine.machines.scheduler.activeRuns.isEmpty)
         #expect(machine.machines.nextDeadline == nil)
     }
+
+    @Test func aWidgetsProvidersAreRunsOfTheirOwn() {
+        let widget = WidgetSpec(kind: "weather", families: ["systemSmall"], budget: 40)
+        let job = TaskDefinition(identifier: "app.weather", namespace: "home", allowance: .seconds(20), grace: .seconds(2))
+        #expect(widget.providerDefinition(of: job, family: "systemSmall")
+            == TaskDefinition(identifier: "app.weather#systemSmall", kind: .processing, namespace: "widget.weather",
+                              allowance: .seconds(20), grace: .seconds(2)))
+        let command = widget.providerCommand(CommandJob(argv: ["fetch"], environment: ["A": "1"]), family: "systemSmall",
+                                             sharedContainer: "/srv/shared")
+        #expect(command.environment == ["A": "1", "REFRESH_WIDGET_KIND": "weather", "REFRESH_WIDGET_FAMILY": "systemSmall",
+                                        "REFRESH_WIDGET_CACHE_TTL": String(widget.sharedFetch.wholeMilliseconds / 1000),
+                                        "REFRESH_WIDGET_CACHE": "/srv/shared/cache/widgets/weather"])
+        #expect(widget.definition(job: job, families: [.systemSmall]).budget == .limited(40))
+    }
 }
