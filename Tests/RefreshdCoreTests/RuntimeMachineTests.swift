@@ -284,4 +284,27 @@ import Testing
                                         "REFRESH_WIDGET_CACHE": "/srv/shared/cache/widgets/weather"])
         #expect(widget.definition(job: job, families: [.systemSmall]).budget == .limited(40))
     }
+
+    @Test func aReloadIsPlannedAsStepsInOrder() {
+        func job(_ id: String, _ argv: String, widget: WidgetSpec? = nil) -> JobSpec {
+            JobSpec(definition: TaskDefinition(identifier: id), command: CommandJob(argv: [argv]), widget: widget)
+        }
+        let weather = WidgetSpec(kind: "weather", families: ["systemSmall", "systemMedium"])
+        let current = ["app.gone": job("app.gone", "a"), "app.same": job("app.same", "a"),
+                       "app.changed": job("app.changed", "a"), "app.widget": job("app.widget", "a", widget: weather)]
+        let narrower = WidgetSpec(kind: "weather", families: ["systemSmall"])
+        let loaded = [job("app.same", "a"), job("app.changed", "b"), job("app.widget", "a", widget: narrower), job("app.new", "a")]
+        let plan = ReloadPlan.diff(current: current, loaded: loaded)
+        #expect(plan.summary == "1 added, 2 changed, 1 removed, 1 unchanged")
+        #expect(plan.steps(current: current) == [
+            .withdraw("app.gone"),
+            .redeclare(job("app.new", "a")),
+            .redeclare(job("app.changed", "b")),
+            // The family still on screen keeps its provider (and its pending reload).
+            .withdrawWidget(current["app.widget"]!, keeping: ["systemSmall"]),
+            .declareWidget(job("app.widget", "a", widget: narrower)),
+            .seed([job("app.new", "a")], replacing: false),
+            .seed([job("app.changed", "b")], replacing: true),
+        ])
+    }
 }
