@@ -18,12 +18,10 @@ extension RefreshRuntime {
                     if case .command = executions[order.runID] {
                         executions[order.runID] = .command(order, processGroup: group, startTicks: ticks)
                     }
-                    if machines.scheduler.configuration.emitsStateChanges {
-                        // In the event buffer (free here: no event is being fed), not a new array.
-                        scratch.removeAll(keepingCapacity: true)
-                        scratch.append(.persist(.processStarted(runID: order.runID, processGroup: group, startTicks: ticks)))
-                        _ = commit(scratch)
-                    }
+                    // In the event buffer (free here: no event is being fed), not a new array.
+                    scratch.removeAll(keepingCapacity: true)
+                    machine.processStarted(order.runID, processGroup: group, startTicks: ticks, into: &scratch)
+                    if !scratch.isEmpty { _ = commit(scratch) }
                 }
                 logger.info("\(order.identifier)[\(order.runID)] started pid \(group)")
             case let .failed(reason):

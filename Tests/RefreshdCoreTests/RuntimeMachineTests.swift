@@ -307,4 +307,13 @@ import Testing
             .seed([job("app.changed", "b")], replacing: true),
         ])
     }
+
+    @Test func aStartedProcessIsSavedOnlyWhereStateIsSaved() {
+        var effects: [SchedulerEffect] = []
+        Self.machine().processStarted(1, processGroup: 4242, startTicks: 99, into: &effects)
+        #expect(effects == [])  // no store: nothing persists
+        let stored = RuntimeMachine(scheduler: SchedulerCore(configuration: SchedulerConfiguration(), definitions: [Self.job]))
+        stored.processStarted(1, processGroup: 4242, startTicks: 99, into: &effects)
+        #expect(effects == [.persist(.processStarted(runID: 1, processGroup: 4242, startTicks: 99))])
+    }
 }

@@ -210,6 +210,16 @@ package struct RuntimeMachine: Sendable {
         clockSteps.observe(clocks, notice).map { .clockChanged(expected: $0) }
     }
 
+    // MARK: Processes
+
+    /// The host started a command run's leader (its process group and start ticks): saved, in
+    /// a transaction of its own, so that a restart's sweep can tell the run's processes apart.
+    package func processStarted(_ runID: Int64, processGroup: Int32, startTicks: UInt64?,
+                                into effects: inout [SchedulerEffect]) {
+        guard machines.scheduler.configuration.emitsStateChanges else { return }
+        effects.append(.persist(.processStarted(runID: runID, processGroup: processGroup, startTicks: startTicks)))
+    }
+
     // MARK: Job output
 
     /// Whether the run's current output window is full (a host may then count a whole chunk
