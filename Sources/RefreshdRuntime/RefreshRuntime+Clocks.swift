@@ -16,9 +16,7 @@ extension RefreshRuntime {
         let host = self.host
         lock.withLock {
             startIfNeeded()
-            if let expected = clockSteps.observe(clocks, .wakeUp) {
-                feed(.clockChanged(expected: expected), at: clocks.wall)
-            }
+            if let changed = machine.clocksRead(clocks, .wakeUp) { feed(changed, at: clocks.wall) }
             feed(.timerFired, at: clocks.wall)
         }
         kick(host)
@@ -28,7 +26,7 @@ extension RefreshRuntime {
     /// Linux 5.14 a resume); `clocks` were read then. Always a `.clockChanged`, measured against
     /// the offset before the change.
     public func clockWasSet(clocks: ClockReading) {
-        guard let expected = lock.withLock({ clockSteps.observe(clocks, .clockSet) }) else { return }
-        send(.clockChanged(expected: expected))
+        guard let changed = lock.withLock({ machine.clocksRead(clocks, .clockSet) }) else { return }
+        send(changed)
     }
 }

@@ -6,9 +6,7 @@ extension RefreshRuntime {
     /// Launches the identifier's pending request now, ignoring its earliest begin date and its
     /// conditions (`SchedulerCore.launchNow`); committed before this returns.
     public func launchNow(_ identifier: String) throws(ControlRefusal) {
-        try feedControl { core, now, effects throws(ControlRefusal) in
-            try core.launchNow(identifier, at: now, into: &effects)
-        }
+        try feedControl(.launchNow(identifier: identifier))
     }
 
     /// An operator's submit (`refreshd ctl submit`): the job's own request
@@ -18,17 +16,15 @@ extension RefreshRuntime {
     /// - Throws: `ControlRefusal.notDeclared` for an identifier no job declares; the core's
     ///   `SchedulerError` otherwise (namespace full, stopping, not saved).
     public func submitForOperator(_ identifier: String, earliest: Instant?) throws {
-        guard let definition = lock.withLock({ machines.scheduler.definitions[identifier] }) else {
+        guard let request = lock.withLock({ machine.operatorRequest(identifier, earliest: earliest) }) else {
             throw ControlRefusal.notDeclared(identifier: identifier)
         }
-        try submit(.forJob(definition, earliest: earliest))
+        try submit(request)
     }
 
     /// Delivers the expiration of the identifier's run in flight now (`SchedulerCore.expireNow`).
     public func expireNow(_ identifier: String) throws(ControlRefusal) {
-        try feedControl { core, now, effects throws(ControlRefusal) in
-            try core.expireNow(identifier, at: now, into: &effects)
-        }
+        try feedControl(.expireNow(identifier: identifier))
     }
 
     /// The status report read from the runtime's store (nil without a store), under the lock.
@@ -57,17 +53,12 @@ extension RefreshRuntime {
 
     /// Like `feedThrowing`, for the operator's orders: a refusal commits nothing; a failed
     /// commit is reported as `.stopping` (the runtime stops on it).
-    func feedControl(
-        _ body: (inout SchedulerCore, Instant, inout [SchedulerEffect]) throws(ControlRefusal) -> Void
-    ) throws(ControlRefusal) {
+    func feedControl(_ command: RuntimeMachine.OperatorCommand) throws(ControlRefusal) {
         let result: Result<Void, ControlRefusal> = lock.withLock {
             startIfNeeded()
             scratch.removeAll(keepingCapacity: true)
             do throws(ControlRefusal) {
-                let now = clock()
-                try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(ControlRefusal) in
-                    try body(&core, now, &effects)
-                }
+                try machine.handle(operator: command, at: clock(), into: &scratch)
             } catch {
                 return .failure(error)
             }

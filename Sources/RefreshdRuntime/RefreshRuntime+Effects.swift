@@ -55,16 +55,7 @@ extension RefreshRuntime {
         storeFailure = reason
         let now = clock()
         report(RuntimeObservation(time: now, kind: .storeFailed, message: "state not saved, stopping: \(reason)"))
-        var effects: [SchedulerEffect] = []
-        for case let .launch(order) in failed {
-            machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &effects)
-        }
-        effects.removeAll()
-        machines.handle(.shutdown, at: now, into: &effects)
-        for effect in effects {
-            if case .persist = effect { continue }
-            outbox.append(effect)
-        }
+        machine.storeFailed(dropping: failed, at: now, into: &outbox)
     }
 
     /// Gets queued effects executed: here on the execution context, or by waking it.
@@ -103,7 +94,7 @@ extension RefreshRuntime {
             lock.withLock {
                 applyLiveBacklog()
                 swap(&batch, &outbox)
-                if !machines.resultsOutbox.isEmpty { swap(&decisions, &machines.resultsOutbox) }
+                machine.takeResultsDecisions(into: &decisions)
             }
             if batch.isEmpty, decisions.isEmpty { return }
             for effect in batch { execute(effect, on: host) }

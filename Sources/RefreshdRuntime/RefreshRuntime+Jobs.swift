@@ -32,26 +32,22 @@ extension RefreshRuntime {
         let ((plan, previous), committed) = inOneTransaction { () -> (ReloadPlan, [String: JobSpec]) in
             let current = jobs
             let plan = ReloadPlan.diff(current: current, loaded: specs)
-            for id in plan.removed {
-                if let old = current[id], let widget = old.widget { withdrawWidget(old, widget) } else { withdraw(id) }
-            }
-            for spec in plan.added + plan.changed {
-                if let old = current[spec.identifier], let widget = old.widget {
-                    // Families still on screen keep their provider identifier (and its pending reload).
-                    let kept = spec.widget?.kind == widget.kind ? Set(spec.widget?.families ?? []) : []
-                    withdrawWidget(old, widget, keeping: kept.isEmpty ? [] : kept)
-                } else if spec.widget != nil, current[spec.identifier] != nil {
-                    withdraw(spec.identifier)
-                }
-                if let widget = spec.widget {
-                    declareWidget(spec, widget)
-                } else {
-                    redeclare(spec.definition, handler: spec.handler(actions: options.actions))
-                }
-            }
+            // The config in force first: no step reads it.
             jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
-            seed(plan.added.filter { $0.widget == nil }, replacing: false)
-            seed(plan.changed.filter { $0.widget == nil }, replacing: true)
+            for step in plan.steps(current: current) {
+                switch step {
+                case let .withdrawWidget(old, keeping):
+                    if let widget = old.widget { withdrawWidget(old, widget, keeping: keeping) }
+                case let .withdraw(id):
+                    withdraw(id)
+                case let .declareWidget(spec):
+                    if let widget = spec.widget { declareWidget(spec, widget) }
+                case let .redeclare(spec):
+                    redeclare(spec.definition, handler: spec.handler(actions: options.actions))
+                case let .seed(specs, replacing):
+                    seed(specs, replacing: replacing)
+                }
+            }
             return (plan, current)
         }
         guard committed else {
@@ -83,30 +79,11 @@ extension RefreshRuntime {
             let id = spec.identifier
             let refusal: SchedulerError? = lock.withLock {
                 startIfNeeded()
-                let now = clock()
-                let action = SeedPlan.plan(spec, hasPending: machines.scheduler.pending(id) != nil,
-                                           seededFrom: seedSpecs[id], replacing: replacing, now: now)
                 scratch.removeAll(keepingCapacity: true)
                 do throws(SchedulerError) {
-                    switch action {
-                    case .keep, .none:
-                        return nil
-                    case .submitFirst:
-                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
-                            try core.submitFirst(id, at: now, into: &effects)
-                        }
-                    case let .submit(earliest):
-                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
-                            try core.submit(.forJob(spec.definition, earliest: earliest), at: now, into: &effects)
-                        }
-                    }
+                    guard try machine.seed(spec, replacing: replacing, at: clock(), into: &scratch) else { return nil }
                 } catch {
                     return error
-                }
-                let text = spec.firstRequest.text
-                seedSpecs[id] = text
-                if machines.scheduler.configuration.emitsStateChanges {
-                    scratch.append(.persist(.seedSpec(identifier: id, spec: text)))
                 }
                 return commit(scratch) ? nil : .notSaved(reason: storeFailure ?? "unknown")
             }

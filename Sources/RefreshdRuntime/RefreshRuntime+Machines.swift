@@ -12,30 +12,19 @@ extension RefreshRuntime {
         for name in widget.families {
             guard let family = WidgetFamily(rawValue: name) else { continue }
             families.insert(family)
-            let identifier = WidgetSpec.providerIdentifier(job: spec.identifier, family: name)
-            let provider = TaskDefinition(identifier: identifier, kind: .processing, namespace: "widget.\(widget.kind)",
-                                          allowance: definition.allowance, grace: definition.grace)
+            let provider = widget.providerDefinition(of: definition, family: name)
+            let identifier = provider.identifier
             let handler: TaskHandler
             switch widget.provider {
             case .command:
-                var job = spec.command
-                job.environment["REFRESH_WIDGET_KIND"] = widget.kind
-                job.environment["REFRESH_WIDGET_FAMILY"] = name
-                job.environment["REFRESH_WIDGET_CACHE_TTL"] = String(widget.sharedFetch.wholeMilliseconds / 1000)
-                if let shared = options.sharedContainer {
-                    job.environment["REFRESH_WIDGET_CACHE"] = "\(shared)/cache/widgets/\(widget.kind)"
-                }
-                handler = .command(job)
+                handler = .command(widget.providerCommand(spec.command, family: name, sharedContainer: options.sharedContainer))
             case let .action(action):
                 handler = .action(options.actions.action(for: action))
             }
             if !register(provider, handler: handler) { redeclare(provider, handler: handler) }
             lock.withLock { machines.providers[identifier] = WidgetID(kind: widget.kind, family: family) }
         }
-        let budget: ReloadBudget = widget.budget.map { .limited($0) } ?? .unlimited
-        feedTimeline(.declare(WidgetDefinition(kind: widget.kind, families: families, job: spec.identifier, budget: budget,
-                                                        minReloadInterval: widget.minReloadInterval,
-                                                        budgetGroup: widget.budgetGroup(namespace: definition.namespace))))
+        feedTimeline(.declare(widget.definition(job: definition, families: families)))
     }
 
     /// Withdraws a timeline job's widget and its provider identifiers.
@@ -136,7 +125,7 @@ extension RefreshRuntime {
     // MARK: Results while a run goes on
 
     /// Live results lines applied per run per second; more wait for the run's end.
-    public static let liveLinesPerSecond = 20
+    public static let liveLinesPerSecond = RuntimeMachine.liveLinesPerSecond
 
     /// A complete line a running command wrote to its results channel (any thread). A live line
     /// (an activity event, an explicit reload) is taken now and true is returned; any other
@@ -149,17 +138,16 @@ extension RefreshRuntime {
     /// Hosts hand whole reads to `runResultsRead`, which offers each line here.
     public func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
         let host = self.host
-        let taken = lock.withLock { takeLiveLine(order, line) }
+        let taken = lock.withLock { machine.resultLine(order, line, at: clock()) }
         if taken.first { host?.scheduleDrain() }
         return taken.taken
     }
 
     /// Under `lock`: applies the live lines taken since the last time, in order, in one commit.
     func applyLiveBacklog() {
-        guard !liveBacklog.isEmpty else { return }
+        guard !machine.liveBacklog.isEmpty else { return }
         scratch.removeAll(keepingCapacity: true)
-        for (line, at) in liveBacklog { _ = machines.handleLive(line, at: at, into: &scratch) }
-        liveBacklog.removeAll(keepingCapacity: true)
+        _ = machine.applyLiveBacklog(into: &scratch)
         _ = commit(scratch)
     }
 }

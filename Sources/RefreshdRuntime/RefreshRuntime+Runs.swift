@@ -18,12 +18,10 @@ extension RefreshRuntime {
                     if case .command = executions[order.runID] {
                         executions[order.runID] = .command(order, processGroup: group, startTicks: ticks)
                     }
-                    if machines.scheduler.configuration.emitsStateChanges {
-                        // In the event buffer (free here: no event is being fed), not a new array.
-                        scratch.removeAll(keepingCapacity: true)
-                        scratch.append(.persist(.processStarted(runID: order.runID, processGroup: group, startTicks: ticks)))
-                        _ = commit(scratch)
-                    }
+                    // In the event buffer (free here: no event is being fed), not a new array.
+                    scratch.removeAll(keepingCapacity: true)
+                    machine.processStarted(order.runID, processGroup: group, startTicks: ticks, into: &scratch)
+                    if !scratch.isEmpty { _ = commit(scratch) }
                 }
                 logger.info("\(order.identifier)[\(order.runID)] started pid \(group)")
             case let .failed(reason):
@@ -51,11 +49,9 @@ extension RefreshRuntime {
     /// that returned after its grace) is ignored.
     public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
         let (execution, dropped) = lock.withLock {
-            liveLineRate[runID] = nil
-            machines.results.forget(runID)
-            return (executions.removeValue(forKey: runID), endOutputLimit(runID))
+            (executions.removeValue(forKey: runID), machine.runWorkEnded(runID))
         }
-        if let dropped { report(dropped) }
+        if let dropped { report(observation(dropped)) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
             sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in
@@ -68,22 +64,20 @@ extension RefreshRuntime {
 
     /// The run's end, with its results checked, to the machines (committed).
     func finishRun(_ runID: Int64, exit: RunExit, results: [String]) {
-        var accepted: [String] = []
-        if !results.isEmpty {
-            let checked = RunResults.check(results)
-            accepted = checked.accepted
-            let identifier = lock.withLock { machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier } ?? "?"
-            for problem in checked.problems {
-                report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
-                                          message: "\(identifier)[\(runID)] result refused: \(problem)"))
-            }
-            if !accepted.isEmpty {
-                report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
-                                          count: accepted.count,
-                                          message: "\(identifier)[\(runID)] reported \(accepted.count) result\(accepted.count == 1 ? "" : "s")"))
-            }
+        guard !results.isEmpty else {
+            send(.runFinished(runID: runID, exit: exit, results: []))
+            return
         }
-        send(.runFinished(runID: runID, exit: exit, results: accepted))
+        let checked = lock.withLock { machine.checkResults(runID, results) }
+        let identifier = checked.identifier
+        for problem in checked.refused {
+            report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID, message: problem))
+        }
+        if let message = checked.acceptedMessage {
+            report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
+                                      count: checked.accepted.count, message: message))
+        }
+        send(.runFinished(runID: runID, exit: exit, results: checked.accepted))
     }
 
     /// A run's processes never outlive it: at a command run's end, before the end is committed,
@@ -98,7 +92,7 @@ extension RefreshRuntime {
                                submitted: order.started, earliest: order.started, started: order.started,
                                deadline: order.deadline, attempt: order.attempt,
                                processGroup: processGroup, processStartTicks: startTicks)
-        lock.withLock { _ = sweeping.insert(order.runID) }
+        lock.withLock { machine.sweepStarted(order.runID) }
         host.sweepRun(record, instance: instance) { [self] killed in
             if !killed.isEmpty {
                 let text = "\(order.identifier)[\(order.runID)] killed \(killed.count) leftover process\(killed.count == 1 ? "" : "es") at the run's end"
@@ -106,13 +100,7 @@ extension RefreshRuntime {
                                           count: killed.count, message: text))
             }
             then()
-            let stopNow = lock.withLock { () -> Bool in
-                sweeping.remove(order.runID)
-                guard var waiting = stopAfterSweeps else { return false }
-                waiting.remove(order.runID)
-                stopAfterSweeps = waiting.isEmpty ? nil : waiting
-                return waiting.isEmpty
-            }
+            let stopNow = lock.withLock { machine.sweepEnded(order.runID) }
             if stopNow { send(.shutdown) }
         }
     }
@@ -132,25 +120,12 @@ extension RefreshRuntime {
 
     /// Output the host read and did not log (over the rate limit).
     public func runOutputDropped(_ order: LaunchOrder, lines: Int, bytes: Int, limit: String) {
-        let text = "\(order.identifier)[\(order.runID)] \(lines) line\(lines == 1 ? "" : "s") (\(bytes) bytes) of output not logged: over \(limit)"
-        report(RuntimeObservation(time: clock(), kind: .outputDropped, identifier: order.identifier,
-                                  runID: order.runID, count: lines, message: text))
+        report(observation(RuntimeMachine.OutputDrop(identifier: order.identifier, runID: order.runID,
+                                                     lines: lines, bytes: bytes, limit: limit)))
     }
 
     /// The environment a command run sees: refreshd's own, the job's, and the REFRESH_ variables.
     func environment(for order: LaunchOrder, _ job: CommandJob) -> [String] {
-        var env = baseEnvironment
-        for (key, value) in job.environment { env[key] = value }
-        env["REFRESH_TASK_IDENTIFIER"] = order.identifier
-        env["REFRESH_RUN_ID"] = String(order.runID)
-        // With REFRESH_RUN_ID, names this run's processes from their first instant (see the reaper).
-        env["REFRESH_INSTANCE"] = instance
-        env["REFRESH_DEADLINE"] = order.deadline.iso8601
-        env["REFRESH_NOW"] = order.started.iso8601
-        env["REFRESH_KIND"] = order.kind.rawValue
-        env["REFRESH_ATTEMPT"] = String(order.attempt)
-        env["REFRESH_RESULT_FD"] = String(RunResults.descriptor)
-        if let sharedContainer = options.sharedContainer { env["REFRESH_SHARED_CONTAINER"] = sharedContainer }
-        return env.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        job.environment(for: order, base: baseEnvironment, instance: instance, sharedContainer: options.sharedContainer)
     }
 }

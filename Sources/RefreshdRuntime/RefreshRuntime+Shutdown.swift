@@ -8,13 +8,11 @@ extension RefreshRuntime {
     /// A stop signal (SIGTERM, SIGINT: `name`) reached the host. The first stops gracefully; one
     /// that arrives while the runtime is already stopping kills every run now. Any thread.
     public func stopSignalReceived(_ name: String) {
-        let again = lock.withLock { machines.scheduler.isStopping || stopAfterSweeps != nil }
-        if again {
-            stop(immediate: true, reason: "received \(name) again")
-        } else {
-            let now = host?.now() ?? clock()
-            report(RuntimeObservation(time: now, kind: .stopping,
-                                      message: "received \(name): stopping gracefully (send it again to kill running jobs now)"))
+        switch lock.withLock({ machine.stopSignal(name) }) {
+        case let .stopImmediately(reason):
+            stop(immediate: true, reason: reason)
+        case let .stopGracefully(message):
+            report(RuntimeObservation(time: host?.now() ?? clock(), kind: .stopping, message: message))
             stop()
         }
     }
@@ -34,12 +32,15 @@ extension RefreshRuntime {
             // The shutdown first (idempotent): the core stops launching and marks every run as
             // stopped by it, so the kills below end them `interrupted`. It does not wait for
             // sweeps under way: an immediate stop waits for nothing.
-            feed(.shutdown, at: now)
-            let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
+            applyLiveBacklog()
+            scratch.removeAll(keepingCapacity: true)
             // Effects, not host calls: carried out in order after the shutdown's expirations, on
             // the execution context; a run that ended meanwhile is skipped there.
-            for runID in runs { outbox.append(.kill(runID: runID)) }
-            return RuntimeObservation(time: now, kind: .stopping, count: runs.count,
+            var kills: [SchedulerEffect] = []
+            let count = machine.stopImmediately(at: now, into: &scratch, kills: &kills)
+            _ = commit(scratch)
+            outbox.append(contentsOf: kills)
+            return RuntimeObservation(time: now, kind: .stopping, count: count,
                                       message: "\(reason): killing running jobs now")
         }
         report(notice)

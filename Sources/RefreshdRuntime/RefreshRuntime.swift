@@ -57,27 +57,20 @@ public final class RefreshRuntime: @unchecked Sendable {
     /// Recursive: a group of control requests holds it across calls that each take it.
     let lock = Lock(recursive: true)
     // Guarded by `lock`.
-    var machines: Machines
+    /// Every decision (`RuntimeMachine`): this class is the engine around it (commit-before-act,
+    /// the outbox, the drain, the handler registry).
+    var machine: RuntimeMachine
+    /// The composed machines inside `machine`, modified in place.
+    var machines: Machines {
+        get { machine.machines }
+        _modify { yield &machine.machines }
+    }
     var handlers: [String: TaskHandler] = [:]
     var outbox: [SchedulerEffect] = []
     var scratch: [SchedulerEffect] = []
     var changes: [StateChange] = []
     var executions: [Int64: Execution] = [:]
     var restored: SchedulerCore.RestoredState?
-    var seedSpecs: [String: String] = [:]
-    /// What the host's clock readings mean: a step or a resume, or nothing (see `timerFired(clocks:)`).
-    var clockSteps = ClockStepDetector()
-    /// Live results lines applied this second, per running run (see `runResultLine`).
-    var liveLineRate: [Int64: (second: Int64, count: Int)] = [:]
-    /// Each running run's job-output rate limit (see `runOutputLines`).
-    var outputLimits: [Int64: OutputRateLimiter] = [:]
-    /// Live results lines taken and not yet applied: applied together, in one commit, at the
-    /// next drain or before the next event (see `runResultLine`).
-    var liveBacklog: [(line: ResultLine, at: Instant)] = []
-    /// Command runs whose command has exited and whose leftovers the host is sweeping, and the
-    /// ones a stop waits for (see `stop()`).
-    var sweeping: Set<Int64> = []
-    var stopAfterSweeps: Set<Int64>?
     var storeFailure: String?
     /// Transactions the store accepted (non-empty batches): one per event, or per group.
     var transactions = 0
@@ -110,12 +103,12 @@ public final class RefreshRuntime: @unchecked Sendable {
         configuration.emitsStateChanges = store != nil
         configuration.emitsRoutineLogs = options.logger.logLevel <= .info
         configuration.emitsRunEnds = true  // Machines hands run ends to timelines and activities
-        machines = Machines(scheduler: SchedulerCore(configuration: configuration),
-                            conditionsReread: options.conditionsReread)
+        machine = RuntimeMachine(scheduler: SchedulerCore(configuration: configuration),
+                                 conditionsReread: options.conditionsReread)
         if let store {
             let state = try store.restoredState()
             restored = state
-            seedSpecs = state.seedSpecs
+            machine.seedSpecs = state.seedSpecs
             instance = try store.instanceID()
         } else {
             restored = SchedulerCore.RestoredState()
@@ -128,7 +121,7 @@ public final class RefreshRuntime: @unchecked Sendable {
     public func attach(_ host: any RuntimeHost) {
         self.host = host
         let clocks = host.readClocks()
-        lock.withLock { clockSteps = ClockStepDetector(baseline: clocks) }
+        lock.withLock { machine.attach(clocks: clocks) }
     }
 
     // MARK: Declaring and requesting
@@ -205,12 +198,7 @@ public final class RefreshRuntime: @unchecked Sendable {
     public func stop() {
         // A command that exited before the stop ends as it exited, not `interrupted`: the stop
         // waits for the sweeps under way (milliseconds), then comes.
-        let now = lock.withLock { () -> Bool in
-            guard !sweeping.isEmpty else { return true }
-            stopAfterSweeps = sweeping
-            return false
-        }
-        if now { send(.shutdown) }
+        if lock.withLock({ machine.stopRequested() }) { send(.shutdown) }
     }
 
     public var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdCore
 import RefreshdRuntime
 
 /// The built-in actions a job file can name, as data: `action: stage-playlist` with its options,

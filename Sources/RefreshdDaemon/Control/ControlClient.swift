@@ -2,6 +2,7 @@ import CLibUV  // its headers carry the socket type constants (bits/socket_type.
 import Foundation
 import Glibc
 import Refreshd
+import RefreshdCore
 import RefreshdRuntime
 
 /// A blocking client of the control socket, for the command line and tests: connect, send a

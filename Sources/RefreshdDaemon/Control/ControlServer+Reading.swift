@@ -1,5 +1,6 @@
 import CLibUV
 import Refreshd
+import RefreshdCore
 import RefreshdRuntime
 
 /// Reading clients within the loop turn's budget: at most `linesPerClientPerTurn` lines a

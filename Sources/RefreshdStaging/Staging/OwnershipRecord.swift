@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdCore
 import RefreshdRuntime
 
 /// What staging created under its folder of the shared container, so that the retention sweep

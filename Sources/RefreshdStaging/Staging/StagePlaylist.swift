@@ -1,5 +1,6 @@
 import Foundation
 import RefreshdConfig
+import RefreshdCore
 import RefreshdRuntime
 
 /// The built-in `stage-playlist` action: stages the day's playlist and renditions into the run's

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdCore
 import RefreshdRuntime
 
 /// Every change staging makes to the container, as numbered write steps: a file is written to a

@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// A timeline job's widget, as its job file declares it: the widget kind, the families on
 /// screen, the reload budget and where its timelines come from.
@@ -76,5 +75,33 @@ public struct WidgetSpec: Sendable, Hashable {
     public static func family(ofProviderIdentifier identifier: String) -> String? {
         guard let hash = identifier.lastIndex(of: "#") else { return nil }
         return String(identifier[identifier.index(after: hash)...])
+    }
+}
+
+extension WidgetSpec {
+    /// The run definition of one family's provider: its own identifier (`<job>#<family>`) in the
+    /// widget's own namespace (`widget.<kind>`, so the families' reloads never count against
+    /// other jobs' pending limits), with the job's allowance and grace.
+    public func providerDefinition(of job: TaskDefinition, family: String) -> TaskDefinition {
+        TaskDefinition(identifier: Self.providerIdentifier(job: job.identifier, family: family), kind: .processing,
+                       namespace: "widget.\(kind)", allowance: job.allowance, grace: job.grace)
+    }
+
+    /// The command a family's provider runs: the job's, told the widget's kind and family, and
+    /// where and how long the widget's shared fetch is cached.
+    public func providerCommand(_ command: CommandJob, family: String, sharedContainer: String?) -> CommandJob {
+        var job = command
+        job.environment["REFRESH_WIDGET_KIND"] = kind
+        job.environment["REFRESH_WIDGET_FAMILY"] = family
+        job.environment["REFRESH_WIDGET_CACHE_TTL"] = String(sharedFetch.wholeMilliseconds / 1000)
+        if let sharedContainer { job.environment["REFRESH_WIDGET_CACHE"] = "\(sharedContainer)/cache/widgets/\(kind)" }
+        return job
+    }
+
+    /// The timeline machine's definition of this widget, for the job that provides it.
+    public func definition(job: TaskDefinition, families: Set<WidgetFamily>) -> WidgetDefinition {
+        WidgetDefinition(kind: kind, families: families, job: job.identifier,
+                         budget: budget.map { .limited($0) } ?? .unlimited, minReloadInterval: minReloadInterval,
+                         budgetGroup: budgetGroup(namespace: job.namespace))
     }
 }

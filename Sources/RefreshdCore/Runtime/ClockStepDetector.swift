@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// Both clocks read at one moment, by the host: the wall clock (CLOCK_REALTIME) and the
 /// monotonic clock (CLOCK_MONOTONIC, which is never set and stops while the machine sleeps).

@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// When a config reload reads the job directory, and what becomes of a read: pure (event in,
 /// effects out), so its rules are tested as input -> exact effects and no host decides them.

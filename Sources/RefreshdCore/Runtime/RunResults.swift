@@ -1,5 +1,4 @@
 import Foundation
-import RefreshdCore
 
 /// The results channel: how a command hands structured results (a timeline, an activity update)
 /// back to refreshd, apart from its human-readable output.
@@ -73,7 +72,7 @@ public enum RunResults {
     }
 
     /// The start of a refused line, escaped, for a one-line message.
-    static func preview(_ text: String) -> String {
+    package static func preview(_ text: String) -> String {
         EchoText.quoted(text, limit: 40)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import RefreshdCore
 
 /// The runtime's state machines, composed: events in, one effect list out, one earliest deadline
 /// for the single wake-up timer.
@@ -17,23 +16,23 @@ import RefreshdCore
 ///   explicit reloads and activity events; a failed or expired run ends the activities it owns.
 /// - **Records.** The side machines' durable changes become `putRecord`/`deleteRecord` changes
 ///   (JSON text), committed with the event's other changes before anything is acted on.
-struct Machines: Sendable {
-    var scheduler: SchedulerCore
-    var timelines = TimelineMachine()
-    var activities = ActivityMachine()
+package struct Machines: Sendable {
+    package var scheduler: SchedulerCore
+    package var timelines = TimelineMachine()
+    package var activities = ActivityMachine()
     /// Each process run's results channel and leader's exit (`ResultsChannels`), and the
     /// decisions waiting for the drain.
-    var results = ResultsChannels()
-    var resultsOutbox: [ResultsEffect] = []
+    package var results = ResultsChannels()
+    package var resultsOutbox: [ResultsEffect] = []
     /// Provider identifier -> the widget (kind and family) whose timelines it provides.
-    var providers: [String: WidgetID] = [:]
+    package var providers: [String: WidgetID] = [:]
     /// The periodic re-read of conditions while the scheduler watches them: one of the deadlines.
-    var conditionsReread: ConditionsReread
+    package var conditionsReread: ConditionsReread
     /// The instant the one timer is armed for.
-    private(set) var armed: Instant?
+    package private(set) var armed: Instant?
     /// Counts the events handed to the timeline and activity machines: their state (and so
     /// every invariant of theirs) can only have changed when it moved.
-    private(set) var sideRevision: UInt64 = 0
+    package private(set) var sideRevision: UInt64 = 0
     private var timelineEffects: [TimelineEffect] = []
     private var activityEffects: [ActivityEffect] = []
     private var ended: [(runID: Int64, identifier: String, outcome: Outcome, results: [String])] = []
@@ -47,7 +46,7 @@ struct Machines: Sendable {
     private var encoder: JSONEncoder { Self.encoder }
     private var decoder: JSONDecoder { Self.decoder }
 
-    init(scheduler: SchedulerCore, conditionsReread interval: Duration = ConditionsReread.defaultInterval) {
+    package init(scheduler: SchedulerCore, conditionsReread interval: Duration = ConditionsReread.defaultInterval) {
         self.scheduler = scheduler
         conditionsReread = ConditionsReread(interval: interval)
     }
@@ -58,7 +57,7 @@ struct Machines: Sendable {
     // MARK: Events
 
     /// Routes a scheduler event to the machines it concerns; appends the effects in order.
-    mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+    package mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         let start = effects.count
         var rearm = false
         switch event {
@@ -93,7 +92,7 @@ struct Machines: Sendable {
 
     /// A call that can be refused (a submit through the API, an operator's launch-now): the
     /// scheduler's own effects, then the composition's bookkeeping.
-    mutating func withScheduler<E: Error>(
+    package mutating func withScheduler<E: Error>(
         at now: Instant, into effects: inout [SchedulerEffect],
         _ body: (inout SchedulerCore, inout [SchedulerEffect]) throws(E) -> Void
     ) throws(E) {
@@ -103,7 +102,7 @@ struct Machines: Sendable {
     }
 
     /// A timeline event (declarations, explicit reloads from the API).
-    mutating func handle(timeline event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+    package mutating func handle(timeline event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         let start = effects.count
         feed(event, at: now, into: &effects)
         settle(from: start, at: now, rearm: false, into: &effects)
@@ -111,7 +110,7 @@ struct Machines: Sendable {
 
     /// An activity event (the API, a live result line); a refusal is returned and logged.
     @discardableResult
-    mutating func handle(activity event: ActivityEvent, at now: Instant, into effects: inout [SchedulerEffect]) -> ActivityError? {
+    package mutating func handle(activity event: ActivityEvent, at now: Instant, into effects: inout [SchedulerEffect]) -> ActivityError? {
         let start = effects.count
         let error = feed(activity: event, at: now, into: &effects)
         settle(from: start, at: now, rearm: false, into: &effects)
@@ -120,7 +119,7 @@ struct Machines: Sendable {
 
     /// A results-channel event (`ResultsChannels`): its decisions wait in `resultsOutbox` for
     /// the drain; a grace that begins re-arms the one timer.
-    mutating func handle(results body: (inout ResultsChannels, Instant, inout [ResultsEffect]) -> Void,
+    package mutating func handle(results body: (inout ResultsChannels, Instant, inout [ResultsEffect]) -> Void,
                          at now: Instant, into effects: inout [SchedulerEffect]) {
         let before = results.nextDeadline
         body(&results, now, &resultsOutbox)
@@ -132,7 +131,7 @@ struct Machines: Sendable {
 
     /// A line a run wrote while it runs: applied now when it is a live line (an activity event,
     /// an explicit reload). False for other lines: they are kept for the run's end.
-    mutating func handleLive(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) -> Bool {
+    package mutating func handleLive(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) -> Bool {
         guard line.isLive else { return false }
         let start = effects.count
         apply(line, at: now, into: &effects)
@@ -143,10 +142,10 @@ struct Machines: Sendable {
     /// The scheduler's invariants. Mutating only so that the call borrows the scheduler in
     /// place: read through the runtime's stored property, the core (a large struct) was copied
     /// for every check, after every simulated step.
-    mutating func checkSchedulerInvariants() -> [InvariantViolation] { scheduler.checkInvariants() }
+    package mutating func checkSchedulerInvariants() -> [InvariantViolation] { scheduler.checkInvariants() }
 
     /// The earliest instant at which any machine must act without an outside event.
-    var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         Self.earlier(Self.earlier(Self.earlier(scheduler.nextWakeUp, conditionsReread.due), results.nextDeadline),
                      Self.earlier(timelines.nextDeadline, activities.nextDeadline))
     }

@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// The results channel (fd 3) of each process run and its leader's exit, decided for both hosts
 /// (issue 22): pure, the instant an argument. A host reports what it saw (bytes read on the
@@ -25,26 +24,28 @@ package struct ResultsChannels: Sendable {
     package static let grace: Duration = .milliseconds(500)
 
     /// One run's channel: what was kept, and where its run stands.
-    struct Channel: Sendable {
-        var bytes: [UInt8] = []
+    package struct Channel: Sendable {
+        package var bytes: [UInt8] = []
         /// Where the next unexamined byte starts.
-        var scanned = 0
+        package var scanned = 0
         /// Where the line `nextLine` returned last starts (for `takeLine`).
-        var lastLine: Range<Int>?
-        var truncated = false
-        var closed = false
-        var exit: RunExit?
+        package var lastLine: Range<Int>?
+        package var truncated = false
+        package var closed = false
+        package var exit: RunExit?
         /// The instant the grace ends (set at the exit while the channel is open).
-        var graceEnds: Instant?
+        package var graceEnds: Instant?
     }
 
-    private(set) var channels: [Int64: Channel] = [:]
+    package private(set) var channels: [Int64: Channel] = [:]
     /// The earliest grace that ends, if any run waits for its channel.
-    private(set) var nextDeadline: Instant?
+    package private(set) var nextDeadline: Instant?
+
+    package init() {}
 
     /// Bytes the host read on the run's channel: kept up to the cap, the rest dropped and noted.
     /// `examined`: every complete line in them was offered already (`nextLine` skips them).
-    mutating func read(_ runID: Int64, _ chunk: UnsafeRawBufferPointer, examined: Bool = false) {
+    package mutating func read(_ runID: Int64, _ chunk: UnsafeRawBufferPointer, examined: Bool = false) {
         guard !chunk.isEmpty else { return }
         var channel = channels.removeValue(forKey: runID) ?? Channel()
         let room = max(0, Self.capacity - channel.bytes.count)
@@ -55,14 +56,14 @@ package struct ResultsChannels: Sendable {
     }
 
     /// Whether the run has bytes not yet examined (a line begun and not ended).
-    func isBuffering(_ runID: Int64) -> Bool {
+    package func isBuffering(_ runID: Int64) -> Bool {
         guard !channels.isEmpty, let channel = channels[runID] else { return false }
         return channel.scanned < channel.bytes.count
     }
 
     /// The next complete line read and not yet examined, if it is short enough to be a result
     /// (a longer one is left for the run's end, which refuses it with its length).
-    mutating func nextLine(_ runID: Int64) -> String? {
+    package mutating func nextLine(_ runID: Int64) -> String? {
         guard var channel = channels[runID] else { return nil }
         defer { channels[runID] = channel }
         channel.lastLine = nil
@@ -79,7 +80,7 @@ package struct ResultsChannels: Sendable {
     }
 
     /// The line `nextLine` returned was taken (applied live): it leaves the buffer.
-    mutating func takeLine(_ runID: Int64) {
+    package mutating func takeLine(_ runID: Int64) {
         guard var channel = channels[runID], let line = channel.lastLine else { return }
         channel.bytes.removeSubrange(line)
         channel.scanned -= line.count
@@ -88,7 +89,7 @@ package struct ResultsChannels: Sendable {
     }
 
     /// The host saw the channel close (every writer closed it).
-    mutating func closed(_ runID: Int64, into effects: inout [ResultsEffect]) {
+    package mutating func closed(_ runID: Int64, into effects: inout [ResultsEffect]) {
         var channel = channels.removeValue(forKey: runID) ?? Channel()
         channel.closed = true
         keepOrEnd(runID, channel, into: &effects)
@@ -96,7 +97,7 @@ package struct ResultsChannels: Sendable {
 
     /// The run's leader exited: its group is killed now; the end waits for the channel, at most
     /// `grace`. `closed`: the host saw the channel close with it (it was its last writer).
-    mutating func leaderExited(_ runID: Int64, exit: RunExit, closed: Bool = false, at now: Instant,
+    package mutating func leaderExited(_ runID: Int64, exit: RunExit, closed: Bool = false, at now: Instant,
                                into effects: inout [ResultsEffect]) {
         var channel = channels.removeValue(forKey: runID) ?? Channel()
         guard channel.exit == nil else {
@@ -116,7 +117,7 @@ package struct ResultsChannels: Sendable {
 
     /// The one timer fired: each run whose grace has ended is reported with what was read, and
     /// its channel closed by the host.
-    mutating func timerFired(at now: Instant, into effects: inout [ResultsEffect]) {
+    package mutating func timerFired(at now: Instant, into effects: inout [ResultsEffect]) {
         guard let next = nextDeadline, next <= now else { return }
         for runID in channels.keys.sorted() {
             guard var channel = channels[runID], let ends = channel.graceEnds, ends <= now else { continue }
@@ -129,14 +130,14 @@ package struct ResultsChannels: Sendable {
     }
 
     /// The run ended some other way (or was reported): nothing of it is kept.
-    mutating func forget(_ runID: Int64) {
+    package mutating func forget(_ runID: Int64) {
         guard !channels.isEmpty, let channel = channels.removeValue(forKey: runID) else { return }
         if channel.graceEnds != nil { recomputeDeadline() }
     }
 
     /// The lines a run's end reports: every line kept (blank ones dropped), then the marker if
     /// anything was dropped.
-    static func lines(of channel: Channel) -> [String] {
+    package static func lines(of channel: Channel) -> [String] {
         var lines = channel.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
             .map { String(decoding: $0, as: UTF8.self) }
         if channel.truncated { lines.append(RunResults.truncatedMarker) }
@@ -159,7 +160,7 @@ package struct ResultsChannels: Sendable {
 }
 
 /// What the runtime's results decisions ask of the host (and of itself), in order.
-enum ResultsEffect: Sendable, Hashable {
+package enum ResultsEffect: Sendable, Hashable {
     /// Kill the run's process group (and cgroup) now: its leader has exited.
     case killGroup(runID: Int64)
     /// Stop reading the run's results channel and close it: the grace is over.

@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// What an operator's commands become, decided once here for every caller (the control socket,
 /// the embedding API, the simulator): the socket only parses and replies.

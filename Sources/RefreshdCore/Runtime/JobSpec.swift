@@ -1,5 +1,3 @@
-import RefreshdCore
-
 /// A job as the runtime runs it from config: its definition, its command and how its first
 /// request is made. The daemon turns job files into these; the simulator does the same, so both
 /// seed and reload by the same rules.
@@ -20,15 +18,6 @@ public struct JobSpec: Sendable, Hashable {
         self.firstRequest = firstRequest
         self.widget = widget
         self.action = action
-    }
-
-    /// What runs when the job launches: its built-in action, else its widget's built-in provider
-    /// (a timeline job with `provider: playlist` has no command), else its command. `actions`
-    /// supplies the code of built-in actions (see `ActionBinding`).
-    public func handler(actions: ActionBinding) -> TaskHandler {
-        if let action { return .action(actions.action(for: action)) }
-        if case let .action(provider)? = widget?.provider { return .action(actions.action(for: provider)) }
-        return .command(command)
     }
 
     public var identifier: String { definition.identifier }

@@ -1,5 +1,4 @@
 import Foundation
-import RefreshdCore
 
 /// One accepted line of a run's results channel, read as the machines' vocabulary.
 ///
@@ -243,7 +242,7 @@ public enum ResultLine: Sendable, Hashable {
     }
 
     /// Canonical compact JSON (sorted keys), so equal content is equal text.
-    static func compactJSON(_ value: Any) -> String {
+    package static func compactJSON(_ value: Any) -> String {
         guard JSONSerialization.isValidJSONObject([value]),
               let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
         else { return "null" }
@@ -251,7 +250,7 @@ public enum ResultLine: Sendable, Hashable {
     }
 
     /// An ISO 8601 date with a zone, parsed strictly (`ISO8601.parseStrict`), or why not.
-    static func date(_ value: Any) -> Result<Instant, ISO8601.Refusal> {
+    package static func date(_ value: Any) -> Result<Instant, ISO8601.Refusal> {
         guard let text = value as? String else {
             return .failure(ISO8601.Refusal(description: "expected an ISO 8601 date with a zone as a string, like 2026-11-22T06:00:00Z"))
         }

@@ -1,5 +1,3 @@
-import RefreshdCore
-
 /// Which jobs get a first request at a load, and how: a pure function of the jobs, what is
 /// pending and what was seeded before.
 ///
@@ -58,5 +56,46 @@ public struct ReloadPlan: Sendable, Hashable {
     /// `2 added, 1 changed, 0 removed, 5 unchanged`.
     public var summary: String {
         "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged"
+    }
+}
+
+extension ReloadPlan {
+    /// One step of applying a plan; the engine carries it out (it binds handlers), all of them
+    /// in one transaction.
+    public enum Step: Sendable, Hashable {
+        /// Withdraw a timeline job's widget (its spec as it was) and its providers, except the
+        /// families in `keeping`, which stay on screen with their pending reloads.
+        case withdrawWidget(JobSpec, keeping: Set<String>)
+        /// Withdraw an identifier: its pending request is cancelled; a run in flight finishes.
+        case withdraw(String)
+        /// Declare a timeline job's widget and its providers.
+        case declareWidget(JobSpec)
+        /// (Re)declare a job with its handler.
+        case redeclare(JobSpec)
+        /// Give these jobs their first request (`RuntimeMachine.seed`); `replacing` a pending one.
+        case seed([JobSpec], replacing: Bool)
+    }
+
+    /// The steps of this plan over `current` (the config in force), in order: removed jobs
+    /// withdrawn, added and changed ones (re)declared (a changed widget keeps the families still
+    /// on screen; a job that became a widget is withdrawn first), then the seeds, added jobs'
+    /// first, changed jobs' replacing their pending request. Widgets are seeded by their machine.
+    public func steps(current: [String: JobSpec]) -> [Step] {
+        var steps: [Step] = []
+        for id in removed {
+            if let old = current[id], old.widget != nil { steps.append(.withdrawWidget(old, keeping: [])) } else { steps.append(.withdraw(id)) }
+        }
+        for spec in added + changed {
+            if let old = current[spec.identifier], let widget = old.widget {
+                let kept = spec.widget?.kind == widget.kind ? Set(spec.widget?.families ?? []) : []
+                steps.append(.withdrawWidget(old, keeping: kept))
+            } else if spec.widget != nil, current[spec.identifier] != nil {
+                steps.append(.withdraw(spec.identifier))
+            }
+            steps.append(spec.widget != nil ? .declareWidget(spec) : .redeclare(spec))
+        }
+        steps.append(.seed(added.filter { $0.widget == nil }, replacing: false))
+        steps.append(.seed(changed.filter { $0.widget == nil }, replacing: true))
+        return steps
     }
 }

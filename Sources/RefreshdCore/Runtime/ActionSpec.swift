@@ -1,0 +1,27 @@
+/// A built-in action as a job file names it (`action: stage-playlist`, or a widget's
+/// `provider: playlist`): its name and its options, as data.
+///
+/// The configuration produces it and holds no code; the host's `ActionBinding` turns it into
+/// the `BuiltInAction` that runs (the daemon binds the staging actions, the simulator its models),
+/// so job specs stay plain values, compared on reload to tell changed jobs from unchanged ones.
+public struct ActionSpec: Sendable, Hashable {
+    public var name: String
+    /// Identifies the options (e.g. their canonical text): a change of options is a changed job.
+    public var fingerprint: String
+    /// The options as the action's code reads them (e.g. JSON); equal fingerprints mean equal
+    /// payloads, so it takes no part in comparing specs.
+    public var payload: String
+
+    public init(name: String, fingerprint: String, payload: String) {
+        self.name = name
+        self.fingerprint = fingerprint
+        self.payload = payload
+    }
+
+    public static func == (a: ActionSpec, b: ActionSpec) -> Bool { a.name == b.name && a.fingerprint == b.fingerprint }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(fingerprint)
+    }
+}

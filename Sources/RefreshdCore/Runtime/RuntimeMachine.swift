@@ -1,0 +1,398 @@
+/// Every decision the runtime makes, in one value (issue 22): the composed machines
+/// (`Machines`: scheduler, timelines, activities, conditions re-read, results channels) and the
+/// rules that lived in `RefreshRuntime`'s locked state: each run's output rate limit, the rate
+/// and backlog of live results lines, the clock-step detector, the sweeps a stop waits for and
+/// the second stop signal.
+///
+/// Events in, effects out, the instant an argument: each report of a host is one mutating call
+/// that returns (or appends) exactly what is to be done, in the style of a connection state
+/// machine. `RefreshRuntime` holds one of these under its lock and is the engine: it commits
+/// the `.persist` effects before it acts, queues the rest in its outbox, drains them on the
+/// host and keeps the handler registry. Nothing here reads a clock, does I/O or locks, so the
+/// simulator runs exactly these rules (`RuntimeMachineTests` tests them as input -> effects).
+package struct RuntimeMachine: Sendable {
+    /// Live results lines applied per run per second; more wait for the run's end.
+    package static let liveLinesPerSecond = 20
+
+    /// The scheduler, timeline and activity machines, composed (one deadline, one timer).
+    package var machines: Machines
+    /// Each running run's job-output rate limit (`OutputRateLimiter`).
+    package private(set) var outputLimits: [Int64: OutputRateLimiter] = [:]
+    /// Live results lines applied this second, per running run.
+    package private(set) var liveLineRate: [Int64: LiveRate] = [:]
+    /// Live results lines taken and not yet applied: applied together, in one commit, before
+    /// the next event or at the next drain (`applyLiveBacklog`).
+    package private(set) var liveBacklog: [(line: ResultLine, at: Instant)] = []
+    /// What the host's clock readings mean: a step or a resume, or nothing.
+    package private(set) var clockSteps = ClockStepDetector()
+    /// Command runs whose command has exited and whose leftovers the host is sweeping, and the
+    /// ones a stop waits for.
+    package private(set) var sweeping: Set<Int64> = []
+    package private(set) var stopAfterSweeps: Set<Int64>?
+    /// The first-request text each job was last seeded from (the store's seed specs).
+    package var seedSpecs: [String: String] = [:]
+
+    /// One run's live-line count in one second.
+    package struct LiveRate: Sendable, Hashable {
+        package var second: Int64
+        package var count: Int
+    }
+
+    /// What a run's output window dropped, reported once per window and at the run's end.
+    package struct OutputDrop: Sendable, Hashable {
+        package var identifier: String
+        package var runID: Int64
+        package var lines: Int
+        package var bytes: Int
+        package var limit: String
+
+        package init(identifier: String, runID: Int64, lines: Int, bytes: Int, limit: String) {
+            self.identifier = identifier
+            self.runID = runID
+            self.lines = lines
+            self.bytes = bytes
+            self.limit = limit
+        }
+
+        /// The log line: `job[7] 12 lines (96 bytes) of output not logged: over 200 lines or 256 KiB a second`.
+        package var message: String {
+            "\(identifier)[\(runID)] \(lines) line\(lines == 1 ? "" : "s") (\(bytes) bytes) of output not logged: over \(limit)"
+        }
+    }
+
+    /// What to do with lines a run printed: log the admitted ones, after the drop notice of the
+    /// window that ended, if any.
+    package struct OutputAction: Sendable, Hashable {
+        package var dropped: OutputDrop?
+        package var admitted: [String]
+    }
+
+    /// What a stop signal means.
+    package enum StopSignalAction: Sendable, Hashable {
+        /// The first: stop gracefully (running work gets its expiration and grace); the log line.
+        case stopGracefully(message: String)
+        /// Another while already stopping: kill every run now (`stopImmediately`).
+        case stopImmediately(reason: String)
+    }
+
+    package init(scheduler: SchedulerCore, conditionsReread: Duration = ConditionsReread.defaultInterval) {
+        machines = Machines(scheduler: scheduler, conditionsReread: conditionsReread)
+    }
+
+    // MARK: Machine events
+
+    /// A scheduler event (a timer, a run's end, a shutdown, an API call): the machines' effects.
+    package mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        machines.handle(event, at: now, into: &effects)
+    }
+
+    /// A request from the API or an operator (`refreshd ctl submit`): the core may refuse it,
+    /// and then nothing changed.
+    package mutating func submit(_ request: TaskRequest, at now: Instant,
+                                 into effects: inout [SchedulerEffect]) throws(SchedulerError) {
+        try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(SchedulerError) in
+            try core.submit(request, at: now, into: &effects)
+        }
+    }
+
+    /// An operator's order on a declared identifier (the control socket, `refreshd ctl`).
+    package enum OperatorCommand: Sendable, Hashable {
+        /// Launch its pending request now, whatever its earliest begin date and conditions.
+        case launchNow(identifier: String)
+        /// Deliver its run's expiration now.
+        case expireNow(identifier: String)
+    }
+
+    /// An operator's order: a refusal (nothing pending, nothing running, stopping) changes nothing.
+    package mutating func handle(operator command: OperatorCommand, at now: Instant,
+                                 into effects: inout [SchedulerEffect]) throws(ControlRefusal) {
+        try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(ControlRefusal) in
+            switch command {
+            case let .launchNow(identifier): try core.launchNow(identifier, at: now, into: &effects)
+            case let .expireNow(identifier): try core.expireNow(identifier, at: now, into: &effects)
+            }
+        }
+    }
+
+    /// What an operator's submit (`refreshd ctl submit`) asks for: the job's own request
+    /// (`TaskRequest.forJob`: its kind and conditions), due at `earliest` or now; nil for an
+    /// identifier no job declares. The operator chooses when, never what.
+    package func operatorRequest(_ identifier: String, earliest: Instant?) -> TaskRequest? {
+        machines.scheduler.definitions[identifier].map { .forJob($0, earliest: earliest) }
+    }
+
+    /// What a run's end reports of its results: the accepted lines (compact JSON, handed to the
+    /// machines with the run's end) and one log line per refused line, then the count accepted.
+    package struct ResultsReport: Sendable, Hashable {
+        package var identifier: String
+        package var accepted: [String]
+        package var refused: [String]
+        /// `app.job[7] reported 2 results`, when any was accepted.
+        package var acceptedMessage: String?
+    }
+
+    /// Checks a run's raw results lines (`RunResults.check`) before its end is handled.
+    package func checkResults(_ runID: Int64, _ results: [String]) -> ResultsReport {
+        let identifier = results.isEmpty ? "?" : machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
+        guard !results.isEmpty else { return ResultsReport(identifier: identifier, accepted: [], refused: []) }
+        let checked = RunResults.check(results)
+        let count = checked.accepted.count
+        return ResultsReport(identifier: identifier, accepted: checked.accepted,
+                             refused: checked.problems.map { "\(identifier)[\(runID)] result refused: \($0)" },
+                             acceptedMessage: count == 0 ? nil : "\(identifier)[\(runID)] reported \(count) result\(count == 1 ? "" : "s")")
+    }
+
+    /// The log line when a run's results channel is closed at the end of the grace.
+    package func resultsGraceEndedMessage(_ runID: Int64) -> (identifier: String, message: String) {
+        let identifier = machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
+        return (identifier, "\(identifier)[\(runID)] results channel still open \(ResultsChannels.grace.wholeMilliseconds) ms after the exit (a process outside the run holds fd 3): reporting what was read")
+    }
+
+    /// Gives a loaded job its first request as `SeedPlan` says: the submit and its seed record
+    /// appended to `effects`. False when the plan keeps what there is (nothing to commit).
+    package mutating func seed(_ job: JobSpec, replacing: Bool, at now: Instant,
+                               into effects: inout [SchedulerEffect]) throws(SchedulerError) -> Bool {
+        let id = job.identifier
+        switch SeedPlan.plan(job, hasPending: machines.scheduler.pending(id) != nil, seededFrom: seedSpecs[id],
+                             replacing: replacing, now: now) {
+        case .keep, .none:
+            return false
+        case .submitFirst:
+            try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(SchedulerError) in
+                try core.submitFirst(id, at: now, into: &effects)
+            }
+        case let .submit(earliest):
+            try submit(.forJob(job.definition, earliest: earliest), at: now, into: &effects)
+        }
+        let text = job.firstRequest.text
+        seedSpecs[id] = text
+        if machines.scheduler.configuration.emitsStateChanges {
+            effects.append(.persist(.seedSpec(identifier: id, spec: text)))
+        }
+        return true
+    }
+
+    /// Applies the live lines taken since the last time, in order; false when there were none
+    /// (nothing to commit).
+    package mutating func applyLiveBacklog(into effects: inout [SchedulerEffect]) -> Bool {
+        guard !liveBacklog.isEmpty else { return false }
+        for (line, at) in liveBacklog { _ = machines.handleLive(line, at: at, into: &effects) }
+        liveBacklog.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    /// The store refused the commit of an event whose effects were `failed`: stop. Runs that
+    /// event launched exist only in memory (nothing was started or recorded): they end at once
+    /// (`abandoned`), so the stop does not wait for them; then the shutdown. Appends the
+    /// shutdown's effects to carry out, without its state changes (nothing more is saved).
+    package mutating func storeFailed(dropping failed: [SchedulerEffect], at now: Instant,
+                                      into effects: inout [SchedulerEffect]) {
+        var scratch: [SchedulerEffect] = []
+        for case let .launch(order) in failed {
+            machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
+        }
+        scratch.removeAll()
+        machines.handle(.shutdown, at: now, into: &scratch)
+        for effect in scratch {
+            if case .persist = effect { continue }
+            effects.append(effect)
+        }
+    }
+
+    // MARK: Clocks
+
+    /// The clocks read when the host attached: the baseline a step or resume is measured against.
+    package mutating func attach(clocks: ClockReading) { clockSteps = ClockStepDetector(baseline: clocks) }
+
+    /// The host read its clocks (at the one wake-up, or at the kernel's notice that the wall
+    /// clock was set): the `.clockChanged` to handle before anything else, if they moved apart.
+    package mutating func clocksRead(_ clocks: ClockReading, _ notice: ClockStepDetector.Notice) -> SchedulerEvent? {
+        clockSteps.observe(clocks, notice).map { .clockChanged(expected: $0) }
+    }
+
+    // MARK: Processes
+
+    /// The host started a command run's leader (its process group and start ticks): saved, in
+    /// a transaction of its own, so that a restart's sweep can tell the run's processes apart.
+    package func processStarted(_ runID: Int64, processGroup: Int32, startTicks: UInt64?,
+                                into effects: inout [SchedulerEffect]) {
+        guard machines.scheduler.configuration.emitsStateChanges else { return }
+        effects.append(.persist(.processStarted(runID: runID, processGroup: processGroup, startTicks: startTicks)))
+    }
+
+    // MARK: Job output
+
+    /// Whether the run's current output window is full (a host may then count a whole chunk
+    /// with `outputSkipped`), and the drops of a window that ended.
+    package mutating func outputWindowIsFull(_ order: LaunchOrder, at now: Instant) -> (full: Bool, dropped: OutputDrop?) {
+        var limiter = outputLimits[order.runID] ?? OutputRateLimiter()
+        let dropped = limiter.advance(to: Self.window(now))
+        outputLimits[order.runID] = limiter
+        return (limiter.isFull, dropped.map { drop(order, $0) })
+    }
+
+    /// Complete lines a run printed: each that fits the window is logged, the rest counted.
+    package mutating func outputLines(_ order: LaunchOrder, _ lines: [String], at now: Instant) -> OutputAction {
+        var limiter = outputLimits[order.runID] ?? OutputRateLimiter()
+        let dropped = limiter.advance(to: Self.window(now))
+        let admitted = lines.filter { limiter.admit(length: $0.utf8.count) }
+        outputLimits[order.runID] = limiter
+        return OutputAction(dropped: dropped.map { drop(order, $0) }, admitted: admitted)
+    }
+
+    /// Output a host read and dropped unsplit because the window was full.
+    package mutating func outputSkipped(_ order: LaunchOrder, bytes: Int, lineEnds: Int) {
+        var limiter = outputLimits[order.runID] ?? OutputRateLimiter()
+        limiter.drop(bytes: bytes, lineEnds: lineEnds)
+        outputLimits[order.runID] = limiter
+    }
+
+    private static func window(_ now: Instant) -> UInt64 { UInt64(max(0, now.milliseconds)) }
+
+    private func drop(_ order: LaunchOrder, _ counts: (lines: Int, bytes: Int)) -> OutputDrop {
+        OutputDrop(identifier: order.identifier, runID: order.runID, lines: counts.lines, bytes: counts.bytes,
+                   limit: OutputRateLimiter().limitText)
+    }
+
+    // MARK: Results
+
+    /// Bytes a run wrote to its results channel. Kept up to the cap; each complete line is
+    /// offered as a live line (`resultLine`), and a line taken leaves the buffer. True when a
+    /// line taken is the first waiting for the next drain (the host is to schedule one).
+    package mutating func resultsRead(_ order: LaunchOrder, _ chunk: UnsafeRawBufferPointer, at now: Instant) -> Bool {
+        if !machines.results.isBuffering(order.runID), let line = Self.wholeLine(chunk) {
+            // One whole line with nothing before it (the common case, and every modelled
+            // line): offered as it is, and kept only when it is not taken.
+            let taken = resultLine(order, line, at: now)
+            if !taken.taken { machines.results.read(order.runID, chunk, examined: true) }
+            return taken.first
+        }
+        machines.results.read(order.runID, chunk)
+        var first = false
+        while let line = machines.results.nextLine(order.runID) {
+            let taken = resultLine(order, line, at: now)
+            if taken.taken { machines.results.takeLine(order.runID) }
+            first = first || taken.first
+        }
+        return first
+    }
+
+    /// The line when `chunk` is one line short enough to be a result, ending with its line end.
+    static func wholeLine(_ chunk: UnsafeRawBufferPointer) -> String? {
+        let newline = UInt8(ascii: "\n")
+        guard chunk.count > 1, chunk.count <= RunResults.maxLineBytes + 1, chunk.last == newline,
+              chunk.firstIndex(of: newline) == chunk.count - 1 else { return nil }
+        return String(decoding: chunk.dropLast(), as: UTF8.self)
+    }
+
+    /// Offers one complete results line as a live line: whether it was taken (it joins the
+    /// backlog), and whether it is the first waiting for the next drain.
+    ///
+    /// Activity lines of the plain shape (what `simulate:` blocks and most jobs write) are read
+    /// without Foundation (`StrictJSON`, a few µs); every other line is decoded once by
+    /// `JSONSerialization`, as `RunResults` checks it. Both give the same `ResultLine`.
+    package mutating func resultLine(_ order: LaunchOrder, _ line: String, at now: Instant) -> (taken: Bool, first: Bool) {
+        if line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line),
+           let taken = takeLiveLine(order, at: now, { namespace in
+               ResultLine.fastActivity(members, owner: order.identifier, namespace: namespace, now: now)
+           }) {
+            return taken
+        }
+        // Decoded once: the object `RunResults` checked is the one parsed.
+        guard case let .accepted(_, object) = RunResults.verdict(line, number: 1) else { return (false, false) }
+        return takeLiveLine(order, at: now) { namespace in
+            ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
+        } ?? (false, false)
+    }
+
+    /// Takes a line `read` parses (nil: it cannot tell, nothing is counted and nil is
+    /// returned): within the run's live-line rate, a live line joins the backlog.
+    private mutating func takeLiveLine(_ order: LaunchOrder, at now: Instant,
+                                       _ read: (_ namespace: String) -> ResultLine?) -> (taken: Bool, first: Bool)? {
+        // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the run's end.
+        let second = now.milliseconds / 1000
+        var rate = liveLineRate[order.runID] ?? LiveRate(second: second, count: 0)
+        if rate.second != second { rate = LiveRate(second: second, count: 0) }
+        guard rate.count < Self.liveLinesPerSecond else { return (false, false) }
+        let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
+        guard let parsed = read(namespace) else { return nil }
+        rate.count += 1
+        liveLineRate[order.runID] = rate
+        guard parsed.isLive else { return (false, false) }
+        liveBacklog.append((parsed, now))
+        return (true, liveBacklog.count == 1)
+    }
+
+    /// Every writer of the run's results channel closed it: decisions in `results`.
+    package mutating func resultsClosed(_ runID: Int64, at now: Instant, into effects: inout [SchedulerEffect]) {
+        machines.handle(results: { results, _, decisions in results.closed(runID, into: &decisions) }, at: now, into: &effects)
+    }
+
+    /// The run's leader exited: its group is killed now, and the run ends once its channel
+    /// closes, or `ResultsChannels.grace` after now (one of the deadlines).
+    package mutating func leaderExited(_ runID: Int64, exit: RunExit, resultsClosed: Bool, at now: Instant,
+                                       into effects: inout [SchedulerEffect]) {
+        machines.handle(results: { results, now, decisions in
+            results.leaderExited(runID, exit: exit, closed: resultsClosed, at: now, into: &decisions)
+        }, at: now, into: &effects)
+    }
+
+    /// The results decisions waiting for the drain (kill a group, close a channel, a run's
+    /// work ended), swapped into `decisions` (empty) so both keep their capacity.
+    package mutating func takeResultsDecisions(into decisions: inout [ResultsEffect]) {
+        if !machines.resultsOutbox.isEmpty { swap(&decisions, &machines.resultsOutbox) }
+    }
+
+    /// A run's work ended (any way): its live-line rate and channel are forgotten; what its
+    /// last output window dropped is returned, to log.
+    package mutating func runWorkEnded(_ runID: Int64) -> OutputDrop? {
+        liveLineRate[runID] = nil
+        machines.results.forget(runID)
+        guard var limiter = outputLimits.removeValue(forKey: runID), let dropped = limiter.takeDropped() else { return nil }
+        let identifier = machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
+        return OutputDrop(identifier: identifier, runID: runID, lines: dropped.lines, bytes: dropped.bytes,
+                          limit: limiter.limitText)
+    }
+
+    // MARK: Sweeps and stopping
+
+    /// The host sweeps a command run's leftovers before its end is handled.
+    package mutating func sweepStarted(_ runID: Int64) { sweeping.insert(runID) }
+
+    /// A sweep is done: true when a stop waited for it and for no other (the engine sends the
+    /// shutdown now).
+    package mutating func sweepEnded(_ runID: Int64) -> Bool {
+        sweeping.remove(runID)
+        guard var waiting = stopAfterSweeps else { return false }
+        waiting.remove(runID)
+        stopAfterSweeps = waiting.isEmpty ? nil : waiting
+        return waiting.isEmpty
+    }
+
+    /// A graceful stop was asked: true to shut down now; false when it waits for the sweeps
+    /// under way (a command that exited before the stop ends as it exited, not `interrupted`).
+    package mutating func stopRequested() -> Bool {
+        guard !sweeping.isEmpty else { return true }
+        stopAfterSweeps = sweeping
+        return false
+    }
+
+    /// A stop signal (SIGTERM, SIGINT: `name`) reached the host: the first stops gracefully;
+    /// one that arrives while stopping kills every run now.
+    package func stopSignal(_ name: String) -> StopSignalAction {
+        if machines.scheduler.isStopping || stopAfterSweeps != nil {
+            return .stopImmediately(reason: "received \(name) again")
+        }
+        return .stopGracefully(message: "received \(name): stopping gracefully (send it again to kill running jobs now)")
+    }
+
+    /// Stops without waiting for the graces: the shutdown (idempotent: the core stops launching
+    /// and marks every run as stopped by it), then a `.kill` for every run in flight, in run
+    /// order, so each ends `interrupted`. Returns how many runs are killed.
+    package mutating func stopImmediately(at now: Instant, into effects: inout [SchedulerEffect], kills: inout [SchedulerEffect]) -> Int {
+        machines.handle(.shutdown, at: now, into: &effects)
+        let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
+        for runID in runs { kills.append(.kill(runID: runID)) }
+        return runs.count
+    }
+}

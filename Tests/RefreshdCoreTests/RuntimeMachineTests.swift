@@ -1,0 +1,319 @@
+import Testing
+@testable import RefreshdCore
+
+/// `RuntimeMachine` as input -> exact effects (issue 22), in the style of hummingbird's
+/// connection state machine tests: each step is one report a host makes (or one event), with
+/// the instant as an argument, followed by exactly what the machine answers. Nothing runs: no
+/// host, no store, no clock; the same calls are what `RefreshRuntime` makes on both hosts.
+@Suite struct RuntimeMachineTests {
+    static let t0 = Instant(milliseconds: 1_800_000_000_000)
+    static let job = TaskDefinition(identifier: "app.job", allowance: .seconds(30), grace: .seconds(5))
+
+    /// A machine with one declared job, restored, that persists and logs nothing routine: the
+    /// effects left are the ones the runtime's decisions make.
+    static func machine() -> RuntimeMachine {
+        var configuration = SchedulerConfiguration()
+        configuration.emitsStateChanges = false
+        configuration.emitsRoutineLogs = false
+        configuration.emitsRunEnds = true
+        var machine = RuntimeMachine(scheduler: SchedulerCore(configuration: configuration, definitions: [job]))
+        var effects: [SchedulerEffect] = []
+        machine.handle(.restore(SchedulerCore.RestoredState()), at: t0, into: &effects)
+        return machine
+    }
+
+    /// One event's effects.
+    static func effects(_ body: (inout [SchedulerEffect]) throws -> Void) rethrows -> [SchedulerEffect] {
+        var effects: [SchedulerEffect] = []
+        try body(&effects)
+        return effects
+    }
+
+    /// The results decisions waiting for the drain.
+    static func decisions(_ machine: inout RuntimeMachine) -> [ResultsEffect] {
+        var decisions: [ResultsEffect] = []
+        machine.takeResultsDecisions(into: &decisions)
+        return decisions
+    }
+
+    /// Submits the job now and fires the wake-up: the run's launch order.
+    static func launch(_ machine: inout RuntimeMachine, at now: Instant = t0) throws -> LaunchOrder {
+        let submitted = try effects { try machine.submit(TaskRequest(identifier: job.identifier), at: now, into: &$0) }
+        #expect(submitted == [.armTimer(at: now)])
+        let order = LaunchOrder(runID: 1, identifier: job.identifier, kind: .appRefresh, started: now,
+                                deadline: now + .seconds(30), attempt: 1)
+        #expect(effects { machine.handle(.timerFired, at: now, into: &$0) } == [.launch(order), .armTimer(at: now + .seconds(30))])
+        return order
+    }
+
+    @Test func aRunsExitWaitsForItsResultsAtMostTheGrace() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+
+        // A results line that is not live is kept for the run's end; nothing to drain.
+        let line = Array("{\"x\":1}\n".utf8)
+        #expect(line.withUnsafeBytes { machine.resultsRead(order, $0, at: t0 + .seconds(1)) } == false)
+        #expect(Self.decisions(&machine) == [])
+
+        // The leader exits with fd 3 still open (a grandchild holds it): its group is killed
+        // now, and the grace re-arms the one timer 500 ms later, before the run's deadline.
+        #expect(Self.effects {
+            machine.leaderExited(1, exit: .exited(0), resultsClosed: false, at: t0 + .seconds(2), into: &$0)
+        } == [.armTimer(at: t0 + .milliseconds(2500))])
+        #expect(Self.decisions(&machine) == [.killGroup(runID: 1)])
+
+        // The grace ends: the host closes the channel and the run's work ended with what was
+        // read; the one timer goes back to the deadline.
+        #expect(Self.effects { machine.handle(.timerFired, at: t0 + .milliseconds(2500), into: &$0) }
+            == [.armTimer(at: t0 + .seconds(30))])
+        #expect(Self.decisions(&machine) == [.closeChannel(runID: 1),
+                                             .ended(runID: 1, exit: .exited(0), results: ["{\"x\":1}"])])
+
+        // The engine ends the run's work (nothing was dropped from its output), then the run.
+        #expect(machine.runWorkEnded(1) == nil)
+        #expect(Self.effects {
+            machine.handle(.runFinished(runID: 1, exit: .exited(0), results: ["{\"x\":1}"]), at: t0 + .milliseconds(2600), into: &$0)
+        } == [.disarmTimer])
+        #expect(machine.machines.nextDeadline == nil)
+    }
+
+    @Test func aChannelClosedAfterTheExitEndsTheRunWithoutTheGrace() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        _ = try Self.launch(&machine)
+        #expect(Self.effects { machine.leaderExited(1, exit: .exited(3), resultsClosed: false, at: t0 + .seconds(1), into: &$0) }
+            == [.armTimer(at: t0 + .milliseconds(1500))])
+        #expect(Self.decisions(&machine) == [.killGroup(runID: 1)])
+        // The last writer closes it: the end now, and the grace's wake-up goes.
+        #expect(Self.effects { machine.resultsClosed(1, at: t0 + .milliseconds(1200), into: &$0) }
+            == [.armTimer(at: t0 + .seconds(30))])
+        #expect(Self.decisions(&machine) == [.ended(runID: 1, exit: .exited(3), results: [])])
+    }
+
+    @Test func outputOverTheLimitIsDroppedAndLoggedOncePerWindowAndAtTheEnd() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+        let limit = "200 lines or 256 KiB a second"
+
+        // 201 lines in one second: 200 are logged, one is dropped, nothing reported yet.
+        let lines = (1...201).map { "line \($0)" }
+        let first = machine.outputLines(order, lines, at: t0)
+        #expect(first == RuntimeMachine.OutputAction(dropped: nil, admitted: Array(lines.prefix(200))))
+        #expect(machine.outputWindowIsFull(order, at: t0 + .milliseconds(999)) == (true, nil))
+        // A chunk the host did not split: 4 KiB with 64 line ends, counted, never logged.
+        machine.outputSkipped(order, bytes: 4096, lineEnds: 64)
+
+        // The next window: its first line is logged after the drop notice of the last.
+        let drop = RuntimeMachine.OutputDrop(identifier: "app.job", runID: 1, lines: 65, bytes: 8 + 4096, limit: limit)
+        #expect(machine.outputLines(order, ["next"], at: t0 + .seconds(1))
+            == RuntimeMachine.OutputAction(dropped: drop, admitted: ["next"]))
+        #expect(drop.message == "app.job[1] 65 lines (4104 bytes) of output not logged: over \(limit)")
+
+        // Drops of the last window are reported at the run's end, once.
+        machine.outputSkipped(order, bytes: 10, lineEnds: 1)
+        #expect(machine.runWorkEnded(1)
+            == RuntimeMachine.OutputDrop(identifier: "app.job", runID: 1, lines: 1, bytes: 10, limit: limit))
+        #expect(machine.runWorkEnded(1) == nil)
+    }
+
+    @Test func aSecondStopSignalKillsEveryRunNow() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        _ = try Self.launch(&machine)
+
+        // The first: a graceful stop, at once (no sweep under way); the run gets its expiration.
+        #expect(machine.stopSignal("SIGTERM")
+            == .stopGracefully(message: "received SIGTERM: stopping gracefully (send it again to kill running jobs now)"))
+        #expect(machine.stopRequested() == true)
+        #expect(Self.effects { machine.handle(.shutdown, at: t0 + .seconds(1), into: &$0) }
+            == [.log(.stopping(running: 1)), .expire(runID: 1), .armTimer(at: t0 + .seconds(6))])
+
+        // The second, during the grace: kill every run in flight now; the shutdown again changes nothing.
+        #expect(machine.stopSignal("SIGTERM") == .stopImmediately(reason: "received SIGTERM again"))
+        var kills: [SchedulerEffect] = []
+        var effects: [SchedulerEffect] = []
+        #expect(machine.stopImmediately(at: t0 + .seconds(2), into: &effects, kills: &kills) == 1)
+        #expect(effects == [])
+        #expect(kills == [.kill(runID: 1)])
+    }
+
+    @Test func aStopWaitsForTheSweepsUnderWayAndASignalThenIsTheSecond() throws {
+        var machine = Self.machine()
+        machine.sweepStarted(7)
+        #expect(machine.stopRequested() == false)
+        // Stopping already (waiting for the sweep): another signal kills now.
+        #expect(machine.stopSignal("SIGINT") == .stopImmediately(reason: "received SIGINT again"))
+        #expect(machine.sweepEnded(7) == true)
+        #expect(machine.sweepEnded(7) == false)
+    }
+
+    @Test func aClockJumpSeenAtAWakeUpIsAClockChange() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        machine.attach(clocks: ClockReading(wall: t0, monotonic: .seconds(100)))
+        // Drift within the tolerance (1 s) at a wake-up: NTP slewing, nothing changed.
+        #expect(machine.clocksRead(ClockReading(wall: t0 + .milliseconds(10_900), monotonic: .seconds(110)), .wakeUp) == nil)
+        // The wall clock an hour ahead of the monotonic one at the next wake-up: a step (or a
+        // resume no notice announced); `expected` is what the wall clock would read without it.
+        let jumped = ClockReading(wall: t0 + .seconds(3620), monotonic: .seconds(120))
+        #expect(machine.clocksRead(jumped, .wakeUp) == .clockChanged(expected: t0 + .seconds(20)))
+        // The engine handles the change, then the wake-up: the machines re-arm the one timer.
+        #expect(Self.effects { machine.handle(.clockChanged(expected: t0 + .seconds(20)), at: jumped.wall, into: &$0) }
+            == [.log(.clockChanged(jumped.wall, expected: t0 + .seconds(20))), .disarmTimer])
+        // Measured from the new offset now: the same reading again is no change.
+        #expect(machine.clocksRead(ClockReading(wall: t0 + .seconds(3630), monotonic: .seconds(130)), .wakeUp) == nil)
+        // The kernel's notice is always a change, however small.
+        #expect(machine.clocksRead(ClockReading(wall: t0 + .seconds(3640), monotonic: .seconds(140)), .clockSet)
+            == .clockChanged(expected: t0 + .seconds(3640)))
+    }
+
+    @Test func liveResultsLinesAreTakenAtMostTwentyASecondAndAppliedTogether() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+        let line = "{\"activity\":\"start\",\"id\":\"a\",\"content\":{}}"
+        // The first live line waits for the next drain (the host schedules one); later ones join it.
+        #expect(machine.resultLine(order, line, at: t0) == (true, true))
+        for _ in 2...RuntimeMachine.liveLinesPerSecond { #expect(machine.resultLine(order, line, at: t0) == (true, false)) }
+        // Over the rate: left for the run's end.
+        #expect(machine.resultLine(order, line, at: t0 + .milliseconds(999)) == (false, false))
+        #expect(machine.liveBacklog.count == RuntimeMachine.liveLinesPerSecond)
+        var effects: [SchedulerEffect] = []
+        #expect(machine.applyLiveBacklog(into: &effects) == true)
+        #expect(machine.liveBacklog.isEmpty)
+        #expect(machine.applyLiveBacklog(into: &effects) == false)
+        // A new second: taken again.
+        #expect(machine.resultLine(order, line, at: t0 + .seconds(1)) == (true, true))
+    }
+
+    @Test func aFixedFirstRequestIsSeededOnceAcrossRestarts() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let spec = JobSpec(definition: Self.job, command: CommandJob(argv: ["true"]), firstRequest: .at(t0 + .hours(1)))
+        var effects: [SchedulerEffect] = []
+        // Loaded: its request is submitted for the date it names, and the text remembered.
+        #expect(try machine.seed(spec, replacing: false, at: t0, into: &effects) == true)
+        #expect(effects == [.armTimer(at: t0 + .hours(1))])
+        #expect(machine.seedSpecs == ["app.job": (t0 + .hours(1)).iso8601])
+        // Loaded again with the request pending: kept.
+        effects = []
+        #expect(try machine.seed(spec, replacing: false, at: t0 + .minutes(1), into: &effects) == false)
+        #expect(effects == [])
+        // Cancelled (nothing pending, as after its run), the same date is not requested again...
+        #expect(Self.effects { machine.handle(.cancel(identifier: "app.job"), at: t0 + .minutes(2), into: &$0) } == [.log(.cancelled(identifier: "app.job")), .disarmTimer])
+        #expect(try machine.seed(spec, replacing: false, at: t0 + .minutes(3), into: &effects) == false)
+        // ...unless the job changed (a reload replaces its request).
+        #expect(try machine.seed(spec, replacing: true, at: t0 + .minutes(4), into: &effects) == true)
+        #expect(effects == [.armTimer(at: t0 + .hours(1))])
+    }
+
+    @Test func operatorCommandsGoThroughTheMachine() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        // An operator's submit is the job's own request, due when the operator says.
+        #expect(machine.operatorRequest("app.job", earliest: t0 + .hours(2))
+            == TaskRequest(identifier: "app.job", kind: .appRefresh, earliestBeginDate: t0 + .hours(2)))
+        #expect(machine.operatorRequest("no.such.job", earliest: nil) == nil)
+        var effects: [SchedulerEffect] = []
+        try machine.submit(#require(machine.operatorRequest("app.job", earliest: t0 + .hours(2))), at: t0, into: &effects)
+        #expect(effects == [.armTimer(at: t0 + .hours(2))])
+
+        // Launch now, whatever the date; then expire now.
+        let order = LaunchOrder(runID: 1, identifier: "app.job", kind: .appRefresh, started: t0 + .seconds(1),
+                                deadline: t0 + .seconds(31), attempt: 1)
+        #expect(try Self.effects { try machine.handle(operator: .launchNow(identifier: "app.job"), at: t0 + .seconds(1), into: &$0) }
+            == [.launch(order), .armTimer(at: t0 + .seconds(31))])
+        let expired = try Self.effects { try machine.handle(operator: .expireNow(identifier: "app.job"), at: t0 + .seconds(2), into: &$0) }
+        #expect(expired == [.log(.expirationDelivered(runID: 1, identifier: "app.job")), .expire(runID: 1), .armTimer(at: t0 + .seconds(7))])
+        // Refused: nothing pending to launch; nothing changed.
+        effects = []
+        #expect(throws: ControlRefusal.self) { try machine.handle(operator: .launchNow(identifier: "app.job"), at: t0 + .seconds(3), into: &effects) }
+        #expect(effects == [])
+    }
+
+    @Test func aRunsResultsAreCheckedAtItsEnd() throws {
+        var machine = Self.machine()
+        _ = try Self.launch(&machine)
+        let report = machine.checkResults(1, ["{\"a\": 1}", "not json", RunResults.truncatedMarker])
+        #expect(report.identifier == "app.job")
+        #expect(report.accepted == ["{\"a\": 1}"])
+        #expect(report.refused.count == 2)
+        #expect(report.refused.allSatisfy { $0.hasPrefix("app.job[1] result refused: ") })
+        #expect(report.acceptedMessage == "app.job[1] reported 1 result")
+        #expect(machine.checkResults(1, []) == RuntimeMachine.ResultsReport(identifier: "?", accepted: [], refused: []))
+    }
+
+    @Test func aCommandSeesRefreshdsEnvironmentItsOwnAndTheRunsVariables() {
+        let order = LaunchOrder(runID: 7, identifier: "app.job", kind: .appRefresh, started: Self.t0,
+                                deadline: Self.t0 + .seconds(30), attempt: 2)
+        let job = CommandJob(argv: ["true"], environment: ["PATH": "/job/bin", "A": "1"])
+        #expect(job.environment(for: order, base: ["PATH": "/usr/bin", "HOME": "/root"], instance: "ab12",
+                                sharedContainer: "/srv/shared") == [
+            "A=1", "HOME=/root", "PATH=/job/bin", "REFRESH_ATTEMPT=2", "REFRESH_DEADLINE=\((Self.t0 + .seconds(30)).iso8601)",
+            "REFRESH_INSTANCE=ab12", "REFRESH_KIND=app-refresh", "REFRESH_NOW=\(Self.t0.iso8601)", "REFRESH_RESULT_FD=3",
+            "REFRESH_RUN_ID=7", "REFRESH_SHARED_CONTAINER=/srv/shared", "REFRESH_TASK_IDENTIFIER=app.job",
+        ])
+    }
+
+    @Test func aFailedCommitAbandonsWhatTheEventLaunchedAndStops() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        #expect(try Self.effects { try machine.submit(TaskRequest(identifier: "app.job"), at: t0, into: &$0) } == [.armTimer(at: t0)])
+        let launched = Self.effects { machine.handle(.timerFired, at: t0, into: &$0) }
+        // The store refused that event's commit: its launch never happens; the run ends in
+        // memory, the shutdown stops at once (no run to wait for), and no timer stays armed.
+        var effects: [SchedulerEffect] = []
+        machine.storeFailed(dropping: launched, at: t0, into: &effects)
+        #expect(effects == [.log(.stopping(running: 0)), .stopped])
+        #expect(machine.machines.scheduler.activeRuns.isEmpty)
+        #expect(machine.machines.nextDeadline == nil)
+    }
+
+    @Test func aWidgetsProvidersAreRunsOfTheirOwn() {
+        let widget = WidgetSpec(kind: "weather", families: ["systemSmall"], budget: 40)
+        let job = TaskDefinition(identifier: "app.weather", namespace: "home", allowance: .seconds(20), grace: .seconds(2))
+        #expect(widget.providerDefinition(of: job, family: "systemSmall")
+            == TaskDefinition(identifier: "app.weather#systemSmall", kind: .processing, namespace: "widget.weather",
+                              allowance: .seconds(20), grace: .seconds(2)))
+        let command = widget.providerCommand(CommandJob(argv: ["fetch"], environment: ["A": "1"]), family: "systemSmall",
+                                             sharedContainer: "/srv/shared")
+        #expect(command.environment == ["A": "1", "REFRESH_WIDGET_KIND": "weather", "REFRESH_WIDGET_FAMILY": "systemSmall",
+                                        "REFRESH_WIDGET_CACHE_TTL": String(widget.sharedFetch.wholeMilliseconds / 1000),
+                                        "REFRESH_WIDGET_CACHE": "/srv/shared/cache/widgets/weather"])
+        #expect(widget.definition(job: job, families: [.systemSmall]).budget == .limited(40))
+    }
+
+    @Test func aReloadIsPlannedAsStepsInOrder() {
+        func job(_ id: String, _ argv: String, widget: WidgetSpec? = nil) -> JobSpec {
+            JobSpec(definition: TaskDefinition(identifier: id), command: CommandJob(argv: [argv]), widget: widget)
+        }
+        let weather = WidgetSpec(kind: "weather", families: ["systemSmall", "systemMedium"])
+        let current = ["app.gone": job("app.gone", "a"), "app.same": job("app.same", "a"),
+                       "app.changed": job("app.changed", "a"), "app.widget": job("app.widget", "a", widget: weather)]
+        let narrower = WidgetSpec(kind: "weather", families: ["systemSmall"])
+        let loaded = [job("app.same", "a"), job("app.changed", "b"), job("app.widget", "a", widget: narrower), job("app.new", "a")]
+        let plan = ReloadPlan.diff(current: current, loaded: loaded)
+        #expect(plan.summary == "1 added, 2 changed, 1 removed, 1 unchanged")
+        #expect(plan.steps(current: current) == [
+            .withdraw("app.gone"),
+            .redeclare(job("app.new", "a")),
+            .redeclare(job("app.changed", "b")),
+            // The family still on screen keeps its provider (and its pending reload).
+            .withdrawWidget(current["app.widget"]!, keeping: ["systemSmall"]),
+            .declareWidget(job("app.widget", "a", widget: narrower)),
+            .seed([job("app.new", "a")], replacing: false),
+            .seed([job("app.changed", "b")], replacing: true),
+        ])
+    }
+
+    @Test func aStartedProcessIsSavedOnlyWhereStateIsSaved() {
+        var effects: [SchedulerEffect] = []
+        Self.machine().processStarted(1, processGroup: 4242, startTicks: 99, into: &effects)
+        #expect(effects == [])  // no store: nothing persists
+        let stored = RuntimeMachine(scheduler: SchedulerCore(configuration: SchedulerConfiguration(), definitions: [Self.job]))
+        stored.processStarted(1, processGroup: 4242, startTicks: 99, into: &effects)
+        #expect(effects == [.persist(.processStarted(runID: 1, processGroup: 4242, startTicks: 99))])
+    }
+}
