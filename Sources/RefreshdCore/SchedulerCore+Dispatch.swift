@@ -80,7 +80,7 @@ extension SchedulerCore {
     func graceFor(_ identifier: String) -> Duration { Self.grace(in: definitions)(identifier) }
 
     /// A job's grace (5 s for an identifier no longer declared), for the run lifecycle.
-    static func grace(in definitions: [String: TaskDefinition]) -> (String) -> Duration {
+    static func grace(in definitions: TaskDefinitions) -> (String) -> Duration {
         { definitions[$0]?.grace ?? .seconds(5) }
     }
 }
