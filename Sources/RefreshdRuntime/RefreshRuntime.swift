@@ -58,7 +58,7 @@ public final class RefreshRuntime: @unchecked Sendable {
     let lock = Lock(recursive: true)
     // Guarded by `lock`.
     var machines: Machines
-    var handlers: [String: TaskHandler] = [:]
+    var handlers = HandlerTable()
     var outbox: [SchedulerEffect] = []
     var scratch: [SchedulerEffect] = []
     var changes: [StateChange] = []
