@@ -223,7 +223,8 @@ def main():
     title = (f"refreshd benchmarks, {machine.get('date', '')}: {machine.get('cpu', '')}, {machine.get('nproc', '')} cores, "
              f"{machine.get('memory', '')}, Linux {machine.get('kernel', '')}, {machine.get('swift', '')}, "
              f"libuv {machine.get('libuv', '')}, APScheduler {machine.get('apscheduler', '')}, "
-             f"load average before/after {machine.get('load_before', '?')} / {machine.get('load_after', '?')}")
+             f"load average before/after {machine.get('load_before', '?')} / {machine.get('load_after', '?')}"
+             + (f"; only {machine['only']}" if machine.get("only") else ""))
     lines.append(title)
     sep = "-+-".join("-" * w for w in widths)
     lines.append(" | ".join(h.ljust(w) for h, w in zip(header, widths)))

@@ -33,8 +33,11 @@ struct PendingQueue {
         static let originShift: UInt8 = 3
     }
 
-    private(set) var slots: [String: Int32] = [:]
-    private(set) var identifiers: [String] = []
+    /// Identifier <-> slot (an open-addressing index, not a dictionary: see `IdentifierTable`).
+    private(set) var ids = IdentifierTable()
+    /// Slot by identifier (`slots[identifier]`) and identifier by slot (`identifiers[slot]`).
+    var slots: IdentifierTable { ids }
+    var identifiers: IdentifierTable { ids }
     private var records: [Record?] = []
     private var namespaceIndex: [String: UInt16] = [:]
     private var namespaces: [String] = []
@@ -47,25 +50,33 @@ struct PendingQueue {
     /// The slot of an identifier, reserving one if it has none.
     @discardableResult
     mutating func intern(_ identifier: String) -> Int32 {
-        if let slot = slots[identifier] { return slot }
-        let slot = Int32(identifiers.count)
-        slots[identifier] = slot
-        identifiers.append(identifier)
-        records.append(nil)
+        let slot = ids.intern(identifier)
+        if Int(slot) == records.count { records.append(nil) }
         return slot
     }
 
-    func identifier(of entry: Entry) -> String { identifiers[Int(entry.slot)] }
+    /// Takes `table` as the identifier table (the definitions' one, which holds every identifier
+    /// this queue's does, at the same slots), so that both share one copy of the names.
+    mutating func adopt(_ table: IdentifierTable) {
+        ids = table
+        while records.count < ids.count { records.append(nil) }
+    }
+
+    /// Drops this queue's reference to its table before `adopt`, so that the owner of the other
+    /// reference can grow it in place.
+    mutating func releaseIdentifiers() { ids = IdentifierTable() }
+
+    func identifier(of entry: Entry) -> String { ids[Int(entry.slot)] }
 
     subscript(identifier: String) -> PendingRequest? {
-        guard let slot = slots[identifier] else { return nil }
+        guard let slot = ids.slot(of: identifier) else { return nil }
         return request(at: slot)
     }
 
     func request(at slot: Int32) -> PendingRequest? {
         guard let r = records[Int(slot)] else { return nil }
         return PendingRequest(
-            identifier: identifiers[Int(slot)], namespace: namespaces[Int(r.namespace)],
+            identifier: ids[Int(slot)], namespace: namespaces[Int(r.namespace)],
             kind: r.flags & Record.processing != 0 ? .processing : .appRefresh,
             earliest: Instant(milliseconds: r.earliest), submitted: Instant(milliseconds: r.submitted),
             sequence: r.sequence, requiresExternalPower: r.flags & Record.power != 0,
@@ -104,7 +115,7 @@ struct PendingQueue {
 
     @discardableResult
     mutating func remove(_ identifier: String) -> PendingRequest? {
-        guard let slot = slots[identifier] else { return nil }
+        guard let slot = ids.slot(of: identifier) else { return nil }
         return remove(slot: slot)
     }
 

@@ -3,8 +3,22 @@ extension SchedulerCore {
     /// launched with; its retry and resubmit follow the new definition.
     /// Declares the identifier if it was not declared yet.
     public mutating func redeclare(_ definition: TaskDefinition) {
-        definitions[definition.identifier] = definition
-        queue.intern(definition.identifier)
+        store(definition)
+    }
+
+    /// Stores a definition and gives its identifier a slot in the queue. The queue and the
+    /// definitions share one identifier table (one copy of a million names, not two) as long as
+    /// the queue interned nothing of its own: the queue lets go of it while the definitions grow
+    /// it in place, then takes it back. Otherwise each keeps its own.
+    mutating func store(_ definition: TaskDefinition) {
+        let shared = queue.ids.sharesNames(with: definitions.table)
+        if shared { queue.releaseIdentifiers() }
+        definitions.set(definition)
+        if shared {
+            queue.adopt(definitions.table)
+        } else {
+            queue.intern(definition.identifier)
+        }
     }
 
     /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes, but

@@ -53,7 +53,7 @@ extension SchedulerCore {
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
         if !held.isEmpty { held.removeValue(forKey: request.identifier) }
         persist(.deletePending(identifier: request.identifier), into: &effects)
-        let definition = definitions[request.identifier]
+        let definition = definition(queueSlot: slot, identifier: request.identifier)
         let allowance = definition?.allowance ?? request.kind.defaultAllowance
         let attempt = failureStreaks.isEmpty ? 1 : failureStreaks[request.identifier, default: 0] + 1
         let order = LaunchOrder(runID: nextRunID, identifier: request.identifier, kind: request.kind,
@@ -72,6 +72,12 @@ extension SchedulerCore {
         effects.append(.launch(order))
     }
 
+    /// The definition of the identifier at a queue slot: read by slot, hashing nothing, when the
+    /// queue shares the definitions' table (then their slots agree); by name otherwise.
+    func definition(queueSlot slot: Int32, identifier: String) -> TaskDefinition? {
+        queue.ids.sharesNames(with: definitions.table) ? definitions.definition(at: slot) : definitions[identifier]
+    }
+
     /// Delivers expirations whose allowance is over and kills runs whose grace is over.
     mutating func expireOverdue(at now: Instant, into effects: inout [SchedulerEffect]) {
         runs.expireOverdue(at: now, grace: Self.grace(in: definitions), into: &effects)
@@ -80,7 +86,7 @@ extension SchedulerCore {
     func graceFor(_ identifier: String) -> Duration { Self.grace(in: definitions)(identifier) }
 
     /// A job's grace (5 s for an identifier no longer declared), for the run lifecycle.
-    static func grace(in definitions: [String: TaskDefinition]) -> (String) -> Duration {
+    static func grace(in definitions: TaskDefinitions) -> (String) -> Duration {
         { definitions[$0]?.grace ?? .seconds(5) }
     }
 }

@@ -161,7 +161,7 @@ extension SchedulerCore {
                 violations.append(.init(.pendingInSeveralPlaces, identifier: id,
                                         "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
             }
-            if definitions.index(forKey: id) == nil {  // (a lookup that copies no definition)
+            if !definitions.contains(id) {  // (a lookup that copies no definition)
                 violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
             }
             let processing = record.flags & PendingQueue.Record.processing != 0

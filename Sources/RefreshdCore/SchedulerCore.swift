@@ -15,7 +15,8 @@ public struct SchedulerCore: Sendable {
     typealias ActiveRun = RunLifecycle.ActiveRun
 
     public private(set) var configuration: SchedulerConfiguration
-    public internal(set) var definitions: [String: TaskDefinition] = [:]
+    /// The declared identifiers, by interned slot, equal rules stored once (`TaskDefinitions`).
+    public internal(set) var definitions = TaskDefinitions()
     public internal(set) var conditions = Conditions()
     public internal(set) var isStopping = false
 
@@ -57,17 +58,15 @@ public struct SchedulerCore: Sendable {
                 definitions: [TaskDefinition] = []) {
         self.configuration = configuration
         for d in definitions {
-            self.definitions[d.identifier] = d
-            queue.intern(d.identifier)
+            store(d)
         }
     }
 
     /// Declares an identifier. Returns false if it was already declared (the old one stays).
     @discardableResult
     public mutating func declare(_ definition: TaskDefinition) -> Bool {
-        guard definitions[definition.identifier] == nil else { return false }
-        definitions[definition.identifier] = definition
-        queue.intern(definition.identifier)
+        guard !definitions.contains(definition.identifier) else { return false }
+        store(definition)
         return true
     }
 

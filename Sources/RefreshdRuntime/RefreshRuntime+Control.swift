@@ -46,7 +46,7 @@ extension RefreshRuntime {
     }
 
     /// The identifiers declared now, with their definitions.
-    public var definitions: [String: TaskDefinition] { lock.withLock { machines.scheduler.definitions } }
+    public var definitions: TaskDefinitions { lock.withLock { machines.scheduler.definitions } }
 
     /// The runtime's clock (the host's), for replies that say how long until something.
     public var now: Instant { clock() }

@@ -65,7 +65,7 @@ public final class RefreshRuntime: @unchecked Sendable {
         get { machine.machines }
         _modify { yield &machine.machines }
     }
-    var handlers: [String: TaskHandler] = [:]
+    var handlers = HandlerTable()
     var outbox: [SchedulerEffect] = []
     var scratch: [SchedulerEffect] = []
     var changes: [StateChange] = []

@@ -95,7 +95,7 @@ import Testing
 
         /// Checks the effects of one step and the state after it.
         mutating func after(_ effects: [SchedulerEffect], event: SchedulerEvent?, dispatched: Bool,
-                            definitionsBefore: [String: TaskDefinition], stoppingBefore: Bool) {
+                            definitionsBefore: TaskDefinitions, stoppingBefore: Bool) {
             steps += 1
             var started: [Int64: RunRecord] = [:]
             for effect in effects {

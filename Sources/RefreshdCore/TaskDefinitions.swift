@@ -1,0 +1,82 @@
+/// The declared identifiers and their definitions, by interned slot.
+///
+/// Why not `[String: TaskDefinition]`: a definition is about 200 bytes and a million identifiers
+/// declared with the same rules (a family of requests) would each keep a copy in a dictionary
+/// twice their number of buckets (about 790 B an identifier with the runtime's handler). Here a
+/// slot keeps 4 bytes, the index of its rules in `rules`, where equal rules are stored once (the
+/// identifier blanked); `self[identifier]` puts the identifier back. Rules a redeclaration leaves
+/// unused stay in `rules` (a reload's worth, not a request's).
+public struct TaskDefinitions: Sendable {
+    private(set) var table = IdentifierTable()
+    /// Per slot: the index in `rules`, or -1 when the identifier is not declared (now).
+    private var ruleBySlot: ContiguousArray<Int32> = []
+    private(set) var rules: ContiguousArray<TaskDefinition> = []
+    private var ruleIndex: [TaskDefinition: Int32] = [:]
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The definition of a declared identifier.
+    public subscript(identifier: String) -> TaskDefinition? {
+        get {
+            guard let slot = table.slot(of: identifier) else { return nil }
+            return definition(at: slot)
+        }
+        set {
+            if let newValue {
+                precondition(newValue.identifier == identifier, "a definition is stored under its own identifier")
+                set(newValue)
+            } else if let slot = table.slot(of: identifier), ruleBySlot[Int(slot)] >= 0 {
+                ruleBySlot[Int(slot)] = -1
+                count -= 1
+            }
+        }
+    }
+
+    /// Whether an identifier is declared (copies no definition).
+    public func contains(_ identifier: String) -> Bool {
+        guard let slot = table.slot(of: identifier) else { return false }
+        return ruleBySlot[Int(slot)] >= 0
+    }
+
+    /// The definition at a slot, if declared.
+    func definition(at slot: Int32) -> TaskDefinition? {
+        let r = ruleBySlot[Int(slot)]
+        guard r >= 0 else { return nil }
+        var d = rules[Int(r)]
+        d.identifier = table[Int(slot)]
+        return d
+    }
+
+    /// Declares or replaces.
+    mutating func set(_ definition: TaskDefinition) {
+        let slot = Int(table.intern(definition.identifier))
+        if slot == ruleBySlot.count { ruleBySlot.append(-1) }
+        var rule = definition
+        rule.identifier = ""
+        let r: Int32
+        if let last = rules.last, last == rule {
+            r = Int32(rules.count - 1)  // the usual case: a run of identifiers with the same rules
+        } else if let known = ruleIndex[rule] {
+            r = known
+        } else {
+            r = Int32(rules.count)
+            rules.append(rule)
+            ruleIndex[rule] = r
+        }
+        if ruleBySlot[slot] < 0 { count += 1 }
+        ruleBySlot[slot] = r
+    }
+
+    /// The declared identifiers, in the order they were first declared.
+    public var identifiers: [String] {
+        ruleBySlot.indices.compactMap { ruleBySlot[$0] >= 0 ? table[$0] : nil }
+    }
+
+    /// The declared definitions, in the order their identifiers were first declared.
+    public var values: [TaskDefinition] {
+        ruleBySlot.indices.compactMap { definition(at: Int32($0)) }
+    }
+}

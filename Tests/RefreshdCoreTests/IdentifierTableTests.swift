@@ -1,0 +1,70 @@
+import Testing
+@testable import RefreshdCore
+
+/// Identifiers interned to slots (`IdentifierTable`) and definitions stored by slot with equal
+/// rules once (`TaskDefinitions`), as the core keeps them.
+@Suite struct IdentifierTableTests {
+    @Test func everyNameKeepsOneSlotThroughGrowth() {
+        var t = IdentifierTable()
+        let names = (0..<5_000).map { "job.\($0)" }
+        for (i, n) in names.enumerated() { #expect(t.intern(n) == Int32(i)) }
+        #expect(t.count == names.count)
+        for (i, n) in names.enumerated() {
+            #expect(t[n] == Int32(i))
+            #expect(t[i] == n)
+            #expect(t.intern(n) == Int32(i))  // interning again reserves nothing
+        }
+        #expect(t.count == names.count)
+        #expect(t["job.5000"] == nil)
+        #expect(IdentifierTable()["anything"] == nil)
+    }
+
+    @Test func aThousandIdentifiersWithTheSameRulesStoreThemOnce() throws {
+        var d = TaskDefinitions()
+        for i in 0..<1_000 { d.set(TaskDefinition(identifier: "bench.\(i)", allowance: .seconds(10))) }
+        d.set(TaskDefinition(identifier: "other", kind: .processing))
+        #expect(d.count == 1_001)
+        #expect(d.rules.count == 2)
+        let got = try #require(d["bench.7"])
+        #expect(got == TaskDefinition(identifier: "bench.7", allowance: .seconds(10)))
+        #expect(d["other"]?.kind == .processing)
+        // A rule seen before (not the last one) is found again, not stored twice.
+        d.set(TaskDefinition(identifier: "bench.1000", allowance: .seconds(10)))
+        #expect(d.rules.count == 2)
+        #expect(d.identifiers.prefix(2) == ["bench.0", "bench.1"])
+    }
+
+    @Test func withdrawnIdentifiersAreGoneAndComeBackAtTheirSlot() {
+        var d = TaskDefinitions()
+        d.set(TaskDefinition(identifier: "a"))
+        d.set(TaskDefinition(identifier: "b", namespace: "x"))
+        d["a"] = nil
+        #expect(!d.contains("a") && d["a"] == nil && d.count == 1)
+        d["never"] = nil
+        #expect(d.count == 1 && d.table.count == 2)
+        d.set(TaskDefinition(identifier: "a", grace: .seconds(9)))
+        #expect(d["a"]?.grace == .seconds(9) && d.count == 2 && d.table["a"] == 0)
+        #expect(d.values.map(\.identifier) == ["a", "b"])
+    }
+
+    /// The core's queue shares the definitions' table (one copy of the names) and still finds
+    /// each identifier's pending request; a queue that interned a name of its own keeps its own.
+    @Test func theQueueSharesTheDefinitionsTable() throws {
+        var core = SchedulerCore(configuration: SchedulerConfiguration(maxPendingAppRefresh: 10),
+                                 definitions: (0..<100).map { TaskDefinition(identifier: "a.\($0)") })
+        #expect(core.queue.ids.sharesNames(with: core.definitions.table))
+        core.declare(TaskDefinition(identifier: "late"))
+        #expect(core.queue.ids.sharesNames(with: core.definitions.table))
+        let now = Instant(milliseconds: 1_000)
+        _ = try core.submit(TaskRequest(identifier: "late", earliestBeginDate: now + .seconds(5)), at: now)
+        _ = try core.submit(TaskRequest(identifier: "a.3", earliestBeginDate: now + .seconds(1)), at: now)
+        #expect(core.pending("late")?.identifier == "late")
+        #expect(core.pendingRequests().map(\.identifier) == ["a.3", "late"])
+        core.queue.intern("only.in.queue")
+        core.declare(TaskDefinition(identifier: "after"))
+        #expect(!core.queue.ids.sharesNames(with: core.definitions.table))
+        _ = try core.submit(TaskRequest(identifier: "after", earliestBeginDate: now + .seconds(9)), at: now)
+        #expect(core.pendingRequests().map(\.identifier) == ["a.3", "late", "after"])
+        #expect(core.checkInvariants().isEmpty)
+    }
+}
