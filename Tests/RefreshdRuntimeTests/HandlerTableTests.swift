@@ -1,3 +1,4 @@
+import RefreshdCore
 import Testing
 @testable import RefreshdRuntime
 
