@@ -18,7 +18,9 @@ import Testing
             """)
         let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { daemon.cleanUp() }
-        #expect(waitFor { box.runs().count == 2 })
+        // Both runs ended: a run in flight is listed with the outcome `running`, and a SIGTERM
+        // then would record it as interrupted.
+        #expect(waitFor { box.runs().count == 2 && !box.runs().contains { $0.1 == "running" } })
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
         let status = try #require(box.status())
