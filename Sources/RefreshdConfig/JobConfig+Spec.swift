@@ -18,6 +18,6 @@ extension JobConfig {
         }
         return JobSpec(definition: definition,
                        command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
-                       firstRequest: first, widget: widget, action: action)
+                       firstRequest: first, widget: widget, action: action, notifiers: notifiers)
     }
 }

@@ -29,10 +29,14 @@ public struct JobConfig: Sendable, Hashable {
     public var widget: WidgetSpec?
     /// A built-in action run instead of a command (`action: stage-playlist`); `command` is then empty.
     public var action: ActionSpec?
+    /// Who is told of its failed runs and of its recovery (`on-failure:`, `on-recovery:`).
+    public var notifiers: JobNotifiers
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
-                simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil) {
+                simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
+                notifiers: JobNotifiers = JobNotifiers()) {
+        self.notifiers = notifiers
         self.definition = definition
         self.command = command
         self.environment = environment

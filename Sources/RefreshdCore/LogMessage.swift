@@ -22,6 +22,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case timeline(TimelineLog)
     /// Something the live activity machine did (a transition, a held or ignored update).
     indirect case activity(ActivityLog)
+    /// A failure or recovery notification delivered, retried, given up or dropped.
+    indirect case notification(NotificationLog)
 
     public var description: String {
         switch self {
@@ -64,6 +66,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
         case let .stopping(running):
             "stopping: \(running) run\(running == 1 ? "" : "s") in flight"
         case let .timeline(log):
+            log.description
+        case let .notification(log):
             log.description
         case let .activity(log):
             log.description

@@ -12,7 +12,10 @@ extension RefreshRuntime {
                 register(spec.definition, handler: spec.handler(actions: options.actions))
             }
         }
-        lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
+        lock.withLock {
+            jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+            setNotifiers()
+        }
         restoreSavedState()
         seed(specs.filter { $0.widget == nil }, replacing: false)
         return lock.withLock { machines.scheduler.pendingCount }
@@ -34,6 +37,7 @@ extension RefreshRuntime {
             let plan = ReloadPlan.diff(current: current, loaded: specs)
             // The config in force first: no step reads it.
             jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+            setNotifiers()
             for step in plan.steps(current: current) {
                 switch step {
                 case let .withdrawWidget(old, keeping):
@@ -51,7 +55,10 @@ extension RefreshRuntime {
             return (plan, current)
         }
         guard committed else {
-            lock.withLock { jobs = previous }
+            lock.withLock {
+                jobs = previous
+                setNotifiers()
+            }
             return plan
         }
         report(RuntimeObservation(time: clock(), kind: .reloaded, count: specs.count,

@@ -10,9 +10,12 @@ public struct JobSpec: Sendable, Hashable {
     public var widget: WidgetSpec?
     /// A built-in action run instead of the command (`action: stage-playlist`).
     public var action: ActionSpec?
+    /// Who is told of its failed runs and its recovery (`on-failure:`, `on-recovery:`).
+    public var notifiers = JobNotifiers()
 
     public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
-                widget: WidgetSpec? = nil, action: ActionSpec? = nil) {
+                widget: WidgetSpec? = nil, action: ActionSpec? = nil, notifiers: JobNotifiers = JobNotifiers()) {
+        self.notifiers = notifiers
         self.definition = definition
         self.command = command
         self.firstRequest = firstRequest
