@@ -80,3 +80,22 @@ extension SimulationReport {
             + "\(n.retries) retr\(n.retries == 1 ? "y" : "ies"), \(n.givenUp) given up, \(n.dropped) dropped, \(n.held) still held"]
     }
 }
+
+extension SimulationReport {
+    /// A `notifications:` expectation, or nil for another kind.
+    func evaluateNotifications(_ e: Expectation) -> ExpectationResult? {
+        guard case let .notifications(figure, comparison, bound) = e else { return nil }
+        let n = notifications ?? NotificationFigures()
+        let value = switch figure {
+        case .failure: n.failure
+        case .recovery: n.recovery
+        case .delivered: n.delivered
+        case .retries: n.retries
+        case .givenUp: n.givenUp
+        case .dropped: n.dropped
+        case .held: n.held
+        }
+        return .init(expectation: "notifications \(figure.rawValue) \(comparison.rawValue) \(bound)",
+                     passed: comparison.holds(value, bound), found: "\(value)")
+    }
+}

@@ -256,6 +256,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     /// Checks one expectation against the figures.
     func evaluate(_ e: Expectation) -> ExpectationResult {
         if let side = evaluateSide(e) { return side }
+        if let notified = evaluateNotifications(e) { return notified }
         switch e {
         case let .runs(job, outcome, comparison, bound):
             let f = jobs.first { $0.identifier == job }?.figures ?? Figures()
