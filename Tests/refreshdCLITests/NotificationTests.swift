@@ -82,7 +82,7 @@ import Testing
             retry: {limit: 0}
             on-failure: {webhook: "http://127.0.0.1:\(port)/hook", timeout: 2s}
             """)
-        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state, "--metrics-file", box.root + "/metrics.prom"])
         defer { daemon.cleanUp() }
         #expect(waitFor { Set(Self.received(box).map(\.key)).count >= 2 })
         // The receiver goes down for about 2.5 s: attempts fail and are tried again (1 s, 2 s).
@@ -92,6 +92,12 @@ import Testing
         try FileManager.default.removeItem(atPath: box.root + "/down")
         let retried = { Self.received(box).first { $0.status == 503 }?.key }
         #expect(waitFor(timeout: 10) { Self.received(box).contains { $0.key == retried() && $0.status == 200 } })
+        // Counted in the metrics, by job, kind and result.
+        let retriedMetric = "refreshd_notifications_total{job=\"test.flaky\",kind=\"failure\",result=\"retry\"}"
+        #expect(waitFor { box.read("metrics.prom")?.contains(retriedMetric) == true })
+        let metrics = box.read("metrics.prom") ?? ""
+        #expect(metrics.contains("# HELP refreshd_notifications_total "))
+        #expect(metrics.contains("refreshd_notifications_total{job=\"test.flaky\",kind=\"failure\",result=\"delivered\"}"))
         daemon.signal(SIGTERM)
         #expect(daemon.wait() == 0)
 
