@@ -212,5 +212,19 @@ import Testing
         effects = []
         machine.machines.handle(notification: n.id, .failed("HTTP 500"), at: t0 + .seconds(3), into: &effects)
         #expect(effects.contains(.armTimer(at: t0 + .seconds(4))))
+        // Once refreshd has stopped, a late report is not recorded (the store is closing): the
+        // record stays held, and the next start sends it again.
+        effects = []
+        machine.handle(.timerFired, at: t0 + .seconds(4), into: &effects)
+        #expect(effects.contains(.notify(RunNotification(id: n.id, kind: .failure, job: "app.job", runID: n.runID,
+                                                         outcome: .failure, exitStatus: 3, signal: nil, started: t0,
+                                                         ended: t0 + .seconds(2), outputTail: n.outputTail,
+                                                         notifier: Self.hook, attempts: 1))))
+        effects = []
+        machine.handle(.shutdown, at: t0 + .seconds(5), into: &effects)
+        #expect(effects.contains(.stopped))
+        effects = []
+        machine.machines.handle(notification: n.id, .delivered, at: t0 + .seconds(6), into: &effects)
+        #expect(effects == [])
     }
 }

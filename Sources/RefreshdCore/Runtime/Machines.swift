@@ -135,9 +135,11 @@ package struct Machines: Sendable {
     }
 
     /// The host's report of one notification's delivery attempt: deleted once delivered,
-    /// retried or given up (`NotificationMachine`).
+    /// retried or given up (`NotificationMachine`). A report after the stop is not recorded:
+    /// refreshd is ending (its store closes); the record stays and the next start sends it again.
     package mutating func handle(notification id: String, _ outcome: NotificationOutcome, at now: Instant,
                                  into effects: inout [SchedulerEffect]) {
+        guard !scheduler.stoppedReported else { return }
         let start = effects.count
         notifications.finished(id, outcome, at: now, stores: stores, into: &effects)
         settle(from: start, at: now, rearm: false, into: &effects)
