@@ -24,8 +24,8 @@ extension RefreshScheduler {
 
     /// Runs a notifier command as a job's command is run (`CommandProcess`: a new session, its
     /// output read and its group killed at its exit), with the notification in REFRESHD_*
-    /// variables; killed (its whole group) at the notifier's timeout. Its own timer, not the
-    /// scheduler's housekeeping list: a stop waits for it, at most its timeout.
+    /// variables; killed (its whole group) at the notifier's timeout, and when refreshd stops
+    /// (`killNotifiers`: its record stays, and the next start sends it again).
     func runNotifier(_ notification: RunNotification, argv: [String], workingDirectory: String?,
                      _ report: @escaping @Sendable (NotificationOutcome) -> Void) {
         let timer = OneShotTimer(loop: loop)
@@ -36,9 +36,10 @@ extension RefreshScheduler {
             runID: notification.runID, identifier: "notify \(notification.job)", isOverLimit: { false },
             onLines: { _, lines in if let last = lines.last(where: { !$0.isEmpty }) { lastLine = last } },
             onSkipped: { _, _ in },
-            onExit: { exit in
+            onExit: { [weak self] exit in
                 timer.close()
                 leader?.signalGroup(SIGKILL)  // nothing it started outlives it
+                if let pid = leader?.pid { self?.notifierProcesses[pid] = nil }
                 leader = nil
                 let outcome: NotificationOutcome
                 switch exit {
@@ -62,9 +63,16 @@ extension RefreshScheduler {
             return
         }
         leader = process
+        notifierProcesses[process.pid] = process
         timer.start(after: notification.notifier.timeout) {
             timedOut = true
             process.signalGroup(SIGKILL)
         }
+    }
+
+    /// refreshd stops: every notifier command still running is killed with its group.
+    func killNotifiers() {
+        for process in notifierProcesses.values { process.signalGroup(SIGKILL) }
+        notifierProcesses.removeAll()
     }
 }
