@@ -119,6 +119,11 @@ enum Assets {
     })();
     """#
 
+    /// A round clock face: the tab's icon (browsers ask for one; a 404 is a console error).
+    static let favicon = #"""
+    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="14" fill="#1f2d3d"/><path d="M16 7v9l6 4" stroke="#7bed9f" stroke-width="3" fill="none" stroke-linecap="round"/></svg>
+    """#
+
     static let style = #"""
     :root { color-scheme: light; --ok: #2e9e44; --fail: #d43c3c; --exp: #f08c00; --crash: #8e44ad; --int: #7f8c8d; --run: #3b7dd8; }
     body { font: 14px/1.45 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 0; color: #222; background: #f6f7f9; }
@@ -137,6 +142,8 @@ enum Assets {
     th, td { text-align: left; padding: .3em .5em; border-bottom: 1px solid #eef0f2; vertical-align: top; }
     th { font-size: 12px; color: #57606f; font-weight: normal; }
     .muted { color: #778; }
+    h3 { font-size: 15px; margin: .1em 0 .4em; }
+    h2 .muted, h3 .muted { font-weight: normal; font-size: 13px; }
     .outcome { display: inline-block; padding: 0 .45em; border-radius: 3px; color: #fff; font-size: 12px; }
     .outcome.success { background: var(--ok); } .outcome.failure { background: var(--fail); }
     .outcome.expired { background: var(--exp); } .outcome.crashed { background: var(--crash); }
@@ -156,7 +163,7 @@ enum Assets {
     .actions { display: flex; gap: .6em; }
     form.action { display: inline; }
     .widget-body { display: flex; gap: 1.2em; flex-wrap: wrap; }
-    .rendition { max-width: 360px; max-height: 240px; border: 1px solid #ddd; border-radius: 4px; }
+    .rendition { width: 320px; max-width: 100%; height: auto; border: 1px solid #ddd; border-radius: 4px; }
     .timeline { font-size: 12px; }
     code { font-size: 12px; word-break: break-all; }
     .wide { grid-column: 1 / -1; }

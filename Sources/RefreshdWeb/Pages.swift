@@ -4,7 +4,8 @@ import RefreshdRuntime
 /// The pages, server-rendered: everything is in the HTML, so they work without JavaScript;
 /// `dashboard.js` only refreshes `<main>` when an event comes and ticks the countdowns.
 enum Pages {
-    static func layout(_ title: String, active: String, _ body: HTML) -> HTML {
+    static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
+        let api = api ?? "/api" + (active == "/" ? "/overview" : active)
         let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/widgets", "Widgets"), ("/activities", "Activities")]
         let nav = HTML.join(tabs.map { path, name in
             path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
@@ -15,13 +16,14 @@ enum Pages {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(title) · refreshd</title>
         <link rel="stylesheet" href="/static/dashboard.css">
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
         <script src="/static/dashboard.js" defer></script>
         </head><body>
         <header><strong>refreshd</strong><nav>\(nav)</nav><span id="live" class="muted">live updates off</span></header>
         <main id="main">
         \(body)
         </main>
-        <footer class="muted">Read-only without a token; actions send <code>Authorization: Bearer</code>. JSON: <a href="/api\(active == "/" ? "/overview" : active)">/api\(active == "/" ? "/overview" : active)</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></footer>
+        <footer class="muted">Read-only without a token; actions send <code>Authorization: Bearer</code>. JSON: <a href="\(api)">\(api)</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></footer>
         </body></html>
         """
     }
@@ -128,14 +130,16 @@ enum Pages {
             actionForm(base + "/cancel", "Cancel pending request", enabled: d.actionsEnabled),
             actionForm(base + "/expire", "Expire the running run", enabled: d.actionsEnabled),
         ])
+        let newest = d.runs.first?.run.runID
         let runs = d.runs.isEmpty ? "<p class=\"muted\">No runs recorded.</p>" : HTML.join(d.runs.map { row in
             let r = row.run
+            let open: HTML = r.runID == newest ? " open" : ""
             let bar: HTML = row.durationMilliseconds.map { ms in
                 HTML("<meter min=\"0\" max=\"\(max(1, row.allowanceMilliseconds))\" low=\"\(row.allowanceMilliseconds * 3 / 4)\" high=\"\(row.allowanceMilliseconds * 9 / 10)\" optimum=\"0\" value=\"\(min(ms, row.allowanceMilliseconds))\"></meter> \(Words.milliseconds(ms)) of \(Words.milliseconds(row.allowanceMilliseconds))")
             } ?? HTML("running, allowance \(Words.milliseconds(row.allowanceMilliseconds))")
             let exit: HTML = r.exitStatus.map { HTML("exit \($0)") } ?? r.signal.map { HTML("signal \($0)") } ?? ""
-            let output: HTML = row.output.isEmpty ? "" : HTML("<details><summary>output (last \(row.output.count) lines)</summary><pre>\(row.output.joined(separator: "\n"))</pre></details>")
-            let results: HTML = row.results.isEmpty ? "" : HTML("<details><summary>results (\(row.results.count) lines)</summary><pre>\(row.results.joined(separator: "\n"))</pre></details>")
+            let output: HTML = row.output.isEmpty ? "" : HTML("<details\(open)><summary>output (last \(row.output.count) line\(row.output.count == 1 ? "" : "s"))</summary><pre>\(row.output.joined(separator: "\n"))</pre></details>")
+            let results: HTML = row.results.isEmpty ? "" : HTML("<details\(open)><summary>results (\(row.results.count) line\(row.results.count == 1 ? "" : "s"))</summary><pre>\(row.results.joined(separator: "\n"))</pre></details>")
             return HTML("""
                 <article class="run" id="run-\(r.runID)"><h3>run \(r.runID) \(outcome(r.outcome)) <span class="muted">attempt \(r.attempt) · started \(Words.time(r.started)) (\(when(r.started, now: d.now)))</span></h3>
                 <p>\(bar) \(exit)</p>\(output)\(results)</article>
@@ -144,7 +148,7 @@ enum Pages {
         let older: HTML = d.nextBefore.map { HTML("<p><a href=\"/jobs/\(HTML.segment(j.identifier))?before=\($0)\">Older runs →</a></p>") } ?? ""
         let slots = d.nextSlots.isEmpty ? "<p class=\"muted\">Not on a calendar.</p>" : HTML("<ol>\(d.nextSlots.map { HTML("<li>\(Words.time($0)) (\(when($0, now: d.now)))</li>") })</ol>")
         let what: HTML = d.action.map { HTML("built-in action <code>\($0)</code>") } ?? d.command.map { HTML("<code>\($0.joined(separator: " "))</code>") } ?? ""
-        return layout(j.identifier, active: "/jobs", """
+        return layout(j.identifier, active: "/jobs", api: "/api/jobs/" + HTML.segment(j.identifier), """
             <h1>\(j.identifier)</h1>
             <p>\(what)</p>
             <table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
@@ -167,7 +171,7 @@ enum Pages {
             } ?? "<p class=\"muted\">The shown entry names no image.</p>"
             let shown: HTML = w.shown.map { HTML("<p>Shown since \(when(w.shownSince, now: d.now)): <code>\($0.content)</code></p>") } ?? "<p class=\"muted\">Nothing shown yet.</p>"
             let budget: HTML = w.budgetLimit.map { limit in
-                HTML("<meter min=\"0\" max=\"\(max(1, limit))\" high=\"\(limit * 8 / 10)\" optimum=\"0\" value=\"\(w.budgetUsed ?? 0)\"></meter> \(w.budgetUsed ?? 0) of \(limit) reloads used in the last \(Words.milliseconds(w.windowSeconds * 1000))")
+                HTML("<meter min=\"0\" max=\"\(max(1, limit))\" high=\"\(limit * 8 / 10)\" optimum=\"0\" value=\"\(w.budgetUsed ?? 0)\"></meter> \(w.budgetUsed ?? 0) of \(limit) reloads used in the last \(w.windowSeconds % 3600 == 0 ? "\(w.windowSeconds / 3600) h" : Words.milliseconds(w.windowSeconds * 1000))")
             } ?? "unlimited budget"
             let entries = row.entries.isEmpty ? "<p class=\"muted\">No timeline.</p>" : HTML("<ol class=\"timeline\">\(row.entries.prefix(48).map { e in HTML("<li><time>\(Words.time(e.date))</time> <code>\(e.content)</code></li>") })</ol>")
             let spans = w.staleSpans.isEmpty ? "<p class=\"muted\">Never stale.</p>" : HTML("<ul>\(w.staleSpans.suffix(10).map { s in HTML("<li>\(Words.time(s.start)) → \(s.end.map(Words.time) ?? "now"): \(s.reason.rawValue)\(s.detail.map { " (\($0))" } ?? "")</li>") })</ul>")

@@ -39,6 +39,8 @@ struct Routes: Sendable {
         router.get("/static/dashboard.js") { _, _ in
             Self.response(.ok, "text/javascript; charset=utf-8", Assets.script)
         }
+        router.get("/static/favicon.svg") { _, _ in Self.response(.ok, "image/svg+xml", Assets.favicon) }
+        router.get("/favicon.ico") { _, _ in Self.response(.ok, "image/svg+xml", Assets.favicon) }
         router.get("/static/dashboard.css") { _, _ in
             Self.response(.ok, "text/css; charset=utf-8", Assets.style)
         }

@@ -65,24 +65,6 @@ def main():
         driver.set_window_size(1400, 1000)
 
     try:
-        pages = {"overview": "/", "jobs": "/jobs", "job": "/jobs/" + job, "widgets": "/widgets",
-                 "activities": "/activities"}
-        for name, path in pages.items():
-            driver.get(base + path)
-            live = wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
-            result["pages"][name] = {"title": driver.title, "live": live,
-                                     "h1": driver.find_element(By.TAG_NAME, "h1").text}
-            if name == "overview":
-                # The picture is loaded (drawn by the simulator's renderer).
-                result["pages"][name]["picture"] = wait(lambda: driver.execute_script(
-                    "var i = document.querySelector('img.picture'); return i && i.complete && i.naturalWidth > 0"), 5)
-            if name == "widgets":
-                result["widgetImage"] = wait(lambda: driver.execute_script(
-                    "var i = document.querySelector('img.rendition'); return i && i.complete && i.naturalWidth > 0"), 5)
-            time.sleep(0.3)
-            screenshot(name)
-            console(name)
-
         # Live: a run started with `refreshd ctl` shows on the open overview within 1 s.
         driver.get(base + "/")
         wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
@@ -99,6 +81,28 @@ def main():
                              "notReloaded": driver.execute_script("return window.__notReloaded") == 42}
         console("overview-live")
         screenshot("overview-live")
+
+        pages = {"overview": "/", "jobs": "/jobs", "job": "/jobs/" + job, "widgets": "/widgets",
+                 "activities": "/activities"}
+        for name, path in pages.items():
+            driver.get(base + path)
+            live = wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+            result["pages"][name] = {"title": driver.title, "live": live,
+                                     "h1": driver.find_element(By.TAG_NAME, "h1").text}
+            if name == "overview":
+                # The picture is loaded (drawn by the simulator's renderer).
+                result["pages"][name]["picture"] = wait(lambda: driver.execute_script(
+                    "var i = document.querySelector('img.picture'); return i && i.complete && i.naturalWidth > 0"), 5)
+            if name == "job":
+                # The run the live check started has ended and shows its output.
+                wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "article.run details")) > 0 and
+                     "running" not in driver.find_element(By.CSS_SELECTOR, "article.run h3").text, 8)
+            if name == "widgets":
+                result["widgetImage"] = wait(lambda: driver.execute_script(
+                    "var i = document.querySelector('img.rendition'); return i && i.complete && i.naturalWidth > 0"), 5)
+            time.sleep(0.3)
+            screenshot(name)
+            console(name)
 
         # Actions: refused without the token (401) and with a wrong one (403); done with it.
         def post(path, header):

@@ -17,7 +17,7 @@ import Testing
         let daemon = try Daemon(["run", "--jobs", project.jobs, "--state", project.state, "--http", "127.0.0.1:0"])
         defer { daemon.cleanUp() }
         let port = try #require(daemon.dashboardPort(), "\(daemon.errors())")
-        #expect(waitFor { HTTP.request(port, "/api/widgets").text.contains("secret.png") }, "\(daemon.errors())")
+        #expect(waitFor { HTTP.request(port, "/api/widgets").text.contains(#""rendition":"../../secret.png""#) }, "\(daemon.errors())")
 
         // The entry's own path leads out of the container: refused.
         let named = HTTP.request(port, "/widgets/picture/systemMedium/rendition")
@@ -56,7 +56,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: project.state + "/shared/pictures/link.png", withDestinationPath: project.root + "/secret.png")
         try project.write("provider.sh", Fixture.provider(rendition: "pictures/link.png"), mode: 0o755)
         _ = try Daemon.run(["ctl", "reload", "picture", "--state", project.state])
-        #expect(waitFor { HTTP.request(port, "/api/widgets").text.contains("pictures/link.png") })
+        #expect(waitFor { HTTP.request(port, "/api/widgets").text.contains(#""rendition":"pictures/link.png""#) })
         let linked = HTTP.request(port, "/widgets/picture/systemMedium/rendition")
         #expect(linked.status == 404 && !linked.text.contains("root:x"), "\(linked.text)")
     }
