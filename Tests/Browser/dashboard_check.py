@@ -124,6 +124,8 @@ def main():
         result["actions"]["button"] = driver.find_element(By.ID, "action-result").text
         status, body = post("/api/widgets/%s/reload" % kind, "Bearer " + token)
         result["actions"]["reload"] = [status, body.get("message")]
+        status, body = post("/api/activities/web-pack/end", "Bearer " + token)
+        result["actions"]["end"] = [status, body.get("message") or body.get("error")]
         console("actions")
     finally:
         driver.quit()

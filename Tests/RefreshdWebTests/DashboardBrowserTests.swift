@@ -51,6 +51,11 @@ import Testing
             return overview.contains("\"web.failing\"") && widgets.contains("pictures/check.png")
         }, "\(daemon.errors())")
 
+        // A live activity, for the activities page (ended from the page's API below).
+        let activity = try Daemon.run(["ctl", "activity", "start", "web-pack", "--type", "Download", "--progress", "0.4",
+                                       "--stale-date", "+30m", "--state", project.state])
+        #expect(activity.0 == 0, "\(activity.1)")
+
         let screenshots = Self.repository + "/.build/dashboard-screenshots"
         try? FileManager.default.removeItem(atPath: screenshots)
         try FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
@@ -88,6 +93,7 @@ import Testing
         #expect(actions["none"] as? Int == 401 && actions["wrong"] as? Int == 403, "\(actions)")
         #expect((actions["button"] as? String)?.hasPrefix("submitted web.sleeper") == true, "\(actions)")
         #expect((actions["reload"] as? [Any])?.first as? Int == 200, "\(actions)")
+        #expect((actions["end"] as? [Any])?.first as? Int == 200, "\(actions)")
         // The widget's rendition image was shown (decoded by the browser: natural width > 0).
         #expect(result["widgetImage"] as? Bool == true)
         #expect((result["screenshots"] as? [String])?.count == 6)
