@@ -120,13 +120,20 @@ enum Views {
         return (found, false)
     }
 
-    /// One job's runs, newest first, a page below `before`; scans at most 20 batches of 500.
+    /// Whether a run is the job's own or, for a timeline job, one of its families' provider runs
+    /// (`JOB#FAMILY`).
+    static func belongs(_ runIdentifier: String, to job: String) -> Bool {
+        runIdentifier == job || (runIdentifier.hasPrefix(job) && runIdentifier.dropFirst(job.count).first == "#")
+    }
+
+    /// One job's runs (a timeline job's: its providers'), newest first, a page below `before`;
+    /// scans at most 20 batches of 500.
     static func runs(of identifier: String, before: Int64?, in store: StateStore) throws -> (runs: [RunRecord], nextBefore: Int64?) {
         var found: [RunRecord] = []
         var cursor = before
         for _ in 0..<20 {
             let batch = try store.recentRuns(limit: 500, before: cursor)
-            for run in batch where run.identifier == identifier {
+            for run in batch where belongs(run.identifier, to: identifier) {
                 found.append(run)
                 if found.count == pageSize { return (found, run.runID > 1 ? run.runID : nil) }
             }

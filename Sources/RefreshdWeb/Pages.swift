@@ -35,7 +35,11 @@ enum Pages {
         return "<time datetime=\"\(t.iso8601)\" data-countdown=\"\(t.milliseconds)\" title=\"\(t.iso8601)\">\(Words.relative(t, now: now))</time>"
     }
 
-    static func jobLink(_ id: String) -> HTML { "<a href=\"/jobs/\(HTML.segment(id))\">\(id)</a>" }
+    /// A job's link; a provider run's identifier (`JOB#FAMILY`) links to its timeline job.
+    static func jobLink(_ id: String) -> HTML {
+        let job = id.split(separator: "#", maxSplits: 1).first.map(String.init) ?? id
+        return "<a href=\"/jobs/\(HTML.segment(job))\">\(id)</a>"
+    }
 
     static func runLink(_ run: StatusReport.Run) -> HTML {
         let job = run.identifier.split(separator: "#").first.map(String.init) ?? run.identifier
@@ -56,7 +60,7 @@ enum Pages {
             """)
         let failing = d.failing.isEmpty ? "<p class=\"muted\">No job is failing.</p>" : HTML("""
             <table><tr><th>job</th><th>last outcome</th><th>retry streak</th></tr>\(d.failing.map { f in
-                HTML("<tr><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(f.identifier))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
+                HTML("<tr><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(String(f.identifier.split(separator: "#", maxSplits: 1).first ?? "")))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
             })</table>
             """)
         let next = d.next.isEmpty ? "<p class=\"muted\">Nothing is pending.</p>" : HTML("""

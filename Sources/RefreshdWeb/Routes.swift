@@ -83,9 +83,8 @@ struct Routes: Sendable {
         let (status, allRuns, counters) = try await source.readStore { store in
             (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7))
         }
-        let last = Dictionary(status.jobs.map { ($0.identifier, $0.lastRun) }, uniquingKeysWith: { a, _ in a })
         let rows = live.jobs.values.sorted { $0.identifier < $1.identifier }.map {
-            Views.jobRow($0, live, lastRun: last[$0.identifier], allRuns: allRuns, counters: counters)
+            Views.jobRow($0, live, lastRun: Self.lastRun(of: $0.identifier, status), allRuns: allRuns, counters: counters)
         }
         return JobsData(now: live.now, jobs: rows)
     }
@@ -99,7 +98,7 @@ struct Routes: Sendable {
             (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7),
              try Views.runs(of: id, before: before, in: store))
         }
-        let row = Views.jobRow(spec, live, lastRun: status.jobs.first { $0.identifier == id }?.lastRun, allRuns: allRuns, counters: counters)
+        let row = Views.jobRow(spec, live, lastRun: Self.lastRun(of: id, status), allRuns: allRuns, counters: counters)
         return JobData(now: live.now, job: row, command: spec.action == nil ? spec.command.argv : nil, action: spec.action?.name,
                        allowanceMilliseconds: Int64(spec.definition.allowance.components.seconds * 1000),
                        runs: page.runs.map { Views.runRow($0, tails: source.tails) }, nextBefore: page.nextBefore,
@@ -239,6 +238,11 @@ struct Routes: Sendable {
     }
 
     // MARK: Helpers
+
+    /// A job's latest run: its own, or for a timeline job its providers' latest.
+    static func lastRun(of id: String, _ status: StatusReport) -> StatusReport.Run? {
+        status.jobs.filter { Views.belongs($0.identifier, to: id) }.map(\.lastRun).max { $0.runID < $1.runID }
+    }
 
     static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
         guard let raw = context.parameters.get(name) else { throw WebError.badRequest("the URL has no \(name)") }

@@ -65,6 +65,8 @@ import Testing
                        "web.sleeper", "picture", "systemMedium"]
         let status = try Self.shell(command, output: outputFile, timeout: 120)
         let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+        // Kept beside the screenshots: what the browser saw, for a person to read.
+        try? text.write(toFile: screenshots + "/driver.json", atomically: true, encoding: .utf8)
         let parsed = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
         let errors = (try? String(contentsOfFile: outputFile + ".err", encoding: .utf8)) ?? ""
         let result = try #require(parsed, "driver said: \(text) \(errors)")
