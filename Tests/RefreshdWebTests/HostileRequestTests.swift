@@ -105,7 +105,10 @@ import Testing
         slow.wait()
         #expect((healthTimes.max() ?? 9) < 1.0, "healthz took up to \(healthTimes.max() ?? 0) s under slow clients")
 
-        // The tick job's launches during the attack: each within 250 ms of its due time.
+        // The tick job's launches during the attack: each within 500 ms of its due time (a few
+        // ms when the machine is idle; the bound leaves room for a loaded 2-core CI machine
+        // running the rest of the suite, while a loop held by the web side would miss it by
+        // whole seconds).
         let api = HTTP.body(HTTP.request(port, "/api/jobs/web.tick").text)
         let parsed = (try? JSONSerialization.jsonObject(with: Data(api.utf8))) as? [String: Any]
         let object = try #require(parsed, "\(api)")
@@ -115,7 +118,7 @@ import Testing
         #expect(during.count >= 3, "\(runs.count) runs: \(api.prefix(400))")
         for run in during {
             let late = lateness(run)
-            #expect(late != nil && late! < 250, "run \(run["runID"] ?? "?") launched \(late ?? -1) ms late")
+            #expect(late != nil && late! < 500, "run \(run["runID"] ?? "?") launched \(late ?? -1) ms late")
         }
         #expect(daemon.wait(timeout: 0.1) == nil, "refreshd exited: \(daemon.errors())")
     }
