@@ -7,6 +7,7 @@ import RefreshdCore
 import RefreshdDaemon
 import RefreshdRuntime
 import RefreshdStore
+import ServiceLifecycle
 
 /// `refreshd run --http`: the web dashboard, a Hummingbird server on SwiftNIO's threads beside
 /// the libuv loop. It is started by `RefreshDaemon` once the jobs are loaded (a companion) and
@@ -22,6 +23,10 @@ package final class WebDashboard: @unchecked Sendable {
     let source: DashboardSource
     let logger: Logger
     private var task: Task<Void, any Error>?
+    /// Runs the server; `stop` asks it to shut down gracefully (no new connection, answers in
+    /// progress finished) rather than cancelling it mid-response. No signal handlers of its
+    /// own: refreshd's loop handles SIGTERM and SIGINT.
+    private var group: ServiceGroup?
     private var heartbeat: Task<Void, Never>?
     /// The port bound (the one asked for, or the one the system chose for port 0).
     package private(set) var port: Int = 0
@@ -69,9 +74,11 @@ package final class WebDashboard: @unchecked Sendable {
                 bound.signal()
             },
             logger: quiet)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: quiet))
+        self.group = group
         task = Task {
             do {
-                try await app.run()
+                try await group.run()
             } catch {
                 outcome.set(.failure(error))
                 bound.signal()
@@ -107,13 +114,14 @@ package final class WebDashboard: @unchecked Sendable {
         source.feed.finishAll()
         guard let task else { return }
         self.task = nil
-        task.cancel()
+        let group = group
         let done = DispatchSemaphore(value: 0)
         Task {
+            await group?.triggerGracefulShutdown()
             _ = try? await task.value
             done.signal()
         }
-        _ = done.wait(timeout: .now() + 3)
+        if done.wait(timeout: .now() + 3) == .timedOut { task.cancel() }
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
     static let governed: Set<String> = [
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
-        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdWeb", "Hummingbird", "HummingbirdCore",
+        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
     ]
 
     /// What each module (a folder of Sources/ or Examples/) may import among `governed`.
@@ -27,7 +27,7 @@ import Testing
                                    "Prometheus", "CoreMetrics"],
         // The dashboard sits above the daemon; nothing below it sees Hummingbird (issue 25).
         "Sources/RefreshdWeb": ["RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore",
-                                "RefreshdSimulation", "Hummingbird", "HummingbirdCore"],
+                                "RefreshdSimulation", "Hummingbird", "HummingbirdCore", "ServiceLifecycle"],
         "Examples/Embedding": ["Refreshd", "RefreshdCore"],
     ]
 
