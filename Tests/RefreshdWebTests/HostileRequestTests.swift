@@ -123,6 +123,73 @@ import Testing
         #expect(daemon.wait(timeout: 0.1) == nil, "refreshd exited: \(daemon.errors())")
     }
 
+    @Test func aThousandEventStreamsAreServedOrRefusedAndTheSchedulerStaysOnTime() throws {
+        // The test process holds a thousand sockets: raise its own descriptor limit (soft to hard).
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let previous = limit
+        limit.rlim_cur = min(limit.rlim_max, 4096)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        defer { var back = previous; setrlimit(Int32(RLIMIT_NOFILE.rawValue), &back) }
+        try #require(limit.rlim_cur >= 1100, "the descriptor limit (\(limit.rlim_cur)) is too low for 1,000 clients")
+
+        let project = Project()
+        defer { project.remove() }
+        try project.write("Jobs/tick.yaml", Fixture.tick)
+        let daemon = try Daemon(["run", "--jobs", project.jobs, "--state", project.state, "--http", "127.0.0.1:0"])
+        defer { daemon.cleanUp() }
+        let port = try #require(daemon.dashboardPort(), "\(daemon.errors())")
+        let started = Date()
+
+        // 1,000 pages open the event stream at once; each reads its response head.
+        var sockets: [Int32] = []
+        defer { for fd in sockets { close(fd) } }
+        for _ in 0..<1000 {
+            guard let fd = HTTP.connect(port) else { break }
+            sockets.append(fd)
+            _ = HTTP.send(fd, Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+        }
+        #expect(sockets.count == 1000)
+        var served = 0, refused = 0, other: [String] = []
+        for fd in sockets {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            let head = n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+            switch HTTP.status(head) {
+            case 200: served += 1
+            case 503: refused += 1
+            default: other.append(String(head.prefix(40)))
+            }
+        }
+        // Served up to the cap, refused beyond it, nothing left hanging.
+        #expect(served == 64 && refused == 936, "served \(served), refused \(refused), other \(other.prefix(3))")
+        #expect(HTTP.request(port, "/healthz").status == 200)
+        // Events still reach the open streams, and the 1 s job launched on time meanwhile.
+        usleep(2_500_000)
+        let api = HTTP.body(HTTP.request(port, "/api/jobs/web.tick").text)
+        let parsed = (try? JSONSerialization.jsonObject(with: Data(api.utf8))) as? [String: Any]
+        let object = try #require(parsed, "\(api)")
+        let since = Int64(started.timeIntervalSince1970 * 1000)
+        let during = (object["runs"] as? [[String: Any]] ?? []).compactMap { $0["run"] as? [String: Any] }
+            .filter { (Self.milliseconds($0, "started") ?? 0) >= since }
+        #expect(during.count >= 2, "\(api.prefix(300))")
+        for run in during {
+            let late = lateness(run)
+            #expect(late != nil && late! < 500, "run \(run["runID"] ?? "?") launched \(late ?? -1) ms late")
+        }
+        // After the pages go, new ones are served again.
+        for fd in sockets { close(fd) }
+        sockets.removeAll()
+        #expect(waitFor(timeout: 20) {
+            guard let fd = HTTP.connect(port) else { return false }
+            defer { close(fd) }
+            _ = HTTP.send(fd, Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            return n > 0 && HTTP.status(String(decoding: buffer[0..<n], as: UTF8.self)) == 200
+        })
+    }
+
     /// Milliseconds from a run's earliest begin to its start.
     func lateness(_ run: [String: Any]) -> Int64? {
         guard let started = Self.milliseconds(run, "started"), let earliest = Self.milliseconds(run, "earliest") else { return nil }
