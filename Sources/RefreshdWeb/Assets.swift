@@ -40,10 +40,8 @@ enum Assets {
             var doc = new DOMParser().parseFromString(text, "text/html");
             var fresh = doc.getElementById("main");
             if (!fresh) return;
+            // The events listed so far stay: the fresh page's empty list is replaced by them.
             var events = document.getElementById("events");
-            var open = {};
-            var details = main.querySelectorAll("details[open]");
-            for (var i = 0; i < details.length; i++) open[i] = true;
             var freshEvents = fresh.querySelector("#events");
             if (events && freshEvents) freshEvents.replaceWith(events);
             main.replaceChildren.apply(main, Array.prototype.slice.call(fresh.childNodes));
