@@ -20,6 +20,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Failure notifications' webhook POSTs (issue 25), on the client's own event loop thread.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The web dashboard (issue 25): an HTTP server on SwiftNIO's threads beside the libuv loop.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // Hummingbird's own dependency, named to stop the dashboard gracefully (ServiceGroup).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // libuv from Debian's libuv1-dev, found by pkg-config.
@@ -79,8 +83,18 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
+        // The web dashboard (issue 25): server-rendered pages, a JSON API, SSE and actions over
+        // Hummingbird on SwiftNIO's threads. It reaches the runtime only through the daemon's
+        // thread-safe API (the control server's calls); it never runs on the libuv loop.
+        .target(name: "RefreshdWeb", dependencies: [
+            "RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "RefreshdSimulation",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "refreshd", dependencies: [
-            "Refreshd", "RefreshdDaemon", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
+            "Refreshd", "RefreshdDaemon", "RefreshdWeb", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
             "RefreshdStaging",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -98,6 +112,7 @@ let package = Package(
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
         .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdConfig", "RefreshdRuntime", "RefreshdCore"]),
+        .testTarget(name: "RefreshdWebTests", dependencies: ["RefreshdWeb", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
     ],
     swiftLanguageModes: [.v6]

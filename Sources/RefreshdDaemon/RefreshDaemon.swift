@@ -46,6 +46,10 @@ package final class RefreshDaemon: @unchecked Sendable {
     package var actions: ActionBinding = .none
     /// The control socket, notifications and metrics while running.
     var control: DaemonControl?
+    /// Servers started beside the control socket once the jobs are loaded, before the loop runs
+    /// (the web dashboard of `run --http`); each returns how to stop it, called once the loop has
+    /// returned. A start that throws stops refreshd before it schedules anything.
+    package var companions: [(DaemonParts) throws -> () -> Void] = []
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
     var loadJobs: @Sendable (String) -> Result<[JobConfig], ConfigErrors> = { JobDirectory.load($0) }
     var scheduler: RefreshScheduler?
@@ -112,6 +116,11 @@ package final class RefreshDaemon: @unchecked Sendable {
         }
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [unowned self] in self.reload(reason: "\(self.jobsDirectory) changed") }) {
             logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
+        }
+        var stops: [() -> Void] = []
+        defer { for stop in stops.reversed() { stop() } }
+        for start in companions {
+            stops.append(try start(DaemonParts(scheduler: scheduler, control: control.server, stateDirectory: stateDirectory)))
         }
         // Runs on the loop's first turn, after `run()` has restored state and armed the timer.
         scheduler.performOnLoop { control.ready() }
@@ -180,4 +189,13 @@ package final class RefreshDaemon: @unchecked Sendable {
         let id = ConditionsProbe.readFile("/etc/machine-id") ?? ConditionsProbe.readFile("/proc/sys/kernel/random/boot_id") ?? "refreshd"
         return SchedulerCore.stableHash(id)
     }
+}
+
+/// What a server started beside the control socket is given: the scheduler (its runtime, and
+/// its loop to hand work to with `performOnLoop`), the control server whose commands it calls
+/// (`answer`), and the state directory (to read the store on a read-only connection).
+package struct DaemonParts: @unchecked Sendable {
+    package let scheduler: RefreshScheduler
+    package let control: ControlServer
+    package let stateDirectory: String
 }

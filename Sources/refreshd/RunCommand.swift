@@ -6,6 +6,7 @@ import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore
 import RefreshdStaging
+import RefreshdWeb
 
 /// `refreshd run`: the long-lived scheduler process.
 struct RunCommand: ParsableCommand {
@@ -49,6 +50,12 @@ struct RunCommand: ParsableCommand {
     var keepRuns = Self.defaultKeepRuns
 
     /// The core's default retention, in days (one source for the default).
+    @Option(name: .long, help: "Serve the web dashboard at HOST:PORT (e.g. 127.0.0.1:8080; off by default). An address other than loopback needs --http-token-file.")
+    var http: String?
+
+    @Option(name: .customLong("http-token-file"), help: "A file (mode 0600) holding the bearer token the dashboard's actions need; without it the dashboard is read-only.")
+    var httpTokenFile: String?
+
     static let defaultKeepRuns = SchedulerConfiguration().runRetention.map { Int($0.components.seconds / 86_400) } ?? 0
 
     func validate() throws {
@@ -56,6 +63,7 @@ struct RunCommand: ParsableCommand {
         guard (1...1000).contains(maxActivities) else { throw ValidationError("--max-activities must be 1 to 1000") }
         guard (1...10_000).contains(maxControlClients) else { throw ValidationError("--max-control-clients must be 1 to 10000") }
         guard (0...36_500).contains(keepRuns) else { throw ValidationError("--keep-runs must be 0 (keep every run) to 36500 days") }
+        if httpTokenFile != nil, http == nil { throw ValidationError("--http-token-file needs --http HOST:PORT") }
     }
 
     func run() throws {
@@ -69,6 +77,15 @@ struct RunCommand: ParsableCommand {
         daemon.activitySettings.enabled = !noActivities
         daemon.activitySettings.maxConcurrentPerNamespace = maxActivities
         daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
+        if let http {
+            // Checked before anything starts: a bad address or token file refuses to start.
+            do {
+                daemon.companions.append(WebDashboard.companion(try WebSettings.make(http: http, tokenFile: httpTokenFile), logger: logger))
+            } catch {
+                FileHandle.standardError.write(Data("refreshd: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
         do {
             try daemon.run()
         } catch let errors as ConfigErrors {

@@ -10,7 +10,7 @@ import Testing
     static let governed: Set<String> = [
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
-        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "AsyncHTTPClient",
+        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "AsyncHTTPClient", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
     ]
 
     /// What each module (a folder of Sources/ or Examples/) may import among `governed`.
@@ -25,6 +25,9 @@ import Testing
         "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV"],
         "Sources/RefreshdDaemon": ["Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
                                    "Prometheus", "CoreMetrics", "AsyncHTTPClient"],
+        // The dashboard sits above the daemon; nothing below it sees Hummingbird (issue 25).
+        "Sources/RefreshdWeb": ["RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore",
+                                "RefreshdSimulation", "Hummingbird", "HummingbirdCore", "ServiceLifecycle"],
         "Examples/Embedding": ["Refreshd", "RefreshdCore"],
     ]
 

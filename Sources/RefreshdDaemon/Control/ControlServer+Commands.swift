@@ -175,7 +175,7 @@ extension ControlServer {
     }
 
     func perform(_ command: ControlCommandName, _ request: ControlRequest,
-                 _ connection: ControlConnection) throws -> ControlReply {
+                 _ connection: ControlConnection?) throws -> ControlReply {
         var reply = ControlReply(id: request.id, now: runtime.now)
         switch command {
         case .hello:
@@ -222,6 +222,8 @@ extension ControlServer {
             reply.timelines = runtime.timelineSnapshot()
             reply.activities = runtime.activitySnapshot()
         case .subscribe:
+            // Another server of the daemon's (the web dashboard) has no socket to push to.
+            guard let connection else { throw ControlFailure(code: "bad-request", message: "subscribe needs a control socket connection") }
             if !connection.subscribed {
                 let subscribers = connections.values.filter { $0.subscribed && !$0.closing }.count
                 guard subscribers < limits.maxSubscribers else {

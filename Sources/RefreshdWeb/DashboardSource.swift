@@ -1,0 +1,205 @@
+import Foundation
+import Logging
+import Refreshd
+import RefreshdCore
+import RefreshdDaemon
+import RefreshdRuntime
+import RefreshdStore
+
+/// What the dashboard reads and does, reached only through the daemon's thread-safe doors:
+///
+/// - **The loop** (`onLoop`): live facts (snapshot, widgets, activities, the jobs in force) and
+///   every command (`ControlServer.answer`, the control socket's own code) are handed to the
+///   libuv loop with `performOnLoop` (a locked queue plus `uv_async_send`, which coalesces), and
+///   the reply comes back through a continuation. The loop does a few microseconds of work per
+///   hop and never waits for the web side; live facts are shared by the requests of one 200 ms
+///   window, so a flood of page loads costs the loop at most five gathers a second.
+/// - **The store** (`readStore`): runs, counters and widget records are read on a serial queue
+///   of the dashboard's own, through a read-only SQLite connection (WAL: it never blocks the
+///   writer), as `status` does on the control socket.
+/// - **Observations** arrive from `RefreshRuntime.observe` (on the loop) into `EventFeed` and
+///   `RunTails` under their own locks, and are taken from there by the SSE streams.
+final class DashboardSource: @unchecked Sendable {
+    let parts: DaemonParts
+    let feed = EventFeed()
+    let tails = RunTails()
+    private let storeQueue = DispatchQueue(label: "refreshd.web.store")
+    /// Store queue only.
+    private var store: StateStore?
+    private let lock = Lock()
+    /// Guarded by `lock`: the live facts of the last gather and the requests waiting for one.
+    private var cached: (Live, ContinuousClock.Instant)?
+    private var waiting: [CheckedContinuation<Live, any Error>]?
+    /// Store reads queued or running (bounded: past `maxStoreReads` a page is answered 503).
+    private var storeReads = 0
+    static let maxStoreReads = 32
+    static let liveReuse: Duration = .milliseconds(200)
+    static let loopTimeout: Duration = .seconds(5)
+
+    var runtime: RefreshRuntime { parts.scheduler.runtime }
+    var sharedContainer: String? { runtime.options.sharedContainer }
+
+    init(parts: DaemonParts) {
+        self.parts = parts
+        let feed = feed, tails = tails
+        parts.scheduler.runtime.observe { observation in
+            tails.record(observation)
+            feed.publish(observation)
+        }
+    }
+
+    deinit { store?.close() }
+
+    /// Runs `body` on the loop thread and returns its value; gives up after `loopTimeout`
+    /// (refreshd stopping: the loop no longer runs queued work).
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        let once = Once<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            once.set(continuation)
+            parts.scheduler.performOnLoop { once.resume(.success(body())) }
+            Task {
+                try? await Task.sleep(for: Self.loopTimeout)
+                once.resume(.failure(WebError.unavailable("refreshd's loop did not answer within 5 s (it is stopping)")))
+            }
+        }
+    }
+
+    /// The live facts, gathered on the loop at most once per `liveReuse`.
+    func live() async throws -> Live {
+        enum Step { case ready(Live), wait, gather }
+        let step: Step = lock.withLock {
+            if let (live, at) = cached, ContinuousClock.now - at < Self.liveReuse { return .ready(live) }
+            if waiting != nil { return .wait }
+            waiting = []
+            return .gather
+        }
+        switch step {
+        case let .ready(live): return live
+        case .wait:
+            return try await withCheckedThrowingContinuation { continuation in
+                let queued = lock.withLock { () -> Bool in
+                    guard waiting != nil else { return false }
+                    waiting!.append(continuation)
+                    return true
+                }
+                if !queued {
+                    Task { do { continuation.resume(returning: try await self.live()) } catch { continuation.resume(throwing: error) } }
+                }
+            }
+        case .gather:
+            let control = parts.control, runtime = runtime
+            let result: Result<Live, any Error>
+            do {
+                result = .success(try await onLoop { Live.gather(runtime, control) })
+            } catch {
+                result = .failure(error)
+            }
+            let woken = lock.withLock { () -> [CheckedContinuation<Live, any Error>] in
+                if case let .success(live) = result { cached = (live, ContinuousClock.now) }
+                defer { waiting = nil }
+                return waiting ?? []
+            }
+            for continuation in woken { continuation.resume(with: result) }
+            return try result.get()
+        }
+    }
+
+    /// Drops the cached live facts (after an action, so its page shows what it did).
+    func invalidate() { lock.withLock { cached = nil } }
+
+    /// One control command, carried out on the loop by the control server's code.
+    func command(_ request: ControlRequest) async throws -> ControlReply {
+        let control = parts.control
+        let reply = try await onLoop { control.answer(request) }
+        invalidate()
+        return reply
+    }
+
+    /// Reads the store on the dashboard's queue, through its read-only connection.
+    func readStore<T: Sendable>(_ body: @escaping @Sendable (StateStore) throws -> T) async throws -> T {
+        let admitted = lock.withLock { () -> Bool in
+            guard storeReads < Self.maxStoreReads else { return false }
+            storeReads += 1
+            return true
+        }
+        guard admitted else { throw WebError.unavailable("too many pages are being read at once; try again") }
+        let directory = parts.stateDirectory
+        return try await withCheckedThrowingContinuation { continuation in
+            storeQueue.async { [self] in
+                defer { lock.withLock { storeReads -= 1 } }
+                do {
+                    if store == nil { store = try StateStore.open(directory: directory, readOnly: true) }
+                    continuation.resume(returning: try body(store!))
+                } catch {
+                    store?.close()
+                    store = nil
+                    continuation.resume(throwing: WebError.unavailable("the state could not be read: \(error)"))
+                }
+            }
+        }
+    }
+}
+
+/// The live facts of one moment, taken on the loop thread.
+struct Live: Sendable {
+    var now: Instant
+    var snapshot: SchedulerSnapshot
+    var timelines: TimelineSnapshot
+    var activities: ActivitySnapshot
+    var jobs: [String: JobSpec]
+    var violations: [InvariantViolation]
+    var definitions: TaskDefinitions
+    var maxConcurrentRuns: Int
+    /// The control server's latest observations, oldest first (what `why` reads).
+    var recent: [RuntimeObservation]
+
+    static func gather(_ runtime: RefreshRuntime, _ control: ControlServer) -> Live {
+        Live(now: runtime.now, snapshot: runtime.snapshot(), timelines: runtime.timelineSnapshot(),
+             activities: runtime.activitySnapshot(), jobs: runtime.jobsInForce,
+             violations: runtime.checkInvariants(), definitions: runtime.definitions,
+             maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns,
+             recent: control.recentObservations)
+    }
+}
+
+/// Why a request could not be served, with its HTTP status.
+enum WebError: Error, CustomStringConvertible {
+    case unavailable(String)
+    case notFound(String)
+    case badRequest(String)
+
+    var description: String {
+        switch self {
+        case let .unavailable(text), let .notFound(text), let .badRequest(text): text
+        }
+    }
+}
+
+/// A continuation resumed once, by whichever of the loop's answer and the timeout comes first.
+final class Once<T: Sendable>: @unchecked Sendable {
+    private let lock = Lock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var early: Result<T, any Error>?
+
+    func set(_ continuation: CheckedContinuation<T, any Error>) {
+        let ready: Result<T, any Error>? = lock.withLock {
+            if let early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(with: ready) }
+    }
+
+    func resume(_ result: Result<T, any Error>) {
+        let continuation: CheckedContinuation<T, any Error>? = lock.withLock {
+            guard let continuation = self.continuation else {
+                if early == nil { early = result }
+                return nil
+            }
+            self.continuation = nil
+            early = result
+            return continuation
+        }
+        continuation?.resume(with: result)
+    }
+}

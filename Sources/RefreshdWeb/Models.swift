@@ -1,0 +1,230 @@
+import Foundation
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
+
+/// The JSON of `/api/...`: each page's facts, which the page renders, so the API mirrors the
+/// pages field for field. Built from the engine's own Codable types (`SchedulerSnapshot`,
+/// `StatusReport`, `TimelineSnapshot`, `ActivitySnapshot`, `WhyReport`), the shapes the control
+/// socket replies with.
+
+struct OverviewData: Codable, Sendable {
+    var now: Instant
+    /// Runs started in the last 24 h, by outcome (`running` for those without an end).
+    var last24h: [String: Int]
+    var runsLast24h: Int
+    /// True when the window held more runs than the dashboard reads (`Views.maxWindowRuns`).
+    var truncated: Bool
+    var running: [SchedulerSnapshot.Run]
+    var failing: [FailingJob]
+    var next: [SchedulerSnapshot.Pending]
+    var staleWidgets: [TimelineSnapshot.Widget]
+    var liveActivities: [ActivitySnapshot.Entry]
+    var recentRuns: [StatusReport.Run]
+    var violations: [InvariantViolation]
+}
+
+struct FailingJob: Codable, Sendable {
+    var identifier: String
+    var lastOutcome: String
+    var lastRunID: Int64
+    var retryStreak: Int
+}
+
+struct JobRow: Codable, Sendable {
+    var identifier: String
+    var kind: TaskKind
+    /// The schedule in words: "every day at 04:00 (Europe/Paris), up to 10 min later".
+    var schedule: String
+    var next: Instant?
+    /// Where the pending request waits (`queued`, `waitingOnConditions`, `blockedByRun`, `held`).
+    var nextPlace: String?
+    var running: SchedulerSnapshot.Run?
+    var lastRun: StatusReport.Run?
+    var retryStreak: Int
+    /// Conditions the job needs that do not hold now ("external power", "network").
+    var unmet: [String]
+    var why: WhyReport
+}
+
+struct JobsData: Codable, Sendable {
+    var now: Instant
+    var jobs: [JobRow]
+}
+
+struct RunRow: Codable, Sendable {
+    var run: StatusReport.Run
+    var durationMilliseconds: Int64?
+    var allowanceMilliseconds: Int64
+    /// The run's last output and results lines, as logged while this refreshd ran.
+    var output: [String]
+    var results: [String]
+}
+
+struct JobData: Codable, Sendable {
+    var now: Instant
+    var job: JobRow
+    var command: [String]?
+    var action: String?
+    var allowanceMilliseconds: Int64
+    var runs: [RunRow]
+    /// Ask again with `?before=` this for older runs.
+    var nextBefore: Int64?
+    var nextSlots: [Instant]
+    var actionsEnabled: Bool
+}
+
+struct WidgetRow: Codable, Sendable {
+    var widget: TimelineSnapshot.Widget
+    /// The shown entry's image, relative to the shared container, if its content names one.
+    var rendition: String?
+    var entries: [TimelineEntry]
+    /// Counted reloads in the budget's trailing window, oldest first.
+    var ledger: [Instant]
+}
+
+struct WidgetsData: Codable, Sendable {
+    var now: Instant
+    var widgets: [WidgetRow]
+    var actionsEnabled: Bool
+}
+
+struct ActivitiesData: Codable, Sendable {
+    var now: Instant
+    var activities: ActivitySnapshot
+    var actionsEnabled: Bool
+}
+
+/// How the pages' facts are put together from the live facts and the store.
+enum Views {
+    /// The most runs of the last 24 h read for the overview (its counts say when there were more).
+    static let maxWindowRuns = 5000
+    static let pageSize = 20
+
+    /// Runs started at or after `since`, newest first, at most `limit`.
+    static func runs(since: Instant, in store: StateStore, limit: Int = maxWindowRuns) throws -> (runs: [RunRecord], truncated: Bool) {
+        var found: [RunRecord] = []
+        var before: Int64?
+        while found.count < limit {
+            let batch = try store.recentRuns(limit: 500, before: before)
+            for run in batch {
+                // Run ids grow with launches: once runs started before the window come, older ids
+                // did too (a clock step back can break that; the window then ends early).
+                if run.started < since { return (found, false) }
+                found.append(run)
+                if found.count == limit { return (found, true) }
+            }
+            guard batch.count == 500, let last = batch.last else { break }
+            before = last.runID
+        }
+        return (found, false)
+    }
+
+    /// Whether a run is the job's own or, for a timeline job, one of its families' provider runs
+    /// (`JOB#FAMILY`).
+    static func belongs(_ runIdentifier: String, to job: String) -> Bool {
+        runIdentifier == job || (runIdentifier.hasPrefix(job) && runIdentifier.dropFirst(job.count).first == "#")
+    }
+
+    /// One job's runs (a timeline job's: its providers'), newest first, a page below `before`;
+    /// scans at most 20 batches of 500.
+    static func runs(of identifier: String, before: Int64?, in store: StateStore) throws -> (runs: [RunRecord], nextBefore: Int64?) {
+        var found: [RunRecord] = []
+        var cursor = before
+        for _ in 0..<20 {
+            let batch = try store.recentRuns(limit: 500, before: cursor)
+            for run in batch where belongs(run.identifier, to: identifier) {
+                found.append(run)
+                if found.count == pageSize { return (found, run.runID > 1 ? run.runID : nil) }
+            }
+            guard batch.count == 500, let last = batch.last else { return (found, nil) }
+            cursor = last.runID
+        }
+        return (found, cursor)
+    }
+
+    static func overview(_ live: Live, window: [RunRecord], truncated: Bool, status: StatusReport) -> OverviewData {
+        var counts: [String: Int] = [:]
+        for run in window { counts[run.outcome?.rawValue ?? "running", default: 0] += 1 }
+        let streaks = Dictionary(live.snapshot.failureStreaks.map { ($0.identifier, $0.count) }, uniquingKeysWith: max)
+        let failing = status.jobs.compactMap { job -> FailingJob? in
+            let streak = streaks[job.identifier] ?? 0
+            guard streak > 0 || ["failure", "expired", "crashed"].contains(job.lastOutcome) else { return nil }
+            return FailingJob(identifier: job.identifier, lastOutcome: job.lastOutcome, lastRunID: job.lastRun.runID, retryStreak: streak)
+        }
+        return OverviewData(
+            now: live.now, last24h: counts, runsLast24h: window.count, truncated: truncated,
+            running: live.snapshot.runs, failing: failing, next: Array(live.snapshot.pending.prefix(10)),
+            staleWidgets: live.timelines.widgets.filter { $0.staleSince != nil },
+            liveActivities: live.activities.activities.filter { $0.state.isLive },
+            recentRuns: window.prefix(10).map(StatusReport.Run.init), violations: live.violations)
+    }
+
+    /// A job's row: its live facts, its last run, and `why` from the shared explainer, with the
+    /// store's parts (`allRuns`: the latest 500, `counters`: 7 days) read off the loop.
+    static func jobRow(_ spec: JobSpec, _ live: Live, lastRun: StatusReport.Run?, allRuns: [RunRecord],
+                       counters: [DailyCounter]) -> JobRow {
+        let id = spec.identifier
+        let pending = live.snapshot.pending.first { $0.identifier == id }
+        let running = live.snapshot.runs.first { $0.identifier == id }
+        let streak = live.snapshot.failureStreaks.first { $0.identifier == id }?.count ?? 0
+        var unmet: [String] = []
+        if spec.definition.requiresExternalPower, !live.snapshot.conditions.externalPower { unmet.append("external power") }
+        if spec.definition.requiresNetworkConnectivity, !live.snapshot.conditions.network { unmet.append("network") }
+        return JobRow(identifier: id, kind: spec.definition.kind, schedule: Words.schedule(spec),
+                      next: pending?.earliest, nextPlace: pending?.place?.rawValue, running: running,
+                      lastRun: lastRun, retryStreak: streak, unmet: unmet,
+                      why: why(id, live, allRuns: allRuns, counters: counters))
+    }
+
+    /// `why` as `RefreshRuntime.whyFacts` gathers it for the control socket, but with the store's
+    /// part read on the dashboard's connection instead of on the loop; the explanation is the
+    /// shared `WhyExplainer`.
+    static func why(_ id: String, _ live: Live, allRuns: [RunRecord], counters: [DailyCounter]) -> WhyReport {
+        let core = live.snapshot
+        let definition = live.definitions[id]
+        let runs = allRuns.filter { $0.identifier == id }.prefix(5).map(StatusReport.Run.init)
+        let missed = counters.filter { $0.identifier == id && $0.missed > 0 }.map { (day: $0.day, count: $0.missed) }
+        let widget = live.timelines.widgets.first {
+            WidgetSpec.providerIdentifier(job: $0.job, family: $0.family.rawValue) == id
+        }
+        var facts = WhyFacts(identifier: id, now: live.now, live: true, definition: definition,
+                             knownUndeclared: definition == nil,
+                             pending: core.pending.first { $0.identifier == id },
+                             running: core.runs.first { $0.identifier == id }, runsInFlight: core.runs,
+                             maxConcurrentRuns: live.maxConcurrentRuns, conditions: core.conditions,
+                             failureStreak: core.failureStreaks.first { $0.identifier == id }?.count ?? 0,
+                             recentRuns: Array(runs), missedByDay: missed,
+                             recentEvents: live.recent.filter { $0.identifier == id }, widget: widget)
+        facts.addSubject(jobs: Array(live.jobs.values), timelines: live.timelines, activities: live.activities, runs: allRuns)
+        return WhyExplainer.explain(facts)
+    }
+
+    static func runRow(_ record: RunRecord, tails: RunTails) -> RunRow {
+        let tail = tails.tail(record.runID)
+        return RunRow(run: StatusReport.Run(record),
+                      durationMilliseconds: record.ended.map { $0.milliseconds - record.started.milliseconds },
+                      allowanceMilliseconds: record.deadline.milliseconds - record.started.milliseconds,
+                      output: tail?.output ?? [], results: tail?.results ?? [])
+    }
+
+    /// The next `count` slots of a calendar job after `now` (none for other jobs).
+    static func nextSlots(_ spec: JobSpec, after now: Instant, count: Int = 10) -> [Instant] {
+        guard let schedule = spec.definition.schedule else { return [] }
+        var slots: [Instant] = []
+        var t = now
+        while slots.count < count, let next = schedule.next(after: t) {
+            slots.append(next)
+            t = next
+        }
+        return slots
+    }
+
+    /// The rendition an entry's content names (`{"rendition": "relative/path.jpg"}`), if any.
+    static func rendition(of entry: TimelineEntry?) -> String? {
+        guard let content = entry?.content,
+              let object = try? JSONSerialization.jsonObject(with: Data(content.utf8)) as? [String: Any],
+              let path = object["rendition"] as? String, !path.isEmpty else { return nil }
+        return path
+    }
+}

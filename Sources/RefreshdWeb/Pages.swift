@@ -1,0 +1,229 @@
+import RefreshdCore
+import RefreshdRuntime
+
+/// The pages, server-rendered: everything is in the HTML, so they work without JavaScript;
+/// `dashboard.js` only refreshes `<main>` when an event comes and ticks the countdowns.
+enum Pages {
+    static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
+        let api = api ?? "/api" + (active == "/" ? "/overview" : active)
+        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/widgets", "Widgets"), ("/activities", "Activities")]
+        let nav = HTML.join(tabs.map { path, name in
+            path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
+        })
+        return """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(title) · refreshd</title>
+        <link rel="stylesheet" href="/static/dashboard.css">
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+        <script src="/static/dashboard.js" defer></script>
+        </head><body>
+        <header><strong>refreshd</strong><nav>\(nav)</nav><span id="live" class="muted">live updates off</span></header>
+        <main id="main">
+        \(body)
+        </main>
+        <footer class="muted">Read-only without a token; actions send <code>Authorization: Bearer</code>. JSON: <a href="\(api)">\(api)</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></footer>
+        </body></html>
+        """
+    }
+
+    static func outcome(_ name: String) -> HTML { "<span class=\"outcome \(name)\">\(name)</span>" }
+
+    static func when(_ t: Instant?, now: Instant) -> HTML {
+        guard let t else { return "<span class=\"muted\">—</span>" }
+        return "<time datetime=\"\(t.iso8601)\" data-countdown=\"\(t.milliseconds)\" title=\"\(t.iso8601)\">\(Words.relative(t, now: now))</time>"
+    }
+
+    /// A job's link; a provider run's identifier (`JOB#FAMILY`) links to its timeline job.
+    static func jobLink(_ id: String) -> HTML {
+        let job = id.split(separator: "#", maxSplits: 1).first.map(String.init) ?? id
+        return "<a href=\"/jobs/\(HTML.segment(job))\">\(id)</a>"
+    }
+
+    static func runLink(_ run: StatusReport.Run) -> HTML {
+        let job = run.identifier.split(separator: "#").first.map(String.init) ?? run.identifier
+        return "<a href=\"/jobs/\(HTML.segment(job))#run-\(run.runID)\">run \(run.runID)</a>"
+    }
+
+    // MARK: Overview
+
+    static func overview(_ d: OverviewData) -> HTML {
+        let order = ["success", "failure", "expired", "crashed", "interrupted", "running"]
+        let counts = HTML.join(order.map { name in
+            "<div class=\"count \(name)\"><span class=\"n\">\(d.last24h[name] ?? 0)</span> \(name)</div>"
+        })
+        let running = d.running.isEmpty ? "<p class=\"muted\">Nothing is running.</p>" : HTML("""
+            <table><tr><th>run</th><th>job</th><th>started</th><th>deadline</th><th>attempt</th></tr>\(d.running.map { r in
+                HTML("<tr class=\"running-run\" data-run=\"\(r.runID)\"><td>run \(r.runID)</td><td>\(jobLink(r.identifier))</td><td>\(when(r.started, now: d.now))</td><td>\(when(r.deadline, now: d.now))</td><td>\(r.attempt)</td></tr>")
+            })</table>
+            """)
+        let failing = d.failing.isEmpty ? "<p class=\"muted\">No job is failing.</p>" : HTML("""
+            <table><tr><th>job</th><th>last outcome</th><th>retry streak</th></tr>\(d.failing.map { f in
+                HTML("<tr><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(String(f.identifier.split(separator: "#", maxSplits: 1).first ?? "")))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
+            })</table>
+            """)
+        let next = d.next.isEmpty ? "<p class=\"muted\">Nothing is pending.</p>" : HTML("""
+            <table><tr><th>job</th><th>due</th><th>where it waits</th></tr>\(d.next.map { p in
+                HTML("<tr><td>\(jobLink(p.identifier))</td><td>\(when(p.earliest, now: d.now))</td><td>\(p.place?.rawValue ?? "nowhere")</td></tr>")
+            })</table>
+            """)
+        let stale = d.staleWidgets.isEmpty ? "<p class=\"muted\">No widget is stale.</p>" : HTML("""
+            <ul>\(d.staleWidgets.map { w in
+                HTML("<li><a href=\"/widgets#\(HTML.segment(w.kind))-\(w.family.rawValue)\">\(w.kind) / \(w.family.rawValue)</a>: stale since \(when(w.staleSince, now: d.now)) (\(w.staleReason?.rawValue ?? "unknown"))</li>")
+            })</ul>
+            """)
+        let activities = d.liveActivities.isEmpty ? "<p class=\"muted\">No live activity.</p>" : HTML("""
+            <ul>\(d.liveActivities.map { a in
+                HTML("<li><a href=\"/activities#\(HTML.segment(a.id))\">\(a.id)</a> (\(a.type)): \(a.state.rawValue)\(a.progressPercent.map { HTML(" <meter min=\"0\" max=\"100\" value=\"\(Int($0))\"></meter> \(Int($0))%") } ?? "")</li>")
+            })</ul>
+            """)
+        let recent = d.recentRuns.isEmpty ? "<p class=\"muted\">No run yet.</p>" : HTML("""
+            <table><tr><th>run</th><th>job</th><th>started</th><th>outcome</th></tr>\(d.recentRuns.map { r in
+                HTML("<tr><td>\(runLink(r))</td><td>\(jobLink(r.identifier))</td><td>\(when(r.started, now: d.now))</td><td>\(outcome(r.outcome))</td></tr>")
+            })</table>
+            """)
+        let verdict: HTML = d.violations.isEmpty ? "" : HTML("<p class=\"outcome failure\">Invariant violated: \(d.violations.map(\.description).joined(separator: "; "))</p>")
+        return layout("Overview", active: "/", """
+            <h1>Overview</h1>
+            \(verdict)
+            <section><h2>Last 24 hours: \(d.runsLast24h) run\(d.runsLast24h == 1 ? "" : "s")\(d.truncated ? " (at least)" : "")</h2><div class="counts">\(counts)</div>
+            <p><img class="picture" src="/overview.svg" alt="The last 24 hours of runs, one lane per job, coloured by outcome" width="1100"></p></section>
+            <div class="grid">
+            <section><h2>Running now</h2>\(running)</section>
+            <section><h2>Failing jobs</h2>\(failing)</section>
+            <section><h2>What runs next</h2>\(next)</section>
+            <section><h2>Recent runs</h2>\(recent)</section>
+            <section><h2>Stale widgets</h2>\(stale)</section>
+            <section><h2>Live activities</h2>\(activities)</section>
+            </div>
+            <section><h2>Events</h2><ol id="events" class="events"><li class="muted">Events appear here as they happen (JavaScript on).</li></ol></section>
+            """)
+    }
+
+    // MARK: Jobs
+
+    static func jobRowCells(_ j: JobRow, now: Instant) -> HTML {
+        let last: HTML = j.lastRun.map { r in HTML("\(runLink(r)) \(outcome(r.outcome)) \(when(r.ended ?? r.started, now: now))") } ?? "<span class=\"muted\">never ran</span>"
+        let next: HTML = j.running != nil ? "<span class=\"outcome running\">running now</span>"
+            : j.next.map { HTML("\(when($0, now: now))\(j.nextPlace.map { HTML(" <span class=\"muted\">(\($0))</span>") } ?? "")") } ?? "<span class=\"muted\">none pending</span>"
+        let unmet: HTML = j.unmet.isEmpty ? "<span class=\"muted\">—</span>" : HTML("<span class=\"outcome failure\">needs \(j.unmet.joined(separator: " and "))</span>")
+        return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">\(j.kind.rawValue)</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(j.retryStreak)</td><td>\(unmet)</td><td class=\"why\">\(j.why.paragraph)</td>"
+    }
+
+    static func jobs(_ d: JobsData) -> HTML {
+        let rows = HTML.join(d.jobs.map { j in HTML("<tr id=\"job-\(HTML.segment(j.identifier))\">\(jobRowCells(j, now: d.now))</tr>") })
+        return layout("Jobs", active: "/jobs", """
+            <h1>Jobs</h1>
+            <table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
+            \(rows)</table>
+            """)
+    }
+
+    // MARK: A job
+
+    static func actionForm(_ path: String, _ label: String, enabled: Bool) -> HTML {
+        "<form class=\"action\" method=\"post\" action=\"\(path)\"><button type=\"submit\"\(enabled ? "" : " disabled title=\"start refreshd with --http-token-file to allow actions\"")>\(label)</button></form>"
+    }
+
+    static func job(_ d: JobData) -> HTML {
+        let j = d.job
+        let base = "/api/jobs/" + HTML.segment(j.identifier)
+        let actions = HTML.join([
+            actionForm(base + "/run", "Run now", enabled: d.actionsEnabled),
+            actionForm(base + "/cancel", "Cancel pending request", enabled: d.actionsEnabled),
+            actionForm(base + "/expire", "Expire the running run", enabled: d.actionsEnabled),
+        ])
+        let newest = d.runs.first?.run.runID
+        let runs = d.runs.isEmpty ? "<p class=\"muted\">No runs recorded.</p>" : HTML.join(d.runs.map { row in
+            let r = row.run
+            let open: HTML = r.runID == newest ? " open" : ""
+            let bar: HTML = row.durationMilliseconds.map { ms in
+                HTML("<meter min=\"0\" max=\"\(max(1, row.allowanceMilliseconds))\" low=\"\(row.allowanceMilliseconds * 3 / 4)\" high=\"\(row.allowanceMilliseconds * 9 / 10)\" optimum=\"0\" value=\"\(min(ms, row.allowanceMilliseconds))\"></meter> \(Words.milliseconds(ms)) of \(Words.milliseconds(row.allowanceMilliseconds))")
+            } ?? HTML("running, allowance \(Words.milliseconds(row.allowanceMilliseconds))")
+            let exit: HTML = r.exitStatus.map { HTML("exit \($0)") } ?? r.signal.map { HTML("signal \($0)") } ?? ""
+            let output: HTML = row.output.isEmpty ? "" : HTML("<details\(open)><summary>output (last \(row.output.count) line\(row.output.count == 1 ? "" : "s"))</summary><pre>\(row.output.joined(separator: "\n"))</pre></details>")
+            let results: HTML = row.results.isEmpty ? "" : HTML("<details\(open)><summary>results (\(row.results.count) line\(row.results.count == 1 ? "" : "s"))</summary><pre>\(row.results.joined(separator: "\n"))</pre></details>")
+            return HTML("""
+                <article class="run" id="run-\(r.runID)"><h3>run \(r.runID) \(outcome(r.outcome)) <span class="muted">attempt \(r.attempt) · started \(Words.time(r.started)) (\(when(r.started, now: d.now)))</span></h3>
+                <p>\(bar) \(exit)</p>\(output)\(results)</article>
+                """)
+        })
+        let older: HTML = d.nextBefore.map { HTML("<p><a href=\"/jobs/\(HTML.segment(j.identifier))?before=\($0)\">Older runs →</a></p>") } ?? ""
+        let slots = d.nextSlots.isEmpty ? "<p class=\"muted\">Not on a calendar.</p>" : HTML("<ol>\(d.nextSlots.map { HTML("<li>\(Words.time($0)) (\(when($0, now: d.now)))</li>") })</ol>")
+        let what: HTML = d.action.map { HTML("built-in action <code>\($0)</code>") } ?? d.command.map { HTML("<code>\($0.joined(separator: " "))</code>") } ?? ""
+        return layout(j.identifier, active: "/jobs", api: "/api/jobs/" + HTML.segment(j.identifier), """
+            <h1>\(j.identifier)</h1>
+            <p>\(what)</p>
+            <table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
+            <tr>\(jobRowCells(j, now: d.now))</tr></table>
+            <section><h2>Actions</h2><div class="actions">\(actions)</div><p class="muted">Actions need the token: <code>curl -X POST -H 'Authorization: Bearer TOKEN' http://HOST\(base)/run</code></p><p id="action-result" class="muted"></p></section>
+            <div class="grid">
+            <section class="wide"><h2>Run history</h2>\(runs)\(older)</section>
+            <section><h2>Next 10 calendar slots</h2>\(slots)</section>
+            </div>
+            """)
+    }
+
+    // MARK: Widgets
+
+    static func widgets(_ d: WidgetsData) -> HTML {
+        let cards = d.widgets.isEmpty ? "<p class=\"muted\">No job declares a widget.</p>" : HTML.join(d.widgets.map { row in
+            let w = row.widget
+            let image: HTML = row.rendition.map {
+                HTML("<img class=\"rendition\" src=\"/widgets/\(HTML.segment(w.kind))/\(w.family.rawValue)/rendition\" alt=\"\(w.kind) \(w.family.rawValue): \($0)\">")
+            } ?? "<p class=\"muted\">The shown entry names no image.</p>"
+            let shown: HTML = w.shown.map { HTML("<p>Shown since \(when(w.shownSince, now: d.now)): <code>\($0.content)</code></p>") } ?? "<p class=\"muted\">Nothing shown yet.</p>"
+            let budget: HTML = w.budgetLimit.map { limit in
+                HTML("<meter min=\"0\" max=\"\(max(1, limit))\" high=\"\(limit * 8 / 10)\" optimum=\"0\" value=\"\(w.budgetUsed ?? 0)\"></meter> \(w.budgetUsed ?? 0) of \(limit) reloads used in the last \(w.windowSeconds % 3600 == 0 ? "\(w.windowSeconds / 3600) h" : Words.milliseconds(w.windowSeconds * 1000))")
+            } ?? "unlimited budget"
+            let entries = row.entries.isEmpty ? "<p class=\"muted\">No timeline.</p>" : HTML("<ol class=\"timeline\">\(row.entries.prefix(48).map { e in HTML("<li><time>\(Words.time(e.date))</time> <code>\(e.content)</code></li>") })</ol>")
+            let spans = w.staleSpans.isEmpty ? "<p class=\"muted\">Never stale.</p>" : HTML("<ul>\(w.staleSpans.suffix(10).map { s in HTML("<li>\(Words.time(s.start)) → \(s.end.map(Words.time) ?? "now"): \(s.reason.rawValue)\(s.detail.map { " (\($0))" } ?? "")</li>") })</ul>")
+            let stale: HTML = w.staleSince.map { HTML("<p class=\"outcome failure\">stale since \(when($0, now: d.now)): \(w.staleReason?.rawValue ?? "")</p>") } ?? ""
+            return HTML("""
+                <article class="widget" id="\(HTML.segment(w.kind))-\(w.family.rawValue)"><h2>\(w.kind) / \(w.family.rawValue) <span class="muted">job \(jobLink(w.job))</span></h2>
+                \(stale)<div class="widget-body"><div>\(image)</div><div>\(shown)
+                <p>Next entry \(when(w.nextEntrySwitch, now: d.now)) · next reload \(when(w.nextReload, now: d.now)) (\(w.nextReloadWhy.rawValue)) · \(w.entries) entries</p>
+                <p>Budget: \(budget)</p>
+                <p>Reloads in the window:</p>\(reloadChart(row.ledger, now: d.now, window: w.windowSeconds))
+                \(actionForm("/api/widgets/" + HTML.segment(w.kind) + "/reload", "Reload \(w.kind)", enabled: d.actionsEnabled))
+                </div></div>
+                <details><summary>Timeline (\(row.entries.count) entries)</summary>\(entries)</details>
+                <details><summary>Stale spans</summary>\(spans)</details>
+                </article>
+                """)
+        })
+        return layout("Widgets", active: "/widgets", "<h1>Widgets</h1>\(cards)")
+    }
+
+    /// The counted reloads of the trailing window as ticks on a line (inline SVG: no script,
+    /// no style attribute, so the Content-Security-Policy allows it).
+    static func reloadChart(_ ledger: [Instant], now: Instant, window: Int64) -> HTML {
+        let span = Double(max(1, window * 1000)), width = 480.0
+        let ticks = HTML.join(ledger.map { t in
+            let x = 10 + width * (1 - Double(now.milliseconds - t.milliseconds) / span)
+            return HTML("<line x1=\"\(Int(x))\" y1=\"6\" x2=\"\(Int(x))\" y2=\"26\" stroke=\"#2e9e44\" stroke-width=\"2\"><title>\(Words.time(t))</title></line>")
+        })
+        return "<svg class=\"chart\" width=\"500\" height=\"44\" viewBox=\"0 0 500 44\" role=\"img\" aria-label=\"\(ledger.count) counted reloads\"><line x1=\"10\" y1=\"26\" x2=\"490\" y2=\"26\" stroke=\"#999\"/>\(ticks)<text x=\"10\" y=\"40\" font-size=\"10\">\(Words.milliseconds(window * 1000)) ago</text><text x=\"460\" y=\"40\" font-size=\"10\">now</text></svg>"
+    }
+
+    // MARK: Activities
+
+    static func activities(_ d: ActivitiesData) -> HTML {
+        let rows = d.activities.activities.isEmpty ? "<p class=\"muted\">No activity.</p>" : HTML("""
+            <table><tr><th>activity</th><th>state</th><th>progress</th><th>stale date</th><th>ends by (8 h)</th><th>dismissal</th><th>next deadline</th><th>updates</th><th></th></tr>\(d.activities.activities.map { a in
+                let progress: HTML = a.progressPercent.map { HTML("<meter min=\"0\" max=\"100\" value=\"\(Int($0))\"></meter> \(Int($0))%") } ?? "—"
+                let held: HTML = a.held.map { _ in HTML(" · 1 held") } ?? ""
+                let end: HTML = a.state.isLive ? actionForm("/api/activities/" + HTML.segment(a.id) + "/end", "End", enabled: d.actionsEnabled) : ""
+                return HTML("<tr id=\"\(HTML.segment(a.id))\"><td>\(a.id)<br><span class=\"muted\">\(a.type) · \(a.owner ?? "—") · \(a.namespace)</span></td><td>\(a.state.rawValue)</td><td>\(progress)</td><td>\(when(a.staleDate, now: d.now))</td><td>\(when(a.endsBy, now: d.now))</td><td>\(when(a.dismissal, now: d.now))</td><td>\(a.nextDeadlineKind ?? "") \(when(a.nextDeadline, now: d.now))</td><td>\(a.updatesApplied) applied · \(a.updatesIgnored) ignored\(held) · budget \(a.budgetUsed)/\(a.budget)</td><td>\(end)</td></tr>")
+            })</table>
+            """)
+        let dismissed = d.activities.recentlyDismissed.isEmpty ? "" : HTML("<h2>Recently dismissed</h2><ul>\(d.activities.recentlyDismissed.map { HTML("<li>\($0.id)</li>") })</ul>")
+        return layout("Activities", active: "/activities", "<h1>Activities</h1>\(rows)\(dismissed)")
+    }
+
+    /// An error page (also for 401/403/404), escaped like any page.
+    static func error(_ status: Int, _ message: String) -> HTML {
+        layout("Error \(status)", active: "", "<h1>\(status)</h1><p>\(message)</p>")
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
+
+/// The dashboard's URLs: pages, `/api/...` (the same facts as JSON), `/api/events` (SSE),
+/// actions (`POST`, bearer token), the rendition images, `/metrics`, `/healthz`, static files.
+struct Routes: Sendable {
+    let source: DashboardSource
+    /// Nil: actions are off (no `--http-token-file`).
+    let token: String?
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: SecurityHeaders())
+        router.get("/") { _, _ in try await page { Pages.overview(try await overview()) } }
+        router.get("/api/overview") { _, _ in try await json { try await overview() } }
+        router.get("/jobs") { _, _ in try await page { Pages.jobs(try await jobs()) } }
+        router.get("/api/jobs") { _, _ in try await json { try await jobs() } }
+        router.get("/jobs/:id") { request, context in
+            try await page { Pages.job(try await job(Self.parameter(context, "id"), before: Self.before(request))) }
+        }
+        router.get("/api/jobs/:id") { request, context in
+            try await json { try await job(Self.parameter(context, "id"), before: Self.before(request)) }
+        }
+        router.get("/widgets") { _, _ in try await page { Pages.widgets(try await widgets()) } }
+        router.get("/api/widgets") { _, _ in try await json { try await widgets() } }
+        router.get("/widgets/:kind/:family/rendition") { _, context in
+            try await rendition(kind: Self.parameter(context, "kind"), family: Self.parameter(context, "family"))
+        }
+        router.get("/activities") { _, _ in try await page { Pages.activities(try await activities()) } }
+        router.get("/api/activities") { _, _ in try await json { try await activities() } }
+        router.get("/overview.svg") { _, _ in try await picture() }
+        router.get("/api/events") { _, _ in events() }
+        router.get("/metrics") { _, _ in try await metrics() }
+        router.get("/healthz") { _, _ in await health() }
+        router.get("/static/dashboard.js") { _, _ in
+            Self.response(.ok, "text/javascript; charset=utf-8", Assets.script)
+        }
+        router.get("/static/favicon.svg") { _, _ in Self.response(.ok, "image/svg+xml", Assets.favicon) }
+        router.get("/favicon.ico") { _, _ in Self.response(.ok, "image/svg+xml", Assets.favicon) }
+        router.get("/static/dashboard.css") { _, _ in
+            Self.response(.ok, "text/css; charset=utf-8", Assets.style)
+        }
+        router.post("/api/jobs/:id/run") { request, context in
+            try await action(request) { ControlRequest(.submit, identifier: try Self.parameter(context, "id")) }
+        }
+        router.post("/api/jobs/:id/cancel") { request, context in
+            try await action(request) { ControlRequest(.cancel, identifier: try Self.parameter(context, "id")) }
+        }
+        router.post("/api/jobs/:id/expire") { request, context in
+            try await action(request) { ControlRequest(.simulateExpiration, identifier: try Self.parameter(context, "id")) }
+        }
+        router.post("/api/widgets/:kind/reload") { request, context in
+            try await action(request) { ControlRequest(.reload, kind: try Self.parameter(context, "kind")) }
+        }
+        router.post("/api/activities/:id/end") { request, context in
+            try await action(request) {
+                let line = ["activity": "end", "id": try Self.parameter(context, "id")]
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self)
+                return ControlRequest(.activity, activity: text)
+            }
+        }
+        return router
+    }
+
+    // MARK: Facts
+
+    func overview() async throws -> OverviewData {
+        let live = try await source.live()
+        let since = live.now - .seconds(86_400)
+        let (window, truncated, status) = try await source.readStore { store in
+            let window = try Views.runs(since: since, in: store)
+            return (window.runs, window.truncated, try StatusReport(store: store, runs: 0, days: 1))
+        }
+        return Views.overview(live, window: window, truncated: truncated, status: status)
+    }
+
+    func jobs() async throws -> JobsData {
+        let live = try await source.live()
+        let (status, allRuns, counters) = try await source.readStore { store in
+            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7))
+        }
+        let rows = live.jobs.values.sorted { $0.identifier < $1.identifier }.map {
+            Views.jobRow($0, live, lastRun: Self.lastRun(of: $0.identifier, status), allRuns: allRuns, counters: counters)
+        }
+        return JobsData(now: live.now, jobs: rows)
+    }
+
+    func job(_ id: String, before: Int64?) async throws -> JobData {
+        let live = try await source.live()
+        guard let spec = live.jobs[id] else {
+            throw WebError.notFound("no loaded job is called “\(id)”; see /jobs for the jobs in force")
+        }
+        let (status, allRuns, counters, page) = try await source.readStore { store in
+            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7),
+             try Views.runs(of: id, before: before, in: store))
+        }
+        let row = Views.jobRow(spec, live, lastRun: Self.lastRun(of: id, status), allRuns: allRuns, counters: counters)
+        return JobData(now: live.now, job: row, command: spec.action == nil ? spec.command.argv : nil, action: spec.action?.name,
+                       allowanceMilliseconds: Int64(spec.definition.allowance.components.seconds * 1000),
+                       runs: page.runs.map { Views.runRow($0, tails: source.tails) }, nextBefore: page.nextBefore,
+                       nextSlots: Views.nextSlots(spec, after: live.now), actionsEnabled: token != nil)
+    }
+
+    func widgets() async throws -> WidgetsData {
+        let live = try await source.live()
+        let records = try await source.readStore { store in
+            try SavedMachineState(store: store).widgets.map { ($0.widget, $0.timeline?.entries ?? [], $0.ledger) }
+        }
+        let rows = live.timelines.widgets.map { w -> WidgetRow in
+            let record = records.first { $0.0.kind == w.kind && $0.0.family == w.family }
+            return WidgetRow(widget: w, rendition: Views.rendition(of: w.shown), entries: record?.1 ?? [], ledger: record?.2 ?? [])
+        }
+        return WidgetsData(now: live.now, widgets: rows, actionsEnabled: token != nil)
+    }
+
+    func activities() async throws -> ActivitiesData {
+        let live = try await source.live()
+        return ActivitiesData(now: live.now, activities: live.activities, actionsEnabled: token != nil)
+    }
+
+    func picture() async throws -> Response {
+        let live = try await source.live()
+        let since = live.now - .seconds(86_400)
+        let runs = try await source.readStore { try Views.runs(since: since, in: $0).runs }
+        let svg = try OverviewPicture.svg(runs: runs, jobs: Array(live.jobs.keys), now: live.now, violations: live.violations)
+        return Self.response(.ok, "image/svg+xml", svg)
+    }
+
+    func rendition(kind: String, family: String) async throws -> Response {
+        let live = try await source.live()
+        guard let widget = live.timelines.widgets.first(where: { $0.kind == kind && $0.family.rawValue == family }) else {
+            throw WebError.notFound("no widget \(kind) / \(family)")
+        }
+        guard let path = Views.rendition(of: widget.shown), let container = source.sharedContainer else {
+            throw WebError.notFound("the entry \(kind) / \(family) shows names no image")
+        }
+        let file = try await Task.detached { try RenditionFile.read(path, in: container) }.value
+        var response = Response(status: .ok, headers: [.contentType: file.type], body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    func metrics() async throws -> Response {
+        let reply = try await source.command(ControlRequest(.metrics))
+        return Self.response(.ok, "text/plain; version=0.0.4; charset=utf-8", reply.metrics ?? "")
+    }
+
+    func health() async -> Response {
+        do {
+            let live = try await source.live()
+            let ok = !live.snapshot.isStopping
+            let body = "{\"ok\":\(ok),\"now\":\"\(live.now.iso8601)\",\"pending\":\(live.snapshot.pending.count),\"running\":\(live.snapshot.runs.count)}\n"
+            return Self.response(ok ? .ok : .serviceUnavailable, "application/json", body)
+        } catch {
+            return Self.response(.serviceUnavailable, "application/json", "{\"ok\":false}\n")
+        }
+    }
+
+    /// Server-sent events: one `observation` event per runtime observation, a comment every
+    /// 15 s (a page that went away is noticed then). At most `EventFeed.maxStreams` at once.
+    func events() -> Response {
+        guard let (id, stream) = source.feed.subscribe() else {
+            return Self.response(.serviceUnavailable, "text/plain; charset=utf-8", "too many live pages are open (at most \(EventFeed.maxStreams)); reload later\n")
+        }
+        let feed = source.feed
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                defer { feed.unsubscribe(id) }
+                try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
+                for await item in stream {
+                    if let observation = item, let data = try? encoder.encode(observation) {
+                        var frame = ByteBuffer(string: "event: observation\ndata: ")
+                        frame.writeBytes(data)
+                        frame.writeString("\n\n")
+                        try await writer.write(frame)
+                    } else {
+                        try await writer.write(ByteBuffer(string: ": ping\n\n"))
+                    }
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    // MARK: Actions
+
+    /// Carries out an action for a request that holds the token: 401 without a bearer token,
+    /// 403 with another one or when actions are off; otherwise the control reply as JSON,
+    /// with a status from its error code.
+    func action(_ request: Request, _ make: () throws -> ControlRequest) async throws -> Response {
+        if let refusal = authorize(request) { return refusal }
+        let reply = try await source.command(try make())
+        let status: HTTPResponse.Status = switch reply.error?.code {
+        case nil: .ok
+        case "bad-request": .badRequest
+        case "not-declared", "unknown-kind", "not-found", "unknown-activity", "not-running": .notFound
+        case "not-saved", "unavailable": .serviceUnavailable
+        default: .conflict
+        }
+        return try Self.json(reply, status: status)
+    }
+
+    func authorize(_ request: Request) -> Response? {
+        func refuse(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
+            var response = (try? Self.json(ControlReply.failure(id: nil, ControlFailure(code: code, message: message)), status: status))
+                ?? Response(status: status)
+            if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"refreshd\"" }
+            return response
+        }
+        guard let token else {
+            return refuse(.forbidden, "actions-off", "actions are off: refreshd runs without --http-token-file, so the dashboard is read-only")
+        }
+        guard let header = request.headers[.authorization] else {
+            return refuse(.unauthorized, "no-token", "actions need Authorization: Bearer TOKEN (the token in refreshd's --http-token-file)")
+        }
+        let given = header.hasPrefix("Bearer ") ? Array(header.utf8.dropFirst(7)) : []
+        guard Self.constantTimeEqual(given, Array(token.utf8)) else {
+            return refuse(.forbidden, "bad-token", "the bearer token does not match refreshd's --http-token-file")
+        }
+        return nil
+    }
+
+    /// Compares without stopping at the first difference, so the time taken tells nothing of
+    /// how much of a guess was right.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for i in 0..<max(a.count, b.count) {
+            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return difference == 0
+    }
+
+    // MARK: Helpers
+
+    /// A job's latest run: its own, or for a timeline job its providers' latest.
+    static func lastRun(of id: String, _ status: StatusReport) -> StatusReport.Run? {
+        status.jobs.filter { Views.belongs($0.identifier, to: id) }.map(\.lastRun).max { $0.runID < $1.runID }
+    }
+
+    static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
+        guard let raw = context.parameters.get(name) else { throw WebError.badRequest("the URL has no \(name)") }
+        guard let text = raw.removingPercentEncoding, !text.isEmpty, text.utf8.count <= 512 else {
+            throw WebError.badRequest("the \(name) in the URL is not valid percent-encoded text of 1 to 512 bytes")
+        }
+        return text
+    }
+
+    static func before(_ request: Request) throws -> Int64? {
+        guard let text = request.uri.queryParameters.get("before") else { return nil }
+        guard let value = Int64(text), value >= 1 else { throw WebError.badRequest("?before= takes a run id (a whole number from 1)") }
+        return value
+    }
+
+    func page(_ make: () async throws -> HTML) async throws -> Response {
+        Self.response(.ok, "text/html; charset=utf-8", try await make().text)
+    }
+
+    func json<T: Encodable>(_ make: () async throws -> T) async throws -> Response {
+        try Self.json(try await make(), status: .ok)
+    }
+
+    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        var buffer = ByteBuffer(bytes: try encoder.encode(value))
+        buffer.writeString("\n")
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
+    }
+
+    static func response(_ status: HTTPResponse.Status, _ type: String, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// Headers on every response, and errors turned into pages (or JSON under `/api/`), escaped.
+struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
+    static var policy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as WebError {
+            let status: HTTPResponse.Status = switch error {
+            case .notFound: .notFound
+            case .badRequest: .badRequest
+            case .unavailable: .serviceUnavailable
+            }
+            response = Self.error(status, error.description, request)
+        } catch let error as HTTPError {
+            let message = error.status == .notFound ? "there is no page at this address" : "\(error.status.reasonPhrase)"
+            response = Self.error(error.status, message, request)
+        } catch {
+            response = Self.error(.internalServerError, "\(error)", request)
+        }
+        response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.init("X-Content-Type-Options")!] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "no-referrer"
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String, _ request: Request) -> Response {
+        if request.uri.path.hasPrefix("/api/") {
+            let reply = ControlReply.failure(id: nil, ControlFailure(code: "http-\(status.code)", message: message))
+            return (try? Routes.json(reply, status: status)) ?? Response(status: status)
+        }
+        return Routes.response(status, "text/html; charset=utf-8", Pages.error(status.code, message).text)
+    }
+}
