@@ -18,6 +18,7 @@ extension JobConfig {
         }
         return JobSpec(definition: definition,
                        command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
-                       firstRequest: first, widget: widget, action: action)
+                       firstRequest: first, widget: widget, action: action,
+                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first) })
     }
 }

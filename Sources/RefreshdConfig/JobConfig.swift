@@ -29,10 +29,15 @@ public struct JobConfig: Sendable, Hashable {
     public var widget: WidgetSpec?
     /// A built-in action run instead of a command (`action: stage-playlist`); `command` is then empty.
     public var action: ActionSpec?
+    /// For a template (`template: true`): its parameter names, in the file's order. Only its
+    /// instances run; `{name}` in its arguments and environment values are theirs.
+    public var parameters: [String]?
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
-                simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil) {
+                simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
+                parameters: [String]? = nil) {
+        self.parameters = parameters
         self.definition = definition
         self.command = command
         self.environment = environment

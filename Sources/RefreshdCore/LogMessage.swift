@@ -22,6 +22,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case timeline(TimelineLog)
     /// Something the live activity machine did (a transition, a held or ignored update).
     indirect case activity(ActivityLog)
+    /// An instance of a template added, kept, removed or refused.
+    case instance(InstanceLog)
 
     public var description: String {
         switch self {
@@ -66,6 +68,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
         case let .timeline(log):
             log.description
         case let .activity(log):
+            log.description
+        case let .instance(log):
             log.description
         }
     }

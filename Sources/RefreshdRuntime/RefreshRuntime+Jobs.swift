@@ -6,7 +6,9 @@ extension RefreshRuntime {
     @discardableResult
     public func load(_ specs: [JobSpec]) -> Int {
         for spec in specs {
-            if let widget = spec.widget {
+            if spec.template != nil {
+                declareTemplate(spec)
+            } else if let widget = spec.widget {
                 declareWidget(spec, widget)
             } else {
                 register(spec.definition, handler: spec.handler(actions: options.actions))
@@ -14,7 +16,8 @@ extension RefreshRuntime {
         }
         lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
         restoreSavedState()
-        seed(specs.filter { $0.widget == nil }, replacing: false)
+        seed(specs.filter { $0.widget == nil && $0.template == nil }, replacing: false)
+        for spec in specs where spec.template != nil { seedInstances(of: spec.identifier, replacing: false) }
         return lock.withLock { machines.scheduler.pendingCount }
     }
 
@@ -39,13 +42,21 @@ extension RefreshRuntime {
                 case let .withdrawWidget(old, keeping):
                     if let widget = old.widget { withdrawWidget(old, widget, keeping: keeping) }
                 case let .withdraw(id):
-                    withdraw(id)
+                    if current[id]?.template != nil { withdrawTemplate(id) } else { withdraw(id) }
                 case let .declareWidget(spec):
                     if let widget = spec.widget { declareWidget(spec, widget) }
+                case let .redeclare(spec) where spec.template != nil:
+                    // A job that became a template: its identifier no longer runs itself.
+                    if let old = current[spec.identifier], old.template == nil { withdraw(spec.identifier) }
+                    declareTemplate(spec)
                 case let .redeclare(spec):
+                    if let old = current[spec.identifier], old.template != nil { withdrawTemplate(spec.identifier) }
                     redeclare(spec.definition, handler: spec.handler(actions: options.actions))
                 case let .seed(specs, replacing):
-                    seed(specs, replacing: replacing)
+                    seed(specs.filter { $0.template == nil }, replacing: replacing)
+                    for spec in specs where spec.template != nil {
+                        seedInstances(of: spec.identifier, replacing: replacing)
+                    }
                 }
             }
             return (plan, current)

@@ -10,9 +10,12 @@ public struct JobSpec: Sendable, Hashable {
     public var widget: WidgetSpec?
     /// A built-in action run instead of the command (`action: stage-playlist`).
     public var action: ActionSpec?
+    /// For a template (`template: true`, issue 23): its parameters. Only its instances run.
+    public var template: TemplateSpec?
 
     public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
-                widget: WidgetSpec? = nil, action: ActionSpec? = nil) {
+                widget: WidgetSpec? = nil, action: ActionSpec? = nil, template: TemplateSpec? = nil) {
+        self.template = template
         self.definition = definition
         self.command = command
         self.firstRequest = firstRequest

@@ -84,10 +84,25 @@ package struct Machines: Sendable {
             if !activities.activities.isEmpty { feed(activity: .clockChanged(expected: expected), at: now, into: &effects) }
         case .shutdown:
             if hasWidgets { feed(.shutdown, at: now, into: &effects) }
+        case let .removeInstance(template, key):
+            endActivities(ofRemoved: InstanceName.identifier(template: template, key: key), at: now, into: &effects)
         default:
             break
         }
         settle(from: start, at: now, rearm: rearm, into: &effects)
+    }
+
+    /// A removed instance (issue 23) ends the live activities it owns (pending ones included:
+    /// nothing of a removed instance starts later), under the default dismissal policy.
+    private mutating func endActivities(ofRemoved identifier: String, at now: Instant,
+                                        into effects: inout [SchedulerEffect]) {
+        guard !activities.activities.isEmpty, scheduler.instance(identifier) == nil else { return }
+        let owned = activities.activities.values
+            .filter { $0.owner == identifier && [.pending, .active, .stale].contains($0.state) }
+            .map(\.id).sorted()
+        for id in owned {
+            _ = feed(activity: .end(id: id, content: nil, policy: .default, timestamp: now), at: now, into: &effects)
+        }
     }
 
     /// A call that can be refused (a submit through the API, an operator's launch-now): the

@@ -31,6 +31,11 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var activity: String?
     /// `stats`: how many UTC days, ending today (default 7, at most `Bounds.days`).
     public var days: Int?
+    /// `instance-add`, `instance-remove`, `instance-list` (issue 23): the template's identifier,
+    /// the instance's key, and (add) its parameter values by name.
+    public var template: String?
+    public var key: String?
+    public var values: [String: String]?
 
     public static let version = 1
 
