@@ -220,6 +220,75 @@ extension JobSpec {
     }
 }
 
+/// What one results line of a sync job says about a template's instances (issue 23):
+/// `{"instances": "app.feed.refresh", "add": ["alice", {"key": "k1", "user": "bob", "region": "eu"}],
+/// "remove": ["carol"]}`, or `"set": [...]`: the complete list (the `set` lines of one run
+/// together), instances not in it removed and missing ones added. Applied at the end of a run
+/// that succeeded, all in the run end's transaction.
+public struct InstanceLines: Sendable, Hashable {
+    public var template: String
+    public var add: [InstanceRecord] = []
+    public var remove: [String] = []
+    public var set: [InstanceRecord]?
+
+    public init(template: String, add: [InstanceRecord] = [], remove: [String] = [], set: [InstanceRecord]? = nil) {
+        self.template = template
+        self.add = add
+        self.remove = remove
+        self.set = set
+    }
+
+    /// Reads a decoded results line whose `instances` member is present: the lines, or why not.
+    public static func read(_ object: [String: Any]) -> Result<InstanceLines, BadLine> {
+        let expected = "expected {\"instances\": TEMPLATE, \"add\"|\"remove\"|\"set\": [KEY or {\"key\": KEY, NAME: VALUE, ...}, ...]}"
+        guard let template = object["instances"] as? String, !template.isEmpty else {
+            return .failure(BadLine("instances: the template's identifier, a string; " + expected))
+        }
+        var lines = InstanceLines(template: template)
+        func records(_ field: String) -> Result<[InstanceRecord]?, BadLine> {
+            guard let value = object[field] else { return .success(nil) }
+            guard let items = value as? [Any] else { return .failure(BadLine("\(field): a list; " + expected)) }
+            var found: [InstanceRecord] = []
+            for item in items {
+                if let key = item as? String {
+                    found.append(InstanceRecord(template: template, key: key, values: [:]))
+                } else if let members = item as? [String: Any], let key = members["key"] as? String {
+                    var values: [String: String] = [:]
+                    for (name, value) in members where name != "key" {
+                        guard let text = value as? String else { return .failure(BadLine("\(field): \(name): a string value; " + expected)) }
+                        values[name] = text
+                    }
+                    found.append(InstanceRecord(template: template, key: key, values: values))
+                } else {
+                    return .failure(BadLine("\(field): each item a key or an object with \"key\"; " + expected))
+                }
+            }
+            return .success(found)
+        }
+        switch records("add") {
+        case let .success(add): lines.add = add ?? []
+        case let .failure(bad): return .failure(bad)
+        }
+        switch records("remove") {
+        case let .success(remove): lines.remove = (remove ?? []).map(\.key)
+        case let .failure(bad): return .failure(bad)
+        }
+        switch records("set") {
+        case let .success(set): lines.set = set
+        case let .failure(bad): return .failure(bad)
+        }
+        guard !lines.add.isEmpty || !lines.remove.isEmpty || lines.set != nil else {
+            return .failure(BadLine("nothing to do; " + expected))
+        }
+        return .success(lines)
+    }
+
+    public struct BadLine: Error, Sendable, Hashable {
+        public var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+}
+
 /// Why an instance could not be added or removed.
 public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No template of that identifier is declared.
@@ -273,6 +342,8 @@ public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
     /// Removed: its request cancelled (`cancelled`), its run in flight left to finish (`running`).
     case removed(identifier: String, cancelled: Bool, running: Int64?)
     case refused(InstanceError)
+    /// A run's results line about instances that was not applied (malformed, or its run failed).
+    case ignoredLine(owner: String, reason: String)
 
     public var description: String {
         switch self {
@@ -284,6 +355,7 @@ public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
                 + (cancelled ? "its pending request cancelled" : "nothing pending")
                 + (running.map { ", its run \($0) left to finish (nothing follows it)" } ?? "")
         case let .refused(error): "instance refused: \(error)"
+        case let .ignoredLine(owner, reason): "\(owner): instances line ignored: \(reason)"
         }
     }
 }

@@ -63,4 +63,33 @@ import RefreshdRuntime
             try h.runtime.removeInstance(template: Self.template, key: "bob")
         }
     }
+
+    /// A sync job's results line sets the template's instances (at the end of its successful
+    /// run, in its run end's transaction); a failed sync run's lines are ignored; `ctl`'s
+    /// removal (the runtime's) takes one away.
+    @Test(arguments: HostKind.allCases)
+    func aSyncJobsResultsAddAndRemoveInstances(_ kind: HostKind) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        let template = TaskDefinition(identifier: "t.feed", namespace: "t.feed", resubmit: .after(.seconds(3600)))
+        let spec = JobSpec(definition: template, command: CommandJob(argv: ["/bin/true", "{user}"]),
+                           firstRequest: .after(.seconds(3600)), template: TemplateSpec(parameters: ["user"], firstRequest: .after(.seconds(3600))))
+        h.spec(spec, Work())
+        h.job(TaskDefinition(identifier: "t.sync", kind: .processing),
+              Work(results: [#"{"instances":"t.feed","set":["a","b"]}"#, #"{"instances":"t.feed","set":["c"],"remove":["zz"]}"#]))
+        h.job(TaskDefinition(identifier: "t.badsync", kind: .processing),
+              Work(exit: 1, results: [#"{"instances":"t.feed","set":[]}"#]))
+        try h.start()
+        try h.runtime.submit(TaskRequest(identifier: "t.sync", kind: .processing))
+        #expect(h.wait(.seconds(10)) { h.outcomes("t.sync") == [.success] })
+        #expect(h.runtime.instances(of: "t.feed")?.map(\.key) == ["a", "b", "c"])
+        #expect(h.runtime.pendingRequests().filter { $0.identifier.hasPrefix("t.feed[") }.count == 3)
+        // A failed sync run's set (here: empty, which would remove every instance) is ignored.
+        try h.runtime.submit(TaskRequest(identifier: "t.badsync", kind: .processing))
+        #expect(h.wait(.seconds(10)) { h.outcomes("t.badsync") == [.failure] })
+        #expect(h.runtime.instances(of: "t.feed")?.count == 3)
+        try h.runtime.removeInstance(template: "t.feed", key: "b")
+        #expect(h.runtime.instances(of: "t.feed")?.map(\.key) == ["a", "c"])
+        #expect(h.runtime.pending("t.feed[b]") == nil)
+    }
 }
