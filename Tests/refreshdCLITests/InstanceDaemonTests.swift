@@ -90,4 +90,65 @@ import Testing
         third.signal(SIGTERM)
         #expect(third.wait() == 0)
     }
+
+    /// Issue 23's "done when": a template with 10,000 instances under the real daemon, added by
+    /// a sync job's results (ten lines of 1,000 keys), waiting for their first slot an hour
+    /// ahead; kill -9 and a restart keep every one with its request; ctl removes one for good.
+    @Test func tenThousandInstancesFromASyncJobSurviveKill9() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try FileManager.default.createDirectory(atPath: box.root + "/Scripts", withIntermediateDirectories: true)
+        try """
+            #!/bin/sh
+            q='"'
+            i=0
+            while [ $i -lt 10 ]; do
+              line='{"instances":"test.feed.refresh","set":['
+              j=0
+              while [ $j -lt 1000 ]; do
+                [ $j -gt 0 ] && line="$line,"
+                line="$line${q}u$((i * 1000 + j))${q}"
+                j=$((j + 1))
+              done
+              printf '%s]}\n' "$line" >&3
+              i=$((i + 1))
+            done
+            """.write(toFile: box.root + "/Scripts/sync", atomically: true, encoding: .utf8)
+        chmod(box.root + "/Scripts/sync", 0o755)
+        try box.write("feed.yaml", """
+            identifier: test.feed.refresh
+            template: true
+            parameters: [user]
+            command: ["/bin/true", "{user}"]
+            earliest: +1h
+            """)
+        try box.write("sync.yaml", """
+            identifier: test.feed.sync
+            kind: processing
+            command: ["Scripts/sync"]
+            """)
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        var before: [String: (String, String)] = [:]
+        #expect(waitFor(timeout: 60) {
+            before = pending(box)
+            return before.count == 10_000
+        })
+        #expect(daemon.errors().contains("test.feed.sync[1] reported 10 results"))
+        daemon.signal(SIGKILL)
+        #expect(daemon.wait() == 128 + SIGKILL)
+        let again = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { again.cleanUp() }
+        #expect(waitFor(timeout: 30) { again.errors().contains("refreshd started") })
+        let after = pending(box)
+        // The sync job ran once (no resubmit): what is pending is the instances' requests.
+        #expect(after.count == 10_000)
+        #expect(after.allSatisfy { entry in before[entry.key].map { $0 == entry.value } ?? false })
+        let removed = try CLI.run(["ctl", "instance", "remove", "test.feed.refresh", "u42", "--state", box.state])
+        #expect(removed.status == 0)
+        #expect(pending(box)["test.feed.refresh[u42]"] == nil)
+        #expect(listed(box).count == 9_999)
+        again.signal(SIGTERM)
+        #expect(again.wait() == 0)
+    }
 }
