@@ -38,6 +38,13 @@ extension RefreshScheduler {
         try runtime.addInstance(template: template, key: key, values: values)
     }
 
+    /// Adds many instances in one transaction and one wake of the loop (a sync of a user list);
+    /// returns the refused ones with why.
+    @discardableResult
+    public func addInstances(_ records: [InstanceRecord]) -> [(record: InstanceRecord, error: InstanceError)] {
+        runtime.addInstances(records)
+    }
+
     /// Removes an instance: its request is cancelled, its live activities end; its history stays.
     public func removeInstance(template: String, key: String) throws(InstanceError) {
         try runtime.removeInstance(template: template, key: key)

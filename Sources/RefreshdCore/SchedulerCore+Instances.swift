@@ -146,7 +146,7 @@ extension SchedulerCore {
                 instances.values[slot] = record.values
                 persist(.saveInstance(record), into: &effects)
             }
-            effects.append(.log(.instance(.kept(identifier: identifier, updated: updated))))
+            logRoutine(.instance(.kept(identifier: identifier, updated: updated)), into: &effects)
             finishEvent(into: &effects)
             return
         }
@@ -155,7 +155,7 @@ extension SchedulerCore {
         if several { instances.values[slot] = record.values }
         instances.templates[Int(index)].count += 1
         persist(.saveInstance(record), into: &effects)
-        effects.append(.log(.instance(.added(identifier: identifier))))
+        logRoutine(.instance(.added(identifier: identifier)), into: &effects)
         var instanceDefinition = definition
         instanceDefinition.identifier = identifier
         firstRequest(instanceDefinition, template.spec.firstRequest, at: now, into: &effects)

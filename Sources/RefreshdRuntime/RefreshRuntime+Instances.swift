@@ -72,6 +72,35 @@ extension RefreshRuntime {
         try result.get()
     }
 
+    /// Adds many instances in one commit (one transaction: a million adds are one fsync, not a
+    /// million) and one wake of the loop; each is checked and added as `addInstance` does.
+    /// Returns the refused ones with why (nothing of them changed); the others are committed
+    /// before this returns. If the commit fails, every record comes back `notSaved`.
+    public func addInstances(_ records: [InstanceRecord]) -> [(record: InstanceRecord, error: InstanceError)] {
+        let refused: [(record: InstanceRecord, error: InstanceError)] = lock.withLock {
+            startIfNeeded()
+            scratch.removeAll(keepingCapacity: true)
+            let now = clock()
+            var refused: [(record: InstanceRecord, error: InstanceError)] = []
+            for record in records {
+                do throws(InstanceError) {
+                    try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
+                        try core.addInstance(record, at: now, into: &effects)
+                    }
+                } catch {
+                    refused.append((record, error))
+                }
+            }
+            guard commit(scratch) else {
+                let reason = InstanceError.notSaved(reason: storeFailure ?? "unknown")
+                return records.map { ($0, reason) }
+            }
+            return refused
+        }
+        kick()
+        return refused
+    }
+
     /// Removes an instance: its pending request is cancelled, its live activities end, its
     /// retry streak and record are deleted; a run in flight finishes. Its history stays.
     ///

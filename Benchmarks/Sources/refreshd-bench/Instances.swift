@@ -41,6 +41,16 @@ func instances(count n: Int, state: String?) throws {
     settle()
     let rss1 = Measure.rssBytes()
     let pending = scheduler.pendingTaskRequests().count
+    // The batch entry point: one commit and one wake for all (a fresh scheduler, same keys).
+    let batch = try RefreshScheduler(options: .init(stateDirectory: nil, configuration: configuration(cap: 4),
+                                                    logger: quietLogger()))
+    batch.registerTemplate(template, parameters: ["user"], firstRequest: .after(.seconds(86_400)), launchHandler: handler)
+    let records = keys.map { InstanceRecord(template: "bench.feed", key: $0, values: [:]) }
+    let t1 = Measure.monotonicSeconds()
+    let refused = batch.addInstances(records)
+    let batched = Measure.monotonicSeconds() - t1
+    out.add("batch_add_s", batched)
+    out.add("batch_refused", refused.count)
     scheduler.stop()
     loop.join()
     // Each identifier `bench.feed[u123]` is a heap string (over 15 bytes): its bytes and its
