@@ -132,13 +132,19 @@ extension CtlCommand {
         }
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List a template's instances, in the order they were added.")
+            static let configuration = CommandConfiguration(
+                abstract: "List a template's instances, in the order they were added.",
+                discussion: "At most 10,000 a reply: --after KEY gives the next page (the reply names it).")
             @OptionGroup var options: Options
             @Argument(help: "The template's identifier.") var template: String
+            @Option(help: "List the instances after the one with this key.") var after: String?
+            @Option(help: "At most this many (1 to 10,000; default 10,000).") var limit: Int?
 
             func run() throws {
                 var request = ControlRequest(.instanceList)
                 request.template = template
+                request.after = after
+                request.limit = limit
                 let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl instance list")
                 if options.json { return ControlOutput.printJSON(reply) }
                 print(reply.message ?? template)
@@ -146,6 +152,7 @@ extension CtlCommand {
                     let values = record.values.count > 1 ? "  " + record.valuesText : ""
                     print("  \(record.identifier)\(values)")
                 }
+                if let next = reply.nextAfter { print("more: refreshd ctl instance list \(template) --after \(next)") }
             }
         }
     }

@@ -148,6 +148,12 @@ import Testing
         #expect(removed.status == 0)
         #expect(pending(box)["test.feed.refresh[u42]"] == nil)
         #expect(listed(box).count == 9_999)
+        // Pages: at most 10,000 a reply; --after KEY goes on from there.
+        let page = try CLI.run(["ctl", "instance", "list", "test.feed.refresh", "--after", "u40", "--limit", "3",
+                                "--state", box.state, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(page.stdout.utf8)) as? [String: Any])
+        #expect((object["instances"] as? [[String: Any]])?.compactMap { $0["key"] as? String } == ["u41", "u43", "u44"])
+        #expect(object["nextAfter"] as? String == "u44")
         again.signal(SIGTERM)
         #expect(again.wait() == 0)
     }

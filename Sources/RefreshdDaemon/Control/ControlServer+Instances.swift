@@ -11,8 +11,19 @@ extension ControlServer {
         }
         if command == .instanceList {
             guard let list = runtime.instances(of: template) else { throw InstanceError.unknownTemplate(template) }
-            reply.instances = list
+            var start = 0
+            if let after = request.after {
+                guard let index = list.firstIndex(where: { $0.key == after }) else {
+                    throw InstanceError.unknownInstance(template: template, key: after)
+                }
+                start = index + 1
+            }
+            let limit = request.limit ?? ControlRequest.Bounds.instances.upperBound
+            let page = list[start...].prefix(limit)
+            reply.instances = Array(page)
+            if start + page.count < list.count { reply.nextAfter = page.last?.key }
             reply.message = "\(template): \(list.count) instance\(list.count == 1 ? "" : "s")"
+                + (page.count < list.count ? " (\(page.count) shown from number \(start + 1))" : "")
             return
         }
         guard let key = request.key else {

@@ -33,6 +33,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var metrics: String?
     /// `instance-list`: a template's instances; `instance-add`: the instance added or kept.
     public var instances: [InstanceRecord]?
+    /// `instance-list`: the key to give as `after` for the next page, when there is one.
+    public var nextAfter: String?
     /// A one-line summary of what a command did (`cancelled app.feed`).
     public var message: String?
 
