@@ -32,12 +32,15 @@ public struct JobConfig: Sendable, Hashable {
     /// For a template (`template: true`): its parameter names, in the file's order. Only its
     /// instances run; `{name}` in its arguments and environment values are theirs.
     public var parameters: [String]?
+    /// A template's `instances: FILE`, read: the complete list of its instances.
+    public var instances: [InstanceRecord]?
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
                 simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
-                parameters: [String]? = nil) {
+                parameters: [String]? = nil, instances: [InstanceRecord]? = nil) {
         self.parameters = parameters
+        self.instances = instances
         self.definition = definition
         self.command = command
         self.environment = environment

@@ -12,7 +12,7 @@ struct JobFileParser {
     static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
                        "resubmit", "retry", "requires", "namespace", "environment",
                        "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
-                       "provider", "simulate", "template", "parameters"]
+                       "provider", "simulate", "template", "parameters", "instances"]
 
     let file: String
     let projectRoot: String
@@ -95,6 +95,7 @@ struct JobFileParser {
         settings.template.check(kindLocation: settings.kindLocation, isTimeline: settings.isTimeline,
                                 actionLocation: settings.actionLocation, mappingLocation: mappingLocation,
                                 source: source, &sink)
+        settings.template.readSource(identifier: settings.identifier?.value, jobFile: file, &sink)
         return (sink.errors.count == before ? settings.job() : nil, settings.identity(sink, modified: modified))
     }
 

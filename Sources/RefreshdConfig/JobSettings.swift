@@ -99,6 +99,8 @@ struct JobSettings {
             }
         case "template":
             template.readTemplate(reader, &sink)
+        case "instances":
+            template.instancesNode = (keyNode, value)
         case "parameters":
             template.readParameters(reader, keyNode: keyNode, &sink)
         case "command":
@@ -357,7 +359,7 @@ struct JobSettings {
         return JobConfig(definition: definition, command: command, environment: environment,
                          earliest: earliest, file: file, line: identifier.location.line,
                          projectRoot: projectRoot, simulate: simulate, widget: widget, action: action,
-                         parameters: template.isTemplate ? template.parameters : nil)
+                         parameters: template.isTemplate ? template.parameters : nil, instances: template.source)
     }
 
     /// The namespace without `namespace:`: the identifier's app prefix, except for a template,

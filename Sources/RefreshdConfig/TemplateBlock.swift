@@ -1,3 +1,4 @@
+import Foundation
 import RefreshdCore
 
 /// A job file's `template: true` and `parameters: [user, region]` (issue 23), and the check of
@@ -15,6 +16,24 @@ struct TemplateSettings {
     var parametersKeyLocation: Location?
     var commandNode: YAMLNode?
     var environmentNode: YAMLNode?
+    /// `instances: FILE`: the list of the template's instances (see `InstanceSourceFile`).
+    var instancesNode: (keyNode: YAMLNode, value: YAMLNode)?
+    var source: [InstanceRecord]?
+
+    /// Reads `instances: FILE` (relative to the job file's folder) once the template is known.
+    mutating func readSource(identifier: String?, jobFile: String, _ sink: inout ErrorSink) {
+        guard let (keyNode, value) = instancesNode else { return }
+        guard isTemplate else {
+            sink.add(at: keyNode.location, "instances: applies only to a template; expected template: true beside it, or no instances:")
+            return
+        }
+        guard let identifier, let parameters else { return }
+        guard let path = ValueReader(key: "instances", node: value).string(&sink, expected: "the path of a list of keys, like users.txt or users.csv"),
+              !path.isEmpty else { return }
+        let folder = (jobFile as NSString).deletingLastPathComponent
+        let resolved = path.hasPrefix("/") ? path : PathText.join(folder.isEmpty ? "." : folder, path)
+        source = InstanceSourceFile.read(path: resolved, template: identifier, parameters: parameters, &sink)
+    }
 
     /// `template: true|false`.
     mutating func readTemplate(_ reader: ValueReader, _ sink: inout ErrorSink) {

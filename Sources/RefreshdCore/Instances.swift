@@ -211,6 +211,14 @@ extension CommandJob {
 }
 
 extension JobSpec {
+    /// The spec as the runtime keeps it in force: without its (possibly large) instance list,
+    /// which is applied, not kept.
+    public var withoutInstanceSource: JobSpec {
+        var spec = self
+        spec.instanceSource = nil
+        return spec
+    }
+
     /// What a run of an instance with these values executes: the command with its placeholders
     /// filled (see `CommandJob.filled`).
     public func filled(_ values: [String: String]) -> JobSpec {
@@ -287,6 +295,17 @@ public struct InstanceLines: Sendable, Hashable {
         public var reason: String
         init(_ reason: String) { self.reason = reason }
     }
+}
+
+/// A template's list of instances from its `instances:` file. Every two compare equal: the
+/// list is applied as a set (a diff), never taken for a change of the template's definition.
+public struct InstanceSource: Sendable, Hashable {
+    public var records: [InstanceRecord]
+
+    public init(_ records: [InstanceRecord]) { self.records = records }
+
+    public static func == (a: InstanceSource, b: InstanceSource) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
 }
 
 /// Why an instance could not be added or removed.

@@ -136,6 +136,19 @@ extension RefreshRuntime {
         lock.withLock { machines.scheduler.instance(identifier) }
     }
 
+    /// Applies a template's `instances:` file as its complete set, in one transaction.
+    func applyInstanceSource(_ spec: JobSpec) {
+        guard let source = spec.instanceSource, spec.template != nil else { return }
+        lock.withLock {
+            startIfNeeded()
+            applyLiveBacklog()
+            scratch.removeAll(keepingCapacity: true)
+            machines.setInstances(spec.identifier, source.records, at: clock(), into: &scratch)
+            _ = commit(scratch)
+        }
+        kick()
+    }
+
     /// Under `lock`: what a run of an instance executes, its template's code with the
     /// instance's values (a job file's spec filled and bound, or the library's handler, a
     /// command's placeholders filled). Nil for an identifier that is no instance.

@@ -14,10 +14,13 @@ extension RefreshRuntime {
                 register(spec.definition, handler: spec.handler(actions: options.actions))
             }
         }
-        lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a }) }
+        lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a }) }
         restoreSavedState()
         seed(specs.filter { $0.widget == nil && $0.template == nil }, replacing: false)
-        for spec in specs where spec.template != nil { seedInstances(of: spec.identifier, replacing: false) }
+        for spec in specs where spec.template != nil {
+            applyInstanceSource(spec)
+            seedInstances(of: spec.identifier, replacing: false)
+        }
         return lock.withLock { machines.scheduler.pendingCount }
     }
 
@@ -36,7 +39,7 @@ extension RefreshRuntime {
             let current = jobs
             let plan = ReloadPlan.diff(current: current, loaded: specs)
             // The config in force first: no step reads it.
-            jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+            jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a })
             for step in plan.steps(current: current) {
                 switch step {
                 case let .withdrawWidget(old, keeping):
@@ -59,6 +62,9 @@ extension RefreshRuntime {
                     }
                 }
             }
+            // Each template's `instances:` file, as a set (its changes are diffs, in this
+            // transaction); new instances get their first request at their add.
+            for spec in specs where spec.instanceSource != nil { applyInstanceSource(spec) }
             return (plan, current)
         }
         guard committed else {

@@ -1,3 +1,4 @@
+import Foundation
 import RefreshdCore
 import Testing
 @testable import RefreshdConfig
@@ -115,5 +116,37 @@ import Testing
         #expect(config.command == ["/bin/echo", "{user}", "{"])
         #expect(config.parameters == nil)
         #expect(config.definition.namespace == "app.feed")
+    }
+
+    /// `instances: FILE`: one key per line, or a CSV with a header of parameter names; every
+    /// problem is located in the list file.
+    @Test func anInstancesFileIsReadAndItsProblemsAreLocated() throws {
+        try TestSupport.withTemporaryDirectory { dir in
+            TestSupport.write("# users\nalice\n\nbob@example.com\r\n", to: "Jobs/users.txt", in: dir)
+            let job = "identifier: app.feed.refresh\ntemplate: true\nparameters: [user]\ncommand: [/bin/true, \"{user}\"]\ninstances: users.txt\n"
+            let file = TestSupport.write(job, to: "Jobs/feed.yaml", in: dir)
+            let config = try JobDirectory.parse(yaml: job, file: file, projectRoot: dir, searchPath: TestSupport.searchPath,
+                                                 now: TestSupport.now, timeZone: TestSupport.machineZone).get()
+            #expect(config.instances?.map(\.key) == ["alice", "bob@example.com"])
+            #expect(config.spec.instanceSource?.records.first?.values == ["user": "alice"])
+
+            TestSupport.write("region,user\neu,alice\nus,a b\nus\n", to: "Jobs/pairs.csv", in: dir)
+            let csvJob = "identifier: app.sync\ntemplate: true\nparameters: [user, region]\ncommand: [/bin/true]\ninstances: pairs.csv\n"
+            let csvFile = TestSupport.write(csvJob, to: "Jobs/sync.yaml", in: dir)
+            let errors: [ConfigError]
+            switch JobDirectory.parse(yaml: csvJob, file: csvFile, projectRoot: dir, searchPath: TestSupport.searchPath,
+                                      now: TestSupport.now, timeZone: TestSupport.machineZone) {
+            case .success: errors = []
+            case let .failure(all): errors = all.errors
+            }
+            #expect(errors.map { "\(($0.file as NSString).lastPathComponent):\($0.position)" } == ["pairs.csv:3:4", "pairs.csv:4:1"])
+            #expect(errors.first?.message.hasPrefix("instances: the value \"a b\" holds") == true)
+
+            TestSupport.write("region,user\neu,alice\n", to: "Jobs/ok.csv", in: dir)
+            let okJob = csvJob.replacingOccurrences(of: "pairs.csv", with: "ok.csv")
+            let ok = try JobDirectory.parse(yaml: okJob, file: csvFile, projectRoot: dir, searchPath: TestSupport.searchPath,
+                                            now: TestSupport.now, timeZone: TestSupport.machineZone).get()
+            #expect(ok.instances == [InstanceRecord(template: "app.sync", key: "alice.eu", values: ["user": "alice", "region": "eu"])])
+        }
     }
 }

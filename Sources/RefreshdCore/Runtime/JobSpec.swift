@@ -12,10 +12,16 @@ public struct JobSpec: Sendable, Hashable {
     public var action: ActionSpec?
     /// For a template (`template: true`, issue 23): its parameters. Only its instances run.
     public var template: TemplateSpec?
+    /// A template's `instances:` file, read: applied as the complete set at each load and
+    /// reload. Not part of the job's identity (`InstanceSource` compares equal): a changed list
+    /// is a diff of instances, not a changed template.
+    public var instanceSource: InstanceSource?
 
     public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
-                widget: WidgetSpec? = nil, action: ActionSpec? = nil, template: TemplateSpec? = nil) {
+                widget: WidgetSpec? = nil, action: ActionSpec? = nil, template: TemplateSpec? = nil,
+                instanceSource: InstanceSource? = nil) {
         self.template = template
+        self.instanceSource = instanceSource
         self.definition = definition
         self.command = command
         self.firstRequest = firstRequest

@@ -123,11 +123,25 @@ package struct Machines: Sendable {
                 }
             }
         }
-        for (template, records) in sets {
+        for (template, records) in sets { set(template, records) }
+        func set(_ template: String, _ records: [InstanceRecord]) {
             let keep = Set(records.map(\.key))
             for old in scheduler.instances(of: template) ?? [] where !keep.contains(old.key) { remove(template, old.key) }
-            for record in records { add(record) }
+            for record in records {
+                // An instance already there with these values is left alone (no "kept" line each).
+                if let known = scheduler.instance(record.identifier), record.values.isEmpty || known.values == record.values { continue }
+                add(record)
+            }
         }
+    }
+
+    /// A template's complete list of instances (its `instances:` file at a load or reload):
+    /// those not in it removed, missing ones added, the others left alone.
+    package mutating func setInstances(_ template: String, _ records: [InstanceRecord], at now: Instant,
+                                       into effects: inout [SchedulerEffect]) {
+        let start = effects.count
+        applyInstances([InstanceLines(template: template, set: records)], at: now, into: &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
     }
 
     /// A removed instance (issue 23) ends the live activities it owns (pending ones included:
