@@ -37,7 +37,8 @@ extension RefreshRuntime {
     public func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
         let ((plan, previous), committed) = inOneTransaction { () -> (ReloadPlan, [String: JobSpec]) in
             let current = jobs
-            let plan = ReloadPlan.diff(current: current, loaded: specs)
+            // An instance list is applied as a set below, never a change of its template.
+            let plan = ReloadPlan.diff(current: current, loaded: specs.map(\.withoutInstanceSource))
             // The config in force first: no step reads it.
             jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a })
             for step in plan.steps(current: current) {

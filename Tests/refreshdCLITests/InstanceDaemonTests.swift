@@ -157,4 +157,38 @@ import Testing
         again.signal(SIGTERM)
         #expect(again.wait() == 0)
     }
+
+    /// `instances: users.txt` in the jobs folder is watched like the job files: an edit adds and
+    /// removes instances (a diff: the ones kept keep their requests), no restart.
+    @Test func anInstancesFileInTheJobsFolderIsWatched() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try "alice\nbob\n".write(toFile: box.jobs + "/users.txt", atomically: true, encoding: .utf8)
+        try box.write("feed.yaml", """
+            identifier: test.feed.refresh
+            template: true
+            parameters: [user]
+            command: ["/bin/true", "{user}"]
+            earliest: +1h
+            instances: users.txt
+            """)
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        #expect(waitFor { listed(box) == ["alice", "bob"] })
+        let alice = pending(box)["test.feed.refresh[alice]"]
+        #expect(alice != nil)
+        try "alice\ncarol\n".write(toFile: box.jobs + "/users.txt", atomically: true, encoding: .utf8)
+        #expect(waitFor { listed(box) == ["alice", "carol"] })
+        let now = pending(box)
+        #expect(now["test.feed.refresh[bob]"] == nil)
+        #expect(now["test.feed.refresh[carol]"] != nil)
+        #expect(now["test.feed.refresh[alice]"].map { $0 == alice! } == true)
+        // A broken list is refused like a broken job file: the running set stays.
+        try "alice\nno good\n".write(toFile: box.jobs + "/users.txt", atomically: true, encoding: .utf8)
+        #expect(waitFor { daemon.errors().contains("users.txt:2:1: instances: the key \"no good\"") })
+        #expect(listed(box) == ["alice", "carol"])
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
 }
