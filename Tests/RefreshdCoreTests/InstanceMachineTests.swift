@@ -50,6 +50,8 @@ import Testing
         }
         // app-refresh allows 1 pending per namespace; the template's instances are bounded by it.
         #expect(core.pendingCount == 3)
+        // The invariants agree (found by `simulate` of a 10,000-instance template).
+        #expect(core.checkInvariants() == [])
         #expect(core.definitions.rules.count == 1)
         #expect(core.definitions["app.feed.refresh[b]"]?.retry == Self.template.retry)
     }
