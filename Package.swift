@@ -18,6 +18,8 @@ let package = Package(
         // Metrics in the Prometheus text format (issue 13): the API and its exposition.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Failure notifications' webhook POSTs (issue 25), on the client's own event loop thread.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // libuv from Debian's libuv1-dev, found by pkg-config.
@@ -75,6 +77,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
             "Refreshd", "RefreshdDaemon", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",

@@ -16,13 +16,19 @@ public enum CrashPoint: String, Sendable, CaseIterable {
     case leaderExited = "leader-exited"
     /// A command run's end is committed (after its leftovers were swept).
     case runEnded = "run-ended"
+    /// A failure or recovery notification is committed (with its run's end, or restored at a
+    /// start) and its delivery attempt not begun.
+    case notificationCommitted = "notification-committed"
+    /// The receiver took a notification (2xx, or the command exited 0) and the delivered
+    /// commit is not made yet: the one window in which a restart sends it again (same id).
+    case notificationDelivered = "notification-delivered"
 
     /// The point this process should die at, read once from the environment.
-    static let armed: CrashPoint? = getenv("REFRESHD_CRASH_AT").flatMap { CrashPoint(rawValue: String(cString: $0)) }
+    package static let armed: CrashPoint? = getenv("REFRESHD_CRASH_AT").flatMap { CrashPoint(rawValue: String(cString: $0)) }
 
     /// Dies at once, without cleanup, if this is the armed point.
     @inline(__always)
-    static func reach(_ point: CrashPoint) {
+    package static func reach(_ point: CrashPoint) {
         guard let armed, armed == point else { return }
         kill(getpid(), SIGKILL)
         pause()

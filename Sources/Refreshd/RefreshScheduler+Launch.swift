@@ -173,6 +173,7 @@ extension RefreshScheduler: RuntimeHost {
     public var isOnExecutionContext: Bool { onLoopThread }
 
     public func runtimeStopped() {
+        killNotifiers()  // issue 25: none outlives refreshd; the next start sends theirs again
         publisher.sync {}  // what was published before the stop is on disk when run() returns
         removeLeftCgroups()
         closeHandles()

@@ -129,6 +129,11 @@ public final class RefreshScheduler: @unchecked Sendable {
     var cgroupRemovalArmed = false
     /// The newest run this host started a command for.
     var newestRunID: Int64 = 0
+    /// Sends a webhook notification (the daemon's HTTP client, issue 25); nil: webhooks fail.
+    /// Set before the loop runs; called on the loop thread, must not block it.
+    package var webhookSender: (@Sendable (RunNotification, @escaping @Sendable (NotificationOutcome) -> Void) -> Void)?
+    /// Notifier commands running (loop thread), by pid: their groups are killed when refreshd stops.
+    var notifierProcesses: [Int32: CommandProcess] = [:]
     /// Where the /proc sweep at each run's end runs, off the loop, and the runs waiting for it.
     let sweeper = DispatchQueue(label: "refreshd.sweep")
     let sweeps = Mutex(SweepQueue())

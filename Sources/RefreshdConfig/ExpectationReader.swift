@@ -14,9 +14,10 @@ import RefreshdRuntime
 ///   - activity: {id: pack-1, state: ended, cause: active-limit, after: {at-least: 8h}}
 ///   - activity: {id: pack-1, state: stale, reached: false}          # never stale
 ///   - activity: {id: pack-1, final: dismissed}
+///   - notifications: {failure: {equal: 3}}         # or recovery, delivered, retries, given-up, dropped, held
 /// ```
 enum ExpectationReader {
-    static let kinds = ["runs", "max-missed", "max-lateness", "no-violation", "widget", "activity"]
+    static let kinds = ["runs", "max-missed", "max-lateness", "no-violation", "widget", "activity", "notifications"]
     static let example = "{runs: {job: com.example.refresh, equal: 3}}"
     static let comparisons: [(key: String, comparison: Expectation.Comparison)] = [
         ("equal", .equal), ("at-most", .atMost), ("at-least", .atLeast),
@@ -90,6 +91,8 @@ enum ExpectationReader {
             return widget(reader, &sink)
         case "activity":
             return activity(reader, &sink)
+        case "notifications":
+            return notifications(reader, &sink)
         default:  // no-violation
             guard value.isNullScalar else {
                 sink.add(at: value.location, "no-violation: expected nothing after it (write - no-violation), found \(value.foundDescription)")
@@ -130,6 +133,22 @@ enum ExpectationReader {
         guard let bound = comparison(value, &sink, { v, s in v.count(&s) }), sink.errors.count == before, let kind,
               let figure = Expectation.WidgetFigure(rawValue: named[0].key) else { return nil }
         return .widget(kind: kind, family: family, day: day, figure, bound.0, bound.1)
+    }
+
+    static let notificationsExample = "{failure: {equal: 3}}"
+
+    /// `{FIGURE: {COMPARISON: N}}`: exactly one figure of the report's notification counts.
+    static func notifications(_ reader: ValueReader, _ sink: inout ErrorSink) -> Expectation? {
+        let figures = Expectation.NotificationFigure.allCases.map(\.rawValue)
+        guard let fields = MappingFields(reader, known: figures, example: notificationsExample, &sink) else { return nil }
+        guard fields.pairs.count == 1, let figure = Expectation.NotificationFigure(rawValue: fields.pairs[0].key) else {
+            sink.add(at: reader.node.location, "notifications: expected exactly one of \(figures.joined(separator: ", ")) "
+                + "(like \(notificationsExample)), found \(fields.pairs.count)")
+            return nil
+        }
+        let value = ValueReader(key: "notifications." + figure.rawValue, node: fields.pairs[0].value)
+        guard let bound = comparison(value, &sink, { v, s in v.count(&s) }) else { return nil }
+        return .notifications(figure, bound.0, bound.1)
     }
 
     static let activityExample = "{id: pack-1, state: ended, cause: active-limit, after: {at-least: 8h}}"

@@ -15,11 +15,12 @@ import RefreshdCore
 ///   - activity-silent: {job: com.example.download, run: 1, after: 20m}
 ///   - widget-intents: {at: +1d9h, count: 20}                   # button taps, a second apart
 ///   - low-power: {at: +1d, for: 8h}                            # Low Power Mode: counted reloads held
+///   - notifier-down: {at: +1d, for: 10m}                       # failure notifications fail, retried
 /// ```
 enum FaultReader {
     static let kinds = ["down", "kill", "expire-run", "crash-run", "clock-step", "suspend",
                         "store-full", "power-loss", "network-loss", "provider-garbage", "provider-expires",
-                        "budget-empty", "activity-silent", "widget-intents", "low-power"]
+                        "budget-empty", "activity-silent", "widget-intents", "low-power", "notifier-down"]
     static let example = "{kill: {at: +1d4h, restart-after: 30s}}"
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> [Fault]? {
@@ -43,6 +44,8 @@ enum FaultReader {
         switch kind {
         case "budget-empty":
             return DeviceReader.span(reader, &references, &sink).map { .budgetEmpty($0) }
+        case "notifier-down":
+            return DeviceReader.span(reader, &references, &sink).map { .notifierDown($0) }
         case "low-power":
             return DeviceReader.span(reader, &references, &sink).map { .lowPower($0) }
         case "widget-intents":

@@ -20,6 +20,6 @@ extension JobConfig {
                        command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
                        firstRequest: first, widget: widget, action: action,
                        template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first) },
-                       instanceSource: instances.map(InstanceSource.init))
+                       instanceSource: instances.map(InstanceSource.init), notifiers: notifiers)
     }
 }

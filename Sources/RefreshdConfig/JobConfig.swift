@@ -34,13 +34,17 @@ public struct JobConfig: Sendable, Hashable {
     public var parameters: [String]?
     /// A template's `instances: FILE`, read: the complete list of its instances.
     public var instances: [InstanceRecord]?
+    /// Who is told of its failed runs and of its recovery (`on-failure:`, `on-recovery:`).
+    public var notifiers: JobNotifiers
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
                 simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
-                parameters: [String]? = nil, instances: [InstanceRecord]? = nil) {
+                parameters: [String]? = nil, instances: [InstanceRecord]? = nil,
+                notifiers: JobNotifiers = JobNotifiers()) {
         self.parameters = parameters
         self.instances = instances
+        self.notifiers = notifiers
         self.definition = definition
         self.command = command
         self.environment = environment

@@ -12,7 +12,7 @@ struct JobFileParser {
     static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
                        "resubmit", "retry", "requires", "namespace", "environment",
                        "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
-                       "provider", "simulate", "template", "parameters", "instances"]
+                       "provider", "simulate", "on-failure", "on-recovery", "template", "parameters", "instances"]
 
     let file: String
     let projectRoot: String

@@ -51,6 +51,8 @@ struct JobSettings {
     var namespace: String?
     var namespaceIsValid = true
     var environment: [String: String] = [:]
+    /// `on-failure:` and `on-recovery:` (`NotifierReader`).
+    var notifiers = JobNotifiers()
     var commandLocation: Location?
     var environmentLocation: Location?
     /// The `simulate:` block, how the job behaves in simulation.
@@ -161,6 +163,10 @@ struct JobSettings {
             actionIsValid = reader.oneOf([ActionSpec.stagePlaylistName], &sink) != nil
         case ActionSpec.stagePlaylistName:
             stageNode = (keyNode, value)
+        case "on-failure":
+            notifiers.onFailure = NotifierReader.read(reader, resolver: CommandResolver(projectRoot: projectRoot, searchPath: searchPath), &sink)
+        case "on-recovery":
+            notifiers.onRecovery = NotifierReader.read(reader, resolver: CommandResolver(projectRoot: projectRoot, searchPath: searchPath), &sink)
         default:
             break
         }
@@ -359,7 +365,8 @@ struct JobSettings {
         return JobConfig(definition: definition, command: command, environment: environment,
                          earliest: earliest, file: file, line: identifier.location.line,
                          projectRoot: projectRoot, simulate: simulate, widget: widget, action: action,
-                         parameters: template.isTemplate ? template.parameters : nil, instances: template.source)
+                         parameters: template.isTemplate ? template.parameters : nil, instances: template.source,
+                         notifiers: notifiers)
     }
 
     /// The namespace without `namespace:`: the identifier's app prefix, except for a template,

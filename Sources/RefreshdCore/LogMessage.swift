@@ -24,6 +24,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     indirect case activity(ActivityLog)
     /// An instance of a template added, kept, removed or refused.
     case instance(InstanceLog)
+    /// A failure or recovery notification delivered, retried, given up or dropped.
+    indirect case notification(NotificationLog)
 
     public var description: String {
         switch self {
@@ -66,6 +68,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
         case let .stopping(running):
             "stopping: \(running) run\(running == 1 ? "" : "s") in flight"
         case let .timeline(log):
+            log.description
+        case let .notification(log):
             log.description
         case let .activity(log):
             log.description

@@ -25,6 +25,9 @@ public enum SchedulerEffect: Sendable, Hashable {
     /// widget provider's reload, a job's live activity). Emitted only when
     /// `SchedulerConfiguration.emitsRunEnds` is on; the runtime's composition consumes it.
     case ended(runID: Int64, identifier: String, outcome: Outcome, results: [String])
+    /// Deliver a failure or recovery notification (`NotificationMachine`): its record is
+    /// committed before this is acted on; the host reports the attempt back as an event.
+    case notify(RunNotification)
     /// Shutdown is complete: no run is in flight and nothing more will launch.
     case stopped
 }

@@ -88,6 +88,10 @@ package final class RefreshDaemon: @unchecked Sendable {
         options.actions = actions
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
+        // Failure notifications' webhooks (issue 25): a thread of their own, at the first one.
+        let webhooks = WebhookSender()
+        defer { webhooks.shutdown() }
+        scheduler.webhookSender = { notification, done in webhooks.send(notification, done: done) }
         // Declares every job, restores the saved state, then seeds first requests (the runtime
         // does all three, so the simulator loads job files by the same rules).
         // Signal handlers first: a SIGTERM sent as soon as "started" is logged must be handled.

@@ -151,6 +151,8 @@ extension RefreshRuntime {
             } else {
                 publicationFailed(publication.path, reason: "no shared container is configured")
             }
+        case let .notify(notification):
+            deliver(notification, on: host)
         case .persist, .ended:
             break  // committed in `commit`; consumed by `Machines`
         case .stopped:

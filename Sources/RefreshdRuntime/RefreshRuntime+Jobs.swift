@@ -14,7 +14,10 @@ extension RefreshRuntime {
                 register(spec.definition, handler: spec.handler(actions: options.actions))
             }
         }
-        lock.withLock { jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a }) }
+        lock.withLock {
+            jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a })
+            setNotifiers()
+        }
         restoreSavedState()
         seed(specs.filter { $0.widget == nil && $0.template == nil }, replacing: false)
         for spec in specs where spec.template != nil {
@@ -41,6 +44,7 @@ extension RefreshRuntime {
             let plan = ReloadPlan.diff(current: current, loaded: specs.map(\.withoutInstanceSource))
             // The config in force first: no step reads it.
             jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a })
+            setNotifiers()
             for step in plan.steps(current: current) {
                 switch step {
                 case let .withdrawWidget(old, keeping):
@@ -69,7 +73,10 @@ extension RefreshRuntime {
             return (plan, current)
         }
         guard committed else {
-            lock.withLock { jobs = previous }
+            lock.withLock {
+                jobs = previous
+                setNotifiers()
+            }
             return plan
         }
         report(RuntimeObservation(time: clock(), kind: .reloaded, count: specs.count,

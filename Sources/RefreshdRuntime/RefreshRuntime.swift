@@ -114,6 +114,7 @@ public final class RefreshRuntime: @unchecked Sendable {
             restored = SchedulerCore.RestoredState()
             instance = String(UInt64.random(in: 1...UInt64.max), radix: 16)
         }
+        machine.machines.notifications.idPrefix = instance  // notification ids unique across states
     }
 
     /// Connects the host (once, before anything runs); its clocks, read now, are the baseline a

@@ -62,9 +62,18 @@ public protocol RuntimeHost: AnyObject {
     func publish(_ publication: Publication, in container: String)
     /// The runtime has stopped: release timers and watches so the host's loop can end.
     func runtimeStopped()
+    /// Makes one attempt to deliver a failure or recovery notification (its record is already
+    /// committed): run its command or POST to its webhook, within its timeout, never blocking
+    /// the execution context; then `done` with the outcome, from any thread. By default a host
+    /// has no way to deliver: the attempt fails (and is retried, then given up).
+    func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void)
 }
 
 extension RuntimeHost {
+    public func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void) {
+        done(.failed("this host delivers no notifications"))
+    }
+
     public func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
         done(reapLeftovers(of: [run], instance: instance).first?.1 ?? [])
     }

@@ -23,6 +23,9 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         /// Live activities: a transition (`state` is the new one), an update held or ignored, a refusal.
         case activity, activityHeld = "activity-held", activityIgnored = "activity-ignored"
         case activityRefused = "activity-refused"
+        /// Failure notifications: delivered, an attempt failed (retried), given up, dropped unsent.
+        case notified, notificationRetry = "notification-retry", notificationGivenUp = "notification-given-up"
+        case notificationDropped = "notification-dropped"
         /// Instances of templates (issue 23): added, removed, or kept/refused.
         case instanceAdded = "instance-added", instanceRemoved = "instance-removed", instance
     }
@@ -153,6 +156,17 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
             case .unknownKind:
                 self.init(time: time, kind: .widget, message: text)
             }
+        case let .notification(log):
+            let n = log.notification
+            let kind: Kind = switch log {
+            case .delivered: .notified
+            case .retrying: .notificationRetry
+            case .gaveUp: .notificationGivenUp
+            case .dropped: .notificationDropped
+            }
+            let at: Instant? = if case let .retrying(_, _, _, next) = log { next } else { nil }
+            self.init(time: time, kind: kind, identifier: n.job, runID: n.runID, outcome: n.outcome, at: at,
+                      count: n.attempts, message: text)
         case let .activity(log):
             switch log {
             case let .transition(transition, _):
@@ -183,7 +197,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     public var isWarning: Bool {
         switch kind {
         case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .publishFailed,
-             .widgetStale, .widgetFailed, .activityRefused: true
+             .widgetStale, .widgetFailed, .activityRefused, .notificationRetry, .notificationGivenUp,
+             .notificationDropped: true
         default: false
         }
     }

@@ -71,6 +71,11 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// When set, used instead of `behaviour`, with the environment the runtime gave the command
     /// (`refreshd simulate --exec` runs the real command there).
     public var executor: (@Sendable (LaunchOrder, CommandJob, [String]) -> Behaviour)?
+    /// The modelled receiver of failure notifications: how an attempt at an instant goes
+    /// (`SimulatedHost+Notifications`); by default every one is delivered at once.
+    public var notificationReceiver: @Sendable (RunNotification, Instant) -> NotificationOutcome = { _, _ in .delivered }
+    /// Every delivery attempt made, in order (the notification's id and the instant).
+    public internal(set) var notificationAttempts: [(id: String, at: Instant)] = []
     /// The runtime running on this host now (nil after `crash()`, before `start`).
     public private(set) var runtime: RefreshRuntime?
     /// Whether the current runtime has stopped (graceful stop complete).

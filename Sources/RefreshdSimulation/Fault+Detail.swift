@@ -14,6 +14,7 @@ extension Fault {
         case let .activitySilent(job, run, after): return "\(job) run \(run) stops updating its activity after \(formatDuration(after))"
         case let .lowPower(span): return "Low Power Mode from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
         case let .widgetIntents(at, count): return "\(count) widget intent\(count == 1 ? "" : "s") (button taps) from \(at.instant(start: start))"
+        case let .notifierDown(span): return "notification receivers fail from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
         default: return label
         }
     }

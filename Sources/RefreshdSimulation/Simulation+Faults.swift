@@ -86,6 +86,9 @@ extension Simulation {
                 let t = at.instant(start: start)
                 for k in 0..<max(0, count) { add(t + .seconds(Int64(k)), .reload(.widgetIntent)) }
                 faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: fault.detail(start: start)))
+            case let .notifierDown(span):
+                let t = span.start.instant(start: start)
+                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
             case .providerGarbage, .providerExpires, .activitySilent:
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
             }

@@ -24,6 +24,8 @@ public final class Simulation: @unchecked Sendable {
     let history = RunHistory()
     /// What providers returned, activity transitions, the widget and activity audits.
     let side = SideJournal()
+    /// Failure and recovery notifications seen (issue 25), for the report.
+    let notificationTally = NotificationTally()
     /// The jobs as loaded (the device's budget override applied).
     let specs: [JobSpec]
     /// The modelled built-in actions (staging, the playlist provider) and their container.
@@ -162,6 +164,7 @@ public final class Simulation: @unchecked Sendable {
         host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
             modelled(order)
         }
+        host.notificationReceiver = NotificationTally.receiver(scenario)
         if executor == nil {
             host.actionBehaviour = { order, action in
                 let run = modelled(order)
@@ -288,9 +291,11 @@ public final class Simulation: @unchecked Sendable {
             }
             let journal = self.journal
             let side = self.side
+            let tally = self.notificationTally
             runtime.observe(includingRoutine: routineEvents) { observation in
                 journal.record(observation)
                 side.record(observation)
+                tally.record(observation)
             }
             return runtime
         } catch {

@@ -109,6 +109,9 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     public var widgetLanes: [WidgetLane] = []
     /// Each activity's transitions over the whole simulation, for the picture.
     public var activityLanes: [ActivityLane] = []
+    /// Failure and recovery notifications, when a job has `on-failure:` or `on-recovery:`
+    /// (absent otherwise, so reports of scenarios without them are unchanged).
+    public var notifications: NotificationFigures?
 
     public struct ExpectationResult: Codable, Sendable, Equatable {
         public var expectation: String
@@ -245,6 +248,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             violations: sim.violations, expectations: [], steps: sim.steps)
         report.widgetLanes = side.widgetLanes
         report.activityLanes = side.activityLanes
+        report.notifications = sim.notificationTally.figures(sim)
         report.expectations = sim.scenario.expectations.map { report.evaluate($0) }
         return report
     }
@@ -252,6 +256,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     /// Checks one expectation against the figures.
     func evaluate(_ e: Expectation) -> ExpectationResult {
         if let side = evaluateSide(e) { return side }
+        if let notified = evaluateNotifications(e) { return notified }
         switch e {
         case let .runs(job, outcome, comparison, bound):
             let f = jobs.first { $0.identifier == job }?.figures ?? Figures()
@@ -298,6 +303,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         for j in jobs { jobRows.append([j.identifier] + Self.cells(j.figures)) }
         out += Self.table(["job"] + header.dropFirst(), jobRows)
         out += sideText
+        out += notificationText
         if !faults.isEmpty {
             out.append("")
             out.append("faults:")

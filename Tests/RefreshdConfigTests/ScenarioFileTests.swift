@@ -334,10 +334,10 @@ import Testing
     @Test func faultErrors() throws {
         let cases: [(String, String, String)] = [
             ("faults: [{kil: {at: +1h}}]", "8:11", "unknown key \"kil\" in faults (did you mean \"kill\"?)"),
-            ("faults: [reboot]", "8:10", "unknown key \"reboot\" in faults; expected one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power"),
+            ("faults: [reboot]", "8:10", "unknown key \"reboot\" in faults; expected one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down"),
             ("faults: [{down: {at: +1h, for: 1h}, kill: {at: +2h}}]", "8:37", "faults: expected one kind per item, found down and kill in one item; start each with its own -"),
             ("faults: [kill]", "8:10", "kill: expected a mapping like {at: +1d4h, restart-after: 30s}, found nothing (null)"),
-            ("faults: [[kill]]", "8:10", "faults: expected an item like {kill: {at: +1d4h, restart-after: 30s}} (one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power), found a list"),
+            ("faults: [[kill]]", "8:10", "faults: expected an item like {kill: {at: +1d4h, restart-after: 30s}} (one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down), found a list"),
             ("faults: {kill: {at: +1h}}", "8:9", "faults: expected a list of faults like [{kill: {at: +1d4h, restart-after: 30s}}], found a mapping"),
             ("faults: [{kill: {restart-after: 1s}}]", "8:17", "kill: missing required key \"at\" (expected {at: +1d4h, restart-after: 30s})"),
             ("faults: [{kill: {at: +1h, restart-after: soon}}]", "8:42", "kill.restart-after: expected a duration like 30s, 10m or 1h30m, found \"soon\""),

@@ -10,7 +10,7 @@ import Testing
     static let governed: Set<String> = [
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
-        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser",
+        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "AsyncHTTPClient",
     ]
 
     /// What each module (a folder of Sources/ or Examples/) may import among `governed`.
@@ -24,7 +24,7 @@ import Testing
         "Sources/RefreshdStaging": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"],
         "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV"],
         "Sources/RefreshdDaemon": ["Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
-                                   "Prometheus", "CoreMetrics"],
+                                   "Prometheus", "CoreMetrics", "AsyncHTTPClient"],
         "Examples/Embedding": ["Refreshd", "RefreshdCore"],
     ]
 

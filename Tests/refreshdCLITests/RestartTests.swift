@@ -78,7 +78,7 @@ import Testing
                 """)
         }
         // Each job runs at its first 2-second slot, then waits for the next one.
-        _ = try startAndStop(box) { box.runs().count >= 2 }
+        _ = try startAndStop(box) { box.runs().count >= 2 && !box.runs().contains { $0.1 == "running" } }
         let runsBefore = box.runs().count
         usleep(3_000_000)  // at least one slot passes while refreshd is down
         // Stopped once both runs have ended: a stop while one is in flight interrupts it, and its

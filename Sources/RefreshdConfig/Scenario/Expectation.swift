@@ -21,6 +21,14 @@ public enum Expectation: Sendable, Hashable {
     case activity(id: String, state: String, cause: String?, after: (Comparison, Duration)?, reached: Bool)
     /// The activity's state at the end of the simulation (`dismissed` once it is gone).
     case activityFinal(id: String, state: String)
+    /// A count of failure notifications over the simulation (issue 25) compares to `count`.
+    case notifications(NotificationFigure, Comparison, Int)
+
+    /// The notification counts an expectation can name (`SimulationReport.notifications`).
+    public enum NotificationFigure: String, Sendable, Hashable, CaseIterable {
+        case failure, recovery, delivered, retries
+        case givenUp = "given-up", dropped, held
+    }
 
     /// The figures of a widget's day an expectation can name.
     public enum WidgetFigure: String, Sendable, Hashable, CaseIterable {

@@ -39,6 +39,9 @@ public enum Fault: Sendable, Hashable {
     case widgetIntents(at: SimulationTime, count: Int)
     /// The device is in Low Power Mode for a span: counted widget reloads are held until it ends.
     case lowPower(TimeSpan)
+    /// Every failure-notification receiver (webhook or command) fails for a span: attempts are
+    /// retried with backoff, or given up.
+    case notifierDown(TimeSpan)
 
     /// A short label for reports: `kill`, `down`, `clock-step`...
     public var label: String {
@@ -58,6 +61,7 @@ public enum Fault: Sendable, Hashable {
         case .activitySilent: "activity-silent"
         case .widgetIntents: "widget-intents"
         case .lowPower: "low-power"
+        case .notifierDown: "notifier-down"
         }
     }
 }

@@ -16,12 +16,15 @@ public struct JobSpec: Sendable, Hashable {
     /// reload. Not part of the job's identity (`InstanceSource` compares equal): a changed list
     /// is a diff of instances, not a changed template.
     public var instanceSource: InstanceSource?
+    /// Who is told of its failed runs and its recovery (`on-failure:`, `on-recovery:`).
+    public var notifiers = JobNotifiers()
 
     public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
                 widget: WidgetSpec? = nil, action: ActionSpec? = nil, template: TemplateSpec? = nil,
-                instanceSource: InstanceSource? = nil) {
+                instanceSource: InstanceSource? = nil, notifiers: JobNotifiers = JobNotifiers()) {
         self.template = template
         self.instanceSource = instanceSource
+        self.notifiers = notifiers
         self.definition = definition
         self.command = command
         self.firstRequest = firstRequest

@@ -24,6 +24,10 @@ package struct Machines: Sendable {
     /// decisions waiting for the drain.
     package var results = ResultsChannels()
     package var resultsOutbox: [ResultsEffect] = []
+    /// Failure and recovery notifications: which runs notify, retries on the one timer.
+    package var notifications = NotificationMachine()
+    /// Exit facts of runs ending in the event being settled (for their notification).
+    private var endExits: [Int64: (exitStatus: Int32?, signal: Int32?)] = [:]
     /// Provider identifier -> the widget (kind and family) whose timelines it provides.
     package var providers: [String: WidgetID] = [:]
     /// The periodic re-read of conditions while the scheduler watches them: one of the deadlines.
@@ -77,6 +81,7 @@ package struct Machines: Sendable {
             if let due = activities.nextDeadline, due <= now { feed(activity: .timerFired, at: now, into: &effects) }
             if conditionsReread.timerFired(at: now) { effects.append(.readConditions) }
             if let due = results.nextDeadline, due <= now { results.timerFired(at: now, into: &resultsOutbox) }
+            if let due = notifications.nextDeadline, due <= now { notifications.timerFired(at: now, into: &effects) }
         case let .clockChanged(expected):
             rearm = true
             conditionsReread.clockChanged(at: now)
@@ -196,6 +201,17 @@ package struct Machines: Sendable {
         settle(from: effects.count, at: now, rearm: false, into: &effects)
     }
 
+    /// The host's report of one notification's delivery attempt: deleted once delivered,
+    /// retried or given up (`NotificationMachine`). A report after the stop is not recorded:
+    /// refreshd is ending (its store closes); the record stays and the next start sends it again.
+    package mutating func handle(notification id: String, _ outcome: NotificationOutcome, at now: Instant,
+                                 into effects: inout [SchedulerEffect]) {
+        guard !scheduler.stoppedReported else { return }
+        let start = effects.count
+        notifications.finished(id, outcome, at: now, stores: stores, into: &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
+    }
+
     /// A line a run wrote while it runs: applied now when it is a live line (an activity event,
     /// an explicit reload). False for other lines: they are kept for the run's end.
     package mutating func handleLive(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) -> Bool {
@@ -214,7 +230,7 @@ package struct Machines: Sendable {
     /// The earliest instant at which any machine must act without an outside event.
     package var nextDeadline: Instant? {
         Self.earlier(Self.earlier(Self.earlier(scheduler.nextWakeUp, conditionsReread.due), results.nextDeadline),
-                     Self.earlier(timelines.nextDeadline, activities.nextDeadline))
+                     Self.earlier(Self.earlier(timelines.nextDeadline, activities.nextDeadline), notifications.nextDeadline))
     }
 
     private static func earlier(_ a: Instant?, _ b: Instant?) -> Instant? {
@@ -235,6 +251,18 @@ package struct Machines: Sendable {
                 switch effects[i] {
                 case let .ended(runID, identifier, outcome, results):
                     ended.append((runID, identifier, outcome, results))
+                case let .launch(order) where !notifications.notifiers.isEmpty:
+                    notifications.launched(order)
+                    effects.swapAt(kept, i)
+                    kept += 1
+                case let .persist(.runEnded(runID, _, _, _, exitStatus, signal)) where !notifications.notifiers.isEmpty:
+                    endExits[runID] = (exitStatus, signal)
+                    effects.swapAt(kept, i)
+                    kept += 1
+                case let .log(.finished(runID, _, _, exit, _)) where !notifications.notifiers.isEmpty:
+                    if endExits[runID] == nil { endExits[runID] = Self.exitFacts(exit) }
+                    effects.swapAt(kept, i)
+                    kept += 1
                 case .armTimer, .disarmTimer:
                     break
                 case let .watchConditions(on):
@@ -267,6 +295,12 @@ package struct Machines: Sendable {
     /// A run ended: a provider's reload, or a job whose results and outcome concern the others.
     private mutating func runEnded(_ end: (runID: Int64, identifier: String, outcome: Outcome, results: [String]),
                                    at now: Instant, into effects: inout [SchedulerEffect]) {
+        if !notifications.notifiers.isEmpty {
+            let exit = endExits.removeValue(forKey: end.runID)
+            notifications.runEnded(runID: end.runID, job: end.identifier, outcome: end.outcome,
+                                   exitStatus: exit?.exitStatus ?? nil, signal: exit?.signal ?? nil,
+                                   at: now, stores: stores, into: &effects)
+        }
         var timeline: (Timeline, Bool)?
         var problem: String?
         var waiting: String?
@@ -456,6 +490,16 @@ package struct Machines: Sendable {
         if let latest = counters.map(\.day).max() { counters = counters.filter { $0.day == latest } }
         feed(.restore(TimelineMachine.RestoredState(records: widgets, counters: counters)), at: now, into: &effects)
         feed(activity: .restore(saved), at: now, into: &effects)
+        notifications.restore(records, into: &effects)
+    }
+
+    /// A run's exit as a notification tells it: the exit status or the signal.
+    private static func exitFacts(_ exit: RunExit) -> (exitStatus: Int32?, signal: Int32?) {
+        switch exit {
+        case let .exited(code): (code, nil)
+        case let .signaled(signal): (nil, signal)
+        default: (nil, nil)
+        }
     }
 
     private func putRecord(_ table: String, _ key: String, _ value: some Encodable, into effects: inout [SchedulerEffect]) {

@@ -237,6 +237,7 @@ package struct RuntimeMachine: Sendable {
         let dropped = limiter.advance(to: Self.window(now))
         let admitted = lines.filter { limiter.admit(length: $0.utf8.count) }
         outputLimits[order.runID] = limiter
+        machines.notifications.output(order.runID, admitted)  // the tail a notification carries
         return OutputAction(dropped: dropped.map { drop(order, $0) }, admitted: admitted)
     }
 

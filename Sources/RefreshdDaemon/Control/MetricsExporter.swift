@@ -13,7 +13,9 @@ import RefreshdRuntime
 /// - `refreshd_pending_requests` and `refreshd_runs_in_flight` (gauges);
 /// - `refreshd_launches_total{job}`, `refreshd_runs_total{job,outcome}`,
 ///   `refreshd_missed_slots_total{job}` (counters since this process started);
-/// - `refreshd_launch_lateness_seconds{job}` (histogram: launch after the earliest begin date).
+/// - `refreshd_launch_lateness_seconds{job}` (histogram: launch after the earliest begin date);
+/// - `refreshd_notifications_total{job,kind,result}` (counter: failure and recovery notifications
+///   delivered, retried, given up or dropped; issue 25).
 /// An instance of a template (`template[key]`) counts under its template's `job` label.
 ///
 /// - `refreshd_widget_budget_left{kind,family}` (gauge; not emitted for an unlimited budget),
@@ -31,6 +33,7 @@ final class MetricsExporter: @unchecked Sendable {
     private var launches: [String: CoreMetrics.Counter] = [:]
     private var missed: [String: CoreMetrics.Counter] = [:]
     private var lateness: [String: CoreMetrics.Timer] = [:]
+    private var notifications: [String: CoreMetrics.Counter] = [:]
     private var budgetLeft: [String: CoreMetrics.Gauge] = [:]
     private var staleWidget: [String: CoreMetrics.Gauge] = [:]
     private let staleWidgets: CoreMetrics.Gauge
@@ -82,6 +85,8 @@ final class MetricsExporter: @unchecked Sendable {
                 runCounter(id, Outcome.interrupted.rawValue).increment()
             case .missed:
                 missedCounter(id).increment(by: o.count ?? 1)
+            case .notified, .notificationRetry, .notificationGivenUp, .notificationDropped:
+                if case let .notification(log)? = o.logMessage { notificationCounter(id, log).increment() }
             default:
                 break
             }
@@ -166,6 +171,22 @@ final class MetricsExporter: @unchecked Sendable {
         if let c = missed[id] { return c }
         let c = CoreMetrics.Counter(label: "refreshd_missed_slots_total", dimensions: [("job", id)], factory: factory)
         missed[id] = c
+        return c
+    }
+
+    private func notificationCounter(_ id: String, _ log: NotificationLog) -> CoreMetrics.Counter {
+        let result = switch log {
+        case .delivered: "delivered"
+        case .retrying: "retry"
+        case .gaveUp: "given_up"
+        case .dropped: "dropped"
+        }
+        let kind = log.notification.kind.rawValue
+        let key = "\(id)\u{0}\(kind)\u{0}\(result)"
+        if let c = notifications[key] { return c }
+        let c = CoreMetrics.Counter(label: "refreshd_notifications_total",
+                                    dimensions: [("job", id), ("kind", kind), ("result", result)], factory: factory)
+        notifications[key] = c
         return c
     }
 

@@ -17,6 +17,7 @@ enum MetricsHelp {
         "refreshd_widget_stale": "1 while a widget family is stale, else 0.",
         "refreshd_stale_widgets": "Widget families stale now.",
         "refreshd_activities": "Live activities in each state; dismissed counts the recent history.",
+        "refreshd_notifications_total": "Failure and recovery notifications since refreshd started, by job, kind and result (delivered, retry: an attempt failed, given_up, dropped).",
     ]
 
     /// `exposition` with a `# HELP NAME TEXT` line before each `# TYPE NAME ...` line that has

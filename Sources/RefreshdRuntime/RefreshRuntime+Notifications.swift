@@ -1,0 +1,39 @@
+import RefreshdCore
+
+/// Failure and recovery notifications (issue 25): the machine decides (`NotificationMachine`),
+/// the host delivers. A `.notify` effect is carried out only after the commit that recorded
+/// it; the attempt's outcome comes back here as an event, committed like any other.
+extension RefreshRuntime {
+    /// Under `lock`: the notifiers of the jobs in force, for the machine.
+    func setNotifiers() {
+        var notifiers: [String: JobNotifiers] = [:]
+        for (identifier, job) in jobs where !job.notifiers.isEmpty { notifiers[identifier] = job.notifiers }
+        machines.notifications.notifiers = notifiers
+    }
+
+    /// Execution context: one attempt, by the host.
+    func deliver(_ notification: RunNotification, on host: any RuntimeHost) {
+        let id = notification.id
+        host.deliver(notification) { [weak self] outcome in
+            self?.notificationFinished(id, outcome)
+        }
+    }
+
+    /// The host's report of one attempt (any thread): delivered, or failed and retried.
+    public func notificationFinished(_ id: String, _ outcome: NotificationOutcome) {
+        let host = self.host
+        lock.withLock {
+            applyLiveBacklog()
+            scratch.removeAll(keepingCapacity: true)
+            machines.handle(notification: id, outcome, at: host?.now() ?? Instant(milliseconds: 0), into: &scratch)
+            _ = commit(scratch)
+        }
+        kick(host)
+    }
+
+    /// What the notifications came to since this runtime started.
+    public var notificationCounts: NotificationCounts { lock.withLock { machines.notifications.counts } }
+
+    /// Notifications written and not yet delivered or given up.
+    public var heldNotifications: [RunNotification] { lock.withLock { machines.notifications.held } }
+}
