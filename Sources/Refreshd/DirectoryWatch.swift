@@ -116,7 +116,9 @@ package final class DirectoryWatch {
     private func changed(_ entry: String) {
         // The folder's own deletion or move is reported under its own name: its watch is gone.
         if entry == name { lost = true }
-        guard entry.isEmpty || entry == name || entry.hasSuffix(".yaml") || entry.hasSuffix(".yml") else { return }
+        // Job files, and templates' instance lists (`instances: users.txt`, issue 23).
+        guard entry.isEmpty || entry == name || entry.hasSuffix(".yaml") || entry.hasSuffix(".yml")
+            || entry.hasSuffix(".txt") || entry.hasSuffix(".csv") else { return }
         settle()
     }
 

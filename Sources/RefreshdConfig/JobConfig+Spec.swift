@@ -18,6 +18,8 @@ extension JobConfig {
         }
         return JobSpec(definition: definition,
                        command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
-                       firstRequest: first, widget: widget, action: action, notifiers: notifiers)
+                       firstRequest: first, widget: widget, action: action,
+                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first) },
+                       instanceSource: instances.map(InstanceSource.init), notifiers: notifiers)
     }
 }

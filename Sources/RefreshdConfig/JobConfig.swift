@@ -29,13 +29,21 @@ public struct JobConfig: Sendable, Hashable {
     public var widget: WidgetSpec?
     /// A built-in action run instead of a command (`action: stage-playlist`); `command` is then empty.
     public var action: ActionSpec?
+    /// For a template (`template: true`): its parameter names, in the file's order. Only its
+    /// instances run; `{name}` in its arguments and environment values are theirs.
+    public var parameters: [String]?
+    /// A template's `instances: FILE`, read: the complete list of its instances.
+    public var instances: [InstanceRecord]?
     /// Who is told of its failed runs and of its recovery (`on-failure:`, `on-recovery:`).
     public var notifiers: JobNotifiers
 
     public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
                 simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
+                parameters: [String]? = nil, instances: [InstanceRecord]? = nil,
                 notifiers: JobNotifiers = JobNotifiers()) {
+        self.parameters = parameters
+        self.instances = instances
         self.notifiers = notifiers
         self.definition = definition
         self.command = command

@@ -12,7 +12,7 @@ struct JobFileParser {
     static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
                        "resubmit", "retry", "requires", "namespace", "environment",
                        "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
-                       "provider", "simulate", "on-failure", "on-recovery"]
+                       "provider", "simulate", "on-failure", "on-recovery", "template", "parameters", "instances"]
 
     let file: String
     let projectRoot: String
@@ -92,6 +92,10 @@ struct JobFileParser {
         settings.resolveWidget(&sink)
         settings.resolveAction(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
+        settings.template.check(kindLocation: settings.kindLocation, isTimeline: settings.isTimeline,
+                                actionLocation: settings.actionLocation, mappingLocation: mappingLocation,
+                                source: source, &sink)
+        settings.template.readSource(identifier: settings.identifier?.value, jobFile: file, &sink)
         return (sink.errors.count == before ? settings.job() : nil, settings.identity(sink, modified: modified))
     }
 

@@ -70,6 +70,8 @@ struct JobSettings {
     /// The `stage-playlist:` block, read once the job's zone is known.
     var stageNode: (keyNode: YAMLNode, value: YAMLNode)?
     var action: ActionSpec?
+    /// `template: true` and `parameters:` (issue 23), and the nodes whose placeholders it checks.
+    var template = TemplateSettings()
 
     init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
          source: SourceText) {
@@ -97,7 +99,14 @@ struct JobSettings {
             } else {
                 kindIsValid = false
             }
+        case "template":
+            template.readTemplate(reader, &sink)
+        case "instances":
+            template.instancesNode = (keyNode, value)
+        case "parameters":
+            template.readParameters(reader, keyNode: keyNode, &sink)
         case "command":
+            template.commandNode = value
             commandSeen = true
             commandLocation = value.location
             command = SettingRules.command(reader, resolver: CommandResolver(projectRoot: projectRoot, searchPath: searchPath), &sink)
@@ -121,6 +130,7 @@ struct JobSettings {
             namespace = SettingRules.namespace(reader, &sink)
             namespaceIsValid = namespace != nil
         case "environment":
+            template.environmentNode = value
             environmentLocation = value.location
             environment = SettingRules.environment(reader, &sink)
         case "timezone":
@@ -337,7 +347,7 @@ struct JobSettings {
         let namespaceKnown = namespaceIsValid && !sink.suggestedKeys.contains("namespace")
         return JobIdentity(identifier: identifier.value, identifierLocation: identifier.location,
                            kind: kindKnown ? kind : nil, kindLocation: kindLocation,
-                           namespace: namespaceKnown ? (namespace ?? SettingRules.defaultNamespace(of: identifier.value)) : nil,
+                           namespace: namespaceKnown ? (namespace ?? defaultNamespace(of: identifier.value)) : nil,
                            namespaceIsDerived: namespace == nil, file: file, modified: modified)
     }
 
@@ -348,13 +358,21 @@ struct JobSettings {
         if actionLocation != nil, action == nil { return nil }
         let definition = TaskDefinition(
             identifier: identifier.value, kind: kind,
-            namespace: namespace ?? SettingRules.defaultNamespace(of: identifier.value), allowance: allowance,
+            namespace: namespace ?? defaultNamespace(of: identifier.value), allowance: allowance,
             grace: grace, resubmit: resubmit, retry: retry,
             requiresExternalPower: requires.power, requiresNetworkConnectivity: requires.network,
             missed: missed, catchUp: catchUp, jitter: jitter, fixedJitter: fixedJitter, accuracy: accuracy)
         return JobConfig(definition: definition, command: command, environment: environment,
                          earliest: earliest, file: file, line: identifier.location.line,
                          projectRoot: projectRoot, simulate: simulate, widget: widget, action: action,
+                         parameters: template.isTemplate ? template.parameters : nil, instances: template.source,
                          notifiers: notifiers)
+    }
+
+    /// The namespace without `namespace:`: the identifier's app prefix, except for a template,
+    /// whose instances are in a namespace of their own, its identifier (so that a million
+    /// pending instances never count against the app's other jobs, a sync job among them).
+    func defaultNamespace(of identifier: String) -> String {
+        template.isTemplate ? identifier : SettingRules.defaultNamespace(of: identifier)
     }
 }

@@ -22,6 +22,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case timeline(TimelineLog)
     /// Something the live activity machine did (a transition, a held or ignored update).
     indirect case activity(ActivityLog)
+    /// An instance of a template added, kept, removed or refused.
+    case instance(InstanceLog)
     /// A failure or recovery notification delivered, retried, given up or dropped.
     indirect case notification(NotificationLog)
 
@@ -70,6 +72,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
         case let .notification(log):
             log.description
         case let .activity(log):
+            log.description
+        case let .instance(log):
             log.description
         }
     }

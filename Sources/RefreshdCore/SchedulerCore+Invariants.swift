@@ -211,6 +211,9 @@ extension SchedulerCore {
             violations.append(.init(.pendingCountMismatch, "queue count \(queue.count), requests \(occupied)"))
         }
         let counted = queue.counterValues
+        // A template's namespace (issue 23) is exempt: its instances are bounded by the
+        // template (one request each), not by the namespace's limit.
+        let templateNamespaces = instances.isEmpty ? [] : instances.templates.compactMap { $0.definition?.namespace }
         for index in 0..<max(actual.count, counted.count) {
             let real = index < actual.count ? actual[index] : 0
             let kept = index < counted.count ? counted[index] : 0
@@ -221,7 +224,7 @@ extension SchedulerCore {
                                         "\(kind.rawValue) in \(queue.namespaceName(index / 2)): counter \(kept), requests \(real)"))
             }
             let limit = configuration.limit(for: kind)
-            if real > limit {
+            if real > limit, templateNamespaces.isEmpty || !templateNamespaces.contains(queue.namespaceName(index / 2)) {
                 violations.append(.init(.pendingLimitExceeded,
                                         "\(real) \(kind.rawValue) requests pending in \(queue.namespaceName(index / 2)), limit \(limit)"))
             }

@@ -14,11 +14,15 @@ extension SchedulerCore {
         /// The records of the machines beside the core (timelines, activities), by table then
         /// key (UTF-8 byte order); the core itself ignores them.
         public var records: [MachineRecord]
+        /// The instances of templates (issue 23), declared before the pending requests are
+        /// restored, so an instance's request, streak and runs come back with it.
+        public var instances: [InstanceRecord] = []
 
         public init(pending: [PendingRequest] = [], unfinishedRuns: [RunRecord] = [],
                     failureStreaks: [String: Int] = [:], nextRunID: Int64 = 1,
                     seedSpecs: [String: String] = [:], counters: [DailyCounter] = [],
-                    records: [MachineRecord] = []) {
+                    records: [MachineRecord] = [], instances: [InstanceRecord] = []) {
+            self.instances = instances
             self.pending = pending
             self.unfinishedRuns = unfinishedRuns
             self.failureStreaks = failureStreaks
@@ -47,6 +51,7 @@ extension SchedulerCore {
             counters = Dictionary(state.counters.filter { $0.day == first.day }.map { ($0.identifier, $0) },
                                   uniquingKeysWith: { _, last in last })
         }
+        for record in state.instances { restoreInstance(record) }
         failureStreaks = state.failureStreaks.filter { $0.value > 0 }
         for p in state.pending {
             nextSequence = max(nextSequence, p.sequence + 1)

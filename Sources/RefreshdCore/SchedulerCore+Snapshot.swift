@@ -40,9 +40,16 @@ extension SchedulerCore {
         }
         let streaks = failureStreaks.sorted { $0.key < $1.key }
             .map { SchedulerSnapshot.FailureStreak(identifier: $0.key, count: $0.value) }
-        return SchedulerSnapshot(pending: pending, runs: runs, failureStreaks: streaks, nextWakeUp: armedAt,
-                                 isStopping: isStopping, stopped: stoppedReported, conditions: conditions,
-                                 watchingConditions: watchingConditions, nextRunID: nextRunID,
-                                 nextSequence: nextSequence)
+        var snapshot = SchedulerSnapshot(pending: pending, runs: runs, failureStreaks: streaks, nextWakeUp: armedAt,
+                                         isStopping: isStopping, stopped: stoppedReported, conditions: conditions,
+                                         watchingConditions: watchingConditions, nextRunID: nextRunID,
+                                         nextSequence: nextSequence)
+        let declared = templates
+        if !declared.isEmpty {
+            snapshot.templates = declared.map {
+                SchedulerSnapshot.Template(identifier: $0.identifier, parameters: $0.parameters, instances: $0.instances)
+            }
+        }
+        return snapshot
     }
 }

@@ -58,7 +58,7 @@ extension SchedulerCore {
         let existing = queue[request.identifier]
         let sameSlot = existing.map { $0.namespace == request.namespace && $0.kind == request.kind } ?? false
         let limit = configuration.limit(for: request.kind)
-        if !sameSlot, queue.pendingCount(namespace: request.namespace, kind: request.kind) >= limit {
+        if !sameSlot, !isInstance(request.identifier), queue.pendingCount(namespace: request.namespace, kind: request.kind) >= limit {
             throw .tooManyPendingTaskRequests(identifier: request.identifier, kind: request.kind,
                                               namespace: request.namespace, limit: limit)
         }

@@ -18,6 +18,8 @@ public struct SchedulerCore: Sendable {
     /// The declared identifiers, by interned slot, equal rules stored once (`TaskDefinitions`).
     public internal(set) var definitions = TaskDefinitions()
     public internal(set) var conditions = Conditions()
+    /// Templates and their instances, by the definitions' slots (`InstanceRegistry`).
+    var instances = InstanceRegistry()
     public internal(set) var isStopping = false
 
     var queue = PendingQueue()
@@ -129,6 +131,24 @@ public struct SchedulerCore: Sendable {
             dispatch(at: now, freshConditions: false, into: &effects)
         case .shutdown:
             shutdown(at: now, into: &effects)
+        case let .declareTemplate(definition, spec):
+            declareTemplate(definition, spec)
+        case let .undeclareTemplate(identifier):
+            undeclareTemplate(identifier, into: &effects)
+        case let .addInstance(record):
+            do {
+                try addInstance(record, at: now, into: &effects)
+            } catch {
+                effects.append(.log(.instance(.refused(error))))
+            }
+        case let .removeInstance(template, key):
+            do {
+                try removeInstance(template: template, key: key, at: now, into: &effects)
+            } catch {
+                effects.append(.log(.instance(.refused(error))))
+            }
+        case let .seedInstances(template, replacing):
+            seedInstances(of: template, replacing: replacing, at: now, into: &effects)
         }
         finishEvent(into: &effects)
     }

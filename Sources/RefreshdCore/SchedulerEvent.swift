@@ -32,4 +32,18 @@ public enum SchedulerEvent: Sendable, Hashable {
     case clockChanged(expected: Instant)
     /// Stop: no new launches; running work gets its expiration and grace.
     case shutdown
+    /// Declares or redeclares a template (issue 23): its known instances are declared with its
+    /// rules; the template's own identifier is not (only instances run).
+    indirect case declareTemplate(TaskDefinition, TemplateSpec)
+    /// Withdraws a template: its instances' pending requests are cancelled and they are
+    /// undeclared; the instances are kept and come back with the template.
+    case undeclareTemplate(identifier: String)
+    /// Adds an instance (and its first request); an existing one keeps its state. A refusal
+    /// (unknown template, bad key or values) is logged.
+    indirect case addInstance(InstanceRecord)
+    /// Removes an instance: its request cancelled, its streak forgotten, its record deleted.
+    case removeInstance(template: String, key: String)
+    /// Gives a template's instances their first request (those without one, or all when
+    /// `replacing`): after a load's restore, or a changed template.
+    case seedInstances(template: String, replacing: Bool)
 }

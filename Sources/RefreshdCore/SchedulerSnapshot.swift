@@ -149,6 +149,16 @@ public struct SchedulerSnapshot: Codable, Equatable, Sendable {
     public var nextRunID: Int64
     /// The sequence the next pending request gets.
     public var nextSequence: UInt64
+    /// Declared templates and how many instances each has (issue 23); nil when there are none,
+    /// so snapshots without templates encode as before.
+    public var templates: [Template]?
+
+    /// A declared template: its identifier, parameters and instance count.
+    public struct Template: Codable, Equatable, Sendable {
+        public var identifier: String
+        public var parameters: [String]
+        public var instances: Int
+    }
 
     public init(pending: [Pending], runs: [Run], failureStreaks: [FailureStreak], nextWakeUp: Instant?,
                 isStopping: Bool, stopped: Bool, conditions: Conditions, watchingConditions: Bool,

@@ -29,4 +29,8 @@ public enum StateChange: Sendable, Hashable {
     /// The core asks for it once a UTC day (`SchedulerConfiguration.runRetention`), so the
     /// state of a long-lived daemon does not grow without end.
     case pruneRuns(endedBefore: Instant)
+    /// Inserts or replaces an instance of a template (its key and parameter values).
+    indirect case saveInstance(InstanceRecord)
+    /// Removes an instance (no error if there is none); its runs and counters stay.
+    case deleteInstance(template: String, key: String)
 }

@@ -70,6 +70,52 @@ public struct TaskDefinitions: Sendable {
         ruleBySlot[slot] = r
     }
 
+    /// The index of `definition`'s rules in `rules` (stored once; the identifier is ignored):
+    /// what a template's instances share.
+    mutating func ruleIndex(of definition: TaskDefinition) -> Int32 {
+        var rule = definition
+        rule.identifier = ""
+        if let last = rules.last, last == rule { return Int32(rules.count - 1) }
+        if let known = ruleIndex[rule] { return known }
+        let r = Int32(rules.count)
+        rules.append(rule)
+        ruleIndex[rule] = r
+        return r
+    }
+
+    /// Declares `identifier` with the rules at index `rule` (an instance of a template: 4 bytes
+    /// and its name, no definition of its own). Returns its slot.
+    @discardableResult
+    mutating func declare(_ identifier: String, rule: Int32) -> Int32 {
+        let slot = table.intern(identifier)
+        if Int(slot) == ruleBySlot.count { ruleBySlot.append(-1) }
+        declare(slot: slot, rule: rule)
+        return slot
+    }
+
+    /// Gives `identifier` a slot without declaring it. Returns its slot.
+    mutating func intern(_ identifier: String) -> Int32 {
+        let slot = table.intern(identifier)
+        if Int(slot) == ruleBySlot.count { ruleBySlot.append(-1) }
+        return slot
+    }
+
+    /// Declares the identifier at `slot` with the rules at index `rule`.
+    mutating func declare(slot: Int32, rule: Int32) {
+        if ruleBySlot[Int(slot)] < 0 { count += 1 }
+        ruleBySlot[Int(slot)] = rule
+    }
+
+    /// Withdraws the identifier at `slot` (its slot stays).
+    mutating func undeclare(slot: Int32) {
+        guard ruleBySlot[Int(slot)] >= 0 else { return }
+        ruleBySlot[Int(slot)] = -1
+        count -= 1
+    }
+
+    /// Whether the identifier at `slot` is declared.
+    func isDeclared(slot: Int32) -> Bool { ruleBySlot[Int(slot)] >= 0 }
+
     /// The declared identifiers, in the order they were first declared.
     public var identifiers: [String] {
         ruleBySlot.indices.compactMap { ruleBySlot[$0] >= 0 ? table[$0] : nil }

@@ -85,6 +85,12 @@ extension InMemoryStore {
         var seedSpec: String?
     }
 
+    /// An `instances` row (issue 23); `rowid` is the restore's order, as SQLite's.
+    struct InstanceRow: Sendable {
+        var rowid: Int64
+        var record: InstanceRecord
+    }
+
     /// How to take back one write of a refused batch.
     enum Undo {
         case pending(Key, PendingRow?)
@@ -94,6 +100,7 @@ extension InMemoryStore {
         case job(Key, JobRow?)
         case counter(CounterKey, DailyCounter?)
         case record(RecordKey, String?)
+        case instance(RecordKey, InstanceRow?)
         /// A prune: the rows dropped from the front, and the others with their index (after the
         /// front was dropped), last removed first.
         case prunedRuns([RunRecord], [(index: Int, row: RunRecord)])
@@ -119,6 +126,9 @@ extension InMemoryStore {
         var jobs: [Key: JobRow] = [:]
         var counters: [CounterKey: DailyCounter] = [:]
         var records: [RecordKey: String] = [:]
+        /// Instances by (template, key), and the last rowid given (as `lastPendingRowid`).
+        var instances: [RecordKey: InstanceRow] = [:]
+        var lastInstanceRowid: Int64 = 0
 
         typealias Failure = InMemoryStore.Failure
 
@@ -195,6 +205,20 @@ extension InMemoryStore {
                 journal.append(.record(key, old))
             case let .pruneRuns(cutoff):
                 pruneRuns(endedBefore: cutoff, journal: &journal)
+            case let .saveInstance(record):
+                let key = RecordKey(table: Key(record.template), key: Key(record.key))
+                let old = instances[key]
+                var row = old ?? InstanceRow(rowid: lastInstanceRowid + 1, record: record)
+                if old == nil { lastInstanceRowid += 1 }
+                // Stored as SQLite stores it: the values' text read back.
+                row.record = InstanceRecord(template: record.template, key: record.key,
+                                            values: InstanceRecord.values(fromText: record.valuesText))
+                instances[key] = row
+                journal.append(.instance(key, old))
+            case let .deleteInstance(template, key):
+                let key = RecordKey(table: Key(template), key: Key(key))
+                guard let old = instances.removeValue(forKey: key) else { return }
+                journal.append(.instance(key, old))
             }
         }
 
@@ -244,6 +268,7 @@ extension InMemoryStore {
                 case let .job(key, row): jobs[key] = row
                 case let .counter(key, counter): counters[key] = counter
                 case let .record(key, value): records[key] = value
+                case let .instance(key, row): instances[key] = row
                 case let .prunedRuns(dropped, others):
                     for (index, row) in others.reversed() {
                         runRows.insert(row, at: index)
@@ -255,6 +280,11 @@ extension InMemoryStore {
                     runEnds.prepend(contentsOf: dropped.map(Self.endKey))
                 }
             }
+        }
+
+        /// The instances in the order they were added (rowid), as SQLite's restore reads them.
+        func orderedInstances() -> [InstanceRecord] {
+            instances.values.sorted { $0.rowid < $1.rowid }.map(\.record)
         }
 
         /// The row of a run, if it exists.

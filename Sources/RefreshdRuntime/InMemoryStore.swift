@@ -151,7 +151,8 @@ public final class InMemoryStore: StateStoring, Sendable {
                 seedSpecs: Dictionary(jobs.compactMap { job in job.seedSpec.map { (job.identifier, $0) } },
                                       uniquingKeysWith: { _, last in last }),
                 counters: t.countersOfLatestDays(1),
-                records: t.orderedRecords())
+                records: t.orderedRecords(),
+                instances: t.orderedInstances())
         }
     }
 

@@ -6,18 +6,24 @@ extension RefreshRuntime {
     @discardableResult
     public func load(_ specs: [JobSpec]) -> Int {
         for spec in specs {
-            if let widget = spec.widget {
+            if spec.template != nil {
+                declareTemplate(spec)
+            } else if let widget = spec.widget {
                 declareWidget(spec, widget)
             } else {
                 register(spec.definition, handler: spec.handler(actions: options.actions))
             }
         }
         lock.withLock {
-            jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+            jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a })
             setNotifiers()
         }
         restoreSavedState()
-        seed(specs.filter { $0.widget == nil }, replacing: false)
+        seed(specs.filter { $0.widget == nil && $0.template == nil }, replacing: false)
+        for spec in specs where spec.template != nil {
+            applyInstanceSource(spec)
+            seedInstances(of: spec.identifier, replacing: false)
+        }
         return lock.withLock { machines.scheduler.pendingCount }
     }
 
@@ -34,24 +40,36 @@ extension RefreshRuntime {
     public func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
         let ((plan, previous), committed) = inOneTransaction { () -> (ReloadPlan, [String: JobSpec]) in
             let current = jobs
-            let plan = ReloadPlan.diff(current: current, loaded: specs)
+            // An instance list is applied as a set below, never a change of its template.
+            let plan = ReloadPlan.diff(current: current, loaded: specs.map(\.withoutInstanceSource))
             // The config in force first: no step reads it.
-            jobs = Dictionary(specs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+            jobs = Dictionary(specs.map { ($0.identifier, $0.withoutInstanceSource) }, uniquingKeysWith: { a, _ in a })
             setNotifiers()
             for step in plan.steps(current: current) {
                 switch step {
                 case let .withdrawWidget(old, keeping):
                     if let widget = old.widget { withdrawWidget(old, widget, keeping: keeping) }
                 case let .withdraw(id):
-                    withdraw(id)
+                    if current[id]?.template != nil { withdrawTemplate(id) } else { withdraw(id) }
                 case let .declareWidget(spec):
                     if let widget = spec.widget { declareWidget(spec, widget) }
+                case let .redeclare(spec) where spec.template != nil:
+                    // A job that became a template: its identifier no longer runs itself.
+                    if let old = current[spec.identifier], old.template == nil { withdraw(spec.identifier) }
+                    declareTemplate(spec)
                 case let .redeclare(spec):
+                    if let old = current[spec.identifier], old.template != nil { withdrawTemplate(spec.identifier) }
                     redeclare(spec.definition, handler: spec.handler(actions: options.actions))
                 case let .seed(specs, replacing):
-                    seed(specs, replacing: replacing)
+                    seed(specs.filter { $0.template == nil }, replacing: replacing)
+                    for spec in specs where spec.template != nil {
+                        seedInstances(of: spec.identifier, replacing: replacing)
+                    }
                 }
             }
+            // Each template's `instances:` file, as a set (its changes are diffs, in this
+            // transaction); new instances get their first request at their add.
+            for spec in specs where spec.instanceSource != nil { applyInstanceSource(spec) }
             return (plan, current)
         }
         guard committed else {

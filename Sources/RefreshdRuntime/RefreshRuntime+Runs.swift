@@ -3,7 +3,7 @@ import RefreshdCore
 extension RefreshRuntime {
     /// Starts a run with its registered handler (execution context).
     func launch(_ order: LaunchOrder, on host: any RuntimeHost) {
-        switch lock.withLock({ handlers[order.identifier] }) {
+        switch lock.withLock({ handlers[order.identifier] ?? instanceHandler(order.identifier) }) {
         case let .command(job) where job.argv.isEmpty:
             // Never handed to a host (uv_spawn cannot run nothing): a failed start, on both hosts.
             send(.runFinished(runID: order.runID, exit: .spawnFailed("no command to run")))

@@ -26,6 +26,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         /// Failure notifications: delivered, an attempt failed (retried), given up, dropped unsent.
         case notified, notificationRetry = "notification-retry", notificationGivenUp = "notification-given-up"
         case notificationDropped = "notification-dropped"
+        /// Instances of templates (issue 23): added, removed, or kept/refused.
+        case instanceAdded = "instance-added", instanceRemoved = "instance-removed", instance
     }
 
     /// When it happened (the runtime's clock: real or virtual).
@@ -114,6 +116,19 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
             self.init(time: time, kind: .clockChanged, message: text)
         case let .held(id, until):
             self.init(time: time, kind: .held, identifier: id, at: until, message: text)
+        case let .instance(log):
+            switch log {
+            case let .added(id):
+                self.init(time: time, kind: .instanceAdded, identifier: id, message: text)
+            case let .removed(id, _, running):
+                self.init(time: time, kind: .instanceRemoved, identifier: id, runID: running, message: text)
+            case let .kept(id, _):
+                self.init(time: time, kind: .instance, identifier: id, message: text)
+            case .refused:
+                self.init(time: time, kind: .instance, message: text)
+            case let .ignoredLine(owner, _):
+                self.init(time: time, kind: .instance, identifier: owner, message: text)
+            }
         case let .timeline(log):
             switch log {
             case let .published(id, date):

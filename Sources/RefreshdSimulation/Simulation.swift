@@ -122,7 +122,8 @@ public final class Simulation: @unchecked Sendable {
                                               playlist: actions.playlists[String(id[..<hash])], container: actions.container)
             }
             let n = counter.next(id)
-            let model = models[id] ?? .quickSuccess
+            // An instance of a template (issue 23) behaves as its template's model says.
+            let model = models[id] ?? InstanceName.split(id).flatMap { models[$0.template] } ?? .quickSuccess
             var (duration, exit) = model.draw(run: n, identifier: id, random: random)
             var ignores = model.ignoresTerminate
             var silentAfter: Duration?

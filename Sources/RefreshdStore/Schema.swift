@@ -79,6 +79,18 @@ enum Schema {
             PRIMARY KEY (table_name, key)
         ) WITHOUT ROWID;
         """,
+        // Version 5 (issue 23): the instances of templates, each its key and parameter values
+        // (`region=eu&user=alice`). A rowid table: a restore declares them in the order they
+        // were added. An instance's request, streak and runs are in the other tables, under its
+        // identifier `template[key]`.
+        """
+        CREATE TABLE instances (
+            template TEXT NOT NULL,
+            key TEXT NOT NULL,
+            parameter_values TEXT NOT NULL,
+            UNIQUE (template, key)
+        );
+        """,
     ]
 
     /// The version this refreshd writes and understands.

@@ -19,6 +19,8 @@ extension StateStore {
     /// - `counters` replaces a job's row for a day with what the core counted.
     /// - `failureStreak` sets the identifier's streak.
     /// - `putRecord` inserts or replaces a machine record; `deleteRecord` removes it.
+    /// - `saveInstance` inserts or replaces an instance (a replaced one keeps its place);
+    ///   `deleteInstance` removes it (no error if there is none).
     /// - `pruneRuns` deletes the runs that ended before the instant, except each identifier's
     ///   latest run.
     public func apply(_ changes: [StateChange]) throws(StoreError) {
@@ -92,6 +94,11 @@ extension StateStore {
                                context: SQL.context)
         case let .deleteRecord(table, key):
             try connection.run(SQL.deleteRecord, [.text(table), .text(key)], context: SQL.context)
+        case let .saveInstance(record):
+            try connection.run(SQL.saveInstance, [.text(record.template), .text(record.key), .text(record.valuesText)],
+                               context: SQL.context)
+        case let .deleteInstance(template, key):
+            try connection.run(SQL.deleteInstance, [.text(template), .text(key)], context: SQL.context)
         }
     }
 }
@@ -135,6 +142,11 @@ private enum SQL {
         ON CONFLICT (table_name, key) DO UPDATE SET value = excluded.value
         """
     static let deleteRecord = "DELETE FROM records WHERE table_name = ? AND key = ?"
+    static let saveInstance = """
+        INSERT INTO instances (template, key, parameter_values) VALUES (?, ?, ?)
+        ON CONFLICT (template, key) DO UPDATE SET parameter_values = excluded.parameter_values
+        """
+    static let deleteInstance = "DELETE FROM instances WHERE template = ? AND key = ?"
     static let pruneRuns = """
         DELETE FROM runs WHERE ended IS NOT NULL AND ended < ?
         AND run_id NOT IN (SELECT MAX(run_id) FROM runs GROUP BY identifier)

@@ -26,7 +26,16 @@ extension StateStore {
             seedSpecs: Dictionary(specs, uniquingKeysWith: { _, last in last }),
             counters: try dailyCounters(days: 1),
             records: try connection.query("SELECT table_name, key, value FROM records ORDER BY table_name, key",
-                                          context: context, machineRecord))
+                                          context: context, machineRecord),
+            instances: try instances())
+    }
+
+    /// The instances of templates, in the order they were added (issue 23).
+    public func instances() throws(StoreError) -> [InstanceRecord] {
+        try connection.query("SELECT template, key, parameter_values FROM instances ORDER BY rowid",
+                             context: "reading the instances") { row in
+            InstanceRecord(template: row.text(0), key: row.text(1), values: InstanceRecord.values(fromText: row.text(2)))
+        }
     }
 
     /// A table's machine records, by key (UTF-8 byte order, SQLite's BINARY collation).

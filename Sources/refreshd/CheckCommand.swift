@@ -62,6 +62,7 @@ struct CheckCommand: ParsableCommand {
                 let needs = Self.requirements(of: d)
                 if !needs.isEmpty { parts.append("requires \(needs.joined(separator: " and "))") }
                 parts.append("namespace \(d.namespace)")
+                if let parameters = job.parameters { parts.insert("template [\(parameters.joined(separator: ", "))]", at: 0) }
                 print("\(d.identifier): \(parts.joined(separator: ", "))  (\(job.file))")
                 if d.schedule != nil, let first = job.earliest.schedule, let elapse = first.next(after: now) {
                     let zone = CalendarScheduleBuilder.zone(of: first) ?? TimeZone.current

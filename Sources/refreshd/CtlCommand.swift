@@ -8,9 +8,9 @@ import RefreshdRuntime
 struct CtlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ctl",
-        abstract: "Act on the running refreshd: pending requests, submit, cancel, simulate a launch or an expiration, reload widgets, drive live activities.",
+        abstract: "Act on the running refreshd: pending requests, submit, cancel, simulate a launch or an expiration, reload widgets, drive live activities, add and remove instances of templates.",
         subcommands: [Pending.self, Submit.self, Cancel.self, CancelAll.self, SimulateLaunch.self,
-                      SimulateExpiration.self, Reload.self, ActivityCommand.self])
+                      SimulateExpiration.self, Reload.self, ActivityCommand.self, InstanceCommand.self])
 
     struct Options: ParsableArguments {
         @Option(name: .long, help: "State directory of the running refreshd (its control.sock).")

@@ -132,6 +132,12 @@ struct StatusCommand: ParsableCommand {
         print("Live from the running refreshd (\(state)/control.sock).")
         print("Pending requests (\(report.pending.count)):")
         for p in snapshot?.pending ?? [] { print("  " + ControlOutput.describe(p, now: now)) }
+        if let templates = snapshot?.templates {
+            print("Templates (\(templates.count)):")
+            for t in templates {
+                print("  \(t.identifier) [\(t.parameters.joined(separator: ", "))]  \(t.instances) instance\(t.instances == 1 ? "" : "s") (refreshd ctl instance list \(t.identifier))")
+            }
+        }
         print("Running (\(snapshot?.runs.count ?? 0)):")
         for r in snapshot?.runs ?? [] {
             print("  run \(r.runID)  \(r.identifier)  started \(r.started)  deadline \(r.deadline)  attempt \(r.attempt)")

@@ -191,7 +191,7 @@ final class SimulatedHarness: HostHarness {
         store = InMemoryStore()
     }
 
-    private let behaviours: WorkTable
+    let behaviours: WorkTable
     var runtime: RefreshRuntime { host.runtime! }
     var now: Instant { host.clock }
     var specs: [JobSpec] = []

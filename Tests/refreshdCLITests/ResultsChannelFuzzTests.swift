@@ -41,11 +41,13 @@ import Testing
             #expect(RunResults.check([accepted]).accepted == [accepted], "an accepted line is accepted again")
             let parsed = ResultLine.parse(accepted, owner: "t.fuzz", namespace: "fuzz", now: now)
             switch parsed {
-            case let .badTimeline(reason), let .badActivity(reason):
+            case let .badTimeline(reason), let .badActivity(reason), let .badInstances(reason):
                 counts["bad", default: 0] += 1
                 Self.expectOneLine(reason, line)
             case .waiting:
                 counts["waiting", default: 0] += 1
+            case .instances:
+                counts["instances", default: 0] += 1
             case let .timeline(timeline, _):
                 counts["timeline", default: 0] += 1
                 for entry in timeline.entries {

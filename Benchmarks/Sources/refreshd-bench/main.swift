@@ -5,7 +5,7 @@ import Glibc
 // Prints one JSON object per run on stdout; Scripts/bench collects them.
 
 let usage = """
-    usage: refreshd-bench dispatch|memory|idle|commands|layers [--count N] [--spread-ms MS] [--margin-ms MS]
+    usage: refreshd-bench dispatch|memory|idle|commands|layers|instances [--count N] [--spread-ms MS] [--margin-ms MS]
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
     """
 
@@ -34,6 +34,8 @@ do {
         try idle(count: int("count", 100_000), seconds: int("seconds", 30))
     case "layers":
         try layers(days: int("days", 365), bench: options["label"] ?? "layers")
+    case "instances":
+        try instances(count: int("count", 1_000_000), state: options["state"])
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
     default:

@@ -10,11 +10,20 @@ public struct JobSpec: Sendable, Hashable {
     public var widget: WidgetSpec?
     /// A built-in action run instead of the command (`action: stage-playlist`).
     public var action: ActionSpec?
+    /// For a template (`template: true`, issue 23): its parameters. Only its instances run.
+    public var template: TemplateSpec?
+    /// A template's `instances:` file, read: applied as the complete set at each load and
+    /// reload. Not part of the job's identity (`InstanceSource` compares equal): a changed list
+    /// is a diff of instances, not a changed template.
+    public var instanceSource: InstanceSource?
     /// Who is told of its failed runs and its recovery (`on-failure:`, `on-recovery:`).
     public var notifiers = JobNotifiers()
 
     public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
-                widget: WidgetSpec? = nil, action: ActionSpec? = nil, notifiers: JobNotifiers = JobNotifiers()) {
+                widget: WidgetSpec? = nil, action: ActionSpec? = nil, template: TemplateSpec? = nil,
+                instanceSource: InstanceSource? = nil, notifiers: JobNotifiers = JobNotifiers()) {
+        self.template = template
+        self.instanceSource = instanceSource
         self.notifiers = notifiers
         self.definition = definition
         self.command = command

@@ -89,10 +89,77 @@ package struct Machines: Sendable {
             if !activities.activities.isEmpty { feed(activity: .clockChanged(expected: expected), at: now, into: &effects) }
         case .shutdown:
             if hasWidgets { feed(.shutdown, at: now, into: &effects) }
+        case let .removeInstance(template, key):
+            endActivities(ofRemoved: InstanceName.identifier(template: template, key: key), at: now, into: &effects)
         default:
             break
         }
         settle(from: start, at: now, rearm: rearm, into: &effects)
+    }
+
+    /// A successful run's instance lines (issue 23): adds and removes in order, then each
+    /// template's `set` (the union of the run's `set` lines) made the complete list. Each add
+    /// and removal is the core's, as through `ctl`; refusals are logged.
+    private mutating func applyInstances(_ lines: [InstanceLines], at now: Instant, into effects: inout [SchedulerEffect]) {
+        var sets: [(template: String, records: [InstanceRecord])] = []
+        func remove(_ template: String, _ key: String) {
+            do throws(InstanceError) {
+                try scheduler.removeInstance(template: template, key: key, at: now, into: &effects)
+                endActivities(ofRemoved: InstanceName.identifier(template: template, key: key), at: now, into: &effects)
+            } catch {
+                effects.append(.log(.instance(.refused(error))))
+            }
+        }
+        func add(_ record: InstanceRecord) {
+            do throws(InstanceError) {
+                try scheduler.addInstance(record, at: now, into: &effects)
+            } catch {
+                effects.append(.log(.instance(.refused(error))))
+            }
+        }
+        for line in lines {
+            for record in line.add { add(record) }
+            for key in line.remove { remove(line.template, key) }
+            if let set = line.set {
+                if let i = sets.firstIndex(where: { $0.template == line.template }) {
+                    sets[i].records += set
+                } else {
+                    sets.append((line.template, set))
+                }
+            }
+        }
+        for (template, records) in sets { set(template, records) }
+        func set(_ template: String, _ records: [InstanceRecord]) {
+            let keep = Set(records.map(\.key))
+            for old in scheduler.instances(of: template) ?? [] where !keep.contains(old.key) { remove(template, old.key) }
+            for record in records {
+                // An instance already there with these values is left alone (no "kept" line each).
+                if let known = scheduler.instance(record.identifier), record.values.isEmpty || known.values == record.values { continue }
+                add(record)
+            }
+        }
+    }
+
+    /// A template's complete list of instances (its `instances:` file at a load or reload):
+    /// those not in it removed, missing ones added, the others left alone.
+    package mutating func setInstances(_ template: String, _ records: [InstanceRecord], at now: Instant,
+                                       into effects: inout [SchedulerEffect]) {
+        let start = effects.count
+        applyInstances([InstanceLines(template: template, set: records)], at: now, into: &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
+    }
+
+    /// A removed instance (issue 23) ends the live activities it owns (pending ones included:
+    /// nothing of a removed instance starts later), under the default dismissal policy.
+    private mutating func endActivities(ofRemoved identifier: String, at now: Instant,
+                                        into effects: inout [SchedulerEffect]) {
+        guard !activities.activities.isEmpty, scheduler.instance(identifier) == nil else { return }
+        let owned = activities.activities.values
+            .filter { $0.owner == identifier && [.pending, .active, .stale].contains($0.state) }
+            .map(\.id).sorted()
+        for id in owned {
+            _ = feed(activity: .end(id: id, content: nil, policy: .default, timestamp: now), at: now, into: &effects)
+        }
     }
 
     /// A call that can be refused (a submit through the API, an operator's launch-now): the
@@ -237,11 +304,20 @@ package struct Machines: Sendable {
         var timeline: (Timeline, Bool)?
         var problem: String?
         var waiting: String?
+        var instanceLines: [InstanceLines] = []
         let namespace = end.results.isEmpty ? "" : scheduler.definitions[end.identifier]?.namespace ?? "default"
         for text in end.results {
             let line = ResultLine.fastParse(text, owner: end.identifier, namespace: namespace, now: now)
                 ?? ResultLine.parse(text, owner: end.identifier, namespace: namespace, now: now)
             switch line {
+            case let .instances(lines):
+                if end.outcome == .success {
+                    instanceLines.append(lines)
+                } else {
+                    effects.append(.log(.instance(.ignoredLine(owner: end.identifier, reason: "its run \(end.runID) ended \(end.outcome.rawValue)"))))
+                }
+            case let .badInstances(reason):
+                effects.append(.log(.instance(.ignoredLine(owner: end.identifier, reason: reason))))
             case let .timeline(t, fetched):
                 if timeline == nil, problem == nil { timeline = (t, fetched) }
             case let .badTimeline(reason):
@@ -252,6 +328,7 @@ package struct Machines: Sendable {
                 apply(line, at: now, into: &effects)
             }
         }
+        if !instanceLines.isEmpty { applyInstances(instanceLines, at: now, into: &effects) }
         if !providers.isEmpty, let widget = providers[end.identifier] {
             let result: ProviderResult
             switch (end.outcome, timeline, problem) {
@@ -294,8 +371,8 @@ package struct Machines: Sendable {
             feed(activity: event, at: now, into: &effects)
         case let .badActivity(reason):
             effects.append(.log(.activity(.refused(.invalidField(id: "?", field: "results line", expected: reason)))))
-        case .timeline, .badTimeline, .waiting, .other:
-            break
+        case .timeline, .badTimeline, .waiting, .other, .instances, .badInstances:
+            break  // instance lines are applied at the run's end (`applyInstances`)
         }
     }
 

@@ -31,6 +31,9 @@ public enum ResultLine: Sendable, Hashable {
     case activity(ActivityEvent)
     /// A line that meant to drive an activity (it has `activity`) and cannot.
     case badActivity(String)
+    /// A sync job's instances of a template (issue 23), applied at the end of a successful run.
+    case instances(InstanceLines)
+    case badInstances(String)
     case other
 
     /// Whether the line is applied at once, while its run goes on.
@@ -58,6 +61,12 @@ public enum ResultLine: Sendable, Hashable {
             return .reloadTimelines(kind: kind)
         }
         if object["reloadAllTimelines"] != nil { return .reloadAllTimelines }
+        if object["instances"] != nil {
+            switch InstanceLines.read(object) {
+            case let .success(lines): return .instances(lines)
+            case let .failure(bad): return .badInstances(bad.reason)
+            }
+        }
         if object["entries"] != nil || object["policy"] != nil { return timeline(object) }
         if let reason = object["waiting"] {
             guard let reason = reason as? String, !reason.isEmpty else { return .badTimeline("waiting: expected the reason, a string") }

@@ -104,6 +104,8 @@ extension ControlServer {
             reply(.failure(id: id, ControlFailure(code: refusal.code, message: refusal.description)), to: connection)
         } catch let error as ActivityError {
             reply(.failure(id: id, ControlFailure(error)), to: connection)
+        } catch let error as InstanceError {
+            reply(.failure(id: id, ControlFailure(code: error.code, message: error.description)), to: connection)
         } catch let error as SchedulerError {
             reply(.failure(id: id, Self.failure(error)), to: connection)
         } catch {
@@ -255,6 +257,8 @@ extension ControlServer {
         case .stats:
             let counters = try runtime.savedMachineState()?.counters ?? []
             reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: runtime.now)
+        case .instanceAdd, .instanceRemove, .instanceList:
+            try instance(command, request, into: &reply)
         }
         return reply
     }
@@ -337,7 +341,8 @@ struct Handled: Error {}
 extension ControlCommandName {
     /// Feeds the machines an event whose changes are committed (its reply says it was done).
     var changesState: Bool {
-        [.submit, .cancel, .cancelAll, .simulateLaunch, .simulateExpiration, .reload, .activity].contains(self)
+        [.submit, .cancel, .cancelAll, .simulateLaunch, .simulateExpiration, .reload, .activity,
+         .instanceAdd, .instanceRemove].contains(self)
     }
 }
 

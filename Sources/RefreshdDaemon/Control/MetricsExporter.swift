@@ -16,6 +16,7 @@ import RefreshdRuntime
 /// - `refreshd_launch_lateness_seconds{job}` (histogram: launch after the earliest begin date);
 /// - `refreshd_notifications_total{job,kind,result}` (counter: failure and recovery notifications
 ///   delivered, retried, given up or dropped; issue 25).
+/// An instance of a template (`template[key]`) counts under its template's `job` label.
 ///
 /// - `refreshd_widget_budget_left{kind,family}` (gauge; not emitted for an unlimited budget),
 ///   `refreshd_widget_stale{kind,family}` (1 while stale), `refreshd_stale_widgets` (gauges);
@@ -68,7 +69,10 @@ final class MetricsExporter: @unchecked Sendable {
 
     func record(_ batch: [RuntimeObservation]) {
         for o in batch {
-            guard let id = o.identifier else { continue }
+            guard let observed = o.identifier else { continue }
+            // An instance's series are its template's (issue 23): a label per instance would be
+            // a million series for a million users.
+            let id = InstanceName.split(observed)?.template ?? observed
             switch o.kind {
             case .launched:
                 launchCounter(id).increment()

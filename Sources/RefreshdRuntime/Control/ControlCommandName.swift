@@ -10,6 +10,8 @@ public enum ControlCommandName: String, Codable, Sendable, CaseIterable {
     case simulateExpiration = "simulate-expiration"
     case status, why, snapshot, subscribe, metrics
     case reload, activity, stats
+    /// Instances of templates (issue 23).
+    case instanceAdd = "instance-add", instanceRemove = "instance-remove", instanceList = "instance-list"
 
     /// Whether this refreshd carries the command out (every command now; kept so a client can
     /// tell, and an older client's check still compiles).

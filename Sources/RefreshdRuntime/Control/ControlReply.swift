@@ -31,6 +31,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var observation: RuntimeObservation?
     /// `metrics`: the Prometheus text exposition.
     public var metrics: String?
+    /// `instance-list`: a template's instances; `instance-add`: the instance added or kept.
+    public var instances: [InstanceRecord]?
+    /// `instance-list`: the key to give as `after` for the next page, when there is one.
+    public var nextAfter: String?
     /// A one-line summary of what a command did (`cancelled app.feed`).
     public var message: String?
 

@@ -31,6 +31,15 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var activity: String?
     /// `stats`: how many UTC days, ending today (default 7, at most `Bounds.days`).
     public var days: Int?
+    /// `instance-add`, `instance-remove`, `instance-list` (issue 23): the template's identifier,
+    /// the instance's key, and (add) its parameter values by name.
+    public var template: String?
+    public var key: String?
+    public var values: [String: String]?
+    /// `instance-list`: a page of at most `limit` instances (default and most
+    /// `Bounds.instances`) after the instance with key `after` (default: from the first).
+    public var after: String?
+    public var limit: Int?
 
     public static let version = 1
 
@@ -61,6 +70,9 @@ extension ControlRequest {
         public static let runs = 0...1000
         /// `before`: a run id (run ids start at 1).
         public static let before: ClosedRange<Int64> = 1...Int64.max
+        /// `limit`: instances in one `instance-list` reply (a page; ask again with `after`):
+        /// 10,000 keep a reply under the socket's queued-bytes cap.
+        public static let instances = 1...10_000
         /// `days`: UTC days of reload statistics (the CLI's `--days` range).
         public static let days = 1...3660
         /// `earliest`, relative to now: a year back (a date in the past means "now"; further
@@ -82,6 +94,9 @@ extension ControlRequest {
         }
         if let before, !Bounds.before.contains(before) {
             throw refuse("before", "\(before)", "a run id from 1")
+        }
+        if let limit, !Bounds.instances.contains(limit) {
+            throw refuse("limit", "\(limit)", "\(Bounds.instances.lowerBound) to \(Bounds.instances.upperBound) instances (page with \"after\")")
         }
         if let days, !Bounds.days.contains(days) {
             throw refuse("days", "\(days)", "\(Bounds.days.lowerBound) to \(Bounds.days.upperBound) days")

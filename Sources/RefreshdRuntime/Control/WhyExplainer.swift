@@ -56,6 +56,14 @@ public enum WhyExplainer {
         let id = f.identifier
         let source = fromFiles(f)
 
+        if f.isTemplate {
+            let count = f.templateInstances.map { "it has \($0) instance\($0 == 1 ? "" : "s")" } ?? "its instances are listed by refreshd ctl instance list \(id)"
+            return ["\(id) is a template: it never runs itself, its instances do (\(count)); "
+                + "ask about one as refreshd why '\(id)[KEY]'."]
+        }
+        if let template = f.instanceOf, let key = InstanceName.split(id)?.key {
+            parts.append("\(id) is the instance \(key) of template \(template).")
+        }
         if f.knownUndeclared && f.definition == nil && f.pending == nil {
             reasons.append(.notDeclared)
             parts.append("\(id) is not a job refreshd knows\(source): no loaded job file declares it.")

@@ -10,6 +10,13 @@ extension WhyFacts {
                                     runs: [RunRecord]) {
         let id = identifier
         subject = WhySubject.resolve(id, jobs: jobs, activities: activities)
+        if let (template, _) = InstanceName.split(id), jobs?.contains(where: { $0.identifier == template && $0.template != nil }) == true {
+            instanceOf = template
+        }
+        if let job = jobs?.first(where: { $0.identifier == id }), job.template != nil {
+            isTemplate = true
+            knownUndeclared = false
+        }
         if subject == .unknown, pending != nil || running != nil || !recentRuns.isEmpty {
             // Declared no more (its file was removed), but refreshd still has its request or
             // history: explained as a job that no file declares.
@@ -63,6 +70,8 @@ extension RefreshRuntime {
                              recentRuns: Array(runs), missedByDay: missed,
                              recentEvents: recent, widget: widget)
         facts.addSubject(jobs: Array(jobsInForce.values), timelines: timelines, activities: activitySnapshot(), runs: allRuns)
+        if facts.isTemplate { facts.templateInstances = instances(of: id)?.count }
+        if facts.instanceOf == nil, let record = instance(id) { facts.instanceOf = record.template }
         return facts
     }
 }

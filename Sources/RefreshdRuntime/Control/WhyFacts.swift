@@ -44,6 +44,11 @@ public struct WhyFacts: Sendable {
     public var dismissed: [DismissedActivity]
     /// For an unknown identifier: known ones it may have meant (at most three).
     public var suggestions: [String]
+    /// Issue 23: the template of an instance (`template[key]`), or, when the identifier is a
+    /// template's, how many instances it has (nil: unknown, from the files).
+    public var instanceOf: String?
+    public var isTemplate = false
+    public var templateInstances: Int?
 
     public init(identifier: String, now: Instant, live: Bool, definition: TaskDefinition? = nil,
                 knownUndeclared: Bool = false, pending: SchedulerSnapshot.Pending? = nil,
@@ -97,6 +102,10 @@ public enum WhySubject: Sendable, Hashable {
     /// activities. A job's own identifier comes first, then `JOB#FAMILY` of a timeline job's
     /// declared family, then an activity id.
     public static func resolve(_ identifier: String, jobs: [JobSpec]?, activities: ActivitySnapshot) -> WhySubject {
+        if let (template, _) = InstanceName.split(identifier),
+           jobs?.contains(where: { $0.identifier == template && $0.template != nil }) == true {
+            return .job  // an instance of a template: a job of its own
+        }
         if let job = jobs?.first(where: { $0.identifier == identifier }) {
             guard let widget = job.widget else { return .job }
             return .timeline(kind: widget.kind, families: widget.families)

@@ -1,0 +1,380 @@
+/// Templates and their instances (issue 23): one job file (`template: true`, `parameters:`),
+/// many instances `identifier[key]`, each with its parameter values and its own request, retry
+/// streak and history, sharing the template's definition.
+
+/// What a template adds to a job: its parameter names, in the order the job file lists them,
+/// and how an instance's first request is made (the job's `earliest:`).
+public struct TemplateSpec: Sendable, Hashable {
+    public var parameters: [String]
+    public var firstRequest: FirstRequest
+
+    public init(parameters: [String], firstRequest: FirstRequest = .core) {
+        self.parameters = parameters
+        self.firstRequest = firstRequest
+    }
+}
+
+/// One instance of a template: its key and its parameter values (by parameter name). With one
+/// parameter the value is the key.
+public struct InstanceRecord: Sendable, Hashable, Codable {
+    public var template: String
+    public var key: String
+    public var values: [String: String]
+
+    public init(template: String, key: String, values: [String: String]) {
+        self.template = template
+        self.key = key
+        self.values = values
+    }
+
+    /// The values as stored: `region=eu&user=alice`, by name. Names and values are of safe
+    /// alphabets (no `=` or `&`), so nothing needs escaping, and the row reads well in sqlite3.
+    public var valuesText: String {
+        values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    }
+
+    /// The values of a stored text (`valuesText`).
+    public static func values(fromText text: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            guard let eq = pair.firstIndex(of: "=") else { continue }
+            values[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+        }
+        return values
+    }
+
+    /// `app.feed.refresh[alice]`: the identifier its requests, runs and history are kept under.
+    public var identifier: String { InstanceName.identifier(template: template, key: key) }
+}
+
+/// Instance identifiers and keys.
+public enum InstanceName {
+    /// At most this many bytes in a key.
+    public static let maximumKeyBytes = 128
+
+    /// What a key may hold, said in messages.
+    public static let keyExpectation = "1 to 128 bytes of letters, digits, '.', '_', '@' and '-'"
+
+    /// `template[key]`.
+    public static func identifier(template: String, key: String) -> String { template + "[" + key + "]" }
+
+    /// The template and key of an instance identifier, or nil for any other identifier.
+    public static func split(_ identifier: String) -> (template: String, key: String)? {
+        guard identifier.utf8.last == UInt8(ascii: "]"), let open = identifier.utf8.firstIndex(of: UInt8(ascii: "[")) else {
+            return nil
+        }
+        let template = String(identifier[..<open])
+        let key = String(identifier[identifier.index(after: open)..<identifier.index(before: identifier.endIndex)])
+        guard !template.isEmpty, keyProblem(key) == nil else { return nil }
+        return (template, key)
+    }
+
+    /// Why `key` cannot be an instance key, or nil. Keys appear in file names (publications),
+    /// log lines, metrics and command lines, so they are a small safe alphabet: no space, no
+    /// slash, no quote, nothing a shell or a path would read as syntax.
+    public static func keyProblem(_ key: String, what: String = "key") -> String? {
+        let bytes = key.utf8.count
+        guard bytes >= 1, bytes <= maximumKeyBytes else {
+            return "the \(what) is \(bytes) bytes long; expected \(keyExpectation)"
+        }
+        for byte in key.utf8 where !isKeyByte(byte) {
+            return "the \(what) \(EchoText.quoted(key, limit: 80)) holds \(EchoText.quoted(String(decoding: [byte], as: UTF8.self), limit: 80)); expected \(keyExpectation)"
+        }
+        return nil
+    }
+
+    static func isKeyByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "@") || b == UInt8(ascii: "-")
+    }
+}
+
+/// `{name}` placeholders in a template's text; `{{` is a literal `{`. A `}` outside a
+/// placeholder is literal.
+public enum Placeholders {
+    /// A piece of a template text.
+    public enum Piece: Sendable, Hashable {
+        case text(String)
+        case placeholder(String)
+    }
+
+    /// A problem in a text, at a 0-based UTF-8 byte offset of the text.
+    public struct Problem: Sendable, Hashable {
+        public var offset: Int
+        public var message: String
+    }
+
+    /// The pieces of `text`, or the first problem (an unclosed `{`, an empty or malformed name).
+    public static func parse(_ text: String) -> Result<[Piece], ProblemError> {
+        var pieces: [Piece] = []
+        var literal: [UInt8] = []
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            guard b == UInt8(ascii: "{") else {
+                literal.append(b)
+                i += 1
+                continue
+            }
+            if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{") {
+                literal.append(b)
+                i += 2
+                continue
+            }
+            guard let close = bytes[(i + 1)...].firstIndex(of: UInt8(ascii: "}")) else {
+                return .failure(ProblemError(Problem(offset: i, message: "an unclosed '{'; expected {name}, or {{ for a literal brace")))
+            }
+            let name = String(decoding: bytes[(i + 1)..<close], as: UTF8.self)
+            guard isParameterName(name) else {
+                return .failure(ProblemError(Problem(offset: i, message: "\(EchoText.quoted("{" + name + "}", limit: 80)) is not a placeholder; expected {name} with a parameter name of letters, digits, - and _, or {{ for a literal brace")))
+            }
+            if !literal.isEmpty {
+                pieces.append(.text(String(decoding: literal, as: UTF8.self)))
+                literal.removeAll()
+            }
+            pieces.append(.placeholder(name))
+            i = close + 1
+        }
+        if !literal.isEmpty { pieces.append(.text(String(decoding: literal, as: UTF8.self))) }
+        return .success(pieces)
+    }
+
+    /// The problem as an error (a `Result` needs one).
+    public struct ProblemError: Error, Sendable, Hashable {
+        public var problem: Problem
+        init(_ problem: Problem) { self.problem = problem }
+    }
+
+    /// The names used in `text` with the offset of each, or the first problem.
+    public static func names(in text: String) -> Result<[(name: String, offset: Int)], ProblemError> {
+        // Offsets are found again by a second scan: `parse` keeps the pieces only.
+        var found: [(String, Int)] = []
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "{") {
+                if i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{") { i += 2; continue }
+                guard let close = bytes[(i + 1)...].firstIndex(of: UInt8(ascii: "}")) else { break }
+                found.append((String(decoding: bytes[(i + 1)..<close], as: UTF8.self), i))
+                i = close + 1
+                continue
+            }
+            i += 1
+        }
+        switch parse(text) {
+        case let .failure(problem): return .failure(problem)
+        case .success: return .success(found)
+        }
+    }
+
+    /// Whether `text` holds any `{` (a placeholder or an escape): texts without one are used as
+    /// they are, so a job without placeholders costs nothing at launch.
+    @inline(__always)
+    public static func mayHavePlaceholders(_ text: String) -> Bool { text.utf8.contains(UInt8(ascii: "{")) }
+
+    /// `text` with each placeholder replaced by its value and `{{` by `{` (a name without a
+    /// value is left as written: the configuration refuses unknown names, so only a bug gets here).
+    public static func fill(_ text: String, _ values: [String: String]) -> String {
+        guard mayHavePlaceholders(text), case let .success(pieces) = parse(text) else { return text }
+        var out = ""
+        for piece in pieces {
+            switch piece {
+            case let .text(t): out += t
+            case let .placeholder(name): out += values[name] ?? "{\(name)}"
+            }
+        }
+        return out
+    }
+
+    /// A parameter name: letters, digits, `-` and `_`, starting with a letter or `_`.
+    public static func isParameterName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(first >= 0x30 && first <= 0x39), first != UInt8(ascii: "-") else { return false }
+        return name.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+        }
+    }
+}
+
+extension CommandJob {
+    /// The command a run of an instance executes: every argument and environment value with its
+    /// placeholders filled (each stays one argv element: no shell ever reads them).
+    public func filled(_ values: [String: String]) -> CommandJob {
+        var job = self
+        job.argv = argv.map { Placeholders.fill($0, values) }
+        for (name, value) in environment where Placeholders.mayHavePlaceholders(value) {
+            job.environment[name] = Placeholders.fill(value, values)
+        }
+        return job
+    }
+}
+
+extension JobSpec {
+    /// The spec as the runtime keeps it in force: without its (possibly large) instance list,
+    /// which is applied, not kept.
+    public var withoutInstanceSource: JobSpec {
+        var spec = self
+        spec.instanceSource = nil
+        return spec
+    }
+
+    /// What a run of an instance with these values executes: the command with its placeholders
+    /// filled (see `CommandJob.filled`).
+    public func filled(_ values: [String: String]) -> JobSpec {
+        var spec = self
+        spec.command = command.filled(values)
+        return spec
+    }
+}
+
+/// What one results line of a sync job says about a template's instances (issue 23):
+/// `{"instances": "app.feed.refresh", "add": ["alice", {"key": "k1", "user": "bob", "region": "eu"}],
+/// "remove": ["carol"]}`, or `"set": [...]`: the complete list (the `set` lines of one run
+/// together), instances not in it removed and missing ones added. Applied at the end of a run
+/// that succeeded, all in the run end's transaction.
+public struct InstanceLines: Sendable, Hashable {
+    public var template: String
+    public var add: [InstanceRecord] = []
+    public var remove: [String] = []
+    public var set: [InstanceRecord]?
+
+    public init(template: String, add: [InstanceRecord] = [], remove: [String] = [], set: [InstanceRecord]? = nil) {
+        self.template = template
+        self.add = add
+        self.remove = remove
+        self.set = set
+    }
+
+    /// Reads a decoded results line whose `instances` member is present: the lines, or why not.
+    public static func read(_ object: [String: Any]) -> Result<InstanceLines, BadLine> {
+        let expected = "expected {\"instances\": TEMPLATE, \"add\"|\"remove\"|\"set\": [KEY or {\"key\": KEY, NAME: VALUE, ...}, ...]}"
+        guard let template = object["instances"] as? String, !template.isEmpty else {
+            return .failure(BadLine("instances: the template's identifier, a string; " + expected))
+        }
+        var lines = InstanceLines(template: template)
+        func records(_ field: String) -> Result<[InstanceRecord]?, BadLine> {
+            guard let value = object[field] else { return .success(nil) }
+            guard let items = value as? [Any] else { return .failure(BadLine("\(field): a list; " + expected)) }
+            var found: [InstanceRecord] = []
+            for item in items {
+                if let key = item as? String {
+                    found.append(InstanceRecord(template: template, key: key, values: [:]))
+                } else if let members = item as? [String: Any], let key = members["key"] as? String {
+                    var values: [String: String] = [:]
+                    for (name, value) in members where name != "key" {
+                        guard let text = value as? String else { return .failure(BadLine("\(field): \(name): a string value; " + expected)) }
+                        values[name] = text
+                    }
+                    found.append(InstanceRecord(template: template, key: key, values: values))
+                } else {
+                    return .failure(BadLine("\(field): each item a key or an object with \"key\"; " + expected))
+                }
+            }
+            return .success(found)
+        }
+        switch records("add") {
+        case let .success(add): lines.add = add ?? []
+        case let .failure(bad): return .failure(bad)
+        }
+        switch records("remove") {
+        case let .success(remove): lines.remove = (remove ?? []).map(\.key)
+        case let .failure(bad): return .failure(bad)
+        }
+        switch records("set") {
+        case let .success(set): lines.set = set
+        case let .failure(bad): return .failure(bad)
+        }
+        guard !lines.add.isEmpty || !lines.remove.isEmpty || lines.set != nil else {
+            return .failure(BadLine("nothing to do; " + expected))
+        }
+        return .success(lines)
+    }
+
+    public struct BadLine: Error, Sendable, Hashable {
+        public var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+}
+
+/// A template's list of instances from its `instances:` file. Every two compare equal: the
+/// list is applied as a set (a diff), never taken for a change of the template's definition.
+public struct InstanceSource: Sendable, Hashable {
+    public var records: [InstanceRecord]
+
+    public init(_ records: [InstanceRecord]) { self.records = records }
+
+    public static func == (a: InstanceSource, b: InstanceSource) -> Bool { true }
+    public func hash(into hasher: inout Hasher) {}
+}
+
+/// Why an instance could not be added or removed.
+public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No template of that identifier is declared.
+    case unknownTemplate(String)
+    /// The key is not a valid instance key.
+    case badKey(template: String, key: String, problem: String)
+    /// The values do not name exactly the template's parameters.
+    case badValues(template: String, key: String, problem: String)
+    /// Removing an instance that does not exist.
+    case unknownInstance(template: String, key: String)
+    /// The scheduler is stopping.
+    case stopping
+    /// The change could not be committed (the runtime stops); nothing of it was kept.
+    case notSaved(reason: String)
+
+    /// A stable lowercase code for machine readers (the control socket's error codes).
+    public var code: String {
+        switch self {
+        case .unknownTemplate: "unknown-template"
+        case .badKey: "bad-key"
+        case .badValues: "bad-values"
+        case .unknownInstance: "unknown-instance"
+        case .stopping: "stopping"
+        case .notSaved: "not-saved"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .unknownTemplate(t):
+            "\(t) is not a declared template; expected the identifier of a job file with template: true"
+        case let .badKey(t, _, problem):
+            "\(t): \(problem)"
+        case let .badValues(t, key, problem):
+            "\(InstanceName.identifier(template: t, key: key)): \(problem)"
+        case let .unknownInstance(t, key):
+            "\(InstanceName.identifier(template: t, key: key)) is not an instance; expected a key listed by refreshd ctl instance list \(t)"
+        case .stopping:
+            "the scheduler is stopping"
+        case let .notSaved(reason):
+            "the change could not be committed (\(reason)); refreshd is stopping"
+        }
+    }
+}
+
+/// What the core did about instances, as log lines.
+public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
+    case added(identifier: String)
+    /// Added again: its request, backoff and retry streak kept (`updated`: with new values).
+    case kept(identifier: String, updated: Bool)
+    /// Removed: its request cancelled (`cancelled`), its run in flight left to finish (`running`).
+    case removed(identifier: String, cancelled: Bool, running: Int64?)
+    case refused(InstanceError)
+    /// A run's results line about instances that was not applied (malformed, or its run failed).
+    case ignoredLine(owner: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .added(id): "instance added \(id)"
+        case let .kept(id, updated):
+            "instance \(id) already exists: its request, backoff and retry streak kept\(updated ? "; its parameter values updated" : "")"
+        case let .removed(id, cancelled, running):
+            "instance removed \(id): "
+                + (cancelled ? "its pending request cancelled" : "nothing pending")
+                + (running.map { ", its run \($0) left to finish (nothing follows it)" } ?? "")
+        case let .refused(error): "instance refused: \(error)"
+        case let .ignoredLine(owner, reason): "\(owner): instances line ignored: \(reason)"
+        }
+    }
+}

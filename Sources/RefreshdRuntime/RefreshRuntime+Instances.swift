@@ -1,0 +1,165 @@
+import RefreshdCore
+
+/// Templates and instances (issue 23) in the engine: declaring a template (from a job file, or
+/// with a handler through the library API), adding, removing and listing instances. Every
+/// decision is the core's (`SchedulerCore+Instances`); this binds the code a run of an instance
+/// executes: the template's, with its placeholders filled with the instance's values.
+extension RefreshRuntime {
+    /// Declares a template with its handler (the library API; a job file's template is declared
+    /// by `load`/`reload`). A `.command` handler's arguments and environment values may hold
+    /// `{name}` placeholders, filled per instance at each launch; an in-process handler reads
+    /// the instance from its task's identifier (`InstanceName.split`). Instances already known
+    /// (restored, or kept while the template was withdrawn) are declared with it.
+    public func declareTemplate(_ definition: TaskDefinition, parameters: [String],
+                                firstRequest: FirstRequest = .core, handler: TaskHandler) {
+        lock.withLock {
+            handlers[definition.identifier] = handler
+            feed(.declareTemplate(definition, TemplateSpec(parameters: parameters, firstRequest: firstRequest)))
+        }
+        kick()
+    }
+
+    /// A job file's template: declared with its spec (the handler is made per launch from it).
+    func declareTemplate(_ spec: JobSpec) {
+        guard let template = spec.template else { return }
+        lock.withLock { _ = feed(.declareTemplate(spec.definition, template)) }
+        kick()
+    }
+
+    /// Withdraws a template: its instances' requests are cancelled; the instances are kept.
+    public func withdrawTemplate(_ identifier: String) {
+        lock.withLock {
+            startIfNeeded()
+            feed(.undeclareTemplate(identifier: identifier))
+            handlers[identifier] = nil
+        }
+        kick()
+    }
+
+    /// Gives a template's instances their first request (those without one, or every one when
+    /// `replacing`), in one transaction.
+    func seedInstances(of template: String, replacing: Bool) {
+        lock.withLock {
+            startIfNeeded()
+            feed(.seedInstances(template: template, replacing: replacing))
+        }
+        kick()
+    }
+
+    /// Adds an instance of a declared template (`values` by parameter name; with one parameter
+    /// they may be left out: the value is the key) and gives it its first request, committed
+    /// before this returns. Adding an existing instance keeps its request, backoff and streak.
+    ///
+    /// - Throws: the core's refusal (`unknownTemplate`, `badKey`, `badValues`, `stopping`), or
+    ///   `notSaved` when the commit failed (the runtime stops).
+    public func addInstance(template: String, key: String, values: [String: String] = [:]) throws(InstanceError) {
+        let record = InstanceRecord(template: template, key: key, values: values)
+        let result: Result<Void, InstanceError> = lock.withLock {
+            startIfNeeded()
+            scratch.removeAll(keepingCapacity: true)
+            let now = clock()
+            do throws(InstanceError) {
+                try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
+                    try core.addInstance(record, at: now, into: &effects)
+                }
+            } catch {
+                return .failure(error)
+            }
+            guard commit(scratch) else { return .failure(.notSaved(reason: storeFailure ?? "unknown")) }
+            return .success(())
+        }
+        kick()
+        try result.get()
+    }
+
+    /// Adds many instances in one commit (one transaction: a million adds are one fsync, not a
+    /// million) and one wake of the loop; each is checked and added as `addInstance` does.
+    /// Returns the refused ones with why (nothing of them changed); the others are committed
+    /// before this returns. If the commit fails, every record comes back `notSaved`.
+    public func addInstances(_ records: [InstanceRecord]) -> [(record: InstanceRecord, error: InstanceError)] {
+        let refused: [(record: InstanceRecord, error: InstanceError)] = lock.withLock {
+            startIfNeeded()
+            scratch.removeAll(keepingCapacity: true)
+            let now = clock()
+            var refused: [(record: InstanceRecord, error: InstanceError)] = []
+            for record in records {
+                do throws(InstanceError) {
+                    try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
+                        try core.addInstance(record, at: now, into: &effects)
+                    }
+                } catch {
+                    refused.append((record, error))
+                }
+            }
+            guard commit(scratch) else {
+                let reason = InstanceError.notSaved(reason: storeFailure ?? "unknown")
+                return records.map { ($0, reason) }
+            }
+            return refused
+        }
+        kick()
+        return refused
+    }
+
+    /// Removes an instance: its pending request is cancelled, its live activities end, its
+    /// retry streak and record are deleted; a run in flight finishes. Its history stays.
+    ///
+    /// - Throws: `unknownTemplate`, `unknownInstance`, or `notSaved`.
+    public func removeInstance(template: String, key: String) throws(InstanceError) {
+        let result: Result<Void, InstanceError> = lock.withLock {
+            startIfNeeded()
+            do throws(InstanceError) {
+                try machines.scheduler.checkRemoval(template: template, key: key)
+            } catch {
+                return .failure(error)
+            }
+            guard feed(.removeInstance(template: template, key: key)) else {
+                return .failure(.notSaved(reason: storeFailure ?? "unknown"))
+            }
+            return .success(())
+        }
+        kick()
+        try result.get()
+    }
+
+    /// The instances of a template, in the order first added; nil when no template of that
+    /// identifier is known.
+    public func instances(of template: String) -> [InstanceRecord]? {
+        lock.withLock {
+            startIfNeeded()
+            return machines.scheduler.instances(of: template)
+        }
+    }
+
+    /// The instance an identifier names (`template[key]`), if it is one.
+    public func instance(_ identifier: String) -> InstanceRecord? {
+        lock.withLock { machines.scheduler.instance(identifier) }
+    }
+
+    /// Applies a template's `instances:` file as its complete set, in one transaction.
+    func applyInstanceSource(_ spec: JobSpec) {
+        guard let source = spec.instanceSource, spec.template != nil else { return }
+        lock.withLock {
+            startIfNeeded()
+            applyLiveBacklog()
+            scratch.removeAll(keepingCapacity: true)
+            machines.setInstances(spec.identifier, source.records, at: clock(), into: &scratch)
+            _ = commit(scratch)
+        }
+        kick()
+    }
+
+    /// Under `lock`: what a run of an instance executes, its template's code with the
+    /// instance's values (a job file's spec filled and bound, or the library's handler, a
+    /// command's placeholders filled). Nil for an identifier that is no instance.
+    func instanceHandler(_ identifier: String) -> TaskHandler? {
+        guard let record = machines.scheduler.instance(identifier) else { return nil }
+        if let spec = jobs[record.template], spec.template != nil {
+            return spec.filled(record.values).handler(actions: options.actions)
+        }
+        switch handlers[record.template] {
+        case let .command(job)?: return .command(job.filled(record.values))
+        case let other: return other
+        }
+    }
+}
