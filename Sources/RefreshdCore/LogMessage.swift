@@ -22,6 +22,9 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case timeline(TimelineLog)
     /// Something the live activity machine did (a transition, a held or ignored update).
     indirect case activity(ActivityLog)
+    /// The runtime's own decisions (`RuntimeLog`: a run's processes, results and output,
+    /// publications, reloads, the store's failure, the stop), worded by its machine.
+    indirect case runtime(RuntimeLog)
 
     public var description: String {
         switch self {
@@ -66,6 +69,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
         case let .timeline(log):
             log.description
         case let .activity(log):
+            log.description
+        case let .runtime(log):
             log.description
         }
     }

@@ -247,9 +247,10 @@ public final class RefreshRuntime: @unchecked Sendable {
         restored = nil
         if let host {
             for (run, killed) in host.reapLeftovers(of: state.unfinishedRuns, instance: instance) {
-                let text = "reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)"
-                report(RuntimeObservation(time: host.now(), kind: .reaped, identifier: run.identifier, runID: run.runID,
-                                          count: killed.count, message: text))
+                if let log = RuntimeMachine.leftoversKilled(identifier: run.identifier, runID: run.runID,
+                                                            count: killed.count, atStart: true) {
+                    report(RuntimeObservation(log, at: host.now()))
+                }
             }
         }
         feed(.restore(state))
