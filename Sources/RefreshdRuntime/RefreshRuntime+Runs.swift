@@ -78,8 +78,15 @@ extension RefreshRuntime {
         if let dropped { report(observation(dropped)) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
-            sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in
-                finishRun(runID, exit: exit, results: results)
+            let record = sweepRecord(order, processGroup: group, startTicks: ticks)
+            lock.withLock { machine.sweepStarted(order.runID) }
+            if let killed = host.sweepRunNow(record, instance: instance) {
+                // Swept at once (the simulated host): no closure kept, nothing allocated for it.
+                sweepEnded(order, killed: killed) { finishRun(runID, exit: exit, results: results) }
+            } else {
+                host.sweepRun(record, instance: instance) { [self] killed in
+                    sweepEnded(order, killed: killed) { finishRun(runID, exit: exit, results: results) }
+                }
             }
         } else {
             finishRun(runID, exit: exit, results: results)
@@ -96,23 +103,24 @@ extension RefreshRuntime {
     /// left the process group), found by its cgroup, its session and its environment. Swept
     /// before the commit, so refreshd dying at any instant leaves the run swept or unfinished,
     /// and the restart's sweep of unfinished runs gets the rest. The host calls `runEnded` for a
-    /// command on its execution context, and `then` runs there once the sweep is done.
-    func sweepLeftovers(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?, on host: any RuntimeHost,
-                        then: @escaping @Sendable () -> Void) {
-        let record = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
-                               submitted: order.started, earliest: order.started, started: order.started,
-                               deadline: order.deadline, attempt: order.attempt,
-                               processGroup: processGroup, processStartTicks: startTicks)
-        lock.withLock { machine.sweepStarted(order.runID) }
-        host.sweepRun(record, instance: instance) { [self] killed in
-            if let log = RuntimeMachine.leftoversKilled(identifier: order.identifier, runID: order.runID,
-                                                        count: killed.count, atStart: false) {
-                report(RuntimeObservation(log, at: clock()))
-            }
-            then()
-            let stopNow = lock.withLock { machine.sweepEnded(order.runID) }
-            if stopNow { send(.shutdown) }
+    /// command on its execution context, and the sweep's end (`sweepEnded`) runs there. This is
+    /// the run as the sweep reads it.
+    func sweepRecord(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?) -> RunRecord {
+        RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
+                  submitted: order.started, earliest: order.started, started: order.started,
+                  deadline: order.deadline, attempt: order.attempt,
+                  processGroup: processGroup, processStartTicks: startTicks)
+    }
+
+    /// A run's sweep is done: its log line, then `then` (the run's end), then a stop that waited for it.
+    func sweepEnded(_ order: LaunchOrder, killed: [Int32], then: () -> Void) {
+        if let log = RuntimeMachine.leftoversKilled(identifier: order.identifier, runID: order.runID,
+                                                    count: killed.count, atStart: false) {
+            report(RuntimeObservation(log, at: clock()))
         }
+        then()
+        let stopNow = lock.withLock { machine.sweepEnded(order.runID) }
+        if stopNow { send(.shutdown) }
     }
 
     /// The host could not write a publication (any thread): a warning in the log.
