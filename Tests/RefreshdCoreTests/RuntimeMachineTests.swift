@@ -411,5 +411,9 @@ import Testing
         #expect(LogMessage.runtime(.reloadKept(reason: "watch", problems: 1, jobs: 2)).description
             == "reload refused (watch): 1 error; keeping the running config of 2 jobs")
         #expect(LogMessage.runtime(.stopped).description == "stopped")
+        // An action no host binds fails its run with a line naming it and what the host runs.
+        #expect(ActionSpec.unboundMessage("stage-playlist", bound: [])
+            == "no built-in action \"stage-playlist\" in this host (it runs commands and no built-in actions); expected a job with command:")
+        #expect(ActionSpec.unboundMessage("x", bound: ["a", "b"]).contains("(it runs commands and a, b)"))
     }
 }
