@@ -85,8 +85,10 @@ extension RefreshRuntime {
         swap(&batch, &spareBatch)
         // The results channels' decisions (`RefreshRuntime+Results`), after the batch's effects.
         var decisions: [ResultsEffect] = []
+        swap(&decisions, &spareDecisions)
         defer {
             swap(&batch, &spareBatch)
+            swap(&decisions, &spareDecisions)
             draining = false
         }
         while true {
@@ -99,7 +101,7 @@ extension RefreshRuntime {
             for effect in batch { execute(effect, on: host) }
             batch.removeAll(keepingCapacity: true)
             for decision in decisions { execute(decision, on: host) }
-            decisions.removeAll()
+            decisions.removeAll(keepingCapacity: true)
         }
     }
 

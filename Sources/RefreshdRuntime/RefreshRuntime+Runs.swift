@@ -18,18 +18,17 @@ extension RefreshRuntime {
                 // Its own transaction: the run was committed before the spawn and its processes
                 // carry REFRESH_INSTANCE and REFRESH_RUN_ID, so dying before this commit loses
                 // nothing (the reaper finds them by their environment).
-                let log = lock.withLock {
+                lock.withLock {
                     if case .command = executions[order.runID] {
                         executions[order.runID] = .command(order, processGroup: group, startTicks: ticks)
                     }
                     // In the event buffer (free here: no event is being fed), not a new array.
                     scratch.removeAll(keepingCapacity: true)
-                    let log = machine.processStarted(order, processGroup: group, startTicks: ticks, into: &scratch)
+                    machine.processStarted(order, processGroup: group, startTicks: ticks, into: &scratch)
                     if !scratch.isEmpty { _ = commit(scratch) }
-                    return log
                 }
                 // The daemon's log only, as before (no observation: a simulation's report is unchanged).
-                logger.info("\(log)")
+                logger.info("\(RuntimeMachine.processStartedLog(order, processGroup: group))")
             case let .failed(reason):
                 feedMachine { machine, now, effects in
                     executions[order.runID] = nil

@@ -88,6 +88,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     var draining = false
     /// The drain's batch between drains (empty, with its capacity).
     var spareBatch: [SchedulerEffect] = []
+    /// The drain's results decisions between drains (empty, with its capacity), for the same reason.
+    var spareDecisions: [ResultsEffect] = []
     /// refreshd's own environment, read once by the host: every command run starts from it.
     public var baseEnvironment: [String: String] = [:]
 

@@ -317,9 +317,9 @@ import Testing
         let order = LaunchOrder(runID: 1, identifier: "app.job", kind: .appRefresh, started: Self.t0,
                                 deadline: Self.t0 + .seconds(30), attempt: 1)
         var plain = Self.machine()
-        let log = plain.processStarted(order, processGroup: 4242, startTicks: 99, into: &effects)
+        plain.processStarted(order, processGroup: 4242, startTicks: 99, into: &effects)
         #expect(effects == [])  // no store: nothing persists
-        #expect(log.description == "app.job[1] started pid 4242")
+        #expect(RuntimeMachine.processStartedLog(order, processGroup: 4242).description == "app.job[1] started pid 4242")
         var stored = RuntimeMachine(scheduler: SchedulerCore(configuration: SchedulerConfiguration(), definitions: [Self.job]))
         stored.processStarted(order, processGroup: 4242, startTicks: 99, into: &effects)
         #expect(effects == [.persist(.processStarted(runID: 1, processGroup: 4242, startTicks: 99))])

@@ -256,16 +256,19 @@ package struct RuntimeMachine: Sendable {
 
     /// The host started a command run's leader (its process group and start ticks): saved, in
     /// a transaction of its own, so that a restart's sweep can tell the run's processes apart.
-    /// Returns its log line (the daemon's log only: no observation, as before issue 22).
     /// Mutating only so that the engine's call borrows the machine in place: read through the
     /// runtime's stored property, the whole machine was copied (and released) at every start.
-    @discardableResult
     package mutating func processStarted(_ order: LaunchOrder, processGroup: Int32, startTicks: UInt64?,
-                                into effects: inout [SchedulerEffect]) -> LogMessage {
+                                         into effects: inout [SchedulerEffect]) {
         if machines.scheduler.configuration.emitsStateChanges {
             effects.append(.persist(.processStarted(runID: order.runID, processGroup: processGroup, startTicks: startTicks)))
         }
-        return .runtime(.processStarted(identifier: order.identifier, runID: order.runID, processGroup: processGroup))
+    }
+
+    /// The log line of a started process (the daemon's log only: no observation, as before
+    /// issue 22). Made only when the log shows it: the boxed message was an allocation a run.
+    package static func processStartedLog(_ order: LaunchOrder, processGroup: Int32) -> LogMessage {
+        .runtime(.processStarted(identifier: order.identifier, runID: order.runID, processGroup: processGroup))
     }
 
     /// What a launch runs, as far as a rule can see it: the engine's registry holds the code
