@@ -48,9 +48,9 @@ extension RefreshRuntime {
         }
     }
 
-    /// Under no lock: one call into the machine with the host's instant (the saved state
-    /// restored first, the live backlog applied), its effects committed as one transaction and
-    /// queued, then carried out. Returns what `body` returns.
+    /// Called without the lock (it takes it): one call into the machine at the host's instant
+    /// (the saved state restored first, the live backlog applied), its effects committed as one
+    /// transaction and queued, then carried out. Returns what `body` returns.
     @discardableResult
     func feedMachine<T>(_ body: (inout RuntimeMachine, Instant, inout [SchedulerEffect]) -> T) -> T {
         let host = self.host
