@@ -26,6 +26,9 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case instance(InstanceLog)
     /// A failure or recovery notification delivered, retried, given up or dropped.
     indirect case notification(NotificationLog)
+    /// The runtime's own decisions (`RuntimeLog`: a run's processes, results and output,
+    /// publications, reloads, the store's failure, the stop), worded by its machine.
+    indirect case runtime(RuntimeLog)
 
     public var description: String {
         switch self {
@@ -74,6 +77,8 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
         case let .activity(log):
             log.description
         case let .instance(log):
+            log.description
+        case let .runtime(log):
             log.description
         }
     }

@@ -32,17 +32,11 @@ public struct ActionBinding: Sendable, Hashable {
     public func action(for spec: ActionSpec) -> BuiltInAction {
         if let make = makers[spec.name] { return make(spec) }
         let name = spec.name
-        return BuiltInAction(name: name) { _ in
-            ActionResult(success: false, log: ["no built-in action \"\(name)\" in this host (it runs commands and "
-                + "\(makersText)); expected a job with command:"])
-        }
+        let message = ActionSpec.unboundMessage(name, bound: names)
+        return BuiltInAction(name: name) { _ in ActionResult(success: false, log: [message]) }
     }
 
     public static func == (a: ActionBinding, b: ActionBinding) -> Bool { a.names == b.names }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(names) }
-
-    private var makersText: String {
-        makers.isEmpty ? "no built-in actions" : names.joined(separator: ", ")
-    }
 }

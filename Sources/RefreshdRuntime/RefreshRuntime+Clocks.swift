@@ -8,16 +8,18 @@ extension RefreshRuntime {
     /// The host's one wake-up fired (execution context); `clocks` were read when it fired. A
     /// wall clock that moved apart from the monotonic one by more than the tolerance since the
     /// last change (a step or resume no notice announced) is `.clockChanged` first, then the
-    /// wake-up is `.timerFired`.
+    /// wake-up is `.timerFired` (`RuntimeMachine.wakeUp`).
     ///
-    /// Both events take the reading's wall clock as their instant, under one lock hold (the
-    /// hot path of a simulation: one lock and no second clock read per wake-up).
+    /// One event, one commit: the change and the firing at the reading's wall clock, under one
+    /// lock hold (the hot path of a simulation: one lock and no second clock read per wake-up).
     public func timerFired(clocks: ClockReading) {
         let host = self.host
         lock.withLock {
             startIfNeeded()
-            if let changed = machine.clocksRead(clocks, .wakeUp) { feed(changed, at: clocks.wall) }
-            feed(.timerFired, at: clocks.wall)
+            applyLiveBacklog()
+            scratch.removeAll(keepingCapacity: true)
+            machine.wakeUp(clocks, into: &scratch)
+            _ = commit(scratch)
         }
         kick(host)
     }

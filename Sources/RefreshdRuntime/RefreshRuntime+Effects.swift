@@ -53,9 +53,8 @@ extension RefreshRuntime {
     /// or recorded): they are ended there at once, so the stop does not wait for them.
     func failStore(_ reason: String, dropping failed: [SchedulerEffect]) {
         storeFailure = reason
-        let now = clock()
-        report(RuntimeObservation(time: now, kind: .storeFailed, message: "state not saved, stopping: \(reason)"))
-        machine.storeFailed(dropping: failed, at: now, into: &outbox)
+        // The machine's stop, its log line first, queued for the drain.
+        machine.storeFailed(reason, dropping: failed, at: clock(), into: &outbox)
     }
 
     /// Gets queued effects executed: here on the execution context, or by waking it.
@@ -86,8 +85,10 @@ extension RefreshRuntime {
         swap(&batch, &spareBatch)
         // The results channels' decisions (`RefreshRuntime+Results`), after the batch's effects.
         var decisions: [ResultsEffect] = []
+        swap(&decisions, &spareDecisions)
         defer {
             swap(&batch, &spareBatch)
+            swap(&decisions, &spareDecisions)
             draining = false
         }
         while true {
@@ -100,7 +101,7 @@ extension RefreshRuntime {
             for effect in batch { execute(effect, on: host) }
             batch.removeAll(keepingCapacity: true)
             for decision in decisions { execute(decision, on: host) }
-            decisions.removeAll()
+            decisions.removeAll(keepingCapacity: true)
         }
     }
 
@@ -143,20 +144,16 @@ extension RefreshRuntime {
         case let .log(message):
             report(RuntimeObservation(message, at: host.now()))
         case let .publish(publication):
-            if !publication.isContained {
-                report(RuntimeObservation(time: host.now(), kind: .publishFailed,
-                                          message: "not published: \(publication.path) is not inside the shared container"))
-            } else if let container = options.sharedContainer {
-                host.publish(publication, in: container)
-            } else {
-                publicationFailed(publication.path, reason: "no shared container is configured")
+            switch RuntimeMachine.publishing(publication, in: options.sharedContainer) {
+            case let .write(container): host.publish(publication, in: container)
+            case let .fail(log): report(RuntimeObservation(log, at: host.now()))
             }
         case let .notify(notification):
             deliver(notification, on: host)
         case .persist, .ended:
             break  // committed in `commit`; consumed by `Machines`
         case .stopped:
-            report(RuntimeObservation(time: host.now(), kind: .stopped, message: "stopped"))
+            report(RuntimeObservation(.runtime(.stopped), at: host.now()))
             host.runtimeStopped()
         }
     }

@@ -79,8 +79,7 @@ extension RefreshRuntime {
             }
             return plan
         }
-        report(RuntimeObservation(time: clock(), kind: .reloaded, count: specs.count,
-                                  message: "reloaded (\(reason)): \(plan.summary)"))
+        report(RuntimeObservation(.runtime(.reloaded(reason: reason, summary: plan.summary, jobs: specs.count)), at: clock()))
         return plan
     }
 
@@ -88,11 +87,10 @@ extension RefreshRuntime {
     public func refuseReload(_ problems: [String], reason: String) {
         let now = clock()
         for problem in problems {
-            report(RuntimeObservation(time: now, kind: .reloadRefused, message: "reload refused: \(problem)"))
+            report(RuntimeObservation(.runtime(.reloadRefused(problem: problem)), at: now))
         }
         let count = lock.withLock { jobs.count }
-        report(RuntimeObservation(time: now, kind: .reloadRefused, count: problems.count,
-                                  message: "reload refused (\(reason)): \(problems.count) error\(problems.count == 1 ? "" : "s"); keeping the running config of \(count) job\(count == 1 ? "" : "s")"))
+        report(RuntimeObservation(.runtime(.reloadKept(reason: reason, problems: problems.count, jobs: count)), at: now))
     }
 
     /// The jobs in force, by identifier.
@@ -113,8 +111,7 @@ extension RefreshRuntime {
                 return commit(scratch) ? nil : .notSaved(reason: storeFailure ?? "unknown")
             }
             if let refusal {
-                report(RuntimeObservation(time: clock(), kind: .rejected, identifier: id,
-                                          message: "\(id): request not submitted: \(refusal)"))
+                report(RuntimeObservation(.runtime(.seedRefused(identifier: id, refusal)), at: clock()))
             }
         }
         kick()

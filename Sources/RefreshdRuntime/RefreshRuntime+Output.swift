@@ -19,8 +19,7 @@ extension RefreshRuntime {
         guard !lines.isEmpty else { return }
         // Decided under the lock, logged outside it (observers never run with it held here).
         let action = lock.withLock { machine.outputLines(order, lines, at: clock()) }
-        if let dropped = action.dropped { report(observation(dropped)) }
-        for line in action.admitted { runOutput(order, stream: stream, line: line) }
+        for log in action.logs(order, stream: stream) { report(RuntimeObservation(log, at: clock())) }
     }
 
     /// Output a host read and dropped unsplit because the window was full (any thread).
@@ -30,7 +29,6 @@ extension RefreshRuntime {
 
     /// The log line of what a window dropped.
     func observation(_ drop: RuntimeMachine.OutputDrop) -> RuntimeObservation {
-        RuntimeObservation(time: clock(), kind: .outputDropped, identifier: drop.identifier, runID: drop.runID,
-                           count: drop.lines, message: drop.message)
+        RuntimeObservation(drop.log, at: clock())
     }
 }

@@ -54,8 +54,8 @@ extension RefreshRuntime {
         case let .killGroup(runID):
             host.killRunGroup(runID: runID)
         case let .closeChannel(runID):
-            let (identifier, message) = lock.withLock { machine.resultsGraceEndedMessage(runID) }
-            report(RuntimeObservation(time: host.now(), kind: .results, identifier: identifier, runID: runID, message: message))
+            let log = lock.withLock { machine.resultsGraceEnded(runID) }
+            report(RuntimeObservation(log, at: host.now()))
             host.closeResults(runID: runID)
         case let .ended(runID, exit, results):
             runEnded(runID, exit: exit, results: results)

@@ -3,10 +3,14 @@ import RefreshdCore
 extension RefreshRuntime {
     /// Starts a run with its registered handler (execution context).
     func launch(_ order: LaunchOrder, on host: any RuntimeHost) {
-        switch lock.withLock({ handlers[order.identifier] ?? instanceHandler(order.identifier) }) {
-        case let .command(job) where job.argv.isEmpty:
-            // Never handed to a host (uv_spawn cannot run nothing): a failed start, on both hosts.
-            send(.runFinished(runID: order.runID, exit: .spawnFailed("no command to run")))
+        // The registry holds the code; the machine decides whether it can start (no handler, a
+        // command with nothing to run: a failed start, the run's end, one event).
+        let handler = lock.withLock { handlers[order.identifier] ?? instanceHandler(order.identifier) }
+        guard let handler, RuntimeMachine.starts(handler.launchTarget) else {
+            feedMachine { machine, now, effects in _ = machine.launching(order, handler?.launchTarget, at: now, into: &effects) }
+            return
+        }
+        switch handler {
         case let .command(job):
             lock.withLock { executions[order.runID] = .command(order) }
             switch host.startCommand(order, job, environment: { self.environment(for: order, job) }) {
@@ -20,13 +24,16 @@ extension RefreshRuntime {
                     }
                     // In the event buffer (free here: no event is being fed), not a new array.
                     scratch.removeAll(keepingCapacity: true)
-                    machine.processStarted(order.runID, processGroup: group, startTicks: ticks, into: &scratch)
+                    machine.processStarted(order, processGroup: group, startTicks: ticks, into: &scratch)
                     if !scratch.isEmpty { _ = commit(scratch) }
                 }
-                logger.info("\(order.identifier)[\(order.runID)] started pid \(group)")
+                // The daemon's log only, as before (no observation: a simulation's report is unchanged).
+                logger.info("\(RuntimeMachine.processStartedLog(order, processGroup: group))")
             case let .failed(reason):
-                lock.withLock { executions[order.runID] = nil }
-                send(.runFinished(runID: order.runID, exit: .spawnFailed(reason)))
+                feedMachine { machine, now, effects in
+                    executions[order.runID] = nil
+                    machine.startFailed(order.runID, reason: reason, at: now, into: &effects)
+                }
             }
         case let .inProcess(handler):
             let task = RefreshTask(order: order, sharedContainer: options.sharedContainer) { [weak self] runID, success in
@@ -38,9 +45,25 @@ extension RefreshRuntime {
             let context = ActionContext(order: order, sharedContainer: options.sharedContainer)
             lock.withLock { executions[order.runID] = .action(context) }
             host.startAction(order, action, context: context)
-        case nil:
-            send(.runFinished(runID: order.runID, exit: .noHandler))
         }
+    }
+
+    /// Called without the lock (it takes it): one call into the machine at the host's instant
+    /// (the saved state restored first, the live backlog applied), its effects committed as one
+    /// transaction and queued, then carried out. Returns what `body` returns.
+    @discardableResult
+    func feedMachine<T>(_ body: (inout RuntimeMachine, Instant, inout [SchedulerEffect]) -> T) -> T {
+        let host = self.host
+        let result = lock.withLock {
+            startIfNeeded()
+            applyLiveBacklog()
+            scratch.removeAll(keepingCapacity: true)
+            let result = body(&machine, host?.now() ?? Instant(milliseconds: 0), &scratch)
+            if !scratch.isEmpty { _ = commit(scratch) }
+            return result
+        }
+        kick(host)
+        return result
     }
 
     /// The end of a run's work, with the raw lines of its results: a host reports an in-process
@@ -54,8 +77,15 @@ extension RefreshRuntime {
         if let dropped { report(observation(dropped)) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
-            sweepLeftovers(order, processGroup: group, startTicks: ticks, on: host) { [self] in
-                finishRun(runID, exit: exit, results: results)
+            let record = sweepRecord(order, processGroup: group, startTicks: ticks)
+            lock.withLock { machine.sweepStarted(order.runID) }
+            if let killed = host.sweepRunNow(record, instance: instance) {
+                // Swept at once (the simulated host): no closure kept, nothing allocated for it.
+                sweepEnded(order, killed: killed) { finishRun(runID, exit: exit, results: results) }
+            } else {
+                host.sweepRun(record, instance: instance) { [self] killed in
+                    sweepEnded(order, killed: killed) { finishRun(runID, exit: exit, results: results) }
+                }
             }
         } else {
             finishRun(runID, exit: exit, results: results)
@@ -64,20 +94,7 @@ extension RefreshRuntime {
 
     /// The run's end, with its results checked, to the machines (committed).
     func finishRun(_ runID: Int64, exit: RunExit, results: [String]) {
-        guard !results.isEmpty else {
-            send(.runFinished(runID: runID, exit: exit, results: []))
-            return
-        }
-        let checked = lock.withLock { machine.checkResults(runID, results) }
-        let identifier = checked.identifier
-        for problem in checked.refused {
-            report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID, message: problem))
-        }
-        if let message = checked.acceptedMessage {
-            report(RuntimeObservation(time: clock(), kind: .results, identifier: identifier, runID: runID,
-                                      count: checked.accepted.count, message: message))
-        }
-        send(.runFinished(runID: runID, exit: exit, results: checked.accepted))
+        feedMachine { machine, now, effects in machine.finishRun(runID, exit: exit, results: results, at: now, into: &effects) }
     }
 
     /// A run's processes never outlive it: at a command run's end, before the end is committed,
@@ -85,37 +102,35 @@ extension RefreshRuntime {
     /// left the process group), found by its cgroup, its session and its environment. Swept
     /// before the commit, so refreshd dying at any instant leaves the run swept or unfinished,
     /// and the restart's sweep of unfinished runs gets the rest. The host calls `runEnded` for a
-    /// command on its execution context, and `then` runs there once the sweep is done.
-    func sweepLeftovers(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?, on host: any RuntimeHost,
-                        then: @escaping @Sendable () -> Void) {
-        let record = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
-                               submitted: order.started, earliest: order.started, started: order.started,
-                               deadline: order.deadline, attempt: order.attempt,
-                               processGroup: processGroup, processStartTicks: startTicks)
-        lock.withLock { machine.sweepStarted(order.runID) }
-        host.sweepRun(record, instance: instance) { [self] killed in
-            if !killed.isEmpty {
-                let text = "\(order.identifier)[\(order.runID)] killed \(killed.count) leftover process\(killed.count == 1 ? "" : "es") at the run's end"
-                report(RuntimeObservation(time: clock(), kind: .reaped, identifier: order.identifier, runID: order.runID,
-                                          count: killed.count, message: text))
-            }
-            then()
-            let stopNow = lock.withLock { machine.sweepEnded(order.runID) }
-            if stopNow { send(.shutdown) }
+    /// command on its execution context, and the sweep's end (`sweepEnded`) runs there. This is
+    /// the run as the sweep reads it.
+    func sweepRecord(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?) -> RunRecord {
+        RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
+                  submitted: order.started, earliest: order.started, started: order.started,
+                  deadline: order.deadline, attempt: order.attempt,
+                  processGroup: processGroup, processStartTicks: startTicks)
+    }
+
+    /// A run's sweep is done: its log line, then `then` (the run's end), then a stop that waited for it.
+    func sweepEnded(_ order: LaunchOrder, killed: [Int32], then: () -> Void) {
+        if let log = RuntimeMachine.leftoversKilled(identifier: order.identifier, runID: order.runID,
+                                                    count: killed.count, atStart: false) {
+            report(RuntimeObservation(log, at: clock()))
         }
+        then()
+        let stopNow = lock.withLock { machine.sweepEnded(order.runID) }
+        if stopNow { send(.shutdown) }
     }
 
     /// The host could not write a publication (any thread): a warning in the log.
     public func publicationFailed(_ path: String, reason: String) {
-        report(RuntimeObservation(time: clock(), kind: .publishFailed, message: "not published: \(path): \(reason)"))
+        report(RuntimeObservation(.runtime(.notPublished(path: path, reason: reason)), at: clock()))
     }
 
     /// A line of a run's output, logged as is (any thread): a built-in action's log lines; a
     /// process's output goes through the rate limit (`runOutputLines`).
     public func runOutput(_ order: LaunchOrder, stream: String, line: String) {
-        let text = "\(order.identifier)[\(order.runID)] \(stream): \(line)"
-        report(RuntimeObservation(time: clock(), kind: .output, identifier: order.identifier, runID: order.runID,
-                                  message: text))
+        report(RuntimeObservation(RuntimeMachine.output(order, stream: stream, line: line), at: clock()))
     }
 
     /// Output the host read and did not log (over the rate limit).

@@ -11,8 +11,8 @@ extension RefreshRuntime {
         switch lock.withLock({ machine.stopSignal(name) }) {
         case let .stopImmediately(reason):
             stop(immediate: true, reason: reason)
-        case let .stopGracefully(message):
-            report(RuntimeObservation(time: host?.now() ?? clock(), kind: .stopping, message: message))
+        case let .stopGracefully(log):
+            report(RuntimeObservation(log, at: host?.now() ?? clock()))
             stop()
         }
     }
@@ -37,11 +37,10 @@ extension RefreshRuntime {
             // Effects, not host calls: carried out in order after the shutdown's expirations, on
             // the execution context; a run that ended meanwhile is skipped there.
             var kills: [SchedulerEffect] = []
-            let count = machine.stopImmediately(at: now, into: &scratch, kills: &kills)
+            let log = machine.stopImmediately(reason, at: now, into: &scratch, kills: &kills)
             _ = commit(scratch)
             outbox.append(contentsOf: kills)
-            return RuntimeObservation(time: now, kind: .stopping, count: count,
-                                      message: "\(reason): killing running jobs now")
+            return RuntimeObservation(log, at: now)
         }
         report(notice)
         kick(host)

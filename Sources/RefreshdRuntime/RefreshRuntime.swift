@@ -88,6 +88,8 @@ public final class RefreshRuntime: @unchecked Sendable {
     var draining = false
     /// The drain's batch between drains (empty, with its capacity).
     var spareBatch: [SchedulerEffect] = []
+    /// The drain's results decisions between drains (empty, with its capacity), for the same reason.
+    var spareDecisions: [ResultsEffect] = []
     /// refreshd's own environment, read once by the host: every command run starts from it.
     public var baseEnvironment: [String: String] = [:]
 
@@ -248,9 +250,10 @@ public final class RefreshRuntime: @unchecked Sendable {
         restored = nil
         if let host {
             for (run, killed) in host.reapLeftovers(of: state.unfinishedRuns, instance: instance) {
-                let text = "reaped \(killed.count) leftover process\(killed.count == 1 ? "" : "es") of \(run.identifier) run \(run.runID)"
-                report(RuntimeObservation(time: host.now(), kind: .reaped, identifier: run.identifier, runID: run.runID,
-                                          count: killed.count, message: text))
+                if let log = RuntimeMachine.leftoversKilled(identifier: run.identifier, runID: run.runID,
+                                                            count: killed.count, atStart: true) {
+                    report(RuntimeObservation(log, at: host.now()))
+                }
             }
         }
         feed(.restore(state))

@@ -182,6 +182,39 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
             case .restored, .clockChanged:
                 self.init(time: time, kind: .activity, message: text)
             }
+        case let .runtime(log):
+            switch log {
+            case let .processStarted(id, runID, _):
+                self.init(time: time, kind: .launched, identifier: id, runID: runID, message: text)
+            case let .reapedAtStart(id, runID, count), let .sweptAtEnd(id, runID, count):
+                self.init(time: time, kind: .reaped, identifier: id, runID: runID, count: count, message: text)
+            case let .resultRefused(id, runID, _), let .resultsGraceEnded(id, runID, _):
+                self.init(time: time, kind: .results, identifier: id, runID: runID, message: text)
+            case let .resultsReported(id, runID, count):
+                self.init(time: time, kind: .results, identifier: id, runID: runID, count: count, message: text)
+            case let .output(id, runID, _, _):
+                self.init(time: time, kind: .output, identifier: id, runID: runID, message: text)
+            case let .outputDropped(id, runID, lines, _, _):
+                self.init(time: time, kind: .outputDropped, identifier: id, runID: runID, count: lines, message: text)
+            case .notPublished, .notContained:
+                self.init(time: time, kind: .publishFailed, message: text)
+            case .storeFailed:
+                self.init(time: time, kind: .storeFailed, message: text)
+            case .stopSignal:
+                self.init(time: time, kind: .stopping, message: text)
+            case let .killingNow(_, running):
+                self.init(time: time, kind: .stopping, count: running, message: text)
+            case .stopped:
+                self.init(time: time, kind: .stopped, message: text)
+            case let .reloaded(_, _, jobs):
+                self.init(time: time, kind: .reloaded, count: jobs, message: text)
+            case .reloadRefused:
+                self.init(time: time, kind: .reloadRefused, message: text)
+            case let .reloadKept(_, problems, _):
+                self.init(time: time, kind: .reloadRefused, count: problems, message: text)
+            case let .seedRefused(id, _):
+                self.init(time: time, kind: .rejected, identifier: id, message: text)
+            }
         }
         source = .log(message)
     }

@@ -437,6 +437,17 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// The runtime's periodic re-read: the modelled conditions, reported at once.
     public func readConditions() { runtime?.send(.conditionsChanged(conditions)) }
 
+    /// One run's sweep at its end, at once (what `reapLeftovers` does for it, without arrays).
+    public func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? {
+        if let a = actionRuns[run.runID], a.instance == instance, let pid = a.workerPID {
+            actionRuns[run.runID] = nil
+            return [pid]
+        }
+        guard let p = processes[run.runID], p.instance == instance else { return [] }
+        processes[run.runID] = nil
+        return p.living
+    }
+
     public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         var reaped: [(RunRecord, [Int32])] = []
         for run in runs {

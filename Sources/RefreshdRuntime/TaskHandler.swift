@@ -13,3 +13,14 @@ public enum TaskHandler: Sendable {
     /// expiration and grace as any run.
     case action(BuiltInAction)
 }
+
+extension TaskHandler {
+    /// What the machine's launch rule sees of this handler (`RuntimeMachine.launching`).
+    var launchTarget: RuntimeMachine.LaunchTarget {
+        switch self {
+        case let .command(job): .command(runsNothing: job.argv.isEmpty)
+        case .inProcess: .inProcess
+        case .action: .action
+        }
+    }
+}

@@ -8,7 +8,7 @@ extension ActivityModel {
     /// offsets from the start; updates after `silentAfter` (a job that stops updating) and the
     /// end line are left out when it is set.
     public func lines(run: Int, start: Instant, duration: Duration, silentAfter: Duration? = nil) -> [(offset: Duration, line: String)] {
-        let id = self.id.replacingOccurrences(of: "{run}", with: String(run))
+        let id = Self.substitutingRun(self.id, run)
         func progressAt(_ offset: Duration) -> String {
             let total = Double(max(1, duration.wholeMilliseconds))
             let fraction = min(1, max(0, Double(offset.wholeMilliseconds) / total))
@@ -43,5 +43,28 @@ extension ActivityModel {
             }
         }
         return result
+    }
+
+    /// `template` with every `{run}` (left to right, not overlapping) replaced by the run's
+    /// number: a byte scan, where Foundation's `replacingOccurrences` was 1.4% of a simulated
+    /// year (it runs at every modelled run of an activity).
+    static func substitutingRun(_ template: String, _ run: Int) -> String {
+        let pattern: [UInt8] = Array("{run}".utf8)
+        guard template.utf8.contains(pattern[0]) else { return template }
+        let bytes = Array(template.utf8)
+        let number = Array(String(run).utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + number.count)
+        var i = 0
+        while i < bytes.count {
+            if i + pattern.count <= bytes.count, bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
+                result += number
+                i += pattern.count
+            } else {
+                result.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }

@@ -72,9 +72,16 @@ final class RunHistory: @unchecked Sendable {
         return known
     }
 
-    /// Where a run is: the newest first (most ends are of the latest runs), then a search.
+    /// Where a run is: the newest first (most ends are of the latest runs), then where it is
+    /// when no id is missing between it and the newest (ids are handed out one by one), then a
+    /// search.
     private func index(of runID: Int64) -> Int? {
-        if let last = entries.last, last.run.runID == runID { return entries.count - 1 }
+        guard let last = entries.last?.run.runID else { return nil }
+        if last == runID { return entries.count - 1 }
+        if runID < last, last - runID < Int64(entries.count) {
+            let guess = entries.count - 1 - Int(last - runID)
+            if entries[guess].run.runID == runID { return guess }
+        }
         let index = entries.lowerBound(of: runID, by: \.run.runID)
         return index < entries.count && entries[index].run.runID == runID ? index : nil
     }

@@ -124,8 +124,9 @@ import Testing
         _ = try Self.launch(&machine)
 
         // The first: a graceful stop, at once (no sweep under way); the run gets its expiration.
-        #expect(machine.stopSignal("SIGTERM")
-            == .stopGracefully(message: "received SIGTERM: stopping gracefully (send it again to kill running jobs now)"))
+        #expect(machine.stopSignal("SIGTERM") == .stopGracefully(log: .runtime(.stopSignal(name: "SIGTERM"))))
+        #expect(LogMessage.runtime(.stopSignal(name: "SIGTERM")).description
+            == "received SIGTERM: stopping gracefully (send it again to kill running jobs now)")
         #expect(machine.stopRequested() == true)
         #expect(Self.effects { machine.handle(.shutdown, at: t0 + .seconds(1), into: &$0) }
             == [.log(.stopping(running: 1)), .expire(runID: 1), .armTimer(at: t0 + .seconds(6))])
@@ -134,7 +135,9 @@ import Testing
         #expect(machine.stopSignal("SIGTERM") == .stopImmediately(reason: "received SIGTERM again"))
         var kills: [SchedulerEffect] = []
         var effects: [SchedulerEffect] = []
-        #expect(machine.stopImmediately(at: t0 + .seconds(2), into: &effects, kills: &kills) == 1)
+        let notice = machine.stopImmediately("received SIGTERM again", at: t0 + .seconds(2), into: &effects, kills: &kills)
+        #expect(notice == .runtime(.killingNow(reason: "received SIGTERM again", running: 1)))
+        #expect(notice.description == "received SIGTERM again: killing running jobs now")
         #expect(effects == [])
         #expect(kills == [.kill(runID: 1)])
     }
@@ -237,12 +240,12 @@ import Testing
         var machine = Self.machine()
         _ = try Self.launch(&machine)
         let report = machine.checkResults(1, ["{\"a\": 1}", "not json", RunResults.truncatedMarker])
-        #expect(report.identifier == "app.job")
         #expect(report.accepted == ["{\"a\": 1}"])
-        #expect(report.refused.count == 2)
-        #expect(report.refused.allSatisfy { $0.hasPrefix("app.job[1] result refused: ") })
-        #expect(report.acceptedMessage == "app.job[1] reported 1 result")
-        #expect(machine.checkResults(1, []) == RuntimeMachine.ResultsReport(identifier: "?", accepted: [], refused: []))
+        #expect(report.logs.count == 3)
+        #expect(report.logs.prefix(2).allSatisfy { $0.description.hasPrefix("app.job[1] result refused: ") })
+        #expect(report.logs.last == .runtime(.resultsReported(identifier: "app.job", runID: 1, count: 1)))
+        #expect(report.logs.last?.description == "app.job[1] reported 1 result")
+        #expect(machine.checkResults(1, []) == RuntimeMachine.ResultsReport(accepted: [], logs: []))
     }
 
     @Test func aCommandSeesRefreshdsEnvironmentItsOwnAndTheRunsVariables() {
@@ -265,8 +268,9 @@ import Testing
         // The store refused that event's commit: its launch never happens; the run ends in
         // memory, the shutdown stops at once (no run to wait for), and no timer stays armed.
         var effects: [SchedulerEffect] = []
-        machine.storeFailed(dropping: launched, at: t0, into: &effects)
-        #expect(effects == [.log(.stopping(running: 0)), .stopped])
+        machine.storeFailed("disk full", dropping: launched, at: t0, into: &effects)
+        #expect(effects == [.log(.runtime(.storeFailed(reason: "disk full"))), .log(.stopping(running: 0)), .stopped])
+        #expect(LogMessage.runtime(.storeFailed(reason: "disk full")).description == "state not saved, stopping: disk full")
         #expect(machine.machines.scheduler.activeRuns.isEmpty)
         #expect(machine.machines.nextDeadline == nil)
     }
@@ -310,10 +314,106 @@ import Testing
 
     @Test func aStartedProcessIsSavedOnlyWhereStateIsSaved() {
         var effects: [SchedulerEffect] = []
-        Self.machine().processStarted(1, processGroup: 4242, startTicks: 99, into: &effects)
+        let order = LaunchOrder(runID: 1, identifier: "app.job", kind: .appRefresh, started: Self.t0,
+                                deadline: Self.t0 + .seconds(30), attempt: 1)
+        var plain = Self.machine()
+        plain.processStarted(order, processGroup: 4242, startTicks: 99, into: &effects)
         #expect(effects == [])  // no store: nothing persists
-        let stored = RuntimeMachine(scheduler: SchedulerCore(configuration: SchedulerConfiguration(), definitions: [Self.job]))
-        stored.processStarted(1, processGroup: 4242, startTicks: 99, into: &effects)
+        #expect(RuntimeMachine.processStartedLog(order, processGroup: 4242).description == "app.job[1] started pid 4242")
+        var stored = RuntimeMachine(scheduler: SchedulerCore(configuration: SchedulerConfiguration(), definitions: [Self.job]))
+        stored.processStarted(order, processGroup: 4242, startTicks: 99, into: &effects)
         #expect(effects == [.persist(.processStarted(runID: 1, processGroup: 4242, startTicks: 99))])
+    }
+
+    /// A launch starts only with something to run: no handler, or a command with an empty argv,
+    /// is a failed start, the run's end in the same event (nothing reaches a host).
+    @Test func aLaunchWithNothingToRunEndsAtOnce() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+        var effects: [SchedulerEffect] = []
+        #expect(machine.launching(order, .command(runsNothing: false), at: t0, into: &effects))
+        #expect(machine.launching(order, .inProcess, at: t0, into: &effects))
+        #expect(machine.launching(order, .action, at: t0, into: &effects))
+        #expect(effects == [])
+        // An empty argv: could not start, the run is over, the one timer goes.
+        #expect(!machine.launching(order, .command(runsNothing: true), at: t0, into: &effects))
+        #expect(effects == [.disarmTimer])
+        #expect(machine.machines.scheduler.activeRuns.isEmpty)
+
+        // With routine logs on, the run's end says why.
+        var configuration = SchedulerConfiguration()
+        configuration.emitsStateChanges = false
+        configuration.emitsRunEnds = true
+        var logged = RuntimeMachine(scheduler: SchedulerCore(configuration: configuration, definitions: [Self.job]))
+        logged.handle(.restore(SchedulerCore.RestoredState()), at: t0, into: &effects)
+        effects = []
+        try logged.submit(TaskRequest(identifier: Self.job.identifier), at: t0, into: &effects)
+        logged.handle(.timerFired, at: t0, into: &effects)
+        for (target, why) in [(nil, "no handler registered"),
+                              (RuntimeMachine.LaunchTarget.command(runsNothing: true), "could not start: no command to run")] {
+            effects = []
+            if target != nil {
+                try logged.submit(TaskRequest(identifier: Self.job.identifier), at: t0, into: &effects)
+                logged.handle(.timerFired, at: t0, into: &effects)
+                effects = []
+            }
+            let run = logged.machines.scheduler.activeRuns.first!
+            #expect(!logged.launching(run, target, at: t0, into: &effects))
+            let lines = effects.compactMap { effect -> String? in if case let .log(log) = effect { log.description } else { nil } }
+            #expect(lines.contains { $0.hasPrefix("finished app.job run \(run.runID): failure (\(why))") }, "\(lines)")
+        }
+    }
+
+    /// A wake-up is one event: a clock change it finds and the firing come out together, in
+    /// that order, for one commit (ARCHITECTURE.md: one transaction per event).
+    @Test func aWakeUpThatFindsAClockJumpIsOneEvent() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        machine.attach(clocks: ClockReading(wall: t0, monotonic: .seconds(100)))
+        // A request due in 10 s; the wake-up finds the wall clock an hour ahead.
+        _ = try Self.effects { try machine.submit(TaskRequest(identifier: Self.job.identifier, earliestBeginDate: t0 + .seconds(10)),
+                                                  at: t0, into: &$0) }
+        let jumped = ClockReading(wall: t0 + .seconds(3610), monotonic: .seconds(110))
+        let order = LaunchOrder(runID: 1, identifier: Self.job.identifier, kind: .appRefresh, started: jumped.wall,
+                                deadline: jumped.wall + .seconds(30), attempt: 1)
+        #expect(Self.effects { machine.wakeUp(jumped, into: &$0) } == [
+            // The change: logged, the request it made due launched, the timer re-armed for its deadline...
+            .log(.clockChanged(jumped.wall, expected: t0 + .seconds(10))), .launch(order), .armTimer(at: order.deadline),
+            // ...then the firing, which finds nothing more to do and arms the one timer again (it fired).
+            .armTimer(at: order.deadline),
+        ])
+        // No jump: the firing alone.
+        #expect(Self.effects { machine.wakeUp(ClockReading(wall: t0 + .seconds(3640), monotonic: .seconds(140)), into: &$0) }
+            == [.log(.expirationDelivered(runID: 1, identifier: Self.job.identifier)), .expire(runID: 1),
+                .armTimer(at: t0 + .seconds(3645))])
+    }
+
+    /// The runtime's log lines are the machine's words (`RuntimeLog`), whichever host reports them.
+    @Test func theRuntimesLogLinesAreWordedByTheMachine() {
+        let order = LaunchOrder(runID: 7, identifier: "app.job", kind: .appRefresh, started: Self.t0,
+                                deadline: Self.t0 + .seconds(30), attempt: 1)
+        #expect(RuntimeMachine.output(order, stream: "stdout", line: "hello").description == "app.job[7] stdout: hello")
+        #expect(RuntimeMachine.leftoversKilled(identifier: "app.job", runID: 7, count: 0, atStart: false) == nil)
+        #expect(RuntimeMachine.leftoversKilled(identifier: "app.job", runID: 7, count: 2, atStart: false)?.description
+            == "app.job[7] killed 2 leftover processes at the run's end")
+        #expect(RuntimeMachine.leftoversKilled(identifier: "app.job", runID: 7, count: 1, atStart: true)?.description
+            == "reaped 1 leftover process of app.job run 7")
+        let inside = Publication(path: "widgets/a.json", contents: "{}")
+        #expect(RuntimeMachine.publishing(inside, in: "/srv/shared") == .write(container: "/srv/shared"))
+        #expect(RuntimeMachine.publishing(inside, in: nil)
+            == .fail(.runtime(.notPublished(path: "widgets/a.json", reason: "no shared container is configured"))))
+        let outside = Publication(path: "../a.json", contents: "{}")
+        #expect(RuntimeMachine.publishing(outside, in: "/srv/shared") == .fail(.runtime(.notContained(path: "../a.json"))))
+        #expect(LogMessage.runtime(.notContained(path: "../a.json")).description
+            == "not published: ../a.json is not inside the shared container")
+        #expect(LogMessage.runtime(.reloaded(reason: "SIGHUP", summary: "1 added", jobs: 3)).description == "reloaded (SIGHUP): 1 added")
+        #expect(LogMessage.runtime(.reloadKept(reason: "watch", problems: 1, jobs: 2)).description
+            == "reload refused (watch): 1 error; keeping the running config of 2 jobs")
+        #expect(LogMessage.runtime(.stopped).description == "stopped")
+        // An action no host binds fails its run with a line naming it and what the host runs.
+        #expect(ActionSpec.unboundMessage("stage-playlist", bound: [])
+            == "no built-in action \"stage-playlist\" in this host (it runs commands and no built-in actions); expected a job with command:")
+        #expect(ActionSpec.unboundMessage("x", bound: ["a", "b"]).contains("(it runs commands and a, b)"))
     }
 }

@@ -1,7 +1,8 @@
+import Foundation
 import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdSimulation
+@testable import RefreshdSimulation
 import Testing
 
 /// The activity lines `simulate: {activity: ...}` writes (about 96,000 in a simulated year of
@@ -20,6 +21,13 @@ import Testing
                 #expect(fast != nil, "\(line)")
                 #expect(fast == ResultLine.parse(line, owner: "job.a", namespace: "ns", now: now), "\(line)")
             }
+        }
+    }
+
+    /// The run number goes where `{run}` is, as Foundation's `replacingOccurrences` put it.
+    @Test func theRunNumberReplacesEveryRunPlaceholder() {
+        for template in ["pack-autumn-{run}", "{run}", "{run}{run}-x", "no placeholder", "{ru}n{run", "{{run}}", "é-{run}-ü", ""] {
+            #expect(ActivityModel.substitutingRun(template, 42) == template.replacingOccurrences(of: "{run}", with: "42"), "\(template)")
         }
     }
 }

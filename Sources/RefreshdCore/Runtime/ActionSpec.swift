@@ -24,4 +24,11 @@ public struct ActionSpec: Sendable, Hashable {
         hasher.combine(name)
         hasher.combine(fingerprint)
     }
+
+    /// The line an action no host binds fails with (the run still happens, and fails, so a job is
+    /// never silently skipped): it names the action and what the host runs (`bound`, sorted).
+    public static func unboundMessage(_ name: String, bound: [String]) -> String {
+        "no built-in action \"\(name)\" in this host (it runs commands and "
+            + "\(bound.isEmpty ? "no built-in actions" : bound.joined(separator: ", "))); expected a job with command:"
+    }
 }

@@ -33,6 +33,20 @@ public struct JobSpec: Sendable, Hashable {
     }
 
     public var identifier: String { definition.identifier }
+
+    /// What a run of a job runs: a built-in action (bound to code by the host) or a command.
+    public enum Work: Sendable, Hashable {
+        case action(ActionSpec)
+        case command(CommandJob)
+    }
+
+    /// What a run of this job runs: its built-in action, else its widget's built-in provider (a
+    /// timeline job with `provider: playlist` has no command), else its command.
+    public var work: Work {
+        if let action { return .action(action) }
+        if case let .action(provider)? = widget?.provider { return .action(provider) }
+        return .command(command)
+    }
 }
 
 /// How a job's first request is made when it is loaded and has no pending request.

@@ -55,9 +55,11 @@ package struct RuntimeMachine: Sendable {
         }
 
         /// The log line: `job[7] 12 lines (96 bytes) of output not logged: over 200 lines or 256 KiB a second`.
-        package var message: String {
-            "\(identifier)[\(runID)] \(lines) line\(lines == 1 ? "" : "s") (\(bytes) bytes) of output not logged: over \(limit)"
+        package var log: LogMessage {
+            .runtime(.outputDropped(identifier: identifier, runID: runID, lines: lines, bytes: bytes, limit: limit))
         }
+
+        package var message: String { log.description }
     }
 
     /// What to do with lines a run printed: log the admitted ones, after the drop notice of the
@@ -65,12 +67,23 @@ package struct RuntimeMachine: Sendable {
     package struct OutputAction: Sendable, Hashable {
         package var dropped: OutputDrop?
         package var admitted: [String]
+
+        /// The log lines, in order: the drop notice, then each admitted line as printed on `stream`.
+        package func logs(_ order: LaunchOrder, stream: String) -> [LogMessage] {
+            (dropped.map { [$0.log] } ?? []) + admitted.map { RuntimeMachine.output(order, stream: stream, line: $0) }
+        }
+    }
+
+    /// The log line of one line a run printed (a command's, through the rate limit; a built-in
+    /// action's log lines as they are).
+    package static func output(_ order: LaunchOrder, stream: String, line: String) -> LogMessage {
+        .runtime(.output(identifier: order.identifier, runID: order.runID, stream: stream, line: line))
     }
 
     /// What a stop signal means.
     package enum StopSignalAction: Sendable, Hashable {
         /// The first: stop gracefully (running work gets its expiration and grace); the log line.
-        case stopGracefully(message: String)
+        case stopGracefully(log: LogMessage)
         /// Another while already stopping: kill every run now (`stopImmediately`).
         case stopImmediately(reason: String)
     }
@@ -122,30 +135,49 @@ package struct RuntimeMachine: Sendable {
     }
 
     /// What a run's end reports of its results: the accepted lines (compact JSON, handed to the
-    /// machines with the run's end) and one log line per refused line, then the count accepted.
+    /// machines with the run's end) and its log lines: one per refused line, then the count
+    /// accepted (`app.job[7] reported 2 results`, when any was).
     package struct ResultsReport: Sendable, Hashable {
-        package var identifier: String
         package var accepted: [String]
-        package var refused: [String]
-        /// `app.job[7] reported 2 results`, when any was accepted.
-        package var acceptedMessage: String?
+        package var logs: [LogMessage]
     }
 
     /// Checks a run's raw results lines (`RunResults.check`) before its end is handled.
     package func checkResults(_ runID: Int64, _ results: [String]) -> ResultsReport {
-        let identifier = results.isEmpty ? "?" : machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
-        guard !results.isEmpty else { return ResultsReport(identifier: identifier, accepted: [], refused: []) }
+        guard !results.isEmpty else { return ResultsReport(accepted: [], logs: []) }
+        let identifier = identifier(ofRun: runID)
         let checked = RunResults.check(results)
         let count = checked.accepted.count
-        return ResultsReport(identifier: identifier, accepted: checked.accepted,
-                             refused: checked.problems.map { "\(identifier)[\(runID)] result refused: \($0)" },
-                             acceptedMessage: count == 0 ? nil : "\(identifier)[\(runID)] reported \(count) result\(count == 1 ? "" : "s")")
+        var logs: [LogMessage] = checked.problems.map {
+            .runtime(.resultRefused(identifier: identifier, runID: runID, problem: $0))
+        }
+        if count > 0 { logs.append(.runtime(.resultsReported(identifier: identifier, runID: runID, count: count))) }
+        return ResultsReport(accepted: checked.accepted, logs: logs)
+    }
+
+    /// A run's work ended with these raw results lines: they are checked (`checkResults`), and
+    /// the end is one event: the results' log lines, then the machines' effects of the run's end
+    /// with the lines accepted.
+    package mutating func finishRun(_ runID: Int64, exit: RunExit, results: [String], at now: Instant,
+                                    into effects: inout [SchedulerEffect]) {
+        var accepted: [String] = []
+        if !results.isEmpty {
+            let report = checkResults(runID, results)
+            for log in report.logs { effects.append(.log(log)) }
+            accepted = report.accepted
+        }
+        handle(.runFinished(runID: runID, exit: exit, results: accepted), at: now, into: &effects)
     }
 
     /// The log line when a run's results channel is closed at the end of the grace.
-    package func resultsGraceEndedMessage(_ runID: Int64) -> (identifier: String, message: String) {
-        let identifier = machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
-        return (identifier, "\(identifier)[\(runID)] results channel still open \(ResultsChannels.grace.wholeMilliseconds) ms after the exit (a process outside the run holds fd 3): reporting what was read")
+    package func resultsGraceEnded(_ runID: Int64) -> LogMessage {
+        .runtime(.resultsGraceEnded(identifier: identifier(ofRun: runID), runID: runID,
+                                    graceMilliseconds: ResultsChannels.grace.wholeMilliseconds))
+    }
+
+    /// The identifier of a run in flight (`?` for one the scheduler no longer holds).
+    private func identifier(ofRun runID: Int64) -> String {
+        machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
     }
 
     /// Gives a loaded job its first request as `SeedPlan` says: the submit and its seed record
@@ -185,8 +217,9 @@ package struct RuntimeMachine: Sendable {
     /// event launched exist only in memory (nothing was started or recorded): they end at once
     /// (`abandoned`), so the stop does not wait for them; then the shutdown. Appends the
     /// shutdown's effects to carry out, without its state changes (nothing more is saved).
-    package mutating func storeFailed(dropping failed: [SchedulerEffect], at now: Instant,
+    package mutating func storeFailed(_ reason: String, dropping failed: [SchedulerEffect], at now: Instant,
                                       into effects: inout [SchedulerEffect]) {
+        effects.append(.log(.runtime(.storeFailed(reason: reason))))
         var scratch: [SchedulerEffect] = []
         for case let .launch(order) in failed {
             machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
@@ -210,14 +243,99 @@ package struct RuntimeMachine: Sendable {
         clockSteps.observe(clocks, notice).map { .clockChanged(expected: $0) }
     }
 
+    /// The host's one wake-up fired, with the clocks read then: ONE event (one commit). A wall
+    /// clock that moved apart from the monotonic one by more than the tolerance since the last
+    /// change is the `.clockChanged` first, then the wake-up is `.timerFired`; both at the
+    /// reading's wall clock.
+    package mutating func wakeUp(_ clocks: ClockReading, into effects: inout [SchedulerEffect]) {
+        if let changed = clocksRead(clocks, .wakeUp) { handle(changed, at: clocks.wall, into: &effects) }
+        handle(.timerFired, at: clocks.wall, into: &effects)
+    }
+
     // MARK: Processes
 
     /// The host started a command run's leader (its process group and start ticks): saved, in
     /// a transaction of its own, so that a restart's sweep can tell the run's processes apart.
-    package func processStarted(_ runID: Int64, processGroup: Int32, startTicks: UInt64?,
-                                into effects: inout [SchedulerEffect]) {
-        guard machines.scheduler.configuration.emitsStateChanges else { return }
-        effects.append(.persist(.processStarted(runID: runID, processGroup: processGroup, startTicks: startTicks)))
+    /// Mutating only so that the engine's call borrows the machine in place: read through the
+    /// runtime's stored property, the whole machine was copied (and released) at every start.
+    package mutating func processStarted(_ order: LaunchOrder, processGroup: Int32, startTicks: UInt64?,
+                                         into effects: inout [SchedulerEffect]) {
+        if machines.scheduler.configuration.emitsStateChanges {
+            effects.append(.persist(.processStarted(runID: order.runID, processGroup: processGroup, startTicks: startTicks)))
+        }
+    }
+
+    /// The log line of a started process (the daemon's log only: no observation, as before
+    /// issue 22). Made only when the log shows it: the boxed message was an allocation a run.
+    package static func processStartedLog(_ order: LaunchOrder, processGroup: Int32) -> LogMessage {
+        .runtime(.processStarted(identifier: order.identifier, runID: order.runID, processGroup: processGroup))
+    }
+
+    /// What a launch runs, as far as a rule can see it: the engine's registry holds the code
+    /// (`TaskHandler`), the machine decides whether it can start.
+    package enum LaunchTarget: Sendable, Hashable {
+        /// A command, and whether its argv names anything to run.
+        case command(runsNothing: Bool)
+        /// A closure in the embedding process.
+        case inProcess
+        /// A built-in action (bound by the host, or failing with a line that names it).
+        case action
+    }
+
+    /// A launch is about to start with what the registry holds for its identifier (nil:
+    /// nothing). True: start it. False: it cannot start, and its failed start is its end,
+    /// handled now (appended to `effects`, one event): no handler (`noHandler`), or a command
+    /// with nothing to run (`could not start: no command to run`), never handed to a host
+    /// (uv_spawn cannot run nothing), so both hosts fail it the same way.
+    package mutating func launching(_ order: LaunchOrder, _ target: LaunchTarget?, at now: Instant,
+                                    into effects: inout [SchedulerEffect]) -> Bool {
+        guard !Self.starts(target) else { return true }
+        switch target {
+        case nil:
+            handle(.runFinished(runID: order.runID, exit: .noHandler), at: now, into: &effects)
+            return false
+        case .command(runsNothing: true):
+            startFailed(order.runID, reason: "no command to run", at: now, into: &effects)
+            return false
+        case .command, .inProcess, .action:
+            return true
+        }
+    }
+
+    /// Whether a launch with this target starts (`launching` without its failed end).
+    package static func starts(_ target: LaunchTarget?) -> Bool {
+        switch target {
+        case nil, .command(runsNothing: true): false
+        case .command, .inProcess, .action: true
+        }
+    }
+
+    /// The host could not start a command run (`reason`, e.g. its executable is missing): the
+    /// run's end.
+    package mutating func startFailed(_ runID: Int64, reason: String, at now: Instant, into effects: inout [SchedulerEffect]) {
+        handle(.runFinished(runID: runID, exit: .spawnFailed(reason)), at: now, into: &effects)
+    }
+
+    // MARK: Publications, leftovers, the stop
+
+    /// Where a publication goes: the host writes it into the shared container, or it fails
+    /// here, logged, on every host (outside the container; no container configured).
+    package enum PublishDecision: Sendable, Hashable {
+        case write(container: String)
+        case fail(LogMessage)
+    }
+
+    package static func publishing(_ publication: Publication, in container: String?) -> PublishDecision {
+        guard publication.isContained else { return .fail(.runtime(.notContained(path: publication.path))) }
+        guard let container else { return .fail(.runtime(.notPublished(path: publication.path, reason: "no shared container is configured"))) }
+        return .write(container: container)
+    }
+
+    /// The log line of processes a sweep killed: at the start, of a run a dead refreshd left
+    /// unfinished; at a run's end, what it left running (nil when there were none).
+    package static func leftoversKilled(identifier: String, runID: Int64, count: Int, atStart: Bool) -> LogMessage? {
+        if atStart { return .runtime(.reapedAtStart(identifier: identifier, runID: runID, count: count)) }
+        return count == 0 ? nil : .runtime(.sweptAtEnd(identifier: identifier, runID: runID, count: count))
     }
 
     // MARK: Job output
@@ -384,16 +502,17 @@ package struct RuntimeMachine: Sendable {
         if machines.scheduler.isStopping || stopAfterSweeps != nil {
             return .stopImmediately(reason: "received \(name) again")
         }
-        return .stopGracefully(message: "received \(name): stopping gracefully (send it again to kill running jobs now)")
+        return .stopGracefully(log: .runtime(.stopSignal(name: name)))
     }
 
     /// Stops without waiting for the graces: the shutdown (idempotent: the core stops launching
     /// and marks every run as stopped by it), then a `.kill` for every run in flight, in run
-    /// order, so each ends `interrupted`. Returns how many runs are killed.
-    package mutating func stopImmediately(at now: Instant, into effects: inout [SchedulerEffect], kills: inout [SchedulerEffect]) -> Int {
+    /// order, so each ends `interrupted`. Returns the log line (`reason`, and how many are killed).
+    package mutating func stopImmediately(_ reason: String, at now: Instant, into effects: inout [SchedulerEffect],
+                                          kills: inout [SchedulerEffect]) -> LogMessage {
         machines.handle(.shutdown, at: now, into: &effects)
         let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
         for runID in runs { kills.append(.kill(runID: runID)) }
-        return runs.count
+        return .runtime(.killingNow(reason: reason, running: runs.count))
     }
 }
