@@ -209,7 +209,7 @@ enum Pages {
         let next: HTML = t.nextAfter.map { HTML("<p><a href=\"/jobs/\(HTML.segment(id))?after=\(HTML.segment($0))#instances\">Next instances →</a></p>") } ?? ""
         let fields = HTML.join(t.parameters.count > 1 ? t.parameters.map { p in HTML(" <label>\(p) <input name=\"\(p)\" size=\"10\" required></label>") } : [])
         let add: HTML = """
-            <form class="action" method="post" action="\(base)"><label>key <input name="key" size="14" required pattern="[A-Za-z0-9._@-]{1,128}"></label>\(fields) <button type="submit"\(d.actionsEnabled ? "" : " disabled")>Add instance</button></form>
+            <form class="action" method="post" action="\(base)"><label>key <input name="key" size="14" required pattern="[A-Za-z0-9._@\\-]{1,128}"></label>\(fields) <button type="submit"\(d.actionsEnabled ? "" : " disabled")>Add instance</button></form>
             """
         return """
             <section id="instances"><h2>Instances: \(t.count) <span class="muted">(parameters: \(t.parameters.joined(separator: ", ")))</span></h2>

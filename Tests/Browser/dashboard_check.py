@@ -107,7 +107,7 @@ def main():
                 # The report's table and its picture (the simulator's SVG) are shown.
                 result["pages"][name]["picture"] = wait(lambda: driver.execute_script(
                     "var i = document.getElementById('simulation-picture'); return i && i.complete && i.naturalWidth > 0"), 15)
-                result["pages"][name]["report"] = driver.find_element(By.CSS_SELECTOR, "pre.report").text[:400]
+                result["pages"][name]["report"] = driver.find_element(By.CSS_SELECTOR, "pre.report").text[:20000]
             if name == "widgets":
                 result["widgetImage"] = wait(lambda: driver.execute_script(
                     "var i = document.querySelector('img.rendition'); return i && i.complete && i.naturalWidth > 0"), 5)
