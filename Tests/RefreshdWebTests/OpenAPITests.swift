@@ -4,7 +4,7 @@ import Testing
 /// The JSON API against its OpenAPI document (`/api/openapi.json`), on a real
 /// `refreshd run --http` with a token: real responses of every endpoint validated with
 /// jsonschema (`Tests/Browser/api_check.py`), then a bounded schemathesis fuzz of every operation
-/// (actions included, with the token) while a 1 s job runs; the job's launches during the fuzz
+/// but the event stream and the simulation (actions included, with the token) while a 1 s job runs; the job's launches during the fuzz
 /// must stay on time (p99 lateness, printed). The Python tools come from the venv
 /// `Scripts/bootstrap` makes (`.build/python-tools`, pinned).
 @Suite(.serialized) struct OpenAPITests {
