@@ -63,12 +63,17 @@ final class SimulationRunner: @unchecked Sendable {
             throw WebError.unavailable("another simulation is running (one at a time, at most \(Self.timeLimit.components.seconds) s); try again in a moment")
         case .wait:
             return try await withCheckedThrowingContinuation { continuation in
-                let ready: Result? = lock.withLock {
-                    if running == nil, let latest, latest.scenario == scenario { return latest }
-                    waiting.append(continuation)
-                    return nil
+                // The run may have ended (or another begun) since the step was chosen: wait only
+                // for a run of this very scenario, so every waiter gets the result it asked for.
+                let ready: Swift.Result<Result, any Error>? = lock.withLock {
+                    if running == scenario {
+                        waiting.append(continuation)
+                        return nil
+                    }
+                    if let latest, latest.scenario == scenario { return .success(latest) }
+                    return .failure(WebError.unavailable("another simulation is running; try again in a moment"))
                 }
-                if let ready { continuation.resume(returning: ready) }
+                if let ready { continuation.resume(with: ready) }
             }
         case .start:
             let result = await run(scenario)

@@ -50,19 +50,22 @@ import Testing
         let long = ResultBox()
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { long.set(HTTP.request(port, "/api/simulate?days=31")) }
-        usleep(500_000)
-        // Another simulation meanwhile: refused at once; the pages are served.
+        usleep(2_000_000)
+        // Another simulation meanwhile: refused at once; the pages are served. (On a loaded
+        // machine the second may have started first: then the first is the one refused. Either
+        // way exactly one runs, and it stops at its bound.)
         let other = HTTP.request(port, "/api/simulate?days=30")
-        #expect(other.status == 503 && other.text.contains("another simulation is running"), "\(other.text.prefix(300))")
         #expect(HTTP.request(port, "/healthz").status == 200)
         group.wait()
         let elapsed = Date().timeIntervalSince(began)
-        let response = try #require(long.value)
-        #expect(response.status == 200, "\(response.text.prefix(300))")
-        let object = try #require((try? JSONSerialization.jsonObject(with: Data(HTTP.body(response.text).utf8))) as? [String: Any])
+        let first = try #require(long.value)
+        let (refused, ran) = other.status == 503 ? (other, first) : (first, other)
+        #expect(refused.status == 503 && refused.text.contains("another simulation is running"), "\(refused.text.prefix(300))")
+        #expect(ran.status == 200, "\(ran.text.prefix(300))")
+        let object = try #require((try? JSONSerialization.jsonObject(with: Data(HTTP.body(ran.text).utf8))) as? [String: Any])
         let stopped = object["stopped"] as? String ?? ""
         #expect(stopped.contains("simulated events") || stopped.contains("time bound"), "\(object["stopped"] ?? "not stopped")")
-        #expect(elapsed < 20, "the simulation took \(elapsed) s")
+        #expect(elapsed < 25, "the simulation took \(elapsed) s")
         // The tick job's launches while the simulation ran.
         let api = HTTP.body(HTTP.request(port, "/api/jobs/web.tick").text)
         let runs = ((try? JSONSerialization.jsonObject(with: Data(api.utf8))) as? [String: Any])?["runs"] as? [[String: Any]] ?? []
