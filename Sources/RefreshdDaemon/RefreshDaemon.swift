@@ -120,7 +120,8 @@ package final class RefreshDaemon: @unchecked Sendable {
         var stops: [() -> Void] = []
         defer { for stop in stops.reversed() { stop() } }
         for start in companions {
-            stops.append(try start(DaemonParts(scheduler: scheduler, control: control.server, stateDirectory: stateDirectory)))
+            stops.append(try start(DaemonParts(scheduler: scheduler, control: control.server, stateDirectory: stateDirectory,
+                                                   jobsDirectory: jobsDirectory)))
         }
         // Runs on the loop's first turn, after `run()` has restored state and armed the timer.
         scheduler.performOnLoop { control.ready() }
@@ -198,4 +199,6 @@ package struct DaemonParts: @unchecked Sendable {
     package let scheduler: RefreshScheduler
     package let control: ControlServer
     package let stateDirectory: String
+    /// The jobs folder refreshd runs from (the dashboard's Simulate page reads it as `simulate` does).
+    package let jobsDirectory: String
 }

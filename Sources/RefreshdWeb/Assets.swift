@@ -95,7 +95,10 @@ enum Assets {
             e.preventDefault();
             var form = e.currentTarget, t = token();
             if (!t) return;
-            fetch(form.getAttribute("action"), { method: "POST", headers: { "Authorization": "Bearer " + t }, cache: "no-store" })
+            // A form with fields (adding an instance) sends them in the query string.
+            var url = form.getAttribute("action"), fields = new URLSearchParams(new FormData(form)).toString();
+            if (fields) url += "?" + fields;
+            fetch(url, { method: "POST", headers: { "Authorization": "Bearer " + t }, cache: "no-store" })
               .then(function (r) {
                 if (r.status === 401 || r.status === 403) sessionStorage.removeItem("refreshd-token");
                 return r.json().then(function (body) { return { status: r.status, body: body }; });
@@ -165,5 +168,8 @@ enum Assets {
     .timeline { font-size: 12px; }
     code { font-size: 12px; word-break: break-all; }
     .wide { grid-column: 1 / -1; }
+    form.simulate label, form.action label { margin-right: .8em; }
+    pre.report { max-height: 40em; }
+    ul.gone { font-size: 12px; }
     """#
 }

@@ -23,6 +23,8 @@ final class DashboardSource: @unchecked Sendable {
     let parts: DaemonParts
     let feed = EventFeed()
     let tails = RunTails()
+    let simulations = SimulationRunner()
+    let notices = NotificationNotices()
     private let storeQueue = DispatchQueue(label: "refreshd.web.store")
     /// Store queue only.
     private var store: StateStore?
@@ -41,9 +43,10 @@ final class DashboardSource: @unchecked Sendable {
 
     init(parts: DaemonParts) {
         self.parts = parts
-        let feed = feed, tails = tails
+        let feed = feed, tails = tails, notices = notices
         parts.scheduler.runtime.observe { observation in
             tails.record(observation)
+            notices.record(observation)
             feed.publish(observation)
         }
     }
@@ -108,10 +111,11 @@ final class DashboardSource: @unchecked Sendable {
     func invalidate() { lock.withLock { cached = nil } }
 
     /// One control command, carried out on the loop by the control server's code.
-    func command(_ request: ControlRequest) async throws -> ControlReply {
+    /// `invalidates`: false for a read (`instance-list`), which changes nothing.
+    func command(_ request: ControlRequest, invalidates: Bool = true) async throws -> ControlReply {
         let control = parts.control
         let reply = try await onLoop { control.answer(request) }
-        invalidate()
+        if invalidates { invalidate() }
         return reply
     }
 
@@ -152,13 +156,17 @@ struct Live: Sendable {
     var maxConcurrentRuns: Int
     /// The control server's latest observations, oldest first (what `why` reads).
     var recent: [RuntimeObservation]
+    /// Failure notifications waiting (held) and what they came to since this refreshd started.
+    var heldNotifications: [RunNotification]
+    var notificationCounts: NotificationCounts
 
     static func gather(_ runtime: RefreshRuntime, _ control: ControlServer) -> Live {
         Live(now: runtime.now, snapshot: runtime.snapshot(), timelines: runtime.timelineSnapshot(),
              activities: runtime.activitySnapshot(), jobs: runtime.jobsInForce,
              violations: runtime.checkInvariants(), definitions: runtime.definitions,
              maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns,
-             recent: control.recentObservations)
+             recent: control.recentObservations, heldNotifications: runtime.heldNotifications,
+             notificationCounts: runtime.notificationCounts)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdSimulation
 import RefreshdStore
 
 /// The JSON of `/api/...`: each page's facts, which the page renders, so the API mirrors the
@@ -22,6 +23,8 @@ struct OverviewData: Codable, Sendable {
     var liveActivities: [ActivitySnapshot.Entry]
     var recentRuns: [StatusReport.Run]
     var violations: [InvariantViolation]
+    /// Failure notifications waiting to be delivered, and those given up or dropped.
+    var notifications: NotificationsData
 }
 
 struct FailingJob: Codable, Sendable {
@@ -72,6 +75,46 @@ struct JobData: Codable, Sendable {
     var nextBefore: Int64?
     var nextSlots: [Instant]
     var actionsEnabled: Bool
+    /// This job's (or its instances') held and given-up notifications.
+    var notifications: NotificationsData
+    /// For a template: its instances, folded (count, failing ones, a page of the list).
+    var template: TemplateData?
+    /// For an instance (`TEMPLATE[KEY]`): its template.
+    var instanceOf: String?
+}
+
+/// A template's instances on its page: how many, which are failing, and a page of the list.
+struct TemplateData: Codable, Sendable {
+    var parameters: [String]
+    var count: Int
+    /// Instances whose runs are failing (a retry streak, or the last run failed), at most 50.
+    var failing: [FailingJob]
+    var failingMore: Bool
+    /// A page of the instances, in the order they were added (`?after=KEY` for the next).
+    var instances: [InstanceRecord]
+    var nextAfter: String?
+}
+
+/// `/api/simulate`: `refreshd simulate` of the jobs folder, as the Simulate page shows it.
+struct SimulateData: Codable, Sendable {
+    var jobsFolder: String
+    var start: Instant
+    var days: Int
+    var seed: UInt64
+    /// Nil when the whole span was simulated; otherwise why it stopped early.
+    var stopped: String?
+    var elapsedMilliseconds: Int64
+    var steps: Int
+    var total: SimulationReport.Figures
+    var violations: [SimulationReport.Violation]
+    /// The report as `refreshd simulate` prints it.
+    var text: String
+    /// The report's picture (`simulate --svg`).
+    var svg: String
+    /// Jobs in force that the folder no longer has, and jobs of the folder not in force (an
+    /// edit refused or not yet applied): the page simulates the folder.
+    var notInFolder: [String]
+    var notInForce: [String]
 }
 
 struct WidgetRow: Codable, Sendable {
@@ -143,7 +186,8 @@ enum Views {
         return (found, cursor)
     }
 
-    static func overview(_ live: Live, window: [RunRecord], truncated: Bool, status: StatusReport) -> OverviewData {
+    static func overview(_ live: Live, window: [RunRecord], truncated: Bool, status: StatusReport,
+                         notifications: NotificationsData) -> OverviewData {
         var counts: [String: Int] = [:]
         for run in window { counts[run.outcome?.rawValue ?? "running", default: 0] += 1 }
         let streaks = Dictionary(live.snapshot.failureStreaks.map { ($0.identifier, $0.count) }, uniquingKeysWith: max)
@@ -157,21 +201,23 @@ enum Views {
             running: live.snapshot.runs, failing: failing, next: Array(live.snapshot.pending.prefix(10)),
             staleWidgets: live.timelines.widgets.filter { $0.staleSince != nil },
             liveActivities: live.activities.activities.filter { $0.state.isLive },
-            recentRuns: window.prefix(10).map(StatusReport.Run.init), violations: live.violations)
+            recentRuns: window.prefix(10).map(StatusReport.Run.init), violations: live.violations,
+            notifications: notifications)
     }
 
     /// A job's row: its live facts, its last run, and `why` from the shared explainer, with the
     /// store's parts (`allRuns`: the latest 500, `counters`: 7 days) read off the loop.
-    static func jobRow(_ spec: JobSpec, _ live: Live, lastRun: StatusReport.Run?, allRuns: [RunRecord],
+    static func jobRow(_ spec: JobSpec, id: String? = nil, _ live: Live, lastRun: StatusReport.Run?, allRuns: [RunRecord],
                        counters: [DailyCounter]) -> JobRow {
-        let id = spec.identifier
+        let id = id ?? spec.identifier
         let pending = live.snapshot.pending.first { $0.identifier == id }
         let running = live.snapshot.runs.first { $0.identifier == id }
         let streak = live.snapshot.failureStreaks.first { $0.identifier == id }?.count ?? 0
         var unmet: [String] = []
         if spec.definition.requiresExternalPower, !live.snapshot.conditions.externalPower { unmet.append("external power") }
         if spec.definition.requiresNetworkConnectivity, !live.snapshot.conditions.network { unmet.append("network") }
-        return JobRow(identifier: id, kind: spec.definition.kind, schedule: Words.schedule(spec),
+        let schedule = Words.schedule(spec) + (spec.template != nil ? "; a template: its instances run, it never does" : "")
+        return JobRow(identifier: id, kind: spec.definition.kind, schedule: schedule,
                       next: pending?.earliest, nextPlace: pending?.place?.rawValue, running: running,
                       lastRun: lastRun, retryStreak: streak, unmet: unmet,
                       why: why(id, live, allRuns: allRuns, counters: counters))
@@ -198,6 +244,22 @@ enum Views {
                              recentEvents: live.recent.filter { $0.identifier == id }, widget: widget)
         facts.addSubject(jobs: Array(live.jobs.values), timelines: live.timelines, activities: live.activities, runs: allRuns)
         return WhyExplainer.explain(facts)
+    }
+
+    /// A template's instances that are failing: a retry streak, or a last run that failed.
+    static func failingInstances(of template: String, _ live: Live, status: StatusReport) -> [FailingJob] {
+        let prefix = template + "["
+        var streaks: [String: Int] = [:]
+        for streak in live.snapshot.failureStreaks where streak.identifier.hasPrefix(prefix) { streaks[streak.identifier] = streak.count }
+        var rows: [FailingJob] = []
+        var seen = Set<String>()
+        for job in status.jobs where job.identifier.hasPrefix(prefix) {
+            let streak = streaks[job.identifier] ?? 0
+            guard streak > 0 || ["failure", "expired", "crashed"].contains(job.lastOutcome) else { continue }
+            seen.insert(job.identifier)
+            rows.append(FailingJob(identifier: job.identifier, lastOutcome: job.lastOutcome, lastRunID: job.lastRun.runID, retryStreak: streak))
+        }
+        return rows.sorted { ($0.retryStreak, $0.lastRunID) > ($1.retryStreak, $1.lastRunID) }
     }
 
     static func runRow(_ record: RunRecord, tails: RunTails) -> RunRow {

@@ -6,7 +6,7 @@ import RefreshdRuntime
 enum Pages {
     static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
         let api = api ?? "/api" + (active == "/" ? "/overview" : active)
-        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/widgets", "Widgets"), ("/activities", "Activities")]
+        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
         let nav = HTML.join(tabs.map { path, name in
             path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
         })
@@ -96,6 +96,7 @@ enum Pages {
             <section><h2>Recent runs</h2>\(recent)</section>
             <section><h2>Stale widgets</h2>\(stale)</section>
             <section><h2>Live activities</h2>\(activities)</section>
+            <section class="wide"><h2>Failure notifications</h2>\(notifications(d.notifications, now: d.now))</section>
             </div>
             <section><h2>Events</h2><ol id="events" class="events"><li class="muted">Events appear here as they happen (JavaScript on).</li></ol></section>
             """)
@@ -152,6 +153,7 @@ enum Pages {
         let older: HTML = d.nextBefore.map { HTML("<p><a href=\"/jobs/\(HTML.segment(j.identifier))?before=\($0)\">Older runs →</a></p>") } ?? ""
         let slots = d.nextSlots.isEmpty ? "<p class=\"muted\">Not on a calendar.</p>" : HTML("<ol>\(d.nextSlots.map { HTML("<li>\(Words.time($0)) (\(when($0, now: d.now)))</li>") })</ol>")
         let what: HTML = d.action.map { HTML("built-in action <code>\($0)</code>") } ?? d.command.map { HTML("<code>\($0.joined(separator: " "))</code>") } ?? ""
+        let instances = template(d)
         return layout(j.identifier, active: "/jobs", api: "/api/jobs/" + HTML.segment(j.identifier), """
             <h1>\(j.identifier)</h1>
             <p>\(what)</p>
@@ -161,7 +163,89 @@ enum Pages {
             <div class="grid">
             <section class="wide"><h2>Run history</h2>\(runs)\(older)</section>
             <section><h2>Next 10 calendar slots</h2>\(slots)</section>
+            <section><h2>Failure notifications</h2>\(notifications(d.notifications, now: d.now))</section>
             </div>
+            \(instances)
+            """)
+    }
+
+    /// Held notifications (waiting to be delivered: their attempts, the last failure, the next
+    /// attempt) and those given up or dropped since this refreshd started.
+    static func notifications(_ n: NotificationsData, now: Instant) -> HTML {
+        let c = n.counts
+        let counts: HTML = "<p class=\"muted\">Since this refreshd started: \(c.failure) failure, \(c.recovery) recovery; \(c.delivered) delivered, \(c.retries) retries, \(c.givenUp) given up, \(c.dropped) dropped.</p>"
+        let held = n.held.isEmpty ? "<p class=\"muted\">None waiting.</p>" : HTML("""
+            <table class="held"><tr><th>notification</th><th>run</th><th>to</th><th>failed attempts</th><th>next attempt</th></tr>\(n.held.map { h in
+                HTML("<tr class=\"held-notification\"><td>\(h.kind) <span class=\"muted\">\(h.id)</span></td><td>\(jobLink(h.job)) run \(h.runID) \(outcome(h.outcome))</td><td><code>\(h.notifier)</code></td><td>\(h.attempts)\(h.lastFailure.map { HTML("<br><span class=\"why\">\($0)</span>") } ?? "")</td><td>\(h.attempts == 0 && h.nextAttempt == nil ? HTML("being sent") : when(h.nextAttempt, now: now))</td></tr>")
+            })</table>
+            """)
+        let gone = n.givenUp.isEmpty ? "" : HTML("""
+            <h3>Given up or dropped</h3><ul class="gone">\(n.givenUp.prefix(20).map { g in
+                HTML("<li class=\"gone-notification\"><span class=\"outcome failure\">\(g.kind == "notification-dropped" ? "dropped" : "given up")</span> \(Words.time(g.time)): \(g.message)</li>")
+            })</ul>
+            """)
+        return "\(counts)<h3>Waiting (\(n.held.count))</h3>\(held)\(gone)"
+    }
+
+    /// A template's instances, folded: the count, the failing ones, a page of the list, and the
+    /// add and remove actions (token).
+    static func template(_ d: JobData) -> HTML {
+        guard let t = d.template else {
+            return d.instanceOf.map { HTML("<p>An instance of template \(jobLink($0)).</p>") } ?? ""
+        }
+        let id = d.job.identifier
+        let base = "/api/jobs/" + HTML.segment(id) + "/instances"
+        let failing = t.failing.isEmpty ? "<p class=\"muted\">No instance is failing.</p>" : HTML("""
+            <table><tr><th>instance</th><th>last outcome</th><th>retry streak</th></tr>\(t.failing.map { f in
+                HTML("<tr class=\"failing-instance\"><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(f.identifier))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
+            })</table>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50)</p>") : "")
+            """)
+        let rows = t.instances.isEmpty ? "<p class=\"muted\">No instance on this page.</p>" : HTML("""
+            <table class="instances"><tr><th>instance</th><th>values</th><th></th></tr>\(t.instances.map { i in
+                let name = InstanceName.identifier(template: i.template, key: i.key)
+                return HTML("<tr class=\"instance\"><td>\(jobLink(name))</td><td><code>\(i.valuesText)</code></td><td>\(actionForm(base + "/" + HTML.segment(i.key) + "/remove", "Remove", enabled: d.actionsEnabled))</td></tr>")
+            })</table>
+            """)
+        let next: HTML = t.nextAfter.map { HTML("<p><a href=\"/jobs/\(HTML.segment(id))?after=\(HTML.segment($0))#instances\">Next instances →</a></p>") } ?? ""
+        let fields = HTML.join(t.parameters.count > 1 ? t.parameters.map { p in HTML(" <label>\(p) <input name=\"\(p)\" size=\"10\" required></label>") } : [])
+        let add: HTML = """
+            <form class="action" method="post" action="\(base)"><label>key <input name="key" size="14" required pattern="[A-Za-z0-9._@\\-]{1,128}"></label>\(fields) <button type="submit"\(d.actionsEnabled ? "" : " disabled")>Add instance</button></form>
+            """
+        return """
+            <section id="instances"><h2>Instances: \(t.count) <span class="muted">(parameters: \(t.parameters.joined(separator: ", ")))</span></h2>
+            <div class="grid"><div><h3>Failing</h3>\(failing)</div><div><h3>Add</h3>\(add)<p class="muted">or <code>refreshd ctl instance add \(id) KEY</code></p></div></div>
+            <h3>The list</h3>\(rows)\(next)</section>
+            """
+    }
+
+    // MARK: Simulate
+
+    /// The form, and with `days` the report and its picture.
+    static func simulate(_ d: SimulateData?, days: String?) -> HTML {
+        let chosen = d.map { String($0.days) } ?? days ?? "7"
+        let form: HTML = """
+            <form class="simulate" method="get" action="/simulate">
+            <label>days <input name="days" type="number" min="1" max="\(SimulationRunner.maxDays)" value="\(chosen)" required></label>
+            <label>start <input name="start" size="26" placeholder="the coming midnight" value="\(d.map { $0.start.iso8601 } ?? "")"></label>
+            <label>seed <input name="seed" size="22" placeholder="from the start" value="\(d.map { String($0.seed) } ?? "")"></label>
+            <button type="submit">Simulate</button></form>
+            <p class="muted">The jobs folder refreshd runs from, simulated by the code of <code>refreshd simulate</code>: at most \(SimulationRunner.maxDays) days, one simulation at a time, stopped after \(SimulationRunner.timeLimit.components.seconds) s or \(SimulationRunner.maxSteps) events.</p>
+            """
+        guard let d else {
+            return layout("Simulate", active: "/simulate", api: "/api/openapi.json", "<h1>Simulate</h1><section>\(form)</section>")
+        }
+        let query = "days=\(d.days)&start=\(HTML.segment(d.start.iso8601))&seed=\(d.seed)"
+        let stopped: HTML = d.stopped.map { HTML("<p class=\"outcome failure\">Stopped early: \($0); the report covers the time simulated until then.</p>") } ?? ""
+        let differs: HTML = d.notInFolder.isEmpty && d.notInForce.isEmpty ? "" : HTML("<p class=\"why\">The folder differs from the jobs in force (an edit refused or not yet applied): \(d.notInFolder.isEmpty ? "" : "in force, not in the folder: " + d.notInFolder.joined(separator: ", ") + ". ")\(d.notInForce.isEmpty ? "" : "in the folder, not in force: " + d.notInForce.joined(separator: ", ") + ".") The folder is what is simulated.</p>")
+        let verdict: HTML = d.violations.isEmpty ? "" : HTML("<p class=\"outcome failure\">Invariant violated: \(d.violations.map(\.message).joined(separator: "; "))</p>")
+        return layout("Simulate", active: "/simulate", api: "/api/simulate?" + query, """
+            <h1>Simulate</h1>
+            <section>\(form)</section>
+            <section class="simulation"><h2>\(d.days) day\(d.days == 1 ? "" : "s") of \(d.jobsFolder) from \(Words.time(d.start)), seed \(d.seed) <span class="muted">(\(d.steps) steps in \(Words.milliseconds(d.elapsedMilliseconds)))</span></h2>
+            \(stopped)\(verdict)\(differs)
+            <p><img class="picture" id="simulation-picture" src="/simulate.svg?\(query)" alt="The simulated days drawn: one lane per job, each run coloured by outcome" width="1100"></p>
+            <pre class="report">\(d.text)</pre>
+            <p class="muted">The same on the command line: <code>refreshd simulate --jobs \(d.jobsFolder) --start \(d.start.iso8601) --days \(d.days) --seed \(d.seed)</code></p></section>
             """)
     }
 

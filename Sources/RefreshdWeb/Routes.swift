@@ -20,10 +20,10 @@ struct Routes: Sendable {
         router.get("/jobs") { _, _ in try await page { Pages.jobs(try await jobs()) } }
         router.get("/api/jobs") { _, _ in try await json { try await jobs() } }
         router.get("/jobs/:id") { request, context in
-            try await page { Pages.job(try await job(Self.parameter(context, "id"), before: Self.before(request))) }
+            try await page { Pages.job(try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request))) }
         }
         router.get("/api/jobs/:id") { request, context in
-            try await json { try await job(Self.parameter(context, "id"), before: Self.before(request)) }
+            try await json { try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request)) }
         }
         router.get("/widgets") { _, _ in try await page { Pages.widgets(try await widgets()) } }
         router.get("/api/widgets") { _, _ in try await json { try await widgets() } }
@@ -33,6 +33,20 @@ struct Routes: Sendable {
         router.get("/activities") { _, _ in try await page { Pages.activities(try await activities()) } }
         router.get("/api/activities") { _, _ in try await json { try await activities() } }
         router.get("/overview.svg") { _, _ in try await picture() }
+        router.get("/simulate") { request, _ in
+            try await page { Pages.simulate(try await simulate(request), days: request.uri.queryParameters.get("days")) }
+        }
+        router.get("/api/simulate") { request, _ -> Response in
+            guard let data = try await simulate(request) else {
+                throw WebError.badRequest("/api/simulate needs ?days= (1 to \(SimulationRunner.maxDays)); optional start= (ISO 8601) and seed=")
+            }
+            return try Self.json(data, status: .ok)
+        }
+        router.get("/simulate.svg") { request, _ -> Response in
+            guard let data = try await simulate(request) else { throw WebError.badRequest("?days= is needed") }
+            return Self.response(.ok, "image/svg+xml", data.svg)
+        }
+        router.get("/api/openapi.json") { _, _ in Self.response(.ok, "application/json", OpenAPI.document) }
         router.get("/api/events") { _, _ in events() }
         router.get("/metrics") { _, _ in try await metrics() }
         router.get("/healthz") { _, _ in await health() }
@@ -52,6 +66,32 @@ struct Routes: Sendable {
         }
         router.post("/api/jobs/:id/expire") { request, context in
             try await action(request) { ControlRequest(.simulateExpiration, identifier: try Self.parameter(context, "id")) }
+        }
+        router.post("/api/jobs/:id/instances") { request, context in
+            try await action(request) {
+                var values: [String: String] = [:]
+                var key: String?
+                for (name, value) in request.uri.queryParameters {
+                    guard name.utf8.count <= 128, value.utf8.count <= 512 else { throw WebError.badRequest("a parameter is too long") }
+                    if name == "key" { key = String(value) } else { values[String(name)] = String(value) }
+                }
+                guard let key, !key.isEmpty else {
+                    throw WebError.badRequest("adding an instance needs ?key= (\(InstanceName.keyExpectation)); parameters as ?NAME=VALUE")
+                }
+                var command = ControlRequest(.instanceAdd)
+                command.template = try Self.parameter(context, "id")
+                command.key = key
+                command.values = values.isEmpty ? nil : values
+                return command
+            }
+        }
+        router.post("/api/jobs/:id/instances/:key/remove") { request, context in
+            try await action(request) {
+                var command = ControlRequest(.instanceRemove)
+                command.template = try Self.parameter(context, "id")
+                command.key = try Self.parameter(context, "key")
+                return command
+            }
         }
         router.post("/api/widgets/:kind/reload") { request, context in
             try await action(request) { ControlRequest(.reload, kind: try Self.parameter(context, "kind")) }
@@ -75,7 +115,9 @@ struct Routes: Sendable {
             let window = try Views.runs(since: since, in: store)
             return (window.runs, window.truncated, try StatusReport(store: store, runs: 0, days: 1))
         }
-        return Views.overview(live, window: window, truncated: truncated, status: status)
+        return Views.overview(live, window: window, truncated: truncated, status: status,
+                              notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
+                                                                    notices: source.notices))
     }
 
     func jobs() async throws -> JobsData {
@@ -89,20 +131,80 @@ struct Routes: Sendable {
         return JobsData(now: live.now, jobs: rows)
     }
 
-    func job(_ id: String, before: Int64?) async throws -> JobData {
+    func job(_ id: String, before: Int64?, after: String? = nil) async throws -> JobData {
         let live = try await source.live()
-        guard let spec = live.jobs[id] else {
+        // An instance (`TEMPLATE[KEY]`) has its template's spec.
+        var instanceOf: String?
+        let runtime = source.runtime
+        if live.jobs[id] == nil, let split = InstanceName.split(id), live.jobs[split.template]?.template != nil {
+            if try await source.onLoop({ runtime.instance(id) != nil }) { instanceOf = split.template }
+        }
+        guard let spec = live.jobs[id] ?? instanceOf.flatMap({ live.jobs[$0] }) else {
             throw WebError.notFound("no loaded job is called “\(id)”; see /jobs for the jobs in force")
         }
+        let isTemplate = spec.template != nil && instanceOf == nil
         let (status, allRuns, counters, page) = try await source.readStore { store in
             (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7),
              try Views.runs(of: id, before: before, in: store))
         }
-        let row = Views.jobRow(spec, live, lastRun: Self.lastRun(of: id, status), allRuns: allRuns, counters: counters)
+        let row = Views.jobRow(spec, id: id, live, lastRun: Self.lastRun(of: id, status), allRuns: allRuns, counters: counters)
+        var template: TemplateData?
+        if isTemplate, let parameters = spec.template?.parameters {
+            var list = ControlRequest(.instanceList)
+            list.template = id
+            list.after = after
+            list.limit = Views.pageSize * 2
+            let reply = try await source.command(list, invalidates: false)
+            if let error = reply.error {
+                if error.code == "unknown-instance" { throw WebError.badRequest("?after=: \(error.message)") }
+                throw WebError.unavailable(error.message)
+            }
+            let failing = Views.failingInstances(of: id, live, status: status)
+            // Counted on the loop when the page is asked for (linear in the instances, as the
+            // list itself is), not with every gather of the live facts.
+            let count = try await source.onLoop { runtime.instances(of: id)?.count ?? 0 }
+            template = TemplateData(parameters: parameters, count: count,
+                                    failing: Array(failing.prefix(50)), failingMore: failing.count > 50,
+                                    instances: reply.instances ?? [], nextAfter: reply.nextAfter)
+        }
         return JobData(now: live.now, job: row, command: spec.action == nil ? spec.command.argv : nil, action: spec.action?.name,
                        allowanceMilliseconds: Int64(spec.definition.allowance.components.seconds * 1000),
                        runs: page.runs.map { Views.runRow($0, tails: source.tails) }, nextBefore: page.nextBefore,
-                       nextSlots: Views.nextSlots(spec, after: live.now), actionsEnabled: token != nil)
+                       nextSlots: Views.nextSlots(spec, after: live.now), actionsEnabled: token != nil,
+                       notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
+                                                             notices: source.notices, job: id),
+                       template: template, instanceOf: instanceOf)
+    }
+
+    /// `?days=N[&start=ISO][&seed=S]`: the jobs folder simulated (nil without `days`).
+    func simulate(_ request: Request) async throws -> SimulateData? {
+        let query = request.uri.queryParameters
+        guard let daysText = query.get("days"), !daysText.isEmpty else { return nil }
+        guard let days = Int(daysText) else {
+            throw WebError.badRequest("days must be a whole number from 1 to \(SimulationRunner.maxDays)")
+        }
+        var start: Instant?
+        if let text = query.get("start"), !text.isEmpty {
+            guard let instant = ISO8601.parse(text) else {
+                throw WebError.badRequest("start: expected an ISO 8601 date with an offset, like 2026-11-23T00:00:00Z")
+            }
+            start = instant
+        }
+        var seed: UInt64?
+        if let text = query.get("seed"), !text.isEmpty {
+            guard let value = UInt64(text) else { throw WebError.badRequest("seed: expected a whole number from 0 to 18446744073709551615") }
+            seed = value
+        }
+        let folder = source.parts.jobsDirectory
+        let result = try await source.simulations.result(jobs: folder, .init(days: days, start: start, seed: seed))
+        let live = try await source.live()
+        let simulated = Set(result.scenario.jobs.map(\.spec.identifier))
+        let inForce = Set(live.jobs.keys)
+        return SimulateData(jobsFolder: folder, start: result.scenario.start, days: result.scenario.days, seed: result.scenario.seed,
+                            stopped: result.stopped, elapsedMilliseconds: result.elapsedMilliseconds, steps: result.report.steps,
+                            total: result.report.total, violations: result.report.violations, text: result.report.text,
+                            svg: result.svg, notInFolder: inForce.subtracting(simulated).sorted(),
+                            notInForce: simulated.subtracting(inForce).sorted())
     }
 
     func widgets() async throws -> WidgetsData {
@@ -199,9 +301,10 @@ struct Routes: Sendable {
         let reply = try await source.command(try make())
         let status: HTTPResponse.Status = switch reply.error?.code {
         case nil: .ok
-        case "bad-request": .badRequest
-        case "not-declared", "unknown-kind", "not-found", "unknown-activity", "not-running": .notFound
-        case "not-saved", "unavailable": .serviceUnavailable
+        case "bad-request", "bad-key", "bad-values": .badRequest
+        case "not-declared", "unknown-kind", "not-found", "unknown-activity", "not-running", "unknown-template",
+             "unknown-instance": .notFound
+        case "not-saved", "unavailable", "stopping": .serviceUnavailable
         default: .conflict
         }
         return try Self.json(reply, status: status)
@@ -256,6 +359,14 @@ struct Routes: Sendable {
         guard let text = request.uri.queryParameters.get("before") else { return nil }
         guard let value = Int64(text), value >= 1 else { throw WebError.badRequest("?before= takes a run id (a whole number from 1)") }
         return value
+    }
+
+    static func after(_ request: Request) throws -> String? {
+        guard let text = request.uri.queryParameters.get("after") else { return nil }
+        guard !text.isEmpty, text.utf8.count <= InstanceName.maximumKeyBytes else {
+            throw WebError.badRequest("?after= takes an instance's key (\(InstanceName.keyExpectation))")
+        }
+        return text
     }
 
     func page(_ make: () async throws -> HTML) async throws -> Response {

@@ -59,17 +59,13 @@ struct SimulateCommand: ParsableCommand {
             setup = try ScenarioLoading.load(path, now: startInstant, zone: zone)
             if let start { setup.start = try Self.parseStart(start) }
         } else {
-            let loaded: [JobConfig]
-            switch JobDirectory.load(jobs, now: startInstant, timeZone: zone) {
-            case let .success(configs): loaded = configs
+            switch JobsFolderSimulation.scenario(jobs: jobs, start: startInstant, zone: zone) {
+            case let .success(scenario): setup = scenario
             case let .failure(errors):
                 for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
                 FileHandle.standardError.write(Data("refreshd: cannot simulate: \(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s") in \(jobs)\n".utf8))
                 throw ExitCode(1)
             }
-            setup = Scenario(name: jobs, jobs: loaded.map(Scenario.Job.init),
-                                start: startInstant, days: 7, seed: SchedulerCore.stableHash(startInstant.iso8601),
-                                timeZone: zone.identifier)
         }
         if let days { setup.days = days }
         if let seed { setup.seed = seed }
@@ -127,8 +123,7 @@ struct SimulateCommand: ParsableCommand {
 
     /// The command that repeats a simulation exactly.
     static func reproduce(_ scenario: Scenario, path: String?, jobs: String) -> String {
-        let source = path.map { "--scenario \($0)" } ?? "--jobs \(jobs)"
-        return "refreshd simulate \(source) --start \(scenario.start.iso8601) --days \(scenario.days) --seed \(scenario.seed)"
+        JobsFolderSimulation.reproduce(scenario, path: path, jobs: jobs)
     }
 
     /// `--start`, read by the one ISO 8601 parser every date that comes in goes through.
@@ -138,11 +133,5 @@ struct SimulateCommand: ParsableCommand {
     }
 
     /// The next midnight in `zone`.
-    static func comingMidnight(in zone: TimeZone) -> Instant {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let today = calendar.startOfDay(for: Date())
-        let next = calendar.date(byAdding: .day, value: 1, to: today) ?? today
-        return Instant(milliseconds: Int64(next.timeIntervalSince1970 * 1000))
-    }
+    static func comingMidnight(in zone: TimeZone) -> Instant { JobsFolderSimulation.comingMidnight(in: zone) }
 }

@@ -6,7 +6,7 @@ one JSON object with what it saw; the Swift test checks it. Exits 0 when it coul
 browser at all (the checks themselves are judged by the test), 3 when chromium or selenium is
 missing.
 
-  dashboard_check.py BASE TOKEN OUTDIR REFRESHD STATE JOB WIDGET_KIND WIDGET_FAMILY
+  dashboard_check.py BASE TOKEN OUTDIR REFRESHD STATE JOB WIDGET_KIND WIDGET_FAMILY TEMPLATE
 """
 import json
 import subprocess
@@ -17,7 +17,7 @@ import urllib.request
 
 
 def main():
-    base, token, out, refreshd, state, job, kind, family = sys.argv[1:9]
+    base, token, out, refreshd, state, job, kind, family, template = sys.argv[1:10]
     result = {"pages": {}, "errors": [], "screenshots": []}
     try:
         from selenium import webdriver
@@ -83,7 +83,7 @@ def main():
         screenshot("overview-live")
 
         pages = {"overview": "/", "jobs": "/jobs", "job": "/jobs/" + job, "widgets": "/widgets",
-                 "activities": "/activities"}
+                 "activities": "/activities", "template": "/jobs/" + template, "simulate": "/simulate?days=3"}
         for name, path in pages.items():
             driver.get(base + path)
             live = wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
@@ -97,6 +97,17 @@ def main():
                 # The run the live check started has ended and shows its output.
                 wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "article.run details")) > 0 and
                      "running" not in driver.find_element(By.CSS_SELECTOR, "article.run h3").text, 8)
+            if name == "overview":
+                result["pages"][name]["heldNotifications"] = len(driver.find_elements(By.CSS_SELECTOR, "tr.held-notification"))
+            if name == "template":
+                result["pages"][name]["instances"] = len(driver.find_elements(By.CSS_SELECTOR, "tr.instance"))
+                result["pages"][name]["failingInstances"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "tr.failing-instance td:first-child")]
+                result["pages"][name]["count"] = driver.find_element(By.CSS_SELECTOR, "#instances h2").text
+            if name == "simulate":
+                # The report's table and its picture (the simulator's SVG) are shown.
+                result["pages"][name]["picture"] = wait(lambda: driver.execute_script(
+                    "var i = document.getElementById('simulation-picture'); return i && i.complete && i.naturalWidth > 0"), 15)
+                result["pages"][name]["report"] = driver.find_element(By.CSS_SELECTOR, "pre.report").text[:20000]
             if name == "widgets":
                 result["widgetImage"] = wait(lambda: driver.execute_script(
                     "var i = document.querySelector('img.rendition'); return i && i.complete && i.naturalWidth > 0"), 5)
@@ -122,6 +133,17 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "form.action[action$='/run'] button").click()
         wait(lambda: driver.find_element(By.ID, "action-result").text != "", 5)
         result["actions"]["button"] = driver.find_element(By.ID, "action-result").text
+        # An instance added from the template's page with the token, then removed from it.
+        driver.get(base + "/jobs/" + template)
+        driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']").send_keys("erin")
+        driver.find_element(By.CSS_SELECTOR, "form.action[action$='/instances'] button").click()
+        wait(lambda: driver.find_element(By.ID, "action-result").text != "" if driver.find_elements(By.ID, "action-result") else False, 5)
+        wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove']")) > 0, 5)
+        result["actions"]["instanceAdded"] = len(driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove']")) > 0
+        screenshot("template-after-add")
+        driver.find_element(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove'] button").click()
+        result["actions"]["instanceRemoved"] = wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove']")) == 0, 5)
+        console("instances")
         status, body = post("/api/widgets/%s/reload" % kind, "Bearer " + token)
         result["actions"]["reload"] = [status, body.get("message")]
         status, body = post("/api/activities/web-pack/end", "Bearer " + token)

@@ -30,7 +30,9 @@ import Testing
         try Fixture.png.write(to: URL(fileURLWithPath: project.state + "/shared/pictures/check.png"))
         try project.write("Jobs/picture.yaml", Fixture.widgetJob(project.root + "/provider.sh"))
         try project.write("Jobs/sleeper.yaml", Fixture.sleeper)
-        try project.write("Jobs/failing.yaml", Fixture.failing)
+        // Its failure notification goes to a receiver that is down: held, retried.
+        try project.write("Jobs/failing.yaml", Fixture.failing + "\non-failure: {webhook: \"http://127.0.0.1:9/hook\", timeout: 1s}\n")
+        try project.write("Jobs/feed.yaml", Fixture.template)
         try project.write("Jobs/nightly.yaml", Fixture.nightly)
         try project.write("token", token + "\n", mode: 0o600)
         return project
@@ -51,6 +53,13 @@ import Testing
             return overview.contains("\"web.failing\"") && widgets.contains("pictures/check.png")
         }, "\(daemon.errors())")
 
+        // A template's instances (bob fails), for its page.
+        for key in ["alice", "bob", "carol"] {
+            let added = try Daemon.run(["ctl", "instance", "add", "web.feed", key, "--state", project.state])
+            #expect(added.0 == 0, "\(added.1)")
+        }
+        #expect(waitFor(timeout: 10) { HTTP.request(port, "/api/jobs/web.feed").text.contains("\"web.feed[bob]\"") })
+
         // A live activity, for the activities page (ended from the page's API below).
         let activity = try Daemon.run(["ctl", "activity", "start", "web-pack", "--type", "Download", "--progress", "0.4",
                                        "--stale-date", "+30m", "--state", project.state])
@@ -62,7 +71,7 @@ import Testing
         let outputFile = project.root + "/driver.json"
         let command = ["/usr/bin/python3", Self.repository + "/Tests/Browser/dashboard_check.py",
                        "http://127.0.0.1:\(port)", Self.token, screenshots, Daemon.binary, project.state,
-                       "web.sleeper", "picture", "systemMedium"]
+                       "web.sleeper", "picture", "systemMedium", "web.feed"]
         let status = try Self.shell(command, output: outputFile, timeout: 120)
         let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
         // Kept beside the screenshots: what the browser saw, for a person to read.
@@ -78,12 +87,21 @@ import Testing
 
         // Every page loaded, connected to the event stream, and logged no console error.
         let pages = result["pages"] as? [String: [String: Any]] ?? [:]
-        #expect(Set(pages.keys) == ["overview", "jobs", "job", "widgets", "activities"], "\(text)")
+        #expect(Set(pages.keys) == ["overview", "jobs", "job", "widgets", "activities", "template", "simulate"], "\(text)")
         for (name, page) in pages {
             #expect(page["live"] as? Bool == true, "\(name) did not connect to /api/events: \(page)")
         }
         #expect(pages["overview"]?["picture"] as? Bool == true, "the 24 h picture did not load")
         #expect(pages["job"]?["h1"] as? String == "web.sleeper")
+        // The failing job's notification waits on the overview (its receiver is down).
+        #expect((pages["overview"]?["heldNotifications"] as? Int ?? 0) >= 1, "\(pages["overview"] ?? [:])")
+        // The template's page: its instances folded, bob failing.
+        #expect(pages["template"]?["instances"] as? Int == 3, "\(pages["template"] ?? [:])")
+        #expect((pages["template"]?["count"] as? String)?.hasPrefix("Instances: 3") == true, "\(pages["template"] ?? [:])")
+        #expect(pages["template"]?["failingInstances"] as? [String] == ["web.feed[bob]"], "\(pages["template"] ?? [:])")
+        // The Simulate page ran `simulate` on the jobs folder: its table and its picture.
+        #expect(pages["simulate"]?["picture"] as? Bool == true, "\(pages["simulate"] ?? [:])")
+        #expect((pages["simulate"]?["report"] as? String)?.contains("web.sleeper") == true, "\(pages["simulate"] ?? [:])")
         #expect((result["errors"] as? [String])?.isEmpty == true, "console errors: \(result["errors"] ?? "")")
         // A run started with `refreshd ctl` is on the open overview within 1 s, without a reload.
         let live = result["liveRun"] as? [String: Any] ?? [:]
@@ -96,9 +114,11 @@ import Testing
         #expect((actions["button"] as? String)?.hasPrefix("submitted web.sleeper") == true, "\(actions)")
         #expect((actions["reload"] as? [Any])?.first as? Int == 200, "\(actions)")
         #expect((actions["end"] as? [Any])?.first as? Int == 200, "\(actions)")
+        // An instance added from the template's page with the token, and removed from it.
+        #expect(actions["instanceAdded"] as? Bool == true && actions["instanceRemoved"] as? Bool == true, "\(actions)")
         // The widget's rendition image was shown (decoded by the browser: natural width > 0).
         #expect(result["widgetImage"] as? Bool == true)
-        #expect((result["screenshots"] as? [String])?.count == 6)
+        #expect((result["screenshots"] as? [String])?.count == 9)
     }
 
     /// Runs a command with stdout to `output`; returns its exit status.

@@ -127,7 +127,7 @@ enum HTTP {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let rc = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard rc == 0 else { close(fd); return nil }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
@@ -232,6 +232,17 @@ enum Fixture {
         resubmit: {calendar: "*-*-* 04:00", timezone: Europe/Paris}
         accuracy: 10m
         allowance: 60s
+        """
+
+    /// A template of one parameter; the instance `bob` fails, the others succeed.
+    static let template = """
+        identifier: web.feed
+        kind: processing
+        template: true
+        parameters: [user]
+        command: ["sh", "-c", "echo feed for {user}; test {user} != bob"]
+        allowance: 10s
+        resubmit: {after: 1h}
         """
 
     /// Every second: the test checks that its launches stay on time under hostile requests.

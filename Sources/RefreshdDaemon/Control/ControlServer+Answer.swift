@@ -29,6 +29,9 @@ extension ControlServer {
                 result = .failure(id: request.id, ControlFailure(code: refusal.code, message: refusal.description))
             } catch let error as ActivityError {
                 result = .failure(id: request.id, ControlFailure(error))
+            } catch let error as InstanceError {
+                // As the socket answers it (`unknown-instance`, `bad-key`...), not `internal`.
+                result = .failure(id: request.id, ControlFailure(code: error.code, message: error.description))
             } catch let error as SchedulerError {
                 result = .failure(id: request.id, Self.failure(error))
             } catch {

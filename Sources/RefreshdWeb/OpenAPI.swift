@@ -1,0 +1,2295 @@
+/// The dashboard's OpenAPI 3.1 document, served at `/api/openapi.json`: every `/api/` endpoint,
+/// its parameters and its responses, with JSON Schemas of the pages' facts (`Models.swift`) and
+/// of the engine types they carry. Edited here, as the JSON it is; the tests check real responses
+/// against it (`OpenAPITests`: every endpoint validated with `jsonschema`, then a bounded
+/// schemathesis fuzz). Objects the dashboard defines are closed (`additionalProperties: false`),
+/// so a field added to a page's facts must be added here too; the engine's shapes are open.
+enum OpenAPI {
+    static let document = #"""
+{
+ "openapi": "3.1.0",
+ "info": {
+  "title": "refreshd dashboard API",
+  "version": "1",
+  "description": "The facts of the dashboard's pages as JSON, its event stream, and its actions (POST with Authorization: Bearer TOKEN). Instants are ISO 8601 UTC text with milliseconds. Errors under /api/ are the control socket's failure reply."
+ },
+ "paths": {
+  "/api/overview": {
+   "get": {
+    "summary": "The overview page's facts",
+    "responses": {
+     "200": {
+      "description": "The overview page's facts",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Overview"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/jobs": {
+   "get": {
+    "summary": "The jobs page's facts",
+    "responses": {
+     "200": {
+      "description": "The jobs page's facts",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Jobs"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}": {
+   "get": {
+    "summary": "One job's page: its row, a page of its runs, its next slots, notifications, a template's instances",
+    "responses": {
+     "200": {
+      "description": "One job's page: its row, a page of its runs, its next slots, notifications, a template's instances",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Job"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "a bad ?before= or ?after=",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no loaded job of that identifier",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     },
+     {
+      "name": "before",
+      "in": "query",
+      "required": false,
+      "description": "older runs: those with an id below this",
+      "schema": {
+       "type": "integer",
+       "minimum": 1
+      }
+     },
+     {
+      "name": "after",
+      "in": "query",
+      "required": false,
+      "description": "a template's next page of instances: after this key",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 128
+      }
+     }
+    ]
+   }
+  },
+  "/api/widgets": {
+   "get": {
+    "summary": "The widgets page's facts",
+    "responses": {
+     "200": {
+      "description": "The widgets page's facts",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Widgets"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/activities": {
+   "get": {
+    "summary": "The activities page's facts",
+    "responses": {
+     "200": {
+      "description": "The activities page's facts",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Activities"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/simulate": {
+   "get": {
+    "summary": "`refreshd simulate` of the jobs folder refreshd runs from (bounded: at most 31 days, 10 s, one at a time)",
+    "responses": {
+     "200": {
+      "description": "`refreshd simulate` of the jobs folder refreshd runs from (bounded: at most 31 days, 10 s, one at a time)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Simulate"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "days, start or seed out of range, or the jobs folder has errors",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    },
+    "parameters": [
+     {
+      "name": "days",
+      "in": "query",
+      "required": true,
+      "schema": {
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 31
+      }
+     },
+     {
+      "name": "start",
+      "in": "query",
+      "required": false,
+      "description": "the first simulated instant (default: the coming midnight)",
+      "schema": {
+       "type": "string",
+       "format": "date-time"
+      }
+     },
+     {
+      "name": "seed",
+      "in": "query",
+      "required": false,
+      "schema": {
+       "type": "integer",
+       "minimum": 0,
+       "maximum": 18446744073709551615
+      }
+     }
+    ]
+   }
+  },
+  "/api/events": {
+   "get": {
+    "summary": "Server-sent events: one `observation` event per runtime observation (the `watch --json` object)",
+    "responses": {
+     "200": {
+      "description": "an endless event stream",
+      "content": {
+       "text/event-stream": {
+        "schema": {
+         "type": "string"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "too many streams are open (at most 64)",
+      "content": {
+       "text/plain": {
+        "schema": {
+         "type": "string"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/openapi.json": {
+   "get": {
+    "summary": "This document",
+    "responses": {
+     "200": {
+      "description": "the OpenAPI document",
+      "content": {
+       "application/json": {
+        "schema": {
+         "type": "object"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/run": {
+   "post": {
+    "summary": "Run now: submit the job's request for now (`ctl submit`)",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "done: the control socket's reply",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "the request is malformed (the reply names the field)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "no Authorization: Bearer header",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "a wrong token, or actions are off (no --http-token-file)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no such job, widget kind, activity, template or instance",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "refused by the scheduler in its current state (the reply says why)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "not saved (the state could not be committed) or refreshd is stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/cancel": {
+   "post": {
+    "summary": "Cancel the job's pending request",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "done: the control socket's reply",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "the request is malformed (the reply names the field)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "no Authorization: Bearer header",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "a wrong token, or actions are off (no --http-token-file)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no such job, widget kind, activity, template or instance",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "refused by the scheduler in its current state (the reply says why)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "not saved (the state could not be committed) or refreshd is stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/expire": {
+   "post": {
+    "summary": "Expire the job's running run",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "done: the control socket's reply",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "the request is malformed (the reply names the field)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "no Authorization: Bearer header",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "a wrong token, or actions are off (no --http-token-file)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no such job, widget kind, activity, template or instance",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "refused by the scheduler in its current state (the reply says why)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "not saved (the state could not be committed) or refreshd is stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/instances": {
+   "post": {
+    "summary": "Add an instance of a template (`ctl instance add`); other query parameters are its values by name",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "a template's identifier",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     },
+     {
+      "name": "key",
+      "in": "query",
+      "required": true,
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 128
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "done: the control socket's reply",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "the request is malformed (the reply names the field)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "no Authorization: Bearer header",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "a wrong token, or actions are off (no --http-token-file)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no such job, widget kind, activity, template or instance",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "refused by the scheduler in its current state (the reply says why)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "not saved (the state could not be committed) or refreshd is stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/instances/{key}/remove": {
+   "post": {
+    "summary": "Remove an instance of a template (`ctl instance remove`)",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "a template's identifier",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     },
+     {
+      "name": "key",
+      "in": "path",
+      "required": true,
+      "description": "the instance's key",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "done: the control socket's reply",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "the request is malformed (the reply names the field)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "no Authorization: Bearer header",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "a wrong token, or actions are off (no --http-token-file)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no such job, widget kind, activity, template or instance",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "refused by the scheduler in its current state (the reply says why)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "not saved (the state could not be committed) or refreshd is stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/widgets/{kind}/reload": {
+   "post": {
+    "summary": "Reload a widget kind's timeline",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "kind",
+      "in": "path",
+      "required": true,
+      "description": "a widget kind",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "done: the control socket's reply",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "the request is malformed (the reply names the field)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "no Authorization: Bearer header",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "a wrong token, or actions are off (no --http-token-file)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no such job, widget kind, activity, template or instance",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "refused by the scheduler in its current state (the reply says why)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "not saved (the state could not be committed) or refreshd is stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/api/activities/{id}/end": {
+   "post": {
+    "summary": "End a live activity",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "id",
+      "in": "path",
+      "required": true,
+      "description": "an activity's id",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 512
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "done: the control socket's reply",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "the request is malformed (the reply names the field)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "401": {
+      "description": "no Authorization: Bearer header",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "403": {
+      "description": "a wrong token, or actions are off (no --http-token-file)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "no such job, widget kind, activity, template or instance",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "409": {
+      "description": "refused by the scheduler in its current state (the reply says why)",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "not saved (the state could not be committed) or refreshd is stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/ControlReply"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/healthz": {
+   "get": {
+    "summary": "Liveness",
+    "responses": {
+     "200": {
+      "description": "running",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Health"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "stopping",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Health"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/metrics": {
+   "get": {
+    "summary": "Prometheus text (the control socket's `metrics`)",
+    "responses": {
+     "200": {
+      "description": "metrics",
+      "content": {
+       "text/plain": {
+        "schema": {
+         "type": "string"
+        }
+       }
+      }
+     }
+    }
+   }
+  }
+ },
+ "components": {
+  "schemas": {
+   "Instant": {
+    "type": "string",
+    "format": "date-time",
+    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z$",
+    "description": "ISO 8601 UTC with milliseconds, e.g. 2026-11-26T10:04:05.123Z"
+   },
+   "Error": {
+    "type": "object",
+    "properties": {
+     "v": {
+      "type": "integer"
+     },
+     "ok": {
+      "const": false
+     },
+     "error": {
+      "type": "object",
+      "properties": {
+       "code": {
+        "type": "string"
+       },
+       "message": {
+        "type": "string"
+       }
+      },
+      "required": [
+       "code",
+       "message"
+      ]
+     }
+    },
+    "required": [
+     "ok",
+     "error"
+    ]
+   },
+   "ControlReply": {
+    "type": "object",
+    "properties": {
+     "v": {
+      "type": "integer"
+     },
+     "id": {
+      "type": "integer"
+     },
+     "ok": {
+      "type": "boolean"
+     },
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "message": {
+      "type": "string"
+     },
+     "error": {
+      "type": "object",
+      "properties": {
+       "code": {
+        "type": "string"
+       },
+       "message": {
+        "type": "string"
+       }
+      },
+      "required": [
+       "code",
+       "message"
+      ]
+     },
+     "instances": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/InstanceRecord"
+      }
+     },
+     "nextAfter": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "ok"
+    ]
+   },
+   "InstanceRecord": {
+    "type": "object",
+    "properties": {
+     "template": {
+      "type": "string"
+     },
+     "key": {
+      "type": "string"
+     },
+     "values": {
+      "type": "object",
+      "additionalProperties": {
+       "type": "string"
+      }
+     }
+    },
+    "required": [
+     "template",
+     "key",
+     "values"
+    ]
+   },
+   "Pending": {
+    "type": "object",
+    "properties": {
+     "identifier": {
+      "type": "string"
+     },
+     "namespace": {
+      "type": "string"
+     },
+     "kind": {
+      "type": "string",
+      "enum": [
+       "app-refresh",
+       "processing",
+       "timeline"
+      ]
+     },
+     "earliest": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "submitted": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "sequence": {
+      "type": "integer"
+     },
+     "origin": {
+      "type": "string"
+     },
+     "requiresExternalPower": {
+      "type": "boolean"
+     },
+     "requiresNetworkConnectivity": {
+      "type": "boolean"
+     },
+     "wake": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "place": {
+      "type": "string",
+      "enum": [
+       "queued",
+       "waitingOnConditions",
+       "blockedByRun",
+       "held"
+      ]
+     },
+     "heldUntil": {
+      "$ref": "#/components/schemas/Instant"
+     }
+    },
+    "required": [
+     "identifier",
+     "namespace",
+     "kind",
+     "earliest",
+     "submitted"
+    ]
+   },
+   "RunningRun": {
+    "type": "object",
+    "properties": {
+     "runID": {
+      "type": "integer"
+     },
+     "identifier": {
+      "type": "string"
+     },
+     "kind": {
+      "type": "string",
+      "enum": [
+       "app-refresh",
+       "processing",
+       "timeline"
+      ]
+     },
+     "started": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "deadline": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "attempt": {
+      "type": "integer"
+     },
+     "phase": {
+      "type": "object"
+     },
+     "stoppedByShutdown": {
+      "type": "boolean"
+     }
+    },
+    "required": [
+     "runID",
+     "identifier",
+     "kind",
+     "started",
+     "deadline",
+     "attempt"
+    ]
+   },
+   "Run": {
+    "type": "object",
+    "properties": {
+     "runID": {
+      "type": "integer"
+     },
+     "identifier": {
+      "type": "string"
+     },
+     "kind": {
+      "type": "string",
+      "enum": [
+       "app-refresh",
+       "processing",
+       "timeline"
+      ]
+     },
+     "submitted": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "earliest": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "started": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "deadline": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "attempt": {
+      "type": "integer"
+     },
+     "outcome": {
+      "type": "string",
+      "enum": [
+       "success",
+       "failure",
+       "expired",
+       "crashed",
+       "interrupted",
+       "running"
+      ]
+     },
+     "ended": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "exitStatus": {
+      "type": "integer"
+     },
+     "signal": {
+      "type": "integer"
+     }
+    },
+    "required": [
+     "runID",
+     "identifier",
+     "kind",
+     "earliest",
+     "started",
+     "deadline",
+     "attempt",
+     "outcome"
+    ]
+   },
+   "FailingJob": {
+    "type": "object",
+    "properties": {
+     "identifier": {
+      "type": "string"
+     },
+     "lastOutcome": {
+      "type": "string",
+      "enum": [
+       "success",
+       "failure",
+       "expired",
+       "crashed",
+       "interrupted",
+       "running"
+      ]
+     },
+     "lastRunID": {
+      "type": "integer"
+     },
+     "retryStreak": {
+      "type": "integer",
+      "minimum": 0
+     }
+    },
+    "required": [
+     "identifier",
+     "lastOutcome",
+     "lastRunID",
+     "retryStreak"
+    ],
+    "additionalProperties": false
+   },
+   "Violation": {
+    "type": "object",
+    "properties": {
+     "invariant": {
+      "type": "string"
+     },
+     "identifier": {
+      "type": "string"
+     },
+     "runID": {
+      "type": "integer"
+     },
+     "detail": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "invariant",
+     "detail"
+    ]
+   },
+   "TimelineEntry": {
+    "type": "object",
+    "properties": {
+     "date": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "content": {
+      "type": "string"
+     },
+     "relevance": {
+      "type": "number"
+     },
+     "durationMilliseconds": {
+      "type": "integer"
+     }
+    },
+    "required": [
+     "date",
+     "content"
+    ]
+   },
+   "Widget": {
+    "type": "object",
+    "properties": {
+     "kind": {
+      "type": "string"
+     },
+     "family": {
+      "type": "string"
+     },
+     "job": {
+      "type": "string"
+     },
+     "shown": {
+      "$ref": "#/components/schemas/TimelineEntry"
+     },
+     "shownSince": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "nextEntrySwitch": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "entries": {
+      "type": "integer"
+     },
+     "nextReload": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "nextReloadWhy": {
+      "type": "string"
+     },
+     "budgetLimit": {
+      "type": "integer"
+     },
+     "budgetUsed": {
+      "type": "integer"
+     },
+     "budgetLeft": {
+      "type": "integer"
+     },
+     "windowSeconds": {
+      "type": "integer"
+     },
+     "staleSince": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "staleReason": {
+      "type": "string"
+     },
+     "staleSpans": {
+      "type": "array",
+      "items": {
+       "type": "object"
+      }
+     },
+     "lastSuccess": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "lastFailure": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "kind",
+     "family",
+     "job",
+     "entries",
+     "nextReloadWhy",
+     "windowSeconds",
+     "staleSpans"
+    ]
+   },
+   "Activity": {
+    "type": "object",
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "type": {
+      "type": "string"
+     },
+     "owner": {
+      "type": "string"
+     },
+     "namespace": {
+      "type": "string"
+     },
+     "state": {
+      "type": "string"
+     },
+     "since": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "start": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "progressPercent": {
+      "type": "number"
+     },
+     "staleDate": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "endsBy": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "dismissal": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "budgetUsed": {
+      "type": "integer"
+     },
+     "budget": {
+      "type": "integer"
+     },
+     "held": {
+      "type": "object"
+     },
+     "updatesApplied": {
+      "type": "integer"
+     },
+     "updatesIgnored": {
+      "type": "integer"
+     },
+     "nextDeadline": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "nextDeadlineKind": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "id",
+     "type",
+     "namespace",
+     "state",
+     "since",
+     "start",
+     "budgetUsed",
+     "budget",
+     "updatesApplied",
+     "updatesIgnored"
+    ]
+   },
+   "ActivitySnapshot": {
+    "type": "object",
+    "properties": {
+     "activities": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Activity"
+      }
+     },
+     "recentlyDismissed": {
+      "type": "array",
+      "items": {
+       "type": "object"
+      }
+     },
+     "at": {
+      "$ref": "#/components/schemas/Instant"
+     }
+    },
+    "required": [
+     "activities",
+     "recentlyDismissed"
+    ]
+   },
+   "Why": {
+    "type": "object",
+    "properties": {
+     "identifier": {
+      "type": "string"
+     },
+     "subject": {
+      "type": "string",
+      "enum": [
+       "job",
+       "timeline",
+       "provider",
+       "activity",
+       "unknown"
+      ]
+     },
+     "live": {
+      "type": "boolean"
+     },
+     "reasons": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "paragraph": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "identifier",
+     "subject",
+     "live",
+     "reasons",
+     "paragraph"
+    ]
+   },
+   "JobRow": {
+    "type": "object",
+    "properties": {
+     "identifier": {
+      "type": "string"
+     },
+     "kind": {
+      "type": "string",
+      "enum": [
+       "app-refresh",
+       "processing",
+       "timeline"
+      ]
+     },
+     "schedule": {
+      "type": "string"
+     },
+     "next": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "nextPlace": {
+      "type": "string"
+     },
+     "running": {
+      "$ref": "#/components/schemas/RunningRun"
+     },
+     "lastRun": {
+      "$ref": "#/components/schemas/Run"
+     },
+     "retryStreak": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "unmet": {
+      "type": "array",
+      "items": {
+       "type": "string",
+       "enum": [
+        "external power",
+        "network"
+       ]
+      }
+     },
+     "why": {
+      "$ref": "#/components/schemas/Why"
+     }
+    },
+    "required": [
+     "identifier",
+     "kind",
+     "schedule",
+     "retryStreak",
+     "unmet",
+     "why"
+    ],
+    "additionalProperties": false
+   },
+   "NotificationCounts": {
+    "type": "object",
+    "properties": {
+     "failure": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "recovery": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "delivered": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "retries": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "givenUp": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "dropped": {
+      "type": "integer",
+      "minimum": 0
+     }
+    },
+    "required": [
+     "failure",
+     "recovery",
+     "delivered",
+     "retries",
+     "givenUp",
+     "dropped"
+    ]
+   },
+   "HeldNotification": {
+    "type": "object",
+    "properties": {
+     "id": {
+      "type": "string"
+     },
+     "kind": {
+      "enum": [
+       "failure",
+       "recovery"
+      ]
+     },
+     "job": {
+      "type": "string"
+     },
+     "runID": {
+      "type": "integer"
+     },
+     "outcome": {
+      "type": "string",
+      "enum": [
+       "success",
+       "failure",
+       "expired",
+       "crashed",
+       "interrupted",
+       "running"
+      ]
+     },
+     "notifier": {
+      "type": "string"
+     },
+     "attempts": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "lastFailure": {
+      "type": "string"
+     },
+     "nextAttempt": {
+      "$ref": "#/components/schemas/Instant"
+     }
+    },
+    "required": [
+     "id",
+     "kind",
+     "job",
+     "runID",
+     "outcome",
+     "notifier",
+     "attempts"
+    ],
+    "additionalProperties": false
+   },
+   "GoneNotification": {
+    "type": "object",
+    "properties": {
+     "time": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "kind": {
+      "enum": [
+       "notification-given-up",
+       "notification-dropped"
+      ]
+     },
+     "job": {
+      "type": "string"
+     },
+     "runID": {
+      "type": "integer"
+     },
+     "attempts": {
+      "type": "integer"
+     },
+     "message": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "time",
+     "kind",
+     "job",
+     "message"
+    ],
+    "additionalProperties": false
+   },
+   "Notifications": {
+    "type": "object",
+    "properties": {
+     "counts": {
+      "$ref": "#/components/schemas/NotificationCounts"
+     },
+     "held": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/HeldNotification"
+      }
+     },
+     "givenUp": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/GoneNotification"
+      }
+     }
+    },
+    "required": [
+     "counts",
+     "held",
+     "givenUp"
+    ],
+    "additionalProperties": false
+   },
+   "Overview": {
+    "type": "object",
+    "properties": {
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "last24h": {
+      "type": "object",
+      "additionalProperties": {
+       "type": "integer",
+       "minimum": 0
+      }
+     },
+     "runsLast24h": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "truncated": {
+      "type": "boolean"
+     },
+     "running": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/RunningRun"
+      }
+     },
+     "failing": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/FailingJob"
+      }
+     },
+     "next": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Pending"
+      },
+      "maxItems": 10
+     },
+     "staleWidgets": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Widget"
+      }
+     },
+     "liveActivities": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Activity"
+      }
+     },
+     "recentRuns": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Run"
+      },
+      "maxItems": 10
+     },
+     "violations": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Violation"
+      }
+     },
+     "notifications": {
+      "$ref": "#/components/schemas/Notifications"
+     }
+    },
+    "required": [
+     "now",
+     "last24h",
+     "runsLast24h",
+     "truncated",
+     "running",
+     "failing",
+     "next",
+     "staleWidgets",
+     "liveActivities",
+     "recentRuns",
+     "violations",
+     "notifications"
+    ],
+    "additionalProperties": false
+   },
+   "Jobs": {
+    "type": "object",
+    "properties": {
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "jobs": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/JobRow"
+      }
+     }
+    },
+    "required": [
+     "now",
+     "jobs"
+    ],
+    "additionalProperties": false
+   },
+   "RunRow": {
+    "type": "object",
+    "properties": {
+     "run": {
+      "$ref": "#/components/schemas/Run"
+     },
+     "durationMilliseconds": {
+      "type": "integer"
+     },
+     "allowanceMilliseconds": {
+      "type": "integer"
+     },
+     "output": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      },
+      "maxItems": 20
+     },
+     "results": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      },
+      "maxItems": 20
+     }
+    },
+    "required": [
+     "run",
+     "allowanceMilliseconds",
+     "output",
+     "results"
+    ],
+    "additionalProperties": false
+   },
+   "Template": {
+    "type": "object",
+    "properties": {
+     "parameters": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "count": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "failing": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/FailingJob"
+      },
+      "maxItems": 50
+     },
+     "failingMore": {
+      "type": "boolean"
+     },
+     "instances": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/InstanceRecord"
+      },
+      "maxItems": 40
+     },
+     "nextAfter": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "parameters",
+     "count",
+     "failing",
+     "failingMore",
+     "instances"
+    ],
+    "additionalProperties": false
+   },
+   "Job": {
+    "type": "object",
+    "properties": {
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "job": {
+      "$ref": "#/components/schemas/JobRow"
+     },
+     "command": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "action": {
+      "type": "string"
+     },
+     "allowanceMilliseconds": {
+      "type": "integer"
+     },
+     "runs": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/RunRow"
+      },
+      "maxItems": 20
+     },
+     "nextBefore": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "nextSlots": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Instant"
+      },
+      "maxItems": 10
+     },
+     "actionsEnabled": {
+      "type": "boolean"
+     },
+     "notifications": {
+      "$ref": "#/components/schemas/Notifications"
+     },
+     "template": {
+      "$ref": "#/components/schemas/Template"
+     },
+     "instanceOf": {
+      "type": "string"
+     }
+    },
+    "required": [
+     "now",
+     "job",
+     "allowanceMilliseconds",
+     "runs",
+     "nextSlots",
+     "actionsEnabled",
+     "notifications"
+    ],
+    "additionalProperties": false
+   },
+   "WidgetRow": {
+    "type": "object",
+    "properties": {
+     "widget": {
+      "$ref": "#/components/schemas/Widget"
+     },
+     "rendition": {
+      "type": "string"
+     },
+     "entries": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/TimelineEntry"
+      }
+     },
+     "ledger": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/Instant"
+      }
+     }
+    },
+    "required": [
+     "widget",
+     "entries",
+     "ledger"
+    ],
+    "additionalProperties": false
+   },
+   "Widgets": {
+    "type": "object",
+    "properties": {
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "widgets": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/WidgetRow"
+      }
+     },
+     "actionsEnabled": {
+      "type": "boolean"
+     }
+    },
+    "required": [
+     "now",
+     "widgets",
+     "actionsEnabled"
+    ],
+    "additionalProperties": false
+   },
+   "Activities": {
+    "type": "object",
+    "properties": {
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "activities": {
+      "$ref": "#/components/schemas/ActivitySnapshot"
+     },
+     "actionsEnabled": {
+      "type": "boolean"
+     }
+    },
+    "required": [
+     "now",
+     "activities",
+     "actionsEnabled"
+    ],
+    "additionalProperties": false
+   },
+   "Figures": {
+    "type": "object",
+    "properties": {
+     "launched": {
+      "type": "integer"
+     },
+     "success": {
+      "type": "integer"
+     },
+     "failure": {
+      "type": "integer"
+     },
+     "expired": {
+      "type": "integer"
+     },
+     "crashed": {
+      "type": "integer"
+     },
+     "interrupted": {
+      "type": "integer"
+     },
+     "missed": {
+      "type": "integer"
+     },
+     "latenessP50": {
+      "type": "integer"
+     },
+     "latenessMax": {
+      "type": "integer"
+     }
+    },
+    "required": [
+     "launched",
+     "success",
+     "failure",
+     "expired",
+     "crashed",
+     "interrupted",
+     "missed"
+    ]
+   },
+   "SimulatedViolation": {
+    "type": "object",
+    "properties": {
+     "time": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "invariant": {
+      "type": "string"
+     },
+     "message": {
+      "type": "string"
+     },
+     "recent": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     }
+    },
+    "required": [
+     "time",
+     "invariant",
+     "message"
+    ]
+   },
+   "Simulate": {
+    "type": "object",
+    "properties": {
+     "jobsFolder": {
+      "type": "string"
+     },
+     "start": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "days": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 31
+     },
+     "seed": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "stopped": {
+      "type": "string"
+     },
+     "elapsedMilliseconds": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "steps": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "total": {
+      "$ref": "#/components/schemas/Figures"
+     },
+     "violations": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/SimulatedViolation"
+      }
+     },
+     "text": {
+      "type": "string"
+     },
+     "svg": {
+      "type": "string",
+      "pattern": "^<svg"
+     },
+     "notInFolder": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     },
+     "notInForce": {
+      "type": "array",
+      "items": {
+       "type": "string"
+      }
+     }
+    },
+    "required": [
+     "jobsFolder",
+     "start",
+     "days",
+     "seed",
+     "elapsedMilliseconds",
+     "steps",
+     "total",
+     "violations",
+     "text",
+     "svg",
+     "notInFolder",
+     "notInForce"
+    ],
+    "additionalProperties": false
+   },
+   "Health": {
+    "type": "object",
+    "properties": {
+     "ok": {
+      "type": "boolean"
+     },
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "pending": {
+      "type": "integer"
+     },
+     "running": {
+      "type": "integer"
+     }
+    },
+    "required": [
+     "ok"
+    ],
+    "additionalProperties": false
+   }
+  },
+  "securitySchemes": {
+   "bearer": {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "the first line of refreshd's --http-token-file"
+   }
+  }
+ }
+}
+"""#
+}
