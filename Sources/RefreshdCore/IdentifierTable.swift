@@ -25,8 +25,10 @@ public struct IdentifierTable: Sendable {
     private var bracketedPlainCount = 0
     /// Per slot, the prefix index of an instance slot, or -1; empty until the first instance.
     private var prefixBySlot: ContiguousArray<Int32> = []
-    /// Instance slots + 1 per bucket, hashed by (prefix, key).
-    private var instanceBuckets: ContiguousArray<Int32> = []
+    /// Per bucket, instance slot + 1 in the low 32 bits and the high 32 bits of its hash above
+    /// (0: empty), hashed by (prefix, key). The hash bits let a probe pass a bucket without
+    /// reading that slot's key (a cache miss each in a million-entry table).
+    private var instanceBuckets: ContiguousArray<UInt64> = []
     private var instanceCount = 0
     /// Template identifiers that prefix instance slots, and their index.
     private var prefixes: [String] = []
@@ -87,9 +89,11 @@ public struct IdentifierTable: Sendable {
 
     /// The slot of instance `template[key]`, reserving the next one (stored as its key) if it
     /// has none. The key is a valid instance key (no brackets).
+    /// `absent`: the caller has just found no slot for it (`slot(template:key:)` was nil), so
+    /// it is not looked up again (each probe of a million-entry index is a cache miss).
     @discardableResult
-    mutating func intern(template: String, key: String) -> Int32 {
-        if let found = slot(template: template, key: key) { return found }
+    mutating func intern(template: String, key: String, absent: Bool = false) -> Int32 {
+        if !absent, let found = slot(template: template, key: key) { return found }
         let p: Int32
         if let known = prefixIndex[template] {
             p = known
@@ -103,12 +107,13 @@ public struct IdentifierTable: Sendable {
         }
         if (instanceCount + 1) * 2 > instanceBuckets.count { growInstances() }
         let mask = instanceBuckets.count - 1
-        var b = Self.hash(prefix: p, key: key) & mask
+        let h = Self.hash(prefix: p, key: key)
+        var b = h & mask
         while instanceBuckets[b] != 0 { b = (b + 1) & mask }
         let slot = Int32(names.count)
         names.append(key)
         prefixBySlot.append(p)
-        instanceBuckets[b] = slot + 1
+        instanceBuckets[b] = Self.bucket(slot: slot, hash: h)
         instanceCount += 1
         return slot
     }
@@ -145,17 +150,28 @@ public struct IdentifierTable: Sendable {
     private func instanceSlot(prefix p: Int32, key: String) -> Int32? {
         guard !instanceBuckets.isEmpty else { return nil }
         let mask = instanceBuckets.count - 1
-        var b = Self.hash(prefix: p, key: key) & mask
+        let h = Self.hash(prefix: p, key: key)
+        let tag = Self.bucket(slot: -1, hash: h)
+        var b = h & mask
         while true {
-            let s = instanceBuckets[b]
-            if s == 0 { return nil }
-            if prefixBySlot[Int(s - 1)] == p, names[Int(s - 1)] == key { return s - 1 }
+            let e = instanceBuckets[b]
+            if e == 0 { return nil }
+            if e & 0xFFFF_FFFF_0000_0000 == tag {
+                let s = Int(e & 0xFFFF_FFFF) - 1
+                if prefixBySlot[s] == p, names[s] == key { return Int32(s) }
+            }
             b = (b + 1) & mask
         }
     }
 
     @inline(__always)
     private func isPlain(_ slot: Int) -> Bool { prefixBySlot.isEmpty || prefixBySlot[slot] < 0 }
+
+    /// A bucket: `slot + 1` below, the hash's high 32 bits above.
+    @inline(__always)
+    private static func bucket(slot: Int32, hash: Int) -> UInt64 {
+        (UInt64(UInt(bitPattern: hash)) & 0xFFFF_FFFF_0000_0000) | UInt64(UInt32(bitPattern: slot + 1))
+    }
 
     private static func hash(prefix: Int32, key: String) -> Int {
         var hasher = Hasher()
@@ -189,12 +205,13 @@ public struct IdentifierTable: Sendable {
     private mutating func growInstances() {
         let capacity = max(16, instanceBuckets.count * 2)
         instanceBuckets = []  // the old index is freed before the new one is filled
-        var fresh = ContiguousArray<Int32>(repeating: 0, count: capacity)
+        var fresh = ContiguousArray<UInt64>(repeating: 0, count: capacity)
         let mask = capacity - 1
         for (i, p) in prefixBySlot.enumerated() where p >= 0 {
-            var b = Self.hash(prefix: p, key: names[i]) & mask
+            let h = Self.hash(prefix: p, key: names[i])
+            var b = h & mask
             while fresh[b] != 0 { b = (b + 1) & mask }
-            fresh[b] = Int32(i + 1)
+            fresh[b] = Self.bucket(slot: Int32(i), hash: h)
         }
         instanceBuckets = fresh
     }

@@ -144,7 +144,8 @@ extension SchedulerCore {
         let several = template.spec.parameters.count > 1
         let record = several ? try Self.checked(record, parameters: template.spec.parameters)
             : try Self.checkedSingle(record, parameters: template.spec.parameters)
-        if let slot = definitions.table.slot(template: record.template, key: record.key), instances.template(at: slot) == index {
+        let existing = definitions.table.slot(template: record.template, key: record.key)
+        if let slot = existing, instances.template(at: slot) == index {
             let updated = several && instances.values[slot] != record.values
             if updated {
                 instances.values[slot] = record.values
@@ -154,7 +155,7 @@ extension SchedulerCore {
             finishEvent(into: &effects)
             return
         }
-        let slot = storeInstance(template: record.template, key: record.key, rule: template.rule)
+        let slot = storeInstance(template: record.template, key: record.key, rule: template.rule, existing: existing)
         instances.setTemplate(index, at: slot)
         if several { instances.values[slot] = record.values }
         instances.templates[Int(index)].count += 1
@@ -225,12 +226,11 @@ extension SchedulerCore {
     /// An instance's record as saved (`restore`): known again, declared if its template is.
     mutating func restoreInstance(_ record: InstanceRecord) {
         let index = instances.index(of: record.template)
-        if let slot = definitions.table.slot(template: record.template, key: record.key), instances.template(at: slot) == index {
-            return
-        }
+        let existing = definitions.table.slot(template: record.template, key: record.key)
+        if let slot = existing, instances.template(at: slot) == index { return }
         let template = instances.templates[Int(index)]
         let slot = storeInstance(template: record.template, key: record.key,
-                                 rule: template.definition != nil ? template.rule : nil)
+                                 rule: template.definition != nil ? template.rule : nil, existing: existing)
         instances.setTemplate(index, at: slot)
         if record.values.count > 1 { instances.values[slot] = record.values }
         instances.templates[Int(index)].count += 1
@@ -295,10 +295,11 @@ extension SchedulerCore {
 
     /// Declares instance `template[key]` with the rules at `rule` (nil: only a slot, its
     /// template not declared), in the table the queue shares (see `store`).
-    private mutating func storeInstance(template: String, key: String, rule: Int32?) -> Int32 {
+    /// `existing`: what `slot(template:key:)` just answered (its slot, or none), not looked up again.
+    private mutating func storeInstance(template: String, key: String, rule: Int32?, existing: Int32?) -> Int32 {
         let shared = queue.ids.sharesNames(with: definitions.table)
         if shared { queue.releaseIdentifiers() }
-        let slot = definitions.declareInstance(template: template, key: key, rule: rule)
+        let slot = definitions.declareInstance(template: template, key: key, rule: rule, existing: .some(existing))
         if shared { queue.adopt(definitions.table) } else { queue.intern(definitions.table[Int(slot)]) }
         return slot
     }

@@ -99,8 +99,13 @@ public struct TaskDefinitions: Sendable {
     /// Declares instance `template[key]` with the rules at index `rule` (stored as its key: see
     /// `IdentifierTable.intern(template:key:)`). Returns its slot.
     @discardableResult
-    mutating func declareInstance(template: String, key: String, rule: Int32?) -> Int32 {
-        let slot = table.intern(template: template, key: key)
+    mutating func declareInstance(template: String, key: String, rule: Int32?, existing: Int32?? = nil) -> Int32 {
+        let slot: Int32
+        switch existing {
+        case let .some(.some(found)): slot = found  // the caller found its slot
+        case .some(.none): slot = table.intern(template: template, key: key, absent: true)  // the caller found none
+        case .none: slot = table.intern(template: template, key: key)
+        }
         if Int(slot) == ruleBySlot.count { ruleBySlot.append(-1) }
         if let rule { declare(slot: slot, rule: rule) }
         return slot
