@@ -201,6 +201,24 @@ def main():
             per(cal["cpu_s"]), per(cal["ref_cpu_s"]), ratio(cal["cpu_s"], cal["ref_cpu_s"]), "-", "",
             "same instants as systemd", f"{met(cal['agree'])} (agree: {'yes' if cal['agree'] else 'NO'})")
 
+    inst = find(rows, "refreshd", "instances")
+    if inst and "bytes_per_instance" in inst:
+        beyond = inst["bytes_per_instance"] - inst["mean_key_bytes"]
+        row(f"Instances: {inst['n']:,} pending of one template", "RSS B per instance beyond the key's bytes",
+            beyond, "-", "", "-", "", "<= 128 B", f"{met(beyond <= 128)} ({beyond:.0f} B)")
+        row("", "add s: one call each / one addInstances batch", f"{fmt(inst['add_s'])} / {fmt(inst['batch_add_s'])}",
+            "-", "", "-", "", "<= 1 s", f"{met(inst['batch_add_s'] <= 1)} ({inst['batch_add_s']:.2f} s batched)")
+    rest = next((r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "instances" and "restore_s" in r), None)
+    if rest:
+        row(f"Instances: restart, {rest['restored_instances']:,} restored ({rest['restored_pending']:,} pending)",
+            "restore s (open, register, restore)", rest["restore_s"], "-", "", "-", "", "<= 3 s",
+            f"{met(rest['restore_s'] <= 3)} ({rest['restore_s']:.2f} s)")
+    idis = find(rows, "refreshd", "instances_dispatch")
+    if idis:
+        row(f"Instances: {idis['due']:,} of {idis['n']:,} at {idis['rate_per_s']:,.0f}/s",
+            "lateness ms p50 / p99 / max", f"{fmt(idis['lateness_p50_ms'])} / {fmt(idis['lateness_p99_ms'])} / {fmt(idis['lateness_max_ms'])}",
+            "-", "", "-", "", "p99 < 2 ms", f"{met(idis['lateness_p99_ms'] < 2 and idis['launched'] == idis['due'])} ({idis['lateness_p99_ms']:.2f} ms)")
+
     renders = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "render"]
     red = next((r for r in renders if r["strategy"] == "reduced-scale"), None)
     full = next((r for r in renders if r["strategy"] == "full-decode"), None)

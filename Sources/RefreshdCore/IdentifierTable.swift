@@ -6,50 +6,124 @@
 /// bytes (8 B), the name being stored once, in `names`. Slots are never freed: an identifier
 /// keeps its slot for the life of the table (withdrawn and declared again, it gets the same one).
 /// Iteration is in slot order (first interned first), never in hash order.
+///
+/// Instance identifiers (`template[key]`, issue 23) are stored as their key and the index of
+/// their template's prefix (`intern(template:key:)`): a key of up to 15 bytes fits in its
+/// `String` without a heap allocation, where the whole name (`bench.feed[u123456]`) took one of
+/// about 48 B. They have an index of their own, hashed by (prefix, key); `self[slot]` builds the
+/// whole name when asked (at the edges: logs, stores, launches). A name is found whichever way
+/// it was interned: `slot(of: "t[k]")` falls back to the instance index, and interning an
+/// instance first looks for a plain name `t[k]` when the table holds any name of that shape.
 public struct IdentifierTable: Sendable {
+    /// Per slot: the whole name, or for an instance slot its key.
     private(set) var names: ContiguousArray<String> = []
-    /// Slot + 1 per bucket; 0 is an empty bucket. Capacity is a power of two (or zero).
+    /// Slot + 1 per bucket, plain names only; 0 is an empty bucket. Capacity is a power of two (or zero).
     private var buckets: ContiguousArray<Int32> = []
+    private var plainCount = 0
+    /// How many plain names look like an instance's (`x[y]`): while none does, interning an
+    /// instance need not look for its whole name among them.
+    private var bracketedPlainCount = 0
+    /// Per slot, the prefix index of an instance slot, or -1; empty until the first instance.
+    private var prefixBySlot: ContiguousArray<Int32> = []
+    /// Per bucket, instance slot + 1 in the low 32 bits and the high 32 bits of its hash above
+    /// (0: empty), hashed by (prefix, key). The hash bits let a probe pass a bucket without
+    /// reading that slot's key (a cache miss each in a million-entry table).
+    private var instanceBuckets: ContiguousArray<UInt64> = []
+    private var instanceCount = 0
+    /// Template identifiers that prefix instance slots, and their index.
+    private var prefixes: [String] = []
+    private var prefixIndex: [String: Int32] = [:]
 
     public init() {}
 
     /// How many identifiers have a slot.
     public var count: Int { names.count }
 
-    /// The name of a slot.
-    public subscript(slot: Int) -> String { names[slot] }
+    /// The name of a slot (built for an instance slot).
+    public subscript(slot: Int) -> String {
+        guard !prefixBySlot.isEmpty else { return names[slot] }
+        let p = prefixBySlot[slot]
+        return p < 0 ? names[slot] : prefixes[Int(p)] + "[" + names[slot] + "]"
+    }
 
     /// The slot of a name, if it has one.
     public subscript(name: String) -> Int32? { slot(of: name) }
 
+    /// The key of an instance slot (nil for a plain name).
+    func key(at slot: Int32) -> String? {
+        guard !prefixBySlot.isEmpty, prefixBySlot[Int(slot)] >= 0 else { return nil }
+        return names[Int(slot)]
+    }
+
     public func slot(of name: String) -> Int32? {
-        guard !buckets.isEmpty else { return nil }
-        let mask = buckets.count - 1
-        var b = name.hashValue & mask
-        while true {
-            let s = buckets[b]
-            if s == 0 { return nil }
-            if names[Int(s - 1)] == name { return s - 1 }
-            b = (b + 1) & mask
+        if let found = plainSlot(of: name) { return found }
+        guard instanceCount > 0, let (template, key) = Self.split(name), let p = prefixIndex[String(template)] else {
+            return nil
         }
+        return instanceSlot(prefix: p, key: String(key))
+    }
+
+    /// The slot of instance `template[key]`, if it has one.
+    func slot(template: String, key: String) -> Int32? {
+        if instanceCount > 0, let p = prefixIndex[template], let found = instanceSlot(prefix: p, key: key) { return found }
+        guard bracketedPlainCount > 0 else { return nil }
+        return plainSlot(of: template + "[" + key + "]")
     }
 
     /// The slot of a name, reserving the next one if it has none.
     @discardableResult
     public mutating func intern(_ name: String) -> Int32 {
-        if (names.count + 1) * 2 > buckets.count { grow() }
+        if let found = slot(of: name) { return found }
+        if (plainCount + 1) * 2 > buckets.count { growPlain() }
         let mask = buckets.count - 1
         var b = name.hashValue & mask
-        while true {
-            let s = buckets[b]
-            if s == 0 { break }
-            if names[Int(s - 1)] == name { return s - 1 }
-            b = (b + 1) & mask
-        }
+        while buckets[b] != 0 { b = (b + 1) & mask }
         let slot = Int32(names.count)
         names.append(name)
+        if !prefixBySlot.isEmpty { prefixBySlot.append(-1) }
         buckets[b] = slot + 1
+        plainCount += 1
+        if Self.split(name) != nil { bracketedPlainCount += 1 }
         return slot
+    }
+
+    /// The slot of instance `template[key]`, reserving the next one (stored as its key) if it
+    /// has none. The key is a valid instance key (no brackets).
+    /// `absent`: the caller has just found no slot for it (`slot(template:key:)` was nil), so
+    /// it is not looked up again (each probe of a million-entry index is a cache miss).
+    @discardableResult
+    mutating func intern(template: String, key: String, absent: Bool = false) -> Int32 {
+        if !absent, let found = slot(template: template, key: key) { return found }
+        let p: Int32
+        if let known = prefixIndex[template] {
+            p = known
+        } else {
+            p = Int32(prefixes.count)
+            prefixes.append(template)
+            prefixIndex[template] = p
+        }
+        if prefixBySlot.isEmpty {
+            prefixBySlot = ContiguousArray(repeating: -1, count: names.count)
+        }
+        if (instanceCount + 1) * 2 > instanceBuckets.count { growInstances() }
+        let mask = instanceBuckets.count - 1
+        let h = Self.hash(prefix: p, key: key)
+        var b = h & mask
+        while instanceBuckets[b] != 0 { b = (b + 1) & mask }
+        let slot = Int32(names.count)
+        names.append(key)
+        prefixBySlot.append(p)
+        instanceBuckets[b] = Self.bucket(slot: slot, hash: h)
+        instanceCount += 1
+        return slot
+    }
+
+    /// Room for `more` names without growing the arrays or the indexes on the way (a batch of
+    /// instances: no doubling copy, no rehash half-way).
+    mutating func reserve(instances more: Int) {
+        names.reserveCapacity(names.count + more)
+        prefixBySlot.reserveCapacity(names.count + more)
+        while (instanceCount + more) * 2 > instanceBuckets.count { growInstances() }
     }
 
     /// Whether both tables hold the same names in the same storage (one is a copy of the other
@@ -59,15 +133,86 @@ public struct IdentifierTable: Sendable {
             && names.withUnsafeBufferPointer { a in other.names.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
     }
 
-    private mutating func grow() {
+    // MARK: Internals
+
+    private func plainSlot(of name: String) -> Int32? {
+        guard !buckets.isEmpty else { return nil }
+        let mask = buckets.count - 1
+        var b = name.hashValue & mask
+        while true {
+            let s = buckets[b]
+            if s == 0 { return nil }
+            if names[Int(s - 1)] == name, isPlain(Int(s - 1)) { return s - 1 }
+            b = (b + 1) & mask
+        }
+    }
+
+    private func instanceSlot(prefix p: Int32, key: String) -> Int32? {
+        guard !instanceBuckets.isEmpty else { return nil }
+        let mask = instanceBuckets.count - 1
+        let h = Self.hash(prefix: p, key: key)
+        let tag = Self.bucket(slot: -1, hash: h)
+        var b = h & mask
+        while true {
+            let e = instanceBuckets[b]
+            if e == 0 { return nil }
+            if e & 0xFFFF_FFFF_0000_0000 == tag {
+                let s = Int(e & 0xFFFF_FFFF) - 1
+                if prefixBySlot[s] == p, names[s] == key { return Int32(s) }
+            }
+            b = (b + 1) & mask
+        }
+    }
+
+    @inline(__always)
+    private func isPlain(_ slot: Int) -> Bool { prefixBySlot.isEmpty || prefixBySlot[slot] < 0 }
+
+    /// A bucket: `slot + 1` below, the hash's high 32 bits above.
+    @inline(__always)
+    private static func bucket(slot: Int32, hash: Int) -> UInt64 {
+        (UInt64(UInt(bitPattern: hash)) & 0xFFFF_FFFF_0000_0000) | UInt64(UInt32(bitPattern: slot + 1))
+    }
+
+    private static func hash(prefix: Int32, key: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(prefix)
+        hasher.combine(key)
+        return hasher.finalize()
+    }
+
+    /// `template[key]` split at its last `[` (a key holds no bracket), or nil.
+    static func split(_ name: String) -> (Substring, Substring)? {
+        let utf8 = name.utf8
+        guard utf8.last == UInt8(ascii: "]"), let open = utf8.lastIndex(of: UInt8(ascii: "[")), open != utf8.startIndex else {
+            return nil
+        }
+        let end = utf8.index(before: utf8.endIndex)
+        return (name[..<open], name[utf8.index(after: open)..<end])
+    }
+
+    private mutating func growPlain() {
         let capacity = max(16, buckets.count * 2)
         var fresh = ContiguousArray<Int32>(repeating: 0, count: capacity)
         let mask = capacity - 1
-        for (i, name) in names.enumerated() {
+        for (i, name) in names.enumerated() where isPlain(i) {
             var b = name.hashValue & mask
             while fresh[b] != 0 { b = (b + 1) & mask }
             fresh[b] = Int32(i + 1)
         }
         buckets = fresh
+    }
+
+    private mutating func growInstances() {
+        let capacity = max(16, instanceBuckets.count * 2)
+        instanceBuckets = []  // the old index is freed before the new one is filled
+        var fresh = ContiguousArray<UInt64>(repeating: 0, count: capacity)
+        let mask = capacity - 1
+        for (i, p) in prefixBySlot.enumerated() where p >= 0 {
+            let h = Self.hash(prefix: p, key: names[i])
+            var b = h & mask
+            while fresh[b] != 0 { b = (b + 1) & mask }
+            fresh[b] = Self.bucket(slot: Int32(i), hash: h)
+        }
+        instanceBuckets = fresh
     }
 }

@@ -83,6 +83,12 @@ public enum InstanceName {
         return nil
     }
 
+    /// Whether `key` is a valid key (`keyProblem` is nil), without building a message.
+    public static func isValidKey(_ key: String) -> Bool {
+        let utf8 = key.utf8
+        return utf8.count >= 1 && utf8.count <= maximumKeyBytes && utf8.allSatisfy(isKeyByte)
+    }
+
     static func isKeyByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
             || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "@") || b == UInt8(ascii: "-")

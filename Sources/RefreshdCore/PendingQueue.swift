@@ -113,6 +113,31 @@ struct PendingQueue {
         return old
     }
 
+    /// Inserts a request for the identifier at `slot`, which has none (an instance's first
+    /// request, issue 23): `insert` without building or hashing its name.
+    mutating func insert(slot: Int32, namespace: String, kind: TaskKind, earliest: Instant, submitted: Instant,
+                         sequence: UInt64, power: Bool, network: Bool, origin: PendingRequest.Origin, wake: Int64) {
+        while records.count <= Int(slot) { records.append(nil) }
+        precondition(records[Int(slot)] == nil, "insert(slot:) is for a slot without a request")
+        var flags: UInt8 = kind == .processing ? Record.processing : 0
+        if power { flags |= Record.power }
+        if network { flags |= Record.network }
+        flags |= UInt8(PendingRequest.Origin.allCases.firstIndex(of: origin)!) << Record.originShift
+        let ns = namespaceSlot(namespace)
+        records[Int(slot)] = Record(earliest: earliest.milliseconds, submitted: submitted.milliseconds,
+                                    sequence: sequence, namespace: ns, flags: flags)
+        counts[Int(ns) * 2 + (kind == .processing ? 1 : 0)] += 1
+        count += 1
+        heap.insert(Entry(due: max(wake, earliest.milliseconds), sequence: sequence, slot: slot))
+        compactIfNeeded()
+    }
+
+    /// Room for `more` requests without growing on the way.
+    mutating func reserve(_ more: Int) {
+        records.reserveCapacity(records.count + more)
+        heap.reserveCapacity(heap.count + more)
+    }
+
     @discardableResult
     mutating func remove(_ identifier: String) -> PendingRequest? {
         guard let slot = ids.slot(of: identifier) else { return nil }
@@ -169,6 +194,17 @@ struct PendingQueue {
     /// All live requests in due order.
     func sorted() -> [PendingRequest] {
         records.indices.compactMap { records[$0] == nil ? nil : request(at: Int32($0)) }.sorted {
+            $0.earliest != $1.earliest ? $0.earliest < $1.earliest : $0.sequence < $1.sequence
+        }
+    }
+
+    /// The live requests whose earliest begin date is at or before `limit`, in due order (the
+    /// others are not built: at a restore of a million requests due tomorrow, none is).
+    func sorted(earliestThrough limit: Instant) -> [PendingRequest] {
+        records.indices.compactMap { i in
+            guard let r = records[i], r.earliest <= limit.milliseconds else { return nil }
+            return request(at: Int32(i))
+        }.sorted {
             $0.earliest != $1.earliest ? $0.earliest < $1.earliest : $0.sequence < $1.sequence
         }
     }

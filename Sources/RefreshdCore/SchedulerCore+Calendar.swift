@@ -55,7 +55,7 @@ extension SchedulerCore {
     /// Applies missed-slot policies to calendar requests whose slot passed in `(since, now]`
     /// (`since` nil: any time before now, i.e. while refreshd was down).
     mutating func applyMissedPolicies(since: Instant?, at now: Instant, into effects: inout [SchedulerEffect]) {
-        for request in queue.sorted() {
+        for request in queue.sorted(earliestThrough: now) {
             guard request.earliest <= now, since.map({ request.earliest > $0 }) ?? true,
                   let definition = definitions[request.identifier], let schedule = definition.schedule
             else { continue }

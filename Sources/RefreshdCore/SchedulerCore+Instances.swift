@@ -82,8 +82,10 @@ extension SchedulerCore {
     }
 
     private func record(at slot: Int32, template: InstanceRegistry.Template) -> InstanceRecord {
-        let identifier = definitions.table[Int(slot)]
-        let key = String(decoding: identifier.utf8.dropFirst(template.identifier.utf8.count + 1).dropLast(), as: UTF8.self)
+        let key = definitions.table.key(at: slot) ?? {
+            let identifier = definitions.table[Int(slot)]  // a plain name of an instance's shape
+            return String(decoding: identifier.utf8.dropFirst(template.identifier.utf8.count + 1).dropLast(), as: UTF8.self)
+        }()
         let values = instances.values[slot] ?? template.spec.parameters.first.map { [$0: key] } ?? [:]
         return InstanceRecord(template: template.identifier, key: key, values: values)
     }
@@ -137,28 +139,30 @@ extension SchedulerCore {
             throw .unknownTemplate(record.template)
         }
         let template = instances.templates[Int(index)]
-        let record = try Self.checked(record, parameters: template.spec.parameters)
-        let identifier = record.identifier
+        // Checked without building the one-parameter values (a dictionary an add) unless a store
+        // or the log wants the record.
         let several = template.spec.parameters.count > 1
-        if let slot = definitions.table.slot(of: identifier), instances.template(at: slot) == index {
+        let record = several ? try Self.checked(record, parameters: template.spec.parameters)
+            : try Self.checkedSingle(record, parameters: template.spec.parameters)
+        let existing = definitions.table.slot(template: record.template, key: record.key)
+        if let slot = existing, instances.template(at: slot) == index {
             let updated = several && instances.values[slot] != record.values
             if updated {
                 instances.values[slot] = record.values
                 persist(.saveInstance(record), into: &effects)
             }
-            logRoutine(.instance(.kept(identifier: identifier, updated: updated)), into: &effects)
+            logRoutine(.instance(.kept(identifier: record.identifier, updated: updated)), into: &effects)
             finishEvent(into: &effects)
             return
         }
-        let slot = storeInstance(identifier, rule: template.rule)
+        let slot = storeInstance(template: record.template, key: record.key, rule: template.rule, existing: existing)
         instances.setTemplate(index, at: slot)
         if several { instances.values[slot] = record.values }
         instances.templates[Int(index)].count += 1
-        persist(.saveInstance(record), into: &effects)
-        logRoutine(.instance(.added(identifier: identifier)), into: &effects)
-        var instanceDefinition = definition
-        instanceDefinition.identifier = identifier
-        firstRequest(instanceDefinition, template.spec.firstRequest, at: now, into: &effects)
+        let parameters = template.spec.parameters
+        persist(.saveInstance(several ? record : Self.withSingleValue(record, parameters)), into: &effects)
+        logRoutine(.instance(.added(identifier: record.identifier)), into: &effects)
+        firstRequest(slot: slot, template: definition, template.spec.firstRequest, at: now, into: &effects)
         finishEvent(into: &effects)
     }
 
@@ -222,18 +226,31 @@ extension SchedulerCore {
     /// An instance's record as saved (`restore`): known again, declared if its template is.
     mutating func restoreInstance(_ record: InstanceRecord) {
         let index = instances.index(of: record.template)
-        let identifier = record.identifier
-        if let slot = definitions.table.slot(of: identifier), instances.template(at: slot) == index { return }
+        let existing = definitions.table.slot(template: record.template, key: record.key)
+        if let slot = existing, instances.template(at: slot) == index { return }
         let template = instances.templates[Int(index)]
-        let slot: Int32
-        if template.definition != nil {
-            slot = storeInstance(identifier, rule: template.rule)
-        } else {
-            slot = internOnly(identifier)
-        }
+        let slot = storeInstance(template: record.template, key: record.key,
+                                 rule: template.definition != nil ? template.rule : nil, existing: existing)
         instances.setTemplate(index, at: slot)
         if record.values.count > 1 { instances.values[slot] = record.values }
         instances.templates[Int(index)].count += 1
+    }
+
+    /// `checked` for a template of one parameter, leaving the values as given (`withSingleValue`
+    /// fills them): the same refusals, no dictionary built.
+    static func checkedSingle(_ record: InstanceRecord, parameters: [String]) throws(InstanceError) -> InstanceRecord {
+        guard parameters.count == 1, record.values.isEmpty, InstanceName.isValidKey(record.key) else {
+            return try checked(record, parameters: parameters)
+        }
+        return record
+    }
+
+    /// The record with its one parameter's value, the key (as `checked` makes it).
+    static func withSingleValue(_ record: InstanceRecord, _ parameters: [String]) -> InstanceRecord {
+        guard parameters.count == 1 else { return record }
+        var record = record
+        record.values = [parameters[0]: record.key]
+        return record
     }
 
     /// The checked record: a valid key, and values naming exactly the parameters (one
@@ -276,18 +293,61 @@ extension SchedulerCore {
 
     // MARK: Helpers
 
-    /// Declares an instance's identifier with the rules at `rule`, in the table the queue shares
-    /// (see `store`).
-    private mutating func storeInstance(_ identifier: String, rule: Int32?) -> Int32 {
+    /// Declares instance `template[key]` with the rules at `rule` (nil: only a slot, its
+    /// template not declared), in the table the queue shares (see `store`).
+    /// `existing`: what `slot(template:key:)` just answered (its slot, or none), not looked up again.
+    private mutating func storeInstance(template: String, key: String, rule: Int32?, existing: Int32?) -> Int32 {
         let shared = queue.ids.sharesNames(with: definitions.table)
         if shared { queue.releaseIdentifiers() }
-        let slot = rule.map { definitions.declare(identifier, rule: $0) } ?? definitions.intern(identifier)
-        if shared { queue.adopt(definitions.table) } else { queue.intern(identifier) }
+        let slot = definitions.declareInstance(template: template, key: key, rule: rule, existing: .some(existing))
+        if shared { queue.adopt(definitions.table) } else { queue.intern(definitions.table[Int(slot)]) }
         return slot
     }
 
-    /// Gives an identifier a slot without declaring it (an instance of a template not declared).
-    private mutating func internOnly(_ identifier: String) -> Int32 { storeInstance(identifier, rule: nil) }
+    /// Room for `more` instances in the tables (a batch of adds or a restore).
+    package mutating func reserveInstances(_ more: Int) {
+        let shared = queue.ids.sharesNames(with: definitions.table)
+        if shared { queue.releaseIdentifiers() }
+        definitions.reserve(instances: more)
+        instances.templateBySlot.reserveCapacity(definitions.table.count + more)
+        if shared { queue.adopt(definitions.table) }
+        queue.reserve(more)
+    }
+
+    /// An instance's first request, by its slot: `firstRequest` without the instance's own
+    /// `TaskDefinition` (its template's rules serve) or a hash of its name. Its name is built
+    /// only where it is needed: a jitter, a store, a log line, or an entry held elsewhere.
+    private mutating func firstRequest(slot: Int32, template definition: TaskDefinition, _ first: FirstRequest,
+                                       at now: Instant, into effects: inout [SchedulerEffect]) {
+        let bySlot = queue.ids.sharesNames(with: definitions.table) && queue.record(at: slot) == nil
+            && waitingOnConditions.isEmpty && blockedByRun.isEmpty && held.isEmpty
+        let jittered: Bool
+        if case .core = first { jittered = definition.schedule != nil } else { jittered = false }
+        guard bySlot, !jittered else {
+            var instanceDefinition = definition
+            instanceDefinition.identifier = definitions.table[Int(slot)]
+            firstRequest(instanceDefinition, first, at: now, into: &effects)
+            return
+        }
+        let earliest: Instant
+        if case .core = first {
+            earliest = now
+        } else {
+            guard let date = first.earliest(loadedAt: now) else { return }
+            earliest = date
+        }
+        let processing = definition.kind == .processing
+        let sequence = nextSequence
+        nextSequence += 1
+        queue.insert(slot: slot, namespace: definition.namespace, kind: definition.kind, earliest: earliest, submitted: now,
+                     sequence: sequence, power: processing && definition.requiresExternalPower,
+                     network: processing && definition.requiresNetworkConnectivity, origin: .submitted,
+                     wake: (earliest + max(.zero, definition.accuracy)).milliseconds)
+        if configuration.emitsStateChanges || configuration.emitsRoutineLogs, let request = queue.request(at: slot) {
+            persist(.savePending(request), into: &effects)
+            logRoutine(.submitted(request, replaced: false), into: &effects)
+        }
+    }
 
     /// The first request of an instance, as `FirstRequest` says (`.core`: the next slot of its
     /// schedule, jittered, or now). Instances are exempt from the namespace limit, so it cannot

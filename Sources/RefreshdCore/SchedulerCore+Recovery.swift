@@ -51,12 +51,14 @@ extension SchedulerCore {
             counters = Dictionary(state.counters.filter { $0.day == first.day }.map { ($0.identifier, $0) },
                                   uniquingKeysWith: { _, last in last })
         }
+        if !state.instances.isEmpty { reserveInstances(state.instances.count) }
         for record in state.instances { restoreInstance(record) }
         failureStreaks = state.failureStreaks.filter { $0.value > 0 }
         for p in state.pending {
             nextSequence = max(nextSequence, p.sequence + 1)
         }
         for p in state.pending.sorted(by: { $0.sequence < $1.sequence }) {
+            if restoreBySlot(p) { continue }
             guard let definition = definitions[p.identifier] else {
                 persist(.deletePending(identifier: p.identifier), into: &effects)
                 effects.append(.log(.droppedUndeclared(identifier: p.identifier)))
@@ -80,5 +82,24 @@ extension SchedulerCore {
             }
         }
         finishEvent(into: &effects)
+    }
+
+    /// Restores a pending request of a declared identifier by its slot, as the loop below does
+    /// by name (the same request: the definition's namespace, kind and conditions), without a
+    /// copy of its definition or another hash of its name: a million instances' requests come
+    /// back in one pass. False when it must go the general way (the queue keeps its own table,
+    /// the identifier is not declared, or its slot already holds a request).
+    private mutating func restoreBySlot(_ p: PendingRequest) -> Bool {
+        guard queue.ids.sharesNames(with: definitions.table), let slot = definitions.table.slot(of: p.identifier),
+              queue.record(at: slot) == nil else { return false }
+        let r = definitions.rule(at: slot)
+        guard r >= 0 else { return false }
+        let processing = definitions.rules[Int(r)].kind == .processing
+        queue.insert(slot: slot, namespace: definitions.rules[Int(r)].namespace, kind: definitions.rules[Int(r)].kind,
+                     earliest: p.earliest, submitted: p.submitted, sequence: p.sequence,
+                     power: processing && (p.requiresExternalPower || definitions.rules[Int(r)].requiresExternalPower),
+                     network: processing && (p.requiresNetworkConnectivity || definitions.rules[Int(r)].requiresNetworkConnectivity),
+                     origin: p.origin, wake: (p.earliest + max(.zero, definitions.rules[Int(r)].accuracy)).milliseconds)
+        return true
     }
 }

@@ -41,6 +41,9 @@ public struct TaskDefinitions: Sendable {
         return ruleBySlot[Int(slot)] >= 0
     }
 
+    /// The index in `rules` of the declared identifier at a slot, or -1.
+    func rule(at slot: Int32) -> Int32 { ruleBySlot[Int(slot)] }
+
     /// The definition at a slot, if declared.
     func definition(at slot: Int32) -> TaskDefinition? {
         let r = ruleBySlot[Int(slot)]
@@ -91,6 +94,27 @@ public struct TaskDefinitions: Sendable {
         if Int(slot) == ruleBySlot.count { ruleBySlot.append(-1) }
         declare(slot: slot, rule: rule)
         return slot
+    }
+
+    /// Declares instance `template[key]` with the rules at index `rule` (stored as its key: see
+    /// `IdentifierTable.intern(template:key:)`). Returns its slot.
+    @discardableResult
+    mutating func declareInstance(template: String, key: String, rule: Int32?, existing: Int32?? = nil) -> Int32 {
+        let slot: Int32
+        switch existing {
+        case let .some(.some(found)): slot = found  // the caller found its slot
+        case .some(.none): slot = table.intern(template: template, key: key, absent: true)  // the caller found none
+        case .none: slot = table.intern(template: template, key: key)
+        }
+        if Int(slot) == ruleBySlot.count { ruleBySlot.append(-1) }
+        if let rule { declare(slot: slot, rule: rule) }
+        return slot
+    }
+
+    /// Room for `more` instances without growing on the way.
+    mutating func reserve(instances more: Int) {
+        table.reserve(instances: more)
+        ruleBySlot.reserveCapacity(ruleBySlot.count + more)
     }
 
     /// Gives `identifier` a slot without declaring it. Returns its slot.

@@ -82,6 +82,8 @@ extension RefreshRuntime {
             scratch.removeAll(keepingCapacity: true)
             let now = clock()
             var refused: [(record: InstanceRecord, error: InstanceError)] = []
+            // Room for them all first: no doubling copy or rehash of the tables half-way.
+            machines.withScheduler(at: now, into: &scratch) { core, _ in core.reserveInstances(records.count) }
             for record in records {
                 do throws(InstanceError) {
                     try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in

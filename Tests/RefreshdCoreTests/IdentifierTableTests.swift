@@ -67,4 +67,50 @@ import Testing
         #expect(core.pendingRequests().map(\.identifier) == ["a.3", "late", "after"])
         #expect(core.checkInvariants().isEmpty)
     }
+
+    /// Instances are stored as their key and template (issue 23): a key of up to 15 bytes needs
+    /// no heap string, the whole name is built when asked, and a name keeps one slot whichever
+    /// way it was interned (as a plain name or as an instance), through the indexes' growth.
+    @Test func instancesAreStoredAsTheirKeyAndFoundByTheirWholeName() {
+        var t = IdentifierTable()
+        let plain = t.intern("app.x")
+        let slots = (0..<3_000).map { t.intern(template: "bench.feed", key: "u\($0)") }
+        #expect(t.count == 3_001)
+        for (i, s) in slots.enumerated() {
+            #expect(t.names[Int(s)] == "u\(i)")  // the key alone is stored
+            #expect(t[Int(s)] == "bench.feed[u\(i)]")
+            #expect(t["bench.feed[u\(i)]"] == s)
+            #expect(t.slot(template: "bench.feed", key: "u\(i)") == s)
+            #expect(t.intern("bench.feed[u\(i)]") == s)
+            #expect(t.intern(template: "bench.feed", key: "u\(i)") == s)
+        }
+        #expect(t.count == 3_001)
+        #expect(t["app.x"] == plain && t[Int(plain)] == "app.x" && t.key(at: plain) == nil)
+        #expect(t["bench.feed[u3000]"] == nil && t["other[u1]"] == nil && t.slot(template: "other", key: "u1") == nil)
+        // A plain name of an instance's shape, interned first, is the instance's slot too.
+        let early = t.intern("late.tpl[k]")
+        #expect(t.intern(template: "late.tpl", key: "k") == early)
+        #expect(t.slot(template: "late.tpl", key: "k") == early && t[Int(early)] == "late.tpl[k]")
+        #expect(t.count == 3_002)
+    }
+
+    /// Instances added by slot (their first request without a definition of their own) keep the
+    /// queue on the definitions' table and give the same requests a submit by name would.
+    @Test func instancesAddedBySlotKeepOneTableAndTheirRequests() throws {
+        var core = SchedulerCore(configuration: SchedulerConfiguration(maxPendingAppRefresh: 1))
+        let t0 = Instant(milliseconds: 1_800_000_000_000)
+        let template = TaskDefinition(identifier: "app.feed", namespace: "app.feed", accuracy: .seconds(5))
+        _ = core.handle(.declareTemplate(template, TemplateSpec(parameters: ["user"], firstRequest: .after(.seconds(60)))), at: t0)
+        for i in 0..<100 {
+            _ = core.handle(.addInstance(InstanceRecord(template: "app.feed", key: "u\(i)", values: [:])), at: t0)
+        }
+        #expect(core.queue.ids.sharesNames(with: core.definitions.table))
+        #expect(core.pendingCount == 100)
+        let p = try #require(core.pending("app.feed[u7]"))
+        #expect(p.identifier == "app.feed[u7]" && p.namespace == "app.feed" && p.earliest == t0 + .seconds(60))
+        #expect(p.sequence == 8 && p.origin == .submitted)
+        #expect(core.nextWakeUp == t0 + .seconds(65))  // the template's accuracy window
+        #expect(core.instance("app.feed[u99]")?.values == ["user": "u99"])
+        #expect(core.checkInvariants().isEmpty)
+    }
 }

@@ -7,6 +7,7 @@ import Glibc
 let usage = """
     usage: refreshd-bench dispatch|memory|idle|commands|layers|instances [--count N] [--spread-ms MS] [--margin-ms MS]
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
+                          instances: [--state DIR [--fill yes]] [--due N]
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -35,7 +36,12 @@ do {
     case "layers":
         try layers(days: int("days", 365), bench: options["label"] ?? "layers")
     case "instances":
-        try instances(count: int("count", 1_000_000), state: options["state"])
+        if let due = options["due"].flatMap({ Int($0) }) {
+            try instancesDispatch(count: int("count", 1_000_000), due: due, spreadMs: Int64(int("spread-ms", 10_000)),
+                                  marginMs: Int64(int("margin-ms", 4_000)))
+        } else {
+            try instances(count: int("count", 1_000_000), state: options["state"], fill: options["fill"] == "yes")
+        }
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
     default:
