@@ -52,7 +52,7 @@ extension SchedulerCore {
                                   uniquingKeysWith: { _, last in last })
         }
         for record in state.instances { restoreInstance(record) }
-        failureStreaks = state.failureStreaks.filter { $0.value > 0 }
+        failureStreaks = TrackedTable(state.failureStreaks.filter { $0.value > 0 })
         for p in state.pending {
             nextSequence = max(nextSequence, p.sequence + 1)
         }
