@@ -194,6 +194,11 @@ def main():
         row(f"Allocations: Jobs/, {jobs['days']} days ({jobs['steps']:,} steps)", "heap allocations per step",
             f"{jobs['allocs_per_step']:.1f}", "-", "", "-", "", "0 in steady state",
             f"{met(jobs['allocs_per_step'] == 0)} ({jobs['allocs_per_step']:.1f} a step)")
+    ins = find(rows, "refreshd", "instances-simulate")
+    if ins:
+        row(f"Simulate: a nightly template, {ins['instances']:,} instances, {ins['days']} days ({ins['runs']:,} runs)",
+            "wall s / CPU s", f"{fmt(ins['wall_s'])} / {fmt(ins['cpu_s'])}", "-", "", "-", "",
+            "30 days of 10,000 < 5 s", f"{met(ins['wall_s'] < 5)} ({ins['wall_s']:.1f} s)")
     cal = find(rows, "refreshd", "calendar")
     if cal:
         per = lambda c: c / max(1, cal["n"]) * 1e6

@@ -96,6 +96,10 @@ struct JobFileParser {
                                 actionLocation: settings.actionLocation, mappingLocation: mappingLocation,
                                 source: source, &sink)
         settings.template.readSource(identifier: settings.identifier?.value, jobFile: file, &sink)
+        if let model = settings.simulate, model.instances != nil || model.failing > 0, !settings.template.isTemplate {
+            sink.add(at: settings.simulateLocation ?? mappingLocation, "simulate: instances: and failing: apply only to a "
+                + "template; expected template: true beside them, or neither")
+        }
         return (sink.errors.count == before ? settings.job() : nil, settings.identity(sink, modified: modified))
     }
 

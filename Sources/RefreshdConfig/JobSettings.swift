@@ -57,6 +57,8 @@ struct JobSettings {
     var environmentLocation: Location?
     /// The `simulate:` block, how the job behaves in simulation.
     var simulate: JobModel?
+    /// Where `simulate:` is, for `simulate.instances` on a job that is not a template.
+    var simulateLocation: Location?
     /// `kind: timeline`: the job provides a widget's timelines (`widget:` is required).
     var isTimeline = false
     var widgetNode: (keyNode: YAMLNode, value: YAMLNode)?
@@ -152,6 +154,7 @@ struct JobSettings {
         case "accuracy":
             accuracy = reader.duration(&sink, positive: false) ?? accuracy
         case "simulate":
+            simulateLocation = value.location
             simulate = SimulateBlock.read(reader, &sink)
         case "widget":
             widgetNode = (keyNode, value)

@@ -15,10 +15,12 @@ import RefreshdCore
 ///   activity: {type: WallpaperPack, id: "pack-{run}", updates: 10m}
 ///   children: 2                   # background processes left in its group (die at its exit)
 ///   results-held-open: 2s         # or forever: a daemon it started keeps fd 3 open after its exit
+///   instances: 10000              # a template: 10,000 instances, keys drawn from the seed
+///   failing: 2%                   # a template: the share of them whose every run fails
 /// ```
 enum SimulateBlock {
     static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results", "timeline", "activity",
-                       "children", "results-held-open"]
+                       "children", "results-held-open", "instances", "failing"]
     static let durationForms = "a duration like 2s, {uniform: [1s, 5s]} or {median: 2s, p99: 30s}"
 
     /// The model, or nil with every problem reported at its value.
@@ -50,11 +52,31 @@ enum SimulateBlock {
                 if let count = value.integer(in: 0...64, &sink) { model.children = count }
             case "results-held-open":
                 if let holder = resultsHolder(value, &sink) { model.resultsHeldOpen = holder }
+            case "instances":
+                if let count = value.integer(in: 1...1_000_000, &sink) { model.instances = count }
+            case "failing":
+                if let share = share(value, &sink) { model.failing = share }
             default:
                 break
             }
         }
         return sink.errors.count == before ? model : nil
+    }
+
+    /// A share like `2%` or `0.5%` (0% to 100%), as a fraction.
+    static func share(_ reader: ValueReader, _ sink: inout ErrorSink) -> Double? {
+        let expected = "a percentage like 2% or 0.5%, from 0% to 100%"
+        guard let text = reader.string(&sink, expected: expected) else { return nil }
+        if text.hasSuffix("%") {
+            let number = text.dropLast()
+            let digits = number.utf8.filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+            let dots = number.utf8.filter { $0 == UInt8(ascii: ".") }.count
+            if digits > 0, dots <= 1, digits + dots == number.utf8.count, let value = Double(number), value <= 100 {
+                return value / 100
+            }
+        }
+        sink.add(at: reader.node.location, "\(reader.key): expected \(expected), found \(EchoText.quoted(text))")
+        return nil
     }
 
     /// `forever`, or how long after the command's exit the results channel stays open.

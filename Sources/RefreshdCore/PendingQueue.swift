@@ -46,12 +46,25 @@ struct PendingQueue {
     private var heap = Heap<Entry>()
     private var staleEntries = 0
     private(set) var count = 0
+    /// What changed since the incremental invariant check last looked (nil, and no cost
+    /// beyond a branch, until it turns tracking on: see `ChangeLog`).
+    private(set) var changeLog: ChangeLog?
+
+    /// The slots whose record or heap entries changed and the heap entries added, since the
+    /// last `takeChanges()`, plus each slot's number of live heap entries, kept where the heap
+    /// changes (private to this type), so that the check after a step reads what it touched.
+    struct ChangeLog {
+        var slots: [Int32] = []
+        var entries: [Entry] = []
+        var liveInHeap: [Int32] = []
+    }
 
     /// The slot of an identifier, reserving one if it has none.
     @discardableResult
     mutating func intern(_ identifier: String) -> Int32 {
         let slot = ids.intern(identifier)
         if Int(slot) == records.count { records.append(nil) }
+        if changeLog != nil { growLog() }
         return slot
     }
 
@@ -60,6 +73,7 @@ struct PendingQueue {
     mutating func adopt(_ table: IdentifierTable) {
         ids = table
         while records.count < ids.count { records.append(nil) }
+        if changeLog != nil { growLog() }
     }
 
     /// Drops this queue's reference to its table before `adopt`, so that the owner of the other
@@ -107,8 +121,10 @@ struct PendingQueue {
                                     sequence: request.sequence, namespace: ns, flags: flags)
         counts[Int(ns) * 2 + (request.kind == .processing ? 1 : 0)] += 1
         count += 1
-        heap.insert(Entry(due: max(wake ?? request.earliest.milliseconds, request.earliest.milliseconds),
-                          sequence: request.sequence, slot: slot))
+        let entry = Entry(due: max(wake ?? request.earliest.milliseconds, request.earliest.milliseconds),
+                          sequence: request.sequence, slot: slot)
+        heap.insert(entry)
+        if changeLog != nil { logged(entry, live: 1) }
         compactIfNeeded()
         return old
     }
@@ -148,6 +164,7 @@ struct PendingQueue {
     mutating func remove(slot: Int32, dropTop: Bool = true) -> PendingRequest? {
         guard let old = request(at: slot), let r = records[Int(slot)] else { return nil }
         records[Int(slot)] = nil
+        if changeLog != nil { changeLog!.slots.append(slot); changeLog!.liveInHeap[Int(slot)] = 0 }
         counts[Int(r.namespace) * 2 + (r.flags & Record.processing != 0 ? 1 : 0)] -= 1
         count -= 1
         staleEntries += 1
@@ -162,6 +179,7 @@ struct PendingQueue {
     mutating func reinsert(_ entry: Entry) {
         guard isLive(entry) else { return }
         heap.insert(entry)
+        if changeLog != nil { logged(entry, live: changeLog!.liveInHeap[Int(entry.slot)] + 1) }
     }
 
     /// The first live entry.
@@ -177,7 +195,12 @@ struct PendingQueue {
         guard let top = heap.min else { return nil }
         guard top.due <= now.milliseconds || (records[Int(top.slot)]?.earliest ?? .max) <= now.milliseconds
         else { return nil }
-        return heap.removeMin()
+        let popped = heap.removeMin()
+        if changeLog != nil {
+            changeLog!.slots.append(popped.slot)
+            changeLog!.liveInHeap[Int(popped.slot)] -= 1  // live: stale tops were dropped above
+        }
+        return popped
     }
 
     /// The first live entry, as `peek()` finds it, without dropping stale tops: read-only and
@@ -189,6 +212,45 @@ struct PendingQueue {
             first = entry
         }
         return first
+    }
+
+    /// The first live entry without a walk when the heap's top is live (the usual case), as
+    /// `firstLive()` otherwise: for the incremental check after every simulated step.
+    func firstLiveQuickly() -> Entry? {
+        if let top = heap.min, isLive(top) { return top }
+        return firstLive()
+    }
+
+    // MARK: The change log of the incremental invariant check
+
+    /// Starts noting changes: each slot's live heap entries counted once, from the heap.
+    mutating func startChangeLog() {
+        var log = ChangeLog()
+        log.liveInHeap = Array(repeating: 0, count: records.count)
+        for entry in heap.unordered where isLive(entry) { log.liveInHeap[Int(entry.slot)] += 1 }
+        changeLog = log
+    }
+
+    /// The changed slots and the added heap entries since the last call; forgets them.
+    mutating func takeChanges() -> (slots: [Int32], entries: [Entry]) {
+        guard let log = changeLog else { return ([], []) }
+        changeLog!.slots.removeAll(keepingCapacity: true)
+        changeLog!.entries.removeAll(keepingCapacity: true)
+        return (log.slots, log.entries)
+    }
+
+    /// The live heap entries of a slot, as the change log counts them.
+    func liveInHeap(slot: Int32) -> Int { changeLog.map { Int($0.liveInHeap[Int(slot)]) } ?? 0 }
+
+    private mutating func logged(_ entry: Entry, live: Int32) {
+        changeLog!.slots.append(entry.slot)
+        changeLog!.entries.append(entry)
+        changeLog!.liveInHeap[Int(entry.slot)] = live
+    }
+
+    private mutating func growLog() {
+        let missing = records.count - changeLog!.liveInHeap.count
+        if missing > 0 { changeLog!.liveInHeap += repeatElement(0, count: missing) }
     }
 
     /// All live requests in due order.

@@ -69,21 +69,23 @@ extension SchedulerCore {
             checkSlots(liveInHeap: UnsafeBufferPointer(liveInHeap), into: &violations)
         }
 
-        func checkWake(_ entry: PendingQueue.Entry) {
-            guard queue.isLive(entry), let record = queue.record(at: entry.slot), entry.due < record.earliest else { return }
-            violations.append(.init(.wakeBeforeEarliest, identifier: queue.identifier(of: entry),
-                                    "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(Instant(milliseconds: record.earliest))"))
-        }
         queue.forEachHeapEntry { entry in
-            checkWake(entry)
+            checkWake(entry, into: &violations)
             if entry.sequence >= nextSequence {
                 violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
                                         "heap entry sequence \(entry.sequence) is not below nextSequence \(nextSequence)"))
             }
         }
-        for entry in waitingOnConditions.values { checkWake(entry) }
-        for entry in blockedByRun.values { checkWake(entry) }
-        for h in held.values { checkWake(h.entry) }
+        for entry in waitingOnConditions.values { checkWake(entry, into: &violations) }
+        for entry in blockedByRun.values { checkWake(entry, into: &violations) }
+        for h in held.values { checkWake(h.entry, into: &violations) }
+    }
+
+    /// A live entry wakes at or after its request's earliest begin date.
+    func checkWake(_ entry: PendingQueue.Entry, into violations: inout [InvariantViolation]) {
+        guard queue.isLive(entry), let record = queue.record(at: entry.slot), entry.due < record.earliest else { return }
+        violations.append(.init(.wakeBeforeEarliest, identifier: queue.identifier(of: entry),
+                                "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(Instant(milliseconds: record.earliest))"))
     }
 
     /// The requests out of the heap (waiting on conditions, held, blocked by a run) point at
@@ -121,6 +123,13 @@ extension SchedulerCore {
     /// only when that found something. Exact: the same violations, in the same order, as a
     /// sorted walk. (Sorting a table of one or two requests after every simulated step was an
     /// allocation per step.)
+    static func inKeyOrder<Value>(
+        _ table: TrackedTable<Value>, into violations: inout [InvariantViolation],
+        _ check: (String, Value, inout [InvariantViolation]) -> Void
+    ) {
+        inKeyOrder(table.storage, into: &violations, check)
+    }
+
     static func inKeyOrder<Key: Comparable, Value>(
         _ table: [Key: Value], into violations: inout [InvariantViolation],
         _ check: (Key, Value, inout [InvariantViolation]) -> Void
@@ -187,7 +196,7 @@ extension SchedulerCore {
         }
     }
 
-    private func checkSideEntry(_ identifier: String, _ entry: PendingQueue.Entry, place: String,
+    func checkSideEntry(_ identifier: String, _ entry: PendingQueue.Entry, place: String,
                                 into violations: inout [InvariantViolation]) {
         if queue.slots[identifier] != entry.slot {
             violations.append(.init(.sideEntryStale, identifier: identifier,
@@ -205,7 +214,7 @@ extension SchedulerCore {
         queue.withCountsFromRecords { actual, occupied in checkPendingCounts(actual, occupied, into: &violations) }
     }
 
-    private func checkPendingCounts(_ actual: UnsafeBufferPointer<Int>, _ occupied: Int,
+    func checkPendingCounts(_ actual: UnsafeBufferPointer<Int>, _ occupied: Int,
                                     into violations: inout [InvariantViolation]) {
         if queue.count != occupied {
             violations.append(.init(.pendingCountMismatch, "queue count \(queue.count), requests \(occupied)"))
@@ -233,7 +242,9 @@ extension SchedulerCore {
 
     // MARK: Runs
 
-    private func checkRuns(into violations: inout [InvariantViolation]) {
+    /// `streaks: false` leaves the failure streaks to the caller (the incremental check reads
+    /// only the changed ones).
+    func checkRuns(streaks: Bool = true, into violations: inout [InvariantViolation]) {
         Self.inKeyOrder(active, into: &violations) { key, run, violations in
             let order = run.order
             let id = order.identifier
@@ -289,6 +300,7 @@ extension SchedulerCore {
             violations.append(.init(.stoppedTooEarly,
                                     "stopped reported with isStopping \(isStopping), \(active.count) runs in flight"))
         }
+        guard streaks else { return }
         Self.inKeyOrder(failureStreaks, into: &violations) { id, streak, violations in
             if streak <= 0 { violations.append(.init(.failureStreakNotPositive, identifier: id, "streak \(streak)")) }
         }
@@ -296,8 +308,9 @@ extension SchedulerCore {
 
     // MARK: Timer and conditions
 
-    private func checkTimerAndWatch(into violations: inout [InvariantViolation]) {
-        let next = deadline(firstInQueue: queue.firstLive())
+    /// `quickly`: the heap's top when it is live, instead of a walk for the first live entry.
+    func checkTimerAndWatch(quickly: Bool = false, into violations: inout [InvariantViolation]) {
+        let next = deadline(firstInQueue: quickly ? queue.firstLiveQuickly() : queue.firstLive())
         if next != armedAt {
             violations.append(.init(.armedWakeUpMismatch,
                                     "armed \(armedAt.map(\.description) ?? "nothing"), next deadline \(next.map(\.description) ?? "none")"))

@@ -53,7 +53,7 @@ extension SchedulerCore {
         }
         if !state.instances.isEmpty { reserveInstances(state.instances.count) }
         for record in state.instances { restoreInstance(record) }
-        failureStreaks = state.failureStreaks.filter { $0.value > 0 }
+        failureStreaks = TrackedTable(state.failureStreaks.filter { $0.value > 0 })
         for p in state.pending {
             nextSequence = max(nextSequence, p.sequence + 1)
         }

@@ -34,15 +34,15 @@ public struct SchedulerCore: Sendable {
         _modify { yield &runs.byKey }
     }
     /// Due entries whose identifier has a run in flight; they go back to the heap when it ends.
-    var blockedByRun: [String: PendingQueue.Entry] = [:]
+    var blockedByRun = TrackedTable<PendingQueue.Entry>()
     /// Due entries whose conditions do not hold (or have not been checked yet).
-    var waitingOnConditions: [String: PendingQueue.Entry] = [:]
+    var waitingOnConditions = TrackedTable<PendingQueue.Entry>()
     /// Due entries the admission policy holds back, with the instant they are looked at again.
-    var held: [String: (entry: PendingQueue.Entry, until: Instant)] = [:]
+    var held = TrackedTable<(entry: PendingQueue.Entry, until: Instant)>()
     /// Decides whether a due request may launch now (a reload budget, the system's discretion
     /// in simulation, a lease). Nil admits everything.
     public var admissionPolicy: (any AdmissionPolicy)?
-    var failureStreaks: [String: Int] = [:]
+    var failureStreaks = TrackedTable<Int>()
     /// Today's counters by identifier (UTC day `counterDay`, in days since the epoch): the core
     /// counts launches, outcomes and missed slots, the store keeps what it is told.
     var counters: [String: DailyCounter] = [:]
@@ -55,6 +55,8 @@ public struct SchedulerCore: Sendable {
     var rearmRequired = false
     var watchingConditions = false
     var stoppedReported = false
+    /// The incremental invariant checker's memory (nil until a simulation turns it on).
+    var invariantTracking: InvariantTracking?
 
     public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                 definitions: [TaskDefinition] = []) {

@@ -13,6 +13,9 @@ public struct TaskDefinitions: Sendable {
     private(set) var rules: ContiguousArray<TaskDefinition> = []
     private var ruleIndex: [TaskDefinition: Int32] = [:]
     public private(set) var count = 0
+    /// How many withdrawals so far: the incremental invariant check walks every pending
+    /// request's declaration only after one (a declaration cannot leave a request undeclared).
+    private(set) var withdrawals = 0
 
     public init() {}
 
@@ -31,6 +34,7 @@ public struct TaskDefinitions: Sendable {
             } else if let slot = table.slot(of: identifier), ruleBySlot[Int(slot)] >= 0 {
                 ruleBySlot[Int(slot)] = -1
                 count -= 1
+                withdrawals += 1
             }
         }
     }
@@ -135,6 +139,7 @@ public struct TaskDefinitions: Sendable {
         guard ruleBySlot[Int(slot)] >= 0 else { return }
         ruleBySlot[Int(slot)] = -1
         count -= 1
+        withdrawals += 1
     }
 
     /// Whether the identifier at `slot` is declared.

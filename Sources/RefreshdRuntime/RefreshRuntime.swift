@@ -218,6 +218,11 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// The core's invariants, checked now (empty when all hold).
     public func checkInvariants() -> [InvariantViolation] { lock.withLock { machines.checkSchedulerInvariants() } }
+    /// `checkInvariants()` at the cost of what changed since the last call (the simulator's
+    /// check after every step; see `SchedulerCore.checkInvariantsIncrementally`).
+    public func checkInvariantsIncrementally() -> [InvariantViolation] {
+        lock.withLock { machines.checkSchedulerInvariantsIncrementally() }
+    }
 
     /// Calls `observer` for every observation, whatever the log level, on the thread that
     /// produced it (keep it quick; hand off to a queue for slow work).

@@ -10,7 +10,10 @@ extension Simulation {
     func check() {
         guard violations.isEmpty else { return }
         if let runtime = host.runtime, !host.stopped {
-            for v in runtime.checkInvariants() {
+            // What the step changed, checked after every step; a finding is reported as the
+            // full check words it (the same message and order as before).
+            let found = runtime.checkInvariantsIncrementally()
+            for v in found.isEmpty ? [] : (runtime.checkInvariants().first.map { [$0] } ?? found) {
                 violations.append(.init(time: host.clock, invariant: v.invariant.rawValue, message: v.description,
                                         recent: journal.recent()))
                 return

@@ -84,6 +84,20 @@ public final class Simulation: @unchecked Sendable {
         if let override = scenario.device.widgetBudget {
             for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
         }
+        // A template's `simulate: {instances: N, failing: P}`: N instances of keys drawn from
+        // the seed, the first N * P of them failing every run.
+        var instanceModels: [String: JobModel] = [:]
+        for (i, job) in scenario.jobs.enumerated() {
+            guard let count = job.model.instances, let template = specs[i].template else { continue }
+            let records = Self.simulatedInstances(of: specs[i].identifier, parameters: template.parameters,
+                                                  count: count, seed: scenario.seed)
+            specs[i].instanceSource = InstanceSource(records)
+            var failing = job.model
+            failing.outcomes = JobModel.OutcomeWeights(success: 0, failure: 1, crash: 0)
+            for record in records.prefix(Int((Double(count) * job.model.failing).rounded())) {
+                instanceModels[record.identifier] = failing
+            }
+        }
         // Built-in actions stay actions (the runtime runs them); their models give the simulated
         // host each run's behaviour. With --exec the real bodies run.
         let actions = executor != nil ? SimulatedActions() : SimulatedActions.model(specs)
@@ -97,6 +111,7 @@ public final class Simulation: @unchecked Sendable {
         // the same seed) never take each other's processes for leftovers.
         store = InMemoryStore(instanceID: String(format: "%016llx", executor != nil ? UInt64.random(in: 1...UInt64.max) : scenario.seed))
         let models = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.model) }, uniquingKeysWith: { a, _ in a })
+            .merging(instanceModels, uniquingKeysWith: { a, _ in a })
         let allowances = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.allowance) },
                                     uniquingKeysWith: { a, _ in a })
         let graces = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.grace) },
@@ -205,6 +220,21 @@ public final class Simulation: @unchecked Sendable {
         }
     }
 
+    /// `count` instances of a template, their keys 16 hex digits drawn from the seed (a
+    /// bijection of the index: distinct, and the same for a seed), every parameter's value the
+    /// key.
+    static func simulatedInstances(of template: String, parameters: [String], count: Int, seed: UInt64) -> [InstanceRecord] {
+        (0..<count).map { index in
+            var z = seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            let key = String(format: "%016llx", z)
+            return InstanceRecord(template: template, key: key,
+                                  values: Dictionary(uniqueKeysWithValues: parameters.map { ($0, key) }))
+        }
+    }
+
     // MARK: Running
 
     /// Runs the whole scenario and returns its report; `keepingRuns: false` leaves each job's
@@ -244,6 +274,11 @@ public final class Simulation: @unchecked Sendable {
                 steps += 1
                 afterStep()
             }
+        }
+        // The steps were checked by what they changed; the end once more in full.
+        if violations.isEmpty, let runtime = host.runtime, !host.stopped, let v = runtime.checkInvariants().first {
+            violations.append(.init(time: host.clock, invariant: v.invariant.rawValue, message: v.description,
+                                    recent: journal.recent()))
         }
         if !violations.isEmpty, !routineEvents {
             // The per-run events were off, and the violation's report lists the events before

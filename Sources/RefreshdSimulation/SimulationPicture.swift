@@ -70,7 +70,8 @@ public enum SimulationPicture {
             let providers = report.jobs.filter { $0.identifier.hasPrefix(job.identifier + "#") }.count
             let summary = f.launched == 0 && providers > 0
                 ? "timeline job · its provider runs are the \(providers) lane\(providers == 1 ? "" : "s") below"
-                : "\(f.launched) runs · \(f.failure + f.crashed) failed · \(f.expired) expired · \(f.missed) missed"
+                : (job.instances.map { "\($0) instance\($0 == 1 ? "" : "s") · " } ?? "")
+                    + "\(f.launched) runs · \(f.failure + f.crashed) failed · \(f.expired) expired · \(f.missed) missed"
             s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(escape(summary))</text>"##)
             // Successes (and runs in flight) first, then every other outcome on top of them, at
             // least `rareWidth` wide and marked with a triangle above the lane's bars: at 30

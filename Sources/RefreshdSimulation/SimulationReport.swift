@@ -58,7 +58,22 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         public var figures: Figures
         /// Each run: start, outcome, lateness; for the picture and for scripts.
         public var runs: [Run]
+        /// For a template: how many of its instances ran (their runs are folded into this row,
+        /// one row per template, not one per instance). Absent for a job.
+        public var instances: Int?
+        /// For a template: the instances with the most runs that failed, crashed or expired,
+        /// most first (at most `topFailing`). Absent for a job.
+        public var failingInstances: [InstanceFailures]?
     }
+
+    /// An instance and how many of its runs failed, crashed or expired.
+    public struct InstanceFailures: Codable, Sendable, Equatable {
+        public var identifier: String
+        public var failures: Int
+    }
+
+    /// How many failing instances a template's row names.
+    public static let topFailing = 10
 
     public struct Run: Codable, Sendable, Equatable {
         public var runID: Int64
@@ -167,6 +182,19 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         }
         let named = Set(sim.scenario.jobs.map(\.spec.identifier))
         for job in sim.scenario.jobs { _ = index(of: job.spec.identifier) }
+        // An instance counts in its template's row (issue 23: one row per template, not 10,000),
+        // and by itself only for the template's instance count and failing top-N.
+        var instanceFailures: [String: [String: Int]] = [:]
+        func row(of id: String) -> Int {
+            if let i = indexOf[id] { return i }
+            if let split = InstanceName.split(id), named.contains(split.template) {
+                let i = index(of: split.template)
+                indexOf[id] = i
+                instanceFailures[split.template, default: [:]][id, default: 0] += 0
+                return i
+            }
+            return index(of: id)
+        }
         // A job has a totals row if the scenario names it or it ran.
         func hasTotals(_ j: Int) -> Bool { named.contains(identifiers[j]) || jobFigures[j].launched > 0 }
         var dayLateness = [[Int64]](repeating: [], count: days.count)
@@ -178,8 +206,12 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         for entry in history.entries where entry.run.started < sim.end {
             let r = entry.run
             let d = dayIndex(r.started)
-            let j = rowOf[Int(entry.job)] ?? index(of: history.identifiers[Int(entry.job)])
+            let j = rowOf[Int(entry.job)] ?? row(of: history.identifiers[Int(entry.job)])
             rowOf[Int(entry.job)] = j
+            if !instanceFailures.isEmpty, identifiers[j] != history.identifiers[Int(entry.job)],
+               r.outcome == .failure || r.outcome == .crashed || r.outcome == .expired {
+                instanceFailures[identifiers[j], default: [:]][history.identifiers[Int(entry.job)], default: 0] += 1
+            }
             let late = max(0, r.started.milliseconds - r.earliest.milliseconds)
             days[d].total.launched += 1
             days[d].total.count(r.outcome)
@@ -206,7 +238,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             let d = dayIndex(o.time)
             days[d].total.missed += count
             // A job without a totals row still counts in its day's row.
-            let j = index(of: id)
+            let j = row(of: id)
             var figures = dayJobs[d][j] ?? Figures()
             figures.missed += count
             dayJobs[d][j] = figures
@@ -231,7 +263,15 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             guard hasTotals(j) else { continue }
             var figures = jobFigures[j]
             fill(&figures, jobLateness[j])
-            jobs[identifiers[j]] = JobTotals(identifier: identifiers[j], figures: figures, runs: jobRuns[j])
+            var totals = JobTotals(identifier: identifiers[j], figures: figures, runs: jobRuns[j])
+            if let perInstance = instanceFailures[identifiers[j]] {
+                totals.instances = perInstance.count
+                totals.failingInstances = perInstance.filter { $0.value > 0 }
+                    .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                    .prefix(topFailing).map { InstanceFailures(identifier: $0.key, failures: $0.value) }
+                if keepingRuns { totals.runs.sort { $0.started != $1.started ? $0.started < $1.started : $0.runID < $1.runID } }
+            }
+            jobs[identifiers[j]] = totals
         }
         fill(&total, totalLateness)
         let side = sideFigures(sim, dayLabels: order, dayIndex: dayIndex, boundaries: boundaries)
@@ -300,8 +340,17 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         out += Self.table(header, rows)
         out.append("")
         var jobRows: [[String]] = []
-        for j in jobs { jobRows.append([j.identifier] + Self.cells(j.figures)) }
+        for j in jobs {
+            jobRows.append([j.identifier + (j.instances.map { " (\($0) instance\($0 == 1 ? "" : "s"))" } ?? "")]
+                           + Self.cells(j.figures))
+        }
         out += Self.table(["job"] + header.dropFirst(), jobRows)
+        for j in jobs {
+            guard let failing = j.failingInstances, !failing.isEmpty else { continue }
+            out.append("")
+            out.append("most failing instances of \(j.identifier):")
+            for f in failing { out.append("  \(f.identifier): \(f.failures) failed") }
+        }
         out += sideText
         out += notificationText
         if !faults.isEmpty {

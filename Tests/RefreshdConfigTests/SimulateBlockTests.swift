@@ -25,6 +25,18 @@ import Testing
 
     // MARK: Fields
 
+    /// `instances:` and `failing:` (issue 23) are read on a template and refused, at the block,
+    /// on a job that is not one; a share out of 0%...100% is refused at its value.
+    @Test func simulatedInstancesOfATemplate() throws {
+        let template = "template: true\nparameters: [user]\nsimulate: {instances: 10000, failing: 2%}\n"
+        let model = try #require(simulated(template))
+        #expect(model.instances == 10000 && model.failing == 0.02)
+        let notTemplate = try #require(onlyError("simulate: {instances: 10}\n"))
+        #expect(notTemplate.message.contains("instances: and failing: apply only to a template"))
+        let share = try #require(onlyError("template: true\nparameters: [user]\nsimulate: {failing: 200%}\n"))
+        #expect(share.message == "simulate.failing: expected a percentage like 2% or 0.5%, from 0% to 100%, found \"200%\"")
+    }
+
     @Test func everyFieldIsRead() throws {
         let model = try #require(simulated("""
             simulate:

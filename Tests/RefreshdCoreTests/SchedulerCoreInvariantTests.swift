@@ -431,6 +431,10 @@ import Testing
         #expect(d.core.blockedByRun["a.run"] != nil)
         #expect(d.core.activeByIdentifier["a.run"] == 1)
         #expect(d.core.checkInvariants() == [])
+        // The incremental check (the simulator's after every step) starts noting changes here:
+        // each corruption below must be caught by it too, from what the corruption touched.
+        #expect(d.core.checkInvariantsIncrementally() == [])
+        #expect(d.core.checkInvariantsIncrementally() == [])
         return d
     }
 
@@ -439,10 +443,19 @@ import Testing
                       after event: SchedulerEvent? = nil, at now: Instant = start,
                       sourceLocation: SourceLocation = #_sourceLocation) {
         let violations = event.map { core.checkInvariants(after: $0, at: now) } ?? core.checkInvariants()
-        let match = violations.contains {
-            $0.invariant == invariant && (identifier == nil || $0.identifier == identifier) && (runID == nil || $0.runID == runID)
+        func matches(_ violations: [InvariantViolation]) -> Bool {
+            violations.contains {
+                $0.invariant == invariant && (identifier == nil || $0.identifier == identifier) && (runID == nil || $0.runID == runID)
+            }
         }
-        #expect(match, "expected \(invariant.rawValue) for \(identifier ?? "-"), got \(violations)", sourceLocation: sourceLocation)
+        #expect(matches(violations), "expected \(invariant.rawValue) for \(identifier ?? "-"), got \(violations)", sourceLocation: sourceLocation)
+        // The incremental check catches it at the same step, from what the corruption touched
+        // (on a core whose tracking started before it: every corruption of `populated()`).
+        guard event == nil, core.invariantTracking != nil else { return }
+        var copy = core
+        let incremental = copy.checkInvariantsIncrementally()
+        #expect(matches(incremental), "incremental: expected \(invariant.rawValue) for \(identifier ?? "-"), got \(incremental)",
+                sourceLocation: sourceLocation)
     }
 
     @Test func requestBothWaitingAndInTheHeap() throws {

@@ -28,6 +28,12 @@ public struct JobModel: Sendable, Hashable {
     /// A process outside its group (a daemon it started) that keeps its results channel open
     /// after it exits: refreshd waits at most 500 ms for the channel (nil: none).
     public var resultsHeldOpen: HeldOpen?
+    /// For a template: how many instances to simulate (keys drawn from the scenario's seed,
+    /// in place of its `instances:` list), nil for its list.
+    public var instances: Int?
+    /// For a template's simulated instances: the share (0...1) whose every run fails, the
+    /// first `instances * failing` of them (the others follow `outcomes`).
+    public var failing: Double = 0
 
     /// How long a process outside the job's group keeps its results channel open after its exit.
     public enum HeldOpen: Sendable, Hashable {

@@ -226,6 +226,10 @@ package struct Machines: Sendable {
     /// place: read through the runtime's stored property, the core (a large struct) was copied
     /// for every check, after every simulated step.
     package mutating func checkSchedulerInvariants() -> [InvariantViolation] { scheduler.checkInvariants() }
+    /// The scheduler's invariants at the cost of what changed (`checkInvariantsIncrementally`).
+    package mutating func checkSchedulerInvariantsIncrementally() -> [InvariantViolation] {
+        scheduler.checkInvariantsIncrementally()
+    }
 
     /// The earliest instant at which any machine must act without an outside event.
     package var nextDeadline: Instant? {

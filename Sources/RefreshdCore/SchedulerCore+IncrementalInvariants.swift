@@ -1,0 +1,206 @@
+/// What the incremental invariant check remembers between steps: each slot's pending request
+/// as it last saw it (its sequence and counter), so that the counters and the uniqueness of
+/// sequences are re-derived from the slots a step touched instead of from every slot.
+struct InvariantTracking: Sendable {
+    /// Per slot: the sequence and the counter index (namespace * 2 + processing) of its
+    /// request when last checked; counter -1 for none.
+    var sequenceBySlot: [UInt64] = []
+    var counterBySlot: [Int32] = []
+    /// The slot holding each pending sequence.
+    var sequenceOwner: [UInt64: Int32] = [:]
+    /// The counters recomputed from the records (as `withCountsFromRecords` does), kept.
+    var counts: [Int] = []
+    var occupied = 0
+    var withdrawals = 0
+    var nextSequence: UInt64 = 0
+    /// The identifiers with a run in flight at the last check: a run that ended may leave a
+    /// request blocked behind nothing, without touching the request.
+    var runIdentifiers: [String] = []
+}
+
+extension SchedulerCore {
+    /// `checkInvariants()` at the cost of what changed since the last call: the same rules, each
+    /// checked where a step could have broken it.
+    ///
+    /// The first call checks everything and starts noting changes: the queue notes the slots
+    /// whose request or heap entries changed and the heap entries added, with each slot's live
+    /// heap entries counted where the heap changes; the side tables (waiting, blocked, held,
+    /// failure streaks) note the keys written. Each later call checks those slots and keys (a
+    /// slot's identifier brings its side entries in, a run's identifier its blocked request),
+    /// the heap entries added (wake-up not before earliest, sequence below the next), the
+    /// counters and the pending limits from counts kept by slot, the runs in flight (at most
+    /// `maxConcurrentRuns`), the armed wake-up and the condition watch. What no step touches
+    /// cannot have changed; what changes without a slot (a definition withdrawn, `nextSequence`
+    /// moved back) makes the call check everything again. Meant for the simulator after every
+    /// step; a full `checkInvariants()` stays at a simulation's start, end and each restart.
+    ///
+    /// Returns what it found, which is in `checkInvariants()` too; the order may differ (a
+    /// caller that reports a violation runs the full check for it).
+    public mutating func checkInvariantsIncrementally() -> [InvariantViolation] {
+        guard var tracking = invariantTracking,
+              nextSequence >= tracking.nextSequence, definitions.withdrawals == tracking.withdrawals
+        else {
+            let all = checkInvariants()
+            startInvariantTracking()
+            return all
+        }
+        invariantTracking = nil  // (held uniquely below, so that its arrays grow in place)
+        var violations: [InvariantViolation] = []
+        let (touchedSlots, addedEntries) = queue.takeChanges()
+        var identifiers = waitingOnConditions.takeChanged() + blockedByRun.takeChanged() + held.takeChanged()
+            + failureStreaks.takeChanged() + tracking.runIdentifiers
+        for slot in touchedSlots { identifiers.append(queue.identifiers[Int(slot)]) }
+        for run in active.values { identifiers.append(run.order.identifier) }
+        identifiers += activeByIdentifier.keys
+        var slots = touchedSlots
+        let unique = Set(identifiers).sorted()
+        for identifier in unique {
+            checkSideEntries(of: identifier, into: &violations)
+            if let slot = queue.slots.slot(of: identifier) { slots.append(slot) }
+        }
+        for entry in addedEntries {
+            checkWake(entry, into: &violations)
+            if entry.sequence >= nextSequence {
+                violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
+                                        "heap entry sequence \(entry.sequence) is not below nextSequence \(nextSequence)"))
+            }
+        }
+        let needed = queue.slotCount
+        if tracking.counterBySlot.count < needed {
+            tracking.counterBySlot += repeatElement(-1, count: needed - tracking.counterBySlot.count)
+            tracking.sequenceBySlot += repeatElement(0, count: needed - tracking.sequenceBySlot.count)
+        }
+        for slot in Set(slots).sorted() { checkSlot(slot, tracking: &tracking, into: &violations) }
+        tracking.counts.withUnsafeBufferPointer { counts in
+            checkPendingCounts(counts, tracking.occupied, into: &violations)
+        }
+        checkRuns(streaks: false, into: &violations)
+        checkTimerAndWatch(quickly: true, into: &violations)
+        tracking.runIdentifiers = Array(activeByIdentifier.keys) + active.values.map(\.order.identifier)
+        invariantTracking = tracking
+        return violations
+    }
+
+    /// Turns the change notes on and takes the state as it is (just checked in full).
+    mutating func startInvariantTracking() {
+        queue.startChangeLog()
+        waitingOnConditions.tracking = true
+        _ = waitingOnConditions.takeChanged()
+        blockedByRun.tracking = true
+        _ = blockedByRun.takeChanged()
+        held.tracking = true
+        _ = held.takeChanged()
+        failureStreaks.tracking = true
+        _ = failureStreaks.takeChanged()
+        var tracking = InvariantTracking()
+        tracking.counterBySlot = Array(repeating: -1, count: queue.slotCount)
+        tracking.sequenceBySlot = Array(repeating: 0, count: queue.slotCount)
+        for index in 0..<queue.slotCount {
+            guard let record = queue.record(at: Int32(index)) else { continue }
+            let counter = Self.counterIndex(record)
+            tracking.counterBySlot[index] = Int32(counter)
+            tracking.sequenceBySlot[index] = record.sequence
+            tracking.sequenceOwner[record.sequence] = Int32(index)
+            if tracking.counts.count <= counter { tracking.counts += repeatElement(0, count: counter + 1 - tracking.counts.count) }
+            tracking.counts[counter] += 1
+            tracking.occupied += 1
+        }
+        tracking.withdrawals = definitions.withdrawals
+        tracking.nextSequence = nextSequence
+        tracking.runIdentifiers = Array(activeByIdentifier.keys) + active.values.map(\.order.identifier)
+        invariantTracking = tracking
+    }
+
+    private static func counterIndex(_ record: PendingQueue.Record) -> Int {
+        Int(record.namespace) * 2 + (record.flags & PendingQueue.Record.processing != 0 ? 1 : 0)
+    }
+
+    /// The rules of one slot (`checkSlots`'), and its request taken into the kept counters.
+    private func checkSlot(_ slot: Int32, tracking: inout InvariantTracking, into violations: inout [InvariantViolation]) {
+        let index = Int(slot)
+        let oldCounter = Int(tracking.counterBySlot[index])
+        if oldCounter >= 0 {
+            tracking.counts[oldCounter] -= 1
+            tracking.occupied -= 1
+            let oldSequence = tracking.sequenceBySlot[index]
+            if tracking.sequenceOwner[oldSequence] == slot { tracking.sequenceOwner[oldSequence] = nil }
+            tracking.counterBySlot[index] = -1
+        }
+        guard let record = queue.record(at: slot) else { return }
+        let counter = Self.counterIndex(record)
+        if tracking.counts.count <= counter { tracking.counts += repeatElement(0, count: counter + 1 - tracking.counts.count) }
+        tracking.counts[counter] += 1
+        tracking.occupied += 1
+        tracking.counterBySlot[index] = Int32(counter)
+        tracking.sequenceBySlot[index] = record.sequence
+        let id = queue.identifiers[index]
+        if let other = tracking.sequenceOwner[record.sequence], other != slot,
+           queue.record(at: other)?.sequence == record.sequence {
+            violations.append(.init(.sequenceInvalid, identifier: id,
+                                    "sequence \(record.sequence) is also \(queue.identifiers[Int(other)])'s"))
+        }
+        tracking.sequenceOwner[record.sequence] = slot
+        let inHeap = queue.liveInHeap(slot: slot)
+        let waiting = waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false
+        let blocked = blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false
+        let isHeld = held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false
+        let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
+        if places == 0 {
+            violations.append(.init(.pendingUnplaced, identifier: id,
+                                    "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
+        } else if places > 1 {
+            violations.append(.init(.pendingInSeveralPlaces, identifier: id,
+                                    "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
+        }
+        if !definitions.contains(id) {
+            violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
+        }
+        let processing = record.flags & PendingQueue.Record.processing != 0
+        let power = record.flags & PendingQueue.Record.power != 0
+        let network = record.flags & PendingQueue.Record.network != 0
+        if !processing, power || network {
+            violations.append(.init(.appRefreshWithConditions, identifier: id,
+                                    "app-refresh request requires power \(power), network \(network)"))
+        }
+        if record.sequence >= nextSequence {
+            violations.append(.init(.sequenceInvalid, identifier: id,
+                                    "sequence \(record.sequence) is not below nextSequence \(nextSequence)"))
+        }
+    }
+
+    /// `checkSideTables`' rules and the wake-up rule for one identifier's side entries, and its
+    /// failure streak.
+    private func checkSideEntries(of identifier: String, into violations: inout [InvariantViolation]) {
+        if let entry = waitingOnConditions[identifier] {
+            checkSideEntry(identifier, entry, place: "waitingOnConditions", into: &violations)
+            if let runID = activeByIdentifier[identifier] {
+                violations.append(.init(.waitingMisfiled, identifier: identifier, runID: runID,
+                                        "waits on conditions while run \(runID) of it is in flight"))
+            }
+            if let request = queue[identifier], !request.requiresExternalPower, !request.requiresNetworkConnectivity {
+                violations.append(.init(.waitingMisfiled, identifier: identifier,
+                                        "waits on conditions but requires neither power nor network"))
+            }
+            checkWake(entry, into: &violations)
+        }
+        if let h = held[identifier] {
+            checkSideEntry(identifier, h.entry, place: "held", into: &violations)
+            if let runID = activeByIdentifier[identifier] {
+                violations.append(.init(.heldMisfiled, identifier: identifier, runID: runID,
+                                        "held by the admission policy while run \(runID) of it is in flight"))
+            }
+            checkWake(h.entry, into: &violations)
+        }
+        if let entry = blockedByRun[identifier] {
+            checkSideEntry(identifier, entry, place: "blockedByRun", into: &violations)
+            if activeByIdentifier[identifier] == nil {
+                violations.append(.init(.blockedWithoutRun, identifier: identifier,
+                                        "blocked by a run but no run of it is in flight"))
+            }
+            checkWake(entry, into: &violations)
+        }
+        if let streak = failureStreaks[identifier], streak <= 0 {
+            violations.append(.init(.failureStreakNotPositive, identifier: identifier, "streak \(streak)"))
+        }
+    }
+}
