@@ -29,14 +29,7 @@ enum OpenAPI {
       }
      },
      "503": {
-      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Busy"
      }
     }
    }
@@ -56,14 +49,7 @@ enum OpenAPI {
       }
      },
      "503": {
-      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Busy"
      }
     }
    }
@@ -83,14 +69,7 @@ enum OpenAPI {
       }
      },
      "503": {
-      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Busy"
      },
      "400": {
       "description": "a bad ?before= or ?after=",
@@ -115,15 +94,7 @@ enum OpenAPI {
     },
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
-      "schema": {
-       "type": "string",
-       "minLength": 1,
-       "maxLength": 512
-      }
+      "$ref": "#/components/parameters/JobID"
      },
      {
       "name": "before",
@@ -164,14 +135,7 @@ enum OpenAPI {
       }
      },
      "503": {
-      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Busy"
      }
     }
    }
@@ -191,14 +155,7 @@ enum OpenAPI {
       }
      },
      "503": {
-      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Busy"
      }
     }
    }
@@ -218,14 +175,7 @@ enum OpenAPI {
       }
      },
      "503": {
-      "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/Error"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Busy"
      },
      "400": {
       "description": "days, start or seed out of range, or the jobs folder has errors",
@@ -326,87 +276,30 @@ enum OpenAPI {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
-      "schema": {
-       "type": "string",
-       "minLength": 1,
-       "maxLength": 512
-      }
+      "$ref": "#/components/parameters/JobID"
      }
     ],
     "responses": {
      "200": {
-      "description": "done: the control socket's reply",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Done"
      },
      "400": {
-      "description": "the request is malformed (the reply names the field)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/BadRequest"
      },
      "401": {
-      "description": "no Authorization: Bearer header",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NoToken"
      },
      "403": {
-      "description": "a wrong token, or actions are off (no --http-token-file)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/WrongToken"
      },
      "404": {
-      "description": "no such job, widget kind, activity, template or instance",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotFound"
      },
      "409": {
-      "description": "refused by the scheduler in its current state (the reply says why)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Refused"
      },
      "503": {
-      "description": "not saved (the state could not be committed) or refreshd is stopping",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotSaved"
      }
     }
    }
@@ -421,87 +314,30 @@ enum OpenAPI {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
-      "schema": {
-       "type": "string",
-       "minLength": 1,
-       "maxLength": 512
-      }
+      "$ref": "#/components/parameters/JobID"
      }
     ],
     "responses": {
      "200": {
-      "description": "done: the control socket's reply",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Done"
      },
      "400": {
-      "description": "the request is malformed (the reply names the field)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/BadRequest"
      },
      "401": {
-      "description": "no Authorization: Bearer header",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NoToken"
      },
      "403": {
-      "description": "a wrong token, or actions are off (no --http-token-file)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/WrongToken"
      },
      "404": {
-      "description": "no such job, widget kind, activity, template or instance",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotFound"
      },
      "409": {
-      "description": "refused by the scheduler in its current state (the reply says why)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Refused"
      },
      "503": {
-      "description": "not saved (the state could not be committed) or refreshd is stopping",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotSaved"
      }
     }
    }
@@ -516,87 +352,30 @@ enum OpenAPI {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
-      "schema": {
-       "type": "string",
-       "minLength": 1,
-       "maxLength": 512
-      }
+      "$ref": "#/components/parameters/JobID"
      }
     ],
     "responses": {
      "200": {
-      "description": "done: the control socket's reply",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Done"
      },
      "400": {
-      "description": "the request is malformed (the reply names the field)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/BadRequest"
      },
      "401": {
-      "description": "no Authorization: Bearer header",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NoToken"
      },
      "403": {
-      "description": "a wrong token, or actions are off (no --http-token-file)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/WrongToken"
      },
      "404": {
-      "description": "no such job, widget kind, activity, template or instance",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotFound"
      },
      "409": {
-      "description": "refused by the scheduler in its current state (the reply says why)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Refused"
      },
      "503": {
-      "description": "not saved (the state could not be committed) or refreshd is stopping",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotSaved"
      }
     }
    }
@@ -611,15 +390,7 @@ enum OpenAPI {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "description": "a template's identifier",
-      "schema": {
-       "type": "string",
-       "minLength": 1,
-       "maxLength": 512
-      }
+      "$ref": "#/components/parameters/TemplateID"
      },
      {
       "name": "key",
@@ -634,74 +405,25 @@ enum OpenAPI {
     ],
     "responses": {
      "200": {
-      "description": "done: the control socket's reply",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Done"
      },
      "400": {
-      "description": "the request is malformed (the reply names the field)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/BadRequest"
      },
      "401": {
-      "description": "no Authorization: Bearer header",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NoToken"
      },
      "403": {
-      "description": "a wrong token, or actions are off (no --http-token-file)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/WrongToken"
      },
      "404": {
-      "description": "no such job, widget kind, activity, template or instance",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotFound"
      },
      "409": {
-      "description": "refused by the scheduler in its current state (the reply says why)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Refused"
      },
      "503": {
-      "description": "not saved (the state could not be committed) or refreshd is stopping",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotSaved"
      }
     }
    }
@@ -716,15 +438,7 @@ enum OpenAPI {
     ],
     "parameters": [
      {
-      "name": "id",
-      "in": "path",
-      "required": true,
-      "description": "a template's identifier",
-      "schema": {
-       "type": "string",
-       "minLength": 1,
-       "maxLength": 512
-      }
+      "$ref": "#/components/parameters/TemplateID"
      },
      {
       "name": "key",
@@ -740,74 +454,25 @@ enum OpenAPI {
     ],
     "responses": {
      "200": {
-      "description": "done: the control socket's reply",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Done"
      },
      "400": {
-      "description": "the request is malformed (the reply names the field)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/BadRequest"
      },
      "401": {
-      "description": "no Authorization: Bearer header",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NoToken"
      },
      "403": {
-      "description": "a wrong token, or actions are off (no --http-token-file)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/WrongToken"
      },
      "404": {
-      "description": "no such job, widget kind, activity, template or instance",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotFound"
      },
      "409": {
-      "description": "refused by the scheduler in its current state (the reply says why)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Refused"
      },
      "503": {
-      "description": "not saved (the state could not be committed) or refreshd is stopping",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotSaved"
      }
     }
    }
@@ -835,74 +500,25 @@ enum OpenAPI {
     ],
     "responses": {
      "200": {
-      "description": "done: the control socket's reply",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Done"
      },
      "400": {
-      "description": "the request is malformed (the reply names the field)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/BadRequest"
      },
      "401": {
-      "description": "no Authorization: Bearer header",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NoToken"
      },
      "403": {
-      "description": "a wrong token, or actions are off (no --http-token-file)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/WrongToken"
      },
      "404": {
-      "description": "no such job, widget kind, activity, template or instance",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotFound"
      },
      "409": {
-      "description": "refused by the scheduler in its current state (the reply says why)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Refused"
      },
      "503": {
-      "description": "not saved (the state could not be committed) or refreshd is stopping",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotSaved"
      }
     }
    }
@@ -930,74 +546,25 @@ enum OpenAPI {
     ],
     "responses": {
      "200": {
-      "description": "done: the control socket's reply",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Done"
      },
      "400": {
-      "description": "the request is malformed (the reply names the field)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/BadRequest"
      },
      "401": {
-      "description": "no Authorization: Bearer header",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NoToken"
      },
      "403": {
-      "description": "a wrong token, or actions are off (no --http-token-file)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/WrongToken"
      },
      "404": {
-      "description": "no such job, widget kind, activity, template or instance",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotFound"
      },
      "409": {
-      "description": "refused by the scheduler in its current state (the reply says why)",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/Refused"
      },
      "503": {
-      "description": "not saved (the state could not be committed) or refreshd is stopping",
-      "content": {
-       "application/json": {
-        "schema": {
-         "$ref": "#/components/schemas/ControlReply"
-        }
-       }
-      }
+      "$ref": "#/components/responses/NotSaved"
      }
     }
    }
@@ -2280,6 +1847,112 @@ enum OpenAPI {
      "ok"
     ],
     "additionalProperties": false
+   }
+  },
+  "responses": {
+   "Busy": {
+    "description": "refreshd's loop did not answer (it is stopping), or too many reads at once",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/Error"
+      }
+     }
+    }
+   },
+   "Done": {
+    "description": "done: the control socket's reply",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/ControlReply"
+      }
+     }
+    }
+   },
+   "BadRequest": {
+    "description": "the request is malformed (the reply names the field)",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/ControlReply"
+      }
+     }
+    }
+   },
+   "NoToken": {
+    "description": "no Authorization: Bearer header",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/ControlReply"
+      }
+     }
+    }
+   },
+   "WrongToken": {
+    "description": "a wrong token, or actions are off (no --http-token-file)",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/ControlReply"
+      }
+     }
+    }
+   },
+   "NotFound": {
+    "description": "no such job, widget kind, activity, template or instance",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/ControlReply"
+      }
+     }
+    }
+   },
+   "Refused": {
+    "description": "refused by the scheduler in its current state (the reply says why)",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/ControlReply"
+      }
+     }
+    }
+   },
+   "NotSaved": {
+    "description": "not saved (the state could not be committed) or refreshd is stopping",
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/ControlReply"
+      }
+     }
+    }
+   }
+  },
+  "parameters": {
+   "JobID": {
+    "name": "id",
+    "in": "path",
+    "required": true,
+    "description": "a job's identifier (a template's, or an instance's TEMPLATE[KEY])",
+    "schema": {
+     "type": "string",
+     "minLength": 1,
+     "maxLength": 512
+    }
+   },
+   "TemplateID": {
+    "name": "id",
+    "in": "path",
+    "required": true,
+    "description": "a template's identifier",
+    "schema": {
+     "type": "string",
+     "minLength": 1,
+     "maxLength": 512
+    }
    }
   },
   "securitySchemes": {

@@ -37,6 +37,17 @@ def request(base, method, path, token=None, wrong=False):
         return error.code, error.headers.get("Content-Type", ""), error.read()
 
 
+def resolve(document, item):
+    """An object of the document, following a local `$ref` (the shared responses and parameters
+    under components)."""
+    while isinstance(item, dict) and "$ref" in item:
+        node = document
+        for part in item["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        item = node
+    return item
+
+
 def template_of(document, path):
     """The document's path template matching a concrete path (without its query)."""
     concrete = path.split("?", 1)[0].strip("/").split("/")
@@ -89,7 +100,7 @@ def main():
             result["errors"].append("%s %s: not in the document" % (method, path))
             result["checked"].append(entry)
             continue
-        response = operation["responses"].get(str(status))
+        response = resolve(document, operation["responses"].get(str(status)))
         if response is None:
             result["errors"].append("%s %s answered %d, which the document does not list (%s)" %
                                     (method, path, status, ", ".join(operation["responses"])))
