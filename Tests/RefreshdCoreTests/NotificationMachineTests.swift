@@ -77,6 +77,34 @@ import Testing
         #expect(machine.counts.failure == 1 && machine.counts.delivered == 1)
     }
 
+    /// Regression: a template's `on-failure:` never notified, since an instance's runs were looked
+    /// up by the instance's own identifier. Each instance notifies, and recovers, on its own.
+    @Test func anInstanceNotifiesWithItsTemplatesNotifiers() {
+        var machine = Self.machine()
+        machine.notifiers = ["app.feed": JobNotifiers(onFailure: Self.hook, onRecovery: Self.page)]
+        var effects: [SchedulerEffect] = []
+        machine.runEnded(runID: 7, job: "app.feed[alice]", outcome: .expired, exitStatus: nil, signal: 15,
+                         at: Self.t0, stores: true, into: &effects)
+        let n = RunNotification(id: "test-7-failure", kind: .failure, job: "app.feed[alice]", runID: 7, outcome: .expired,
+                                exitStatus: nil, signal: 15, started: nil, ended: Self.t0, outputTail: [], notifier: Self.hook)
+        #expect(effects == [.persist(.putRecord(MachineRecord(table: NotificationMachine.failingTable, key: "app.feed[alice]",
+                                                              value: "{\"run\":7}"))),
+                            Self.record(n), .notify(n)])
+        // Another instance's success is no recovery of alice's; hers is.
+        effects = []
+        machine.runEnded(runID: 8, job: "app.feed[bob]", outcome: .success, exitStatus: 0, signal: nil,
+                         at: Self.t0, stores: true, into: &effects)
+        #expect(effects.isEmpty)
+        machine.runEnded(runID: 9, job: "app.feed[alice]", outcome: .success, exitStatus: 0, signal: nil,
+                         at: Self.t0, stores: true, into: &effects)
+        #expect(effects.contains { if case let .notify(r) = $0 { r.kind == .recovery && r.job == "app.feed[alice]" } else { false } })
+        // Not an instance: an identifier that only looks like one of another template.
+        effects = []
+        machine.runEnded(runID: 10, job: "app.other[alice]", outcome: .failure, exitStatus: 1, signal: nil,
+                         at: Self.t0, stores: true, into: &effects)
+        #expect(effects.isEmpty)
+    }
+
     @Test func backoffDoublesFromOneSecondAndGivesUpAfterEightAttempts() {
         #expect((1...10).map { NotificationMachine.backoff(afterAttempt: $0) }
             == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300].map { Duration.seconds($0) })

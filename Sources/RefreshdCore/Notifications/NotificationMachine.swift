@@ -46,8 +46,16 @@ package struct NotificationMachine: Sendable {
 
     /// A run of a job with notifiers was launched: its start and output are kept for its end.
     package mutating func launched(_ order: LaunchOrder) {
-        guard !notifiers.isEmpty, let job = notifiers[order.identifier], !job.isEmpty else { return }
+        guard !notifiers.isEmpty, let job = spec(of: order.identifier), !job.isEmpty else { return }
         runs[order.runID] = (order.started, [], 0)
+    }
+
+    /// A job's notifiers: its own, or for an instance (`template[key]`) its template's, so that
+    /// `on-failure:` in a template file notifies for each instance (tracked per instance).
+    private func spec(of job: String) -> JobNotifiers? {
+        if let own = notifiers[job] { return own }
+        guard job.utf8.last == UInt8(ascii: "]"), let name = InstanceName.split(job) else { return nil }
+        return notifiers[name.template]
     }
 
     /// Lines a run printed (those logged): the last few are kept for its notification.
@@ -68,7 +76,7 @@ package struct NotificationMachine: Sendable {
     package mutating func runEnded(runID: Int64, job: String, outcome: Outcome, exitStatus: Int32?, signal: Int32?,
                                    at now: Instant, stores: Bool, into effects: inout [SchedulerEffect]) {
         let run = runs.removeValue(forKey: runID)
-        guard !notifiers.isEmpty, let spec = notifiers[job] else { return }
+        guard !notifiers.isEmpty, let spec = spec(of: job) else { return }
         let kind: RunNotification.Kind
         let notifier: Notifier
         switch outcome {
