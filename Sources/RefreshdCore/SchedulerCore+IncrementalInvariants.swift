@@ -144,24 +144,7 @@ extension SchedulerCore {
         let waiting = waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false
         let blocked = blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false
         let isHeld = held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false
-        let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
-        if places == 0 {
-            violations.append(.init(.pendingUnplaced, identifier: id,
-                                    "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
-        } else if places > 1 {
-            violations.append(.init(.pendingInSeveralPlaces, identifier: id,
-                                    "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
-        }
-        if !definitions.contains(id) {
-            violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
-        }
-        let processing = record.flags & PendingQueue.Record.processing != 0
-        let power = record.flags & PendingQueue.Record.power != 0
-        let network = record.flags & PendingQueue.Record.network != 0
-        if !processing, power || network {
-            violations.append(.init(.appRefreshWithConditions, identifier: id,
-                                    "app-refresh request requires power \(power), network \(network)"))
-        }
+        checkRecord(record, of: id, inHeap: inHeap, waiting: waiting, blocked: blocked, held: isHeld, into: &violations)
         if record.sequence >= nextSequence {
             violations.append(.init(.sequenceInvalid, identifier: id,
                                     "sequence \(record.sequence) is not below nextSequence \(nextSequence)"))

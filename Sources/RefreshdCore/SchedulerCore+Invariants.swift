@@ -145,6 +145,31 @@ extension SchedulerCore {
         for (key, value) in table.sorted(by: { $0.key < $1.key }) { check(key, value, &violations) }
     }
 
+    /// The rules of one pending record, shared by the full and the incremental check: in exactly
+    /// one place (the heap, waiting, blocked or held), declared, and conditions only on a
+    /// processing request.
+    func checkRecord(_ record: PendingQueue.Record, of id: String, inHeap: Int, waiting: Bool, blocked: Bool, held isHeld: Bool,
+                     into violations: inout [InvariantViolation]) {
+        let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
+        if places == 0 {
+            violations.append(.init(.pendingUnplaced, identifier: id,
+                                    "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
+        } else if places > 1 {
+            violations.append(.init(.pendingInSeveralPlaces, identifier: id,
+                                    "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
+        }
+        if !definitions.contains(id) {  // (a lookup that copies no definition)
+            violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
+        }
+        let processing = record.flags & PendingQueue.Record.processing != 0
+        let power = record.flags & PendingQueue.Record.power != 0
+        let network = record.flags & PendingQueue.Record.network != 0
+        if !processing, power || network {
+            violations.append(.init(.appRefreshWithConditions, identifier: id,
+                                    "app-refresh request requires power \(power), network \(network)"))
+        }
+    }
+
     /// Every slot's request is in exactly one place, declared, with a unique sequence below
     /// the next one.
     private func checkSlots(liveInHeap: UnsafeBufferPointer<Int>, into violations: inout [InvariantViolation]) {
@@ -162,24 +187,7 @@ extension SchedulerCore {
                 && (waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
             let blocked = !blockedByRun.isEmpty && (blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
             let isHeld = !held.isEmpty && (held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false)
-            let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
-            if places == 0 {
-                violations.append(.init(.pendingUnplaced, identifier: id,
-                                        "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
-            } else if places > 1 {
-                violations.append(.init(.pendingInSeveralPlaces, identifier: id,
-                                        "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
-            }
-            if !definitions.contains(id) {  // (a lookup that copies no definition)
-                violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
-            }
-            let processing = record.flags & PendingQueue.Record.processing != 0
-            let power = record.flags & PendingQueue.Record.power != 0
-            let network = record.flags & PendingQueue.Record.network != 0
-            if !processing, power || network {
-                violations.append(.init(.appRefreshWithConditions, identifier: id,
-                                        "app-refresh request requires power \(power), network \(network)"))
-            }
+            checkRecord(record, of: id, inHeap: inHeap, waiting: waiting, blocked: blocked, held: isHeld, into: &violations)
             let other: Int32? = if pairwise {
                 (0..<index).first { queue.record(at: Int32($0))?.sequence == record.sequence }.map { Int32($0) }
             } else {
