@@ -1,0 +1,114 @@
+/// Several nodes on one database (issue 24): what a node needs of the database they share.
+///
+/// Jobs and template instances hash into `shardCount` shards (`ShardMap`). Each shard has one
+/// lease row: its owner, an epoch, and an expiry in **database time** (the database's own clock,
+/// never a node's). A node leads the shards whose lease it holds; within a shard one
+/// `RefreshRuntime` is the only decider, exactly as on one machine, over the store that
+/// `store(shard:epoch:)` returns. Every commit of that store is fenced: it succeeds only while
+/// the shard's epoch is still the one the node acquired and the lease has not expired at the
+/// database's instant of the commit; otherwise it throws `ShardFenced` and nothing of the batch
+/// is visible.
+///
+/// Two implementations: the PostgreSQL one (real nodes) and the modelled database of the
+/// cluster simulation (linearizable conditional writes, one database clock). The same
+/// conformance tests run on both.
+///
+/// Calls block the calling thread (a node makes them off its loop thread) and may throw any
+/// error when the database cannot be reached; only `ShardFenced` means the lease is gone.
+public protocol ShardDatabase: AnyObject, Sendable {
+    /// The number of shards, fixed when the database was created.
+    var shardCount: Int { get }
+
+    /// The database's clock now.
+    func now() throws -> Instant
+
+    /// Takes `shard`'s lease for `node` when nobody holds it or its lease has expired at the
+    /// database's instant (the epoch goes up by one; the expiry becomes database now + `lease`).
+    /// Nil when another node holds an unexpired lease. A node taking back its own expired lease
+    /// gets a new epoch too: what it led before is fenced.
+    func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease?
+
+    /// Extends the lease to database now + `lease` when `node` still holds `shard` at `epoch`
+    /// and it has not expired; nil when the lease is lost (never re-acquires).
+    func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease?
+
+    /// Gives the lease up (its expiry becomes database now) when `node` holds it at `epoch`, so
+    /// another node may take it at once; the epoch stays, the next acquire bumps it.
+    func release(shard: Int, node: String, epoch: Int64) throws
+
+    /// Every shard's lease row, by shard.
+    func leases() throws -> [ShardLease]
+
+    /// Records that `node` is alive until database now + `ttl` and answers the nodes alive at
+    /// the database's instant (sorted), so that nodes spread the shards evenly among themselves.
+    func heartbeat(node: String, ttl: Duration) throws -> [String]
+
+    /// The state of one shard, as a store whose every `apply` is fenced by `epoch` (see above).
+    /// Reads are not fenced.
+    func store(shard: Int, epoch: Int64) throws -> any StateStoring
+
+    /// Queues an operator's command for `shard`'s leader. `id` makes it idempotent: a command
+    /// whose id is already queued or applied is not queued again (false).
+    func enqueueCommand(_ command: ShardCommand) throws -> Bool
+
+    /// The commands queued for `shard` not yet applied, oldest first.
+    func pendingCommands(shard: Int) throws -> [ShardCommand]
+}
+
+/// One shard's lease as the database holds it.
+public struct ShardLease: Sendable, Hashable, Codable {
+    public var shard: Int
+    /// The node holding it (nil: never held).
+    public var owner: String?
+    /// Goes up by one at every acquire; fences every commit.
+    public var epoch: Int64
+    /// When the lease ends, in database time.
+    public var expiresAt: Instant
+
+    public init(shard: Int, owner: String?, epoch: Int64, expiresAt: Instant) {
+        self.shard = shard
+        self.owner = owner
+        self.epoch = epoch
+        self.expiresAt = expiresAt
+    }
+}
+
+/// An operator's command carried to a shard's leader through the database.
+public struct ShardCommand: Sendable, Hashable, Codable {
+    /// Chosen by the sender (a retried `ctl submit` sends the same id, and is applied once).
+    public var id: String
+    public var shard: Int
+    /// The control request, as the control socket would receive it (JSON).
+    public var payload: String
+
+    public init(id: String, shard: Int, payload: String) {
+        self.id = id
+        self.shard = shard
+        self.payload = payload
+    }
+}
+
+/// A commit refused by the fence: the shard's lease is no longer the epoch the store was opened
+/// with (taken by another node) or it expired at the database's instant. Nothing of the batch
+/// was applied; the node must stop leading the shard and act on nothing of that event.
+public struct ShardFenced: Error, Sendable, Hashable, CustomStringConvertible {
+    public var shard: Int
+    /// The epoch the commit carried.
+    public var epoch: Int64
+    /// The lease as the database held it at the refusal, when known.
+    public var current: ShardLease?
+
+    public init(shard: Int, epoch: Int64, current: ShardLease?) {
+        self.shard = shard
+        self.epoch = epoch
+        self.current = current
+    }
+
+    public var description: String {
+        var text = "shard \(shard): commit fenced at epoch \(epoch)"
+        if let current {
+            text += "; the lease is at epoch \(current.epoch), held by \(current.owner ?? "nobody") until \(current.expiresAt)"
+        }
+        return text
+    }
+}
