@@ -212,7 +212,7 @@ extension InMemoryStore {
                 if old == nil { lastInstanceRowid += 1 }
                 // Stored as SQLite stores it: the values' text read back.
                 row.record = InstanceRecord(template: record.template, key: record.key,
-                                            values: InstanceRecord.values(fromText: record.valuesText))
+                                            values: InstanceRecord.restoredValues(fromText: record.valuesText))
                 instances[key] = row
                 journal.append(.instance(key, old))
             case let .deleteInstance(template, key):

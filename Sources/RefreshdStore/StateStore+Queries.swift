@@ -34,7 +34,7 @@ extension StateStore {
     public func instances() throws(StoreError) -> [InstanceRecord] {
         try connection.query("SELECT template, key, parameter_values FROM instances ORDER BY rowid",
                              context: "reading the instances") { row in
-            InstanceRecord(template: row.text(0), key: row.text(1), values: InstanceRecord.values(fromText: row.text(2)))
+            InstanceRecord(template: row.text(0), key: row.text(1), values: InstanceRecord.restoredValues(fromText: row.text(2)))
         }
     }
 
