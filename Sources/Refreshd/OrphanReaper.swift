@@ -74,6 +74,41 @@ enum OrphanReaper {
         return killed.keys.sorted().compactMap { id in byRunID[id].map { ($0, killed[id]!.sorted()) } }
     }
 
+    /// Kills notifier commands of `instance` (found by their initial environment:
+    /// `REFRESH_INSTANCE` and `REFRESH_NOTIFIER`, the notification's id when `notification` is
+    /// given), with every process of their sessions that started no earlier than them: at a
+    /// start, what a dead refreshd left running; at a notifier's exit and at the stop, what it
+    /// started in sessions of their own (which would also hold its output pipe open). Returns
+    /// the pids sent SIGKILL.
+    @discardableResult
+    static func reapNotifiers(instance: String, notification: String? = nil, procDirectory: String = "/proc") -> [Int32] {
+        guard !instance.isEmpty else { return [] }
+        let processes = allProcesses(procDirectory: procDirectory).filter { !$0.stat.isZombie }
+        let me = getpid(), myGroup = getpgrp(), mySession = getsid(0)
+        func isMine(_ pid: Int32, _ s: ProcessStat) -> Bool {
+            pid == me || s.processGroup == myGroup || s.session == mySession || pid <= 1
+        }
+        let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
+        let notifierPrefix = Array("REFRESH_NOTIFIER=\(notification ?? "")".utf8)
+        var marked: Set<Int32> = []
+        var sessions: [Int32: UInt64] = [:]  // session -> the earliest start of a notifier in it
+        for (pid, s) in processes where !isMine(pid, s) {
+            guard let environment = environment(pid: pid, procDirectory: procDirectory),
+                  environment.contains(instanceEntry),
+                  environment.contains(where: { notification == nil ? $0.starts(with: notifierPrefix) : $0 == notifierPrefix })
+            else { continue }
+            marked.insert(pid)
+            sessions[s.session] = min(sessions[s.session] ?? .max, s.startTicks)
+        }
+        var killed: [Int32] = []
+        for (pid, s) in processes where !isMine(pid, s) {
+            let inSession = sessions[s.session].map { s.startTicks >= $0 } ?? false
+            guard marked.contains(pid) || inSession else { continue }
+            if Glibc.kill(pid, SIGKILL) == 0 { killed.append(pid) }
+        }
+        return killed.sorted()
+    }
+
     /// The NUL-separated initial environment of a process (nil if it cannot be read).
     static func environment(pid: Int32, procDirectory: String) -> [[UInt8]]? {
         let fd = open("\(procDirectory)/\(pid)/environ", O_RDONLY | O_CLOEXEC)

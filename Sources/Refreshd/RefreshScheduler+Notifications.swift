@@ -38,7 +38,10 @@ extension RefreshScheduler {
             onSkipped: { _, _ in },
             onExit: { [weak self] exit in
                 timer.close()
-                leader?.signalGroup(SIGKILL)  // nothing it started outlives it
+                leader?.signalGroup(SIGKILL)  // nothing it started outlives it, in its group
+                if let instance = self?.runtime.instance {  // or in a session of its own
+                    OrphanReaper.reapNotifiers(instance: instance, notification: notification.id)
+                }
                 if let pid = leader?.pid { self?.notifierProcesses[pid] = nil }
                 leader = nil
                 let outcome: NotificationOutcome
@@ -56,6 +59,10 @@ extension RefreshScheduler {
             })
         var environment = runtime.baseEnvironment
         for (name, value) in notification.environment { environment[name] = value }
+        // Its names for the reaper, as a run's commands carry theirs: a refreshd killed while
+        // it runs finds and kills it at the next start (`reapNotifierLeftovers`).
+        environment["REFRESH_INSTANCE"] = runtime.instance
+        environment["REFRESH_NOTIFIER"] = notification.id
         let env = environment.map { "\($0.key)=\($0.value)" }.sorted()
         if let error = process.spawn(loop: loop, argv: argv, environment: env, workingDirectory: workingDirectory) {
             timer.close()
@@ -70,9 +77,17 @@ extension RefreshScheduler {
         }
     }
 
+    /// At the restore: notifier commands of this state that a dead refreshd left running.
+    public func reapNotifierLeftovers(instance: String) -> [Int32] {
+        OrphanReaper.reapNotifiers(instance: instance)
+    }
+
     /// refreshd stops: every notifier command still running is killed with its group.
     func killNotifiers() {
+        guard !notifierProcesses.isEmpty else { return }
         for process in notifierProcesses.values { process.signalGroup(SIGKILL) }
         notifierProcesses.removeAll()
+        // What they started in sessions of their own (found by environment).
+        OrphanReaper.reapNotifiers(instance: runtime.instance)
     }
 }

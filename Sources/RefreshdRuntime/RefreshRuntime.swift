@@ -254,6 +254,10 @@ public final class RefreshRuntime: @unchecked Sendable {
         guard let state = restored else { return }
         restored = nil
         if let host {
+            let notifiers = host.reapNotifierLeftovers(instance: instance)
+            if !notifiers.isEmpty {
+                report(RuntimeObservation(.runtime(.notifiersReapedAtStart(count: notifiers.count)), at: host.now()))
+            }
             for (run, killed) in host.reapLeftovers(of: state.unfinishedRuns, instance: instance) {
                 if let log = RuntimeMachine.leftoversKilled(identifier: run.identifier, runID: run.runID,
                                                             count: killed.count, atStart: true) {

@@ -47,6 +47,11 @@ public protocol RuntimeHost: AnyObject {
     /// Kills whatever is left of runs that were in flight when a previous runtime on this state
     /// died (at the restore). Returns each run that had leftovers with the pids killed.
     func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])]
+    /// Kills the notifier commands (and their sessions) a previous runtime on this state left
+    /// running when it died: their notifications are still held and will be sent again, so
+    /// nothing of theirs may live on. Called once, at the restore. Returns the pids killed.
+    /// By default none: a host that runs no notifier processes has none to find.
+    func reapNotifierLeftovers(instance: String) -> [Int32]
     /// Kills whatever a command run left running at its end (its leader has exited), then calls
     /// `done` on the execution context with the pids killed; the runtime commits the run's end
     /// only then. The host may do the work off the execution context (the libuv host reads
@@ -79,6 +84,8 @@ extension RuntimeHost {
     }
 
     public func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? { nil }
+
+    public func reapNotifierLeftovers(instance: String) -> [Int32] { [] }
 
     public func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
         done(reapLeftovers(of: [run], instance: instance).first?.1 ?? [])

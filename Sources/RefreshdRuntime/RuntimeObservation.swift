@@ -188,6 +188,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
                 self.init(time: time, kind: .launched, identifier: id, runID: runID, message: text)
             case let .reapedAtStart(id, runID, count), let .sweptAtEnd(id, runID, count):
                 self.init(time: time, kind: .reaped, identifier: id, runID: runID, count: count, message: text)
+            case let .notifiersReapedAtStart(count):
+                self.init(time: time, kind: .reaped, count: count, message: text)
             case let .resultRefused(id, runID, _), let .resultsGraceEnded(id, runID, _):
                 self.init(time: time, kind: .results, identifier: id, runID: runID, message: text)
             case let .resultsReported(id, runID, count):

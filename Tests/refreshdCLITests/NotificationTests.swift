@@ -226,4 +226,35 @@ import Testing
         #expect(env["REFRESHD_NOTIFICATION_ID"]?.hasSuffix("-\(run)-failure") == true)
         #expect(env["REFRESHD_ENDED"] != nil && env["REFRESHD_STARTED"] != nil)
     }
+
+    /// Killed (kill -9) while a notifier command runs, with a child in a session of its own: the
+    /// next start kills both (found by their environment) before it sends the notification again.
+    @Test func aNotifierLeftRunningByAKilledRefreshdIsKilledAtTheNextStart() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try Self.failOnce(box, notifier: """
+            {command: ["/bin/sh", "-c", "echo $$ > \(box.root)/notifier.pid; setsid /bin/sh -c 'echo $$ > \(box.root)/child.pid; exec sleep 1000' & exec sleep 1000"], timeout: 5m}
+            """)
+        let first = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { first.cleanUp() }
+        let notifier = try #require(box.waitForPID("notifier.pid"))
+        let escaped = try #require(box.waitForPID("child.pid"))
+        defer { kill(notifier, SIGKILL); kill(escaped, SIGKILL) }
+        first.signal(SIGKILL)
+        #expect(first.wait() == 128 + SIGKILL)
+        #expect(!processIsGone(notifier) && !processIsGone(escaped), "both outlive the kill -9")
+        try? FileManager.default.removeItem(atPath: box.root + "/notifier.pid")
+
+        let second = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { second.cleanUp() }
+        #expect(waitFor { second.errors().contains("reaped 2 notifier processes a previous refreshd left running") },
+                "\(second.errors())")
+        #expect(waitFor(timeout: 3) { processIsGone(notifier) && processIsGone(escaped) })
+        // The notification is still held: the new refreshd runs its notifier again.
+        let again = box.waitForPID("notifier.pid")
+        #expect(again != nil && again != notifier)
+        second.signal(SIGTERM)
+        #expect(second.wait() == 0)
+        if let again { #expect(waitFor(timeout: 3) { processIsGone(again) }) }
+    }
 }

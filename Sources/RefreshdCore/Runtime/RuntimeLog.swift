@@ -8,6 +8,9 @@ public enum RuntimeLog: Sendable, Hashable, CustomStringConvertible {
     case processStarted(identifier: String, runID: Int64, processGroup: Int32)
     /// At the start, the sweep of a run a dead refreshd left unfinished killed its leftovers.
     case reapedAtStart(identifier: String, runID: Int64, count: Int)
+    /// At the start, notifier commands a dead refreshd left running were killed (their
+    /// notifications are still held, and are sent again).
+    case notifiersReapedAtStart(count: Int)
     /// At a command run's end, the sweep killed what it left running.
     case sweptAtEnd(identifier: String, runID: Int64, count: Int)
     /// A results line the run's end refused, and why.
@@ -47,6 +50,8 @@ public enum RuntimeLog: Sendable, Hashable, CustomStringConvertible {
             "\(id)[\(runID)] started pid \(group)"
         case let .reapedAtStart(id, runID, count):
             "reaped \(count) leftover process\(count == 1 ? "" : "es") of \(id) run \(runID)"
+        case let .notifiersReapedAtStart(count):
+            "reaped \(count) notifier process\(count == 1 ? "" : "es") a previous refreshd left running"
         case let .sweptAtEnd(id, runID, count):
             "\(id)[\(runID)] killed \(count) leftover process\(count == 1 ? "" : "es") at the run's end"
         case let .resultRefused(id, runID, problem):
