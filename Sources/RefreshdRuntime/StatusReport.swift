@@ -1,3 +1,4 @@
+import Foundation
 import RefreshdCore
 
 /// What `refreshd status --json` prints, as a Codable value: pending requests, recent runs,
@@ -99,6 +100,35 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var activities: ActivitySnapshot?
     /// When `runs` is a full page: ask again with this as `before` for the next (older) page.
     public var nextBefore: Int64?
+    /// Failure and recovery notifications committed and not yet delivered (a receiver down, or
+    /// refreshd stopped before it could send them), oldest run first: the next start sends them.
+    public var heldNotifications: [HeldNotification] = []
+
+    /// A notification waiting to be delivered, as its record holds it.
+    public struct HeldNotification: Codable, Sendable, Equatable {
+        public var id: String
+        /// `failure` or `recovery`.
+        public var kind: String
+        public var job: String
+        public var runID: Int64
+        public var outcome: String
+        public var ended: Instant
+        /// `webhook URL` or `command PROGRAM`.
+        public var notifier: String
+        /// Attempts made so far, as last committed.
+        public var attempts: Int
+
+        public init(_ n: RunNotification) {
+            id = n.id
+            kind = n.kind.rawValue
+            job = n.job
+            runID = n.runID
+            outcome = n.outcome.rawValue
+            ended = n.ended
+            notifier = n.notifier.summary
+            attempts = n.attempts
+        }
+    }
 
     /// Reads a store: its pending requests, its `runs` most recent runs (below the run id
     /// `before`, if given), the last run of each job, and the counters of its `days` most recent days.
@@ -109,5 +139,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         jobs = try store.lastRunPerJob().map { Job(identifier: $0.identifier, lastOutcome: $0.outcome?.rawValue ?? "running",
                                                      lastRun: Run($0)) }
         counters = try store.dailyCounters(days: days).map(Counter.init)
+        let decoder = JSONDecoder()
+        heldNotifications = try store.records(table: NotificationMachine.table)
+            .compactMap { try? decoder.decode(RunNotification.self, from: Data($0.value.utf8)) }
+            .sorted { ($0.runID, $0.kind.rawValue) < ($1.runID, $1.kind.rawValue) }
+            .map(HeldNotification.init)
     }
 }

@@ -30,7 +30,7 @@ struct StatusCommand: ParsableCommand {
     @Option(name: .long, help: "Job directory, read for widget budgets when refreshd is not running.")
     var jobs = "Jobs"
 
-    @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines and activities; on an error, an object with the key error.")
+    @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines, activities and heldNotifications; on an error, an object with the key error.")
     var json = false
 
     func validate() throws {
@@ -92,6 +92,8 @@ struct StatusCommand: ParsableCommand {
             print("  \(r.identifier)  \(r.outcome?.rawValue ?? "running")  run \(r.runID) at \(r.started)")
         }
         Self.printMachines(timelines, activities, now: now)
+        let held = try StatusReport(store: store, runs: 0, days: 0).heldNotifications
+        Self.printHeld(held, running: false)
         if saved.unreadable > 0 { print("(\(saved.unreadable) saved widget or activity record\(saved.unreadable == 1 ? "" : "s") could not be read)") }
     }
 
@@ -154,7 +156,17 @@ struct StatusCommand: ParsableCommand {
         print("Jobs (last outcome):")
         for j in report.jobs { print("  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)") }
         Self.printMachines(report.timelines, report.activities, now: now)
+        Self.printHeld(report.heldNotifications, running: true)
         return true
+    }
+
+    /// The notifications waiting to be delivered, when there are any.
+    static func printHeld(_ held: [StatusReport.HeldNotification], running: Bool) {
+        guard !held.isEmpty else { return }
+        print("Held notifications (\(held.count)\(running ? ", being retried" : ", sent at the next start")):")
+        for n in held {
+            print("  \(n.kind) of \(n.job) run \(n.runID) (\(n.outcome), ended \(n.ended))  \(n.notifier)  \(n.attempts) failed attempt\(n.attempts == 1 ? "" : "s")  id \(n.id)")
+        }
     }
 
     static func describe(_ r: RunRecord) -> String {

@@ -257,4 +257,29 @@ import Testing
         #expect(second.wait() == 0)
         if let again { #expect(waitFor(timeout: 3) { processIsGone(again) }) }
     }
+
+    /// A notification its receiver refuses is held: `refreshd status` shows it, live (`--json`,
+    /// with its failed attempts) and from the saved state once refreshd has stopped.
+    @Test func heldNotificationsAreInTheStatus() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let (receiver, port) = try Self.startReceiver(box)
+        defer { receiver.cleanUp() }
+        _ = FileManager.default.createFile(atPath: box.root + "/down", contents: nil)
+        try Self.failOnce(box, notifier: "{webhook: \"http://127.0.0.1:\(port)/hook\"}")
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("notification of test.once run 1 not delivered") })
+        let live = try CLI.run(["status", "--state", box.state, "--json"])
+        let object = try #require((try? JSONSerialization.jsonObject(with: Data(live.stdout.utf8))) as? [String: Any], "\(live)")
+        let held = object["heldNotifications"] as? [[String: Any]] ?? []
+        #expect(held.count == 1, "\(live.stdout)")
+        #expect(held.first?["job"] as? String == "test.once" && held.first?["kind"] as? String == "failure")
+        #expect((held.first?["attempts"] as? Int ?? 0) >= 1 && held.first?["notifier"] as? String == "webhook http://127.0.0.1:\(port)/hook")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        let saved = try CLI.run(["status", "--state", box.state, "--jobs", box.jobs])
+        #expect(saved.stdout.contains("Held notifications (1, sent at the next start):"), "\(saved.stdout)")
+        #expect(saved.stdout.contains("failure of test.once run 1 (failure, ended "), "\(saved.stdout)")
+    }
 }
