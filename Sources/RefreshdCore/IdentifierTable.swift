@@ -63,6 +63,11 @@ public struct IdentifierTable: Sendable {
         return instanceSlot(prefix: p, key: String(key))
     }
 
+    /// Whether no name of the table could be an instance's: no instance, and no plain name with
+    /// brackets. A restore into such a table needs no lookup before adding each stored instance
+    /// (the store's rows are unique by template and key).
+    package var holdsNoInstanceNames: Bool { instanceCount == 0 && bracketedPlainCount == 0 }
+
     /// The slot of instance `template[key]`, if it has one.
     func slot(template: String, key: String) -> Int32? {
         if instanceCount > 0, let p = prefixIndex[template], let found = instanceSlot(prefix: p, key: key) { return found }

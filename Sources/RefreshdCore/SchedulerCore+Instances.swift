@@ -224,9 +224,11 @@ extension SchedulerCore {
     }
 
     /// An instance's record as saved (`restore`): known again, declared if its template is.
-    mutating func restoreInstance(_ record: InstanceRecord) {
+    /// `new`: it cannot have a slot yet (see `IdentifierTable.holdsNoInstanceNames`), so it is not
+    /// looked up: at a million instances each probe of the index is a cache miss.
+    mutating func restoreInstance(_ record: InstanceRecord, new: Bool = false) {
         let index = instances.index(of: record.template)
-        let existing = definitions.table.slot(template: record.template, key: record.key)
+        let existing = new ? nil : definitions.table.slot(template: record.template, key: record.key)
         if let slot = existing, instances.template(at: slot) == index { return }
         let template = instances.templates[Int(index)]
         let slot = storeInstance(template: record.template, key: record.key,

@@ -52,7 +52,8 @@ extension SchedulerCore {
                                   uniquingKeysWith: { _, last in last })
         }
         if !state.instances.isEmpty { reserveInstances(state.instances.count) }
-        for record in state.instances { restoreInstance(record) }
+        let unique = definitions.table.holdsNoInstanceNames
+        for record in state.instances { restoreInstance(record, new: unique) }
         failureStreaks = TrackedTable(state.failureStreaks.filter { $0.value > 0 })
         for p in state.pending {
             nextSequence = max(nextSequence, p.sequence + 1)
