@@ -65,47 +65,52 @@ import Testing
     @Test func commitsRacingATakeoverAreEitherRestoredOrFenced() throws {
         let server = try PrivateServer.shared.get()
         let conninfo = try server.freshDatabase()
-        let old = try PostgresDatabase(connection: conninfo, shardCount: 2)
+        let old = try PostgresDatabase(connection: conninfo, shardCount: 4)
         let new = try PostgresDatabase(connection: conninfo)
         defer {
             old.close()
             new.close()
         }
-        let lease = try #require(try old.acquire(shard: 0, node: "old", lease: .milliseconds(400)))
-        let store = try old.store(shard: 0, epoch: lease.epoch)
-        let committed = Mutexed<[Int64]>([])
-        let fenced = Mutexed<Int>(0)
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            defer { done.signal() }
-            var runID: Int64 = 1
-            // Until two refusals in a row: the takeover happened and holds.
-            while fenced.withLock({ $0 }) < 2 {
-                do {
-                    try store.apply([.runStarted(contractRun(runID, "job-\(runID)"))])
-                    committed.withLock { $0.append(runID) }
-                    fenced.withLock { $0 = 0 }
-                } catch is ShardFenced {
-                    fenced.withLock { $0 += 1 }
-                } catch {
-                    Issue.record("commit \(runID): \(error)")
-                    return
+        // One takeover per shard: each falls at another point of the old node's commits.
+        for shard in 0..<4 {
+            let lease = try #require(try old.acquire(shard: shard, node: "old", lease: .milliseconds(300)))
+            let store = try old.store(shard: shard, epoch: lease.epoch)
+            let committed = Mutexed<[Int64]>([])
+            let fenced = Mutexed<Int>(0)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                defer { done.signal() }
+                var runID: Int64 = 1
+                // Until two refusals in a row: the takeover happened and holds. Batches of 40
+                // runs, so that a commit lasts long enough for an acquire to fall inside it.
+                while fenced.withLock({ $0 }) < 2 {
+                    let ids = Array(runID..<(runID + 40))
+                    do {
+                        try store.apply(ids.map { .runStarted(contractRun($0, "job-\($0)")) })
+                        committed.withLock { $0.append(contentsOf: ids) }
+                        fenced.withLock { $0 = 0 }
+                    } catch is ShardFenced {
+                        fenced.withLock { $0 += 1 }
+                    } catch {
+                        Issue.record("shard \(shard), commit \(runID): \(error)")
+                        return
+                    }
+                    runID += 40
                 }
-                runID += 1
             }
+            var taken: ShardLease?
+            while taken == nil {
+                taken = try new.acquire(shard: shard, node: "new", lease: .seconds(60))
+                if taken == nil { try sleepFor(.milliseconds(1)) }
+            }
+            let restored = try new.store(shard: shard, epoch: taken!.epoch).restoredState()
+            done.wait()
+            let seen = Set(restored.unfinishedRuns.map(\.runID))
+            let succeeded = committed.withLock { $0 }
+            #expect(!succeeded.isEmpty)
+            let difference = Set(succeeded).symmetricDifference(seen).sorted()
+            #expect(Set(succeeded) == seen, "shard \(shard): committed \(succeeded.count), restored \(seen.count): \(difference)")
         }
-        var taken: ShardLease?
-        while taken == nil {
-            taken = try new.acquire(shard: 0, node: "new", lease: .seconds(60))
-            if taken == nil { try sleepFor(.milliseconds(5)) }
-        }
-        let restored = try new.store(shard: 0, epoch: taken!.epoch).restoredState()
-        done.wait()
-        let seen = Set(restored.unfinishedRuns.map(\.runID))
-        let succeeded = committed.withLock { $0 }
-        #expect(!succeeded.isEmpty)
-        let difference = Set(succeeded).symmetricDifference(seen).sorted()
-        #expect(Set(succeeded) == seen, "committed \(succeeded.count), restored \(seen.count): \(difference)")
     }
 
     /// The server stops (immediately, as in a crash) while a node uses it: calls fail with an
