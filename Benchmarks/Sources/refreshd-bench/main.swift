@@ -8,7 +8,7 @@ let usage = """
     usage: refreshd-bench dispatch|memory|idle|commands|layers|instances|shared-database [--count N] [--spread-ms MS] [--margin-ms MS]
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
                           instances: [--state DIR [--fill yes]] [--due N]
-                          shared-database: --database CONNINFO --state DIR
+                          shared-database: --database CONNINFO --state DIR [--shards N]
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -48,7 +48,7 @@ do {
             warn("refreshd-bench shared-database needs --database CONNINFO --state DIR")
             exit(2)
         }
-        try sharedDatabase(count: int("count", 2_000), conninfo: conninfo, state: state)
+        try sharedDatabase(count: int("count", 2_000), conninfo: conninfo, state: state, shards: int("shards", 1))
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
     default:
