@@ -178,6 +178,10 @@ final class PrivateServer: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of this process (not even its stderr): the watchdog lives as long as it,
+        // and must not keep another test's pipe open (that test would wait for an end-of-file).
+        guard systemAddCloseFrom(&actions, 3) == 0 else { throw Failure("posix_spawn_file_actions_addclosefrom_np") }
         let arguments = ["/bin/sh", "-c", script, "watchdog", folder, binaries, asUser]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -219,6 +223,10 @@ final class PrivateServer: @unchecked Sendable {
 /// atomically, so no child spawned at that instant by another test inherits them.
 @_silgen_name("pipe2")
 func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+
+/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), likewise hidden by Glibc's module map.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+func systemAddCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
 
 /// Every process working in `folder` or below (a server and all its children work in its data
 /// folder; their titles hide the command line) or whose command line mentions it.
