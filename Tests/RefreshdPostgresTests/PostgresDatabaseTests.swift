@@ -2,6 +2,7 @@ import CLibPQ
 import Foundation
 import RefreshdCore
 import RefreshdPostgres
+import RefreshdRuntime
 import Testing
 
 /// The shared database on a real PostgreSQL 15 (a private server the tests start): the contract
@@ -147,6 +148,48 @@ import Testing
         let restored = try store.restoredState()
         #expect(restored.pending.map(\.identifier).sorted() == ["after", "before"])
         #expect(restored.unfinishedRuns.map(\.runID) == [1])
+
+        // A server that stops answering (every process of it stopped, as a partition looks from
+        // the node): the call returns within the statement bound, not never.
+        let frozen = processes(under: server.folder).filter { $0 != server.watchdog }
+        #expect(!frozen.isEmpty)
+        frozen.forEach { kill($0, SIGSTOP) }
+        let began = Date()
+        let hung = #expect(throws: PostgresError.self) {
+            try store.apply([.savePending(contractRequest("frozen"))])
+        }
+        let waited = Date().timeIntervalSince(began)
+        frozen.forEach { kill($0, SIGCONT) }
+        #expect(hung?.kind == .timeout, "\(String(describing: hung))")
+        #expect(waited >= 2.9 && waited < 6, "the call waited \(waited) s for a 3 s bound")
+        try store.apply([.savePending(contractRequest("thawed"))])
+        #expect(try store.pendingRequests().map(\.identifier).sorted() == ["after", "before", "thawed"])
+    }
+
+    /// Instances (which the random batches do not make) fold as in memory: restored in the order
+    /// they were added, a replaced one keeping its place, per shard.
+    @Test func instancesFoldAsInMemory() throws {
+        let server = try PrivateServer.shared.get()
+        let db = try PostgresDatabase(connection: try server.freshDatabase(), shardCount: 2)
+        defer { db.close() }
+        let lease = try #require(try db.acquire(shard: 1, node: "a", lease: .seconds(60)))
+        let store = try db.store(shard: 1, epoch: lease.epoch)
+        let memory = InMemoryStore()
+        let batches: [[StateChange]] = [
+            [.saveInstance(InstanceRecord(template: "feed", key: "b", values: ["user": "b"])),
+             .saveInstance(InstanceRecord(template: "feed", key: "a", values: ["user": "a", "region": "eu"]))],
+            [.saveInstance(InstanceRecord(template: "mail", key: "z", values: [:])),
+             .saveInstance(InstanceRecord(template: "feed", key: "b", values: ["user": "b2"]))],
+            [.deleteInstance(template: "feed", key: "a"), .deleteInstance(template: "none", key: "x"),
+             .saveInstance(InstanceRecord(template: "feed", key: "a", values: ["user": "a&=%"]))],
+        ]
+        for batch in batches {
+            try store.apply(batch)
+            try memory.apply(batch)
+            #expect(try store.restoredState().instances == memory.restoredState().instances, "after \(batch)")
+        }
+        #expect(try store.restoredState().instances.map(\.key) == ["b", "z", "a"])
+        #expect(try db.store(shard: 0, epoch: 0).restoredState().instances.isEmpty)
     }
 
     /// A schema made by a newer refreshd is refused with a clear error; a database created with
