@@ -180,7 +180,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
             do throws(PostgresError) {
                 try connection.execute("COMMIT", context: context)
             } catch {
-                guard error.kind == .unreachable || error.kind == .timeout else { throw error }
+                guard !readOnly, error.kind == .unreachable || error.kind == .timeout else { throw error }
                 throw PostgresError(kind: .commitUnknown, target: target, context: context, detail: error.detail)
             }
             return result
