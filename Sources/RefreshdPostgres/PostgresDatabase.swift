@@ -19,8 +19,8 @@ import Darwin
 ///
 /// Calls block the calling thread, each for at most the statement bound (`PostgresTimeouts`),
 /// and may be made from several threads at once: each takes a connection from a small pool
-/// (opened on demand, one per concurrent caller; a broken one is dropped and the next call
-/// reconnects). A node calls it off its loop thread.
+/// (opened on demand, one per concurrent caller, at most shardCount + 4 kept idle; a broken one
+/// is dropped and the next call reconnects). A node calls it off its loop thread.
 public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
     /// The default shard count of a new database.
     public static let defaultShardCount = 16
@@ -193,7 +193,9 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
             return
         }
         let keep = lock.withLock { () -> Bool in
-            guard !closed, idle.count < 8 else { return false }
+            // Room for every shard committing at once, plus the lease and heartbeat calls: a
+            // node's steady concurrency never reconnects (a connection is a server process).
+            guard !closed, idle.count < shardCount + 4 else { return false }
             idle.append(connection)
             return true
         }
