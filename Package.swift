@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "Refreshd", targets: ["Refreshd"]),
         .library(name: "RefreshdCore", targets: ["RefreshdCore"]),
         .library(name: "RefreshdRuntime", targets: ["RefreshdRuntime"]),
+        // The benchmarks compare the shared PostgreSQL database with the SQLite store (issue 24).
+        .library(name: "RefreshdStore", targets: ["RefreshdStore"]),
+        .library(name: "RefreshdPostgres", targets: ["RefreshdPostgres"]),
         .executable(name: "refreshd", targets: ["refreshd"]),
     ],
     dependencies: [
@@ -30,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
         // SQLite's C API from Debian's libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // PostgreSQL's C client from Debian's libpq-dev (issue 24: several nodes on one database).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // libjpeg-turbo and libpng for the staging action's renditions (C shims turn their
         // longjmp errors into return values).
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
@@ -51,6 +56,9 @@ let package = Package(
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
         .target(name: "RefreshdStore", dependencies: ["RefreshdCore", "CSQLite"]),
+        // The database several nodes share (issue 24): shard leases in database time and fenced
+        // per-shard stores in PostgreSQL, over libpq's synchronous calls with bounded waits.
+        .target(name: "RefreshdPostgres", dependencies: ["RefreshdCore", "CLibPQ"]),
         // The host-independent runtime: machines + store + commit-before-act + restore + seeding
         // and reload, over a host protocol; the simulated host and the in-memory store live here.
         .target(name: "RefreshdRuntime", dependencies: [
@@ -108,6 +116,8 @@ let package = Package(
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
+        // Against a private PostgreSQL server the tests start themselves (unix socket only).
+        .testTarget(name: "RefreshdPostgresTests", dependencies: ["RefreshdPostgres", "RefreshdStore", "RefreshdCore", "RefreshdRuntime", "CLibPQ"]),
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),

@@ -21,6 +21,8 @@ let package = Package(
         .executableTarget(name: "refreshd-bench", dependencies: [
             .product(name: "Refreshd", package: mainPackage),
             .product(name: "RefreshdCore", package: mainPackage),
+            .product(name: "RefreshdPostgres", package: mainPackage),
+            .product(name: "RefreshdStore", package: mainPackage),
             .product(name: "Logging", package: "swift-log"),
         ]),
     ],

@@ -224,6 +224,20 @@ def main():
             "lateness ms p50 / p99 / max", f"{fmt(idis['lateness_p50_ms'])} / {fmt(idis['lateness_p99_ms'])} / {fmt(idis['lateness_max_ms'])}",
             "-", "", "-", "", "p99 < 2 ms", f"{met(idis['lateness_p99_ms'] < 2 and idis['launched'] == idis['due'])} ({idis['lateness_p99_ms']:.2f} ms)")
 
+    shared = {r["store"]: r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "shared-database"}
+    pg, lite = shared.get("postgres"), shared.get("sqlite")
+    if pg:
+        row(f"Shared database (issue 24): {pg['n']:,} launch batches, one shard", "fenced commits/s (C col.: SQLite)",
+            pg["commits_per_s"], lite and lite["commits_per_s"], ratio(pg["commits_per_s"], lite and lite["commits_per_s"]),
+            "-", "", ">= 1,000/s", f"{met(pg['commits_per_s'] >= 1000)} ({pg['commits_per_s']:,.0f}/s)")
+        row("", "commit ms p50 / p99 (C col.: SQLite)", f"{fmt(pg['commit_p50_ms'])} / {fmt(pg['commit_p99_ms'])}",
+            lite and f"{fmt(lite['commit_p50_ms'])} / {fmt(lite['commit_p99_ms'])}", "", "-", "")
+    pg8 = shared.get("postgres-8-shards")
+    if pg8:
+        row(f"Shared database: {pg8['n']:,} launch batches, 8 shards committing at once", "fenced commits/s",
+            pg8["commits_per_s"], "-", "", "-", "", ">= 1,000/s", f"{met(pg8['commits_per_s'] >= 1000)} ({pg8['commits_per_s']:,.0f}/s)")
+        row("", "commit ms p50 / p99", f"{fmt(pg8['commit_p50_ms'])} / {fmt(pg8['commit_p99_ms'])}", "-", "", "-", "")
+
     renders = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "render"]
     red = next((r for r in renders if r["strategy"] == "reduced-scale"), None)
     full = next((r for r in renders if r["strategy"] == "full-decode"), None)

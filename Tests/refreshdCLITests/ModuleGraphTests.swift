@@ -10,6 +10,7 @@ import Testing
     static let governed: Set<String> = [
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
+        "RefreshdPostgres", "CLibPQ",
         "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "AsyncHTTPClient", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
     ]
 
@@ -19,6 +20,8 @@ import Testing
         "Sources/RefreshdCalendar": ["RefreshdCore"],
         "Sources/RefreshdRuntime": ["RefreshdCore"],
         "Sources/RefreshdStore": ["RefreshdCore", "CSQLite"],
+        // The shared database of several nodes (issue 24), beside the SQLite store.
+        "Sources/RefreshdPostgres": ["RefreshdCore", "CLibPQ"],
         "Sources/RefreshdConfig": ["RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "Yams"],
         "Sources/RefreshdSimulation": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig"],
         "Sources/RefreshdStaging": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"],

@@ -5,9 +5,10 @@ import Glibc
 // Prints one JSON object per run on stdout; Scripts/bench collects them.
 
 let usage = """
-    usage: refreshd-bench dispatch|memory|idle|commands|layers|instances [--count N] [--spread-ms MS] [--margin-ms MS]
+    usage: refreshd-bench dispatch|memory|idle|commands|layers|instances|shared-database [--count N] [--spread-ms MS] [--margin-ms MS]
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
                           instances: [--state DIR [--fill yes]] [--due N]
+                          shared-database: --database CONNINFO --state DIR [--shards N]
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -42,6 +43,12 @@ do {
         } else {
             try instances(count: int("count", 1_000_000), state: options["state"], fill: options["fill"] == "yes")
         }
+    case "shared-database":
+        guard let conninfo = options["database"], let state = options["state"] else {
+            warn("refreshd-bench shared-database needs --database CONNINFO --state DIR")
+            exit(2)
+        }
+        try sharedDatabase(count: int("count", 2_000), conninfo: conninfo, state: state, shards: int("shards", 1))
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
     default:

@@ -86,6 +86,11 @@ public struct ShardCommand: Sendable, Hashable, Codable {
         self.shard = shard
         self.payload = payload
     }
+
+    /// How a leader marks a command applied: `.putRecord` of a record in this table keyed by the
+    /// command's id, in the shard's fenced transaction that applies it. The command then leaves
+    /// `pendingCommands` exactly when (and only if) that transaction commits; its id stays known.
+    public static let appliedTable = "cluster.command"
 }
 
 /// A commit refused by the fence: the shard's lease is no longer the epoch the store was opened
