@@ -213,7 +213,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 },
                 instances: (0..<instances.count).map {
                     InstanceRecord(template: instances.string($0, 0), key: instances.string($0, 1),
-                                   values: InstanceRecord.values(fromText: instances.string($0, 2)))
+                                   values: InstanceRecord.restoredValues(fromText: instances.string($0, 2)))
                 })
         }
     }
