@@ -51,7 +51,9 @@ public protocol ShardDatabase: AnyObject, Sendable {
     /// whose id is already queued or applied is not queued again (false).
     func enqueueCommand(_ command: ShardCommand) throws -> Bool
 
-    /// The commands queued for `shard` not yet applied, oldest first.
+    /// The commands queued for `shard` not yet applied, oldest first. Applied means: the id has
+    /// a record in the shard's state, table `ShardCommand.appliedTable` (the leader commits it
+    /// in the same fenced transaction as the command's own changes, so a command is applied once).
     func pendingCommands(shard: Int) throws -> [ShardCommand]
 }
 
@@ -80,6 +82,9 @@ public struct ShardCommand: Sendable, Hashable, Codable {
     public var shard: Int
     /// The control request, as the control socket would receive it (JSON).
     public var payload: String
+
+    /// The `MachineRecord` table of a shard's state that records applied command ids.
+    public static let appliedTable = "cluster-command"
 
     public init(id: String, shard: Int, payload: String) {
         self.id = id
