@@ -93,7 +93,8 @@ import RefreshdRuntime
         let jobs = Self.jobs(8)
         let node = ClusterNode(name: "a", database: db, jobs: jobs, monotonic: { now },
                                makeRuntime: { shard, _, store, options in
-                                   let host = SimulatedHost(start: now) { _, _ in .init(duration: .seconds(30)) }
+                                   // Runs that ignore SIGTERM: only the fence's immediate kill ends them.
+                                   let host = SimulatedHost(start: now) { _, _ in .init(duration: .seconds(30), ignoresTerminate: true) }
                                    hosts[shard] = host
                                    return try host.start(store: store, options: options)
                                })
@@ -106,7 +107,7 @@ import RefreshdRuntime
         let row = try db.leases()[0]
         try db.release(shard: 0, node: "a", epoch: row.epoch)
         _ = try db.acquire(shard: 0, node: "b", lease: .seconds(10))
-        // A commit of shard 0: its running runs' output... an operator's submit.
+        // The next commit of shard 0 (an operator's submit) is refused by the fence.
         try? node.runtime(of: 0)!.submitForOperator(jobs.first { ShardMap(shardCount: 2).shard(of: $0.identifier) == 0 }!.identifier, earliest: now + .seconds(100))
         node.settle()
         #expect(node.terms.keys.sorted() == [1])

@@ -54,6 +54,9 @@ public final class ClusterSimulation: @unchecked Sendable {
         /// For each kill or pause, how long until every shard the victim led was led again.
         public var takeoverTimes: [Duration] = []
         public var duplicates = 0
+        /// A paused or killed node's run alive beside another node's run of the same job (the
+        /// next slot, never the same one): no node can stop a frozen node's processes.
+        public var zombieOverlaps = 0
         public var lost = 0
         public var violations: [String] = []
         /// Every node's history lines, in order (`+seconds node: line`).
@@ -68,7 +71,7 @@ public final class ClusterSimulation: @unchecked Sendable {
                 let p50 = sorted[(sorted.count - 1) / 2], max = sorted.last!
                 out.append("takeover time: p50 \(Self.seconds(p50)) s, max \(Self.seconds(max)) s over \(sorted.count) fault(s)")
             }
-            out.append("duplicates: \(duplicates), lost: \(lost), violations: \(violations.count)")
+            out.append("duplicates: \(duplicates), lost: \(lost), zombie overlaps: \(zombieOverlaps), violations: \(violations.count)")
             out += violations.map { "violation: \($0)" }
             return out
         }
@@ -114,6 +117,8 @@ public final class ClusterSimulation: @unchecked Sendable {
     var started: [(shard: Int, runID: Int64)] = []
     /// Liveness checks due: (deadline, shards that must be led again, since, what).
     var awaiting: [(since: Instant, shards: Set<Int>, what: String)] = []
+    /// Pairs of runs of one job seen alive at once with one of them a zombie's.
+    var zombieOverlaps: Set<String> = []
 
     public init(jobs: [JobSpec], nodes: Int, shards: Int = 16, start: Instant, duration: Duration,
                 faults: [Fault] = [], settings: LeaseMachine.Settings = .init(),
@@ -188,7 +193,7 @@ public final class ClusterSimulation: @unchecked Sendable {
             report.violations.append("\(node.name) launched \(order.identifier)[\(order.runID)] in shard \(shard) at epoch \(epoch) while the lease was \(row.owner ?? "nobody")'s epoch \(row.epoch) until \(row.expiresAt)")
         }
         started.append((shard, order.runID))
-        if let run = try? database.committed(shard: shard).recentRuns(limit: 64).first(where: { $0.runID == order.runID }) {
+        if let run = committedRun(shard: shard, runID: order.runID) {
             let key = "\(shard) \(run.identifier) \(run.submitted.milliseconds) \(run.earliest.milliseconds)"
             if let other = launched[key], other != run.runID {
                 report.duplicates += 1
@@ -342,21 +347,43 @@ public final class ClusterSimulation: @unchecked Sendable {
                 }
             }
         }
-        // No two processes of one request alive at once, across nodes.
-        var alive: [String: Int64] = [:]
+        // Runs of one job alive at once on several nodes: never two of live leaders, never the
+        // retry of an interrupted run while that run still runs (its slot twice); a zombie's
+        // run beside the next slot's is counted (no one can stop a frozen node's processes).
+        var byJob: [String: [(run: RunRecord, zombie: Bool, node: String)]] = [:]
         for node in nodes {
             for term in node.hosts {
-                for process in term.host.livingProcesses {
-                    guard let run = try? database.committed(shard: term.shard).recentRuns(limit: 256).first(where: { $0.runID == process.runID }) else { continue }
-                    let key = "\(term.shard) \(run.identifier) \(run.submitted.milliseconds) \(run.earliest.milliseconds)"
-                    if let other = alive[key], other != run.runID {
-                        report.duplicates += 1
-                        report.violations.append("two runs of one request of \(run.identifier) alive at once: \(other) and \(run.runID)")
-                    }
-                    alive[key] = run.runID
+                let current = node.pausedUntil == nil && node.cluster?.terms[term.shard]?.epoch == term.epoch
+                for runID in Set(term.host.livingProcesses.map(\.runID)) {
+                    guard let run = committedRun(shard: term.shard, runID: runID) else { continue }
+                    byJob[run.identifier, default: []].append((run, !current, node.name))
                 }
             }
         }
+        for (job, runs) in byJob where runs.count > 1 {
+            for (i, a) in runs.enumerated() {
+                for b in runs[(i + 1)...] where a.run.runID != b.run.runID || a.node != b.node {
+                    let pair = "\(job) \(min(a.run.runID, b.run.runID)) \(max(a.run.runID, b.run.runID))"
+                    if !a.zombie, !b.zombie {
+                        report.duplicates += 1
+                        report.violations.append("\(job): runs \(a.run.runID) (\(a.node)) and \(b.run.runID) (\(b.node)) alive at once on two leaders")
+                        continue
+                    }
+                    let (zombie, other) = a.zombie ? (a, b) : (b, a)
+                    if zombie.run.outcome == .interrupted, other.run.attempt > zombie.run.attempt {
+                        report.duplicates += 1
+                        report.violations.append("\(job): run \(other.run.runID) on \(other.node) retries run \(zombie.run.runID), still running on \(zombie.node): its slot twice")
+                    } else if zombieOverlaps.insert(pair).inserted {
+                        report.zombieOverlaps += 1
+                    }
+                }
+            }
+        }
+    }
+
+    /// A run as its shard's database holds it.
+    func committedRun(shard: Int, runID: Int64) -> RunRecord? {
+        (try? database.committed(shard: shard).recentRuns(limit: 1, before: runID + 1))?.first { $0.runID == runID }
     }
 }
 
