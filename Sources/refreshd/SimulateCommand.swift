@@ -62,38 +62,15 @@ struct SimulateCommand: ParsableCommand {
         if nodes == nil, !nodeFault.isEmpty || explore != nil { throw ValidationError("--node-fault and --explore need --nodes") }
         if let explore, !(1...1000).contains(explore) { throw ValidationError("--explore must be between 1 and 1000") }
         if nodes != nil, exec { throw ValidationError("--nodes cannot be combined with --exec") }
-        for text in nodeFault { _ = try Self.parseNodeFault(text) }
+        for text in nodeFault { _ = try Self.parseNodeFault(text, nodes: nodes ?? 1) }
     }
 
     /// One `--node-fault`, e.g. `kill:0@40+30` (kill node 0 at +40 s, restart 30 s later).
-    static func parseNodeFault(_ text: String) throws -> ClusterSimulation.Fault {
-        func fail() -> ValidationError {
-            ValidationError("--node-fault: expected kill:NODE@SECONDS[+RESTART], pause:NODE@SECONDS+SPAN, partition:NODE@SECONDS+SPAN, drift:NODE*RATE, database-down@SECONDS+SPAN or join:NODE@SECONDS, found \"\(text)\"")
+    static func parseNodeFault(_ text: String, nodes: Int) throws -> NodeFault {
+        guard let fault = NodeFault.parse(text, nodes: nodes) else {
+            throw ValidationError("--node-fault: expected \(NodeFault.forms), with NODE in 0..<\(nodes), found \"\(text)\"")
         }
-        if text.hasPrefix("database-down@") {
-            let numbers = text.dropFirst("database-down@".count).split(separator: "+").compactMap { Int64($0) }
-            guard numbers.count == 2 else { throw fail() }
-            return .databaseDown(at: .seconds(numbers[0]), for: .seconds(numbers[1]))
-        }
-        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        guard parts.count == 2 else { throw fail() }
-        if parts[0] == "drift" {
-            let values = parts[1].split(separator: "*")
-            guard values.count == 2, let node = Int(values[0]), let rate = Double(values[1]), rate > 0.5, rate < 2 else { throw fail() }
-            return .drift(node: node, rate: rate)
-        }
-        let nodeAndRest = parts[1].split(separator: "@")
-        guard nodeAndRest.count == 2, let node = Int(nodeAndRest[0]) else { throw fail() }
-        let numbers = nodeAndRest[1].split(separator: "+").map { Int64($0) }
-        guard !numbers.contains(nil), let at = numbers.first ?? nil else { throw fail() }
-        let span = numbers.count > 1 ? numbers[1].map { Duration.seconds($0) } : nil
-        switch parts[0] {
-        case "kill" where numbers.count <= 2: return .kill(node: node, at: .seconds(at), restartAfter: span)
-        case "pause" where span != nil: return .pause(node: node, at: .seconds(at), for: span!)
-        case "partition" where span != nil: return .partition(node: node, at: .seconds(at), for: span!)
-        case "join" where numbers.count == 1: return .join(node: node, at: .seconds(at))
-        default: throw fail()
-        }
+        return fault
     }
 
     /// `--nodes`: the jobs on a cluster over one modelled database; `--explore`: seeded plans.
@@ -121,7 +98,7 @@ struct SimulateCommand: ParsableCommand {
             print("\(explore) plans on \(nodes) nodes: takeovers \(totals.takeovers), fences \(totals.fences), duplicates \(totals.duplicates), lost \(totals.lost)"
                   + (sorted.isEmpty ? "" : ", takeover time p50 \(ClusterSimulation.Report.seconds(sorted[(sorted.count - 1) / 2])) s, max \(ClusterSimulation.Report.seconds(sorted.last!)) s"))
         } else {
-            let faults = try nodeFault.map(Self.parseNodeFault)
+            let faults = try (setup.cluster?.faults ?? []) + nodeFault.map { try Self.parseNodeFault($0, nodes: nodes) }
             let report = ClusterSimulation(scenario: setup, nodes: nodes, faults: faults).run()
             for line in report.lines { print(line) }
             for line in report.events { print("  \(line)") }
@@ -161,7 +138,7 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
-        if let nodes { return try runCluster(setup, nodes: nodes) }
+        if let nodes = nodes ?? setup.cluster?.nodes { return try runCluster(setup, nodes: nodes) }
         let simulation: Simulation
         if exec {
             // Real commands run through the libuv host's process code; a SIGTERM or SIGINT kills

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 
@@ -19,27 +20,7 @@ import RefreshdRuntime
 /// - liveness: after a kill or a pause, every shard the victim led is led again by a live node
 ///   within lease + renewal interval + 1 s (when some node can reach the database).
 public final class ClusterSimulation: @unchecked Sendable {
-    public enum Fault: Sendable, Hashable, CustomStringConvertible {
-        case kill(node: Int, at: Duration, restartAfter: Duration?)
-        case pause(node: Int, at: Duration, for: Duration)
-        case partition(node: Int, at: Duration, for: Duration)
-        /// The node's monotonic clock runs at `rate` (1.1: 10% fast) from the start.
-        case drift(node: Int, rate: Double)
-        case databaseDown(at: Duration, for: Duration)
-        /// The node is not running at the start and joins the cluster at `at`.
-        case join(node: Int, at: Duration)
-
-        public var description: String {
-            switch self {
-            case let .kill(n, at, restart): "kill node\(n) at +\(at.components.seconds)s" + (restart.map { ", restart after \($0.components.seconds)s" } ?? "")
-            case let .pause(n, at, span): "pause node\(n) at +\(at.components.seconds)s for \(span.components.seconds)s"
-            case let .partition(n, at, span): "cut node\(n) off the database at +\(at.components.seconds)s for \(span.components.seconds)s"
-            case let .drift(n, rate): "node\(n)'s clock runs at \(rate)x"
-            case let .databaseDown(at, span): "database down at +\(at.components.seconds)s for \(span.components.seconds)s"
-            case let .join(n, at): "node\(n) joins at +\(at.components.seconds)s"
-            }
-        }
-    }
+    public typealias Fault = NodeFault
 
     /// What one run of the cluster found.
     public struct Report: Sendable {
@@ -242,6 +223,10 @@ public final class ClusterSimulation: @unchecked Sendable {
             return
         }
         guard node.pausedUntil == nil else { return }
+        // Terms no longer led whose processes are all gone have nothing more to deliver.
+        node.hosts.removeAll { term in
+            cluster.terms[term.shard]?.epoch != term.epoch && term.host.livingProcesses.isEmpty && term.host.nextEventTime == nil
+        }
         // The lease machine first: a fence due now comes before anything the hosts deliver.
         if let w = cluster.wakeUp, worldInstant(node, monotonic: w) <= world { cluster.timerFired() }
         for term in node.hosts {
@@ -387,7 +372,7 @@ public final class ClusterSimulation: @unchecked Sendable {
     }
 }
 
-extension ClusterSimulation.Fault {
+extension NodeFault {
     var isPartitionOrDown: Bool {
         switch self {
         case .partition, .databaseDown: true
