@@ -54,8 +54,10 @@ public final class ClusterNode: @unchecked Sendable {
     /// Events reported by runtimes (a refused commit) waiting for the node's loop.
     var reported: [LeaseMachine.Event] = []
     var running = false
-    /// What the node did, one line each (takeovers, fences, releases), for reports and tests.
+    /// What the node did, one line each (takeovers, fences, releases), for reports and tests:
+    /// the last `historyLimit` lines (a node runs for months).
     public private(set) var history: [(at: Instant, line: String)] = []
+    public static let historyLimit = 1000
     /// Called for each line of `history` as it is added.
     public var onHistory: ((Instant, String) -> Void)?
 
@@ -117,6 +119,7 @@ public final class ClusterNode: @unchecked Sendable {
 
     func note(_ line: String) {
         let at = monotonic()
+        if history.count >= Self.historyLimit { history.removeFirst(history.count - Self.historyLimit + 1) }
         history.append((at, line))
         onHistory?(at, line)
     }
