@@ -163,6 +163,27 @@ import RefreshdRuntime
         #expect(!runs.isEmpty && !runs.contains { $0.outcome == .interrupted })
     }
 
+    /// The self-fence argument's drift bound (ARCHITECTURE.md): a node whose clock runs slow by
+    /// less than margin / lease (20%) fences before the database lets another node take over; one
+    /// running 40% slow fences too late, and the simulation sees two leaders run one job at once.
+    @Test(arguments: [(0.9, true), (0.6, false)])
+    func aSlowClockWithinTheBoundIsSafeAndBeyondItIsNot(_ rate: Double, _ safe: Bool) {
+        // Long runs of jobs due every 5 s: a new leader launches at once what the old one runs.
+        let jobs = (0..<8).map { i in
+            JobSpec(definition: TaskDefinition(identifier: "job\(i)", kind: .processing, namespace: "ns\(i)",
+                                               allowance: .seconds(120), resubmit: .after(.seconds(5))),
+                    command: CommandJob(argv: ["work"]), firstRequest: .after(.seconds(1)))
+        }
+        let faults: [ClusterSimulation.Fault] = [.drift(node: 0, rate: rate)]
+            + (0..<3).map { .partition(node: 0, at: .seconds(Int64(40 + 120 * $0)), for: .seconds(30)) }
+        let report = ClusterSimulation(jobs: jobs, nodes: 2, shards: 4, start: Self.t0, duration: .seconds(420), faults: faults,
+                                       behaviour: { _, _ in SimulatedHost.Behaviour(duration: .seconds(60)) }).run()
+        #expect(report.violations.isEmpty == safe, "\(report.violations)")
+        if !safe { #expect(report.violations.first?.contains("alive at once on two leaders") == true) }
+        // Each cut: node0 fences its shards itself, node1 takes them, and gets them back later.
+        if safe { #expect(report.fences >= 4 && report.takeovers >= 8, "\(report.lines)") }
+    }
+
     @Test func twentyExploredPlansOnThreeNodesHaveNoDuplicateAndNothingLost() {
         for seed in UInt64(1)...20 {
             let faults = ClusterSimulation.plan(seed: seed, nodes: 3, duration: .seconds(240))
