@@ -100,6 +100,14 @@ struct SimulateCommand: ParsableCommand {
         } else {
             let faults = try (setup.cluster?.faults ?? []) + nodeFault.map { try Self.parseNodeFault($0, nodes: nodes) }
             let report = ClusterSimulation(scenario: setup, nodes: nodes, faults: faults).run()
+            if let svg {
+                do {
+                    try ClusterPicture.svg(report).write(toFile: svg, atomically: true, encoding: .utf8)
+                } catch {
+                    FileHandle.standardError.write(Data("refreshd: cannot write \(svg): \(error.localizedDescription)\n".utf8))
+                    throw ExitCode(1)
+                }
+            }
             for line in report.lines { print(line) }
             for line in report.events { print("  \(line)") }
             failed = !report.violations.isEmpty

@@ -127,6 +127,13 @@ import RefreshdRuntime
         // Lease 10 s + one renewal interval (3.3 s) at most.
         #expect(report.takeoverTimes.allSatisfy { $0 <= .milliseconds(13_334) })
         #expect(report.launches > 12 * 5)
+        // Who led what: every shard led at the end, node0's spans all end at its kill.
+        #expect(Set(report.ownership.filter { $0.to == .seconds(180) }.map(\.shard)) == Set(0..<16))
+        #expect(report.ownership.filter { $0.node == 0 }.allSatisfy { $0.to <= .seconds(40) })
+        let svg = ClusterPicture.svg(report)
+        #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.components(separatedBy: ">shard ").count == 17)  // a lane per shard
+        #expect(svg.components(separatedBy: "<line ").count == 2)  // the kill
     }
 
     @Test func aPausedNodeIsFencedAtResumeAndNoSlotRunsTwice() {

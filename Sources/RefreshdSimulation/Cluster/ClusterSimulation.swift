@@ -42,6 +42,18 @@ public final class ClusterSimulation: @unchecked Sendable {
         public var violations: [String] = []
         /// Every node's history lines, in order (`+seconds node: line`).
         public var events: [String] = []
+        /// Who led each shard when (offsets from the start), for the picture.
+        public var ownership: [Span] = []
+        /// Fault boundaries (offset, what), for the picture.
+        public var marks: [(at: Duration, what: String)] = []
+
+        /// One node leading one shard from `from` to `to`.
+        public struct Span: Sendable, Hashable {
+            public var shard: Int
+            public var node: Int
+            public var from: Duration
+            public var to: Duration
+        }
 
         public var lines: [String] {
             var out = ["nodes: \(nodes), shards: \(shards), \(duration.components.seconds) s simulated"]
@@ -98,6 +110,15 @@ public final class ClusterSimulation: @unchecked Sendable {
     var started: [(shard: Int, runID: Int64)] = []
     /// Liveness checks due: (deadline, shards that must be led again, since, what).
     var awaiting: [(since: Instant, shards: Set<Int>, what: String)] = []
+    /// The shards led now by node index, since when (for `Report.ownership`).
+    var open: [Int: (node: Int, since: Duration)] = [:]
+
+    func close(shard: Int, node: Int) {
+        guard let span = open[shard], span.node == node else { return }
+        open[shard] = nil
+        report.ownership.append(Report.Span(shard: shard, node: node, from: span.since, to: world.duration(since: start)))
+    }
+
     /// Pairs of runs of one job seen alive at once with one of them a zombie's.
     var zombieOverlaps: Set<String> = []
 
@@ -141,6 +162,15 @@ public final class ClusterSimulation: @unchecked Sendable {
             let offset = self.world.duration(since: self.start)
             self.report.events.append("+\(Report.seconds(offset)) \(node.name): \(line)")
             if line.hasPrefix("leads") { self.report.takeovers += 1 }
+            let words = line.split(separator: " ")
+            if words.count > 2, let shard = Int(words[2]) {
+                if line.hasPrefix("leads") {
+                    // A zombie still thinks it leads; the database says the new leader does.
+                    if let previous = self.open[shard] { self.close(shard: shard, node: previous.node) }
+                    self.open[shard] = (node.index, offset)
+                }
+                if line.hasPrefix("released") || line.hasPrefix("fenced") { self.close(shard: shard, node: node.index) }
+            }
             if line.hasPrefix("fenced") {
                 self.report.fences += 1
                 if let term = line.split(separator: " ").dropFirst(2).first, let epoch = line.split(separator: " ").dropFirst(4).first {
@@ -213,6 +243,8 @@ public final class ClusterSimulation: @unchecked Sendable {
             check()
         }
         for node in nodes { for term in node.hosts { term.host.advance(to: world) } }
+        for shard in open.keys.sorted() { if let span = open[shard] { close(shard: shard, node: span.node) } }
+        report.marks = faultBoundaries().map { ($0.at.duration(since: start), "\($0.action)") }
         return report
     }
 
@@ -269,6 +301,7 @@ public final class ClusterSimulation: @unchecked Sendable {
             expectTakeover(of: cluster, "kill of \(nodes[n].name)")
             cluster.crash()
             for term in nodes[n].hosts { term.host.crash() }
+            for shard in open.keys.sorted() { close(shard: shard, node: n) }
             nodes[n].cluster = nil
             report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): killed (kill -9)")
         case let .restart(n):
