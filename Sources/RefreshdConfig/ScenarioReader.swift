@@ -7,7 +7,7 @@ import RefreshdCore
 /// jobs and instants its faults and expectations name.
 struct ScenarioReader {
     /// Every top-level key, in the order the documentation lists them.
-    static let keys = ["name", "jobs", "start", "days", "seed", "timezone", "max-concurrent", "device", "faults", "expect"]
+    static let keys = ["name", "jobs", "start", "days", "seed", "timezone", "max-concurrent", "device", "faults", "expect", "nodes", "node-faults"]
     static let maximumDays = 366
     static let maximumConcurrentRuns = 1000
 
@@ -51,6 +51,7 @@ struct ScenarioReader {
         var windowKnown = true
         var references = ScenarioReferences()
         var jobsPair: (keyNode: YAMLNode, value: YAMLNode)?
+        var nodeFaults: (key: String, keyNode: YAMLNode, value: YAMLNode)?
         let pairs = MappingReader.pairs(of: mapping, known: Self.keys, prefix: "", &sink)
         for pair in pairs {
             let reader = ValueReader(key: pair.key, node: pair.value)
@@ -79,6 +80,12 @@ struct ScenarioReader {
                 scenario.faults = FaultReader.read(reader, &references, &sink) ?? []
             case "expect":
                 scenario.expectations = ExpectationReader.read(reader, &references, &sink) ?? []
+            case "nodes":
+                if let nodes = reader.integer(in: 1...ClusterModel.maximumNodes, &sink) {
+                    scenario.cluster = ClusterModel(nodes: nodes, faults: scenario.cluster?.faults ?? [])
+                }
+            case "node-faults":
+                nodeFaults = pair
             default:
                 break
             }
@@ -90,6 +97,10 @@ struct ScenarioReader {
                 sink.add(at: mappingLocation, "the default time zone \(EchoText.quoted(defaultTimeZone)) is not an IANA time zone; "
                     + "expected timezone: ZONE in the scenario file, like timezone: Europe/Paris")
             }
+        }
+        if let nodeFaults { readNodeFaults(nodeFaults, into: &scenario, &sink) }
+        if scenario.cluster != nil, scenario.expectations.contains(where: { $0 != .noViolation }) {
+            sink.add(at: mappingLocation, "expect: a scenario with nodes: checks the cluster's invariants only; expected no-violation as its one expectation")
         }
         let jobZone = zone ?? TimeZone(secondsFromGMT: 0)!
         var otherFiles: [ConfigError] = []
@@ -107,6 +118,27 @@ struct ScenarioReader {
                          days: windowKnown ? scenario.days : nil, &sink)
         let errors = JobFileParser.capped(sink.errors) + otherFiles
         return errors.isEmpty ? .success(scenario) : .failure(ConfigErrors(errors))
+    }
+
+    /// `node-faults:`, a list of faults in `NodeFault.forms`, for the `nodes:` given.
+    private func readNodeFaults(_ pair: (key: String, keyNode: YAMLNode, value: YAMLNode), into scenario: inout ScenarioConfig, _ sink: inout ErrorSink) {
+        guard let nodes = scenario.cluster?.nodes else {
+            sink.add(at: pair.keyNode.location, "node-faults: needs nodes: (how many nodes share the database)")
+            return
+        }
+        guard case let .sequence(items, _) = pair.value else {
+            sink.add(at: pair.value.location, "node-faults: expected a list of faults like [kill:0@40+30, pause:1@90+30], found \(pair.value.foundDescription)")
+            return
+        }
+        var faults: [NodeFault] = []
+        for item in items {
+            guard let text = item.scalarText, let fault = NodeFault.parse(text, nodes: nodes) else {
+                sink.add(at: item.location, "node-faults: expected \(NodeFault.forms), with NODE in 0..<\(nodes), found \(item.foundDescription)")
+                continue
+            }
+            faults.append(fault)
+        }
+        scenario.cluster?.faults = faults
     }
 
     /// The scenario's jobs, from a folder or an inline list, and the identifiers that faults and

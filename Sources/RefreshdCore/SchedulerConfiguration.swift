@@ -23,6 +23,13 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// start minus the retention go, except each job's latest. The daily counters keep the
     /// totals. A per-minute job is 43,200 rows in 30 days, 525,600 in a year.
     public var runRetention: Duration? = .seconds(30 * 86_400)
+    /// Whether a run found unfinished at the restore (in flight when refreshd died) is retried
+    /// (at once, or by its retry policy). On one machine it is: the restart reaped its processes
+    /// first. A shard taken over by another node of a cluster (issue 24) cannot reap the old
+    /// owner's processes (a paused node's run may still be running), so there the interrupted
+    /// run's request counts as run: a slot never runs twice. Its next slot was requested at its
+    /// launch (`ResubmitPolicy`), so the job keeps its future.
+    public var retriesInterruptedRuns: Bool = true
 
     public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10,
                 seed: UInt64 = 0) {

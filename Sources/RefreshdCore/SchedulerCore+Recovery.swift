@@ -77,7 +77,9 @@ extension SchedulerCore {
                               outcome: .interrupted, exitStatus: nil, signal: nil), into: &effects)
             tally(run.identifier, at: now, into: &effects) { $0.interrupted += 1 }
             effects.append(.log(.recoveredInterrupted(runID: run.runID, identifier: run.identifier)))
-            recordOutcome(.interrupted, identifier: run.identifier, at: now, into: &effects)
+            if configuration.retriesInterruptedRuns {
+                recordOutcome(.interrupted, identifier: run.identifier, at: now, into: &effects)
+            }
             if configuration.emitsRunEnds {
                 effects.append(.ended(runID: run.runID, identifier: run.identifier, outcome: .interrupted, results: []))
             }

@@ -53,6 +53,12 @@ extension RefreshRuntime {
     /// or recorded): they are ended there at once, so the stop does not wait for them.
     func failStore(_ reason: String, dropping failed: [SchedulerEffect]) {
         storeFailure = reason
+        if options.onFenced != nil {
+            // A shard's runtime in a cluster: fence this shard only (its runs killed at once);
+            // `onFenced` hears of it when the drain reports the fence's log line.
+            machine.fenced(reason, dropping: failed, at: clock(), into: &outbox)
+            return
+        }
         // The machine's stop, its log line first, queued for the drain.
         machine.storeFailed(reason, dropping: failed, at: clock(), into: &outbox)
     }
@@ -169,5 +175,6 @@ extension RefreshRuntime {
         }
         let observers = observerLock.withLock { self.observers }
         for observer in observers { observer(observation) }
+        if observation.kind == .fenced, let onFenced = options.onFenced { onFenced(observation.message) }
     }
 }

@@ -28,6 +28,11 @@ public final class RefreshRuntime: @unchecked Sendable {
         public var conditionsReread: Duration
         /// The code of the built-in actions job specs name (none by default: commands only).
         public var actions: ActionBinding
+        /// Set for a shard's runtime in a cluster (issue 24): a commit the store refuses
+        /// (`ShardFenced`, or a database that cannot be reached) fences this runtime instead of
+        /// stopping refreshd (`RuntimeMachine.fenced`), and this is told why, after the lock is
+        /// released. Nil: a failed commit stops refreshd, as on one machine.
+        public var onFenced: (@Sendable (String) -> Void)?
 
         public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd"),

@@ -13,7 +13,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         case finished, retry, retriesExhausted = "retries-exhausted", interrupted, dropped
         case conditions, missed, clockChanged = "clock-changed", stopping, stopped
         case output, outputDropped = "output-dropped", reaped, results
-        case reloaded, reloadRefused = "reload-refused", storeFailed = "store-failed"
+        case reloaded, reloadRefused = "reload-refused", storeFailed = "store-failed", fenced
         case published, publishFailed = "publish-failed"
         /// Widget timelines: an entry shown, a provider asked, a reload deferred or coalesced, a
         /// timeline accepted or refused, a stale span begun or ended, anything else.
@@ -202,6 +202,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
                 self.init(time: time, kind: .publishFailed, message: text)
             case .storeFailed:
                 self.init(time: time, kind: .storeFailed, message: text)
+            case .shardFenced:
+                self.init(time: time, kind: .fenced, message: text)
             case .stopSignal:
                 self.init(time: time, kind: .stopping, message: text)
             case let .killingNow(_, running):
@@ -231,7 +233,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.
     public var isWarning: Bool {
         switch kind {
-        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .publishFailed,
+        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .fenced, .publishFailed,
              .widgetStale, .widgetFailed, .activityRefused, .notificationRetry, .notificationGivenUp,
              .notificationDropped: true
         default: false

@@ -331,6 +331,11 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         if noticed { runtime?.clockWasSet(clocks: readClocks()) }
     }
 
+    /// refreshd was stopped (SIGSTOP, a long GC pause) and continues at `t` (issue 24's zombie):
+    /// both clocks moved on (a pause stops no clock), its processes ran meanwhile, nothing was
+    /// delivered. What fell due is delivered at the next step, late, at `t`.
+    public func resume(at t: Instant) { clock = max(clock, t) }
+
     /// The virtual monotonic clock: virtual time passed, less the steps and suspends.
     public var monotonic: Duration { clock.duration(since: monotonicOrigin) }
 

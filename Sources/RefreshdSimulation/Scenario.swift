@@ -38,6 +38,8 @@ public struct Scenario: Sendable, Hashable {
     public var maxConcurrentRuns: Int
     /// Bugs put in on purpose, to show that the invariants and exploration catch them.
     public var hooks = Hooks()
+    /// Several nodes over one modelled database (issue 24); nil: one machine.
+    public var cluster: ClusterModel?
     /// The shared container the runtime is configured with (`REFRESH_SHARED_CONTAINER`): by
     /// default the modelled one (publications kept by the simulated host, never written); with
     /// real commands (`simulate --exec`), a real directory where they write. Nil: none is
@@ -82,5 +84,6 @@ public struct Scenario: Sendable, Hashable {
         self.init(name: config.name, jobs: config.jobs.map(Job.init),
                   device: config.device, faults: config.faults, expectations: config.expectations, start: config.start,
                   days: config.days, seed: config.seed, timeZone: config.timeZone, maxConcurrentRuns: config.maxConcurrentRuns)
+        cluster = config.cluster
     }
 }

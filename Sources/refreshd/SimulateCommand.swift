@@ -47,8 +47,72 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "With --exec: the shared container the commands write to (default: a temporary directory, removed after).")
     var shared: String?
 
+    @Option(name: .long, help: "Run the jobs on this many nodes sharing one modelled database (issue 24): shards, fenced leases, takeovers.")
+    var nodes: Int?
+
+    @Option(name: .long, help: "With --nodes: a node fault, repeatable: kill:NODE@SECONDS[+RESTART], pause:NODE@SECONDS+SPAN, partition:NODE@SECONDS+SPAN, drift:NODE*RATE, database-down@SECONDS+SPAN, join:NODE@SECONDS.")
+    var nodeFault: [String] = []
+
+    @Option(name: .long, help: "With --nodes: run this many fault plans drawn from seeds (seed, seed+1, ...), an hour each, and report each.")
+    var explore: Int?
+
     func validate() throws {
         if let days, !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
+        if let nodes, !(1...16).contains(nodes) { throw ValidationError("--nodes must be between 1 and 16") }
+        if nodes == nil, !nodeFault.isEmpty || explore != nil { throw ValidationError("--node-fault and --explore need --nodes") }
+        if let explore, !(1...1000).contains(explore) { throw ValidationError("--explore must be between 1 and 1000") }
+        if nodes != nil, exec { throw ValidationError("--nodes cannot be combined with --exec") }
+        for text in nodeFault { _ = try Self.parseNodeFault(text, nodes: nodes ?? 1) }
+    }
+
+    /// One `--node-fault`, e.g. `kill:0@40+30` (kill node 0 at +40 s, restart 30 s later).
+    static func parseNodeFault(_ text: String, nodes: Int) throws -> NodeFault {
+        guard let fault = NodeFault.parse(text, nodes: nodes) else {
+            throw ValidationError("--node-fault: expected \(NodeFault.forms), with NODE in 0..<\(nodes), found \"\(text)\"")
+        }
+        return fault
+    }
+
+    /// `--nodes`: the jobs on a cluster over one modelled database; `--explore`: seeded plans.
+    func runCluster(_ setup: Scenario, nodes: Int) throws {
+        var failed = false
+        if let explore {
+            var totals = (takeovers: 0, fences: 0, duplicates: 0, lost: 0)
+            var times: [Duration] = []
+            for offset in 0..<UInt64(explore) {
+                let seed = setup.seed &+ offset
+                let hour = Duration.seconds(3600)
+                let faults = ClusterSimulation.plan(seed: seed, nodes: nodes, duration: hour)
+                var one = setup
+                one.days = 1
+                let report = ClusterSimulation(scenario: one, nodes: nodes, faults: faults, duration: hour).run()
+                totals.takeovers += report.takeovers
+                totals.fences += report.fences
+                totals.duplicates += report.duplicates
+                totals.lost += report.lost
+                times += report.takeoverTimes
+                print("plan seed=\(seed): \(faults.map(\.description).joined(separator: "; ")): takeovers \(report.takeovers), fences \(report.fences), duplicates \(report.duplicates), lost \(report.lost)\(report.violations.isEmpty ? "" : ", VIOLATED: " + report.violations[0])")
+                if !report.violations.isEmpty { failed = true }
+            }
+            let sorted = times.sorted()
+            print("\(explore) plans on \(nodes) nodes: takeovers \(totals.takeovers), fences \(totals.fences), duplicates \(totals.duplicates), lost \(totals.lost)"
+                  + (sorted.isEmpty ? "" : ", takeover time p50 \(ClusterSimulation.Report.seconds(sorted[(sorted.count - 1) / 2])) s, max \(ClusterSimulation.Report.seconds(sorted.last!)) s"))
+        } else {
+            let faults = try (setup.cluster?.faults ?? []) + nodeFault.map { try Self.parseNodeFault($0, nodes: nodes) }
+            let report = ClusterSimulation(scenario: setup, nodes: nodes, faults: faults).run()
+            if let svg {
+                do {
+                    try ClusterPicture.svg(report).write(toFile: svg, atomically: true, encoding: .utf8)
+                } catch {
+                    FileHandle.standardError.write(Data("refreshd: cannot write \(svg): \(error.localizedDescription)\n".utf8))
+                    throw ExitCode(1)
+                }
+            }
+            for line in report.lines { print(line) }
+            for line in report.events { print("  \(line)") }
+            failed = !report.violations.isEmpty
+        }
+        if failed { throw ExitCode(1) }
     }
 
     func run() throws {
@@ -82,6 +146,7 @@ struct SimulateCommand: ParsableCommand {
             }
         }
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        if let nodes = nodes ?? setup.cluster?.nodes { return try runCluster(setup, nodes: nodes) }
         let simulation: Simulation
         if exec {
             // Real commands run through the libuv host's process code; a SIGTERM or SIGINT kills

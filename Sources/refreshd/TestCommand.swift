@@ -116,18 +116,31 @@ struct TestCommand: ParsableCommand {
             // then the scenarios run on every core, each worker reading its files again (see
             // `ParallelRuns`), and are reported in the order given.
             let loaded = try paths.map(load)
-            let reports = ParallelRuns.run(count: paths.count, base: {}, plan: { _, i in
-                Self.same(try? load(paths[i]), as: loaded[i])
-            }, progress: ProgressLine.reports(unless: json, total: paths.count, noun: "scenarios"))
+            // Scenarios on several nodes (`nodes:`) run as a cluster, here; the others in parallel.
+            let single = paths.indices.filter { loaded[$0].cluster == nil }
+            let reports = ParallelRuns.run(count: single.count, base: {}, plan: { _, i in
+                Self.same(try? load(paths[single[i]]), as: loaded[single[i]])
+            }, progress: ProgressLine.reports(unless: json, total: single.count, noun: "scenarios"))
             ProgressLine.clear(unless: json)
-            for ((path, scenario), report) in zip(zip(paths, loaded), reports) {
-                var failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }
-                failures += report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
+            var next = reports.makeIterator()
+            for (path, scenario) in zip(paths, loaded) {
+                var failures: [String]
+                var recent: [String] = []
+                if let cluster = scenario.cluster {
+                    let report = ClusterSimulation(scenario: scenario, nodes: cluster.nodes, faults: cluster.faults).run()
+                    failures = report.violations
+                    recent = Array(report.events.suffix(10))
+                } else {
+                    guard let report = next.next() else { continue }
+                    failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }
+                    failures += report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
+                    recent = report.violations.first?.recent ?? []
+                }
                 let result = Result(name: scenario.name, passed: failures.isEmpty, seed: scenario.seed, faults: nil,
                                     failures: failures,
                                     reproduce: "refreshd simulate --scenario \(path) --seed \(scenario.seed)")
                 results.append(result)
-                if !json { printResult(result, recent: report.violations.first?.recent ?? []) }
+                if !json { printResult(result, recent: recent) }
             }
         }
         let passed = results.filter(\.passed).count

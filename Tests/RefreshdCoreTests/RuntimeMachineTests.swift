@@ -275,6 +275,21 @@ import Testing
         #expect(machine.machines.nextDeadline == nil)
     }
 
+    /// Issue 24: a shard's lease is gone (a commit refused by the fence, or the node fenced it):
+    /// unlike a failed store, refreshd goes on, and this shard's runs get their expiration AND
+    /// their kill at once (another node may take the shard when the lease expires), nothing saved.
+    @Test func aFencedShardKillsItsRunsAtOnceAndLaunchesNothingMore() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let running = try Self.launch(&machine)
+        var effects: [SchedulerEffect] = []
+        machine.fenced("shard 3: commit fenced at epoch 2", dropping: [], at: t0 + .seconds(1), into: &effects)
+        #expect(effects == [.log(.runtime(.shardFenced(reason: "shard 3: commit fenced at epoch 2"))), .log(.stopping(running: 1)),
+                            .expire(runID: running.runID), .armTimer(at: t0 + .seconds(6)), .kill(runID: running.runID)])
+        #expect(LogMessage.runtime(.shardFenced(reason: "x")).description == "fenced, no longer leading: x; killing its running jobs now")
+        #expect(machine.machines.scheduler.isStopping)
+    }
+
     @Test func aWidgetsProvidersAreRunsOfTheirOwn() {
         let widget = WidgetSpec(kind: "weather", families: ["systemSmall"], budget: 40)
         let job = TaskDefinition(identifier: "app.weather", namespace: "home", allowance: .seconds(20), grace: .seconds(2))

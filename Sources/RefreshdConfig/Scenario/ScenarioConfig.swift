@@ -20,6 +20,8 @@ public struct ScenarioConfig: Sendable, Hashable {
     public var timeZone: String
     /// Concurrent runs, as `refreshd run --max-concurrent`.
     public var maxConcurrentRuns: Int
+    /// `nodes:` and `node-faults:` (issue 24): run on several nodes; nil: one machine, as before.
+    public var cluster: ClusterModel?
 
     public init(name: String, jobs: [JobConfig], device: DeviceModel = DeviceModel(), faults: [Fault] = [],
                 expectations: [Expectation] = [], start: Instant, days: Int = 7, seed: UInt64 = 1,

@@ -51,7 +51,9 @@ public protocol ShardDatabase: AnyObject, Sendable {
     /// whose id is already queued or applied is not queued again (false).
     func enqueueCommand(_ command: ShardCommand) throws -> Bool
 
-    /// The commands queued for `shard` not yet applied, oldest first.
+    /// The commands queued for `shard` not yet applied, oldest first. Applied means: the id has
+    /// a record in the shard's state, table `ShardCommand.appliedTable` (the leader commits it
+    /// in the same fenced transaction as the command's own changes, so a command is applied once).
     func pendingCommands(shard: Int) throws -> [ShardCommand]
 }
 
@@ -81,16 +83,17 @@ public struct ShardCommand: Sendable, Hashable, Codable {
     /// The control request, as the control socket would receive it (JSON).
     public var payload: String
 
+    /// The `MachineRecord` table of a shard's state that records applied command ids: a leader
+    /// marks a command applied with a `.putRecord` keyed by its id in the fenced transaction that
+    /// applies it, so the command leaves `pendingCommands` exactly when (and only if) that
+    /// transaction commits; its id stays known, and a resent one is not queued again.
+    public static let appliedTable = "cluster-command"
+
     public init(id: String, shard: Int, payload: String) {
         self.id = id
         self.shard = shard
         self.payload = payload
     }
-
-    /// How a leader marks a command applied: `.putRecord` of a record in this table keyed by the
-    /// command's id, in the shard's fenced transaction that applies it. The command then leaves
-    /// `pendingCommands` exactly when (and only if) that transaction commits; its id stays known.
-    public static let appliedTable = "cluster.command"
 }
 
 /// A commit refused by the fence: the shard's lease is no longer the epoch the store was opened

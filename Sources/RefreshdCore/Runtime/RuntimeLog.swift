@@ -29,6 +29,9 @@ public enum RuntimeLog: Sendable, Hashable, CustomStringConvertible {
     case notContained(path: String)
     /// The store refused a commit: refreshd stops.
     case storeFailed(reason: String)
+    /// A shard's lease is gone (a commit refused by its fence, or the node fenced it): this
+    /// shard's runtime stops leading and kills its runs; refreshd goes on.
+    case shardFenced(reason: String)
     /// A first stop signal: a graceful stop.
     case stopSignal(name: String)
     /// An immediate stop: every run in flight is killed now.
@@ -70,6 +73,8 @@ public enum RuntimeLog: Sendable, Hashable, CustomStringConvertible {
             "not published: \(path) is not inside the shared container"
         case let .storeFailed(reason):
             "state not saved, stopping: \(reason)"
+        case let .shardFenced(reason):
+            "fenced, no longer leading: \(reason); killing its running jobs now"
         case let .stopSignal(name):
             "received \(name): stopping gracefully (send it again to kill running jobs now)"
         case let .killingNow(reason, _):

@@ -232,6 +232,29 @@ package struct RuntimeMachine: Sendable {
         }
     }
 
+    /// A shard's lease is gone (issue 24): a commit was refused by its fence (`ShardFenced`) or
+    /// failed, or the node fenced the shard itself. Nothing of the failed event acts (its
+    /// launches are ended in memory, as for `storeFailed`); the runtime stops leading: no more
+    /// launches, every run in flight gets its expiration and then its kill AT ONCE (another node
+    /// may take the shard once the lease expires in database time, so no grace can be waited
+    /// for). Nothing more is committed: the engine keeps the reason as its store failure.
+    /// Unlike `storeFailed`, refreshd does not stop: only this shard's runtime does.
+    package mutating func fenced(_ reason: String, dropping failed: [SchedulerEffect], at now: Instant,
+                                 into effects: inout [SchedulerEffect]) {
+        effects.append(.log(.runtime(.shardFenced(reason: reason))))
+        var scratch: [SchedulerEffect] = []
+        for case let .launch(order) in failed {
+            machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
+        }
+        scratch.removeAll()
+        machines.handle(.shutdown, at: now, into: &scratch)
+        for effect in scratch {
+            if case .persist = effect { continue }
+            effects.append(effect)
+        }
+        for runID in machines.scheduler.activeRuns.map(\.runID).sorted() { effects.append(.kill(runID: runID)) }
+    }
+
     // MARK: Clocks
 
     /// The clocks read when the host attached: the baseline a step or resume is measured against.

@@ -1,0 +1,268 @@
+import Foundation
+import RefreshdCore
+
+/// One node of a cluster (issue 24), independent of its host: one `LeaseMachine` and one
+/// `RefreshRuntime` per shard it leads, each over `database.store(shard:epoch:)` (every commit
+/// fenced) and a host of its own that `makeRuntime` supplies (the simulation: a `SimulatedHost`
+/// per shard term; the daemon, later: a view of its one libuv loop).
+///
+/// Taking a shard is a restore: the shard's runtime is made on its store and loaded with the
+/// jobs of that shard (`ShardMap`: templates in every shard, an instance in the shard of its
+/// whole identifier) by the same `load` as a restart after kill -9, so the old owner's runs in
+/// flight become `interrupted` and missed slots follow their policy. A cluster's runtimes do not
+/// retry an interrupted run (`SchedulerConfiguration.retriesInterruptedRuns`): the new leader
+/// cannot reap the old owner's processes, so the slot counts as run and never runs twice.
+///
+/// Database calls are made synchronously, on the caller's thread, when an effect asks for them
+/// (the simulation calls the node from its one world loop; the libuv daemon will call it from a
+/// thread of its own beside the loop, since a call may block on the network). A call that
+/// throws counts as a failed renewal (the lease machine fences the shard at its own deadline);
+/// a node never crashes on it.
+public final class ClusterNode: @unchecked Sendable {
+    /// One led (or handed over, or fenced) shard: its epoch and its runtime.
+    public struct Term {
+        public var shard: Int
+        public var epoch: Int64
+        public var runtime: RefreshRuntime
+        public var handingOver = false
+    }
+
+    /// Makes a shard's runtime over `store` with `options`, attached to a host of its own.
+    public typealias RuntimeFactory = (_ shard: Int, _ epoch: Int64, _ store: any StateStoring,
+                                       _ options: RefreshRuntime.Options) throws -> RefreshRuntime
+    /// Carries out one operator command on the shard's runtime (from `pendingCommands`).
+    public typealias CommandApplier = (_ runtime: RefreshRuntime, _ command: ShardCommand) -> Void
+
+    public let name: String
+    public let database: any ShardDatabase
+    public let map: ShardMap
+    let makeRuntime: RuntimeFactory
+    let applyCommand: CommandApplier
+    /// The node's monotonic clock (the lease machine's instants).
+    let monotonic: () -> Instant
+    var options: RefreshRuntime.Options
+    var jobs: [JobSpec]
+    let lock = Lock(recursive: true)
+    // Guarded by `lock`.
+    public private(set) var machine: LeaseMachine
+    /// The shards led (and the ones being handed over), by shard.
+    public private(set) var terms: [Int: Term] = [:]
+    /// Runtimes fenced or released that may still have runs ending (their hosts still deliver).
+    public private(set) var retired: [Term] = []
+    /// When the lease machine wants its next `.tick` (monotonic).
+    public private(set) var wakeUp: Instant?
+    /// Events reported by runtimes (a refused commit) waiting for the node's loop.
+    var reported: [LeaseMachine.Event] = []
+    var running = false
+    /// What the node did, one line each (takeovers, fences, releases), for reports and tests:
+    /// the last `historyLimit` lines (a node runs for months).
+    public private(set) var history: [(at: Instant, line: String)] = []
+    public static let historyLimit = 1000
+    /// Called for each line of `history` as it is added.
+    public var onHistory: ((Instant, String) -> Void)?
+
+    public init(name: String, database: any ShardDatabase, jobs: [JobSpec],
+                settings: LeaseMachine.Settings = .init(), options: RefreshRuntime.Options = .init(),
+                monotonic: @escaping () -> Instant, makeRuntime: @escaping RuntimeFactory,
+                applyCommand: CommandApplier? = nil) {
+        self.name = name
+        self.database = database
+        map = ShardMap(shardCount: database.shardCount)
+        machine = LeaseMachine(node: name, shardCount: database.shardCount, settings: settings)
+        self.jobs = jobs
+        self.options = options
+        self.monotonic = monotonic
+        self.makeRuntime = makeRuntime
+        self.applyCommand = applyCommand ?? ClusterNode.applyControlRequest
+    }
+
+    /// The jobs a shard's runtime registers: templates in every shard (with the instances of
+    /// their list that fall in it), every other job in the shard of its identifier.
+    public func jobs(of shard: Int) -> [JobSpec] {
+        jobs.compactMap { spec in
+            guard spec.template != nil else { return map.shard(of: spec.identifier) == shard ? spec : nil }
+            var spec = spec
+            if let source = spec.instanceSource {
+                spec.instanceSource = InstanceSource(source.records.filter { map.shard(of: $0.identifier) == shard })
+            }
+            return spec
+        }
+    }
+
+    /// Starts (or, after a restart, starts again): the first survey.
+    public func start() { handle(.tick) }
+
+    /// The node's timer fired (or any instant at which the caller wants the leases checked).
+    public func timerFired() { handle(.tick) }
+
+    /// Handles what runtimes reported since (a refused commit) and hands over drained shards.
+    /// The host calls it after delivering events to the node's runtimes.
+    public func settle() { handle(nil) }
+
+    /// kill -9 of the node: every runtime vanishes (its hosts keep their processes), nothing is
+    /// released; the leases expire in database time.
+    public func crash() {
+        lock.withLock {
+            terms = [:]
+            retired = []
+            reported = []
+            wakeUp = nil
+            machine = LeaseMachine(node: name, shardCount: machine.shardCount, settings: machine.settings)
+        }
+    }
+
+    /// The runtime leading `shard` now, if any.
+    public func runtime(of shard: Int) -> RefreshRuntime? { lock.withLock { terms[shard].map(\.runtime) } }
+
+    /// Whether `shard` may launch now on this node (led, before its self-fence instant).
+    public func mayLaunch(shard: Int) -> Bool { lock.withLock { machine.mayLaunch(shard: shard, at: monotonic()) } }
+
+    func note(_ line: String) {
+        let at = monotonic()
+        if history.count >= Self.historyLimit { history.removeFirst(history.count - Self.historyLimit + 1) }
+        history.append((at, line))
+        onHistory?(at, line)
+    }
+
+    /// Feeds `first` (if any) and every event it leads to, carrying out the effects in order.
+    func handle(_ first: LeaseMachine.Event?) {
+        lock.withLock {
+            guard !running else {
+                if let first { reported.append(first) }
+                return
+            }
+            running = true
+            defer { running = false }
+            var queue: [LeaseMachine.Event] = first.map { [$0] } ?? []
+            while true {
+                for term in terms.values.sorted(by: { $0.shard < $1.shard }) where term.handingOver && term.runtime.runsInFlight == 0 {
+                    if !queue.contains(.drained(shard: term.shard)) { queue.append(.drained(shard: term.shard)) }
+                }
+                queue.append(contentsOf: reported)
+                reported.removeAll()
+                guard !queue.isEmpty else { return }
+                let event = queue.removeFirst()
+                for effect in machine.handle(event, at: monotonic()) { carryOut(effect, into: &queue) }
+            }
+        }
+    }
+
+    /// Under `lock`: one effect of the lease machine; the answers it gets are queued as events.
+    func carryOut(_ effect: LeaseMachine.Effect, into queue: inout [LeaseMachine.Event]) {
+        let lease = machine.settings.lease
+        switch effect {
+        case .survey:
+            do {
+                let live = try database.heartbeat(node: name, ttl: lease)
+                let leases = try database.leases()
+                let now = try database.now()
+                queue.append(.surveyed(live: live, leases: leases, databaseNow: now))
+            } catch {
+                queue.append(.surveyFailed)
+            }
+            applyCommands()
+        case let .acquire(shard):
+            let sent = monotonic()
+            do {
+                queue.append(.acquired(shard: shard, lease: try database.acquire(shard: shard, node: name, lease: lease), sentAt: sent))
+            } catch {
+                queue.append(.acquireFailed(shard: shard))
+            }
+        case let .renew(shard, epoch):
+            let sent = monotonic()
+            do {
+                let answer = try database.renew(shard: shard, node: name, epoch: epoch, lease: lease)
+                queue.append(.renewed(shard: shard, epoch: epoch, lease: answer, sentAt: sent))
+            } catch {
+                queue.append(.renewFailed(shard: shard, epoch: epoch))
+            }
+        case let .release(shard, epoch):
+            if let term = terms.removeValue(forKey: shard) {
+                // Drained: nothing runs; it launches nothing more, and commits nothing more.
+                term.runtime.fence("shard \(shard) handed over")
+                retire(term)
+                note("released shard \(shard) (epoch \(epoch))")
+            }
+            try? database.release(shard: shard, node: name, epoch: epoch)
+        case let .lead(shard, epoch):
+            lead(shard, epoch, into: &queue)
+        case let .handOver(shard, epoch):
+            guard var term = terms[shard], term.epoch == epoch else { return }
+            term.handingOver = true
+            terms[shard] = term
+            // No launch from now on; the runs in flight end within their allowance, and the
+            // shard is released when none is left (`drained`).
+            term.runtime.setAdmissionPolicy(HoldEverything())
+            note("handing over shard \(shard) (epoch \(epoch)): \(term.runtime.runsInFlight) run(s) to end")
+        case let .fence(shard, epoch, reason):
+            note("fenced shard \(shard) (epoch \(epoch)): \(reason)")
+            guard let term = terms[shard], term.epoch == epoch else { return }
+            terms[shard] = nil
+            term.runtime.fence("shard \(shard) epoch \(epoch): \(reason)")
+            retire(term)
+        case let .armTimer(at):
+            wakeUp = at
+        }
+    }
+
+    /// Under `lock`: takes `shard` at `epoch`: its runtime restored from the database and loaded
+    /// with the shard's jobs, as a restart after kill -9 is.
+    func lead(_ shard: Int, _ epoch: Int64, into queue: inout [LeaseMachine.Event]) {
+        var options = self.options
+        options.configuration.retriesInterruptedRuns = false
+        options.onFenced = { [weak self] reason in
+            self?.lock.withLock { self?.reported.append(.commitFailed(shard: shard, epoch: epoch, reason: reason)) }
+        }
+        do {
+            let store = try database.store(shard: shard, epoch: epoch)
+            let runtime = try makeRuntime(shard, epoch, store, options)
+            terms[shard] = Term(shard: shard, epoch: epoch, runtime: runtime)
+            note("leads shard \(shard) (epoch \(epoch))")
+            runtime.load(jobs(of: shard))
+            applyCommands(shard: shard)
+        } catch {
+            queue.append(.commitFailed(shard: shard, epoch: epoch, reason: "could not restore: \(error)"))
+        }
+    }
+
+    func retire(_ term: Term) {
+        retired.removeAll { $0.runtime.runsInFlight == 0 }
+        if term.runtime.runsInFlight > 0 { retired.append(term) }
+    }
+
+    /// Under `lock`: the operator commands queued for the shards led, each applied once.
+    func applyCommands() {
+        for shard in terms.keys.sorted() where !(terms[shard]?.handingOver ?? true) { applyCommands(shard: shard) }
+    }
+
+    func applyCommands(shard: Int) {
+        guard let term = terms[shard], let commands = try? database.pendingCommands(shard: shard), !commands.isEmpty else { return }
+        for command in commands {
+            // The command's changes and its id's record in ONE transaction (fenced): applied
+            // once, or not at all when the lease is gone.
+            let runtime = term.runtime
+            _ = runtime.grouped {
+                applyCommand(runtime, command)
+                runtime.group?.changes.append(.putRecord(MachineRecord(table: ShardCommand.appliedTable, key: command.id, value: "{}")))
+            }
+        }
+    }
+
+    /// The default command applier: the control protocol's `submit`, `simulate-launch` and
+    /// `cancel` (the daemon passes its control server's own answer instead).
+    public static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) {
+        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)),
+              let identifier = request.identifier else { return }
+        switch request.command {
+        case "submit": try? runtime.submitForOperator(identifier, earliest: request.earliest)
+        case "simulate-launch": try? runtime.launchNow(identifier)
+        case "cancel": runtime.cancel(identifier)
+        default: break
+        }
+    }
+}
+
+/// Holds every due request: a shard being handed over launches nothing more.
+struct HoldEverything: AdmissionPolicy {
+    func admission(for request: PendingRequest, at now: Instant) -> Admission { .hold(until: now + .seconds(3600)) }
+}

@@ -1,0 +1,458 @@
+import Foundation
+import RefreshdConfig
+import RefreshdCore
+import RefreshdRuntime
+
+/// N nodes over one modelled database (issue 24), in virtual time: each node a `ClusterNode`
+/// with its own virtual monotonic clock and a `SimulatedHost` per shard term, all advanced in
+/// lock-step by one world loop from deadline to deadline (the database's clock is the world's).
+///
+/// Faults: a node killed (kill -9: its runtimes vanish, its job processes live on until they
+/// end) and restarted; paused (SIGSTOP: it receives nothing while time passes, its job
+/// processes keep running, and it resumes late: the zombie); cut off from the database; its
+/// clock running fast or slow; the database down (a restart). Invariants after every step:
+/// - no request (job, submitted, earliest) launched twice, and no two processes of one request
+///   alive at once on any nodes;
+/// - no launch by a node whose lease was not valid at that database instant (checked at the
+///   process's start against the lease row);
+/// - nothing committed lost: every process started has its run committed in its shard;
+/// - no job process of a fenced term alive after the step at which it was fenced;
+/// - liveness: after a kill or a pause, every shard the victim led is led again by a live node
+///   within lease + renewal interval + 1 s (when some node can reach the database).
+public final class ClusterSimulation: @unchecked Sendable {
+    public typealias Fault = NodeFault
+
+    /// What one run of the cluster found.
+    public struct Report: Sendable {
+        public var nodes: Int
+        public var shards: Int
+        public var duration: Duration
+        public var faults: [Fault]
+        public var launches = 0
+        public var takeovers = 0
+        public var fences = 0
+        public var releases = 0
+        /// For each kill or pause, how long until every shard the victim led was led again.
+        public var takeoverTimes: [Duration] = []
+        public var duplicates = 0
+        /// A paused or killed node's run alive beside another node's run of the same job (the
+        /// next slot, never the same one): no node can stop a frozen node's processes.
+        public var zombieOverlaps = 0
+        public var lost = 0
+        public var violations: [String] = []
+        /// Every node's history lines, in order (`+seconds node: line`).
+        public var events: [String] = []
+        /// Who led each shard when (offsets from the start), for the picture.
+        public var ownership: [Span] = []
+        /// Fault boundaries (offset, what), for the picture.
+        public var marks: [(at: Duration, what: String)] = []
+
+        /// One node leading one shard from `from` to `to`.
+        public struct Span: Sendable, Hashable {
+            public var shard: Int
+            public var node: Int
+            public var from: Duration
+            public var to: Duration
+        }
+
+        public var lines: [String] {
+            var out = ["nodes: \(nodes), shards: \(shards), \(duration.components.seconds) s simulated"]
+            for fault in faults { out.append("fault: \(fault)") }
+            out.append("launches: \(launches), takeovers: \(takeovers), fences: \(fences), releases: \(releases)")
+            let sorted = takeoverTimes.sorted()
+            if !sorted.isEmpty {
+                let p50 = sorted[(sorted.count - 1) / 2], max = sorted.last!
+                out.append("takeover time: p50 \(Self.seconds(p50)) s, max \(Self.seconds(max)) s over \(sorted.count) fault(s)")
+            }
+            out.append("duplicates: \(duplicates), lost: \(lost), zombie overlaps: \(zombieOverlaps), violations: \(violations.count)")
+            out += violations.map { "violation: \($0)" }
+            return out
+        }
+
+        public static func seconds(_ d: Duration) -> String {
+            String(format: "%.1f", Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+        }
+    }
+
+    /// One node of the world.
+    final class Node: @unchecked Sendable {
+        let index: Int
+        let name: String
+        var cluster: ClusterNode?
+        /// Every shard term's host this node ever made (they keep their processes when it dies).
+        var hosts: [(shard: Int, epoch: Int64, host: SimulatedHost)] = []
+        var rate = 1.0
+        var pausedUntil: Instant?
+        var restartAt: Instant?
+        /// Fenced terms and the world instant they were fenced at.
+        var fencedAt: [String: Instant] = [:]
+
+        init(index: Int) {
+            self.index = index
+            name = "node\(index)"
+        }
+    }
+
+    public let shards: Int
+    public let settings: LeaseMachine.Settings
+    let database: ModelledDatabase
+    let start: Instant
+    let end: Instant
+    var world: Instant
+    let faults: [Fault]
+    let jobs: [JobSpec]
+    let behaviour: @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour
+    var nodes: [Node] = []
+    var report: Report
+    /// Every request launched, (shard, identifier, submitted, earliest) -> run id.
+    var launched: [String: Int64] = [:]
+    /// Launches seen at their process's start, to check commit-before-act at the end.
+    var started: [(shard: Int, runID: Int64)] = []
+    /// Liveness checks due: (deadline, shards that must be led again, since, what).
+    var awaiting: [(since: Instant, shards: Set<Int>, what: String)] = []
+    /// The shards led now by node index, since when (for `Report.ownership`).
+    var open: [Int: (node: Int, since: Duration)] = [:]
+
+    func close(shard: Int, node: Int) {
+        guard let span = open[shard], span.node == node else { return }
+        open[shard] = nil
+        report.ownership.append(Report.Span(shard: shard, node: node, from: span.since, to: world.duration(since: start)))
+    }
+
+    /// Pairs of runs of one job seen alive at once with one of them a zombie's.
+    var zombieOverlaps: Set<String> = []
+
+    public init(jobs: [JobSpec], nodes: Int, shards: Int = 16, start: Instant, duration: Duration,
+                faults: [Fault] = [], settings: LeaseMachine.Settings = .init(),
+                behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { _, _ in .quickSuccess }) {
+        self.shards = shards
+        self.settings = settings
+        self.start = start
+        end = start + duration
+        world = start
+        self.faults = faults
+        self.jobs = jobs
+        self.behaviour = behaviour
+        database = ModelledDatabase(shardCount: shards, time: start)
+        report = Report(nodes: nodes, shards: shards, duration: duration, faults: faults)
+        self.nodes = (0..<nodes).map { Node(index: $0) }
+        for fault in faults { if case let .drift(n, rate) = fault, n < nodes { self.nodes[n].rate = rate } }
+    }
+
+    /// The node's monotonic clock at world instant `t` (its rate applied since the start).
+    func monotonic(_ node: Node, _ t: Instant) -> Instant {
+        let elapsed = Double(t.milliseconds - start.milliseconds) * node.rate
+        return Instant(milliseconds: 1_000_000 + Int64(elapsed.rounded(.down)))
+    }
+
+    /// The world instant at which the node's monotonic clock reads `m`.
+    func worldInstant(_ node: Node, monotonic m: Instant) -> Instant {
+        let elapsed = Double(m.milliseconds - 1_000_000) / node.rate
+        return Instant(milliseconds: start.milliseconds + Int64(elapsed.rounded(.up)))
+    }
+
+    func boot(_ node: Node) {
+        let database = self.database
+        let cluster = ClusterNode(name: node.name, database: database.connection(for: node.name), jobs: jobs,
+                                  settings: settings, monotonic: { [unowned self, unowned node] in self.monotonic(node, self.world) },
+                                  makeRuntime: { [unowned self, unowned node] shard, epoch, store, options in
+                                      try self.makeRuntime(node, shard, epoch, store, options)
+                                  })
+        cluster.onHistory = { [unowned self, unowned node] _, line in
+            let offset = self.world.duration(since: self.start)
+            self.report.events.append("+\(Report.seconds(offset)) \(node.name): \(line)")
+            if line.hasPrefix("leads") { self.report.takeovers += 1 }
+            let words = line.split(separator: " ")
+            if words.count > 2, let shard = Int(words[2]) {
+                if line.hasPrefix("leads") {
+                    // A zombie still thinks it leads; the database says the new leader does.
+                    if let previous = self.open[shard] { self.close(shard: shard, node: previous.node) }
+                    self.open[shard] = (node.index, offset)
+                }
+                if line.hasPrefix("released") || line.hasPrefix("fenced") { self.close(shard: shard, node: node.index) }
+            }
+            if line.hasPrefix("fenced") {
+                self.report.fences += 1
+                if let term = line.split(separator: " ").dropFirst(2).first, let epoch = line.split(separator: " ").dropFirst(4).first {
+                    node.fencedAt["\(term)/\(epoch.filter(\.isNumber))"] = self.world
+                }
+            }
+            if line.hasPrefix("released") { self.report.releases += 1 }
+        }
+        node.cluster = cluster
+        cluster.start()
+    }
+
+    func makeRuntime(_ node: Node, _ shard: Int, _ epoch: Int64, _ store: any StateStoring,
+                     _ options: RefreshRuntime.Options) throws -> RefreshRuntime {
+        let behaviour = self.behaviour
+        let host = SimulatedHost(start: world) { [unowned self, unowned node] order, job in
+            self.launchSeen(node, shard: shard, epoch: epoch, order)
+            return behaviour(order, job)
+        }
+        node.hosts.append((shard, epoch, host))
+        var options = options
+        options.logger.logLevel = .critical
+        return try host.start(store: store, options: options)
+    }
+
+    /// A process starts: its lease must be valid at this database instant, the request new.
+    func launchSeen(_ node: Node, shard: Int, epoch: Int64, _ order: LaunchOrder) {
+        report.launches += 1
+        let row = (try? database.leases())?.first { $0.shard == shard }
+        if let row, row.owner != node.name || row.epoch != epoch || row.expiresAt <= world {
+            report.violations.append("\(node.name) launched \(order.identifier)[\(order.runID)] in shard \(shard) at epoch \(epoch) while the lease was \(row.owner ?? "nobody")'s epoch \(row.epoch) until \(row.expiresAt)")
+        }
+        started.append((shard, order.runID))
+        if let run = committedRun(shard: shard, runID: order.runID) {
+            let key = "\(shard) \(run.identifier) \(run.submitted.milliseconds) \(run.earliest.milliseconds)"
+            if let other = launched[key], other != run.runID {
+                report.duplicates += 1
+                report.violations.append("request \(run.identifier) (earliest \(run.earliest)) launched twice: runs \(other) and \(run.runID)")
+            }
+            launched[key] = run.runID
+        } else {
+            report.lost += 1
+            report.violations.append("\(node.name) started \(order.identifier)[\(order.runID)] in shard \(shard) whose start is not committed")
+        }
+    }
+
+    /// Runs the whole plan.
+    public func run() -> Report {
+        let joining = Set(faults.compactMap { if case let .join(n, _) = $0 { n } else { nil } })
+        for node in nodes where !joining.contains(node.index) { boot(node) }
+        var boundaries = faultBoundaries()
+        while world < end, report.violations.isEmpty {
+            var next = end
+            if let b = boundaries.first?.at, b < next { next = b }
+            for node in nodes where node.cluster != nil && node.pausedUntil == nil {
+                if let w = node.cluster?.wakeUp { next = min(next, max(world, worldInstant(node, monotonic: w))) }
+                for term in node.hosts { if let t = term.host.nextEventTime { next = min(next, max(world, t)) } }
+            }
+            for node in nodes where node.cluster == nil || node.pausedUntil != nil {
+                // Orphaned or frozen processes still end in time.
+                for term in node.hosts { if let t = term.host.nextEventTime, node.cluster == nil { next = min(next, max(world, t)) } }
+            }
+            world = next
+            database.time = world
+            while let b = boundaries.first, b.at <= world {
+                boundaries.removeFirst()
+                apply(b.action)
+            }
+            for node in nodes { step(node) }
+            check()
+        }
+        for node in nodes { for term in node.hosts { term.host.advance(to: world) } }
+        for shard in open.keys.sorted() { if let span = open[shard] { close(shard: shard, node: span.node) } }
+        report.marks = faultBoundaries().map { ($0.at.duration(since: start), "\($0.action)") }
+        return report
+    }
+
+    func step(_ node: Node) {
+        guard let cluster = node.cluster else {
+            // A killed node's processes run on to their end (nobody hears of it).
+            for term in node.hosts { term.host.advance(to: world) }
+            return
+        }
+        guard node.pausedUntil == nil else { return }
+        // Terms no longer led whose processes are all gone have nothing more to deliver.
+        node.hosts.removeAll { term in
+            cluster.terms[term.shard]?.epoch != term.epoch && term.host.livingProcesses.isEmpty && term.host.nextEventTime == nil
+        }
+        // The lease machine first: a fence due now comes before anything the hosts deliver.
+        if let w = cluster.wakeUp, worldInstant(node, monotonic: w) <= world { cluster.timerFired() }
+        for term in node.hosts {
+            term.host.advance(to: world)
+            cluster.settle()
+        }
+    }
+
+    enum Action { case kill(Int), restart(Int), pause(Int), resume(Int), cut(Int), join(Int), down, up }
+
+    func faultBoundaries() -> [(at: Instant, action: Action)] {
+        var out: [(at: Instant, action: Action)] = []
+        for fault in faults {
+            switch fault {
+            case let .kill(n, at, restart):
+                out.append((start + at, .kill(n)))
+                if let restart { out.append((start + at + restart, .restart(n))) }
+            case let .pause(n, at, span):
+                out.append((start + at, .pause(n)))
+                out.append((start + at + span, .resume(n)))
+            case let .partition(n, at, span):
+                out.append((start + at, .cut(n)))
+                out.append((start + at + span, .join(n)))
+            case let .databaseDown(at, span):
+                out.append((start + at, .down))
+                out.append((start + at + span, .up))
+            case let .join(n, at):
+                out.append((start + at, .restart(n)))
+            case .drift:
+                break
+            }
+        }
+        return out.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
+
+    func apply(_ action: Action) {
+        switch action {
+        case let .kill(n):
+            guard n < nodes.count, let cluster = nodes[n].cluster else { return }
+            expectTakeover(of: cluster, "kill of \(nodes[n].name)")
+            cluster.crash()
+            for term in nodes[n].hosts { term.host.crash() }
+            for shard in open.keys.sorted() { close(shard: shard, node: n) }
+            nodes[n].cluster = nil
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): killed (kill -9)")
+        case let .restart(n):
+            guard n < nodes.count, nodes[n].cluster == nil else { return }
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): restarted")
+            boot(nodes[n])
+        case let .pause(n):
+            guard n < nodes.count, let cluster = nodes[n].cluster else { return }
+            expectTakeover(of: cluster, "pause of \(nodes[n].name)")
+            nodes[n].pausedUntil = world
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): paused (SIGSTOP)")
+        case let .resume(n):
+            guard n < nodes.count, nodes[n].pausedUntil != nil else { return }
+            nodes[n].pausedUntil = nil
+            // Its processes ran on meanwhile: their ends are delivered now, late, after the
+            // lease machine (whose first event fences what expired).
+            for term in nodes[n].hosts { term.host.resume(at: world) }
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): resumed (SIGCONT)")
+        case let .cut(n):
+            database.partition("node\(n)", true)
+        case let .join(n):
+            database.partition("node\(n)", false)
+        case .down:
+            database.down = true
+        case .up:
+            database.down = false
+        }
+    }
+
+    /// After a kill or a pause the victim's shards must be led again within the bound.
+    func expectTakeover(of cluster: ClusterNode, _ what: String) {
+        let led = Set(cluster.machine.led.keys)
+        guard !led.isEmpty, nodes.filter({ $0.cluster != nil && $0.pausedUntil == nil }).count > 1 else { return }
+        awaiting.append((world, led, what))
+    }
+
+    var bound: Duration { settings.lease + settings.renewEvery + .seconds(1) }
+
+    func check() {
+        // Liveness: the shards of a killed or paused node led again by another live node.
+        let databaseReachable = !database.down
+        awaiting.removeAll { item in
+            let leaders = nodes.filter { $0.cluster != nil && $0.pausedUntil == nil }
+            let ledNow = Set(leaders.flatMap { $0.cluster!.terms.keys })
+            if item.shards.isSubset(of: ledNow) {
+                report.takeoverTimes.append(world.duration(since: item.since))
+                return true
+            }
+            if world.duration(since: item.since) > bound, databaseReachable, faults.allSatisfy({ !$0.isPartitionOrDown }) {
+                report.violations.append("\(item.what) at +\(Report.seconds(item.since.duration(since: start))) s: shards \(item.shards.subtracting(ledNow).sorted()) not led again within \(Report.seconds(bound)) s")
+                return true
+            }
+            return false
+        }
+        // No process of a fenced term alive after the step that fenced it.
+        for node in nodes where node.pausedUntil == nil {
+            for term in node.hosts {
+                guard let fenced = node.fencedAt["\(term.shard)/\(term.epoch)"], fenced < world else { continue }
+                if let alive = term.host.livingProcesses.first {
+                    report.violations.append("\(node.name)'s \(alive.identifier)[\(alive.runID)] still alive after shard \(term.shard) was fenced at +\(Report.seconds(fenced.duration(since: start))) s")
+                }
+            }
+        }
+        // Runs of one job alive at once on several nodes: never two of live leaders, never the
+        // retry of an interrupted run while that run still runs (its slot twice); a zombie's
+        // run beside the next slot's is counted (no one can stop a frozen node's processes).
+        var byJob: [String: [(run: RunRecord, zombie: Bool, node: String)]] = [:]
+        for node in nodes {
+            for term in node.hosts {
+                let current = node.pausedUntil == nil && node.cluster?.terms[term.shard]?.epoch == term.epoch
+                for runID in Set(term.host.livingProcesses.map(\.runID)) {
+                    guard let run = committedRun(shard: term.shard, runID: runID) else { continue }
+                    byJob[run.identifier, default: []].append((run, !current, node.name))
+                }
+            }
+        }
+        for (job, runs) in byJob where runs.count > 1 {
+            for (i, a) in runs.enumerated() {
+                for b in runs[(i + 1)...] where a.run.runID != b.run.runID || a.node != b.node {
+                    let pair = "\(job) \(min(a.run.runID, b.run.runID)) \(max(a.run.runID, b.run.runID))"
+                    if !a.zombie, !b.zombie {
+                        report.duplicates += 1
+                        report.violations.append("\(job): runs \(a.run.runID) (\(a.node)) and \(b.run.runID) (\(b.node)) alive at once on two leaders")
+                        continue
+                    }
+                    let (zombie, other) = a.zombie ? (a, b) : (b, a)
+                    if zombie.run.outcome == .interrupted, other.run.attempt > zombie.run.attempt {
+                        report.duplicates += 1
+                        report.violations.append("\(job): run \(other.run.runID) on \(other.node) retries run \(zombie.run.runID), still running on \(zombie.node): its slot twice")
+                    } else if zombieOverlaps.insert(pair).inserted {
+                        report.zombieOverlaps += 1
+                    }
+                }
+            }
+        }
+    }
+
+    /// A run as its shard's database holds it.
+    func committedRun(shard: Int, runID: Int64) -> RunRecord? {
+        (try? database.committed(shard: shard).recentRuns(limit: 1, before: runID + 1))?.first { $0.runID == runID }
+    }
+}
+
+extension NodeFault {
+    var isPartitionOrDown: Bool {
+        switch self {
+        case .partition, .databaseDown: true
+        default: false
+        }
+    }
+}
+
+extension ClusterSimulation {
+    /// A scenario's jobs and models on `nodes` nodes, for its days, with `faults`.
+    /// (Widgets and built-in actions are left out: their models share state a cluster run does
+    /// not split by shard yet.)
+    public convenience init(scenario: Scenario, nodes: Int, shards: Int = 16, faults: [Fault],
+                            duration: Duration? = nil, settings: LeaseMachine.Settings = .init()) {
+        let single = Simulation(scenario: scenario)
+        self.init(jobs: single.specs.filter { $0.widget == nil && $0.action == nil }, nodes: nodes, shards: shards,
+                  start: scenario.start, duration: duration ?? .seconds(Int64(scenario.days) * 86_400), faults: faults,
+                  settings: settings, behaviour: single.host.behaviour)
+    }
+
+    /// A seeded fault plan for `nodes` nodes over `duration`: a kill with a restart, a pause past
+    /// the lease, a partition, a database restart and a clock drift, each drawn or not, at
+    /// instants and for spans drawn from the seed.
+    public static func plan(seed: UInt64, nodes: Int, duration: Duration) -> [Fault] {
+        var state = seed &+ 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &+ 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        func below(_ n: UInt64) -> UInt64 { n == 0 ? 0 : next() % n }
+        let span = UInt64(max(60, duration.components.seconds - 60))
+        var faults: [Fault] = []
+        let count = 1 + Int(below(4))
+        for _ in 0..<count {
+            let node = Int(below(UInt64(nodes)))
+            let at = Duration.seconds(Int64(30 + below(span)))
+            switch below(5) {
+            case 0: faults.append(.kill(node: node, at: at, restartAfter: below(2) == 0 ? .seconds(Int64(5 + below(60))) : nil))
+            case 1: faults.append(.pause(node: node, at: at, for: .seconds(Int64(11 + below(40)))))
+            case 2: faults.append(.partition(node: node, at: at, for: .seconds(Int64(5 + below(40)))))
+            case 3: faults.append(.databaseDown(at: at, for: .seconds(Int64(2 + below(20)))))
+            default: faults.append(.drift(node: node, rate: [0.9, 0.95, 1.05, 1.1][Int(below(4))]))
+            }
+        }
+        return faults
+    }
+}

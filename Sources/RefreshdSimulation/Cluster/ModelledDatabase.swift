@@ -1,0 +1,233 @@
+import RefreshdCore
+import RefreshdRuntime
+
+/// The shared database of the cluster simulation (issue 24), a `ShardDatabase` as PostgreSQL
+/// will be one: every call is one linearizable step under one lock, conditional writes decide
+/// by the database's own clock (`time`, the simulation's virtual time, set by the world loop),
+/// each shard's state is an `InMemoryStore` behind the fence (a commit whose epoch is not the
+/// lease's, or whose lease expired at the database's instant, throws `ShardFenced` and applies
+/// nothing). Faults: `down` (a database restart: every call throws until it is up again, and
+/// what was committed stays) and a partition between one node and the database
+/// (`connection(for:)` gives each node its own view, which throws while it is cut off).
+public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
+    /// A call that did not reach the database.
+    public struct Unreachable: Error, Sendable, Hashable, CustomStringConvertible {
+        public var why: String
+        public var description: String { "database unreachable: \(why)" }
+    }
+
+    public let shardCount: Int
+    let lock = Lock()
+    // Guarded by `lock`.
+    var clock: Instant
+    var isDown = false
+    var cutOff: Set<String> = []
+    var rows: [ShardLease]
+    var alive: [String: Instant] = [:]
+    var stores: [InMemoryStore]
+    var commands: [ShardCommand] = []
+    var commandIDs: Set<String> = []
+
+    public init(shardCount: Int = 16, time: Instant) {
+        precondition(shardCount > 0, "a cluster has at least one shard")
+        self.shardCount = shardCount
+        clock = time
+        rows = (0..<shardCount).map { ShardLease(shard: $0, owner: nil, epoch: 0, expiresAt: time) }
+        stores = (0..<shardCount).map { _ in InMemoryStore() }
+    }
+
+    // MARK: The world's controls
+
+    /// The database's clock (the simulation's virtual time).
+    public var time: Instant {
+        get { lock.withLock { clock } }
+        set { lock.withLock { clock = max(clock, newValue) } }
+    }
+
+    /// Down (restarting): every call throws; committed state stays.
+    public var down: Bool {
+        get { lock.withLock { isDown } }
+        set { lock.withLock { isDown = newValue } }
+    }
+
+    /// Cuts `node` off the database, or joins it again.
+    public func partition(_ node: String, _ cut: Bool) {
+        lock.withLock { if cut { cutOff.insert(node) } else { cutOff.remove(node) } }
+    }
+
+    /// A node's own view of the database: the same calls, refused while it is cut off.
+    public func connection(for node: String) -> any ShardDatabase { Connection(database: self, node: node) }
+
+    /// One shard's committed state, unfenced (for the simulation's checks).
+    public func committed(shard: Int) -> InMemoryStore { lock.withLock { stores[shard] } }
+
+    // MARK: ShardDatabase
+
+    func reachable(_ node: String?) throws {
+        if isDown { throw Unreachable(why: "the database is restarting") }
+        if let node, cutOff.contains(node) { throw Unreachable(why: "\(node) is cut off from the database") }
+    }
+
+    public func now() throws -> Instant { try now(from: nil) }
+
+    func now(from node: String?) throws -> Instant {
+        try lock.withLock { () throws -> Instant in
+            try reachable(node)
+            return clock
+        }
+    }
+
+    public func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
+        try lock.withLock { () throws -> ShardLease? in
+            try reachable(node)
+            var row = rows[shard]
+            if let owner = row.owner, owner != node, row.expiresAt > clock { return nil }
+            row.owner = node
+            row.epoch += 1
+            row.expiresAt = clock + lease
+            rows[shard] = row
+            return row
+        }
+    }
+
+    public func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
+        try lock.withLock { () throws -> ShardLease? in
+            try reachable(node)
+            var row = rows[shard]
+            guard row.owner == node, row.epoch == epoch, row.expiresAt > clock else { return nil }
+            row.expiresAt = clock + lease
+            rows[shard] = row
+            return row
+        }
+    }
+
+    public func release(shard: Int, node: String, epoch: Int64) throws {
+        try lock.withLock { () throws in
+            try reachable(node)
+            guard rows[shard].owner == node, rows[shard].epoch == epoch, rows[shard].expiresAt > clock else { return }
+            rows[shard].expiresAt = clock
+        }
+    }
+
+    public func leases() throws -> [ShardLease] { try leases(from: nil) }
+
+    func leases(from node: String?) throws -> [ShardLease] {
+        try lock.withLock { () throws -> [ShardLease] in
+            try reachable(node)
+            return rows
+        }
+    }
+
+    public func heartbeat(node: String, ttl: Duration) throws -> [String] {
+        try lock.withLock { () throws -> [String] in
+            try reachable(node)
+            alive[node] = clock + ttl
+            return alive.filter { $0.value > clock }.map(\.key).sorted()
+        }
+    }
+
+    public func store(shard: Int, epoch: Int64) throws -> any StateStoring { try store(shard: shard, epoch: epoch, from: nil) }
+
+    func store(shard: Int, epoch: Int64, from node: String?) throws -> any StateStoring {
+        try lock.withLock { () throws in try reachable(node) }
+        return FencedStore(database: self, shard: shard, epoch: epoch, node: node)
+    }
+
+    public func enqueueCommand(_ command: ShardCommand) throws -> Bool {
+        try lock.withLock { () throws -> Bool in
+            try reachable(nil)
+            guard !commandIDs.contains(command.id) else { return false }
+            commandIDs.insert(command.id)
+            commands.append(command)
+            return true
+        }
+    }
+
+    public func pendingCommands(shard: Int) throws -> [ShardCommand] { try pendingCommands(shard: shard, from: nil) }
+
+    func pendingCommands(shard: Int, from node: String?) throws -> [ShardCommand] {
+        try lock.withLock { () throws -> [ShardCommand] in
+            try reachable(node)
+            // Applied: its id recorded in the shard's state, in the command's own transaction.
+            let done = Set((try? stores[shard].records(table: ShardCommand.appliedTable))?.map(\.key) ?? [])
+            return commands.filter { $0.shard == shard && !done.contains($0.id) }
+        }
+    }
+
+    /// A commit of `shard` at `epoch`: applied only while the lease is that epoch's and has not
+    /// expired at the database's instant (one step: the check and the write under one lock).
+    func commit(_ changes: [StateChange], shard: Int, epoch: Int64, from node: String?) throws {
+        try lock.withLock {
+            try reachable(node)
+            let row = rows[shard]
+            guard row.epoch == epoch, row.expiresAt > clock else {
+                throw ShardFenced(shard: shard, epoch: epoch, current: row)
+            }
+            try stores[shard].apply(changes)
+        }
+    }
+
+    func read<T>(_ shard: Int, from node: String?, _ body: (InMemoryStore) throws -> T) throws -> T {
+        let store = try lock.withLock { () throws -> InMemoryStore in
+            try reachable(node)
+            return stores[shard]
+        }
+        return try body(store)
+    }
+}
+
+/// A node's connection to the modelled database: refused while the node is cut off.
+final class Connection: ShardDatabase, @unchecked Sendable {
+    let database: ModelledDatabase
+    let node: String
+
+    init(database: ModelledDatabase, node: String) {
+        self.database = database
+        self.node = node
+    }
+
+    var shardCount: Int { database.shardCount }
+    func now() throws -> Instant { try database.now(from: node) }
+    func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
+        try database.acquire(shard: shard, node: node, lease: lease)
+    }
+    func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
+        try database.renew(shard: shard, node: node, epoch: epoch, lease: lease)
+    }
+    func release(shard: Int, node: String, epoch: Int64) throws { try database.release(shard: shard, node: node, epoch: epoch) }
+    func leases() throws -> [ShardLease] { try database.leases(from: node) }
+    func heartbeat(node: String, ttl: Duration) throws -> [String] { try database.heartbeat(node: node, ttl: ttl) }
+    func store(shard: Int, epoch: Int64) throws -> any StateStoring { try database.store(shard: shard, epoch: epoch, from: node) }
+    func enqueueCommand(_ command: ShardCommand) throws -> Bool { try database.enqueueCommand(command) }
+    func pendingCommands(shard: Int) throws -> [ShardCommand] { try database.pendingCommands(shard: shard, from: node) }
+}
+
+/// One shard's state as its leader sees it: reads go to the shard's store, every `apply` is
+/// fenced by the epoch the leader acquired.
+final class FencedStore: StateStoring, @unchecked Sendable {
+    let database: ModelledDatabase
+    let shard: Int
+    let epoch: Int64
+    let node: String?
+
+    init(database: ModelledDatabase, shard: Int, epoch: Int64, node: String?) {
+        self.database = database
+        self.shard = shard
+        self.epoch = epoch
+        self.node = node
+    }
+
+    func apply(_ changes: [StateChange]) throws { try database.commit(changes, shard: shard, epoch: epoch, from: node) }
+    func restoredState() throws -> SchedulerCore.RestoredState { try database.read(shard, from: node) { try $0.restoredState() } }
+    func instanceID() throws -> String { try database.read(shard, from: node) { try $0.instanceID() } }
+    func pendingRequests() throws -> [PendingRequest] { try database.read(shard, from: node) { try $0.pendingRequests() } }
+    func recentRuns(limit: Int) throws -> [RunRecord] { try database.read(shard, from: node) { try $0.recentRuns(limit: limit) } }
+    func recentRuns(limit: Int, before: Int64?) throws -> [RunRecord] {
+        try database.read(shard, from: node) { try $0.recentRuns(limit: limit, before: before) }
+    }
+    func lastRunPerJob() throws -> [RunRecord] { try database.read(shard, from: node) { try $0.lastRunPerJob() } }
+    func dailyCounters(days: Int?) throws -> [DailyCounter] { try database.read(shard, from: node) { try $0.dailyCounters(days: days) } }
+    func seedSpec(for identifier: String) throws -> String? { try database.read(shard, from: node) { try $0.seedSpec(for: identifier) } }
+    func records(table: String) throws -> [MachineRecord] { try database.read(shard, from: node) { try $0.records(table: table) } }
+    func close() {}
+}
