@@ -19,7 +19,7 @@ extension JobConfig {
         return JobSpec(definition: definition,
                        command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
                        firstRequest: first, widget: widget, action: action,
-                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first) },
+                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first, pathParameters: pathParameters) },
                        instanceSource: instances.map(InstanceSource.init), notifiers: notifiers)
     }
 }

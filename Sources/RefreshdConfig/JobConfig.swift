@@ -34,6 +34,8 @@ public struct JobConfig: Sendable, Hashable {
     public var parameters: [String]?
     /// A template's `instances: FILE`, read: the complete list of its instances.
     public var instances: [InstanceRecord]?
+    /// A template's parameters that `stage-playlist:`'s `library` or `folder` hold.
+    public var pathParameters: [String]
     /// Who is told of its failed runs and of its recovery (`on-failure:`, `on-recovery:`).
     public var notifiers: JobNotifiers
 
@@ -41,7 +43,8 @@ public struct JobConfig: Sendable, Hashable {
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
                 simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
                 parameters: [String]? = nil, instances: [InstanceRecord]? = nil,
-                notifiers: JobNotifiers = JobNotifiers()) {
+                notifiers: JobNotifiers = JobNotifiers(), pathParameters: [String] = []) {
+        self.pathParameters = pathParameters
         self.parameters = parameters
         self.instances = instances
         self.notifiers = notifiers

@@ -157,7 +157,7 @@ public final class Simulation: @unchecked Sendable {
                 }
             }
             var results = model.results
-            if let staging = actions.staging[id] {
+            if let staging = actions.stagingModel(id) {
                 // A modelled staging run: its days are staged if it ends in success.
                 let lines = actions.stagingStarted(order, model: staging)
                 if exit == .exited(0) { results += lines }
@@ -183,7 +183,7 @@ public final class Simulation: @unchecked Sendable {
         if executor == nil {
             host.actionBehaviour = { order, action in
                 let run = modelled(order)
-                if let staging = actions.staging[order.identifier] {
+                if let staging = actions.stagingModel(order.identifier) {
                     return SimulatedActions.behaviour(run, whenExpired: staging.expiredResult(at: order.started),
                                                       ignoresExpiration: false)
                 }
