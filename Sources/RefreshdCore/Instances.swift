@@ -441,3 +441,17 @@ public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// The most failing instances of a template (issue 23), the one ranking `/metrics`, `watch` and
+/// `stats` show: at most `top`, the most failures first, ties by key, so two readings of one
+/// state list the same instances in the same order. What is per instance stays bounded: a
+/// million users are ten names, never a million rows or series.
+public enum FailingInstances {
+    /// How many are named.
+    public static let top = 10
+
+    /// The `limit` entries with the highest counts, highest first, ties by key.
+    public static func most(_ failing: [(key: String, count: Int)], limit: Int = top) -> [(key: String, count: Int)] {
+        Array(failing.sorted { $0.count != $1.count ? $0.count > $1.count : $0.key < $1.key }.prefix(limit))
+    }
+}
