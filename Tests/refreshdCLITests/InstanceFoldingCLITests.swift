@@ -53,6 +53,12 @@ import Testing
         let bad = try CLI.run(["stats", "runs", "--state", box.state, "--instance", "test.feed.refresh"])
         #expect(bad.status != 0 && bad.stderr.contains("--instance: expected template[key]"), "\(bad.stderr)")
 
+        // status folds them too: one pending row and one last-outcome row for the template.
+        let status = try CLI.run(["status", "--state", box.state])
+        #expect(status.stdout.contains("  test.feed.refresh[*]  30 instances pending, next test.feed.refresh[bad-"), "\(status.stdout)")
+        #expect(status.stdout.contains("  test.feed.refresh[*]  30 instances: 18 success, 12 failure"))
+        #expect(status.stdout.split(separator: "\n").filter { $0.hasPrefix("  test.feed.refresh[") }.count == 2)
+
         // Not a terminal: the first screen, then events, for a second.
         let watch = try CLI.run(["watch", "--state", box.state, "--for", "1"])
         #expect(watch.status == 0, "\(watch.stderr)")
