@@ -9,7 +9,7 @@ extension JobConfig {
     /// `earliest: +0s` (the default) leaves the first request to the core (a calendar job's next
     /// slot, any other job now); `+DURATION` is that long after the load; a date is requested
     /// once; a calendar expression is its next elapse after the load.
-    public var spec: JobSpec {
+    package var spec: JobSpec {
         let first: FirstRequest = switch earliest {
         case .relative(.zero): .core
         case let .relative(duration): .after(duration)

@@ -23,7 +23,7 @@ extension StateStore {
     ///   `deleteInstance` removes it (no error if there is none).
     /// - `pruneRuns` deletes the runs that ended before the instant, except each identifier's
     ///   latest run.
-    public func apply(_ changes: [StateChange]) throws(StoreError) {
+    package func apply(_ changes: [StateChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
         try requireWritable(SQL.context)
         try connection.transaction(context: SQL.context) { () throws(StoreError) in
