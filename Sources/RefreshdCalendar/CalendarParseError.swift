@@ -3,21 +3,21 @@
 /// `column` is 1-based and counts characters (Unicode scalars) of the original expression,
 /// so a front end can print a caret under the offending character. The description reads
 /// like `column 7: expected an hour 0-23, found "25"`.
-public struct CalendarParseError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct CalendarParseError: Error, CustomStringConvertible, Sendable, Equatable {
     /// 1-based column of the first offending character.
-    public let column: Int
+    package let column: Int
     /// What the parser would have accepted at that column, e.g. `an hour 0-23`.
-    public let expected: String
+    package let expected: String
     /// The offending text, or nil when the expression ended too early.
-    public let found: String?
+    package let found: String?
 
-    public init(column: Int, expected: String, found: String?) {
+    package init(column: Int, expected: String, found: String?) {
         self.column = column
         self.expected = expected
         self.found = found
     }
 
-    public var description: String {
+    package var description: String {
         let what = found.map { "\"\($0)\"" } ?? "end of expression"
         return "column \(column): expected \(expected), found \(what)"
     }

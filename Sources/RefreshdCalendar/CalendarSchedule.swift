@@ -9,9 +9,9 @@ import Foundation
 /// a wider pattern such as `*:0/20` lands past the gap), and a time repeated by a fall-back
 /// overlap fires once, in the offset in force when the walk reaches it (normally the first).
 /// The type is a pure value: no clock reads, no I/O beyond Foundation's zone data.
-public struct CalendarSchedule: Sendable, Equatable {
+package struct CalendarSchedule: Sendable, Equatable {
     /// The expression as given.
-    public let source: String
+    package let source: String
     /// One spec for systemd expressions; two for cron lines whose day-of-month and
     /// day-of-week are both restricted (either may match).
     let specs: [CalendarSpec]
@@ -20,7 +20,7 @@ public struct CalendarSchedule: Sendable, Equatable {
 
     /// Parses `expression`; cron is recognised by shape (an `@` alias, or five fields without
     /// `:`, `.` or `~`), anything else is read as a systemd calendar event.
-    public init(parsing expression: String) throws(CalendarParseError) {
+    package init(parsing expression: String) throws(CalendarParseError) {
         source = expression
         isCron = CronParser.looksLikeCron(expression)
         specs = isCron
@@ -30,13 +30,13 @@ public struct CalendarSchedule: Sendable, Equatable {
 
     /// The systemd form `systemd-analyze calendar` prints as "Normalized form:". A cron line
     /// that needs both day rules shows its two systemd equivalents joined by " | ".
-    public var normalized: String {
+    package var normalized: String {
         specs.map(\.normalizedString).joined(separator: " | ")
     }
 
     /// The zone named by the expression's suffix (`UTC`, `Europe/Paris`), if any; it overrides
     /// the zone passed to `nextElapse(after:in:)`.
-    public var timeZone: TimeZone? {
+    package var timeZone: TimeZone? {
         guard let spec = specs.first else { return nil }
         if spec.utc { return TimeZone(identifier: "UTC") }
         return spec.zoneName.flatMap(TimeZone.init(identifier:))
@@ -47,7 +47,7 @@ public struct CalendarSchedule: Sendable, Equatable {
     ///
     /// Inside a fall-back overlap systemd can compute an elapse *before* its base (the earlier
     /// copy of the hour); such results are stepped over, so the answer is always after `base`.
-    public func nextElapse(after base: Date, in zone: TimeZone) -> Date? {
+    package func nextElapse(after base: Date, in zone: TimeZone) -> Date? {
         let effectiveZone = timeZone ?? zone
         let baseMicros = Self.microseconds(base)
         let candidates = specs.compactMap { spec in
@@ -92,7 +92,7 @@ public struct CalendarSchedule: Sendable, Equatable {
     }
 
     /// Up to `count` successive elapses after `base` (fewer if the schedule runs out).
-    public func elapses(after base: Date, in zone: TimeZone, count: Int) -> [Date] {
+    package func elapses(after base: Date, in zone: TimeZone, count: Int) -> [Date] {
         var result: [Date] = []
         var cursor = base
         while result.count < count, let next = nextElapse(after: cursor, in: zone) {

@@ -8,15 +8,15 @@ import RefreshdCore
 /// answered with `RefreshdCalendar` in a real IANA zone. The schedule's text is
 /// `EXPRESSION [ZONE]` (`*-*-* 04:00 [Europe/Paris]`): it names both, because config reload
 /// compares schedules by their text, so moving a job to another zone counts as a change.
-public enum CalendarScheduleBuilder {
+package enum CalendarScheduleBuilder {
     /// Parses `expression` and builds its schedule in `zone`; a zone suffix in the expression
     /// (`*-*-* 04:00 UTC`) wins over `zone`.
-    public static func schedule(_ expression: String, zone: TimeZone) throws(CalendarParseError) -> Schedule {
+    package static func schedule(_ expression: String, zone: TimeZone) throws(CalendarParseError) -> Schedule {
         schedule(try CalendarSchedule(parsing: expression), zone: zone)
     }
 
     /// The schedule of an already parsed expression in `zone` (or in the expression's own zone).
-    public static func schedule(_ calendar: CalendarSchedule, zone: TimeZone) -> Schedule {
+    package static func schedule(_ calendar: CalendarSchedule, zone: TimeZone) -> Schedule {
         let effective = calendar.timeZone ?? zone
         return Schedule("\(calendar.source) [\(effective.identifier)]") { instant in
             nextElapse(of: calendar, after: instant, in: effective)
@@ -25,14 +25,14 @@ public enum CalendarScheduleBuilder {
 
     /// The zone a schedule built here is evaluated in, read back from its text; nil for a
     /// schedule made elsewhere (whose text has no `[ZONE]` suffix).
-    public static func zone(of schedule: Schedule) -> TimeZone? {
+    package static func zone(of schedule: Schedule) -> TimeZone? {
         guard schedule.text.hasSuffix("]"), let open = schedule.text.lastIndex(of: "[") else { return nil }
         let name = schedule.text[schedule.text.index(after: open)..<schedule.text.index(before: schedule.text.endIndex)]
         return TimeZone(identifier: String(name))
     }
 
     /// Up to `count` successive slots of `schedule` strictly after `instant`.
-    public static func elapses(of schedule: Schedule, after instant: Instant, count: Int) -> [Instant] {
+    package static func elapses(of schedule: Schedule, after instant: Instant, count: Int) -> [Instant] {
         var result: [Instant] = []
         var cursor = instant
         while result.count < count, let next = schedule.next(after: cursor) {

@@ -4,17 +4,17 @@
 /// `Jobs/bad.yaml:4:12: allowance: expected a duration like 30s, 10m or 1h30m, found "thirty"`
 /// is enough to fix the file without reading the loader's source. Lines and columns are 1-based;
 /// columns count Unicode scalars, as libYAML does.
-public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, Comparable {
+package struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, Comparable {
     /// The job file's path as given to (or joined by) the loader.
-    public var file: String
+    package var file: String
     /// 1-based line.
-    public var line: Int
+    package var line: Int
     /// 1-based column, in Unicode scalars.
-    public var column: Int
+    package var column: Int
     /// What was found and what was expected, without the location prefix.
-    public var message: String
+    package var message: String
 
-    public init(file: String, line: Int, column: Int, message: String) {
+    package init(file: String, line: Int, column: Int, message: String) {
         self.file = file
         self.line = line
         self.column = column
@@ -24,12 +24,12 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, C
 
     /// `file:line:column: message`, the format editors and compilers use, on one line (control
     /// characters in the file name or message are shown as escapes such as `\n`).
-    public var description: String {
+    package var description: String {
         "\(EchoText.escaped(file, limit: nil)):\(line):\(column): \(EchoText.escaped(message, limit: nil))"
     }
 
     /// Orders by file, then line, then column, then message.
-    public static func < (lhs: ConfigError, rhs: ConfigError) -> Bool {
+    package static func < (lhs: ConfigError, rhs: ConfigError) -> Bool {
         (lhs.file, lhs.line, lhs.column, lhs.message) < (rhs.file, rhs.line, rhs.column, rhs.message)
     }
 }
@@ -38,16 +38,16 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible, C
 ///
 /// The loader collects every error of every file instead of stopping at the first one, so a
 /// single run of `refreshd check` shows everything there is to fix.
-public struct ConfigErrors: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ConfigErrors: Error, Sendable, Hashable, CustomStringConvertible {
     /// The errors, sorted by file, line and column.
-    public var errors: [ConfigError]
+    package var errors: [ConfigError]
 
-    public init(_ errors: [ConfigError]) {
+    package init(_ errors: [ConfigError]) {
         self.errors = errors.sorted()
     }
 
     /// One error per line.
-    public var description: String {
+    package var description: String {
         errors.map(\.description).joined(separator: "\n")
     }
 }

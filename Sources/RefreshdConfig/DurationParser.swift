@@ -4,17 +4,17 @@
 /// always 24 hours), each unit at most once and in that descending order, with non-negative
 /// integer numbers and no spaces. The grammar is strict so that a typo such as `30` (no unit) or
 /// `1m1h` (wrong order) is reported instead of being guessed at.
-public enum DurationParser {
+package enum DurationParser {
     /// The longest duration a job file may give: 100 years (36500d). Anything longer is refused
     /// in every duration setting, so the scheduler's instant arithmetic (milliseconds in an
     /// `Int64`, about 292 million years) keeps a vast margin even when durations are added up.
-    public static let maximum: Duration = .milliseconds(maximumMilliseconds)
+    package static let maximum: Duration = .milliseconds(maximumMilliseconds)
 
     /// `maximum` in milliseconds.
     static let maximumMilliseconds: Int64 = 36_500 * 86_400_000
 
     /// How `maximum` is written in messages.
-    public static let maximumText = "36500d (100 years)"
+    package static let maximumText = "36500d (100 years)"
 
 
     /// The units, largest first, with their length in milliseconds.
@@ -23,7 +23,7 @@ public enum DurationParser {
     ]
 
     /// Parses `text` (e.g. `1h30m`) into a duration of at most `maximum`, or says what is wrong with it.
-    public static func parse(_ text: String) -> Result<Duration, DurationParseError> {
+    package static func parse(_ text: String) -> Result<Duration, DurationParseError> {
         func fail(_ detail: String?) -> Result<Duration, DurationParseError> {
             .failure(DurationParseError(text: text, detail: detail))
         }
@@ -68,29 +68,29 @@ public enum DurationParser {
     }
 
     /// Parses `text`, throwing a `DurationParseError` when it is not a duration.
-    public static func duration(_ text: String) throws(DurationParseError) -> Duration {
+    package static func duration(_ text: String) throws(DurationParseError) -> Duration {
         try parse(text).get()
     }
 
     /// The canonical text of a duration, largest units first and zero parts left out:
     /// `1h30m`, `1d12h`, `2m30s500ms`, `0s`. Sub-millisecond parts are dropped.
-    public static func format(_ duration: Duration) -> String { duration.compactText }
+    package static func format(_ duration: Duration) -> String { duration.compactText }
 }
 
 /// Why a text is not a duration: what was found, what was expected, and a hint.
-public struct DurationParseError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct DurationParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text that was given.
-    public var text: String
+    package var text: String
     /// What exactly is wrong, e.g. `the unit is missing after 30: write 30s, 30m, 30h, ...`.
-    public var detail: String?
+    package var detail: String?
 
-    public init(text: String, detail: String?) {
+    package init(text: String, detail: String?) {
         self.text = text
         self.detail = detail
     }
 
     /// `expected a duration like 30s, 10m or 1h30m, found "thirty"` plus the detail, if any.
-    public var description: String {
+    package var description: String {
         let base = "expected a duration like 30s, 10m or 1h30m, found \(EchoText.quoted(text))"
         return detail.map { "\(base) (\($0))" } ?? base
     }

@@ -8,7 +8,7 @@ import RefreshdCore
 /// back), an ISO 8601 date with an offset is a fixed instant, and a calendar expression is its
 /// next elapse after the load. The loader keeps the spec rather than an instant because it has
 /// no clock: the shell resolves it with `instant(loadedAt:)`.
-public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
+package enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
     /// `+10s`: this long after the configuration is loaded.
     case relative(Duration)
     /// `2026-11-22T04:00:00+01:00`: this instant.
@@ -18,7 +18,7 @@ public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
 
     /// Canonical text: `+10s`, the instant in UTC with milliseconds (`2026-11-22T03:00:00.000Z`),
     /// or the expression with its zone (`Mon..Fri 06:00 [Europe/Paris]`).
-    public var text: String {
+    package var text: String {
         switch self {
         case .relative(let duration): "+" + DurationParser.format(duration)
         case .absolute(let instant): ISO8601.format(instant)
@@ -26,7 +26,7 @@ public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// The instant the first request may begin, given when the configuration was loaded.
     ///
@@ -34,7 +34,7 @@ public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
     /// expressions that never elapse after the load, so `loadedAt` itself comes back only if the
     /// last elapse fell between validating and seeding: then the job is due at once, as a missed
     /// slot would be.
-    public func instant(loadedAt: Instant) -> Instant {
+    package func instant(loadedAt: Instant) -> Instant {
         switch self {
         case .relative(let duration): loadedAt + duration
         case .absolute(let instant): instant
@@ -43,7 +43,7 @@ public enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The calendar schedule, if the spec is one.
-    public var schedule: Schedule? {
+    package var schedule: Schedule? {
         if case .calendar(let schedule) = self { schedule } else { nil }
     }
 

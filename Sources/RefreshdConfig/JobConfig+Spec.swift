@@ -9,7 +9,7 @@ extension JobConfig {
     /// `earliest: +0s` (the default) leaves the first request to the core (a calendar job's next
     /// slot, any other job now); `+DURATION` is that long after the load; a date is requested
     /// once; a calendar expression is its next elapse after the load.
-    public var spec: JobSpec {
+    package var spec: JobSpec {
         let first: FirstRequest = switch earliest {
         case .relative(.zero): .core
         case let .relative(duration): .after(duration)
@@ -19,7 +19,7 @@ extension JobConfig {
         return JobSpec(definition: definition,
                        command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
                        firstRequest: first, widget: widget, action: action,
-                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first) },
+                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first, pathParameters: pathParameters) },
                        instanceSource: instances.map(InstanceSource.init), notifiers: notifiers)
     }
 }

@@ -7,41 +7,44 @@ import RefreshdRuntime
 /// Produced only by `JobDirectory.load` and `JobDirectory.parse`, after every setting has been
 /// checked, so a `JobConfig` can be trusted: its command exists and is executable, its durations
 /// are positive where they must be, and its kind's requirements are consistent.
-public struct JobConfig: Sendable, Hashable {
+package struct JobConfig: Sendable, Hashable {
     /// The identifier, kind, namespace, allowance, grace, resubmit and retry rules.
-    public var definition: TaskDefinition
+    package var definition: TaskDefinition
     /// The argument vector; `command[0]` is resolved to an absolute (or project-relative) path.
-    public var command: [String]
+    package var command: [String]
     /// Extra environment variables for the command, on top of the daemon's own.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// When the first request after loading may begin.
-    public var earliest: EarliestSpec
+    package var earliest: EarliestSpec
     /// The job file's path, as given to the loader or joined from the directory and the file name.
-    public var file: String
+    package var file: String
     /// The line of the `identifier:` setting (1-based), for messages that point at the job.
-    public var line: Int
+    package var line: Int
     /// The job folder's parent: relative commands resolve against it and it is the working directory.
-    public var projectRoot: String
+    package var projectRoot: String
     /// How the job behaves in `refreshd simulate` and scenario tests (its `simulate:` block);
     /// nil without one (a quick success). `refreshd run` ignores it.
-    public var simulate: JobModel?
+    package var simulate: JobModel?
     /// For `kind: timeline`: the widget it provides timelines for.
-    public var widget: WidgetSpec?
+    package var widget: WidgetSpec?
     /// A built-in action run instead of a command (`action: stage-playlist`); `command` is then empty.
-    public var action: ActionSpec?
+    package var action: ActionSpec?
     /// For a template (`template: true`): its parameter names, in the file's order. Only its
     /// instances run; `{name}` in its arguments and environment values are theirs.
-    public var parameters: [String]?
+    package var parameters: [String]?
     /// A template's `instances: FILE`, read: the complete list of its instances.
-    public var instances: [InstanceRecord]?
+    package var instances: [InstanceRecord]?
+    /// A template's parameters that `stage-playlist:`'s `library` or `folder` hold.
+    package var pathParameters: [String]
     /// Who is told of its failed runs and of its recovery (`on-failure:`, `on-recovery:`).
-    public var notifiers: JobNotifiers
+    package var notifiers: JobNotifiers
 
-    public init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
+    package init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
                 simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
                 parameters: [String]? = nil, instances: [InstanceRecord]? = nil,
-                notifiers: JobNotifiers = JobNotifiers()) {
+                notifiers: JobNotifiers = JobNotifiers(), pathParameters: [String] = []) {
+        self.pathParameters = pathParameters
         self.parameters = parameters
         self.instances = instances
         self.notifiers = notifiers
@@ -58,7 +61,7 @@ public struct JobConfig: Sendable, Hashable {
     }
 
     /// The job's identifier (shorthand for `definition.identifier`).
-    public var identifier: String { definition.identifier }
+    package var identifier: String { definition.identifier }
 }
 
 /// What the checks across job files need of one job: read as soon as its identifier is, even

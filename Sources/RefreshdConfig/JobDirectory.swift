@@ -8,7 +8,7 @@ import RefreshdCore
 /// other errors); all problems of all files come back together, sorted by file and line, so
 /// one `refreshd check` shows everything there is to fix. Nothing is returned unless
 /// everything is valid: a half-loaded configuration would silently drop jobs.
-public struct JobDirectory {
+package struct JobDirectory {
     /// Loads `*.yaml` and `*.yml` in `directory` (not recursive), in file-name order.
     ///
     /// - Parameters:
@@ -19,7 +19,7 @@ public struct JobDirectory {
     ///   - limits: the pending-request limits per namespace that the job set must fit in.
     ///   - now: the load instant; calendar expressions that never elapse after it are refused.
     ///   - timeZone: the zone of calendar expressions in jobs without `timezone:` (the machine's).
-    public static func load(
+    package static func load(
         _ directory: String,
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration(),
@@ -47,7 +47,7 @@ public struct JobDirectory {
     /// against the other job files of its folder, as if it were the file just added (it is the
     /// one refused in a clash). Errors of the other files are not reported; the result holds
     /// only this file's job. The project root is the file's folder's parent.
-    public static func load(
+    package static func load(
         file path: String,
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration(),
@@ -107,7 +107,7 @@ public struct JobDirectory {
     /// Parses a single job file's text. `file` is used in messages and in `JobConfig.file`;
     /// `projectRoot` is where relative commands resolve; `now` and `timeZone` are as for `load`.
     /// No cross-file checks are made.
-    public static func parse(
+    package static func parse(
         yaml: String, file: String, projectRoot: String,
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),

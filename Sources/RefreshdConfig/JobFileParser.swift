@@ -93,7 +93,7 @@ struct JobFileParser {
         settings.resolveAction(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
         settings.template.check(kindLocation: settings.kindLocation, isTimeline: settings.isTimeline,
-                                actionLocation: settings.actionLocation, mappingLocation: mappingLocation,
+                                stageNode: settings.stageNode?.value, mappingLocation: mappingLocation,
                                 source: source, &sink)
         settings.template.readSource(identifier: settings.identifier?.value, jobFile: file, &sink)
         if let model = settings.simulate, model.instances != nil || model.failing > 0, !settings.template.isTemplate {

@@ -331,7 +331,8 @@ struct JobSettings {
     mutating func resolveAction(_ sink: inout ErrorSink) {
         guard actionIsValid, let stageNode else { return }
         let reader = ValueReader(key: ActionSpec.stagePlaylistName, node: stageNode.value)
-        action = StageBlock.read(reader, projectRoot: projectRoot, zone: timeZone ?? defaultTimeZone, &sink).map(StageBlock.action)
+        action = StageBlock.read(reader, projectRoot: projectRoot, zone: timeZone ?? defaultTimeZone,
+                                 template: template.isTemplate, &sink).map(StageBlock.action)
     }
 
     /// Reads `widget:` once `provider:` is known (any order in the file).
@@ -369,7 +370,7 @@ struct JobSettings {
                          earliest: earliest, file: file, line: identifier.location.line,
                          projectRoot: projectRoot, simulate: simulate, widget: widget, action: action,
                          parameters: template.isTemplate ? template.parameters : nil, instances: template.source,
-                         notifiers: notifiers)
+                         notifiers: notifiers, pathParameters: template.pathParameters)
     }
 
     /// The namespace without `namespace:`: the identifier's app prefix, except for a template,

@@ -8,7 +8,7 @@ import RefreshdCore
 /// They are read like job files (the same YAML composer and hostile-input limits, every error at
 /// `file:line:column`, unknown keys with a suggestion), and their jobs are checked exactly as
 /// `refreshd check` checks a job folder.
-public enum ScenarioFile {
+package enum ScenarioFile {
     /// Reads and checks the scenario file at `path`.
     ///
     /// - Parameters:
@@ -16,7 +16,7 @@ public enum ScenarioFile {
     ///   - timeZone: the scenario's zone (an IANA name) when the file has no `timezone:`.
     ///   - searchPath: where bare command names are looked up (as for `JobDirectory.load`).
     ///   - limits: the pending-request limits per namespace the jobs must fit in.
-    public static func load(
+    package static func load(
         path: String,
         defaultStart: Instant,
         timeZone: String = "UTC",
@@ -34,7 +34,7 @@ public enum ScenarioFile {
     }
 
     /// `load(path:defaultStart:timeZone:...)` with the default zone as a `TimeZone` (by its identifier).
-    public static func load(
+    package static func load(
         path: String,
         defaultStart: Instant,
         timeZone: TimeZone,
@@ -46,7 +46,7 @@ public enum ScenarioFile {
 
     /// Checks a scenario file's text. `file` is used in messages, for the default name, and as
     /// the place relative `jobs:` folders and inline jobs' relative commands are resolved from.
-    public static func parse(
+    package static func parse(
         yaml: String,
         file: String,
         defaultStart: Instant,
@@ -60,7 +60,7 @@ public enum ScenarioFile {
 
     /// The start of a scenario without `start:`: `now` rounded up to the next midnight UTC
     /// (`now` itself if it is midnight).
-    public static func defaultStart(now: Instant) -> Instant {
+    package static func defaultStart(now: Instant) -> Instant {
         let day: Int64 = 86_400_000
         let remainder = ((now.milliseconds % day) + day) % day
         return remainder == 0 ? now : Instant(milliseconds: now.milliseconds - remainder + day)

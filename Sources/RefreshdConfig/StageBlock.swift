@@ -39,13 +39,21 @@ enum StageBlock {
 
     /// The options, or nil with every problem in `sink`. `projectRoot` resolves a relative
     /// library; `zone` is the job's zone, the default of `timezone`.
-    static func read(_ reader: ValueReader, projectRoot: String, zone: TimeZone, _ sink: inout ErrorSink) -> StageOptions? {
+    static func read(_ reader: ValueReader, projectRoot: String, zone: TimeZone, template: Bool = false,
+                     _ sink: inout ErrorSink) -> StageOptions? {
         let before = sink.errors.count
         guard let fields = MappingFields(reader, known: keys, example: example, &sink) else { return nil }
         let library = fields.required("library", &sink).flatMap { libraryPath($0, projectRoot: projectRoot, &sink) }
         let switchTimes = fields.required("switch-times", &sink).flatMap { self.switchTimes($0, &sink) }
         let families = fields.required("families", &sink).flatMap { self.families($0, &sink) }
-        let widget = fields.required("widget", &sink).flatMap { WidgetBlock.widgetKind($0, &sink) }
+        let widget = fields.required("widget", &sink).flatMap { value -> String? in
+            if template, let text = value.node.scalarText, Placeholders.mayHavePlaceholders(text) {
+                sink.add(at: value.node.location, "\(value.key): a template's instances reload one widget kind; a kind per "
+                    + "instance needs a timeline template, which refreshd does not have yet; expected a kind like wallpaper")
+                return nil
+            }
+            return WidgetBlock.widgetKind(value, &sink)
+        }
         let zone = fields.optional("timezone").map { $0.timeZone(&sink) } ?? zone
         guard let library, let switchTimes, let families, let widget, let zone else { return nil }
 

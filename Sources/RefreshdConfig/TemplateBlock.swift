@@ -6,9 +6,11 @@ import RefreshdCore
 ///
 /// Placeholders are allowed in the command's arguments (not in the program, `command[0]`: it is
 /// resolved and checked when the file is read, and a per-instance program would let a key
-/// choose what runs) and in environment values. A template cannot be a timeline or run a
-/// built-in action yet (widget kinds and `stage-playlist:` paths per instance are left for a
-/// later round); it says so where `kind:` or `action:` is.
+/// choose what runs), in environment values, and in `stage-playlist:`'s `library` and `folder`
+/// (each instance stages from and into its own folder; the parameters used there are the
+/// template's `pathParameters`, whose values the core holds to `InstanceName.pathValueProblem`).
+/// A template cannot be a timeline yet, nor name a per-instance widget kind; it says so where
+/// `kind:` or `widget:` is.
 struct TemplateSettings {
     var isTemplate = false
     var templateLocation: Location?
@@ -19,6 +21,11 @@ struct TemplateSettings {
     /// `instances: FILE`: the list of the template's instances (see `InstanceSourceFile`).
     var instancesNode: (keyNode: YAMLNode, value: YAMLNode)?
     var source: [InstanceRecord]?
+    /// The parameters `stage-playlist:`'s paths hold (set by `check`).
+    var pathParameters: [String] = []
+
+    /// The longest folder name a file system takes (NAME_MAX).
+    static let maximumFolderBytes = 255
 
     /// Reads `instances: FILE` (relative to the job file's folder) once the template is known.
     mutating func readSource(identifier: String?, jobFile: String, _ sink: inout ErrorSink) {
@@ -79,8 +86,8 @@ struct TemplateSettings {
 
     /// Rules across settings: a template needs parameters, parameters need a template, a
     /// template is a command job, and every placeholder names a parameter.
-    func check(kindLocation: Location?, isTimeline: Bool, actionLocation: Location?, mappingLocation: Location,
-               source: SourceText, _ sink: inout ErrorSink) {
+    mutating func check(kindLocation: Location?, isTimeline: Bool, stageNode: YAMLNode?, mappingLocation: Location,
+                        source: SourceText, _ sink: inout ErrorSink) {
         if isTemplate {
             if parameters == nil, parametersKeyLocation == nil, !sink.suggestedKeys.contains("parameters") {
                 sink.add(at: templateLocation ?? mappingLocation, "template: true needs parameters: "
@@ -89,9 +96,6 @@ struct TemplateSettings {
             if isTimeline {
                 sink.add(at: kindLocation ?? mappingLocation, "kind: timeline cannot be a template yet; "
                     + "expected kind: app-refresh or processing with template: true")
-            }
-            if let actionLocation {
-                sink.add(at: actionLocation, "action: cannot be used in a template yet; expected command: with {placeholders}")
             }
         } else if let parametersKeyLocation, !sink.suggestedKeys.contains("template") {
             sink.add(at: parametersKeyLocation, "parameters: applies only to a template; expected template: true beside it, or no parameters:")
@@ -117,6 +121,31 @@ struct TemplateSettings {
                 guard let name = keyNode.scalarText, let value = valueNode.scalarText else { continue }
                 Self.checkPlaceholders(value, node: valueNode, what: "environment.\(name)", known: known, source: source, &sink)
             }
+        }
+        if case .mapping(let pairs, _)? = stageNode {
+            var used: Set<String> = []
+            for (keyNode, valueNode) in pairs {
+                guard let name = keyNode.scalarText, ["library", "folder"].contains(name), let value = valueNode.scalarText,
+                      Placeholders.mayHavePlaceholders(value) else { continue }
+                let what = "\(ActionSpec.stagePlaylistName).\(name)"
+                let before = sink.errors.count
+                Self.checkPlaceholders(value, node: valueNode, what: what, known: known, source: source, &sink)
+                guard sink.errors.count == before, case let .success(pieces) = Placeholders.parse(value) else { continue }
+                var longest = 0
+                for piece in pieces {
+                    switch piece {
+                    case let .text(text): longest += text.utf8.count
+                    case let .placeholder(parameter):
+                        used.insert(parameter)
+                        longest += InstanceName.maximumKeyBytes
+                    }
+                }
+                if name == "folder", longest > Self.maximumFolderBytes {
+                    sink.add(at: valueNode.location, "\(what): with 128-byte values the folder name could be \(longest) bytes; "
+                        + "expected at most \(Self.maximumFolderBytes) (shorten the text around the placeholders)")
+                }
+            }
+            pathParameters = known.filter(used.contains)
         }
     }
 

@@ -1,16 +1,31 @@
+import Foundation
+
 /// Templates and their instances (issue 23): one job file (`template: true`, `parameters:`),
 /// many instances `identifier[key]`, each with its parameter values and its own request, retry
 /// streak and history, sharing the template's definition.
 
 /// What a template adds to a job: its parameter names, in the order the job file lists them,
-/// and how an instance's first request is made (the job's `earliest:`).
+/// how an instance's first request is made (the job's `earliest:`), and which parameters are
+/// filled into file system paths (`stage-playlist`'s `library` and `folder`).
 public struct TemplateSpec: Sendable, Hashable {
     public var parameters: [String]
     public var firstRequest: FirstRequest
+    /// The parameters a path holds: their values must keep the path inside its folder
+    /// (`InstanceName.pathValueProblem`), checked when an instance is added and at each launch.
+    public var pathParameters: [String]
 
-    public init(parameters: [String], firstRequest: FirstRequest = .core) {
+    public init(parameters: [String], firstRequest: FirstRequest = .core, pathParameters: [String] = []) {
         self.parameters = parameters
         self.firstRequest = firstRequest
+        self.pathParameters = pathParameters
+    }
+
+    /// Why these values (by parameter name) cannot be filled into this template's paths, or nil.
+    public func pathProblem(_ values: [String: String]) -> String? {
+        for name in pathParameters {
+            if let value = values[name], let problem = InstanceName.pathValueProblem(value) { return "\(name): " + problem }
+        }
+        return nil
     }
 }
 
@@ -96,6 +111,18 @@ public enum InstanceName {
     public static func isValidKey(_ key: String) -> Bool {
         let utf8 = key.utf8
         return utf8.count >= 1 && utf8.count <= maximumKeyBytes && utf8.allSatisfy(isKeyByte)
+    }
+
+    /// Why `value` cannot be filled into a path, or nil. A value is already a valid key (1-128
+    /// bytes of `[A-Za-z0-9._@-]`: no `/`, no NUL, nothing to escape), so the one way it could
+    /// make a path segment `.` or `..` (leaving its folder) or a hidden name is a leading `.`:
+    /// such a value is refused, not escaped (an escaped name would be a second spelling of a
+    /// user's folder). A segment holding a placeholder then always holds a byte other than `.`.
+    public static func pathValueProblem(_ value: String) -> String? {
+        guard value.utf8.first == UInt8(ascii: ".") else { return nil }
+        return "the value \(EchoText.quoted(value, limit: 80)) begins with '.'; a value filled into a path (stage-playlist "
+            + "library or folder) may not ('.', '..' and hidden names would leave or hide in its folder); expected "
+            + "\(keyExpectation), not beginning with '.'"
     }
 
     static func isKeyByte(_ b: UInt8) -> Bool {
@@ -235,10 +262,40 @@ extension JobSpec {
     }
 
     /// What a run of an instance with these values executes: the command with its placeholders
-    /// filled (see `CommandJob.filled`).
+    /// filled (see `CommandJob.filled`), and its built-in action's options (`ActionSpec.filled`).
     public func filled(_ values: [String: String]) -> JobSpec {
         var spec = self
         spec.command = command.filled(values)
+        spec.action = action?.filled(values)
+        return spec
+    }
+}
+
+extension ActionSpec {
+    /// The action of an instance (issue 23): every placeholder in its options filled with the
+    /// instance's values. The fingerprint (`key=value` lines) is filled as text; a JSON payload
+    /// is filled string by string (its own braces are JSON's, not placeholders), any other
+    /// payload as text. The configuration allows placeholders only where a value fits (a
+    /// `stage-playlist` path); the core has checked those values (`TemplateSpec.pathProblem`).
+    public func filled(_ values: [String: String]) -> ActionSpec {
+        var spec = self
+        spec.fingerprint = Placeholders.fill(fingerprint, values)
+        if let data = payload.data(using: .utf8), payload.utf8.first == UInt8(ascii: "{"),
+           let object = try? JSONSerialization.jsonObject(with: data) {
+            func fill(_ value: Any) -> Any {
+                switch value {
+                case let text as String: Placeholders.fill(text, values)
+                case let list as [Any]: list.map(fill)
+                case let members as [String: Any]: members.mapValues(fill)
+                default: value
+                }
+            }
+            if let encoded = try? JSONSerialization.data(withJSONObject: fill(object), options: [.sortedKeys, .withoutEscapingSlashes]) {
+                spec.payload = String(decoding: encoded, as: UTF8.self)
+            }
+        } else {
+            spec.payload = Placeholders.fill(payload, values)
+        }
         return spec
     }
 }
@@ -391,5 +448,19 @@ public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
         case let .refused(error): "instance refused: \(error)"
         case let .ignoredLine(owner, reason): "\(owner): instances line ignored: \(reason)"
         }
+    }
+}
+
+/// The most failing instances of a template (issue 23), the one ranking `/metrics`, `watch` and
+/// `stats` show: at most `top`, the most failures first, ties by key, so two readings of one
+/// state list the same instances in the same order. What is per instance stays bounded: a
+/// million users are ten names, never a million rows or series.
+public enum FailingInstances {
+    /// How many are named.
+    public static let top = 10
+
+    /// The `limit` entries with the highest counts, highest first, ties by key.
+    public static func most(_ failing: [(key: String, count: Int)], limit: Int = top) -> [(key: String, count: Int)] {
+        Array(failing.sorted { $0.count != $1.count ? $0.count > $1.count : $0.key < $1.key }.prefix(limit))
     }
 }

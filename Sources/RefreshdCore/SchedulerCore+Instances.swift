@@ -142,8 +142,8 @@ extension SchedulerCore {
         // Checked without building the one-parameter values (a dictionary an add) unless a store
         // or the log wants the record.
         let several = template.spec.parameters.count > 1
-        let record = several ? try Self.checked(record, parameters: template.spec.parameters)
-            : try Self.checkedSingle(record, parameters: template.spec.parameters)
+        let record = several ? try Self.checked(record, of: template.spec)
+            : try Self.checkedSingle(record, template: template.spec)
         let existing = definitions.table.slot(template: record.template, key: record.key)
         if let slot = existing, instances.template(at: slot) == index {
             let updated = several && instances.values[slot] != record.values
@@ -240,9 +240,10 @@ extension SchedulerCore {
 
     /// `checked` for a template of one parameter, leaving the values as given (`withSingleValue`
     /// fills them): the same refusals, no dictionary built.
-    static func checkedSingle(_ record: InstanceRecord, parameters: [String]) throws(InstanceError) -> InstanceRecord {
-        guard parameters.count == 1, record.values.isEmpty, InstanceName.isValidKey(record.key) else {
-            return try checked(record, parameters: parameters)
+    static func checkedSingle(_ record: InstanceRecord, template: TemplateSpec) throws(InstanceError) -> InstanceRecord {
+        guard template.parameters.count == 1, record.values.isEmpty, InstanceName.isValidKey(record.key),
+              template.pathParameters.isEmpty || record.key.utf8.first != UInt8(ascii: ".") else {
+            return try checked(record, of: template)
         }
         return record
     }
@@ -256,7 +257,15 @@ extension SchedulerCore {
     }
 
     /// The checked record: a valid key, and values naming exactly the parameters (one
-    /// parameter: its value is the key, given or not).
+    /// parameter: its value is the key, given or not), each fit for the paths it is filled into.
+    static func checked(_ record: InstanceRecord, of template: TemplateSpec) throws(InstanceError) -> InstanceRecord {
+        let record = try checked(record, parameters: template.parameters)
+        if let problem = template.pathProblem(record.values) {
+            throw .badValues(template: record.template, key: record.key, problem: problem)
+        }
+        return record
+    }
+
     static func checked(_ record: InstanceRecord, parameters: [String]) throws(InstanceError) -> InstanceRecord {
         if let problem = InstanceName.keyProblem(record.key) {
             throw .badKey(template: record.template, key: record.key, problem: problem)

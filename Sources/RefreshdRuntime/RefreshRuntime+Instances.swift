@@ -151,6 +151,16 @@ extension RefreshRuntime {
         kick()
     }
 
+    /// Under `lock`: why a run of this instance cannot start, or nil. Values are checked when
+    /// an instance is added; one kept from before its template put a parameter in a path
+    /// (`TemplateSpec.pathParameters`) is checked here, and its run fails to start saying why,
+    /// on both hosts alike: its path is never made.
+    func instanceRefusal(_ identifier: String) -> String? {
+        guard let record = machines.scheduler.instance(identifier), let template = jobs[record.template]?.template,
+              let problem = template.pathProblem(record.values) else { return nil }
+        return problem
+    }
+
     /// Under `lock`: what a run of an instance executes, its template's code with the
     /// instance's values (a job file's spec filled and bound, or the library's handler, a
     /// command's placeholders filled). Nil for an identifier that is no instance.

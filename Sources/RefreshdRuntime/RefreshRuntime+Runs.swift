@@ -5,7 +5,15 @@ extension RefreshRuntime {
     func launch(_ order: LaunchOrder, on host: any RuntimeHost) {
         // The registry holds the code; the machine decides whether it can start (no handler, a
         // command with nothing to run: a failed start, the run's end, one event).
-        let handler = lock.withLock { handlers[order.identifier] ?? instanceHandler(order.identifier) }
+        let (handler, refusal): (TaskHandler?, String?) = lock.withLock {
+            if let handler = handlers[order.identifier] { return (handler, nil) }
+            if let refusal = instanceRefusal(order.identifier) { return (nil, refusal) }
+            return (instanceHandler(order.identifier), nil)
+        }
+        if let refusal {
+            feedMachine { machine, now, effects in machine.startFailed(order.runID, reason: refusal, at: now, into: &effects) }
+            return
+        }
         guard let handler, RuntimeMachine.starts(handler.launchTarget) else {
             feedMachine { machine, now, effects in _ = machine.launching(order, handler?.launchTarget, at: now, into: &effects) }
             return

@@ -7,7 +7,7 @@ extension ActivityModel {
     /// The live lines of the `run`-th run starting at `start` and lasting `duration`, at their
     /// offsets from the start; updates after `silentAfter` (a job that stops updating) and the
     /// end line are left out when it is set.
-    public func lines(run: Int, start: Instant, duration: Duration, silentAfter: Duration? = nil) -> [(offset: Duration, line: String)] {
+    package func lines(run: Int, start: Instant, duration: Duration, silentAfter: Duration? = nil) -> [(offset: Duration, line: String)] {
         let id = Self.substitutingRun(self.id, run)
         func progressAt(_ offset: Duration) -> String {
             let total = Double(max(1, duration.wholeMilliseconds))

@@ -4,14 +4,14 @@ import RefreshdCore
 /// Random fault plans for exploration: a seed picks a handful of faults at random instants
 /// (and random runs of random jobs), as deterministic-simulation testing of databases does. The
 /// same seed always gives the same plan, so a failure is reproduced by its seed alone.
-public enum FaultPlan {
+package enum FaultPlan {
     /// Between one and `maximum` faults spread over `days` days from the start.
     ///
     /// With `widgetJobs` (timeline jobs) the plan may also garble or expire a provider run,
     /// empty every reload budget for a span, tap a widget's button in a burst (intents), or put
     /// the device in Low Power Mode for a span; with `activityJobs` (jobs whose model drives a live
     /// activity) a run may fall silent. Without them a seed draws the plan it always drew.
-    public static func random(seed: UInt64, days: Int, jobs: [String], widgetJobs: [String] = [],
+    package static func random(seed: UInt64, days: Int, jobs: [String], widgetJobs: [String] = [],
                               activityJobs: [String] = [], maximum: Int = 5) -> [Fault] {
         let random = SeededRandom(seed: seed)
         let span = Int64(max(1, days)) * 86_400_000
@@ -57,7 +57,7 @@ public enum FaultPlan {
     }
 
     /// One line per fault, for the start of an exploration's output.
-    public static func describe(_ faults: [Fault], start: Instant) -> String {
+    package static func describe(_ faults: [Fault], start: Instant) -> String {
         faults.map { fault in
             switch fault {
             case let .down(span): "down at \(span.start.instant(start: start)) for \(formatDuration(span.duration))"

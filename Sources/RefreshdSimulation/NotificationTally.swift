@@ -5,21 +5,21 @@ import RefreshdRuntime
 
 /// What the failure notifications came to in a simulation (issue 25): counted from the
 /// runtime's observations, so kills and restarts (which restore held notifications) count once.
-public struct NotificationFigures: Codable, Sendable, Equatable {
+package struct NotificationFigures: Codable, Sendable, Equatable {
     /// Failure notifications written (one per failed run of a job with `on-failure:`).
-    public var failure = 0
+    package var failure = 0
     /// Recovery notifications written.
-    public var recovery = 0
-    public var delivered = 0
+    package var recovery = 0
+    package var delivered = 0
     /// Attempts that failed and were tried again.
-    public var retries = 0
-    public var givenUp = 0
+    package var retries = 0
+    package var givenUp = 0
     /// Dropped unsent (more than `NotificationMachine.maxHeld` waiting).
-    public var dropped = 0
+    package var dropped = 0
     /// Still waiting at the simulation's end.
-    public var held = 0
+    package var held = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// Counts notification observations by id, behind a lock (observers run on any thread).

@@ -10,13 +10,13 @@ import Foundation
 /// than on one core in one process, against 2.0x as two processes. `run(count:base:plan:)`
 /// has each worker build its base scenario once (a parse of the job files) and its plans from
 /// that, so nothing a simulation touches is shared with another thread.
-public enum ParallelRuns {
+package enum ParallelRuns {
     /// - Parameter keepRuns: keep every run in the reports; false keeps the figures, faults and
     ///   violations only, so a thousand explored plans do not hold millions of runs in memory.
     ///
     /// The scenarios are shared by the threads (see the type's note); prefer
     /// `run(count:keepRuns:base:plan:)` when the scenarios can be rebuilt per worker.
-    public static func run(_ scenarios: [Scenario], keepRuns: Bool = true) -> [SimulationReport] {
+    package static func run(_ scenarios: [Scenario], keepRuns: Bool = true) -> [SimulationReport] {
         run(count: scenarios.count, keepRuns: keepRuns, base: { scenarios }, plan: { $0[$1] })
     }
 
@@ -27,7 +27,7 @@ public enum ParallelRuns {
     ///
     /// - Parameter progress: called after each simulation ends with how many have ended and
     ///   that one's report, one call at a time (from whichever worker ran it), for a progress line.
-    public static func run<Base>(count: Int, keepRuns: Bool = true,
+    package static func run<Base>(count: Int, keepRuns: Bool = true,
                                  base: @Sendable () -> Base,
                                  plan: @Sendable (Base, Int) -> Scenario,
                                  progress: (@Sendable (_ ended: Int, _ report: SimulationReport) -> Void)? = nil)
@@ -39,7 +39,7 @@ public enum ParallelRuns {
     /// and its report, in the worker that ran it: a report holds every day's figures and the
     /// widget and activity lanes (about 128 KB for 30 days of `Jobs/`), which a thousand
     /// explored plans need not keep once their result is read.
-    public static func run<Base, Summary>(count: Int, keepRuns: Bool = true,
+    package static func run<Base, Summary>(count: Int, keepRuns: Bool = true,
                                           base: @Sendable () -> Base,
                                           plan: @Sendable (Base, Int) -> Scenario,
                                           progress: (@Sendable (_ ended: Int, _ report: SimulationReport) -> Void)? = nil,

@@ -5,66 +5,66 @@ import RefreshdRuntime
 /// A simulation to run: jobs, the device, faults, how long, from when, with which seed, and
 /// what to expect. `refreshd simulate` builds one from a jobs folder; `refreshd test` from a
 /// scenario file's `ScenarioConfig` (`init(_:)`), plus how to run it (real commands, hooks).
-public struct Scenario: Sendable, Hashable {
+package struct Scenario: Sendable, Hashable {
     /// The job as the runtime runs it, with its simulation model.
-    public struct Job: Sendable, Hashable {
-        public var spec: JobSpec
-        public var model: JobModel
+    package struct Job: Sendable, Hashable {
+        package var spec: JobSpec
+        package var model: JobModel
 
-        public init(spec: JobSpec, model: JobModel = .quickSuccess) {
+        package init(spec: JobSpec, model: JobModel = .quickSuccess) {
             self.spec = spec
             self.model = model
         }
 
         /// A job file's job: its spec (`JobConfig.spec`) and its `simulate:` block (a quick
         /// success without one).
-        public init(_ job: JobConfig) {
+        package init(_ job: JobConfig) {
             self.init(spec: job.spec, model: job.simulate ?? .quickSuccess)
         }
     }
 
-    public var name: String
-    public var jobs: [Job]
-    public var device: DeviceModel
-    public var faults: [Fault]
-    public var expectations: [Expectation]
+    package var name: String
+    package var jobs: [Job]
+    package var device: DeviceModel
+    package var faults: [Fault]
+    package var expectations: [Expectation]
     /// The first simulated instant.
-    public var start: Instant
-    public var days: Int
-    public var seed: UInt64
+    package var start: Instant
+    package var days: Int
+    package var seed: UInt64
     /// The zone calendars and daily windows are read in (IANA name), for the report's days.
-    public var timeZone: String
+    package var timeZone: String
     /// Concurrent runs, as `refreshd run --max-concurrent`.
-    public var maxConcurrentRuns: Int
+    package var maxConcurrentRuns: Int
     /// Bugs put in on purpose, to show that the invariants and exploration catch them.
-    public var hooks = Hooks()
+    package var hooks = Hooks()
     /// Several nodes over one modelled database (issue 24); nil: one machine.
-    public var cluster: ClusterModel?
+    package var cluster: ClusterModel?
     /// The shared container the runtime is configured with (`REFRESH_SHARED_CONTAINER`): by
     /// default the modelled one (publications kept by the simulated host, never written); with
     /// real commands (`simulate --exec`), a real directory where they write. Nil: none is
     /// configured, and every publication fails as it does in the daemon (the runtime's decision).
-    public var sharedContainer: String? = Scenario.modelledContainer
+    package var sharedContainer: String? = Scenario.modelledContainer
     /// The path the modelled container goes by. Under /dev/null, so that nothing can ever be
     /// made there: code that tried to write into it for real (a built-in action's body) fails
     /// instead of touching the machine.
-    public static let modelledContainer = "/dev/null/refreshd-simulated-container"
+    package static let modelledContainer = "/dev/null/refreshd-simulated-container"
     /// The code of built-in actions the runtime runs: with real commands (`simulate --exec`) the
     /// real ones (the command line binds the staging actions); otherwise they are modelled and
     /// need none.
-    public var actions: ActionBinding = .none
+    package var actions: ActionBinding = .none
 
     /// Test-only defects the simulation can inject into refreshd itself.
-    public struct Hooks: Sendable, Hashable {
+    package struct Hooks: Sendable, Hashable {
         /// A restore that forgets one pending request after a kill -9 (a lost commit).
-        public var losePendingAfterKill = false
+        package var losePendingAfterKill = false
 
-        public init(losePendingAfterKill: Bool = false) {
+        package init(losePendingAfterKill: Bool = false) {
             self.losePendingAfterKill = losePendingAfterKill
         }
     }
 
-    public init(name: String, jobs: [Job], device: DeviceModel = DeviceModel(), faults: [Fault] = [],
+    package init(name: String, jobs: [Job], device: DeviceModel = DeviceModel(), faults: [Fault] = [],
                 expectations: [Expectation] = [], start: Instant, days: Int = 7, seed: UInt64 = 1,
                 timeZone: String = "UTC", maxConcurrentRuns: Int = 4) {
         self.name = name
@@ -80,7 +80,7 @@ public struct Scenario: Sendable, Hashable {
     }
 
     /// The scenario a scenario file describes (its jobs as `Job(_:)` makes them).
-    public init(_ config: ScenarioConfig) {
+    package init(_ config: ScenarioConfig) {
         self.init(name: config.name, jobs: config.jobs.map(Job.init),
                   device: config.device, faults: config.faults, expectations: config.expectations, start: config.start,
                   days: config.days, seed: config.seed, timeZone: config.timeZone, maxConcurrentRuns: config.maxConcurrentRuns)

@@ -5,20 +5,20 @@ import RefreshdCore
 /// Deterministic randomness for simulations: every draw is a pure function of the seed and
 /// what it is for (a job, a run number, a slot), so a simulation repeats byte for byte and one
 /// job's draws do not shift when another job is added.
-public struct SeededRandom: Sendable, Hashable {
-    public let seed: UInt64
+package struct SeededRandom: Sendable, Hashable {
+    package let seed: UInt64
 
-    public init(seed: UInt64) { self.seed = seed }
+    package init(seed: UInt64) { self.seed = seed }
 
     /// A 64-bit value for (purpose, key, n).
-    public func bits(_ purpose: String, _ key: String, _ n: Int64 = 0) -> UInt64 {
+    package func bits(_ purpose: String, _ key: String, _ n: Int64 = 0) -> UInt64 {
         var h = SchedulerCore.stableHash(purpose) ^ seed
         h = Self.mix(h ^ SchedulerCore.stableHash(key))
         return Self.mix(h ^ UInt64(bitPattern: n))
     }
 
     /// Uniform in [0, 1).
-    public func unit(_ purpose: String, _ key: String, _ n: Int64 = 0) -> Double {
+    package func unit(_ purpose: String, _ key: String, _ n: Int64 = 0) -> Double {
         Double(bits(purpose, key, n) >> 11) / Double(1 << 53)
     }
 

@@ -67,6 +67,14 @@ struct SimulatedActions: Sendable {
             whenExpired: whenExpired, ignoresExpiration: run.ignoresTerminate || ignoresExpiration, crashSignal: crash)
     }
 
+    /// The staging model of a job, or of an instance's template (issue 23: an instance stages
+    /// as its template's options say, into its own folder; the container model keeps days by
+    /// date only, so the instances of one template share its staged days).
+    func stagingModel(_ identifier: String) -> StagingModel? {
+        guard !staging.isEmpty else { return nil }
+        return staging[identifier] ?? InstanceName.split(identifier).flatMap { staging[$0.template] }
+    }
+
     /// A modelled staging run starting: its days wait in the container for the run's end.
     func stagingStarted(_ order: LaunchOrder, model: StagingModel) -> [String] {
         container.begin(runID: order.runID, days: model.days(at: order.started, container: container))
@@ -78,7 +86,7 @@ struct SimulatedActions: Sendable {
     /// off unless a violation needs them for its report.)
     func fold(_ changes: [StateChange]) {
         guard !staging.isEmpty else { return }
-        for case let .runEnded(runID, identifier, _, outcome, _, _) in changes where staging[identifier] != nil {
+        for case let .runEnded(runID, identifier, _, outcome, _, _) in changes where stagingModel(identifier) != nil {
             container.finish(runID: runID, success: outcome == .success)
         }
     }

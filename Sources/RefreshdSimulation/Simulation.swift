@@ -10,8 +10,8 @@ import RefreshdRuntime
 ///
 /// Deterministic: the same scenario (jobs, start, seed, faults) gives the same report, byte for
 /// byte. A violated invariant stops the run; the report says where, with the recent events.
-public final class Simulation: @unchecked Sendable {
-    public let scenario: Scenario
+package final class Simulation: @unchecked Sendable {
+    package let scenario: Scenario
     let random: SeededRandom
     let zone: TimeZone
     let host: SimulatedHost
@@ -48,7 +48,7 @@ public final class Simulation: @unchecked Sendable {
     var downSpans: [(Instant, Instant, String)] = []
     var downSince: Instant?
     /// Steps taken (events delivered), for the speed figures.
-    public private(set) var steps = 0
+    package private(set) var steps = 0
     /// Whether observers get the per-run events (submitted, launched, finished, held). Off: three
     /// observations a run that only a violation's report reads (its recent events), so a run
     /// that ends in a violation is run again with them on (see `run`). On with `--exec`: real
@@ -63,18 +63,18 @@ public final class Simulation: @unchecked Sendable {
     /// `ExecutedCommand.run`, which this module cannot see): the order, the command, the
     /// environment the runtime gave it, the job's grace; returns the run as the modelled
     /// process the simulated host plays in virtual time.
-    public typealias Executor = @Sendable (_ order: LaunchOrder, _ job: CommandJob, _ environment: [String],
+    package typealias Executor = @Sendable (_ order: LaunchOrder, _ job: CommandJob, _ environment: [String],
                                            _ grace: Duration) -> SimulatedHost.Behaviour
 
     /// Whether real commands run (`executor`) instead of the jobs' models.
-    public let executesCommands: Bool
+    package let executesCommands: Bool
     /// Asked before every step: true stops the run where it is (`simulate --exec` was sent
     /// SIGTERM or SIGINT); the report covers what was simulated until then.
-    public var stopRequested: (@Sendable () -> Bool)?
+    package var stopRequested: (@Sendable () -> Bool)?
 
     /// - Parameter executor: with it, the jobs' real commands run through it instead of their
     ///   `simulate:` models, and built-in actions do their real work.
-    public init(scenario: Scenario, executor: Executor? = nil) {
+    package init(scenario: Scenario, executor: Executor? = nil) {
         self.scenario = scenario
         executesCommands = executor != nil
         random = SeededRandom(seed: scenario.seed)
@@ -157,7 +157,7 @@ public final class Simulation: @unchecked Sendable {
                 }
             }
             var results = model.results
-            if let staging = actions.staging[id] {
+            if let staging = actions.stagingModel(id) {
                 // A modelled staging run: its days are staged if it ends in success.
                 let lines = actions.stagingStarted(order, model: staging)
                 if exit == .exited(0) { results += lines }
@@ -183,7 +183,7 @@ public final class Simulation: @unchecked Sendable {
         if executor == nil {
             host.actionBehaviour = { order, action in
                 let run = modelled(order)
-                if let staging = actions.staging[order.identifier] {
+                if let staging = actions.stagingModel(order.identifier) {
                     return SimulatedActions.behaviour(run, whenExpired: staging.expiredResult(at: order.started),
                                                       ignoresExpiration: false)
                 }
@@ -242,7 +242,7 @@ public final class Simulation: @unchecked Sendable {
     ///
     /// - Parameter progress: called with the number of whole days simulated, each time virtual
     ///   time passes into a new one (24 h from the start), for a progress line.
-    public func run(keepingRuns: Bool = true, progress: ((_ days: Int) -> Void)? = nil) -> SimulationReport {
+    package func run(keepingRuns: Bool = true, progress: ((_ days: Int) -> Void)? = nil) -> SimulationReport {
         var external = externalEvents()
         startRuntime()
         check()

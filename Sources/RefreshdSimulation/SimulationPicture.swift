@@ -5,7 +5,7 @@ import RefreshdCore
 /// time and coloured by outcome, faults and downtime shaded, missed slots marked; then a lane
 /// per widget (entries shown, reloads, deferrals, stale spans) and per activity (by state). What a person
 /// reads faster than the table: a gap, a red streak, a cluster after downtime.
-public enum SimulationPicture {
+package enum SimulationPicture {
     static let colours: [Outcome?: String] = [
         .success: "#2e9e44", .failure: "#d43c3c", .expired: "#f08c00", .crashed: "#8e44ad",
         .interrupted: "#7f8c8d", nil: "#3b7dd8",
@@ -13,7 +13,7 @@ public enum SimulationPicture {
     /// The narrowest a bar of an outcome other than success is drawn, in px.
     static let rareWidth = 4.0
 
-    public static func svg(_ report: SimulationReport) -> String {
+    package static func svg(_ report: SimulationReport) -> String {
         // The label column fits the longest lane name (12 px DejaVu Sans is under 7.5 px a
         // character), so a long identifier never runs into the plot.
         let names = report.jobs.map(\.identifier) + report.widgetLanes.map { "widget \($0.widget)" }

@@ -4,7 +4,7 @@ import RefreshdCore
 extension SimulationReport {
     /// The report as `refreshd simulate --json` prints it: pretty-printed, keys sorted, byte for
     /// byte what `JSONEncoder` with `[.prettyPrinted, .sortedKeys]` writes, and a newline.
-    public func prettyJSON() throws -> Data {
+    package func prettyJSON() throws -> Data {
         var data = Data()
         try writePrettyJSON { data.append(contentsOf: $0) }
         return data
@@ -18,7 +18,7 @@ extension SimulationReport {
     /// simulation and doubled its peak memory, and even written by hand into one buffer they
     /// added 200 MB. So the report is encoded with the runs left out, and each job's runs are
     /// written straight where its empty list stands, a piece at a time.
-    public func writePrettyJSON(chunk: Int = 1 << 20, _ write: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func writePrettyJSON(chunk: Int = 1 << 20, _ write: (UnsafeRawBufferPointer) throws -> Void) throws {
         var shell = self
         for i in shell.jobs.indices { shell.jobs[i].runs = [] }
         let encoder = JSONEncoder()

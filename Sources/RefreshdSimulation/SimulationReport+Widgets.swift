@@ -6,28 +6,28 @@ import RefreshdRuntime
 extension SimulationReport {
     /// One widget's reload figures on one day, read from the `widget-day` rows the timeline
     /// machine counts (the report's local days). JSON keys are snake_case, as `refreshd stats reloads` writes.
-    public struct WidgetDay: Codable, Sendable, Equatable {
-        public var kind: String
-        public var family: String
-        public var reloadsRequested: Int
-        public var reloadsPerformed: Int
-        public var reloadsDeferred: Int
-        public var reloadsExempt: Int
+    package struct WidgetDay: Codable, Sendable, Equatable {
+        package var kind: String
+        package var family: String
+        package var reloadsRequested: Int
+        package var reloadsPerformed: Int
+        package var reloadsDeferred: Int
+        package var reloadsExempt: Int
         /// Counted reloads that waited for the minimum interval since the last one.
-        public var reloadsSpaced: Int = 0
-        public var providerCalls: Int
-        public var upstreamFetches: Int
+        package var reloadsSpaced: Int = 0
+        package var providerCalls: Int
+        package var upstreamFetches: Int
         /// The lowest budget left that day; nil when unlimited.
-        public var budgetLow: Int?
-        public var staleMinutes: Int64
-        public var firstStale: Instant?
-        public var staleReason: String?
+        package var budgetLow: Int?
+        package var staleMinutes: Int64
+        package var firstStale: Instant?
+        package var staleReason: String?
         /// Playlist widgets only (nil otherwise): minutes of the day showing an earlier staged
         /// day's playlist because the day's own was not staged (missed or expired staging).
-        public var fallbackMinutes: Int64?
+        package var fallbackMinutes: Int64?
         /// The staged day shown instead (the first of the day), and from when.
-        public var fallbackFrom: String?
-        public var fallbackSince: Instant?
+        package var fallbackFrom: String?
+        package var fallbackSince: Instant?
 
         enum CodingKeys: String, CodingKey {
             case kind, family
@@ -38,7 +38,7 @@ extension SimulationReport {
             case fallbackMinutes = "fallback_minutes", fallbackFrom = "fallback_from", fallbackSince = "fallback_since"
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(kind, forKey: .kind)
             try c.encode(family, forKey: .family)
@@ -78,22 +78,22 @@ extension SimulationReport {
     }
 
     /// One activity on one day: its state at the day's end and the day's transitions.
-    public struct ActivityDay: Codable, Sendable, Equatable {
-        public var id: String
-        public var type: String
-        public var state: String
-        public var transitions: [ActivityStep]
+    package struct ActivityDay: Codable, Sendable, Equatable {
+        package var id: String
+        package var type: String
+        package var state: String
+        package var transitions: [ActivityStep]
     }
 
     /// A state change: when it was due (`at`), when it was applied, from, to, and why.
-    public struct ActivityStep: Codable, Sendable, Equatable {
-        public var at: Instant
-        public var applied: Instant
-        public var from: String?
-        public var to: String
-        public var cause: String
+    package struct ActivityStep: Codable, Sendable, Equatable {
+        package var at: Instant
+        package var applied: Instant
+        package var from: String?
+        package var to: String
+        package var cause: String
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             enum K: String, CodingKey { case at, applied, from, to, cause }
             var c = encoder.container(keyedBy: K.self)
             try c.encode(at, forKey: .at)
@@ -106,23 +106,23 @@ extension SimulationReport {
 
     /// Something on a widget's lane in the picture: an entry shown, a reload, a deferral, a
     /// failure, the start or end of a stale span.
-    public struct WidgetMark: Codable, Sendable, Equatable {
-        public var kind: String
-        public var at: Instant
-        public var detail: String
+    package struct WidgetMark: Codable, Sendable, Equatable {
+        package var kind: String
+        package var at: Instant
+        package var detail: String
     }
 
     /// One widget's marks over the whole simulation.
-    public struct WidgetLane: Codable, Sendable, Equatable {
-        public var widget: String
-        public var marks: [WidgetMark]
+    package struct WidgetLane: Codable, Sendable, Equatable {
+        package var widget: String
+        package var marks: [WidgetMark]
     }
 
     /// One activity's states over the whole simulation, for its lane.
-    public struct ActivityLane: Codable, Sendable, Equatable {
-        public var id: String
-        public var type: String
-        public var steps: [ActivityStep]
+    package struct ActivityLane: Codable, Sendable, Equatable {
+        package var id: String
+        package var type: String
+        package var steps: [ActivityStep]
     }
 
     /// The widgets' day rows and the activities' transitions, filled into `days`; the lanes.

@@ -5,21 +5,21 @@ import RefreshdRuntime
 
 /// What a simulation found: per day and per job, runs and outcomes, missed slots, lateness,
 /// the faults injected and the invariants violated. Codable for `--json`; `text` for people.
-public struct SimulationReport: Codable, Sendable, Equatable {
+package struct SimulationReport: Codable, Sendable, Equatable {
     /// Figures for one job (or all jobs) over a day or the whole simulation.
-    public struct Figures: Codable, Sendable, Equatable {
-        public var launched = 0
-        public var success = 0
-        public var failure = 0
-        public var expired = 0
-        public var crashed = 0
-        public var interrupted = 0
-        public var missed = 0
+    package struct Figures: Codable, Sendable, Equatable {
+        package var launched = 0
+        package var success = 0
+        package var failure = 0
+        package var expired = 0
+        package var crashed = 0
+        package var interrupted = 0
+        package var missed = 0
         /// Milliseconds from earliest begin date to launch.
-        public var latenessP50: Int64 = 0
-        public var latenessMax: Int64 = 0
+        package var latenessP50: Int64 = 0
+        package var latenessMax: Int64 = 0
 
-        public init() {}
+        package init() {}
 
         mutating func count(_ outcome: Outcome?) {
             switch outcome {
@@ -32,7 +32,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
             }
         }
 
-        public func count(of outcome: Outcome) -> Int {
+        package func count(of outcome: Outcome) -> Int {
             switch outcome {
             case .success: success
             case .failure: failure
@@ -43,99 +43,99 @@ public struct SimulationReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Day: Codable, Sendable, Equatable {
-        public var date: String
-        public var total: Figures
-        public var jobs: [String: Figures]
+    package struct Day: Codable, Sendable, Equatable {
+        package var date: String
+        package var total: Figures
+        package var jobs: [String: Figures]
         /// Per widget (kind and family) that day: reloads, provider calls, budget, staleness.
-        public var widgets: [WidgetDay] = []
+        package var widgets: [WidgetDay] = []
         /// Per activity alive that day: its state at the day's end and the day's transitions.
-        public var activities: [ActivityDay] = []
+        package var activities: [ActivityDay] = []
     }
 
-    public struct JobTotals: Codable, Sendable, Equatable {
-        public var identifier: String
-        public var figures: Figures
+    package struct JobTotals: Codable, Sendable, Equatable {
+        package var identifier: String
+        package var figures: Figures
         /// Each run: start, outcome, lateness; for the picture and for scripts.
-        public var runs: [Run]
+        package var runs: [Run]
         /// For a template: how many of its instances ran (their runs are folded into this row,
         /// one row per template, not one per instance). Absent for a job.
-        public var instances: Int?
+        package var instances: Int?
         /// For a template: the instances with the most runs that failed, crashed or expired,
         /// most first (at most `topFailing`). Absent for a job.
-        public var failingInstances: [InstanceFailures]?
+        package var failingInstances: [InstanceFailures]?
     }
 
     /// An instance and how many of its runs failed, crashed or expired.
-    public struct InstanceFailures: Codable, Sendable, Equatable {
-        public var identifier: String
-        public var failures: Int
+    package struct InstanceFailures: Codable, Sendable, Equatable {
+        package var identifier: String
+        package var failures: Int
     }
 
     /// How many failing instances a template's row names.
-    public static let topFailing = 10
+    package static let topFailing = 10
 
-    public struct Run: Codable, Sendable, Equatable {
-        public var runID: Int64
-        public var earliest: Instant
-        public var started: Instant
-        public var ended: Instant?
-        public var outcome: Outcome?
+    package struct Run: Codable, Sendable, Equatable {
+        package var runID: Int64
+        package var earliest: Instant
+        package var started: Instant
+        package var ended: Instant?
+        package var outcome: Outcome?
     }
 
-    public struct FaultRecord: Codable, Sendable, Equatable {
-        public var kind: String
-        public var at: Instant?
-        public var until: Instant?
-        public var detail: String
+    package struct FaultRecord: Codable, Sendable, Equatable {
+        package var kind: String
+        package var at: Instant?
+        package var until: Instant?
+        package var detail: String
     }
 
-    public struct Violation: Codable, Sendable, Equatable {
-        public var time: Instant
-        public var invariant: String
-        public var message: String
+    package struct Violation: Codable, Sendable, Equatable {
+        package var time: Instant
+        package var invariant: String
+        package var message: String
         /// The events just before it, oldest first.
-        public var recent: [String]
+        package var recent: [String]
     }
 
-    public struct Missed: Codable, Sendable, Equatable {
-        public var identifier: String
-        public var noticed: Instant
-        public var count: Int
+    package struct Missed: Codable, Sendable, Equatable {
+        package var identifier: String
+        package var noticed: Instant
+        package var count: Int
     }
 
-    public var scenario: String
-    public var start: Instant
-    public var end: Instant
-    public var seed: UInt64
-    public var timeZone: String
-    public var days: [Day]
-    public var jobs: [JobTotals]
-    public var total: Figures
-    public var missed: [Missed]
-    public var faults: [FaultRecord]
+    package var scenario: String
+    package var start: Instant
+    package var end: Instant
+    package var seed: UInt64
+    package var timeZone: String
+    package var days: [Day]
+    package var jobs: [JobTotals]
+    package var total: Figures
+    package var missed: [Missed]
+    package var faults: [FaultRecord]
     /// Spans refreshd was not running (downtime, kills), for the picture.
-    public var downtime: [FaultRecord]
-    public var violations: [Violation]
-    public var expectations: [ExpectationResult]
+    package var downtime: [FaultRecord]
+    package var violations: [Violation]
+    package var expectations: [ExpectationResult]
     /// Events delivered (wake-ups, exits, faults): how much the simulation did.
-    public var steps: Int
+    package var steps: Int
     /// Each widget's entries shown, reloads, deferrals and stale spans, for the picture.
-    public var widgetLanes: [WidgetLane] = []
+    package var widgetLanes: [WidgetLane] = []
     /// Each activity's transitions over the whole simulation, for the picture.
-    public var activityLanes: [ActivityLane] = []
+    package var activityLanes: [ActivityLane] = []
     /// Failure and recovery notifications, when a job has `on-failure:` or `on-recovery:`
     /// (absent otherwise, so reports of scenarios without them are unchanged).
-    public var notifications: NotificationFigures?
+    package var notifications: NotificationFigures?
 
-    public struct ExpectationResult: Codable, Sendable, Equatable {
-        public var expectation: String
-        public var passed: Bool
-        public var found: String
+    package struct ExpectationResult: Codable, Sendable, Equatable {
+        package var expectation: String
+        package var passed: Bool
+        package var found: String
     }
 
     /// Whether every expectation held and no invariant was violated.
-    public var passed: Bool { violations.isEmpty && expectations.allSatisfy(\.passed) }
+    package var passed: Bool { violations.isEmpty && expectations.allSatisfy(\.passed) }
 
     static func build(_ sim: Simulation, keepingRuns: Bool = true) -> SimulationReport {
         let history = sim.history.contents()
@@ -322,7 +322,7 @@ public struct SimulationReport: Codable, Sendable, Equatable {
     // MARK: Text
 
     /// A readable table: per day, per job totals, faults, expectations, violations.
-    public var text: String {
+    package var text: String {
         var out: [String] = []
         // The simulated length, not the day rows: a start that is not at midnight spreads N days
         // over N + 1 rows.

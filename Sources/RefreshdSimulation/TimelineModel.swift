@@ -6,7 +6,7 @@ import RefreshdCore
 /// which the real runtime parses and checks (the model itself is config data, `TimelineModel`).
 extension TimelineModel {
     /// The entries' dates and content for a run at `now`, days read in `zone`.
-    public func entryDates(at now: Instant, zone: TimeZone) -> [(date: Instant, content: String)] {
+    package func entryDates(at now: Instant, zone: TimeZone) -> [(date: Instant, content: String)] {
         switch entries {
         case .now:
             return [(now, "now")]
@@ -37,7 +37,7 @@ extension TimelineModel {
     }
 
     /// The results line of a run at `now`: `{"entries": [...], "policy": ..., "upstreamFetch": ...}`.
-    public func resultLine(at now: Instant, zone: TimeZone, upstreamFetch fetched: Bool) -> String {
+    package func resultLine(at now: Instant, zone: TimeZone, upstreamFetch fetched: Bool) -> String {
         let items = entryDates(at: now, zone: zone).map { entry in
             "{\"date\":\"\(entry.date.iso8601)\",\"content\":{\"asset\":\"\(entry.content)\"}}"
         }

@@ -5,8 +5,8 @@ import RefreshdRuntime
 /// The built-in actions staging provides, bound by name: `stage-playlist` (in a worker process)
 /// and the `playlist` timeline provider. The daemon gives this binding to its runtime, and
 /// `simulate --exec` to the simulated one, so the job specs the configuration reads stay data.
-public enum StagingActions {
-    public static let binding = ActionBinding([
+package enum StagingActions {
+    package static let binding = ActionBinding([
         StagePlaylist.actionName: { spec in
             StagePlaylist.action(payload: spec.payload) ?? BuiltInAction(name: spec.name) { _ in
                 ActionResult(success: false, log: ["\(StagePlaylist.actionName): options that do not decode; expected "

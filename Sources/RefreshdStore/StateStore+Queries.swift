@@ -98,6 +98,18 @@ extension StateStore {
                                     [.integer(before), .int(max(0, limit))], context: "reading recent runs", runRecord)
     }
 
+    /// Finished runs started at or after `since`, counted by identifier and outcome (for
+    /// `refreshd stats runs`; one pass over the history, no row per run read into memory).
+    public func runCounts(since: Instant) throws(StoreError) -> [(identifier: String, outcome: Outcome, count: Int)] {
+        try connection.query("""
+            SELECT identifier, outcome, COUNT(*) FROM runs
+            WHERE started >= ? AND outcome IS NOT NULL
+            GROUP BY identifier, outcome ORDER BY identifier, outcome
+            """, [.integer(since.milliseconds)], context: "counting runs") { (row: Row) throws(StoreError) in
+            (row.text(0), try decode(Outcome.self, row.text(1), "runs", "runs of \(row.text(0))"), row.int(2))
+        }
+    }
+
     /// The latest run (highest run id) of each identifier that ever ran, by identifier.
     public func lastRunPerJob() throws(StoreError) -> [RunRecord] {
         try connection.query("""

@@ -12,8 +12,55 @@ import RefreshdStore
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Counters over days: widget reloads.",
-        subcommands: [Reloads.self])
+        abstract: "Counters over days: widget reloads, runs by job.",
+        subcommands: [Reloads.self, Runs.self])
+
+    /// `refreshd stats runs`: runs by job and outcome over the last days, read from the state
+    /// (SQLite's WAL lets it read while refreshd runs). A template's instances are folded into
+    /// one row (issue 23): instances that ran, failing ones and the ten most failing;
+    /// `--instance template[key]` shows that one instance.
+    struct Runs: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Per job: runs by outcome over the last days; a template's instances folded into one row.")
+
+        @Option(name: .long, help: "State directory.")
+        var state = ".refreshd"
+
+        @Option(name: .long, help: "How many days, ending now.")
+        var days = 7
+
+        @Option(name: .long, help: ArgumentHelp("Show one instance of a template, not its template's folded row.",
+                                                valueName: "template[key]"))
+        var instance: String?
+
+        @Flag(help: "Print one JSON object: days, since, instance and rows.")
+        var json = false
+
+        func validate() throws {
+            guard (1...3660).contains(days) else {
+                throw ValidationError("--days: expected 1 to 3660 days, found \(days)")
+            }
+            if let instance, InstanceName.split(instance) == nil {
+                throw ValidationError("--instance: expected template[key] (a key of \(InstanceName.keyExpectation)), found \(EchoText.quoted(instance, limit: 80))")
+            }
+        }
+
+        func run() throws {
+            let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+            let since = now - .seconds(Int64(days) * 86_400)
+            let stats: RunStats
+            do {
+                try StateDirectory.checkReadable(state)
+                let store = try StateStore.open(directory: state, readOnly: true)
+                defer { store.close() }
+                stats = RunStats(counts: try store.runCounts(since: since), days: days, since: since, instance: instance)
+            } catch {
+                ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json, command: "stats runs")
+            }
+            if json { return ControlOutput.printJSON(stats) }
+            for line in stats.lines { print(line) }
+        }
+    }
 
     struct Reloads: ParsableCommand {
         static let configuration = CommandConfiguration(

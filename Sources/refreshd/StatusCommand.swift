@@ -81,20 +81,57 @@ struct StatusCommand: ParsableCommand {
         }
         print("refreshd is not running on \(state) (no answer on its control socket): the saved state.")
         print("Pending requests (\(pending.count)):")
-        for p in pending {
+        for line in Self.folded(pending, \.identifier, { p in
             let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"
-            print("  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)")
-        }
+            return "  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)"
+        }, Self.pendingFold) { print(line) }
         print("Recent runs (\(recent.count)):")
         for r in recent { print("  " + Self.describe(r)) }
         print("Jobs (last outcome):")
-        for r in last {
-            print("  \(r.identifier)  \(r.outcome?.rawValue ?? "running")  run \(r.runID) at \(r.started)")
-        }
+        for line in Self.folded(last, \.identifier, { r in
+            "  \(r.identifier)  \(r.outcome?.rawValue ?? "running")  run \(r.runID) at \(r.started)"
+        }, { template, runs in Self.lastOutcomeFold(template, runs.map { $0.outcome?.rawValue ?? "running" }) }) { print(line) }
         Self.printMachines(timelines, activities, now: now)
         let held = try StatusReport(store: store, runs: 0, days: 0).heldNotifications
         Self.printHeld(held, running: false)
         if saved.unreadable > 0 { print("(\(saved.unreadable) saved widget or activity record\(saved.unreadable == 1 ? "" : "s") could not be read)") }
+    }
+
+    /// Rows with the instances of a template folded (issue 23): a row per job as `line` says,
+    /// and one row per template whose instances are several, at its first instance's place, as
+    /// `fold` says (a million instances are one row; `--json` keeps every row). Linear.
+    static func folded<T>(_ items: [T], _ identifier: (T) -> String, _ line: (T) -> String,
+                          _ fold: (String, [T]) -> String) -> [String] {
+        var of: [String: [T]] = [:]
+        for item in items { if let split = InstanceName.split(identifier(item)) { of[split.template, default: []].append(item) } }
+        var lines: [String] = []
+        var done: Set<String> = []
+        for item in items {
+            if let split = InstanceName.split(identifier(item)), let all = of[split.template], all.count > 1 {
+                if done.insert(split.template).inserted { lines.append(fold(split.template, all)) }
+            } else {
+                lines.append(line(item))
+            }
+        }
+        return lines
+    }
+
+    static func pendingFold(_ template: String, _ pending: [PendingRequest]) -> String {
+        let next = pending.min { $0.earliest < $1.earliest }!
+        return "  \(template)[*]  \(pending.count) instances pending, next \(next.identifier) at \(next.earliest)"
+    }
+
+    static func snapshotPendingFold(_ template: String, _ pending: [SchedulerSnapshot.Pending]) -> String {
+        let next = pending.min { $0.earliest < $1.earliest }!
+        return "  \(template)[*]  \(pending.count) instances pending, next \(next.identifier) at \(next.earliest)"
+    }
+
+    /// `t[*]  30 instances: 18 success, 12 failure` (each instance's last run).
+    static func lastOutcomeFold(_ template: String, _ outcomes: [String]) -> String {
+        var counts: [String: Int] = [:]
+        for outcome in outcomes { counts[outcome, default: 0] += 1 }
+        let order = Outcome.allCases.map(\.rawValue) + ["running"]
+        return "  \(template)[*]  \(outcomes.count) instances: " + order.compactMap { o in counts[o].map { "\($0) \(o)" } }.joined(separator: ", ")
     }
 
     /// The widget and activity sections, when there is anything to show.
@@ -133,7 +170,8 @@ struct StatusCommand: ParsableCommand {
         let snapshot = reply.snapshot
         print("Live from the running refreshd (\(state)/control.sock).")
         print("Pending requests (\(report.pending.count)):")
-        for p in snapshot?.pending ?? [] { print("  " + ControlOutput.describe(p, now: now)) }
+        for line in Self.folded(snapshot?.pending ?? [], \.identifier, { "  " + ControlOutput.describe($0, now: now) },
+                                Self.snapshotPendingFold) { print(line) }
         if let templates = snapshot?.templates {
             print("Templates (\(templates.count)):")
             for t in templates {
@@ -154,7 +192,8 @@ struct StatusCommand: ParsableCommand {
             print("  " + text)
         }
         print("Jobs (last outcome):")
-        for j in report.jobs { print("  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)") }
+        for line in Self.folded(report.jobs, \.identifier, { j in "  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)" },
+                                { template, jobs in Self.lastOutcomeFold(template, jobs.map(\.lastOutcome)) }) { print(line) }
         Self.printMachines(report.timelines, report.activities, now: now)
         Self.printHeld(report.heldNotifications, running: true)
         return true

@@ -23,6 +23,16 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Print each pushed line as it comes (the control protocol's JSON).")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Show one instance of a template, unfolded: its requests, runs, failures and events "
+        + "(with --json: only its events).", valueName: "template[key]"))
+    var instance: String?
+
+    func validate() throws {
+        if let instance, InstanceName.split(instance) == nil {
+            throw ValidationError("--instance: expected template[key] (a key of \(InstanceName.keyExpectation)), found \(EchoText.quoted(instance, limit: 80))")
+        }
+    }
+
     func run() throws {
         let client: ControlClient
         let first: ControlReply
@@ -47,7 +57,8 @@ struct WatchCommand: ParsableCommand {
             ControlOutput.printJSON(first)
         } else if !tty {
             let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
-            for line in WatchView.render(snapshot: snapshot, events: [], now: now, timelines: timelines, activities: activities) {
+            for line in WatchView.render(snapshot: snapshot, events: [], now: now, timelines: timelines, activities: activities,
+                                         instance: instance) {
                 print(line)
             }
             print("")
@@ -66,11 +77,13 @@ struct WatchCommand: ParsableCommand {
             }
             if let push {
                 if let now = push.now { serverOffset = now.milliseconds - Self.nowMilliseconds() }
+                // One instance: the other identifiers' events are not its (snapshots still are).
+                let others = instance != nil && push.observation.map { $0.identifier != instance } == true
                 if json {
-                    if let data = try? JSONEncoder().encode(push) { print(String(decoding: data, as: UTF8.self)) }
+                    if !others, let data = try? JSONEncoder().encode(push) { print(String(decoding: data, as: UTF8.self)) }
                     continue
                 }
-                if let observation = push.observation {
+                if let observation = push.observation, !others {
                     events.append(observation)
                     if events.count > 50 { events.removeFirst(events.count - 50) }
                     if !tty { print(WatchView.eventLine(observation)) }
@@ -89,7 +102,7 @@ struct WatchCommand: ParsableCommand {
             if tty {
                 let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
                 let screen = WatchView.render(snapshot: snapshot, events: events, now: now, timelines: timelines,
-                                              activities: activities, width: Self.width())
+                                              activities: activities, width: Self.width(), instance: instance)
                 // Home, draw, clear what is left of the old screen.
                 print("\u{1B}[H" + screen.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J", terminator: "")
             }

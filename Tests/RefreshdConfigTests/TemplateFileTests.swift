@@ -89,7 +89,7 @@ import Testing
         #expect(errors.map { "\($0.line):\($0.column)" } == ["3:20", "3:26"])
     }
 
-    @Test func theProgramCannotHoldAPlaceholderNorCanATimelineOrAnAction() throws {
+    @Test func theProgramCannotHoldAPlaceholderNorCanATimeline() throws {
         let program = try #require(TestSupport.errors("""
             identifier: app.feed.refresh
             template: true
@@ -106,6 +106,54 @@ import Testing
             widget: {kind: feed, families: [systemSmall]}
             """).first { $0.message.hasPrefix("kind: timeline cannot be a template yet") })
         #expect(timeline.line == 2 && timeline.column == 7)
+    }
+
+    static let stageTemplate = """
+        identifier: app.wallpaper.stage
+        template: true
+        parameters: [user]
+        action: stage-playlist
+        stage-playlist:
+          library: "libraries/{user}"
+          folder: "wallpaper-{user}"
+          switch-times: ["06:00"]
+          families: [systemMedium]
+          widget: wallpaper
+        """
+
+    /// A `stage-playlist` template (issue 23): its library and folder hold `{user}`, filled per
+    /// instance in the action's fingerprint and payload; `user` is a path parameter.
+    @Test func aStagePlaylistTemplateFillsItsPathsPerInstance() throws {
+        let config = try #require(TestSupport.config(Self.stageTemplate))
+        let spec = config.spec
+        #expect(spec.template?.pathParameters == ["user"])
+        let action = try #require(spec.filled(["user": "alice"]).action)
+        #expect(action.fingerprint.contains("folder=wallpaper-alice"))
+        #expect(action.fingerprint.contains("library=/libraries/alice\n"))
+        let options = try JSONDecoder().decode(StageOptions.self, from: Data(action.payload.utf8))
+        #expect(options.folder == "wallpaper-alice")
+        #expect(options.library == "/libraries/alice")
+        #expect(options.widgetKind == "wallpaper")
+        #expect(options.problems().isEmpty)
+        // The template's own action is left with its placeholders (only instances run).
+        #expect(spec.action?.fingerprint.contains("folder=wallpaper-{user}") == true)
+    }
+
+    @Test func aStagePlaylistTemplatesPlaceholdersAreCheckedAndLocated() throws {
+        let unknown = try #require(TestSupport.onlyError(Self.stageTemplate.replacingOccurrences(
+            of: "folder: \"wallpaper-{user}\"", with: "folder: \"wallpaper-{usr}\"")))
+        #expect(unknown.line == 7 && unknown.column == 22)
+        #expect(unknown.message.hasPrefix("stage-playlist.folder: unknown placeholder {usr}"))
+        // With 128-byte values the name could pass NAME_MAX (255 bytes): refused when read.
+        let long = try #require(TestSupport.onlyError(Self.stageTemplate.replacingOccurrences(
+            of: "folder: \"wallpaper-{user}\"", with: "folder: \"{user}-{user}\"")))
+        #expect(long.line == 7)
+        #expect(long.message.hasPrefix("stage-playlist.folder: with 128-byte values the folder name could be 257 bytes"))
+        // A widget kind per instance needs a timeline template: refused where the kind is.
+        let widget = try #require(TestSupport.onlyError(Self.stageTemplate.replacingOccurrences(
+            of: "widget: wallpaper", with: "widget: \"wallpaper.{user}\"")))
+        #expect(widget.line == 10 && widget.column == 11)
+        #expect(widget.message.hasPrefix("stage-playlist.widget: a template's instances reload one widget kind"))
     }
 
     @Test func withoutATemplateBracesAreLiteralAsBefore() throws {

@@ -70,4 +70,39 @@ import Testing
             #expect(view.contains { $0.contains("test.sleepy") })
         }
     }
+
+    /// Issue 23 on a terminal: 30 instances fold into one row and a Templates section, and
+    /// `--instance` draws that one instance's view.
+    @Test(.enabled(if: tmux != nil, "tmux is not installed (Scripts/bootstrap installs it)"))
+    func watchFoldsInstancesAndShowsOneOnATerminal() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        let daemon = try InstanceFoldingCLITests.daemon(box)
+        defer { daemon.cleanUp() }
+        #expect(waitFor(timeout: 30) { InstanceFoldingCLITests.ranAll(box) })
+        let server = "refreshd-test-\(getpid())-instances"
+        defer { _ = Self.tmux(server, ["kill-server"]) }
+        _ = Self.tmux(server, ["new-session", "-d", "-x", "100", "-y", "30", "\(CLI.binary) watch --state \(box.state) --for 6"])
+        _ = Self.tmux(server, ["new-window", "-d", "\(CLI.binary) watch --state \(box.state) --for 6 --instance test.feed.refresh[bad-03]"])
+        func screen(_ window: Int) -> [String] {
+            Self.tmux(server, ["capture-pane", "-p", "-t", ":\(window)"]).split(separator: "\n", omittingEmptySubsequences: false)
+                .map(String.init)
+        }
+        var folded: [String] = []
+        #expect(waitFor(timeout: 5) {
+            folded = screen(0)
+            return folded.contains { $0.contains("most failing:") }
+        }, "the folded view: \(folded)")
+        let due = folded.drop { $0 != "Next due" }.prefix { $0 != "" }
+        #expect(due.filter { $0.contains("test.feed.refresh[") }.count == 1, "one row for 30 pending instances: \(folded.joined(separator: "\n"))")
+        #expect(folded.contains("  test.feed.refresh  30 instances  30 pending  0 running  12 failing"))
+        #expect(folded.allSatisfy { $0.count <= 100 })
+        var single: [String] = []
+        #expect(waitFor(timeout: 5) {
+            single = screen(1)
+            return single.contains { $0.hasPrefix("instance test.feed.refresh[bad-03]") }
+        }, "the instance's view: \(single)")
+        #expect(single.contains("instance test.feed.refresh[bad-03]  failing: 1 consecutive failed attempt"))
+        #expect(!single.contains { $0.contains("user-") || $0.contains("Templates") })
+    }
 }

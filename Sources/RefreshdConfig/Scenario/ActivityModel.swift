@@ -4,9 +4,9 @@ import RefreshdCore
 /// line when the run starts, an update every `updates` with its progress, an end line when the
 /// run finishes. The lines are the real results vocabulary, delivered through the runtime while
 /// the run goes on at their virtual instants, exactly as a real job writes them to fd 3.
-public struct ActivityModel: Sendable, Hashable {
+package struct ActivityModel: Sendable, Hashable {
     /// How the job ends its activity when its run finishes.
-    public enum End: Sendable, Hashable {
+    package enum End: Sendable, Hashable {
         case `default`
         case immediate
         /// Dismissed this long after the end (or at the 4 h cap, whichever is first).
@@ -15,20 +15,20 @@ public struct ActivityModel: Sendable, Hashable {
         case none
     }
 
-    public var type: String
+    package var type: String
     /// The activity id; `{run}` is replaced by the run's number (one activity per run).
-    public var id: String
+    package var id: String
     /// Time between updates; nil: never updated after the start.
-    public var updates: Duration?
+    package var updates: Duration?
     /// Progress reported at the start and at the run's end, linear in between.
-    public var progress: ClosedRange<Double>
-    public var end: End
+    package var progress: ClosedRange<Double>
+    package var end: End
     /// Each start and update carries a stale date this long after it; nil: none.
-    public var staleAfter: Duration?
+    package var staleAfter: Duration?
     /// Updates sent with high priority (they count against the hourly budget).
-    public var highPriority: Bool
+    package var highPriority: Bool
 
-    public init(type: String, id: String, updates: Duration? = nil, progress: ClosedRange<Double> = 0...1,
+    package init(type: String, id: String, updates: Duration? = nil, progress: ClosedRange<Double> = 0...1,
                 end: End = .default, staleAfter: Duration? = nil, highPriority: Bool = false) {
         self.type = type
         self.id = id

@@ -1,21 +1,21 @@
 /// A scenario run on several nodes over one modelled database (issue 24): `nodes: N` and
 /// `node-faults: [kill:0@40+30, pause:1@90+30, ...]` in a scenario file, or `simulate --nodes N
 /// --node-fault ...`. Plain data; the simulator runs it (`ClusterSimulation`).
-public struct ClusterModel: Sendable, Hashable {
-    public var nodes: Int
-    public var faults: [NodeFault]
+package struct ClusterModel: Sendable, Hashable {
+    package var nodes: Int
+    package var faults: [NodeFault]
 
-    public init(nodes: Int, faults: [NodeFault] = []) {
+    package init(nodes: Int, faults: [NodeFault] = []) {
         self.nodes = nodes
         self.faults = faults
     }
 
     /// The most nodes a simulation runs.
-    public static let maximumNodes = 16
+    package static let maximumNodes = 16
 }
 
 /// One fault of a node or of the shared database, offsets from the start in whole seconds.
-public enum NodeFault: Sendable, Hashable, CustomStringConvertible {
+package enum NodeFault: Sendable, Hashable, CustomStringConvertible {
     /// kill -9 of the node, and its restart `restartAfter` later (never: nil).
     case kill(node: Int, at: Duration, restartAfter: Duration?)
     /// SIGSTOP of the node for `for`: it resumes late (the zombie).
@@ -30,12 +30,12 @@ public enum NodeFault: Sendable, Hashable, CustomStringConvertible {
     case join(node: Int, at: Duration)
 
     /// The forms `parse` reads.
-    public static let forms = "kill:NODE@SECONDS[+RESTART], pause:NODE@SECONDS+SPAN, partition:NODE@SECONDS+SPAN, "
+    package static let forms = "kill:NODE@SECONDS[+RESTART], pause:NODE@SECONDS+SPAN, partition:NODE@SECONDS+SPAN, "
         + "drift:NODE*RATE, database-down@SECONDS+SPAN or join:NODE@SECONDS"
 
     /// Reads one fault (`kill:0@40+30`: kill node 0 at +40 s, restart 30 s later); nil when
     /// the text is none of `forms` or names a node outside 0..<nodes.
-    public static func parse(_ text: String, nodes: Int) -> NodeFault? {
+    package static func parse(_ text: String, nodes: Int) -> NodeFault? {
         if text.hasPrefix("database-down@") {
             let numbers = text.dropFirst("database-down@".count).split(separator: "+", omittingEmptySubsequences: false).map { Int64($0) }
             guard numbers.count == 2, let at = numbers[0], let span = numbers[1], at >= 0, span > 0 else { return nil }
@@ -64,7 +64,7 @@ public enum NodeFault: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .kill(n, at, restart): "kill node\(n) at +\(at.components.seconds)s" + (restart.map { ", restart after \($0.components.seconds)s" } ?? "")
         case let .pause(n, at, span): "pause node\(n) at +\(at.components.seconds)s for \(span.components.seconds)s"

@@ -2,36 +2,36 @@ import RefreshdCore
 
 /// The machine a simulation runs on: when it is on mains power, when its network is down, and
 /// how much discretion the system takes with app-refresh launches.
-public struct DeviceModel: Sendable, Hashable {
+package struct DeviceModel: Sendable, Hashable {
     /// Daily window on mains power, in minutes after local midnight (start, end); it may wrap
     /// past midnight. Default: charging at night, 22:00 to 07:00. Nil: always on mains.
-    public var charging: DailyWindow?
+    package var charging: DailyWindow?
     /// Spans with no network.
-    public var networkDown: [TimeSpan]
+    package var networkDown: [TimeSpan]
     /// How an app-refresh request's launch relates to its earliest begin date.
-    public var discretion: Discretion
+    package var discretion: Discretion
     /// The zone the daily windows are in (an IANA name); nil is the simulation's zone.
-    public var timeZone: String?
+    package var timeZone: String?
     /// Times of day (minutes after local midnight) the app comes to the foreground: each is an
     /// exempt `reloadAllTimelines` (reason `appForeground`).
-    public var foreground: [Int] = []
+    package var foreground: [Int] = []
     /// Spans in Low Power Mode: counted widget reloads are held until each ends.
-    public var lowPower: [TimeSpan] = []
+    package var lowPower: [TimeSpan] = []
     /// Times of day (minutes after local midnight) someone taps an interactive widget button:
     /// each is an exempt reload from a widget intent (reason `widgetIntent`).
-    public var intents: [Int] = []
+    package var intents: [Int] = []
     /// The system reloads every widget this often (reason `system`); nil: never.
-    public var systemReloads: Duration?
+    package var systemReloads: Duration?
     /// The app calls `reloadAllTimelines()` this often (reason `explicitAPI`, counted): `12m` is
     /// the ~120 a day of the budget-burning app; nil: never.
-    public var explicitReloads: Duration?
+    package var explicitReloads: Duration?
     /// Overrides every widget's budget (reloads per family in any 24 h); nil: the job's own.
-    public var widgetBudget: Int?
+    package var widgetBudget: Int?
     /// Whether the system announces power and network changes (netlink). False: a container
     /// where uevents do not arrive; only refreshd's once-a-minute re-read finds a change.
-    public var conditionNotices = true
+    package var conditionNotices = true
 
-    public init(charging: DailyWindow? = DailyWindow(start: 22 * 60, end: 7 * 60), networkDown: [TimeSpan] = [],
+    package init(charging: DailyWindow? = DailyWindow(start: 22 * 60, end: 7 * 60), networkDown: [TimeSpan] = [],
                 discretion: Discretion = .delayed(maximum: .seconds(15 * 60)), timeZone: String? = nil) {
         self.charging = charging
         self.networkDown = networkDown
@@ -40,7 +40,7 @@ public struct DeviceModel: Sendable, Hashable {
     }
 
     /// iOS launches app refreshes at its own discretion, after the earliest begin date.
-    public enum Discretion: Sendable, Hashable {
+    package enum Discretion: Sendable, Hashable {
         /// Exactly at the earliest begin date (as `processing` jobs and `refreshd run` do).
         case exact
         /// After a seeded delay in [0, maximum), drawn per request.
@@ -48,39 +48,39 @@ public struct DeviceModel: Sendable, Hashable {
     }
 
     /// A window of the day in minutes after local midnight; `end < start` wraps past midnight.
-    public struct DailyWindow: Sendable, Hashable {
-        public var start: Int
-        public var end: Int
+    package struct DailyWindow: Sendable, Hashable {
+        package var start: Int
+        package var end: Int
 
-        public init(start: Int, end: Int) {
+        package init(start: Int, end: Int) {
             self.start = start
             self.end = end
         }
 
         /// Whether `minute` (0..<1440) is inside.
-        public func contains(_ minute: Int) -> Bool {
+        package func contains(_ minute: Int) -> Bool {
             start <= end ? (minute >= start && minute < end) : (minute >= start || minute < end)
         }
     }
 }
 
 /// A span of simulated time.
-public struct TimeSpan: Sendable, Hashable {
-    public var start: SimulationTime
-    public var duration: Duration
+package struct TimeSpan: Sendable, Hashable {
+    package var start: SimulationTime
+    package var duration: Duration
 
-    public init(start: SimulationTime, duration: Duration) {
+    package init(start: SimulationTime, duration: Duration) {
         self.start = start
         self.duration = duration
     }
 }
 
 /// An instant in a simulation: absolute, or after its start.
-public enum SimulationTime: Sendable, Hashable {
+package enum SimulationTime: Sendable, Hashable {
     case at(Instant)
     case afterStart(Duration)
 
-    public func instant(start: Instant) -> Instant {
+    package func instant(start: Instant) -> Instant {
         switch self {
         case let .at(instant): instant
         case let .afterStart(offset): start + offset

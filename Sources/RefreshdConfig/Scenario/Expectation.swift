@@ -1,7 +1,7 @@
 import RefreshdCore
 
 /// What a scenario expects of its simulation; checked against the report at the end.
-public enum Expectation: Sendable, Hashable {
+package enum Expectation: Sendable, Hashable {
     /// The number of a job's runs ending with `outcome` (nil: all runs) compares to `count`.
     case runs(job: String, outcome: Outcome?, Comparison, Int)
     /// At most `count` calendar slots of a job (nil: all jobs) were missed.
@@ -25,13 +25,13 @@ public enum Expectation: Sendable, Hashable {
     case notifications(NotificationFigure, Comparison, Int)
 
     /// The notification counts an expectation can name (`SimulationReport.notifications`).
-    public enum NotificationFigure: String, Sendable, Hashable, CaseIterable {
+    package enum NotificationFigure: String, Sendable, Hashable, CaseIterable {
         case failure, recovery, delivered, retries
         case givenUp = "given-up", dropped, held
     }
 
     /// The figures of a widget's day an expectation can name.
-    public enum WidgetFigure: String, Sendable, Hashable, CaseIterable {
+    package enum WidgetFigure: String, Sendable, Hashable, CaseIterable {
         case reloadsRequested = "reloads-requested", reloadsPerformed = "reloads-performed"
         case reloadsDeferred = "reloads-deferred", reloadsExempt = "reloads-exempt"
         /// Counted reloads that waited for the minimum interval since the last one.
@@ -41,17 +41,17 @@ public enum Expectation: Sendable, Hashable {
         case fallbackMinutes = "fallback-minutes"
     }
 
-    public static func == (a: Expectation, b: Expectation) -> Bool { a.key == b.key }
-    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+    package static func == (a: Expectation, b: Expectation) -> Bool { a.key == b.key }
+    package func hash(into hasher: inout Hasher) { hasher.combine(key) }
     /// A text that identifies the expectation (the tuple payload is not Hashable).
     var key: String { "\(self)" }
 
-    public enum Comparison: String, Sendable, Hashable {
+    package enum Comparison: String, Sendable, Hashable {
         case equal = "=="
         case atMost = "<="
         case atLeast = ">="
 
-        public func holds(_ value: Int, _ bound: Int) -> Bool {
+        package func holds(_ value: Int, _ bound: Int) -> Bool {
             switch self {
             case .equal: value == bound
             case .atMost: value <= bound

@@ -1,7 +1,7 @@
 import RefreshdCore
 
 /// A failure injected on purpose, at an instant, over a span, or on a job's Nth run.
-public enum Fault: Sendable, Hashable {
+package enum Fault: Sendable, Hashable {
     /// refreshd is down (stopped gracefully) for a span, then starts again: missed runs.
     case down(TimeSpan)
     /// refreshd is killed (kill -9) and started again after `restartAfter` from what its store
@@ -44,7 +44,7 @@ public enum Fault: Sendable, Hashable {
     case notifierDown(TimeSpan)
 
     /// A short label for reports: `kill`, `down`, `clock-step`...
-    public var label: String {
+    package var label: String {
         switch self {
         case .down: "down"
         case .kill: "kill"

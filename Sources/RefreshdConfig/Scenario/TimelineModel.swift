@@ -6,9 +6,9 @@ import RefreshdCore
 ///
 /// Without one a provider returns one entry dated now with `atEnd` (the design that burns its
 /// budget: each reload is due again at once).
-public struct TimelineModel: Sendable, Hashable {
+package struct TimelineModel: Sendable, Hashable {
     /// Where the entries fall, relative to the provider's run.
-    public enum Entries: Sendable, Hashable {
+    package enum Entries: Sendable, Hashable {
         /// One entry dated at the run.
         case now
         /// Times of day (minutes after local midnight): the slot current at the run, dated at the
@@ -19,7 +19,7 @@ public struct TimelineModel: Sendable, Hashable {
     }
 
     /// When the timeline asks to be reloaded.
-    public enum Policy: Sendable, Hashable {
+    package enum Policy: Sendable, Hashable {
         case atEnd
         /// At the start of the next day (local midnight).
         case afterTomorrow
@@ -28,18 +28,18 @@ public struct TimelineModel: Sendable, Hashable {
         case never
     }
 
-    public var entries: Entries
-    public var policy: Policy
+    package var entries: Entries
+    package var policy: Policy
     /// Whether the provider fetches from upstream (shared across families within the widget's
     /// `shared-fetch` window, as the per-kind cache would).
-    public var upstreamFetch: Bool
+    package var upstreamFetch: Bool
 
-    public init(entries: Entries = .now, policy: Policy = .atEnd, upstreamFetch: Bool = true) {
+    package init(entries: Entries = .now, policy: Policy = .atEnd, upstreamFetch: Bool = true) {
         self.entries = entries
         self.policy = policy
         self.upstreamFetch = upstreamFetch
     }
 
     /// A provider without a model: one entry now, `atEnd`.
-    public static let oneEntryAtEnd = TimelineModel()
+    package static let oneEntryAtEnd = TimelineModel()
 }

@@ -7,20 +7,20 @@ import RefreshdRuntime
 /// (`StagingActions.binding`); the simulator models them from their fingerprints.
 extension ActionSpec {
     /// `action: stage-playlist`.
-    public static let stagePlaylistName = "stage-playlist"
+    package static let stagePlaylistName = "stage-playlist"
     /// A timeline job's `provider: playlist`.
-    public static let playlistProviderName = "playlist"
+    package static let playlistProviderName = "playlist"
 
     /// The staging action for these options: its fingerprint is their canonical text, its
     /// payload their JSON (what the action and its worker process decode).
-    public static func stagePlaylist(_ options: StageOptions) -> ActionSpec {
+    package static func stagePlaylist(_ options: StageOptions) -> ActionSpec {
         let payload = (try? JSONEncoder().encode(options)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return ActionSpec(name: stagePlaylistName, fingerprint: options.canonicalText, payload: payload)
     }
 
     /// The playlist provider reading the staged playlists of `folder` in `zone`; `policy` is
     /// `atEnd` or `afterStartOfTomorrow`. Fingerprint and payload are the same `key=value` lines.
-    public static func playlistProvider(zone: String, policy: String = "atEnd", folder: String = "wallpaper") -> ActionSpec {
+    package static func playlistProvider(zone: String, policy: String = "atEnd", folder: String = "wallpaper") -> ActionSpec {
         let text = "zone=\(zone)\npolicy=\(policy)\nfolder=\(folder)"
         return ActionSpec(name: playlistProviderName, fingerprint: text, payload: text)
     }

@@ -1,29 +1,29 @@
 import RefreshdCore
 
 /// A calendar day (proleptic Gregorian), written `YYYY-MM-DD`: the name of a staged playlist.
-public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+package struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// Days since 1970-01-01.
-    public var dayNumber: Int64
+    package var dayNumber: Int64
 
-    public init(dayNumber: Int64) { self.dayNumber = dayNumber }
+    package init(dayNumber: Int64) { self.dayNumber = dayNumber }
 
-    public init?(year: Int, month: Int, day: Int) {
+    package init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
               (1...Int(ISO8601.daysInMonth(year: Int64(year), month: Int64(month)))).contains(day) else { return nil }
         dayNumber = ISO8601.days(year: Int64(year), month: Int64(month), day: Int64(day))
     }
 
     /// Parses `YYYY-MM-DD`; nil for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
         self.init(year: y, month: m, day: d)
     }
 
-    public func adding(days: Int) -> CivilDate { CivilDate(dayNumber: dayNumber + Int64(days)) }
+    package func adding(days: Int) -> CivilDate { CivilDate(dayNumber: dayNumber + Int64(days)) }
 
-    public var description: String {
+    package var description: String {
         let (y, m, d) = ISO8601.civil(fromDays: dayNumber)
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
@@ -32,9 +32,9 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }
 
-    public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool { lhs.dayNumber < rhs.dayNumber }
+    package static func < (lhs: CivilDate, rhs: CivilDate) -> Bool { lhs.dayNumber < rhs.dayNumber }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let date = CivilDate(text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
@@ -43,7 +43,7 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self = date
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

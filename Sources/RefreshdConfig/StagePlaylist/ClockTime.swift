@@ -1,18 +1,18 @@
 /// A time of day, `HH:MM` on a 24-hour clock: a playlist's switch time, in the playlist's zone.
-public struct ClockTime: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
-    public var minutes: Int
+package struct ClockTime: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    package var minutes: Int
 
-    public static let midnight = ClockTime(minutes: 0)
+    package static let midnight = ClockTime(minutes: 0)
 
     private init(minutes: Int) { self.minutes = minutes }
 
-    public init?(hour: Int, minute: Int) {
+    package init?(hour: Int, minute: Int) {
         guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
         minutes = hour * 60 + minute
     }
 
     /// Parses `H:MM` or `HH:MM`; nil for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
               parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -20,16 +20,16 @@ public struct ClockTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.init(hour: h, minute: m)
     }
 
-    public var hour: Int { minutes / 60 }
-    public var minute: Int { minutes % 60 }
+    package var hour: Int { minutes / 60 }
+    package var minute: Int { minutes % 60 }
 
-    public var description: String {
+    package var description: String {
         (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
     }
 
-    public static func < (lhs: ClockTime, rhs: ClockTime) -> Bool { lhs.minutes < rhs.minutes }
+    package static func < (lhs: ClockTime, rhs: ClockTime) -> Bool { lhs.minutes < rhs.minutes }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let time = ClockTime(text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
@@ -38,7 +38,7 @@ public struct ClockTime: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self = time
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

@@ -2,13 +2,13 @@ import RefreshdCore
 
 /// The display size staging renders one widget family at: points times scale is the rendition's
 /// pixel size. The family is WidgetKit's (`RefreshdCore.WidgetFamily`); only the size is staging's.
-public struct RenditionSize: Sendable, Hashable, Codable {
-    public var family: WidgetFamily
-    public var widthPoints: Double
-    public var heightPoints: Double
-    public var scale: Double
+package struct RenditionSize: Sendable, Hashable, Codable {
+    package var family: WidgetFamily
+    package var widthPoints: Double
+    package var heightPoints: Double
+    package var scale: Double
 
-    public init(_ family: WidgetFamily, widthPoints: Double, heightPoints: Double, scale: Double) {
+    package init(_ family: WidgetFamily, widthPoints: Double, heightPoints: Double, scale: Double) {
         self.family = family
         self.widthPoints = widthPoints
         self.heightPoints = heightPoints
@@ -16,14 +16,14 @@ public struct RenditionSize: Sendable, Hashable, Codable {
     }
 
     /// The family's name in file names, playlists and timelines (`systemMedium`).
-    public var name: String { family.rawValue }
-    public var pixelWidth: Int { Int((widthPoints * scale).rounded()) }
-    public var pixelHeight: Int { Int((heightPoints * scale).rounded()) }
+    package var name: String { family.rawValue }
+    package var pixelWidth: Int { Int((widthPoints * scale).rounded()) }
+    package var pixelHeight: Int { Int((heightPoints * scale).rounded()) }
 
     /// A family's size on a large iPhone at 3x (systemExtraLarge: an iPad's, at 2x), the default
     /// when a job file names the family without a size: systemSmall 510x510 px, systemMedium
     /// 1080x510, systemLarge 1080x1137.
-    public static func standard(_ family: WidgetFamily) -> RenditionSize {
+    package static func standard(_ family: WidgetFamily) -> RenditionSize {
         switch family {
         case .systemSmall: RenditionSize(family, widthPoints: 170, heightPoints: 170, scale: 3)
         case .systemMedium: RenditionSize(family, widthPoints: 360, heightPoints: 170, scale: 3)

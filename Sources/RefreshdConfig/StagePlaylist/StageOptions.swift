@@ -1,58 +1,58 @@
 import Foundation
 
 /// Everything the `stage-playlist` action is told, typed (the job file's `options:` map to this).
-public struct StageOptions: Sendable, Hashable, Codable {
+package struct StageOptions: Sendable, Hashable, Codable {
     /// Which day to stage, relative to the run's start in `zone`.
-    public enum Day: Sendable, Hashable, Codable {
+    package enum Day: Sendable, Hashable, Codable {
         case today
         case tomorrow
         case date(CivilDate)
     }
 
     /// The wallpaper library: a folder of `.jpg`, `.jpeg` and `.png` files (hidden files ignored).
-    public var library: String
+    package var library: String
     /// The folder under the shared container that holds `playlists/` and `renditions/`.
-    public var folder: String = "wallpaper"
-    public var switchTimes: [ClockTime]
+    package var folder: String = "wallpaper"
+    package var switchTimes: [ClockTime]
     /// The IANA zone the switch times and days are read in.
-    public var zone: String
+    package var zone: String
     /// Distinct assets a day shows, 1 to the number of switch times (the switches cycle them).
-    public var assetsPerDay: Int
+    package var assetsPerDay: Int
     /// No asset shown on the previous N days is chosen while fresh ones remain.
-    public var noRepeatDays: Int = 7
-    public var families: [RenditionSize]
-    public var seed: UInt64 = 1
+    package var noRepeatDays: Int = 7
+    package var families: [RenditionSize]
+    package var seed: UInt64 = 1
     /// The widget kind asked to reload once a playlist is staged.
-    public var widgetKind: String
+    package var widgetKind: String
     /// Playlists older than this many days before the staged day are removed with their renditions.
-    public var retentionDays: Int = 7
+    package var retentionDays: Int = 7
     /// The widget's memory ceiling: an asset whose rendition would need more is refused.
-    public var memoryCeiling: Int = 30 * 1_048_576
-    public var day: Day = .tomorrow
+    package var memoryCeiling: Int = 30 * 1_048_576
+    package var day: Day = .tomorrow
     /// With `day: tomorrow`, also stage today first when today has no playlist (a first run, or
     /// a night that was missed), so the widget has today's wallpapers, not a fallback.
-    public var todayIfMissing = false
-    public var quality: Int = StageOptions.defaultQuality
+    package var todayIfMissing = false
+    package var quality: Int = StageOptions.defaultQuality
     /// The most pixels a source image may have: decoding costs CPU in proportion (a 40000x40000
     /// PNG of zeros is a 4.7 MB file and about 15 s of CPU a family), so larger ones are refused
     /// before decoding. 120 megapixels admits every camera photo.
-    public var maxSourcePixels: Int = 120_000_000
+    package var maxSourcePixels: Int = 120_000_000
     /// What to do with a library entry that is a symlink to a file outside the library.
-    public var librarySymlinks: LibrarySymlinks = .refuse
+    package var librarySymlinks: LibrarySymlinks = .refuse
 
     /// A library entry that is a symlink resolving outside the library folder is skipped with a
     /// logged reason (`refuse`, the default: a library is the user's folder of pictures, and a
     /// link out of it, e.g. to another user's file, would be decoded and published to every
     /// reader of the container) or used like any file (`follow`). Links inside it are followed.
-    public enum LibrarySymlinks: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum LibrarySymlinks: String, Sendable, Hashable, Codable, CaseIterable {
         case refuse
         case follow
     }
 
     /// The JPEG quality of renditions when the job file names none.
-    public static let defaultQuality = 85
+    package static let defaultQuality = 85
 
-    public init(library: String, switchTimes: [ClockTime], zone: String, assetsPerDay: Int,
+    package init(library: String, switchTimes: [ClockTime], zone: String, assetsPerDay: Int,
                 families: [RenditionSize], widgetKind: String) {
         self.library = library
         self.switchTimes = switchTimes
@@ -64,7 +64,7 @@ public struct StageOptions: Sendable, Hashable, Codable {
 
     /// Every option, one `name=value` line each in a fixed order: equal texts are equal options,
     /// so a job whose text changed is a changed job on reload.
-    public var canonicalText: String {
+    package var canonicalText: String {
         let dayText = switch day {
         case .today: "today"
         case .tomorrow: "tomorrow"
@@ -83,7 +83,7 @@ public struct StageOptions: Sendable, Hashable, Codable {
 
     /// What is wrong with these options, one line each naming the option and what was expected;
     /// empty when they can be used.
-    public func problems() -> [String] {
+    package func problems() -> [String] {
         var problems: [String] = []
         if library.isEmpty { problems.append("library: expected the path of a folder of images") }
         if folder.isEmpty || folder.contains("/") || folder.hasPrefix(".") {

@@ -16,7 +16,12 @@ import RefreshdRuntime
 /// - `refreshd_launch_lateness_seconds{job}` (histogram: launch after the earliest begin date);
 /// - `refreshd_notifications_total{job,kind,result}` (counter: failure and recovery notifications
 ///   delivered, retried, given up or dropped; issue 25).
-/// An instance of a template (`template[key]`) counts under its template's `job` label.
+/// An instance of a template (`template[key]`) counts under its template's `job` label; what
+/// is per instance is bounded (issue 23): `refreshd_failing_instances{job}` (gauge: instances of
+/// the template whose last attempts failed) and `refreshd_failing_instance_streak{job,instance}`
+/// (gauge: the consecutive failures of the template's `FailingInstances.top` most failing instances, most
+/// first, ties by key; an instance that leaves the top or recovers loses its series), so a
+/// million users are at most 10 series a template, not a million.
 ///
 /// - `refreshd_widget_budget_left{kind,family}` (gauge; not emitted for an unlimited budget),
 ///   `refreshd_widget_stale{kind,family}` (1 while stale), `refreshd_stale_widgets` (gauges);
@@ -39,6 +44,9 @@ final class MetricsExporter: @unchecked Sendable {
     private let staleWidgets: CoreMetrics.Gauge
     private var activityStates: [ActivityState: CoreMetrics.Gauge] = [:]
     static let latenessName = "refreshd_launch_lateness_seconds"
+    private var failingInstances: [String: CoreMetrics.Gauge] = [:]
+    /// `template\0key` -> its streak gauge, for the instances now in their template's top.
+    private var instanceStreaks: [String: CoreMetrics.Gauge] = [:]
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -103,6 +111,40 @@ final class MetricsExporter: @unchecked Sendable {
     func record(_ snapshot: SchedulerSnapshot) {
         pending.record(snapshot.pending.count)
         inFlight.record(snapshot.runs.count)
+        recordFailingInstances(snapshot.failureStreaks)
+    }
+
+    /// The most failing instances of each template, from the core's failure streaks (only
+    /// non-zero ones are kept there, so this is linear in the failing identifiers).
+    func recordFailingInstances(_ streaks: [SchedulerSnapshot.FailureStreak]) {
+        var byTemplate: [String: [(key: String, count: Int)]] = [:]
+        for streak in streaks {
+            guard let (template, key) = InstanceName.split(streak.identifier) else { continue }
+            byTemplate[template, default: []].append((key, streak.count))
+        }
+        for template in Set(failingInstances.keys).union(byTemplate.keys) {
+            let gauge = failingInstances[template]
+                ?? CoreMetrics.Gauge(label: "refreshd_failing_instances", dimensions: [("job", template)], factory: factory)
+            failingInstances[template] = gauge
+            gauge.record(byTemplate[template]?.count ?? 0)
+        }
+        var top: [String: Int] = [:]
+        for (template, failing) in byTemplate {
+            for item in FailingInstances.most(failing) { top[template + "\u{0}" + item.key] = item.count }
+        }
+        for (name, gauge) in instanceStreaks where top[name] == nil {
+            gauge.destroy()
+            instanceStreaks[name] = nil
+        }
+        for (name, count) in top {
+            let gauge = instanceStreaks[name] ?? {
+                let parts = name.split(separator: "\u{0}", maxSplits: 1).map(String.init)
+                return CoreMetrics.Gauge(label: "refreshd_failing_instance_streak",
+                                         dimensions: [("job", parts[0]), ("instance", parts[1])], factory: factory)
+            }()
+            instanceStreaks[name] = gauge
+            gauge.record(count)
+        }
     }
 
     /// Each widget's budget left and staleness, and how many are stale.

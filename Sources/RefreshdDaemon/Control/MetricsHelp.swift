@@ -17,6 +17,8 @@ enum MetricsHelp {
         "refreshd_widget_stale": "1 while a widget family is stale, else 0.",
         "refreshd_stale_widgets": "Widget families stale now.",
         "refreshd_activities": "Live activities in each state; dismissed counts the recent history.",
+        "refreshd_failing_instances": "Instances of a template whose last attempts failed (a retry streak), by template (job).",
+        "refreshd_failing_instance_streak": "Consecutive failed attempts of the 10 most failing instances of each template, by job and instance key.",
         "refreshd_notifications_total": "Failure and recovery notifications since refreshd started, by job, kind and result (delivered, retry: an attempt failed, given_up, dropped).",
     ]
 

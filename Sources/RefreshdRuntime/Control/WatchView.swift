@@ -5,25 +5,63 @@ import RefreshdCore
 /// and budget gauge, the live activities with their state and progress, and the latest events.
 /// Pure (the instant is given), so the screen is a unit test and the terminal code only draws.
 public enum WatchView {
+    /// The screen. Instances of a template are folded into their template (issue 23): one
+    /// "next due" row a template (how many instances are pending, and the next), one running row
+    /// when several of its instances run, and a "Templates" section with counts and the most
+    /// failing instances (`FailingInstances`). `instance` (`template[key]`) shows that one
+    /// instance instead: its requests, runs, failure streak and events, nothing folded.
     public static func render(snapshot: SchedulerSnapshot, events: [RuntimeObservation], now: Instant,
                               timelines: TimelineSnapshot? = nil, activities: ActivitySnapshot? = nil,
-                              width: Int = 80, maxPending: Int = 8, maxEvents: Int = 8) -> [String] {
+                              width: Int = 80, maxPending: Int = 8, maxEvents: Int = 8, instance: String? = nil) -> [String] {
         var lines: [String] = []
         let state = snapshot.isStopping ? "stopping" : "running"
         lines.append("refreshd \(state) at \(now)  \(snapshot.pending.count) pending, \(snapshot.runs.count) in flight")
+        if let instance {
+            let streak = snapshot.failureStreaks.first { $0.identifier == instance }?.count ?? 0
+            let known = InstanceName.split(instance).flatMap { split in snapshot.templates?.first { $0.identifier == split.template } } != nil
+            lines.append("instance \(instance)" + (known ? "" : " (no such template is declared)")
+                + (streak > 0 ? "  failing: \(streak) consecutive failed attempt\(streak == 1 ? "" : "s")" : ""))
+        }
         lines.append("")
         lines.append("Next due")
-        if snapshot.pending.isEmpty { lines.append("  (nothing pending)") }
-        for p in snapshot.pending.prefix(maxPending) {
-            let when = p.earliest > now ? "in \(countdown(p.earliest.duration(since: now)))" : "due"
-            let place = p.place.map { $0 == .queued ? "" : "  \($0.rawValue)" } ?? ""
-            lines.append("  \(pad(when, 12)) \(p.identifier)  \(p.kind.rawValue)\(place)")
+        let pending = instance.map { id in snapshot.pending.filter { $0.identifier == id } } ?? snapshot.pending
+        if pending.isEmpty { lines.append("  (nothing pending)") }
+        var pendingRows: [String] = []
+        // Pending instances a template, counted once (a million instances: one pass).
+        var pendingOf: [String: Int] = [:]
+        if instance == nil {
+            for p in pending { if let split = InstanceName.split(p.identifier) { pendingOf[split.template, default: 0] += 1 } }
         }
-        if snapshot.pending.count > maxPending { lines.append("  ... and \(snapshot.pending.count - maxPending) more") }
+        var folded: Set<String> = []
+        for p in pending {
+            let when = p.earliest > now ? "in \(countdown(p.earliest.duration(since: now)))" : "due"
+            if instance == nil, let split = InstanceName.split(p.identifier), let count = pendingOf[split.template], count > 1 {
+                guard folded.insert(split.template).inserted else { continue }
+                pendingRows.append("  \(pad(when, 12)) \(split.template)[*]  \(count) instances pending, next \(split.key)")
+            } else {
+                let place = p.place.map { $0 == .queued ? "" : "  \($0.rawValue)" } ?? ""
+                pendingRows.append("  \(pad(when, 12)) \(p.identifier)  \(p.kind.rawValue)\(place)")
+            }
+        }
+        lines += pendingRows.prefix(maxPending)
+        if pendingRows.count > maxPending { lines.append("  ... and \(pendingRows.count - maxPending) more") }
         lines.append("")
         lines.append("Running")
-        if snapshot.runs.isEmpty { lines.append("  (nothing running)") }
-        for run in snapshot.runs {
+        let runs = instance.map { id in snapshot.runs.filter { $0.identifier == id } } ?? snapshot.runs
+        if runs.isEmpty { lines.append("  (nothing running)") }
+        var runningOf: [String: [SchedulerSnapshot.Run]] = [:]
+        if instance == nil {
+            for run in runs { if let split = InstanceName.split(run.identifier) { runningOf[split.template, default: []].append(run) } }
+        }
+        var foldedRuns: Set<String> = []
+        for run in runs {
+            if let split = InstanceName.split(run.identifier), let several = runningOf[split.template], several.count > 1 {
+                guard foldedRuns.insert(split.template).inserted else { continue }
+                let oldest = several.min { $0.started < $1.started }!
+                lines.append("  \(split.template)[*]  \(several.count) instances running, the longest \(split.template)[\(InstanceName.split(oldest.identifier)?.key ?? "")] "
+                    + "for \(countdown(now.duration(since: oldest.started)))")
+                continue
+            }
             let elapsed = now.duration(since: run.started)
             let allowance = run.deadline.duration(since: run.started)
             let phase = switch run.phase {
@@ -33,21 +71,50 @@ public enum WatchView {
             }
             lines.append("  \(run.identifier) run \(run.runID)  \(bar(elapsed, of: allowance, width: 20)) \(countdown(elapsed)) / \(countdown(allowance))\(phase)")
         }
-        if let timelines, !timelines.widgets.isEmpty {
+        if instance == nil, let templates = snapshot.templates, !templates.isEmpty {
+            lines.append("")
+            lines.append("Templates")
+            lines += templateLines(snapshot, templates: templates, pendingOf: pendingOf, runningOf: runningOf.mapValues(\.count))
+        }
+        if let timelines, !timelines.widgets.isEmpty, instance == nil {
             lines.append("")
             lines.append("Widgets")
             for w in timelines.widgets { lines.append("  " + widgetLine(w, now: now)) }
         }
         if let activities, !activities.activities.isEmpty {
-            lines.append("")
-            lines.append("Activities")
-            for a in activities.activities { lines.append("  " + activityLine(a)) }
+            let shown = instance.map { id in activities.activities.filter { $0.owner == id } } ?? activities.activities
+            if !shown.isEmpty {
+                lines.append("")
+                lines.append("Activities")
+                for a in shown { lines.append("  " + activityLine(a)) }
+            }
         }
         lines.append("")
         lines.append("Latest events")
-        if events.isEmpty { lines.append("  (none yet)") }
-        for event in events.suffix(maxEvents) { lines.append("  " + eventLine(event)) }
+        let latest = instance.map { id in events.filter { $0.identifier == id } } ?? events
+        if latest.isEmpty { lines.append("  (none yet)") }
+        for event in latest.suffix(maxEvents) { lines.append("  " + eventLine(event)) }
         return lines.map { $0.count > width ? String($0.prefix(width)) : $0 }
+    }
+
+    /// Each template: `t.feed  1000 instances  998 pending  2 running  25 failing`, and when
+    /// some fail, `  most failing: u24 (25), u23 (24), ...` (at most `FailingInstances.top`).
+    static func templateLines(_ snapshot: SchedulerSnapshot, templates: [SchedulerSnapshot.Template],
+                              pendingOf: [String: Int], runningOf: [String: Int]) -> [String] {
+        var failingOf: [String: [(key: String, count: Int)]] = [:]
+        for streak in snapshot.failureStreaks {
+            if let split = InstanceName.split(streak.identifier) { failingOf[split.template, default: []].append((split.key, streak.count)) }
+        }
+        var lines: [String] = []
+        for t in templates {
+            let failing = failingOf[t.identifier] ?? []
+            lines.append("  \(t.identifier)  \(t.instances) instance\(t.instances == 1 ? "" : "s")  \(pendingOf[t.identifier] ?? 0) pending  "
+                + "\(runningOf[t.identifier] ?? 0) running  \(failing.count) failing")
+            if !failing.isEmpty {
+                lines.append("    most failing: " + FailingInstances.most(failing).map { "\($0.key) (\($0.count))" }.joined(separator: ", "))
+            }
+        }
+        return lines
     }
 
     /// `wallpaper/systemSmall  budget [####......] 2/5  shown {"asset":"a"}`, and `STALE (why)`.

@@ -1,9 +1,9 @@
 /// The picture of a cluster run (`simulate --nodes N --svg FILE`): a lane per shard, coloured by
 /// the node that led it over time, the faults as vertical lines. Plain SVG text.
-public enum ClusterPicture {
+package enum ClusterPicture {
     static let colours = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7"]
 
-    public static func svg(_ report: ClusterSimulation.Report) -> String {
+    package static func svg(_ report: ClusterSimulation.Report) -> String {
         let left = 70.0, width = 900.0, lane = 16.0, top = 30.0
         let total = max(1.0, seconds(report.duration))
         let height = top + lane * Double(report.shards) + 40

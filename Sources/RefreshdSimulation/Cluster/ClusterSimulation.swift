@@ -19,43 +19,43 @@ import RefreshdRuntime
 /// - no job process of a fenced term alive after the step at which it was fenced;
 /// - liveness: after a kill or a pause, every shard the victim led is led again by a live node
 ///   within lease + renewal interval + 1 s (when some node can reach the database).
-public final class ClusterSimulation: @unchecked Sendable {
-    public typealias Fault = NodeFault
+package final class ClusterSimulation: @unchecked Sendable {
+    package typealias Fault = NodeFault
 
     /// What one run of the cluster found.
-    public struct Report: Sendable {
-        public var nodes: Int
-        public var shards: Int
-        public var duration: Duration
-        public var faults: [Fault]
-        public var launches = 0
-        public var takeovers = 0
-        public var fences = 0
-        public var releases = 0
+    package struct Report: Sendable {
+        package var nodes: Int
+        package var shards: Int
+        package var duration: Duration
+        package var faults: [Fault]
+        package var launches = 0
+        package var takeovers = 0
+        package var fences = 0
+        package var releases = 0
         /// For each kill or pause, how long until every shard the victim led was led again.
-        public var takeoverTimes: [Duration] = []
-        public var duplicates = 0
+        package var takeoverTimes: [Duration] = []
+        package var duplicates = 0
         /// A paused or killed node's run alive beside another node's run of the same job (the
         /// next slot, never the same one): no node can stop a frozen node's processes.
-        public var zombieOverlaps = 0
-        public var lost = 0
-        public var violations: [String] = []
+        package var zombieOverlaps = 0
+        package var lost = 0
+        package var violations: [String] = []
         /// Every node's history lines, in order (`+seconds node: line`).
-        public var events: [String] = []
+        package var events: [String] = []
         /// Who led each shard when (offsets from the start), for the picture.
-        public var ownership: [Span] = []
+        package var ownership: [Span] = []
         /// Fault boundaries (offset, what), for the picture.
-        public var marks: [(at: Duration, what: String)] = []
+        package var marks: [(at: Duration, what: String)] = []
 
         /// One node leading one shard from `from` to `to`.
-        public struct Span: Sendable, Hashable {
-            public var shard: Int
-            public var node: Int
-            public var from: Duration
-            public var to: Duration
+        package struct Span: Sendable, Hashable {
+            package var shard: Int
+            package var node: Int
+            package var from: Duration
+            package var to: Duration
         }
 
-        public var lines: [String] {
+        package var lines: [String] {
             var out = ["nodes: \(nodes), shards: \(shards), \(duration.components.seconds) s simulated"]
             for fault in faults { out.append("fault: \(fault)") }
             out.append("launches: \(launches), takeovers: \(takeovers), fences: \(fences), releases: \(releases)")
@@ -69,7 +69,7 @@ public final class ClusterSimulation: @unchecked Sendable {
             return out
         }
 
-        public static func seconds(_ d: Duration) -> String {
+        package static func seconds(_ d: Duration) -> String {
             String(format: "%.1f", Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
         }
     }
@@ -93,8 +93,8 @@ public final class ClusterSimulation: @unchecked Sendable {
         }
     }
 
-    public let shards: Int
-    public let settings: LeaseMachine.Settings
+    package let shards: Int
+    package let settings: LeaseMachine.Settings
     let database: ModelledDatabase
     let start: Instant
     let end: Instant
@@ -122,7 +122,7 @@ public final class ClusterSimulation: @unchecked Sendable {
     /// Pairs of runs of one job seen alive at once with one of them a zombie's.
     var zombieOverlaps: Set<String> = []
 
-    public init(jobs: [JobSpec], nodes: Int, shards: Int = 16, start: Instant, duration: Duration,
+    package init(jobs: [JobSpec], nodes: Int, shards: Int = 16, start: Instant, duration: Duration,
                 faults: [Fault] = [], settings: LeaseMachine.Settings = .init(),
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { _, _ in .quickSuccess }) {
         self.shards = shards
@@ -218,7 +218,7 @@ public final class ClusterSimulation: @unchecked Sendable {
     }
 
     /// Runs the whole plan.
-    public func run() -> Report {
+    package func run() -> Report {
         let joining = Set(faults.compactMap { if case let .join(n, _) = $0 { n } else { nil } })
         for node in nodes where !joining.contains(node.index) { boot(node) }
         var boundaries = faultBoundaries()
@@ -418,7 +418,7 @@ extension ClusterSimulation {
     /// A scenario's jobs and models on `nodes` nodes, for its days, with `faults`.
     /// (Widgets and built-in actions are left out: their models share state a cluster run does
     /// not split by shard yet.)
-    public convenience init(scenario: Scenario, nodes: Int, shards: Int = 16, faults: [Fault],
+    package convenience init(scenario: Scenario, nodes: Int, shards: Int = 16, faults: [Fault],
                             duration: Duration? = nil, settings: LeaseMachine.Settings = .init()) {
         let single = Simulation(scenario: scenario)
         self.init(jobs: single.specs.filter { $0.widget == nil && $0.action == nil }, nodes: nodes, shards: shards,
@@ -429,7 +429,7 @@ extension ClusterSimulation {
     /// A seeded fault plan for `nodes` nodes over `duration`: a kill with a restart, a pause past
     /// the lease, a partition, a database restart and a clock drift, each drawn or not, at
     /// instants and for spans drawn from the seed.
-    public static func plan(seed: UInt64, nodes: Int, duration: Duration) -> [Fault] {
+    package static func plan(seed: UInt64, nodes: Int, duration: Duration) -> [Fault] {
         var state = seed &+ 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
             state = state &+ 0x9E37_79B9_7F4A_7C15

@@ -9,14 +9,14 @@ import RefreshdRuntime
 /// nothing). Faults: `down` (a database restart: every call throws until it is up again, and
 /// what was committed stays) and a partition between one node and the database
 /// (`connection(for:)` gives each node its own view, which throws while it is cut off).
-public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
+package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     /// A call that did not reach the database.
-    public struct Unreachable: Error, Sendable, Hashable, CustomStringConvertible {
-        public var why: String
-        public var description: String { "database unreachable: \(why)" }
+    package struct Unreachable: Error, Sendable, Hashable, CustomStringConvertible {
+        package var why: String
+        package var description: String { "database unreachable: \(why)" }
     }
 
-    public let shardCount: Int
+    package let shardCount: Int
     let lock = Lock()
     // Guarded by `lock`.
     var clock: Instant
@@ -28,7 +28,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     var commands: [ShardCommand] = []
     var commandIDs: Set<String> = []
 
-    public init(shardCount: Int = 16, time: Instant) {
+    package init(shardCount: Int = 16, time: Instant) {
         precondition(shardCount > 0, "a cluster has at least one shard")
         self.shardCount = shardCount
         clock = time
@@ -39,27 +39,27 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     // MARK: The world's controls
 
     /// The database's clock (the simulation's virtual time).
-    public var time: Instant {
+    package var time: Instant {
         get { lock.withLock { clock } }
         set { lock.withLock { clock = max(clock, newValue) } }
     }
 
     /// Down (restarting): every call throws; committed state stays.
-    public var down: Bool {
+    package var down: Bool {
         get { lock.withLock { isDown } }
         set { lock.withLock { isDown = newValue } }
     }
 
     /// Cuts `node` off the database, or joins it again.
-    public func partition(_ node: String, _ cut: Bool) {
+    package func partition(_ node: String, _ cut: Bool) {
         lock.withLock { if cut { cutOff.insert(node) } else { cutOff.remove(node) } }
     }
 
     /// A node's own view of the database: the same calls, refused while it is cut off.
-    public func connection(for node: String) -> any ShardDatabase { Connection(database: self, node: node) }
+    package func connection(for node: String) -> any ShardDatabase { Connection(database: self, node: node) }
 
     /// One shard's committed state, unfenced (for the simulation's checks).
-    public func committed(shard: Int) -> InMemoryStore { lock.withLock { stores[shard] } }
+    package func committed(shard: Int) -> InMemoryStore { lock.withLock { stores[shard] } }
 
     // MARK: ShardDatabase
 
@@ -68,7 +68,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         if let node, cutOff.contains(node) { throw Unreachable(why: "\(node) is cut off from the database") }
     }
 
-    public func now() throws -> Instant { try now(from: nil) }
+    package func now() throws -> Instant { try now(from: nil) }
 
     func now(from node: String?) throws -> Instant {
         try lock.withLock { () throws -> Instant in
@@ -77,7 +77,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
+    package func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
         try lock.withLock { () throws -> ShardLease? in
             try reachable(node)
             var row = rows[shard]
@@ -90,7 +90,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
+    package func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
         try lock.withLock { () throws -> ShardLease? in
             try reachable(node)
             var row = rows[shard]
@@ -101,7 +101,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func release(shard: Int, node: String, epoch: Int64) throws {
+    package func release(shard: Int, node: String, epoch: Int64) throws {
         try lock.withLock { () throws in
             try reachable(node)
             guard rows[shard].owner == node, rows[shard].epoch == epoch, rows[shard].expiresAt > clock else { return }
@@ -109,7 +109,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func leases() throws -> [ShardLease] { try leases(from: nil) }
+    package func leases() throws -> [ShardLease] { try leases(from: nil) }
 
     func leases(from node: String?) throws -> [ShardLease] {
         try lock.withLock { () throws -> [ShardLease] in
@@ -118,7 +118,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func heartbeat(node: String, ttl: Duration) throws -> [String] {
+    package func heartbeat(node: String, ttl: Duration) throws -> [String] {
         try lock.withLock { () throws -> [String] in
             try reachable(node)
             alive[node] = clock + ttl
@@ -126,14 +126,14 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func store(shard: Int, epoch: Int64) throws -> any StateStoring { try store(shard: shard, epoch: epoch, from: nil) }
+    package func store(shard: Int, epoch: Int64) throws -> any StateStoring { try store(shard: shard, epoch: epoch, from: nil) }
 
     func store(shard: Int, epoch: Int64, from node: String?) throws -> any StateStoring {
         try lock.withLock { () throws in try reachable(node) }
         return FencedStore(database: self, shard: shard, epoch: epoch, node: node)
     }
 
-    public func enqueueCommand(_ command: ShardCommand) throws -> Bool {
+    package func enqueueCommand(_ command: ShardCommand) throws -> Bool {
         try lock.withLock { () throws -> Bool in
             try reachable(nil)
             guard !commandIDs.contains(command.id) else { return false }
@@ -143,7 +143,7 @@ public final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func pendingCommands(shard: Int) throws -> [ShardCommand] { try pendingCommands(shard: shard, from: nil) }
+    package func pendingCommands(shard: Int) throws -> [ShardCommand] { try pendingCommands(shard: shard, from: nil) }
 
     func pendingCommands(shard: Int, from node: String?) throws -> [ShardCommand] {
         try lock.withLock { () throws -> [ShardCommand] in

@@ -1,13 +1,13 @@
 /// A whole image decoded to RGB at full size in stored orientation: for checking renditions (and
 /// in tests), never for staging, which must not hold a source whole.
-public struct DecodedImage: Sendable, Hashable {
-    public var width: Int
-    public var height: Int
-    public var info: ImageInfo
+package struct DecodedImage: Sendable, Hashable {
+    package var width: Int
+    package var height: Int
+    package var info: ImageInfo
     /// `width * height * 3` bytes, rows top to bottom.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
 
-    public static func decode(_ path: String) throws(ImageError) -> DecodedImage {
+    package static func decode(_ path: String) throws(ImageError) -> DecodedImage {
         let reader = try ScanlineSource(path: path)
         try reader.start(scaleNumerator: 8)
         var pixels = [UInt8](repeating: 0, count: reader.width * reader.height * 3)
@@ -19,7 +19,7 @@ public struct DecodedImage: Sendable, Hashable {
     }
 
     /// The RGB of one pixel.
-    public func pixel(x: Int, y: Int) -> (r: Int, g: Int, b: Int) {
+    package func pixel(x: Int, y: Int) -> (r: Int, g: Int, b: Int) {
         let p = (y * width + x) * 3
         return (Int(pixels[p]), Int(pixels[p + 1]), Int(pixels[p + 2]))
     }

@@ -2,14 +2,14 @@
 ///
 /// Parsed from the TIFF structure of an EXIF block with every offset checked against the block's
 /// length, so a hostile file yields `.up`, never an out-of-bounds read.
-public enum ExifOrientation: Int, Sendable, Hashable, Codable {
+package enum ExifOrientation: Int, Sendable, Hashable, Codable {
     case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
 
     /// Orientations 5 to 8 swap width and height.
-    public var swapsAxes: Bool { rawValue >= 5 }
+    package var swapsAxes: Bool { rawValue >= 5 }
 
     /// The stored pixel shown at display position (x, y), for a stored image of the given size.
-    public func storedPoint(x: Int, y: Int, storedWidth w: Int, storedHeight h: Int) -> (x: Int, y: Int) {
+    package func storedPoint(x: Int, y: Int, storedWidth w: Int, storedHeight h: Int) -> (x: Int, y: Int) {
         switch self {
         case .up: (x, y)
         case .upMirrored: (w - 1 - x, y)
@@ -23,14 +23,14 @@ public enum ExifOrientation: Int, Sendable, Hashable, Codable {
     }
 
     /// The orientation in a JPEG APP1 segment's payload (`Exif\0\0` then TIFF), `.up` if none.
-    public static func parse(app1 bytes: UnsafeRawBufferPointer) -> ExifOrientation {
+    package static func parse(app1 bytes: UnsafeRawBufferPointer) -> ExifOrientation {
         let header: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
         guard bytes.count > header.count, bytes.prefix(header.count).elementsEqual(header) else { return .up }
         return parse(tiff: UnsafeRawBufferPointer(rebasing: bytes[header.count...]))
     }
 
     /// The orientation in a TIFF structure (PNG's eXIf chunk), `.up` if absent or malformed.
-    public static func parse(tiff bytes: UnsafeRawBufferPointer) -> ExifOrientation {
+    package static func parse(tiff bytes: UnsafeRawBufferPointer) -> ExifOrientation {
         guard bytes.count >= 8 else { return .up }
         let little: Bool
         switch (bytes[0], bytes[1]) {
@@ -60,7 +60,7 @@ public enum ExifOrientation: Int, Sendable, Hashable, Codable {
     }
 
     /// A minimal EXIF APP1 payload carrying this orientation (big-endian TIFF, one IFD entry).
-    public var app1Payload: [UInt8] {
+    package var app1Payload: [UInt8] {
         [0x45, 0x78, 0x69, 0x66, 0, 0,
          0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,
          0x00, 0x01,

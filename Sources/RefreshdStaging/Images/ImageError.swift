@@ -2,13 +2,13 @@
 ///
 /// Every image failure is a value of this type, never a crash: staging logs it and skips the
 /// asset, so one corrupt file in a library costs one log line.
-public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var file: String
-    public var reason: String
+package struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var file: String
+    package var reason: String
     /// The run expired during the decode: not the image's fault, so it is not skipped.
-    public var isExpiration = false
+    package var isExpiration = false
 
-    public init(file: String, reason: String) {
+    package init(file: String, reason: String) {
         self.file = file
         self.reason = reason
     }
@@ -19,5 +19,5 @@ public struct ImageError: Error, Sendable, Hashable, CustomStringConvertible {
         return error
     }
 
-    public var description: String { "\(file): \(reason)" }
+    package var description: String { "\(file): \(reason)" }
 }

@@ -20,34 +20,34 @@ import RefreshdConfig
 ///   memory ceiling, or the asset is refused with the figures before any pixel is decoded.
 /// - CPU follows the source: a source over `maxSourcePixels` is refused from its header, and
 ///   `isExpired` is asked every few rows, so an expired run stops inside a decode.
-public enum RenditionRenderer {
+package enum RenditionRenderer {
     /// How the source is decoded: the real path, or the naive one (full size into an RGBA
     /// buffer, then reduced), kept for the benchmark's side-by-side comparison.
-    public enum Strategy: String, Sendable {
+    package enum Strategy: String, Sendable {
         case reducedScale
         case fullDecode
     }
 
     /// What a rendering did, for logs and the benchmark.
-    public struct Report: Sendable, Hashable {
-        public var source: ImageInfo
-        public var scaleNumerator: Int
-        public var decodedWidth: Int
-        public var decodedHeight: Int
-        public var estimatedBytes: Int
+    package struct Report: Sendable, Hashable {
+        package var source: ImageInfo
+        package var scaleNumerator: Int
+        package var decodedWidth: Int
+        package var decodedHeight: Int
+        package var estimatedBytes: Int
     }
 
-    public static let defaultQuality = StageOptions.defaultQuality
+    package static let defaultQuality = StageOptions.defaultQuality
 
     /// The header of an image: size and orientation, no pixels decoded.
-    public static func probe(_ path: String, followSymlinks: Bool = true) throws(ImageError) -> ImageInfo {
+    package static func probe(_ path: String, followSymlinks: Bool = true) throws(ImageError) -> ImageInfo {
         try ScanlineSource(path: path, followSymlinks: followSymlinks).info
     }
 
     /// The working memory a rendition of this source at this size is estimated to need.
     /// Saturates at `Int.max`: an estimate that overflowed must refuse the source, not wrap to a
     /// small number that passes the ceiling.
-    public static func estimatedBytes(for info: ImageInfo, width: Int, height: Int) -> Int {
+    package static func estimatedBytes(for info: ImageInfo, width: Int, height: Int) -> Int {
         var bytes = saturating(width, height, 4)
         bytes = saturating(sum: bytes, info.coefficientBytes)
         if info.isInterlaced { bytes = saturating(sum: bytes, saturating(info.width, info.height, 4)) }
@@ -68,7 +68,7 @@ public enum RenditionRenderer {
 
     /// The reasons a source is refused from its header alone, before decoding: over the pixel
     /// ceiling, or a rendition of it over the memory ceiling. nil when it may be decoded.
-    public static func refusal(for info: ImageInfo, width: Int, height: Int, memoryCeiling: Int,
+    package static func refusal(for info: ImageInfo, width: Int, height: Int, memoryCeiling: Int,
                                maxSourcePixels: Int) -> String? {
         let pixels = saturating(info.width, info.height)
         if pixels > maxSourcePixels {
@@ -87,7 +87,7 @@ public enum RenditionRenderer {
     /// Renders `source` to a `width`x`height` JPEG at `output` (written, flushed and fsynced; on
     /// failure nothing is left at `output`).
     @discardableResult
-    public static func render(source: String, to output: String, width: Int, height: Int,
+    package static func render(source: String, to output: String, width: Int, height: Int,
                               memoryCeiling: Int, quality: Int = defaultQuality,
                               maxSourcePixels: Int = Int.max, isExpired: () -> Bool = { false },
                               followSymlinks: Bool = true,
@@ -108,7 +108,7 @@ public enum RenditionRenderer {
     /// Renders into the open file `descriptor` (a temporary file staging created with `O_EXCL`;
     /// `named` is its path for messages). The descriptor stays open; the bytes are fsynced.
     @discardableResult
-    public static func render(source: String, toDescriptor descriptor: Int32, named output: String, width: Int,
+    package static func render(source: String, toDescriptor descriptor: Int32, named output: String, width: Int,
                               height: Int, memoryCeiling: Int, quality: Int = defaultQuality,
                               maxSourcePixels: Int = Int.max, isExpired: () -> Bool = { false },
                               followSymlinks: Bool = true,

@@ -3,17 +3,17 @@ import Foundation
 /// A small deterministic wallpaper library for trying staging on a fresh machine: large JPEGs
 /// (some stored sideways with EXIF orientation 6, as phones store portrait photos) and PNGs,
 /// painted row by row (gradients and bands, different per image) by this module's encoders.
-public enum SampleLibrary {
-    public struct Item: Sendable, Hashable {
-        public var name: String
-        public var width: Int
-        public var height: Int
-        public var orientation: ExifOrientation
-        public var format: ImageFormat
+package enum SampleLibrary {
+    package struct Item: Sendable, Hashable {
+        package var name: String
+        package var width: Int
+        package var height: Int
+        package var orientation: ExifOrientation
+        package var format: ImageFormat
     }
 
     /// The default library: six 4000x2400 JPEGs (two with orientation 6) and two PNGs.
-    public static let items: [Item] = (0..<8).map { i in
+    package static let items: [Item] = (0..<8).map { i in
         let png = i >= 6
         return Item(name: png ? String(format: "wallpaper-%02d.png", i + 1) : String(format: "wallpaper-%02d.jpg", i + 1),
                     width: png ? 2400 : 4000, height: png ? 1600 : 2400,
@@ -23,7 +23,7 @@ public enum SampleLibrary {
     /// Writes `items` into `directory` (created if missing); existing files of the same names are
     /// replaced. Returns the paths written.
     @discardableResult
-    public static func make(in directory: String, items: [Item] = items) throws -> [String] {
+    package static func make(in directory: String, items: [Item] = items) throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var paths: [String] = []
         for (index, item) in items.enumerated() {
@@ -38,7 +38,7 @@ public enum SampleLibrary {
     /// A black (all zeros) 1-bit grayscale PNG: a tiny file, quick to write however large the
     /// image, and as costly to decode as any since rows are expanded to RGBA (the hostile-input
     /// tests' long decode).
-    public static func writeBlankPNG(path: String, width: Int, height: Int) throws(ImageError) {
+    package static func writeBlankPNG(path: String, width: Int, height: Int) throws(ImageError) {
         let file = try CFile(path: path, mode: "wb")
         let encoder = try PNGEncoder(file: file, width: width, height: height, bilevel: true)
         let row = [UInt8](repeating: 0, count: (width + 7) / 8)
@@ -53,7 +53,7 @@ public enum SampleLibrary {
     /// the width and a bright left edge, so orientation and cropping can be seen. A JPEG can be
     /// written with one sequential scan per component (`componentScans`) or with 379
     /// progressive scans (`manyScans`), the layouts hostile-input tests need.
-    public static func write(path: String, width: Int, height: Int, format: ImageFormat,
+    package static func write(path: String, width: Int, height: Int, format: ImageFormat,
                              orientation: ExifOrientation = .up, seed: Int = 0, interlaced: Bool = false,
                              componentScans: Bool = false, manyScans: Bool = false,
                              paint: ((Int, Int) -> (UInt8, UInt8, UInt8))? = nil) throws(ImageError) {

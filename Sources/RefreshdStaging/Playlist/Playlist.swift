@@ -3,29 +3,29 @@ import RefreshdConfig
 /// One staged day as the widget reads it: switch times, asset identifiers and rendition paths
 /// (relative to the shared container), never image bytes. Written last, by rename, so a reader
 /// sees a whole playlist or none.
-public struct Playlist: Sendable, Hashable, Codable {
-    public static let currentVersion = 1
+package struct Playlist: Sendable, Hashable, Codable {
+    package static let currentVersion = 1
 
-    public var version: Int
-    public var date: CivilDate
+    package var version: Int
+    package var date: CivilDate
     /// The zone the switch times are read in.
-    public var zone: String
+    package var zone: String
     /// A hash of the library listing and the options that made this playlist: staging the same
     /// day again with the same hash changes nothing.
-    public var manifest: String
-    public var entries: [Entry]
+    package var manifest: String
+    package var entries: [Entry]
     /// Lines for people: a library too small for the window, assets skipped and why.
-    public var notes: [String]
+    package var notes: [String]
 
     /// One switch: from `at` (the day's `time` in `zone`) the widget shows `asset`.
-    public struct Entry: Sendable, Hashable, Codable {
-        public var time: ClockTime
-        public var at: String
-        public var asset: String
+    package struct Entry: Sendable, Hashable, Codable {
+        package var time: ClockTime
+        package var at: String
+        package var asset: String
         /// Family name to the rendition's path, relative to the shared container.
-        public var renditions: [String: String]
+        package var renditions: [String: String]
 
-        public init(time: ClockTime, at: String, asset: String, renditions: [String: String]) {
+        package init(time: ClockTime, at: String, asset: String, renditions: [String: String]) {
             self.time = time
             self.at = at
             self.asset = asset
@@ -33,7 +33,7 @@ public struct Playlist: Sendable, Hashable, Codable {
         }
     }
 
-    public init(date: CivilDate, zone: String, manifest: String, entries: [Entry], notes: [String]) {
+    package init(date: CivilDate, zone: String, manifest: String, entries: [Entry], notes: [String]) {
         self.version = Playlist.currentVersion
         self.date = date
         self.zone = zone

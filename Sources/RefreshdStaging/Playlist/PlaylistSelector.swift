@@ -8,30 +8,30 @@ import RefreshdCore
 /// every fresh one, least recently shown first. Staging walks this ranking and takes the first
 /// assets that render, so an unreadable file costs its place, not the day. When fewer fresh
 /// assets exist than a day needs, `shortage` says so and the least recently used repeat.
-public struct PlaylistSelector: Sendable {
-    public var seed: UInt64
-    public var assetsPerDay: Int
-    public var noRepeatDays: Int
+package struct PlaylistSelector: Sendable {
+    package var seed: UInt64
+    package var assetsPerDay: Int
+    package var noRepeatDays: Int
 
-    public init(seed: UInt64, assetsPerDay: Int, noRepeatDays: Int) {
+    package init(seed: UInt64, assetsPerDay: Int, noRepeatDays: Int) {
         self.seed = seed
         self.assetsPerDay = assetsPerDay
         self.noRepeatDays = noRepeatDays
     }
 
     /// The ranking for one day.
-    public struct Ranking: Sendable, Hashable {
+    package struct Ranking: Sendable, Hashable {
         /// Every asset of the library, best first.
-        public var order: [String]
+        package var order: [String]
         /// How many of `order`'s first assets were not shown within the window.
-        public var freshCount: Int
+        package var freshCount: Int
         /// Set when the day needs more assets than are fresh: one line saying so.
-        public var shortage: String?
+        package var shortage: String?
     }
 
     /// Ranks `library` (asset identifiers, any order, duplicates ignored) for `date`, given the
     /// assets shown on earlier days (`history`; days outside the window are ignored).
-    public func rank(library: [String], date: CivilDate, history: [CivilDate: [String]]) -> Ranking {
+    package func rank(library: [String], date: CivilDate, history: [CivilDate: [String]]) -> Ranking {
         var rng = SplitMix64(seed: seed ^ SplitMix64.mix(UInt64(bitPattern: date.dayNumber)))
         var shuffled = Array(Set(library)).sorted()
         if shuffled.count > 1 {

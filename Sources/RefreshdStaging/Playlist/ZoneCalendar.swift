@@ -4,13 +4,13 @@ import RefreshdCore
 
 /// Days and times of day in one IANA zone, against instants: which day it is somewhere, and when
 /// a switch time happens there (daylight saving included).
-public struct ZoneCalendar: Sendable, Hashable {
-    public let zone: TimeZone
+package struct ZoneCalendar: Sendable, Hashable {
+    package let zone: TimeZone
 
-    public init(zone: TimeZone) { self.zone = zone }
+    package init(zone: TimeZone) { self.zone = zone }
 
     /// The zone named `identifier` (e.g. `Europe/Paris`), or nil if the system does not know it.
-    public init?(identifier: String) {
+    package init?(identifier: String) {
         guard let zone = TimeZone(identifier: identifier) else { return nil }
         self.zone = zone
     }
@@ -20,14 +20,14 @@ public struct ZoneCalendar: Sendable, Hashable {
     }
 
     /// The day it is in this zone at `instant`.
-    public func date(of instant: Instant) -> CivilDate {
+    package func date(of instant: Instant) -> CivilDate {
         let seconds = floorDiv(instant.milliseconds, 1000)
         return CivilDate(dayNumber: floorDiv(seconds + offset(atSeconds: seconds), 86_400))
     }
 
     /// The instant the wall clock reads `time` on `date`. In a fall-back overlap the first
     /// occurrence; in a spring-forward gap the reading pushed forward by the gap.
-    public func instant(of date: CivilDate, at time: ClockTime) -> Instant {
+    package func instant(of date: CivilDate, at time: ClockTime) -> Instant {
         let local = date.dayNumber * 86_400 + Int64(time.minutes) * 60
         let before = offset(atSeconds: local - 86_400), after = offset(atSeconds: local + 86_400)
         let valid = [before, after].map { local - $0 }.filter { $0 + offset(atSeconds: $0) == local }
@@ -36,7 +36,7 @@ public struct ZoneCalendar: Sendable, Hashable {
     }
 
     /// Midnight starting `date` (or the first instant of that day if midnight is skipped).
-    public func start(of date: CivilDate) -> Instant {
+    package func start(of date: CivilDate) -> Instant {
         instant(of: date, at: .midnight)
     }
 

@@ -8,28 +8,28 @@ import RefreshdConfig
 /// A rendition folder is named by its day and manifest, so a run cut short is continued by the
 /// next one with the same manifest, and a changed library starts a fresh folder while the old
 /// playlist still names the old one. Temporary files start with `.tmp-`.
-public struct ContainerLayout: Sendable, Hashable {
-    public var container: String
-    public var folder: String
+package struct ContainerLayout: Sendable, Hashable {
+    package var container: String
+    package var folder: String
 
-    public init(container: String, folder: String) {
+    package init(container: String, folder: String) {
         self.container = container
         self.folder = folder
     }
 
-    public var root: String { join(container, folder) }
-    public var playlists: String { join(root, "playlists") }
-    public var renditions: String { join(root, "renditions") }
+    package var root: String { join(container, folder) }
+    package var playlists: String { join(root, "playlists") }
+    package var renditions: String { join(root, "renditions") }
 
-    public func playlistPath(_ date: CivilDate) -> String { join(playlists, "\(date).json") }
+    package func playlistPath(_ date: CivilDate) -> String { join(playlists, "\(date).json") }
 
     /// The rendition folder for a day and manifest, relative to the container.
-    public func renditionFolder(_ date: CivilDate, manifest: String) -> String {
+    package func renditionFolder(_ date: CivilDate, manifest: String) -> String {
         "\(folder)/renditions/\(date)-\(manifest)"
     }
 
     /// A rendition's file name: the asset's name made safe, a hash of the real name, the family.
-    public static func renditionName(asset: String, family: String) -> String {
+    package static func renditionName(asset: String, family: String) -> String {
         let safe = String(asset.unicodeScalars.prefix(80).map { c -> Character in
             c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "-" || c == "_" || c == ".")
                 ? Character(c) : "_"
@@ -38,10 +38,10 @@ public struct ContainerLayout: Sendable, Hashable {
     }
 
     /// An absolute path for a path relative to the container.
-    public func absolute(_ relative: String) -> String { join(container, relative) }
+    package func absolute(_ relative: String) -> String { join(container, relative) }
 
     /// The day a playlist file is for, from its name.
-    public static func date(ofPlaylistFile name: String) -> CivilDate? {
+    package static func date(ofPlaylistFile name: String) -> CivilDate? {
         guard name.hasSuffix(".json"), !name.hasPrefix(".") else { return nil }
         return CivilDate(String(name.dropLast(5)))
     }

@@ -1,12 +1,12 @@
 /// FNV-1a, 64 bits: a fingerprint of a library listing and staging options, to tell whether a
 /// staged day is still current. A change detector, not a defence against crafted collisions.
-public struct ManifestHash: Sendable {
+package struct ManifestHash: Sendable {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    public init() {}
+    package init() {}
 
     /// Adds a field; fields are separated so ("ab", "c") and ("a", "bc") differ.
-    public mutating func add(_ text: String) {
+    package mutating func add(_ text: String) {
         for byte in text.utf8 { mix(byte) }
         mix(0x1F)
     }
@@ -17,13 +17,13 @@ public struct ManifestHash: Sendable {
     }
 
     /// 16 hex digits.
-    public var hex: String {
+    package var hex: String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// The hash of one string, as 8 hex digits (file-name suffixes).
-    public static func short(_ text: String) -> String {
+    package static func short(_ text: String) -> String {
         var hash = ManifestHash()
         hash.add(text)
         return String(hash.hex.suffix(8))

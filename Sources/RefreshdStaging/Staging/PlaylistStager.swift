@@ -12,18 +12,18 @@ import RefreshdRuntime
 /// next one reuses. Folders of the container are opened without following symlinks, and the
 /// retention sweep removes only what `OwnershipRecord` says staging created. The current
 /// instant is given (the run's start), never read.
-public struct PlaylistStager: Sendable {
-    public var options: StageOptions
+package struct PlaylistStager: Sendable {
+    package var options: StageOptions
     /// Called after every write step with its number; returning false stops the run there.
-    public var afterWriteStep: (@Sendable (Int) -> Bool)?
+    package var afterWriteStep: (@Sendable (Int) -> Bool)?
 
-    public init(options: StageOptions, afterWriteStep: (@Sendable (Int) -> Bool)? = nil) {
+    package init(options: StageOptions, afterWriteStep: (@Sendable (Int) -> Bool)? = nil) {
         self.options = options
         self.afterWriteStep = afterWriteStep
     }
 
     /// The day `options.day` names for a run starting at `now`.
-    public func stagedDate(now: Instant) -> CivilDate? {
+    package func stagedDate(now: Instant) -> CivilDate? {
         guard let calendar = ZoneCalendar(identifier: options.zone) else { return nil }
         switch options.day {
         case .today: return calendar.date(of: now)
@@ -32,7 +32,7 @@ public struct PlaylistStager: Sendable {
         }
     }
 
-    public func run(container: String, now: Instant, isExpired: () -> Bool) -> StageReport {
+    package func run(container: String, now: Instant, isExpired: () -> Bool) -> StageReport {
         let writer = StagingWriter(afterStep: afterWriteStep)
         var report = StageReport(outcome: .failed, date: nil, log: [], results: [], steps: 0,
                                  renditionsWritten: 0, renditionsReused: 0)

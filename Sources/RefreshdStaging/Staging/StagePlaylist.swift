@@ -10,12 +10,12 @@ import RefreshdRuntime
 /// The day is resolved from the run's start (`order.started`), never from a clock, so the same
 /// run stages the same day in real time and in simulation. With `todayIfMissing`, a run for
 /// tomorrow first stages today when today has no playlist.
-public enum StagePlaylist {
-    public static let actionName = ActionSpec.stagePlaylistName
+package enum StagePlaylist {
+    package static let actionName = ActionSpec.stagePlaylistName
 
     /// The address space a staging worker may add to its own at start: twice the memory
     /// ceiling (the estimate is an estimate) plus room for libjpeg, libpng and the runtime.
-    public static func workerMemoryLimit(_ options: StageOptions) -> Int {
+    package static func workerMemoryLimit(_ options: StageOptions) -> Int {
         let twice = options.memoryCeiling.multipliedReportingOverflow(by: 2)
         return twice.overflow ? Int.max : twice.partialValue.addingReportingOverflow(256 << 20).partialValue
     }
@@ -23,7 +23,7 @@ public enum StagePlaylist {
     /// The action for these options, to be run in a worker process (its payload is the options
     /// as JSON, see `action(payload:)`). `afterWriteStep` is the crash-test hook (see
     /// `PlaylistStager`).
-    public static func action(_ options: StageOptions,
+    package static func action(_ options: StageOptions,
                               afterWriteStep: (@Sendable (Int) -> Bool)? = nil) -> BuiltInAction {
         let payload = (try? JSONEncoder().encode(options)).map { String(decoding: $0, as: UTF8.self) }
         let worker = payload.map { BuiltInAction.Worker(payload: $0, memoryLimit: workerMemoryLimit(options)) }
@@ -52,7 +52,7 @@ public enum StagePlaylist {
 
     /// The action a worker process rebuilds from a payload `action(_:)` made; nil if it does
     /// not decode.
-    public static func action(payload: String) -> BuiltInAction? {
+    package static func action(payload: String) -> BuiltInAction? {
         guard let options = try? JSONDecoder().decode(StageOptions.self, from: Data(payload.utf8)) else { return nil }
         return action(options)
     }

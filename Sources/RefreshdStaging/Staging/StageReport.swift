@@ -1,8 +1,8 @@
 import RefreshdConfig
 
 /// How a staging run ended, with its log lines and result lines.
-public struct StageReport: Sendable, Hashable {
-    public enum Outcome: String, Sendable, Hashable {
+package struct StageReport: Sendable, Hashable {
+    package enum Outcome: String, Sendable, Hashable {
         /// A playlist for the day was written (or was already current).
         case staged
         case alreadyStaged
@@ -13,16 +13,16 @@ public struct StageReport: Sendable, Hashable {
         case failed
     }
 
-    public var outcome: Outcome
-    public var date: CivilDate?
+    package var outcome: Outcome
+    package var date: CivilDate?
     /// Lines for the log: skipped assets and why, notes, the summary.
-    public var log: [String]
+    package var log: [String]
     /// JSON object lines for the results channel (the reload request on success).
-    public var results: [String]
+    package var results: [String]
     /// Write steps taken (files written count two: the temporary and the rename).
-    public var steps: Int
-    public var renditionsWritten: Int
-    public var renditionsReused: Int
+    package var steps: Int
+    package var renditionsWritten: Int
+    package var renditionsReused: Int
 
-    public var succeeded: Bool { outcome == .staged || outcome == .alreadyStaged }
+    package var succeeded: Bool { outcome == .staged || outcome == .alreadyStaged }
 }

@@ -7,12 +7,12 @@ import RefreshdRuntime
 /// from the shared container (see `PlaylistTimeline`), run in process for each family. Each
 /// family's timeline names only its own rendition: `{"asset", "rendition", "fallback"}`. With no
 /// playlist staged at all (before the first staging run) it writes `{"waiting": REASON}`.
-public enum PlaylistProvider {
-    public static let name = ActionSpec.playlistProviderName
+package enum PlaylistProvider {
+    package static let name = ActionSpec.playlistProviderName
 
     /// The provider a job's `ActionSpec.playlistProvider(zone:policy:folder:)` names (its payload
     /// is the `key=value` lines; an unknown policy is `atEnd`, as the job file's check allows no other).
-    public static func action(_ spec: ActionSpec) -> BuiltInAction {
+    package static func action(_ spec: ActionSpec) -> BuiltInAction {
         var fields: [String: String] = [:]
         for line in spec.payload.split(separator: "\n") {
             guard let eq = line.firstIndex(of: "=") else { continue }
@@ -22,7 +22,7 @@ public enum PlaylistProvider {
                       folder: fields["folder"] ?? "wallpaper")
     }
 
-    public static func action(zone: String, policy: PlaylistTimeline.Policy = .atEnd, folder: String = "wallpaper") -> BuiltInAction {
+    package static func action(zone: String, policy: PlaylistTimeline.Policy = .atEnd, folder: String = "wallpaper") -> BuiltInAction {
         BuiltInAction(name: name) { context in
             guard let container = context.sharedContainer else {
                 return ActionResult(success: false, log: ["no shared container to read the playlist from"])

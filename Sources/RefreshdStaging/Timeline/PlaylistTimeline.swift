@@ -10,31 +10,31 @@ import RefreshdCore
 /// switch). When today was not staged (staging missed or expired), the most recent earlier
 /// playlist is used with its switch times re-dated to today, and `fallback` names it; only when
 /// no playlist exists at all is there no timeline. Reads files; takes the instant, never a clock.
-public struct PlaylistTimeline: Sendable {
-    public enum Policy: String, Sendable, Hashable {
+package struct PlaylistTimeline: Sendable {
+    package enum Policy: String, Sendable, Hashable {
         case atEnd
         case afterStartOfTomorrow
     }
 
     /// No timeline: nothing staged yet (`nothingStaged`: the widget waits for the first staging
     /// run, which is not a failure), or the zone is unknown.
-    public struct Unavailable: Error, Sendable, Hashable, CustomStringConvertible {
-        public var description: String
-        public var nothingStaged = false
+    package struct Unavailable: Error, Sendable, Hashable, CustomStringConvertible {
+        package var description: String
+        package var nothingStaged = false
     }
 
-    public var layout: ContainerLayout
-    public var zone: String
-    public var policy: Policy
+    package var layout: ContainerLayout
+    package var zone: String
+    package var policy: Policy
 
-    public init(container: String, folder: String = "wallpaper", zone: String, policy: Policy = .atEnd) {
+    package init(container: String, folder: String = "wallpaper", zone: String, policy: Policy = .atEnd) {
         layout = ContainerLayout(container: container, folder: folder)
         self.zone = zone
         self.policy = policy
     }
 
     /// The timeline of `family` at `now`: one entry per switch time with the family's rendition.
-    public func timeline(for family: WidgetFamily, now: Instant) throws(Unavailable) -> StagedTimeline {
+    package func timeline(for family: WidgetFamily, now: Instant) throws(Unavailable) -> StagedTimeline {
         guard let calendar = ZoneCalendar(identifier: zone) else { throw Unavailable(description: "unknown zone \"\(zone)\"") }
         let today = calendar.date(of: now)
         let staged = stagedDates()

@@ -1,0 +1,82 @@
+import RefreshdCore
+
+/// `refreshd stats runs`: runs over the last days by job and outcome, with the instances of a
+/// template folded into one row (issue 23): how many instances ran, their outcomes summed, how
+/// many had a failed run and the most failing of them (`FailingInstances`), so a template of a
+/// million users is one row and ten names. `instance` (`template[key]`) shows that one
+/// instance's row instead. Pure: the counts come from the store (`StateStore.runCounts`).
+public struct RunStats: Codable, Sendable, Equatable {
+    /// One job, one template (its instances folded), or the one instance asked for.
+    public struct Row: Codable, Sendable, Equatable {
+        public var identifier: String
+        public var runs: Int
+        /// Runs by outcome (its raw value), only outcomes that occurred.
+        public var outcomes: [String: Int]
+        /// For a template: how many of its instances ran, and how many had a failed run.
+        public var instances: Int?
+        public var failingInstances: Int?
+        /// For a template: its most failing instances (at most `FailingInstances.top`).
+        public var mostFailing: [Failing]?
+    }
+
+    /// An instance's key and its failed runs (every outcome but success; see `Outcome.isFailure`).
+    public struct Failing: Codable, Sendable, Equatable {
+        public var key: String
+        public var failures: Int
+    }
+
+    public var days: Int
+    public var since: Instant
+    public var instance: String?
+    public var rows: [Row]
+
+    /// Folds `counts` (runs started since `since`, by identifier and outcome).
+    public init(counts: [(identifier: String, outcome: Outcome, count: Int)], days: Int, since: Instant, instance: String? = nil) {
+        self.days = days
+        self.since = since
+        self.instance = instance
+        var jobs: [String: Row] = [:]
+        var failuresOf: [String: [String: Int]] = [:]
+        var ranOf: [String: Set<String>] = [:]
+        for c in counts {
+            if let instance, c.identifier != instance { continue }
+            let split = instance == nil ? InstanceName.split(c.identifier) : nil
+            let name = split?.template ?? c.identifier
+            var row = jobs[name] ?? Row(identifier: name, runs: 0, outcomes: [:])
+            row.runs += c.count
+            row.outcomes[c.outcome.rawValue, default: 0] += c.count
+            jobs[name] = row
+            if let split {
+                ranOf[split.template, default: []].insert(split.key)
+                if c.outcome.isFailure { failuresOf[split.template, default: [:]][split.key, default: 0] += c.count }
+            }
+        }
+        for (template, keys) in ranOf {
+            let failing = failuresOf[template] ?? [:]
+            jobs[template]?.instances = keys.count
+            jobs[template]?.failingInstances = failing.count
+            jobs[template]?.mostFailing = FailingInstances.most(failing.map { ($0.key, $0.value) })
+                .map { Failing(key: $0.key, failures: $0.count) }
+        }
+        rows = jobs.values.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// The text `refreshd stats runs` prints.
+    public var lines: [String] {
+        var lines = ["Runs started since \(since) (\(days) day\(days == 1 ? "" : "s"))"
+            + (instance.map { ", instance \($0)" } ?? "") + ":"]
+        if rows.isEmpty { lines.append("  (no runs)") }
+        for row in rows {
+            let outcomes = Outcome.allCases.compactMap { o in row.outcomes[o.rawValue].map { "\($0) \(o.rawValue)" } }
+            var text = "  \(row.identifier)"
+            if let instances = row.instances { text += "[*]  \(instances) instance\(instances == 1 ? "" : "s")" }
+            text += "  \(row.runs) run\(row.runs == 1 ? "" : "s"): " + outcomes.joined(separator: ", ")
+            if let failing = row.failingInstances { text += "  \(failing) failing" }
+            lines.append(text)
+            if let most = row.mostFailing, !most.isEmpty {
+                lines.append("    most failing: " + most.map { "\($0.key) (\($0.failures))" }.joined(separator: ", "))
+            }
+        }
+        return lines
+    }
+}
