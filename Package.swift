@@ -117,7 +117,10 @@ let package = Package(
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
         // Against a private PostgreSQL server the tests start themselves (unix socket only).
-        .testTarget(name: "RefreshdPostgresTests", dependencies: ["RefreshdPostgres", "RefreshdStore", "RefreshdCore", "RefreshdRuntime", "CLibPQ"]),
+        // The ShardDatabase contract runs there on both implementations (PostgreSQL and the
+        // simulation's modelled database).
+        .testTarget(name: "RefreshdPostgresTests", dependencies: ["RefreshdPostgres", "RefreshdStore", "RefreshdCore", "RefreshdRuntime",
+                                                                 "RefreshdSimulation", "CLibPQ"]),
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),

@@ -237,7 +237,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
             let result = try c.execute("""
                 UPDATE refreshd.leases
                 SET owner = $2, epoch = epoch + 1, expires_at = clock_timestamp() + $3::float8 * interval '1 millisecond'
-                WHERE shard = $1 AND (owner IS NULL OR expires_at <= clock_timestamp())
+                WHERE shard = $1 AND (owner IS NULL OR owner = $2 OR expires_at <= clock_timestamp())
                 RETURNING \(Self.leaseColumns)
                 """, [.int4(Int32(shard)), .text(node), .int8(PGConnection.milliseconds(lease))], context: context)
             return result.count == 1 ? Self.lease(result, 0) : nil

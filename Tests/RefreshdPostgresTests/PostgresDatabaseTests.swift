@@ -3,6 +3,7 @@ import Foundation
 import RefreshdCore
 import RefreshdPostgres
 import RefreshdRuntime
+import RefreshdSimulation
 import Testing
 
 /// The shared database on a real PostgreSQL 15 (a private server the tests start): the contract
@@ -13,6 +14,17 @@ import Testing
         let server = try PrivateServer.shared.get()
         try checkShardDatabaseContract {
             try PostgresDatabase(connection: try server.freshDatabase(), shardCount: 4)
+        }
+    }
+
+    /// The same contract on the cluster simulation's modelled database (database time is its
+    /// clock, moved instead of slept): what the simulation proves rests on the rules PostgreSQL keeps.
+    @Test func theModelledDatabaseKeepsTheSameContract() throws {
+        var database: ModelledDatabase?
+        try checkShardDatabaseContract(wait: { span in database!.time = database!.time + span }) {
+            let made = ModelledDatabase(shardCount: 4, time: Instant(milliseconds: 1_795_000_000_000))
+            database = made
+            return made
         }
     }
 

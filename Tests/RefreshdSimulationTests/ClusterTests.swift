@@ -22,15 +22,6 @@ import RefreshdRuntime
         SimulatedHost.Behaviour(duration: .seconds(5))
     }
 
-    @Test func theModelledDatabaseKeepsTheContract() throws {
-        var database: ModelledDatabase?
-        try checkShardDatabaseContract({
-            let made = ModelledDatabase(shardCount: 4, time: Self.t0)
-            database = made
-            return made
-        }, wait: { span in database!.time = database!.time + span })
-    }
-
     @Test func aPartitionedNodeOrADatabaseRestartIsUnreachableNotFenced() throws {
         let db = ModelledDatabase(shardCount: 2, time: Self.t0)
         let a = db.connection(for: "a")

@@ -24,8 +24,9 @@ public protocol ShardDatabase: AnyObject, Sendable {
 
     /// Takes `shard`'s lease for `node` when nobody holds it or its lease has expired at the
     /// database's instant (the epoch goes up by one; the expiry becomes database now + `lease`).
-    /// Nil when another node holds an unexpired lease. A node taking back its own expired lease
-    /// gets a new epoch too: what it led before is fenced.
+    /// Nil when another node holds an unexpired lease. A node taking back its own lease, expired
+    /// or not (a restarted node with the same name), gets a new epoch too: whatever its previous
+    /// life still holds is fenced.
     func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease?
 
     /// Extends the lease to database now + `lease` when `node` still holds `shard` at `epoch`

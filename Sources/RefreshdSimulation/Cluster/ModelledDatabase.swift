@@ -63,7 +63,10 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
 
     // MARK: ShardDatabase
 
-    func reachable(_ node: String?) throws {
+    func reachable(_ node: String?, shard: Int? = nil) throws {
+        if let shard, !(0..<rows.count).contains(shard) {
+            throw Unreachable(why: "no shard \(shard): the database has shards 0 to \(rows.count - 1)")
+        }
         if isDown { throw Unreachable(why: "the database is restarting") }
         if let node, cutOff.contains(node) { throw Unreachable(why: "\(node) is cut off from the database") }
     }
@@ -79,7 +82,7 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
 
     package func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
         try lock.withLock { () throws -> ShardLease? in
-            try reachable(node)
+            try reachable(node, shard: shard)
             var row = rows[shard]
             if let owner = row.owner, owner != node, row.expiresAt > clock { return nil }
             row.owner = node
@@ -92,7 +95,7 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
 
     package func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
         try lock.withLock { () throws -> ShardLease? in
-            try reachable(node)
+            try reachable(node, shard: shard)
             var row = rows[shard]
             guard row.owner == node, row.epoch == epoch, row.expiresAt > clock else { return nil }
             row.expiresAt = clock + lease
@@ -103,7 +106,7 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
 
     package func release(shard: Int, node: String, epoch: Int64) throws {
         try lock.withLock { () throws in
-            try reachable(node)
+            try reachable(node, shard: shard)
             guard rows[shard].owner == node, rows[shard].epoch == epoch, rows[shard].expiresAt > clock else { return }
             rows[shard].expiresAt = clock
         }
@@ -129,13 +132,13 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     package func store(shard: Int, epoch: Int64) throws -> any StateStoring { try store(shard: shard, epoch: epoch, from: nil) }
 
     func store(shard: Int, epoch: Int64, from node: String?) throws -> any StateStoring {
-        try lock.withLock { () throws in try reachable(node) }
+        try lock.withLock { () throws in try reachable(node, shard: shard) }
         return FencedStore(database: self, shard: shard, epoch: epoch, node: node)
     }
 
     package func enqueueCommand(_ command: ShardCommand) throws -> Bool {
         try lock.withLock { () throws -> Bool in
-            try reachable(nil)
+            try reachable(nil, shard: command.shard)
             guard !commandIDs.contains(command.id) else { return false }
             commandIDs.insert(command.id)
             commands.append(command)
@@ -147,7 +150,7 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
 
     func pendingCommands(shard: Int, from node: String?) throws -> [ShardCommand] {
         try lock.withLock { () throws -> [ShardCommand] in
-            try reachable(node)
+            try reachable(node, shard: shard)
             // Applied: its id recorded in the shard's state, in the command's own transaction.
             let done = Set((try? stores[shard].records(table: ShardCommand.appliedTable))?.map(\.key) ?? [])
             return commands.filter { $0.shard == shard && !done.contains($0.id) }
