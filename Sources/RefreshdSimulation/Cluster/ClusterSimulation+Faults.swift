@@ -1,0 +1,72 @@
+import Foundation
+import RefreshdConfig
+import RefreshdCore
+import RefreshdRuntime
+
+/// The node faults of a cluster simulation: when each begins and ends, and what it does to the
+/// world (kill, restart, pause, resume, partition, database restart, join).
+extension ClusterSimulation {
+    enum Action { case kill(Int), restart(Int), pause(Int), resume(Int), cut(Int), join(Int), down, up }
+
+    func faultBoundaries() -> [(at: Instant, action: Action)] {
+        var out: [(at: Instant, action: Action)] = []
+        for fault in faults {
+            switch fault {
+            case let .kill(n, at, restart):
+                out.append((start + at, .kill(n)))
+                if let restart { out.append((start + at + restart, .restart(n))) }
+            case let .pause(n, at, span):
+                out.append((start + at, .pause(n)))
+                out.append((start + at + span, .resume(n)))
+            case let .partition(n, at, span):
+                out.append((start + at, .cut(n)))
+                out.append((start + at + span, .join(n)))
+            case let .databaseDown(at, span):
+                out.append((start + at, .down))
+                out.append((start + at + span, .up))
+            case let .join(n, at):
+                out.append((start + at, .restart(n)))
+            case .drift:
+                break
+            }
+        }
+        return out.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
+
+    func apply(_ action: Action) {
+        switch action {
+        case let .kill(n):
+            guard n < nodes.count, let cluster = nodes[n].cluster else { return }
+            expectTakeover(of: cluster, "kill of \(nodes[n].name)")
+            cluster.crash()
+            for term in nodes[n].hosts { term.host.crash() }
+            for shard in open.keys.sorted() { close(shard: shard, node: n) }
+            nodes[n].cluster = nil
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): killed (kill -9)")
+        case let .restart(n):
+            guard n < nodes.count, nodes[n].cluster == nil else { return }
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): restarted")
+            boot(nodes[n])
+        case let .pause(n):
+            guard n < nodes.count, let cluster = nodes[n].cluster else { return }
+            expectTakeover(of: cluster, "pause of \(nodes[n].name)")
+            nodes[n].pausedUntil = world
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): paused (SIGSTOP)")
+        case let .resume(n):
+            guard n < nodes.count, nodes[n].pausedUntil != nil else { return }
+            nodes[n].pausedUntil = nil
+            // Its processes ran on meanwhile: their ends are delivered now, late, after the
+            // lease machine (whose first event fences what expired).
+            for term in nodes[n].hosts { term.host.resume(at: world) }
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): resumed (SIGCONT)")
+        case let .cut(n):
+            database.partition("node\(n)", true)
+        case let .join(n):
+            database.partition("node\(n)", false)
+        case .down:
+            database.down = true
+        case .up:
+            database.down = false
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import RefreshdConfig
+import RefreshdCore
+import RefreshdRuntime
+
+/// The cluster's invariants, checked after every step: liveness after a kill or a pause, no
+/// request twice, no launch under an expired lease, no process of a fenced term alive.
+extension ClusterSimulation {
+    /// After a kill or a pause the victim's shards must be led again within the bound.
+    func expectTakeover(of cluster: ClusterNode, _ what: String) {
+        let led = Set(cluster.machine.led.keys)
+        guard !led.isEmpty, nodes.filter({ $0.cluster != nil && $0.pausedUntil == nil }).count > 1 else { return }
+        awaiting.append((world, led, what))
+    }
+
+    var bound: Duration { settings.lease + settings.renewEvery + .seconds(1) }
+
+    func check() {
+        // Liveness: the shards of a killed or paused node led again by another live node.
+        let databaseReachable = !database.down
+        awaiting.removeAll { item in
+            let leaders = nodes.filter { $0.cluster != nil && $0.pausedUntil == nil }
+            let ledNow = Set(leaders.flatMap { $0.cluster!.terms.keys })
+            if item.shards.isSubset(of: ledNow) {
+                report.takeoverTimes.append(world.duration(since: item.since))
+                return true
+            }
+            if world.duration(since: item.since) > bound, databaseReachable, faults.allSatisfy({ !$0.isPartitionOrDown }) {
+                report.violations.append("\(item.what) at +\(Report.seconds(item.since.duration(since: start))) s: shards \(item.shards.subtracting(ledNow).sorted()) not led again within \(Report.seconds(bound)) s")
+                return true
+            }
+            return false
+        }
+        // No process of a fenced term alive after the step that fenced it.
+        for node in nodes where node.pausedUntil == nil {
+            for term in node.hosts {
+                guard let fenced = node.fencedAt["\(term.shard)/\(term.epoch)"], fenced < world else { continue }
+                if let alive = term.host.livingProcesses.first {
+                    report.violations.append("\(node.name)'s \(alive.identifier)[\(alive.runID)] still alive after shard \(term.shard) was fenced at +\(Report.seconds(fenced.duration(since: start))) s")
+                }
+            }
+        }
+        // Runs of one job alive at once on several nodes: never two of live leaders, never the
+        // retry of an interrupted run while that run still runs (its slot twice); a zombie's
+        // run beside the next slot's is counted (no one can stop a frozen node's processes).
+        var byJob: [String: [(run: RunRecord, zombie: Bool, node: String)]] = [:]
+        for node in nodes {
+            for term in node.hosts {
+                let current = node.pausedUntil == nil && node.cluster?.terms[term.shard]?.epoch == term.epoch
+                for runID in Set(term.host.livingProcesses.map(\.runID)) {
+                    guard let run = committedRun(shard: term.shard, runID: runID) else { continue }
+                    byJob[run.identifier, default: []].append((run, !current, node.name))
+                }
+            }
+        }
+        for (job, runs) in byJob where runs.count > 1 {
+            for (i, a) in runs.enumerated() {
+                for b in runs[(i + 1)...] where a.run.runID != b.run.runID || a.node != b.node {
+                    let pair = "\(job) \(min(a.run.runID, b.run.runID)) \(max(a.run.runID, b.run.runID))"
+                    if !a.zombie, !b.zombie {
+                        report.duplicates += 1
+                        report.violations.append("\(job): runs \(a.run.runID) (\(a.node)) and \(b.run.runID) (\(b.node)) alive at once on two leaders")
+                        continue
+                    }
+                    let (zombie, other) = a.zombie ? (a, b) : (b, a)
+                    if zombie.run.outcome == .interrupted, other.run.attempt > zombie.run.attempt {
+                        report.duplicates += 1
+                        report.violations.append("\(job): run \(other.run.runID) on \(other.node) retries run \(zombie.run.runID), still running on \(zombie.node): its slot twice")
+                    } else if zombieOverlaps.insert(pair).inserted {
+                        report.zombieOverlaps += 1
+                    }
+                }
+            }
+        }
+    }
+}
