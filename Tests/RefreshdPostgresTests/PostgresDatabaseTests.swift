@@ -289,6 +289,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder), "the folder outlived its owner")
     }
 
+    /// The owner dies while a test has the server frozen (SIGSTOP, as the frozen-server test
+    /// does): the watchdog thaws it before stopping it, so the shutdown still ends. (It once
+    /// waited forever on a stopped backend, leaving the server and its folder behind.)
+    @Test func aServerFrozenWhenItsOwnerDiesIsStillStopped() throws {
+        let (folder, asUser) = try makeFolder()
+        let spawned = try PrivateServer.spawnWatchdog(folder: folder, asUser: asUser)
+        let holder = try spawnHolding(spawned.control)
+        close(spawned.control)
+        let answers = FileHandle(fileDescriptor: spawned.answers, closeOnDealloc: true)
+        #expect(String(decoding: answers.readData(ofLength: 8), as: UTF8.self) == "started\n")
+        try waitFor("the server to run") { PQping("host=\(folder) dbname=postgres user=refreshd") == PQPING_OK }
+        let connection = PQconnectdb("host=\(folder) dbname=postgres user=refreshd")
+        defer { PQfinish(connection) }
+        #expect(PQstatus(connection) == CONNECTION_OK)
+        let frozen = processes(under: folder).filter { $0 != spawned.pid }
+        frozen.forEach { kill($0, SIGSTOP) }
+
+        kill(holder, SIGKILL)
+        var status: Int32 = 0
+        waitpid(holder, &status, 0)
+        waitpid(spawned.pid, &status, 0)
+        try waitFor("every process of the server to end") { processes(under: folder).isEmpty }
+        #expect(!FileManager.default.fileExists(atPath: folder), "the folder outlived its owner")
+    }
+
     /// The watchdog itself is killed with SIGKILL: the server's parent-death signal stops it.
     @Test func killingTheWatchdogStopsTheServer() throws {
         let (folder, asUser) = try makeFolder()

@@ -147,8 +147,17 @@ final class PrivateServer: @unchecked Sendable {
                 >>"$dir/server.log" 2>&1 </dev/null &
             pid=$!
         }
+        alive() { [ -r "/proc/$1/stat" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat")" != Z ]; }
         halt() {
-            if [ -n "$pid" ]; then kill "-$1" "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=; fi
+            [ -n "$pid" ] || return 0
+            # A test may have frozen the server (SIGSTOP) when its process died: thaw it first, or
+            # a stopped backend keeps the shutdown (and this wait) from ever ending.
+            pkill -CONT -P "$pid" 2>/dev/null; kill -CONT "$pid" 2>/dev/null
+            kill "-$1" "$pid" 2>/dev/null
+            n=0
+            while alive "$pid" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+            alive "$pid" && kill -KILL "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null; pid=
         }
         if ! $as "$bin/initdb" -D "$dir/data" -U refreshd -A trust -E UTF8 --locale=C --no-sync \
             --no-instructions >"$dir/initdb.log" 2>&1 </dev/null; then
