@@ -60,6 +60,10 @@ public final class ClusterNode: @unchecked Sendable {
     public static let historyLimit = 1000
     /// Called for each line of `history` as it is added.
     public var onHistory: ((Instant, String) -> Void)?
+    /// Called (under the node's lock, on the node's thread) when a shard is fenced, BEFORE its
+    /// runtime is: the libuv daemon kills the shard's process groups there, since the runtime's
+    /// own kill waits for its loop, which may be blocked in a commit.
+    public var onFence: ((_ shard: Int, _ epoch: Int64) -> Void)?
 
     public init(name: String, database: any ShardDatabase, jobs: [JobSpec],
                 settings: LeaseMachine.Settings = .init(), options: RefreshRuntime.Options = .init(),
@@ -106,6 +110,27 @@ public final class ClusterNode: @unchecked Sendable {
             terms = [:]
             retired = []
             reported = []
+            wakeUp = nil
+            machine = LeaseMachine(node: name, shardCount: machine.shardCount, settings: machine.settings)
+        }
+    }
+
+    /// A graceful stop of the node, once its runtimes have stopped (their runs ended): gives
+    /// every lease up, so that other nodes take the shards at their next survey rather than at
+    /// the lease's expiry, and forgets them. The node is not called again afterwards.
+    public func leave() {
+        lock.withLock {
+            for (shard, state) in machine.shards.sorted(by: { $0.key < $1.key }) {
+                let epoch: Int64
+                switch state {
+                case .acquiring: continue
+                case let .leading(held, _), let .handingOver(held, _): epoch = held
+                }
+                if let term = terms.removeValue(forKey: shard) { term.runtime.fence("shard \(shard) released: the node stops") }
+                try? database.release(shard: shard, node: name, epoch: epoch)
+                note("released shard \(shard) (epoch \(epoch)): the node stops")
+            }
+            terms = [:]
             wakeUp = nil
             machine = LeaseMachine(node: name, shardCount: machine.shardCount, settings: machine.settings)
         }
@@ -198,6 +223,7 @@ public final class ClusterNode: @unchecked Sendable {
             note("fenced shard \(shard) (epoch \(epoch)): \(reason)")
             guard let term = terms[shard], term.epoch == epoch else { return }
             terms[shard] = nil
+            onFence?(shard, epoch)
             term.runtime.fence("shard \(shard) epoch \(epoch): \(reason)")
             retire(term)
         case let .armTimer(at):
