@@ -143,6 +143,11 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// loop starts after the node has loaded the shard's jobs (`afterNode`).
     func makeRuntime(_ shard: Int, _ epoch: Int64, _ store: any StateStoring, _ options: RefreshRuntime.Options) throws -> RefreshRuntime {
         var options = options
+        // Every line of a shard's runtime names the shard (and its term): ` shard=2 epoch=5`.
+        var logger = self.logger
+        logger[metadataKey: "shard"] = "\(shard)"
+        logger[metadataKey: "epoch"] = "\(epoch)"
+        options.logger = logger
         let reported = options.onFenced
         options.onFenced = { [weak self] reason in
             reported?(reason)
@@ -233,6 +238,9 @@ package final class ClusterDaemon: @unchecked Sendable {
         let thread = Thread { [weak self] in
             do {
                 try host.scheduler.run()
+            } catch let ended as SchedulerFailure {
+                // A fenced or handed-over shard's runtime ends this way: no longer this node's.
+                logger.info("shard \(host.shard) (epoch \(host.epoch)) left: \(ended.message)")
             } catch {
                 logger.warning("shard \(host.shard) (epoch \(host.epoch)) stopped: \(error)")
             }

@@ -8,7 +8,8 @@ import Testing
 /// Three real `refreshd run --store` processes on one private PostgreSQL (issue 24): a job every
 /// 2 s appends (run id, slot, node) to a file; the node running it is killed with SIGKILL and
 /// another takes the job over within lease + lease/3 + a few seconds; no slot appears twice;
-/// SIGTERM stops the others cleanly and no job process is left.
+/// then the job's new node is paused (SIGSTOP) past its lease and resumed: it is fenced and runs
+/// no slot more; SIGTERM stops the others cleanly and no job process is left.
 @Suite(.serialized) struct ClusterDaemonTests {
     @Test func aKilledLeadersJobMovesToAnotherNodeAndNoSlotRunsTwice() throws {
         let server = try PrivateServer.shared.get()
@@ -52,6 +53,22 @@ import Testing
         #expect(takeover < 3 + 1 + 5, "takeover took \(takeover) s")
         let taken = lines().count
         #expect(waitFor(10) { lines().count >= taken + 2 })
+        // A zombie: the job's node now is stopped (SIGSTOP) past its lease, the other takes the
+        // job over, then the zombie resumes: it fences itself before it acts, its commits are
+        // refused by the epoch, and it runs no slot of its own any more.
+        if let paused = lines().last?[2].description, paused != leader, let zombie = nodes[paused] {
+            let pausedAt = Int(Date().timeIntervalSince1970)
+            zombie.kill(SIGSTOP)
+            let beforePause = lines().count
+            let replaced = waitFor(15) { lines().dropFirst(beforePause).contains { $0[2] != paused[...] } }
+            #expect(replaced, "nobody replaced the paused \(paused): \(logs(nodes))")
+            zombie.kill(SIGCONT)
+            let resumedAt = lines().count
+            #expect(waitFor(10) { lines().count >= resumedAt + 2 })
+            #expect(zombie.log().contains("fenced"), "the resumed zombie did not fence: \(logs(nodes))")
+            let late = lines().filter { $0[2] == paused[...] && (Int($0[1]) ?? 0) > pausedAt + 1 }
+            #expect(late.isEmpty, "the paused node ran slots after its pause: \(late)")
+        }
         for (name, node) in nodes where name != leader { node.kill(SIGTERM) }
         for (name, node) in nodes where name != leader {
             #expect(node.wait(15) == 0, "\(name) did not stop cleanly: \(logs(nodes))")
@@ -64,6 +81,7 @@ import Testing
         // The killed node's last run (sleep 0.3) has ended by now; every other run was stopped.
         usleep(500_000)
         #expect(processes(tagged: tag).isEmpty, "job processes left: \(processes(tagged: tag))")
+        if ProcessInfo.processInfo.environment["CLUSTER_LOGS"] != nil { print(logs(nodes)) }
         print("cluster daemon: takeover after SIGKILL of \(leader) in \(String(format: "%.1f", takeover)) s, \(all.count) runs, 0 duplicate slots")
     }
 
