@@ -4,7 +4,8 @@ import RefreshdCore
 /// One node of a cluster (issue 24), independent of its host: one `LeaseMachine` and one
 /// `RefreshRuntime` per shard it leads, each over `database.store(shard:epoch:)` (every commit
 /// fenced) and a host of its own that `makeRuntime` supplies (the simulation: a `SimulatedHost`
-/// per shard term; the daemon, later: a view of its one libuv loop).
+/// per shard term; the daemon, `ClusterDaemon`: a `RefreshScheduler` per shard term, on a thread
+/// and libuv loop of its own).
 ///
 /// Taking a shard is a restore: the shard's runtime is made on its store and loaded with the
 /// jobs of that shard (`ShardMap`: templates in every shard, an instance in the shard of its
@@ -14,8 +15,8 @@ import RefreshdCore
 /// cannot reap the old owner's processes, so the slot counts as run and never runs twice.
 ///
 /// Database calls are made synchronously, on the caller's thread, when an effect asks for them
-/// (the simulation calls the node from its one world loop; the libuv daemon will call it from a
-/// thread of its own beside the loop, since a call may block on the network). A call that
+/// (the simulation calls the node from its one world loop; the libuv daemon calls it from a
+/// thread of its own beside the shards' loops, since a call may block on the network). A call that
 /// throws counts as a failed renewal (the lease machine fences the shard at its own deadline);
 /// a node never crashes on it.
 public final class ClusterNode: @unchecked Sendable {
