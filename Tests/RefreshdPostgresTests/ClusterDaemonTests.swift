@@ -24,7 +24,7 @@ import Testing
         try """
             identifier: test.tick
             kind: processing
-            command: ["/bin/sh", "-c", "s=$(date -u -d \\"$REFRESH_NOW\\" +%s); sleep 0.3; echo \\"$REFRESH_RUN_ID $((s - s % 2)) $NODE\\" >> \(out)"]
+            command: ["/bin/sh", "-c", "s=$(date -u -d \\"$REFRESH_NOW\\" +%s); echo \\"$REFRESH_RUN_ID $((s - s % 2)) $NODE\\" >> \(out); sleep 1.2"]
             resubmit: {calendar: "*:*:00/2"}
             missed: skip
             allowance: 5s
@@ -78,8 +78,10 @@ import Testing
         #expect(Set(slots).count == slots.count, "a slot ran twice: \(all)")
         let runs = all.map { $0[0] }
         #expect(Set(runs).count == runs.count, "a run id appears twice: \(all)")
-        // The killed node's last run (sleep 0.3) has ended by now; every other run was stopped.
-        usleep(500_000)
+        // Each run lingers 1.2 s after its line: the stop signal finds one in flight, and its
+        // processes must be gone with the node (the killed node's last one was reaped by the
+        // takeover's restore, or had ended long ago).
+        usleep(300_000)
         #expect(processes(tagged: tag).isEmpty, "job processes left: \(processes(tagged: tag))")
         if ProcessInfo.processInfo.environment["CLUSTER_LOGS"] != nil { print(logs(nodes)) }
         print("cluster daemon: takeover after SIGKILL of \(leader) in \(String(format: "%.1f", takeover)) s, \(all.count) runs, 0 duplicate slots")
