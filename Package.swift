@@ -103,7 +103,7 @@ let package = Package(
         ]),
         .executableTarget(name: "refreshd", dependencies: [
             "Refreshd", "RefreshdDaemon", "RefreshdWeb", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
-            "RefreshdStaging",
+            "RefreshdStaging", "RefreshdPostgres", "CLibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -41,6 +41,7 @@ extension RefreshScheduler: RuntimeHost {
                 self?.forgetIfDone(order.runID)
             },
             onExit: { [weak self] exit in
+                if let self, let group = self.processes[order.runID]?.pid { _ = self.liveGroups.withLock { $0.remove(group) } }
                 self?.leaderExited(runID: order.runID)
                 runtime.runLeaderExited(order.runID, exit: exit)
                 self?.forgetIfDone(order.runID)
@@ -55,6 +56,7 @@ extension RefreshScheduler: RuntimeHost {
         }
         enterRunCgroup(order, pid: process.pid, cgroup: cgroup, joined: joined)
         processes[order.runID] = process
+        _ = liveGroups.withLock { $0.insert(process.pid) }
         CrashPoint.reach(.spawned)
         return .started(processGroup: process.pid, startTicks: OrphanReaper.stat(pid: process.pid)?.startTicks)
     }

@@ -137,6 +137,10 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// Where the /proc sweep at each run's end runs, off the loop, and the runs waiting for it.
     let sweeper = DispatchQueue(label: "refreshd.sweep")
     let sweeps = Mutex(SweepQueue())
+    /// The process group of every command run whose leader is alive, readable from any thread:
+    /// a cluster node kills them when it fences the shard, even while this loop is blocked in a
+    /// commit (issue 24).
+    let liveGroups = Mutex<Set<Int32>>([])
     private let directoryLock: StateDirectoryLock?
     private var store: StateStore?
     let sharedContainer: String?
@@ -152,23 +156,42 @@ public final class RefreshScheduler: @unchecked Sendable {
     ///
     /// - Throws: `StoreError` when the state directory is locked by another refreshd, or its
     ///   state file is corrupt or unreadable (it is never replaced).
-    public init(options: Options) throws {
-        self.options = options
-        logger = options.logger
+    public convenience init(options: Options) throws {
         let sharedContainer = options.sharedContainer ?? options.stateDirectory.map { "\($0)/shared" }
-        self.sharedContainer = sharedContainer
         var opened: StateStore?
+        var directoryLock: StateDirectoryLock?
         if let directory = options.stateDirectory {
             directoryLock = try StateDirectoryLock.acquire(directory: directory)
             opened = try StateStore.open(directory: directory)
-        } else {
-            directoryLock = nil
         }
-        store = opened
-        runtime = try RefreshRuntime(store: opened, options: .init(
+        try self.init(options: options, store: opened, directoryLock: directoryLock, runtimeOptions: .init(
             configuration: options.configuration, sharedContainer: sharedContainer, logger: options.logger,
             conditionsReread: options.conditionsFallbackInterval,
             actions: options.actions))
+    }
+
+    /// A host over a store it is given (a cluster shard's fenced store, issue 24) with the
+    /// runtime's options as given (the node's `onFenced`, no retry of interrupted runs): no
+    /// state directory, no lock, and no signal handlers (the node handles the daemon's signals).
+    /// Several of these run at once in one process, each on a thread and loop of its own.
+    package convenience init(store: any StateStoring, runtimeOptions: RefreshRuntime.Options, options: Options) throws {
+        var options = options
+        options.stateDirectory = nil
+        options.handleSignals = false
+        options.ownsProcess = false  // other loops spawn at the same time: no cgroup joined for a spawn
+        options.sharedContainer = runtimeOptions.sharedContainer
+        try self.init(options: options, store: store, directoryLock: nil, runtimeOptions: runtimeOptions)
+    }
+
+    private init(options: Options, store given: (any StateStoring)?, directoryLock: StateDirectoryLock?,
+                 runtimeOptions: RefreshRuntime.Options) throws {
+        self.options = options
+        logger = options.logger
+        let sharedContainer = runtimeOptions.sharedContainer
+        self.sharedContainer = sharedContainer
+        self.directoryLock = directoryLock
+        store = given as? StateStore
+        runtime = try RefreshRuntime(store: given, options: runtimeOptions)
         runtime.baseEnvironment = Self.processEnvironment()
         for note in directoryLock?.adjustments ?? [] { logger.warning("made private: \(note)") }
         if let sharedContainer { _ = mkdir(sharedContainer, 0o755) }
@@ -289,6 +312,12 @@ public final class RefreshScheduler: @unchecked Sendable {
             clockSetInjected = true
             if asyncOpen { _ = uv_async_send(async) }
         }
+    }
+
+    /// SIGKILLs the process group of every command run whose leader is alive (any thread). The
+    /// runtime's own kill follows on the loop; this one does not wait for the loop.
+    package func killLiveGroups() {
+        for group in liveGroups.withLock({ $0 }) { _ = Glibc.kill(-group, SIGKILL) }
     }
 
     /// Whether `stop()` (or a signal) has begun a shutdown.

@@ -5,6 +5,7 @@ import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore
+import RefreshdPostgres
 import RefreshdStaging
 import RefreshdWeb
 
@@ -56,6 +57,15 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("http-token-file"), help: "A file (mode 0600) holding the bearer token the dashboard's actions need; without it the dashboard is read-only.")
     var httpTokenFile: String?
 
+    @Option(name: .long, help: "Run as one node of a cluster on this PostgreSQL database (postgres://... or a libpq conninfo): job state lives there, not in STATE/state.sqlite. Without it: one machine, SQLite.")
+    var store: String?
+
+    @Option(name: .long, help: "This node's name in the cluster (default: the host name; give each node on one machine its own).")
+    var node: String?
+
+    @Option(name: .long, help: "A shard lease's length in the cluster, e.g. 10s or 2500ms (default 10s); renewed every third of it.")
+    var lease = "10s"
+
     static let defaultKeepRuns = SchedulerConfiguration().runRetention.map { Int($0.components.seconds / 86_400) } ?? 0
 
     func validate() throws {
@@ -64,11 +74,57 @@ struct RunCommand: ParsableCommand {
         guard (1...10_000).contains(maxControlClients) else { throw ValidationError("--max-control-clients must be 1 to 10000") }
         guard (0...36_500).contains(keepRuns) else { throw ValidationError("--keep-runs must be 0 (keep every run) to 36500 days") }
         if httpTokenFile != nil, http == nil { throw ValidationError("--http-token-file needs --http HOST:PORT") }
+        if store == nil, node != nil { throw ValidationError("--node needs --store (a cluster node)") }
+        if store != nil {
+            guard let lease = Self.parseLease(lease) else {
+                throw ValidationError("--lease: expected a length such as 10s or 2500ms (1s to 1h), got '\(lease)'")
+            }
+            _ = lease
+            if http != nil { throw ValidationError("--http is not available with --store yet (no dashboard in cluster mode)") }
+            if metricsFile != nil { throw ValidationError("--metrics-file is not available with --store yet") }
+            if let node, node.isEmpty || node.count > 200 { throw ValidationError("--node: expected a name of 1 to 200 characters") }
+        }
+    }
+
+    /// `10s`, `2500ms` or `10` (seconds), within 1 s ... 1 h.
+    static func parseLease(_ text: String) -> Duration? {
+        let milliseconds: Int64?
+        if text.hasSuffix("ms") { milliseconds = Int64(text.dropLast(2)) } else if text.hasSuffix("s") {
+            milliseconds = Int64(text.dropLast()).map { $0 * 1000 }
+        } else { milliseconds = Int64(text).map { $0 * 1000 } }
+        guard let milliseconds, (1000...3_600_000).contains(milliseconds) else { return nil }
+        return .milliseconds(milliseconds)
+    }
+
+    /// `--store`: one node of a cluster (ClusterDaemon).
+    func runClusterNode(_ conninfo: String, logger: Logger) throws {
+        let database: PostgresDatabase
+        do {
+            database = try PostgresDatabase(connection: conninfo)
+        } catch {
+            FileHandle.standardError.write(Data("refreshd: --store: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        defer { database.close() }
+        let daemon = ClusterDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, database: database,
+                                   node: node ?? ClusterDaemon.defaultNodeName(), lease: Self.parseLease(lease) ?? .seconds(10),
+                                   maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
+        daemon.actions = StagingActions.binding
+        daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
+        do {
+            try daemon.run()
+        } catch let errors as ConfigErrors {
+            for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+            let count = errors.errors.count
+            FileHandle.standardError.write(Data("refreshd: refusing to start: \(count) error\(count == 1 ? "" : "s") in \(jobs)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 
     func run() throws {
         LoggingSystem.bootstrap { LineLogHandler(label: $0) }
         let logger = Logger(label: "refreshd")
+        if let store { return try runClusterNode(store, logger: logger) }
         let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         daemon.metricsFile = metricsFile

@@ -4,7 +4,8 @@ import RefreshdCore
 /// One node of a cluster (issue 24), independent of its host: one `LeaseMachine` and one
 /// `RefreshRuntime` per shard it leads, each over `database.store(shard:epoch:)` (every commit
 /// fenced) and a host of its own that `makeRuntime` supplies (the simulation: a `SimulatedHost`
-/// per shard term; the daemon, later: a view of its one libuv loop).
+/// per shard term; the daemon, `ClusterDaemon`: a `RefreshScheduler` per shard term, on a thread
+/// and libuv loop of its own).
 ///
 /// Taking a shard is a restore: the shard's runtime is made on its store and loaded with the
 /// jobs of that shard (`ShardMap`: templates in every shard, an instance in the shard of its
@@ -14,8 +15,8 @@ import RefreshdCore
 /// cannot reap the old owner's processes, so the slot counts as run and never runs twice.
 ///
 /// Database calls are made synchronously, on the caller's thread, when an effect asks for them
-/// (the simulation calls the node from its one world loop; the libuv daemon will call it from a
-/// thread of its own beside the loop, since a call may block on the network). A call that
+/// (the simulation calls the node from its one world loop; the libuv daemon calls it from a
+/// thread of its own beside the shards' loops, since a call may block on the network). A call that
 /// throws counts as a failed renewal (the lease machine fences the shard at its own deadline);
 /// a node never crashes on it.
 public final class ClusterNode: @unchecked Sendable {
@@ -60,6 +61,10 @@ public final class ClusterNode: @unchecked Sendable {
     public static let historyLimit = 1000
     /// Called for each line of `history` as it is added.
     public var onHistory: ((Instant, String) -> Void)?
+    /// Called (under the node's lock, on the node's thread) when a shard is fenced, BEFORE its
+    /// runtime is: the libuv daemon kills the shard's process groups there, since the runtime's
+    /// own kill waits for its loop, which may be blocked in a commit.
+    public var onFence: ((_ shard: Int, _ epoch: Int64) -> Void)?
 
     public init(name: String, database: any ShardDatabase, jobs: [JobSpec],
                 settings: LeaseMachine.Settings = .init(), options: RefreshRuntime.Options = .init(),
@@ -106,6 +111,27 @@ public final class ClusterNode: @unchecked Sendable {
             terms = [:]
             retired = []
             reported = []
+            wakeUp = nil
+            machine = LeaseMachine(node: name, shardCount: machine.shardCount, settings: machine.settings)
+        }
+    }
+
+    /// A graceful stop of the node, once its runtimes have stopped (their runs ended): gives
+    /// every lease up, so that other nodes take the shards at their next survey rather than at
+    /// the lease's expiry, and forgets them. The node is not called again afterwards.
+    public func leave() {
+        lock.withLock {
+            for (shard, state) in machine.shards.sorted(by: { $0.key < $1.key }) {
+                let epoch: Int64
+                switch state {
+                case .acquiring: continue
+                case let .leading(held, _), let .handingOver(held, _): epoch = held
+                }
+                if let term = terms.removeValue(forKey: shard) { term.runtime.fence("shard \(shard) released: the node stops") }
+                try? database.release(shard: shard, node: name, epoch: epoch)
+                note("released shard \(shard) (epoch \(epoch)): the node stops")
+            }
+            terms = [:]
             wakeUp = nil
             machine = LeaseMachine(node: name, shardCount: machine.shardCount, settings: machine.settings)
         }
@@ -198,6 +224,7 @@ public final class ClusterNode: @unchecked Sendable {
             note("fenced shard \(shard) (epoch \(epoch)): \(reason)")
             guard let term = terms[shard], term.epoch == epoch else { return }
             terms[shard] = nil
+            onFence?(shard, epoch)
             term.runtime.fence("shard \(shard) epoch \(epoch): \(reason)")
             retire(term)
         case let .armTimer(at):

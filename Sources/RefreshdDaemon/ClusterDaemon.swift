@@ -1,0 +1,275 @@
+import CLibUV
+import Foundation
+import Glibc
+import Logging
+import Refreshd
+import RefreshdConfig
+import RefreshdCore
+import RefreshdRuntime
+import Synchronization
+
+/// `refreshd run --store ...`: one node of a cluster (issue 24) on the libuv host.
+///
+/// Threads: the calling thread is the NODE thread. It owns the `ClusterNode` and makes every
+/// database call of the lease machine there (they block on the network, so never on a loop
+/// that runs jobs); its own small libuv loop has the node's timer (the lease machine's wake-up,
+/// polled at least every `pollEvery` to see drained shards and ended hosts), a uv_async for
+/// wake-ups from other threads, and the SIGTERM/SIGINT handlers. Each led shard gets a
+/// `RefreshScheduler` of its own over the shard's fenced store, on a thread and loop of its own
+/// (its timer, processes, pipes), started once the node has loaded the shard's jobs.
+///
+/// A fence (self-fence at the lease machine's deadline, a refused renewal, a refused commit)
+/// SIGKILLs the shard's live process groups from the node thread first (`onFence`), then fences
+/// the runtime, whose own expiration and kill reach the loop when it is free: a loop blocked in
+/// a commit cannot delay the kill. SIGTERM/SIGINT stop every shard's runtime gracefully (a second
+/// one: at once); once every shard's loop has returned, the node gives its leases up
+/// (`ClusterNode.leave`) so the other nodes take the shards at their next survey.
+///
+/// Job files are read once, at the start: no reload in cluster mode yet. No control socket, no
+/// metrics file, no dashboard in cluster mode yet; the state directory holds only the default
+/// shared container (`STATE/shared`), which every node must see at the same path.
+package final class ClusterDaemon: @unchecked Sendable {
+    package let jobsDirectory: String
+    package let stateDirectory: String
+    package var sharedContainer: String?
+    package let database: any ShardDatabase
+    package let nodeName: String
+    package let lease: Duration
+    package var maxConcurrentRuns: Int
+    package var seed: UInt64?
+    package var logger: Logger
+    package var runRetention: Duration? = SchedulerConfiguration().runRetention
+    package var actions: ActionBinding = .none
+    /// As `RefreshDaemon.runCgroups`.
+    package var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
+    /// How often the node looks at its shards besides the lease machine's wake-up (drained
+    /// hand-overs, hosts whose loop ended).
+    static let pollEvery: Duration = .milliseconds(250)
+
+    /// One led shard's host: its scheduler and the thread its loop runs on.
+    final class ShardHost: @unchecked Sendable {
+        let shard: Int
+        let epoch: Int64
+        let scheduler: RefreshScheduler
+        var started = false
+        var stopSent = 0
+        let ended = Mutex(false)
+
+        init(shard: Int, epoch: Int64, scheduler: RefreshScheduler) {
+            self.shard = shard
+            self.epoch = epoch
+            self.scheduler = scheduler
+        }
+    }
+
+    // Node thread only.
+    let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+    let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
+    let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
+    var signalHandles: [UnsafeMutablePointer<uv_signal_t>] = []
+    var node: ClusterNode?
+    /// Stop signals received (1: graceful, 2 or more: at once).
+    var stopSignals = 0
+    var done = false
+    /// Guarded by `hostsLock` (the factory adds under the node's lock; `onFence` reads).
+    var hosts: [ShardHost] = []
+    let hostsLock = Mutex(())
+    /// Whether `async` may be sent to (until the loop's handles are closed).
+    let asyncOpen = Mutex(false)
+
+    package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String?, database: any ShardDatabase,
+                 node: String, lease: Duration, maxConcurrentRuns: Int, seed: UInt64?, logger: Logger) {
+        self.jobsDirectory = jobsDirectory
+        self.stateDirectory = stateDirectory
+        self.sharedContainer = sharedContainer
+        self.database = database
+        nodeName = node
+        self.lease = lease
+        self.maxConcurrentRuns = maxConcurrentRuns
+        self.seed = seed
+        self.logger = logger
+    }
+
+    deinit {
+        loop.deallocate()
+        timer.deallocate()
+        async.deallocate()
+        for handle in signalHandles { handle.deallocate() }
+    }
+
+    /// The default node name: the host name, stable across restarts (a restarted node retakes
+    /// its shards at once with a new epoch, fencing its previous life). Two nodes on one machine
+    /// need `--node`.
+    package static func defaultNodeName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "refreshd" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "refreshd" : name
+    }
+
+    /// Runs the node until SIGTERM or SIGINT has stopped every shard and its leases are given up.
+    ///
+    /// - Throws: `ConfigErrors` for an invalid job directory.
+    package func run() throws {
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        for number in RefreshScheduler.nonStopSignals { Glibc.signal(number, SIG_IGN) }
+        let loaded = try JobDirectory.load(jobsDirectory).get()
+        let shared = sharedContainer ?? stateDirectory + "/shared"
+        _ = mkdir(stateDirectory, 0o700)
+        _ = mkdir(shared, 0o755)
+        var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? RefreshDaemon.machineSeed())
+        configuration.runRetention = runRetention
+        let options = RefreshRuntime.Options(configuration: configuration, sharedContainer: shared, logger: logger, actions: actions)
+        let node = ClusterNode(
+            name: nodeName, database: database, jobs: loaded.map(\.spec), settings: LeaseMachine.Settings(lease: lease),
+            options: options, monotonic: { Self.monotonicNow() },
+            makeRuntime: { [unowned self] shard, epoch, store, options in try self.makeRuntime(shard, epoch, store, options) })
+        node.onHistory = { [logger, nodeName] _, line in logger.info("node \(nodeName): \(line)") }
+        node.onFence = { [unowned self] shard, epoch in
+            let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
+            host?.scheduler.killLiveGroups()
+        }
+        self.node = node
+        prepareLoop()
+        logger.info("refreshd started: cluster node \(nodeName), \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(database.shardCount) shards, lease \(lease.wholeMilliseconds) ms, shared container \(shared), max \(maxConcurrentRuns) concurrent runs per shard")
+        node.start()
+        afterNode()
+        uv_run(loop, UV_RUN_DEFAULT)
+        uv_loop_close(loop)
+        logger.info("refreshd stopped: cluster node \(nodeName)")
+    }
+
+    /// A shard's runtime on a scheduler of its own (node thread, under the node's lock). Its
+    /// loop starts after the node has loaded the shard's jobs (`afterNode`).
+    func makeRuntime(_ shard: Int, _ epoch: Int64, _ store: any StateStoring, _ options: RefreshRuntime.Options) throws -> RefreshRuntime {
+        var options = options
+        // Every line of a shard's runtime names the shard (and its term): ` shard=2 epoch=5`.
+        var logger = self.logger
+        logger[metadataKey: "shard"] = "\(shard)"
+        logger[metadataKey: "epoch"] = "\(epoch)"
+        options.logger = logger
+        let reported = options.onFenced
+        options.onFenced = { [weak self] reason in
+            reported?(reason)
+            self?.wake()
+        }
+        let hostOptions = RefreshScheduler.Options(configuration: options.configuration, logger: logger, runCgroups: runCgroups)
+        let scheduler = try RefreshScheduler(store: store, runtimeOptions: options, options: hostOptions)
+        hostsLock.withLock { _ in hosts.append(ShardHost(shard: shard, epoch: epoch, scheduler: scheduler)) }
+        return scheduler.runtime
+    }
+
+    /// Wakes the node thread (any thread): it settles the node and looks at its hosts.
+    func wake() {
+        asyncOpen.withLock { open in if open { _ = uv_async_send(async) } }
+    }
+
+    func prepareLoop() {
+        uv_loop_init(loop)
+        uv_timer_init(loop, timer)
+        timer.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        uv_async_init(loop, async) { handle in
+            guard let data = handle?.pointee.data else { return }
+            let daemon = Unmanaged<ClusterDaemon>.fromOpaque(data).takeUnretainedValue()
+            daemon.node?.settle()
+            daemon.afterNode()
+        }
+        async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        asyncOpen.withLock { $0 = true }
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in [SIGTERM, SIGINT, SIGCHLD] { sigaddset(&set, number) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        for number in [SIGTERM, SIGINT] {
+            let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
+            uv_signal_init(loop, handle)
+            handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+            uv_signal_start(handle, { handle, number in
+                guard let data = handle?.pointee.data else { return }
+                Unmanaged<ClusterDaemon>.fromOpaque(data).takeUnretainedValue().stopSignal(number)
+            }, number)
+            signalHandles.append(handle)
+        }
+    }
+
+    func stopSignal(_ number: Int32) {
+        stopSignals += 1
+        logger.info("received \(number == SIGINT ? "SIGINT" : "SIGTERM"): \(stopSignals == 1 ? "stopping every shard gracefully" : "stopping every shard now")")
+        afterNode()
+    }
+
+    /// After every call into the node (node thread): starts the loops of shards just led, passes
+    /// a stop on, forgets hosts whose loop ended, leaves when stopped, and re-arms the timer.
+    func afterNode() {
+        guard !done, let node else { return }
+        let current = hostsLock.withLock { _ in
+            hosts.removeAll { $0.started && $0.ended.withLock { $0 } }
+            return hosts
+        }
+        for host in current where !host.started {
+            host.started = true
+            startLoop(host)
+        }
+        if stopSignals > 0 {
+            for host in current where host.stopSent < min(stopSignals, 2) {
+                host.stopSent += 1
+                if host.stopSent == 1 { host.scheduler.stop() } else { host.scheduler.runtime.stop(immediate: true, reason: "second stop signal") }
+            }
+            if current.isEmpty {
+                node.leave()
+                finish()
+                return
+            }
+        }
+        let now = Self.monotonicNow()
+        var delay = Self.pollEvery
+        if let wakeUp = node.wakeUp { delay = min(delay, max(.zero, wakeUp.duration(since: now))) }
+        uv_timer_start(timer, { handle in
+            guard let data = handle?.pointee.data else { return }
+            let daemon = Unmanaged<ClusterDaemon>.fromOpaque(data).takeUnretainedValue()
+            if let wakeUp = daemon.node?.wakeUp, wakeUp <= ClusterDaemon.monotonicNow() { daemon.node?.timerFired() } else { daemon.node?.settle() }
+            daemon.afterNode()
+        }, UInt64(delay.wholeMilliseconds), 0)
+    }
+
+    /// A shard's loop on a thread of its own; when it returns the node hears of it.
+    func startLoop(_ host: ShardHost) {
+        let logger = self.logger
+        let thread = Thread { [weak self] in
+            do {
+                try host.scheduler.run()
+            } catch let ended as SchedulerFailure {
+                // A fenced or handed-over shard's runtime ends this way: no longer this node's.
+                logger.info("shard \(host.shard) (epoch \(host.epoch)) left: \(ended.message)")
+            } catch {
+                logger.warning("shard \(host.shard) (epoch \(host.epoch)) stopped: \(error)")
+            }
+            host.ended.withLock { $0 = true }
+            self?.wake()
+        }
+        thread.name = "refreshd-shard-\(host.shard)"
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    func finish() {
+        done = true
+        uv_timer_stop(timer)
+        uv_close(UnsafeMutableRawPointer(timer).assumingMemoryBound(to: uv_handle_t.self), nil)
+        asyncOpen.withLock { open in
+            open = false
+            uv_close(UnsafeMutableRawPointer(async).assumingMemoryBound(to: uv_handle_t.self), nil)
+        }
+        for handle in signalHandles {
+            uv_signal_stop(handle)
+            uv_close(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self), nil)
+        }
+    }
+
+    /// The node's monotonic clock (CLOCK_MONOTONIC: it runs on while the process is stopped).
+    static func monotonicNow() -> Instant {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Instant(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+    }
+}
