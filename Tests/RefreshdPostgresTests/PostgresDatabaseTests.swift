@@ -309,7 +309,19 @@ import Testing
         kill(holder, SIGKILL)
         var status: Int32 = 0
         waitpid(holder, &status, 0)
-        waitpid(spawned.pid, &status, 0)
+        var ended = false
+        defer {  // should the watchdog hang after all, leave nothing behind
+            if !ended {
+                frozen.forEach { kill($0, SIGCONT) }
+                kill(spawned.pid, SIGKILL)
+                waitpid(spawned.pid, &status, 0)
+                try? FileManager.default.removeItem(atPath: folder)
+            }
+        }
+        try waitFor("the watchdog to stop the server and end") {
+            ended = waitpid(spawned.pid, &status, WNOHANG) == spawned.pid
+            return ended
+        }
         try waitFor("every process of the server to end") { processes(under: folder).isEmpty }
         #expect(!FileManager.default.fileExists(atPath: folder), "the folder outlived its owner")
     }
