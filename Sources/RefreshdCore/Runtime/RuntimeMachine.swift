@@ -220,6 +220,14 @@ package struct RuntimeMachine: Sendable {
     package mutating func storeFailed(_ reason: String, dropping failed: [SchedulerEffect], at now: Instant,
                                       into effects: inout [SchedulerEffect]) {
         effects.append(.log(.runtime(.storeFailed(reason: reason))))
+        abandonAndShutDown(dropping: failed, at: now, into: &effects)
+    }
+
+    /// What `storeFailed` and `fenced` share: the failed event's launches end in memory
+    /// (`abandoned`), then the shutdown, whose effects are appended without its state changes
+    /// (nothing more is saved).
+    private mutating func abandonAndShutDown(dropping failed: [SchedulerEffect], at now: Instant,
+                                             into effects: inout [SchedulerEffect]) {
         var scratch: [SchedulerEffect] = []
         for case let .launch(order) in failed {
             machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
@@ -242,16 +250,7 @@ package struct RuntimeMachine: Sendable {
     package mutating func fenced(_ reason: String, dropping failed: [SchedulerEffect], at now: Instant,
                                  into effects: inout [SchedulerEffect]) {
         effects.append(.log(.runtime(.shardFenced(reason: reason))))
-        var scratch: [SchedulerEffect] = []
-        for case let .launch(order) in failed {
-            machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
-        }
-        scratch.removeAll()
-        machines.handle(.shutdown, at: now, into: &scratch)
-        for effect in scratch {
-            if case .persist = effect { continue }
-            effects.append(effect)
-        }
+        abandonAndShutDown(dropping: failed, at: now, into: &effects)
         for runID in machines.scheduler.activeRuns.map(\.runID).sorted() { effects.append(.kill(runID: runID)) }
     }
 
