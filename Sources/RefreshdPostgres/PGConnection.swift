@@ -182,6 +182,22 @@ final class PGConnection {
         return PQtransactionStatus(handle) == PQTRANS_IDLE
     }
 
+    /// Whether an idle pooled connection is dead without knowing it yet: a server that stopped
+    /// or restarted (any shutdown mode) has closed its end, so the socket reads end-of-file (or
+    /// the server's last FATAL message). A zero-timeout `poll`, no round trip: the pool checks
+    /// each connection it hands out, so a restarted server costs no failed call per connection
+    /// it pooled before the restart (each such call would have fenced a shard or missed a
+    /// renewal).
+    var isStale: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return true }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        // Readable while idle: the server's goodbye, its end-of-file, or a notification (kept by
+        // libpq for whoever listens). Only a broken connection is stale.
+        return PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK
+            || descriptor.revents & Int16(POLLHUP | POLLERR) != 0
+    }
+
     var inTransaction: Bool {
         guard let handle else { return false }
         let status = PQtransactionStatus(handle)

@@ -144,11 +144,23 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
 
     /// Runs `body` with a pooled connection (a new one when none is idle); a connection left
     /// broken or inside a transaction is dropped, not pooled.
+    ///
+    /// After a server restart every pooled connection is dead: each is checked as it is handed
+    /// out (`isStale`, no round trip) and a dead one is closed, so the first call after the
+    /// restart reconnects instead of failing; and a call that finds the server unreachable
+    /// drops every idle connection (they went with the same server). A reconnect waits at most
+    /// `timeouts.connect`.
     func withConnection<T>(_ context: String, _ body: (PGConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
+        var stale: [PGConnection] = []
         let pooled = try lock.withLock { () throws(PostgresError) -> PGConnection? in
             if closed { throw PostgresError(kind: .closed, target: target, context: context, detail: "") }
-            return idle.popLast()
+            while let last = idle.popLast() {
+                guard last.isStale else { return last }
+                stale.append(last)
+            }
+            return nil
         }
+        stale.forEach { $0.close() }
         let connection: PGConnection
         if let pooled {
             connection = pooled
@@ -161,8 +173,18 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
             return result
         } catch {
             giveBack(connection)
+            if error.kind == .unreachable || error.kind == .commitUnknown || error.kind == .timeout { dropIdle() }
             throw error
         }
+    }
+
+    /// Closes every idle connection (the server they went to is gone or not answering).
+    private func dropIdle() {
+        let dropped = lock.withLock { () -> [PGConnection] in
+            defer { idle = [] }
+            return idle
+        }
+        dropped.forEach { $0.close() }
     }
 
     /// Runs `body` in one transaction on a pooled connection; any error rolls it back.

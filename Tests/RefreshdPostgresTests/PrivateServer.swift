@@ -250,3 +250,55 @@ func processes(under folder: String) -> [pid_t] {
         return line.contains(folder) ? pid : nil
     }
 }
+
+/// A plain libpq connection for a test's own statements (locks, counts), beside refreshd's.
+final class RawConnection {
+    private var connection: OpaquePointer?
+
+    init(_ conninfo: String) throws {
+        connection = PQconnectdb(conninfo)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            close()
+            throw PrivateServer.Failure("connecting to \(conninfo): \(message)")
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let connection { PQfinish(connection) }
+        connection = nil
+    }
+
+    /// Runs `sql` (no parameters) and answers the first column of its first row as text.
+    @discardableResult
+    func run(_ sql: String) throws -> String? {
+        guard let connection else { throw PrivateServer.Failure("\(sql): the connection is closed") }
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw PrivateServer.Failure("\(sql): \(String(cString: PQerrorMessage(connection)))")
+        }
+        guard status == PGRES_TUPLES_OK, PQntuples(result) > 0, PQgetisnull(result, 0, 0) == 0 else { return nil }
+        return String(cString: PQgetvalue(result, 0, 0))
+    }
+
+    func integer(_ sql: String) throws -> Int { Int(try run(sql) ?? "") ?? 0 }
+
+    /// Runs a query (no parameters) and answers every row, each column as text ("" for NULL).
+    func rows(_ sql: String) throws -> [[String]] {
+        guard let connection else { throw PrivateServer.Failure("\(sql): the connection is closed") }
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
+            throw PrivateServer.Failure("\(sql): \(String(cString: PQerrorMessage(connection)))")
+        }
+        return (0..<PQntuples(result)).map { row in
+            (0..<PQnfields(result)).map { column in
+                PQgetisnull(result, row, column) == 1 ? "" : String(cString: PQgetvalue(result, row, column))
+            }
+        }
+    }
+}
