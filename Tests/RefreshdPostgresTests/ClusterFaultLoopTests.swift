@@ -93,15 +93,21 @@ import Testing
         var failures: [String] = []
         /// Seconds from `start` until every shard in `shards` ran a tick job on a node other than
         /// `excluded` (nil: any node); nil past `limit`.
-        func takeover(_ shards: Set<Int>, from start: Double, excluding excluded: String?, limit: Double) -> Double? {
+        var faults: [(seconds: Double, what: String)] = []
+        func takeover(_ shards: Set<Int>, from start: Double, excluding excluded: String?, limit: Double,
+                      _ what: String) -> Double? {
             var first: Double?
+            var takers: [String] = []
             _ = waitFor(limit) {
                 let after = monitor.lines().filter { $0.at > start && $0.node != excluded }
                 let byShard = Dictionary(grouping: after) { Int($0.runID / PostgresDatabase.runIDSpan) }
                 guard shards.allSatisfy({ byShard[$0] != nil }) else { return false }
-                first = shards.map { byShard[$0]!.map(\.at).min()! }.max()
+                let firsts = shards.sorted().map { byShard[$0]!.min { $0.at < $1.at }! }
+                first = firsts.map(\.at).max()
+                takers = firsts.map { "\(Int($0.runID / PostgresDatabase.runIDSpan))->\($0.node)" }
                 return true
             }
+            if let first { faults.append((first - start, "\(what) (shards \(takers.joined(separator: " ")))")) }
             return first.map { $0 - start }
         }
         let bound = lease + lease / 3 + 10  // lease + renewal interval + restore, with room for a loaded machine
@@ -114,7 +120,7 @@ import Testing
                 let shards = Set(counts[victim]!)
                 let at = now()
                 node.kill(SIGKILL)
-                if let seconds = takeover(shards, from: at, excluding: victim, limit: bound) {
+                if let seconds = takeover(shards, from: at, excluding: victim, limit: bound, "round \(round) kill -9 \(victim)") {
                     takeovers["kill -9", default: []].append(seconds)
                 } else {
                     failures.append("round \(round): shards \(shards.sorted()) of killed \(victim) not taken over in \(bound) s")
@@ -129,7 +135,7 @@ import Testing
                 let jobsBefore = processes(tagged: tag).filter { $0 != node.pid && environmentOf($0)["NODE"] == zombie }
                 let at = now()
                 node.kill(SIGSTOP)
-                if let seconds = takeover(shards, from: at, excluding: zombie, limit: bound) {
+                if let seconds = takeover(shards, from: at, excluding: zombie, limit: bound, "round \(round) SIGSTOP \(zombie)") {
                     takeovers["SIGSTOP", default: []].append(seconds)
                 } else {
                     failures.append("round \(round): shards \(shards.sorted()) of paused \(zombie) not taken over in \(bound) s")
@@ -152,7 +158,7 @@ import Testing
             monitor.disconnect()
             try server.stop(crash: immediate)
             try server.start()
-            if let seconds = takeover(Set(0..<shardCount), from: at, excluding: nil, limit: bound) {
+            if let seconds = takeover(Set(0..<shardCount), from: at, excluding: nil, limit: bound, "round \(round) \(kind)") {
                 takeovers[kind, default: []].append(seconds)
             } else {
                 failures.append("round \(round): not every shard ran again within \(bound) s of a \(kind)")
@@ -188,6 +194,9 @@ import Testing
             let times = takeovers[kind]!.sorted()
             func at(_ p: Double) -> String { String(format: "%.2f", times[min(times.count - 1, Int(Double(times.count) * p))]) }
             report += "\n  \(kind): \(times.count) faults, takeover p50 \(at(0.5)) s, p99 \(at(0.99)) s, max \(at(1.0)) s"
+        }
+        for fault in faults.sorted(by: { $0.seconds > $1.seconds }).prefix(3) {
+            report += "\n  slowest: \(fault.what): \(String(format: "%.2f", fault.seconds)) s"
         }
         print(report)
         if environment["CLUSTER_LOGS"] != nil { print(logs(nodes)) }
