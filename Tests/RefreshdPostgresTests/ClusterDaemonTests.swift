@@ -134,6 +134,10 @@ final class Node: @unchecked Sendable {
         return dir.appendingPathComponent("refreshd").path
     }
 
+    /// Starts `refreshd ARGUMENTS` through `setpriv --pdeathsig SIGKILL` (which execs it: same
+    /// pid), so that a test process killed outright leaves no node running: the signal comes when
+    /// the spawning thread ends, and that thread is the test's, busy until the test has stopped
+    /// its nodes anyway.
     static func start(_ arguments: [String], environment extra: [String: String], output: String) throws -> Node {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -141,7 +145,7 @@ final class Node: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = [binary] + arguments
+        let argv = ["/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--", binary] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var environment = ProcessInfo.processInfo.environment
@@ -149,8 +153,8 @@ final class Node: @unchecked Sendable {
         var cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { cEnv.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, binary, &actions, nil, &cArgs, &cEnv)
-        guard rc == 0 else { throw PrivateServer.Failure("posix_spawn \(binary): \(String(cString: strerror(rc)))") }
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
+        guard rc == 0 else { throw PrivateServer.Failure("posix_spawn \(argv[0]): \(String(cString: strerror(rc)))") }
         return Node(pid: pid, output: output)
     }
 
