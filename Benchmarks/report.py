@@ -238,6 +238,26 @@ def main():
             pg8["commits_per_s"], "-", "", "-", "", ">= 1,000/s", f"{met(pg8['commits_per_s'] >= 1000)} ({pg8['commits_per_s']:,.0f}/s)")
         row("", "commit ms p50 / p99", f"{fmt(pg8['commit_p50_ms'])} / {fmt(pg8['commit_p99_ms'])}", "-", "", "-", "")
 
+    launches = {(r["store"], r["nodes"]): r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "cluster-launches"}
+    lite = launches.get(("sqlite", 1))
+    for nodes in (1, 3):
+        c = launches.get(("postgres", nodes))
+        if not c:
+            continue
+        one = nodes == 1
+        row(f"Cluster (issue 24): {c['jobs']:,} /bin/true jobs due every second, {nodes} real node{'s' if nodes > 1 else ''} on PostgreSQL",
+            "durable launches/s (C col.: one machine on SQLite)", c["launches_per_s"], lite and lite["launches_per_s"],
+            ratio(c["launches_per_s"], lite and lite["launches_per_s"]), "-", "",
+            ">= 1,000/s" if one else "", f"{met(c['launches_per_s'] >= 1000)} ({c['launches_per_s']:,.0f}/s)" if one else "")
+        row("", "lateness ms p50 / p99 (C col.: SQLite)", f"{fmt(c['lateness_p50_ms'])} / {fmt(c['lateness_p99_ms'])}",
+            lite and f"{fmt(lite['lateness_p50_ms'])} / {fmt(lite['lateness_p99_ms'])}", "", "-", "",
+            "p99 < 10 ms" if one else "", f"{met(c['lateness_p99_ms'] is not None and c['lateness_p99_ms'] < 10)} ({fmt(c['lateness_p99_ms'])} ms)" if one else "")
+    tk = find(rows, "refreshd", "cluster-takeover")
+    if tk:
+        row(f"Cluster takeover: {tk['kills']} SIGKILLs of a leader, lease {tk['lease_s']} s ({tk['clusters']} clusters at once)",
+            "s p50 / p99 / max", f"{fmt(tk['takeover_p50_s'])} / {fmt(tk['takeover_p99_s'])} / {fmt(tk['takeover_max_s'])}",
+            "-", "", "-", "", "p99 < 15 s", f"{met(tk['takeover_p99_s'] < 15)} ({tk['takeover_p99_s']:.1f} s)")
+
     renders = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "render"]
     red = next((r for r in renders if r["strategy"] == "reduced-scale"), None)
     full = next((r for r in renders if r["strategy"] == "full-decode"), None)

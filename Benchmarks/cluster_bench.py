@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Issue 24 with real `refreshd run` processes (Scripts/bench --only cluster).
+
+launches: J /bin/true jobs, each due every second, run for T seconds by 1 or 3 nodes on a private
+  PostgreSQL (`--store`), or by one machine on SQLite beside it; from the runs each store recorded
+  in the measured window: durable launches per second and lateness (started - earliest) p50/p99.
+takeover: K independent 3-node clusters (a database each, same server) side by side, the default
+  10 s lease; in each, M times: SIGKILL of the node leading the most shards, then the time until
+  every shard it led is leased by another node (database time, polled every 100 ms); the killed
+  node is started again and the next kill follows. Prints p50/p99/max over K x M kills.
+One JSON line per measurement on stdout.
+"""
+import json, os, shutil, signal, sqlite3, subprocess, sys, threading, time
+
+
+def psql(host, db, sql):
+    out = subprocess.run(["psql", "-h", host, "-U", "refreshd", "-d", db, "-At", "-F", " ", "-c", sql],
+                         capture_output=True, text=True, timeout=30)
+    if out.returncode != 0:
+        raise RuntimeError(f"psql {sql}: {out.stderr.strip()}")
+    return [line.split(" ") for line in out.stdout.splitlines() if line]
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * p))] if values else None
+
+
+def write_jobs(directory, count, program="/bin/true", every="00/1"):
+    os.makedirs(directory, exist_ok=True)
+    for i in range(count):
+        with open(os.path.join(directory, f"job{i:05d}.yaml"), "w") as f:
+            f.write(f"""identifier: bench.cluster.job{i}
+kind: processing
+namespace: bench-{i}
+command: ["{program}"]
+resubmit: {{calendar: "*:*:{every}"}}
+missed: skip
+allowance: 30s
+""")
+
+
+def start(refreshd, arguments, log):
+    return subprocess.Popen([refreshd, "run"] + arguments, stdout=open(log, "ab"), stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+
+
+def stop(processes):
+    for p in processes:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in processes:
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def launches(refreshd, host, work, store, nodes, jobs, seconds, warmup):
+    base = os.path.join(work, f"launches-{store}-{nodes}")
+    shutil.rmtree(base, ignore_errors=True)
+    write_jobs(base + "/jobs", jobs)
+    processes = []
+    try:
+        if store == "postgres":
+            db = f"launches{nodes}"
+            psql(host, "postgres", f"DROP DATABASE IF EXISTS {db}")
+            psql(host, "postgres", f"CREATE DATABASE {db}")
+            conninfo = f"host={host} dbname={db} user=refreshd"
+            for i in range(nodes):
+                processes.append(start(refreshd, ["--jobs", base + "/jobs", "--state", f"{base}/state-{i}", "--shared",
+                                                  base + "/shared", "--store", conninfo, "--node", f"n{i}",
+                                                  "--max-concurrent", "64"], f"{base}/node-{i}.log"))
+        else:
+            processes.append(start(refreshd, ["--jobs", base + "/jobs", "--state", base + "/state", "--max-concurrent", "64"],
+                                   base + "/node.log"))
+        time.sleep(warmup)
+        t0 = int(time.time() * 1000)
+        time.sleep(seconds)
+        t1 = int(time.time() * 1000)
+        if any(p.poll() is not None for p in processes):
+            raise RuntimeError(f"a refreshd of {base} ended early (its log is there)")
+        if store == "postgres":
+            rows = psql(host, db, f"SELECT started - earliest FROM refreshd.runs WHERE started >= {t0} AND started < {t1}")
+            lateness = [int(r[0]) for r in rows]
+        else:
+            connection = sqlite3.connect(f"file:{base}/state/state.sqlite?mode=ro", uri=True, timeout=30)
+            lateness = [r[0] for r in connection.execute(
+                "SELECT started - earliest FROM runs WHERE started >= ? AND started < ?", (t0, t1))]
+            connection.close()
+    finally:
+        stop(processes)
+    if not lateness:
+        raise RuntimeError(f"no launch recorded in {base}")
+    print(json.dumps({"impl": "refreshd", "bench": "cluster-launches", "store": store, "nodes": nodes, "jobs": jobs,
+                      "seconds": (t1 - t0) / 1000, "launches": len(lateness),
+                      "launches_per_s": len(lateness) * 1000 / (t1 - t0),
+                      "lateness_p50_ms": percentile(lateness, 0.5), "lateness_p99_ms": percentile(lateness, 0.99),
+                      "lateness_max_ms": max(lateness) if lateness else None}), flush=True)
+
+
+def cluster(refreshd, host, work, index, kills, jobs, out, errors):
+    base = os.path.join(work, f"takeover-{index}")
+    shutil.rmtree(base, ignore_errors=True)
+    write_jobs(base + "/jobs", jobs, every="00/2")
+    db = f"takeover{index}"
+    nodes = {}
+    try:
+        psql(host, "postgres", f"DROP DATABASE IF EXISTS {db}")
+        psql(host, "postgres", f"CREATE DATABASE {db}")
+        conninfo = f"host={host} dbname={db} user=refreshd"
+
+        def launch(name):
+            nodes[name] = start(refreshd, ["--jobs", base + "/jobs", "--state", f"{base}/state-{name}", "--shared",
+                                           base + "/shared", "--store", conninfo, "--node", name],
+                                f"{base}/{name}.log")
+
+        for name in ("a", "b", "c"):
+            launch(name)
+        def owners():
+            try:
+                return {int(s): o for s, o in psql(host, db, """
+                    SELECT shard, owner FROM refreshd.leases WHERE owner IS NOT NULL AND expires_at > clock_timestamp()""")}
+            except RuntimeError:  # the nodes have not created the schema yet
+                return {}
+        deadline = time.time() + 60
+        while len(owners()) < 16 or len(set(owners().values())) < 3:
+            if time.time() > deadline:
+                raise RuntimeError(f"cluster {index} did not spread over 3 nodes")
+            time.sleep(0.5)
+        for _ in range(kills):
+            held = owners()
+            counts = {}
+            for shard, owner in held.items():
+                counts.setdefault(owner, []).append(shard)
+            victim = max(counts, key=lambda o: len(counts[o]))
+            shards = ",".join(str(s) for s in counts[victim])
+            t0 = time.monotonic()
+            nodes[victim].kill()
+            nodes[victim].wait()
+            while True:
+                left = psql(host, db, f"""SELECT count(*) FROM refreshd.leases WHERE shard IN ({shards})
+                    AND (owner IS NULL OR owner = '{victim}' OR expires_at <= clock_timestamp())""")
+                if int(left[0][0]) == 0:
+                    break
+                if time.monotonic() - t0 > 60:
+                    raise RuntimeError(f"cluster {index}: shards of {victim} not taken over in 60 s")
+                time.sleep(0.1)
+            out.append(time.monotonic() - t0)
+            launch(victim)
+            time.sleep(2)  # the restarted node heartbeats before the next kill
+    except Exception as error:  # reported by the caller
+        errors.append(str(error))
+    finally:
+        stop(list(nodes.values()))
+
+
+def takeover(refreshd, host, work, clusters, kills, jobs):
+    times, errors = [], []
+    threads = [threading.Thread(target=cluster, args=(refreshd, host, work, i, kills, jobs, times, errors))
+               for i in range(clusters)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise RuntimeError("; ".join(errors))
+    print(json.dumps({"impl": "refreshd", "bench": "cluster-takeover", "lease_s": 10, "clusters": clusters,
+                      "kills": len(times), "wall_s": time.monotonic() - t0,
+                      "takeover_p50_s": percentile(times, 0.5), "takeover_p99_s": percentile(times, 0.99),
+                      "takeover_max_s": max(times)}), flush=True)
+
+
+if __name__ == "__main__":
+    refreshd, host, work, mode = sys.argv[1:5]
+    if mode == "launches":
+        store, nodes, jobs, seconds, warmup = sys.argv[5], int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9])
+        launches(refreshd, host, work, store, nodes, jobs, seconds, warmup)
+    else:
+        clusters, kills, jobs = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+        takeover(refreshd, host, work, clusters, kills, jobs)
