@@ -5,11 +5,13 @@ let package = Package(
     name: "refreshd",
     platforms: [.macOS(.v14)],
     products: [
+        // The one library for embedders (issue 22): `import Refreshd` is the whole public API, the
+        // scheduler and the values it takes and shows (re-exported from the core and the runtime,
+        // whose other declarations are `package`). ARCHITECTURE.md, "Modules", says why.
         .library(name: "Refreshd", targets: ["Refreshd"]),
-        .library(name: "RefreshdCore", targets: ["RefreshdCore"]),
-        .library(name: "RefreshdRuntime", targets: ["RefreshdRuntime"]),
-        // The benchmarks compare the shared PostgreSQL database with the SQLite store (issue 24).
-        .library(name: "RefreshdStore", targets: ["RefreshdStore"]),
+        // No public API: the benchmarks package compares the shared PostgreSQL database with the
+        // SQLite store through it (`@_spi(Benchmarks)`, issue 24). Not in `Refreshd`, so an
+        // embedder never links libpq.
         .library(name: "RefreshdPostgres", targets: ["RefreshdPostgres"]),
         .executable(name: "refreshd", targets: ["refreshd"]),
     ],
@@ -109,7 +111,7 @@ let package = Package(
         ]),
         // Shows the public embedding API (a handler, a request, the loop run and stopped); the
         // suite builds it and runs it (refreshdCLITests, EmbeddingExampleTests).
-        .executableTarget(name: "refreshd-embedding-example", dependencies: ["Refreshd", "RefreshdCore"],
+        .executableTarget(name: "refreshd-embedding-example", dependencies: ["Refreshd"],
                           path: "Examples/Embedding"),
 
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),

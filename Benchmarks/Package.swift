@@ -19,10 +19,10 @@ let package = Package(
     ],
     targets: [
         .executableTarget(name: "refreshd-bench", dependencies: [
+            // The embedding library; the layers and the shared database are timed through the
+            // internals the main package shows this package only (`@_spi(Benchmarks) import`).
             .product(name: "Refreshd", package: mainPackage),
-            .product(name: "RefreshdCore", package: mainPackage),
             .product(name: "RefreshdPostgres", package: mainPackage),
-            .product(name: "RefreshdStore", package: mainPackage),
             .product(name: "Logging", package: "swift-log"),
         ]),
     ],

@@ -9,8 +9,7 @@
 // The suite builds it and checks its output (refreshdCLITests, EmbeddingExampleTests).
 
 import Dispatch
-import Refreshd  // RefreshScheduler; re-exports RefreshdRuntime (RefreshTask)
-import RefreshdCore  // TaskDefinition, TaskRequest
+import Refreshd  // the whole embedding API: RefreshScheduler, TaskDefinition, TaskRequest, RefreshTask...
 import Synchronization
 
 let seconds = CommandLine.arguments.dropFirst().first.flatMap(Double.init) ?? 3

@@ -7,11 +7,16 @@ import RefreshdCore
 /// no battery at all counts as on external power. Network: a default route (IPv4 or IPv6) through
 /// a non-loopback interface that is up. Paths are parameters so tests can point at a fake tree.
 public struct ConditionsProbe: Sendable {
+    /// Where power supplies are listed (`/sys/class/power_supply`).
     public var powerSupplyDirectory: String
+    /// Where network interfaces are listed (`/sys/class/net`).
     public var netDirectory: String
+    /// The IPv4 routing table (`/proc/net/route`).
     public var ipv4RouteFile: String
+    /// The IPv6 routing table (`/proc/net/ipv6_route`).
     public var ipv6RouteFile: String
 
+    /// A probe of the real machine by default; tests point it at a fake tree.
     public init(powerSupplyDirectory: String = "/sys/class/power_supply",
                 netDirectory: String = "/sys/class/net",
                 ipv4RouteFile: String = "/proc/net/route",
@@ -22,6 +27,7 @@ public struct ConditionsProbe: Sendable {
         self.ipv6RouteFile = ipv6RouteFile
     }
 
+    /// Reads the conditions now (a few small files; the scheduler calls it on netlink events).
     public func read() -> Conditions {
         Conditions(externalPower: externalPower(), network: network())
     }

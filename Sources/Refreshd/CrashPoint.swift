@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Set `REFRESHD_CRASH_AT` to a point's name in refreshd's environment (for example
 /// `REFRESHD_CRASH_AT=spawned`). Unset, every check is one comparison against nil.
-public enum CrashPoint: String, Sendable, CaseIterable {
+package enum CrashPoint: String, Sendable, CaseIterable {
     /// A launch is committed (its run recorded) and the command not spawned yet.
     case launchCommitted = "launch-committed"
     /// The command is spawned (its process exists) and its process group not recorded yet.

@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import Synchronization
 
 /// `refreshd simulate --exec`: a job's real command, run to its end through the libuv host's own
@@ -25,10 +25,10 @@ import Synchronization
 /// When the leader has exited, the run's session and every process whose environment names the
 /// run are killed (`OrphanReaper`, as at a daemon's run end). `installStopHandlers` makes a
 /// SIGTERM or SIGINT to `simulate` kill the running command's whole group at once.
-public enum ExecutedCommand {
+package enum ExecutedCommand {
     /// Runs one command to its end (see the type). `environment` is what the runtime gave it;
     /// the deadline is `order.deadline`, the kill `grace` after it.
-    public static func run(_ order: LaunchOrder, _ job: CommandJob, environment: [String],
+    package static func run(_ order: LaunchOrder, _ job: CommandJob, environment: [String],
                            grace: Duration) -> SimulatedHost.Behaviour {
         guard let program = job.argv.first else { return .init(startFailure: "empty command") }
         if let signal = stopSignal {
@@ -60,7 +60,7 @@ public enum ExecutedCommand {
     /// starts, and `stopSignal` says which signal came, for the caller to stop the simulation.
     /// Also unblocks them and SIGCHLD (libuv learns of exits by it) in the calling thread: a
     /// process may start with them blocked.
-    public static func installStopHandlers() {
+    package static func installStopHandlers() {
         // Initialized here, not first inside a handler.
         _ = stopState.load(ordering: .sequentiallyConsistent)
         _ = runningGroup.load(ordering: .sequentiallyConsistent)
@@ -78,7 +78,7 @@ public enum ExecutedCommand {
     }
 
     /// The stop signal `simulate` received (SIGTERM, SIGINT), if any.
-    public static var stopSignal: Int32? {
+    package static var stopSignal: Int32? {
         let number = stopState.load(ordering: .sequentiallyConsistent)
         return number == 0 ? nil : number
     }

@@ -1,5 +1,6 @@
-// The embedding API's types that the runtime defines (RefreshTask, TaskHandler, BuiltInAction,
-// RefreshRuntime) come with `import Refreshd`, as before the runtime was split out; so does
-// CommandJob, which moved into the core with the job specs (issue 22).
+// `import Refreshd` is the whole embedding API: the scheduler here, and the values it takes and
+// shows, which the core and the runtime define (TaskDefinition, TaskRequest, Instant, Outcome,
+// RefreshTask, RuntimeObservation...). Only their `public` declarations come with it: everything
+// else in those modules is `package` (or `@_spi(Benchmarks)` for the benchmarks package).
+@_exported import RefreshdCore
 @_exported import RefreshdRuntime
-@_exported import struct RefreshdCore.CommandJob

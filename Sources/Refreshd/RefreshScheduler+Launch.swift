@@ -1,16 +1,16 @@
 import CLibUV
 import Foundation
 import Glibc
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// The libuv host: what the runtime asks of the world, done for real on the loop thread.
 extension RefreshScheduler: RuntimeHost {
-    public func now() -> Instant { options.clock.now() }
+    package func now() -> Instant { options.clock.now() }
 
-    public func readClocks() -> ClockReading { ClockWatch.read(options.clock) }
+    package func readClocks() -> ClockReading { ClockWatch.read(options.clock) }
 
-    public func armWakeUp(at instant: Instant?) {
+    package func armWakeUp(at instant: Instant?) {
         guard let instant else {
             uv_timer_stop(timer)
             return
@@ -25,7 +25,7 @@ extension RefreshScheduler: RuntimeHost {
         }, UInt64(delay), 0)
     }
 
-    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
+    package func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
         CrashPoint.reach(.launchCommitted)
         let runtime = self.runtime
         let cgroup = makeRunCgroup(order)
@@ -61,11 +61,11 @@ extension RefreshScheduler: RuntimeHost {
         return .started(processGroup: process.pid, startTicks: OrphanReaper.stat(pid: process.pid)?.startTicks)
     }
 
-    public func signal(runID: Int64, _ signal: RunSignal) {
+    package func signal(runID: Int64, _ signal: RunSignal) {
         signalRun(runID, signal == .terminate ? SIGTERM : SIGKILL)
     }
 
-    public func killRunGroup(runID: Int64) {
+    package func killRunGroup(runID: Int64) {
         if let worker = workers[runID] {
             worker.signalGroup(SIGKILL)
             return
@@ -76,7 +76,7 @@ extension RefreshScheduler: RuntimeHost {
         killCgroupAtExit(runID: runID, group: process.pid)
     }
 
-    public func closeResults(runID: Int64) {
+    package func closeResults(runID: Int64) {
         (processes[runID] ?? workers[runID])?.closeResults()
         forgetIfDone(runID)
     }
@@ -87,7 +87,7 @@ extension RefreshScheduler: RuntimeHost {
         if let worker = workers[runID], worker.hasExited, !worker.resultsOpen { workers[runID] = nil }
     }
 
-    public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
+    package func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
         if let worker = action.worker {
             startWorker(order, action.name, worker, context: context)
             return
@@ -154,27 +154,27 @@ extension RefreshScheduler: RuntimeHost {
         logger.info("\(order.identifier)[\(order.runID)] \(name) started in worker pid \(process.pid)")
     }
 
-    public func watchConditions(_ on: Bool) {
+    package func watchConditions(_ on: Bool) {
         if on { monitor?.start() } else { monitor?.stop() }
     }
 
-    public func readConditions() { monitor?.check() }
+    package func readConditions() { monitor?.check() }
 
-    public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
+    package func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         sweep(runs, instance: instance)
     }
 
-    public func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
+    package func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
         sweepEndedRun(run, instance: instance, done: done)
     }
 
-    public func scheduleDrain() {
+    package func scheduleDrain() {
         lock.withLock { if asyncOpen { _ = uv_async_send(async) } }
     }
 
-    public var isOnExecutionContext: Bool { onLoopThread }
+    package var isOnExecutionContext: Bool { onLoopThread }
 
-    public func runtimeStopped() {
+    package func runtimeStopped() {
         killNotifiers()  // issue 25: none outlives refreshd; the next start sends theirs again
         publisher.sync {}  // what was published before the stop is on disk when run() returns
         removeLeftCgroups()
@@ -198,7 +198,7 @@ extension RefreshScheduler {
     /// order published (one serial queue; a path's stale ones skipped), atomically. A failure is logged as a warning; the
     /// machine's state is already committed and the next publication replaces the file anyway.
     /// (Without a container the runtime reports the failure itself and never calls this.)
-    public func publish(_ publication: Publication, in container: String) {
+    package func publish(_ publication: Publication, in container: String) {
         for listener in publicationListeners { listener(publication) }
         let path = "\(container)/\(publication.path)"
         // Only the latest publication of a path is written: one still queued when a newer one

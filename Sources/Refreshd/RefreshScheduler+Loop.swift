@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 extension RefreshScheduler {
     /// Runs the loop on the calling thread until the scheduler has stopped.
@@ -81,7 +81,7 @@ extension RefreshScheduler {
     /// Unblocks and installs the signals refreshd relies on (once), and starts tracking runs'
     /// processes. The daemon calls it before it says it has started, so a SIGTERM sent on that
     /// line is handled, not fatal.
-    public func prepareSignals() {
+    package func prepareSignals() {
         guard !signalsPrepared else { return }
         signalsPrepared = true
         unblockSignals()
@@ -154,6 +154,8 @@ extension RefreshScheduler {
 
 /// The scheduler stopped because it could not commit its state.
 public struct SchedulerFailure: Error, CustomStringConvertible {
+    /// What failed (the store's error).
     public var message: String
+    /// `state could not be saved: ` and the message.
     public var description: String { "state could not be saved: \(message)" }
 }

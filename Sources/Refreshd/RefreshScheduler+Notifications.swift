@@ -1,13 +1,13 @@
 import CLibUV
 import Glibc
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// Delivering failure and recovery notifications (issue 25): I/O only. The machine decided
 /// that this attempt is due and its record is committed; the outcome goes back to the runtime
 /// (`notificationFinished`), which decides about retries.
 extension RefreshScheduler {
-    public func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void) {
+    package func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void) {
         CrashPoint.reach(.notificationCommitted)
         let report: @Sendable (NotificationOutcome) -> Void = { outcome in
             if outcome == .delivered { CrashPoint.reach(.notificationDelivered) }
@@ -78,7 +78,7 @@ extension RefreshScheduler {
     }
 
     /// At the restore: notifier commands of this state that a dead refreshd left running.
-    public func reapNotifierLeftovers(instance: String) -> [Int32] {
+    package func reapNotifierLeftovers(instance: String) -> [Int32] {
         OrphanReaper.reapNotifiers(instance: instance)
     }
 

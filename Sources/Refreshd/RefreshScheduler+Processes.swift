@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import Synchronization
 
 /// Finding every process of a command run, however it detached, so none outlives its run.

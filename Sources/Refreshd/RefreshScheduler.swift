@@ -2,9 +2,9 @@ import CLibUV
 import Dispatch
 import Glibc
 import Logging
-import RefreshdCore
-import RefreshdRuntime
-import RefreshdStore
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdStore
 import Synchronization
 
 /// A BGTaskScheduler for Linux: declare identifiers with handlers, submit requests with an
@@ -35,13 +35,16 @@ public final class RefreshScheduler: @unchecked Sendable {
         public var stateDirectory: String?
         /// The directory all jobs share (`REFRESH_SHARED_CONTAINER`); default `<state>/shared`.
         public var sharedContainer: String?
+        /// The limits the scheduler enforces (concurrent runs, pending requests per namespace).
         public var configuration: SchedulerConfiguration
         /// Install SIGTERM/SIGINT (graceful stop) and SIGHUP handlers. For daemons, not libraries.
         public var handleSignals: Bool
+        /// Where external power and network state are read (sysfs and procfs by default).
         public var conditionsProbe: ConditionsProbe
         /// How often conditions are re-read while a request waits on them (besides netlink
         /// events): the runtime's `conditionsReread` deadline, handed to it.
         public var conditionsFallbackInterval: Duration
+        /// Where the scheduler logs, one line per event.
         public var logger: Logger
         /// The wall clock the shell reads (the core never reads one).
         public var clock: WallClockSource
@@ -57,8 +60,9 @@ public final class RefreshScheduler: @unchecked Sendable {
         public var ownsProcess: Bool
         /// The code of the built-in actions job specs name (`ActionBinding`); none by default, so
         /// an embedder that declares only handlers and commands needs nothing more.
-        public var actions: ActionBinding = .none
+        package var actions: ActionBinding = .none
 
+        /// Options for an embedded scheduler by default: in memory, no signal handlers, the system clock.
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     handleSignals: Bool = false, conditionsProbe: ConditionsProbe = ConditionsProbe(),
@@ -81,7 +85,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     let options: Options
     let logger: Logger
     /// The host-independent runtime: machines, store, commit-before-act, restore, seeding.
-    public let runtime: RefreshRuntime
+    package let runtime: RefreshRuntime
     let lock = Lock()
     // Guarded by `lock`.
     var asyncOpen = true
@@ -251,7 +255,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// Declares an identifier with any handler (in process, a command, a built-in action).
     /// False if already declared.
     @discardableResult
-    public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
+    package func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
         runtime.register(definition, handler: handler)
     }
 
@@ -325,6 +329,15 @@ public final class RefreshScheduler: @unchecked Sendable {
 
     /// The commit error that stopped the scheduler, if any.
     public var failure: String? { runtime.failure }
+
+    /// Calls `observer` with everything the scheduler does, as data (a request made, a run
+    /// launched or finished with its outcome, a retry, a missed slot...), whatever the log
+    /// level, on the thread that made it happen: keep it quick, hand slow work to a queue.
+    /// `includingRoutine: false` leaves out the per-request events (submitted, launched,
+    /// finished, held), which then cost nothing.
+    public func observe(includingRoutine: Bool = true, _ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
+        runtime.observe(includingRoutine: includingRoutine, observer)
+    }
 
     package var onLoopThread: Bool {
         guard let loopThread else { return false }

@@ -13,9 +13,12 @@ package enum WallClock {
 /// Where the shell reads the wall clock. Real by default; tests shift it to stand in for a
 /// clock step (setting the real clock needs root and disturbs the machine).
 public struct WallClockSource: Sendable {
+    /// Reads the current instant (from any thread).
     public let now: @Sendable () -> Instant
 
+    /// A clock that reads `now`.
     public init(now: @escaping @Sendable () -> Instant) { self.now = now }
 
+    /// The real wall clock (`CLOCK_REALTIME`).
     public static let system = WallClockSource { WallClock.now() }
 }

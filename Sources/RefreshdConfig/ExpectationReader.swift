@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdRuntime
 
 /// Reads a scenario's `expect:` list: what the simulation's report must show.

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdRuntime
 
 extension JobConfig {

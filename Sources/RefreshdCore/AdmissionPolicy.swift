@@ -5,12 +5,12 @@
 /// the policy for every due request it is about to launch; a held request is looked at again at
 /// the instant the policy names (it is one of the core's deadlines, so the single wake-up timer
 /// covers it). Policies must be deterministic functions of their inputs so that simulations repeat.
-public protocol AdmissionPolicy: Sendable {
+package protocol AdmissionPolicy: Sendable {
     func admission(for request: PendingRequest, at now: Instant) -> Admission
 }
 
 /// An admission policy's answer.
-public enum Admission: Sendable, Hashable {
+package enum Admission: Sendable, Hashable {
     /// Launch now.
     case admit
     /// Not before this instant; asked again then.

@@ -5,6 +5,8 @@
 /// the core's resolution, readable in every `--json` output, and sortable as text. Decoding
 /// takes the same form (milliseconds optional) and nothing else.
 extension Instant: Codable {
+    /// Reads the ISO 8601 UTC form `encode(to:)` writes (milliseconds optional); anything else is a
+    /// `DecodingError` naming the text.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -15,6 +17,7 @@ extension Instant: Codable {
         self = instant
     }
 
+    /// Writes the instant as ISO 8601 UTC text with milliseconds: exact, readable, sortable.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(iso8601)
@@ -30,12 +33,14 @@ extension Conditions: Codable {
         case externalPower, network
     }
 
+    /// Reads `{"externalPower": Bool, "network": Bool}`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(externalPower: try container.decode(Bool.self, forKey: .externalPower),
                   network: try container.decode(Bool.self, forKey: .network))
     }
 
+    /// Writes `{"externalPower": Bool, "network": Bool}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(externalPower, forKey: .externalPower)

@@ -1,6 +1,6 @@
 /// Why an operator's order to the core (`launchNow`, `expireNow`) was refused: the control
 /// socket replies with it as an error, naming what was wrong and what was expected.
-public enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The identifier is not declared (no job of that name).
     case notDeclared(identifier: String)
     /// Nothing is pending for the identifier, so there is nothing to launch.
@@ -17,7 +17,7 @@ public enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case stopping
 
     /// A stable lowercase code for machine readers.
-    public var code: String {
+    package var code: String {
         switch self {
         case .notDeclared: "not-declared"
         case .notPending: "not-pending"
@@ -29,7 +29,7 @@ public enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .notDeclared(id):
             "\(id) is not a declared job; expected the identifier of a loaded job"

@@ -3,20 +3,20 @@
 /// Launches are counted on the day a run started, outcomes on the day it ended, so a run that
 /// crosses midnight counts its launch on one day and its outcome on the next. Kept forever (a
 /// row per job and day) for `refreshd status`.
-public struct DailyCounter: Sendable, Hashable {
+@_spi(Benchmarks) public struct DailyCounter: Sendable, Hashable {
     /// The UTC day, `YYYY-MM-DD` (`ISO8601.day`).
-    public var day: String
-    public var identifier: String
-    public var launches: Int
-    public var successes: Int
-    public var failures: Int
-    public var expired: Int
-    public var crashed: Int
-    public var interrupted: Int
+    package var day: String
+    package var identifier: String
+    package var launches: Int
+    package var successes: Int
+    package var failures: Int
+    package var expired: Int
+    package var crashed: Int
+    package var interrupted: Int
     /// Calendar slots that passed unrun (downtime, sleep, clock steps).
-    public var missed: Int = 0
+    package var missed: Int = 0
 
-    public init(day: String, identifier: String, launches: Int = 0, successes: Int = 0,
+    @_spi(Benchmarks) public init(day: String, identifier: String, launches: Int = 0, successes: Int = 0,
                 failures: Int = 0, expired: Int = 0, crashed: Int = 0, interrupted: Int = 0,
                 missed: Int = 0) {
         self.missed = missed
@@ -31,7 +31,7 @@ public struct DailyCounter: Sendable, Hashable {
     }
 
     /// The count of runs that ended with `outcome`.
-    public func count(of outcome: Outcome) -> Int {
+    package func count(of outcome: Outcome) -> Int {
         switch outcome {
         case .success: successes
         case .failure: failures
@@ -44,7 +44,7 @@ public struct DailyCounter: Sendable, Hashable {
 
 extension DailyCounter {
     /// Counts one run that ended with `outcome`.
-    public mutating func count(_ outcome: Outcome) {
+    package mutating func count(_ outcome: Outcome) {
         switch outcome {
         case .success: successes += 1
         case .failure: failures += 1

@@ -11,14 +11,14 @@
 ///
 /// The one escaping function: `check` uses it for echoed values (the config module adds its
 /// default length), the runtime for observation messages, the log handler for whole lines.
-public enum EchoText {
+package enum EchoText {
     /// `"text"`, escaped and cut to `limit` scalars.
-    public static func quoted(_ text: String, limit: Int) -> String {
+    package static func quoted(_ text: String, limit: Int) -> String {
         "\"" + escaped(text, limit: limit) + "\""
     }
 
     /// The text with control characters escaped, cut after `limit` scalars (nil: never cut).
-    public static func escaped(_ text: String, limit: Int?) -> String {
+    package static func escaped(_ text: String, limit: Int?) -> String {
         if text.utf8.count <= (limit ?? Int.max), isClean(text) { return text }
         var result = ""
         var count = 0
@@ -34,7 +34,7 @@ public enum EchoText {
     }
 
     /// True when `text` has nothing to escape (checked on UTF-8 bytes, the common fast path).
-    public static func isClean(_ text: String) -> Bool {
+    package static func isClean(_ text: String) -> Bool {
         var ascii = true
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x7F { return false }
@@ -44,7 +44,7 @@ public enum EchoText {
     }
 
     /// Control characters (C0, DEL, C1), line and paragraph separators, bidi controls, BOM.
-    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF:
             return true

@@ -2,9 +2,9 @@
 ///
 /// The core stays free of Foundation so that it can run unchanged in the simulator and in
 /// benchmarks; civil-date arithmetic here follows Howard Hinnant's `days_from_civil`.
-public enum ISO8601 {
+package enum ISO8601 {
     /// `2026-11-21T14:12:52.123Z` (milliseconds always shown).
-    public static func format(_ instant: Instant) -> String {
+    package static func format(_ instant: Instant) -> String {
         guard fitsFourDigitYear(instant) else { return wideFormat(instant) }
         // Written digit by digit into the string's own storage: the simulator's report formats
         // three instants per run, half a million runs a simulated year.
@@ -13,7 +13,7 @@ public enum ISO8601 {
 
     /// Appends what `format` returns, as UTF-8, without making a string (the simulator's JSON
     /// report writes three instants per run).
-    public static func append(_ instant: Instant, to bytes: inout [UInt8]) {
+    package static func append(_ instant: Instant, to bytes: inout [UInt8]) {
         guard fitsFourDigitYear(instant) else { return bytes.append(contentsOf: wideFormat(instant).utf8) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { b in
             bytes.append(contentsOf: b[..<write(instant, into: b)])
@@ -65,15 +65,15 @@ public enum ISO8601 {
     /// Parses what `format` writes (`YYYY-MM-DDTHH:MM:SS.mmmZ`) and every other ISO 8601 date
     /// and time with a zone that `parseStrict` accepts; nil for anything else. The job files'
     /// richer date syntax (`+1h`, calendars) is parsed by the config module.
-    public static func parse(_ text: String) -> Instant? {
+    package static func parse(_ text: String) -> Instant? {
         if case let .success(instant) = parseStrict(text) { return instant }
         return nil
     }
 
     /// Why a date was refused, naming the part that is wrong (`day 30: 2026-02 has 28 days`).
-    public struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
-        public var description: String
-        public init(description: String) { self.description = description }
+    package struct Refusal: Error, Sendable, Hashable, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
     }
 
     /// The one parser for every date that comes in (results channel, control requests, state):
@@ -87,7 +87,7 @@ public enum ISO8601 {
     /// again), hours 00-23, minutes and seconds 00-59 (no leap second, no 24:00), offsets up
     /// to ±23:59. Fractions beyond milliseconds are cut (refreshd's resolution). A refusal says
     /// which field is wrong and what was expected.
-    public static func parseStrict(_ text: String) -> Result<Instant, Refusal> {
+    package static func parseStrict(_ text: String) -> Result<Instant, Refusal> {
         let b = Array(text.utf8)
         func refuse(_ reason: String) -> Result<Instant, Refusal> { .failure(Refusal(description: reason)) }
         func shape() -> Result<Instant, Refusal> {
@@ -177,18 +177,18 @@ public enum ISO8601 {
     }
 
     /// The UTC calendar day of an instant as `YYYY-MM-DD` (used for per-day counters).
-    public static func day(_ instant: Instant) -> String {
+    package static func day(_ instant: Instant) -> String {
         String(format(instant).prefix(10))
     }
 
     /// Days since the epoch of a `YYYY-MM-DD` day (as `day(_:)` writes it), or nil.
-    public static func dayNumber(_ text: String) -> Int64? {
+    package static func dayNumber(_ text: String) -> Int64? {
         guard let instant = parse(text + "T00:00:00Z") else { return nil }
         return instant.milliseconds / 86_400_000
     }
 
     /// Days since the epoch for a proleptic Gregorian date.
-    public static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -199,7 +199,7 @@ public enum ISO8601 {
     }
 
     /// Days in a month of the proleptic Gregorian calendar.
-    public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+    package static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -208,7 +208,7 @@ public enum ISO8601 {
     }
 
     /// The proleptic Gregorian date (year, month, day) of a day count since the epoch.
-    public static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+    package static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

@@ -14,7 +14,7 @@
 /// whole name when asked (at the edges: logs, stores, launches). A name is found whichever way
 /// it was interned: `slot(of: "t[k]")` falls back to the instance index, and interning an
 /// instance first looks for a plain name `t[k]` when the table holds any name of that shape.
-public struct IdentifierTable: Sendable {
+package struct IdentifierTable: Sendable {
     /// Per slot: the whole name, or for an instance slot its key.
     private(set) var names: ContiguousArray<String> = []
     /// Slot + 1 per bucket, plain names only; 0 is an empty bucket. Capacity is a power of two (or zero).
@@ -34,20 +34,20 @@ public struct IdentifierTable: Sendable {
     private var prefixes: [String] = []
     private var prefixIndex: [String: Int32] = [:]
 
-    public init() {}
+    package init() {}
 
     /// How many identifiers have a slot.
-    public var count: Int { names.count }
+    package var count: Int { names.count }
 
     /// The name of a slot (built for an instance slot).
-    public subscript(slot: Int) -> String {
+    package subscript(slot: Int) -> String {
         guard !prefixBySlot.isEmpty else { return names[slot] }
         let p = prefixBySlot[slot]
         return p < 0 ? names[slot] : prefixes[Int(p)] + "[" + names[slot] + "]"
     }
 
     /// The slot of a name, if it has one.
-    public subscript(name: String) -> Int32? { slot(of: name) }
+    package subscript(name: String) -> Int32? { slot(of: name) }
 
     /// The key of an instance slot (nil for a plain name).
     func key(at slot: Int32) -> String? {
@@ -55,7 +55,7 @@ public struct IdentifierTable: Sendable {
         return names[Int(slot)]
     }
 
-    public func slot(of name: String) -> Int32? {
+    package func slot(of name: String) -> Int32? {
         if let found = plainSlot(of: name) { return found }
         guard instanceCount > 0, let (template, key) = Self.split(name), let p = prefixIndex[String(template)] else {
             return nil
@@ -77,7 +77,7 @@ public struct IdentifierTable: Sendable {
 
     /// The slot of a name, reserving the next one if it has none.
     @discardableResult
-    public mutating func intern(_ name: String) -> Int32 {
+    package mutating func intern(_ name: String) -> Int32 {
         if let found = slot(of: name) { return found }
         if (plainCount + 1) * 2 > buckets.count { growPlain() }
         let mask = buckets.count - 1

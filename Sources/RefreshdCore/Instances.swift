@@ -7,21 +7,21 @@ import Foundation
 /// What a template adds to a job: its parameter names, in the order the job file lists them,
 /// how an instance's first request is made (the job's `earliest:`), and which parameters are
 /// filled into file system paths (`stage-playlist`'s `library` and `folder`).
-public struct TemplateSpec: Sendable, Hashable {
-    public var parameters: [String]
-    public var firstRequest: FirstRequest
+@_spi(Benchmarks) public struct TemplateSpec: Sendable, Hashable {
+    package var parameters: [String]
+    package var firstRequest: FirstRequest
     /// The parameters a path holds: their values must keep the path inside its folder
     /// (`InstanceName.pathValueProblem`), checked when an instance is added and at each launch.
-    public var pathParameters: [String]
+    package var pathParameters: [String]
 
-    public init(parameters: [String], firstRequest: FirstRequest = .core, pathParameters: [String] = []) {
+    package init(parameters: [String], firstRequest: FirstRequest = .core, pathParameters: [String] = []) {
         self.parameters = parameters
         self.firstRequest = firstRequest
         self.pathParameters = pathParameters
     }
 
     /// Why these values (by parameter name) cannot be filled into this template's paths, or nil.
-    public func pathProblem(_ values: [String: String]) -> String? {
+    package func pathProblem(_ values: [String: String]) -> String? {
         for name in pathParameters {
             if let value = values[name], let problem = InstanceName.pathValueProblem(value) { return "\(name): " + problem }
         }
@@ -32,10 +32,14 @@ public struct TemplateSpec: Sendable, Hashable {
 /// One instance of a template: its key and its parameter values (by parameter name). With one
 /// parameter the value is the key.
 public struct InstanceRecord: Sendable, Hashable, Codable {
+    /// The template's identifier.
     public var template: String
+    /// The instance's key, unique within its template (letters, digits, '.', '_', '@', '-').
     public var key: String
+    /// The template's parameters' values, by name.
     public var values: [String: String]
 
+    /// An instance as given; the scheduler checks the key and values when it is added.
     public init(template: String, key: String, values: [String: String]) {
         self.template = template
         self.key = key
@@ -44,12 +48,12 @@ public struct InstanceRecord: Sendable, Hashable, Codable {
 
     /// The values as stored: `region=eu&user=alice`, by name. Names and values are of safe
     /// alphabets (no `=` or `&`), so nothing needs escaping, and the row reads well in sqlite3.
-    public var valuesText: String {
+    package var valuesText: String {
         values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
     }
 
     /// The values of a stored text (`valuesText`).
-    public static func values(fromText text: String) -> [String: String] {
+    package static func values(fromText text: String) -> [String: String] {
         var values: [String: String] = [:]
         for pair in text.split(separator: "&") {
             guard let eq = pair.firstIndex(of: "=") else { continue }
@@ -63,7 +67,7 @@ public struct InstanceRecord: Sendable, Hashable, Codable {
     /// restore keeps values only for templates of several parameters. At a million instances,
     /// building a dictionary per row was a seventh of a restart's time. Both stores read with it,
     /// so they restore the same records.
-    public static func restoredValues(fromText text: String) -> [String: String] {
+    package static func restoredValues(fromText text: String) -> [String: String] {
         text.utf8.contains(UInt8(ascii: "&")) ? values(fromText: text) : [:]
     }
 
@@ -72,18 +76,18 @@ public struct InstanceRecord: Sendable, Hashable, Codable {
 }
 
 /// Instance identifiers and keys.
-public enum InstanceName {
+package enum InstanceName {
     /// At most this many bytes in a key.
-    public static let maximumKeyBytes = 128
+    package static let maximumKeyBytes = 128
 
     /// What a key may hold, said in messages.
-    public static let keyExpectation = "1 to 128 bytes of letters, digits, '.', '_', '@' and '-'"
+    package static let keyExpectation = "1 to 128 bytes of letters, digits, '.', '_', '@' and '-'"
 
     /// `template[key]`.
-    public static func identifier(template: String, key: String) -> String { template + "[" + key + "]" }
+    package static func identifier(template: String, key: String) -> String { template + "[" + key + "]" }
 
     /// The template and key of an instance identifier, or nil for any other identifier.
-    public static func split(_ identifier: String) -> (template: String, key: String)? {
+    package static func split(_ identifier: String) -> (template: String, key: String)? {
         guard identifier.utf8.last == UInt8(ascii: "]"), let open = identifier.utf8.firstIndex(of: UInt8(ascii: "[")) else {
             return nil
         }
@@ -96,7 +100,7 @@ public enum InstanceName {
     /// Why `key` cannot be an instance key, or nil. Keys appear in file names (publications),
     /// log lines, metrics and command lines, so they are a small safe alphabet: no space, no
     /// slash, no quote, nothing a shell or a path would read as syntax.
-    public static func keyProblem(_ key: String, what: String = "key") -> String? {
+    package static func keyProblem(_ key: String, what: String = "key") -> String? {
         let bytes = key.utf8.count
         guard bytes >= 1, bytes <= maximumKeyBytes else {
             return "the \(what) is \(bytes) bytes long; expected \(keyExpectation)"
@@ -108,7 +112,7 @@ public enum InstanceName {
     }
 
     /// Whether `key` is a valid key (`keyProblem` is nil), without building a message.
-    public static func isValidKey(_ key: String) -> Bool {
+    package static func isValidKey(_ key: String) -> Bool {
         let utf8 = key.utf8
         return utf8.count >= 1 && utf8.count <= maximumKeyBytes && utf8.allSatisfy(isKeyByte)
     }
@@ -118,7 +122,7 @@ public enum InstanceName {
     /// make a path segment `.` or `..` (leaving its folder) or a hidden name is a leading `.`:
     /// such a value is refused, not escaped (an escaped name would be a second spelling of a
     /// user's folder). A segment holding a placeholder then always holds a byte other than `.`.
-    public static func pathValueProblem(_ value: String) -> String? {
+    package static func pathValueProblem(_ value: String) -> String? {
         guard value.utf8.first == UInt8(ascii: ".") else { return nil }
         return "the value \(EchoText.quoted(value, limit: 80)) begins with '.'; a value filled into a path (stage-playlist "
             + "library or folder) may not ('.', '..' and hidden names would leave or hide in its folder); expected "
@@ -133,21 +137,21 @@ public enum InstanceName {
 
 /// `{name}` placeholders in a template's text; `{{` is a literal `{`. A `}` outside a
 /// placeholder is literal.
-public enum Placeholders {
+package enum Placeholders {
     /// A piece of a template text.
-    public enum Piece: Sendable, Hashable {
+    package enum Piece: Sendable, Hashable {
         case text(String)
         case placeholder(String)
     }
 
     /// A problem in a text, at a 0-based UTF-8 byte offset of the text.
-    public struct Problem: Sendable, Hashable {
-        public var offset: Int
-        public var message: String
+    package struct Problem: Sendable, Hashable {
+        package var offset: Int
+        package var message: String
     }
 
     /// The pieces of `text`, or the first problem (an unclosed `{`, an empty or malformed name).
-    public static func parse(_ text: String) -> Result<[Piece], ProblemError> {
+    package static func parse(_ text: String) -> Result<[Piece], ProblemError> {
         var pieces: [Piece] = []
         var literal: [UInt8] = []
         let bytes = Array(text.utf8)
@@ -183,13 +187,13 @@ public enum Placeholders {
     }
 
     /// The problem as an error (a `Result` needs one).
-    public struct ProblemError: Error, Sendable, Hashable {
-        public var problem: Problem
+    package struct ProblemError: Error, Sendable, Hashable {
+        package var problem: Problem
         init(_ problem: Problem) { self.problem = problem }
     }
 
     /// The names used in `text` with the offset of each, or the first problem.
-    public static func names(in text: String) -> Result<[(name: String, offset: Int)], ProblemError> {
+    package static func names(in text: String) -> Result<[(name: String, offset: Int)], ProblemError> {
         // Offsets are found again by a second scan: `parse` keeps the pieces only.
         var found: [(String, Int)] = []
         let bytes = Array(text.utf8)
@@ -213,11 +217,11 @@ public enum Placeholders {
     /// Whether `text` holds any `{` (a placeholder or an escape): texts without one are used as
     /// they are, so a job without placeholders costs nothing at launch.
     @inline(__always)
-    public static func mayHavePlaceholders(_ text: String) -> Bool { text.utf8.contains(UInt8(ascii: "{")) }
+    package static func mayHavePlaceholders(_ text: String) -> Bool { text.utf8.contains(UInt8(ascii: "{")) }
 
     /// `text` with each placeholder replaced by its value and `{{` by `{` (a name without a
     /// value is left as written: the configuration refuses unknown names, so only a bug gets here).
-    public static func fill(_ text: String, _ values: [String: String]) -> String {
+    package static func fill(_ text: String, _ values: [String: String]) -> String {
         guard mayHavePlaceholders(text), case let .success(pieces) = parse(text) else { return text }
         var out = ""
         for piece in pieces {
@@ -230,7 +234,7 @@ public enum Placeholders {
     }
 
     /// A parameter name: letters, digits, `-` and `_`, starting with a letter or `_`.
-    public static func isParameterName(_ name: String) -> Bool {
+    package static func isParameterName(_ name: String) -> Bool {
         guard let first = name.utf8.first, !(first >= 0x30 && first <= 0x39), first != UInt8(ascii: "-") else { return false }
         return name.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
@@ -242,7 +246,7 @@ public enum Placeholders {
 extension CommandJob {
     /// The command a run of an instance executes: every argument and environment value with its
     /// placeholders filled (each stays one argv element: no shell ever reads them).
-    public func filled(_ values: [String: String]) -> CommandJob {
+    package func filled(_ values: [String: String]) -> CommandJob {
         var job = self
         job.argv = argv.map { Placeholders.fill($0, values) }
         for (name, value) in environment where Placeholders.mayHavePlaceholders(value) {
@@ -255,7 +259,7 @@ extension CommandJob {
 extension JobSpec {
     /// The spec as the runtime keeps it in force: without its (possibly large) instance list,
     /// which is applied, not kept.
-    public var withoutInstanceSource: JobSpec {
+    package var withoutInstanceSource: JobSpec {
         var spec = self
         spec.instanceSource = nil
         return spec
@@ -263,7 +267,7 @@ extension JobSpec {
 
     /// What a run of an instance with these values executes: the command with its placeholders
     /// filled (see `CommandJob.filled`), and its built-in action's options (`ActionSpec.filled`).
-    public func filled(_ values: [String: String]) -> JobSpec {
+    package func filled(_ values: [String: String]) -> JobSpec {
         var spec = self
         spec.command = command.filled(values)
         spec.action = action?.filled(values)
@@ -277,7 +281,7 @@ extension ActionSpec {
     /// is filled string by string (its own braces are JSON's, not placeholders), any other
     /// payload as text. The configuration allows placeholders only where a value fits (a
     /// `stage-playlist` path); the core has checked those values (`TemplateSpec.pathProblem`).
-    public func filled(_ values: [String: String]) -> ActionSpec {
+    package func filled(_ values: [String: String]) -> ActionSpec {
         var spec = self
         spec.fingerprint = Placeholders.fill(fingerprint, values)
         if let data = payload.data(using: .utf8), payload.utf8.first == UInt8(ascii: "{"),
@@ -305,13 +309,13 @@ extension ActionSpec {
 /// "remove": ["carol"]}`, or `"set": [...]`: the complete list (the `set` lines of one run
 /// together), instances not in it removed and missing ones added. Applied at the end of a run
 /// that succeeded, all in the run end's transaction.
-public struct InstanceLines: Sendable, Hashable {
-    public var template: String
-    public var add: [InstanceRecord] = []
-    public var remove: [String] = []
-    public var set: [InstanceRecord]?
+package struct InstanceLines: Sendable, Hashable {
+    package var template: String
+    package var add: [InstanceRecord] = []
+    package var remove: [String] = []
+    package var set: [InstanceRecord]?
 
-    public init(template: String, add: [InstanceRecord] = [], remove: [String] = [], set: [InstanceRecord]? = nil) {
+    package init(template: String, add: [InstanceRecord] = [], remove: [String] = [], set: [InstanceRecord]? = nil) {
         self.template = template
         self.add = add
         self.remove = remove
@@ -319,7 +323,7 @@ public struct InstanceLines: Sendable, Hashable {
     }
 
     /// Reads a decoded results line whose `instances` member is present: the lines, or why not.
-    public static func read(_ object: [String: Any]) -> Result<InstanceLines, BadLine> {
+    package static func read(_ object: [String: Any]) -> Result<InstanceLines, BadLine> {
         let expected = "expected {\"instances\": TEMPLATE, \"add\"|\"remove\"|\"set\": [KEY or {\"key\": KEY, NAME: VALUE, ...}, ...]}"
         guard let template = object["instances"] as? String, !template.isEmpty else {
             return .failure(BadLine("instances: the template's identifier, a string; " + expected))
@@ -363,21 +367,21 @@ public struct InstanceLines: Sendable, Hashable {
         return .success(lines)
     }
 
-    public struct BadLine: Error, Sendable, Hashable {
-        public var reason: String
+    package struct BadLine: Error, Sendable, Hashable {
+        package var reason: String
         init(_ reason: String) { self.reason = reason }
     }
 }
 
 /// A template's list of instances from its `instances:` file. Every two compare equal: the
 /// list is applied as a set (a diff), never taken for a change of the template's definition.
-public struct InstanceSource: Sendable, Hashable {
-    public var records: [InstanceRecord]
+package struct InstanceSource: Sendable, Hashable {
+    package var records: [InstanceRecord]
 
-    public init(_ records: [InstanceRecord]) { self.records = records }
+    package init(_ records: [InstanceRecord]) { self.records = records }
 
-    public static func == (a: InstanceSource, b: InstanceSource) -> Bool { true }
-    public func hash(into hasher: inout Hasher) {}
+    package static func == (a: InstanceSource, b: InstanceSource) -> Bool { true }
+    package func hash(into hasher: inout Hasher) {}
 }
 
 /// Why an instance could not be added or removed.
@@ -407,6 +411,7 @@ public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// One line saying what was refused and why.
     public var description: String {
         switch self {
         case let .unknownTemplate(t):
@@ -426,7 +431,7 @@ public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What the core did about instances, as log lines.
-public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
+@_spi(Benchmarks) public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
     case added(identifier: String)
     /// Added again: its request, backoff and retry streak kept (`updated`: with new values).
     case kept(identifier: String, updated: Bool)
@@ -436,7 +441,7 @@ public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
     /// A run's results line about instances that was not applied (malformed, or its run failed).
     case ignoredLine(owner: String, reason: String)
 
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         switch self {
         case let .added(id): "instance added \(id)"
         case let .kept(id, updated):
@@ -455,12 +460,12 @@ public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
 /// `stats` show: at most `top`, the most failures first, ties by key, so two readings of one
 /// state list the same instances in the same order. What is per instance stays bounded: a
 /// million users are ten names, never a million rows or series.
-public enum FailingInstances {
+package enum FailingInstances {
     /// How many are named.
-    public static let top = 10
+    package static let top = 10
 
     /// The `limit` entries with the highest counts, highest first, ties by key.
-    public static func most(_ failing: [(key: String, count: Int)], limit: Int = top) -> [(key: String, count: Int)] {
+    package static func most(_ failing: [(key: String, count: Int)], limit: Int = top) -> [(key: String, count: Int)] {
         Array(failing.sorted { $0.count != $1.count ? $0.count > $1.count : $0.key < $1.key }.prefix(limit))
     }
 }

@@ -7,6 +7,7 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public var milliseconds: Int64
 
+    /// The instant `milliseconds` after (or before, if negative) the Unix epoch.
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
     /// An instant from seconds since the epoch (fractions kept to the millisecond).
@@ -14,15 +15,16 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.milliseconds = Int64((seconds * 1000).rounded(.down))
     }
 
+    /// Earlier instants order first.
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
     /// 0001-01-01T00:00:00.000Z, the earliest instant arithmetic produces.
-    public static let earliest = Instant(milliseconds: -62_135_596_800_000)
+    package static let earliest = Instant(milliseconds: -62_135_596_800_000)
     /// 9999-12-31T23:59:59.999Z, the latest instant arithmetic produces.
-    public static let latest = Instant(milliseconds: 253_402_300_799_999)
+    package static let latest = Instant(milliseconds: 253_402_300_799_999)
 
     /// The instant at `milliseconds`, held within [`earliest`, `latest`].
-    public static func clamped(_ milliseconds: Int64) -> Instant {
+    package static func clamped(_ milliseconds: Int64) -> Instant {
         Instant(milliseconds: min(max(milliseconds, earliest.milliseconds), latest.milliseconds))
     }
 
@@ -52,12 +54,13 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// ISO 8601 in UTC with milliseconds, e.g. `2026-11-21T14:12:52.123Z`.
     public var iso8601: String { ISO8601.format(self) }
 
+    /// The ISO 8601 UTC form, as in logs and JSON.
     public var description: String { iso8601 }
 }
 
 extension Duration {
     /// The duration rounded toward zero to whole milliseconds, saturating at Int64's bounds.
-    public var wholeMilliseconds: Int64 {
+    package var wholeMilliseconds: Int64 {
         // One 128-bit division (half the time of splitting into `components` first): every
         // deadline and re-submission the core computes goes through here.
         let ms = attoseconds / 1_000_000_000_000_000
@@ -69,7 +72,7 @@ extension Duration {
     /// The job files' duration syntax, largest units first and zero parts left out: `1h30m`,
     /// `1d12h`, `2m30s500ms`, `0s`. Sub-millisecond parts are dropped. One formatter for `check`,
     /// messages and the seed specs the runtime stores.
-    public var compactText: String {
+    package var compactText: String {
         var ms = wholeMilliseconds
         if ms == 0 { return "0s" }
         var text = ""

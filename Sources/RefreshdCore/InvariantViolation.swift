@@ -1,9 +1,9 @@
 /// A broken rule of `SchedulerCore`'s state, found by `checkInvariants()`.
 ///
 /// A correct core never produces one; the simulator and the tests check after every step.
-public struct InvariantViolation: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct InvariantViolation: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The rule that is broken. The raw values are stable ids, safe to match on and to store.
-    public enum Invariant: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum Invariant: String, Sendable, Hashable, Codable, CaseIterable {
         // Where pending requests are.
         /// A pending request is in none of the heap (as a live entry), `waitingOnConditions`,
         /// `blockedByRun` or `held`: it would never launch.
@@ -77,15 +77,15 @@ public struct InvariantViolation: Sendable, Hashable, Codable, CustomStringConve
         case finishedRunStillActive = "finished-run-still-active"
     }
 
-    public var invariant: Invariant
+    package var invariant: Invariant
     /// The task identifier involved, if one is.
-    public var identifier: String?
+    package var identifier: String?
     /// The run involved, if one is.
-    public var runID: Int64?
+    package var runID: Int64?
     /// One line saying what is wrong, with the values involved.
-    public var detail: String
+    package var detail: String
 
-    public init(_ invariant: Invariant, identifier: String? = nil, runID: Int64? = nil, _ detail: String) {
+    package init(_ invariant: Invariant, identifier: String? = nil, runID: Int64? = nil, _ detail: String) {
         self.invariant = invariant
         self.identifier = identifier
         self.runID = runID
@@ -93,7 +93,7 @@ public struct InvariantViolation: Sendable, Hashable, Codable, CustomStringConve
     }
 
     /// `pending-unplaced [a.refresh]: ...` or `run-index-mismatch [run 7 a.refresh]: ...`.
-    public var description: String {
+    package var description: String {
         var subject: [String] = []
         if let runID { subject.append("run \(runID)") }
         if let identifier { subject.append(identifier) }

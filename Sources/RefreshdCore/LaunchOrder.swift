@@ -1,13 +1,13 @@
 /// What the shell needs to start a run: the task, its run id and when its time is up.
-public struct LaunchOrder: Sendable, Hashable {
-    public var runID: Int64
-    public var identifier: String
-    public var kind: TaskKind
-    public var started: Instant
-    public var deadline: Instant
-    public var attempt: Int
+@_spi(Benchmarks) public struct LaunchOrder: Sendable, Hashable {
+    @_spi(Benchmarks) public var runID: Int64
+    package var identifier: String
+    package var kind: TaskKind
+    @_spi(Benchmarks) public var started: Instant
+    package var deadline: Instant
+    package var attempt: Int
 
-    public init(runID: Int64, identifier: String, kind: TaskKind, started: Instant,
+    package init(runID: Int64, identifier: String, kind: TaskKind, started: Instant,
                 deadline: Instant, attempt: Int) {
         self.runID = runID
         self.identifier = identifier

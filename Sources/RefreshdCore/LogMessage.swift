@@ -1,5 +1,5 @@
 /// One line of the daemon's log, as data; the shell formats it with the time.
-public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
+@_spi(Benchmarks) public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case submitted(PendingRequest, replaced: Bool)
     case rejected(identifier: String, SchedulerError)
     case cancelled(identifier: String)
@@ -30,7 +30,7 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     /// publications, reloads, the store's failure, the stop), worded by its machine.
     indirect case runtime(RuntimeLog)
 
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         switch self {
         case let .submitted(p, replaced):
             "\(replaced ? "replaced" : "submitted") \(p.identifier) (\(p.kind.rawValue), \(p.origin.rawValue)) earliest \(p.earliest)"
@@ -96,7 +96,7 @@ public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// `1.234s`, `250ms`, `2h03m`: compact and readable.
-public func formatDuration(_ d: Duration) -> String {
+package func formatDuration(_ d: Duration) -> String {
     let ms = d.wholeMilliseconds
     let sign = ms < 0 ? "-" : ""
     let a = ms == Int64.min ? Int64.max : abs(ms)

@@ -4,15 +4,15 @@
 /// The stores keep records opaque, so a new machine persists its state without a schema
 /// migration, and both stores fold them the same way: `putRecord` replaces the value at
 /// (table, key), `deleteRecord` removes it. Tables and keys compare by their UTF-8 bytes.
-public struct MachineRecord: Sendable, Hashable, Codable {
+@_spi(Benchmarks) public struct MachineRecord: Sendable, Hashable, Codable {
     /// The record's table, e.g. `widget` or `activity`.
-    public var table: String
+    package var table: String
     /// Unique within its table.
-    public var key: String
+    package var key: String
     /// The record itself, JSON text.
-    public var value: String
+    package var value: String
 
-    public init(table: String, key: String, value: String) {
+    package init(table: String, key: String, value: String) {
         self.table = table
         self.key = key
         self.value = value

@@ -1,9 +1,9 @@
 /// A submitted request waiting to launch, as the core and the store keep it.
 ///
 /// `sequence` orders requests with equal earliest begin dates by submission, across restarts.
-public struct PendingRequest: Sendable, Hashable {
+@_spi(Benchmarks) public struct PendingRequest: Sendable, Hashable {
     /// Why the request exists; shown in logs and status.
-    public enum Origin: String, Sendable, Hashable, CaseIterable {
+    @_spi(Benchmarks) public enum Origin: String, Sendable, Hashable, CaseIterable {
         /// Submitted by config seeding or the embedding API.
         case submitted
         /// Made by the job's resubmit policy at launch.
@@ -12,17 +12,17 @@ public struct PendingRequest: Sendable, Hashable {
         case retry
     }
 
-    public var identifier: String
-    public var namespace: String
-    public var kind: TaskKind
-    public var earliest: Instant
-    public var submitted: Instant
-    public var sequence: UInt64
-    public var requiresExternalPower: Bool
-    public var requiresNetworkConnectivity: Bool
-    public var origin: Origin
+    package var identifier: String
+    package var namespace: String
+    package var kind: TaskKind
+    package var earliest: Instant
+    package var submitted: Instant
+    package var sequence: UInt64
+    package var requiresExternalPower: Bool
+    package var requiresNetworkConnectivity: Bool
+    package var origin: Origin
 
-    public init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
+    @_spi(Benchmarks) public init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
                 submitted: Instant, sequence: UInt64, requiresExternalPower: Bool = false,
                 requiresNetworkConnectivity: Bool = false, origin: Origin = .submitted) {
         self.identifier = identifier
@@ -37,7 +37,7 @@ public struct PendingRequest: Sendable, Hashable {
     }
 
     /// A copy as the public request type.
-    public var request: TaskRequest {
+    package var request: TaskRequest {
         TaskRequest(identifier: identifier, kind: kind, earliestBeginDate: earliest,
                     requiresExternalPower: requiresExternalPower,
                     requiresNetworkConnectivity: requiresNetworkConnectivity)

@@ -4,16 +4,24 @@
 /// (initial, 2x, 4x, ...), `linear` adds it (initial, 2x, 3x, ...), both capped at `maximum`.
 /// After `limit` consecutive failed attempts the job waits for its regular next request.
 public struct RetryPolicy: Sendable, Hashable {
+    /// How the delay grows from one attempt to the next.
     public enum Backoff: String, Sendable, Hashable, CaseIterable {
+        /// initial, 2x, 4x, ... the delay doubles each attempt.
         case exponential
+        /// initial, 2x, 3x, ... the delay grows by `initial` each attempt.
         case linear
     }
 
+    /// How the delay grows between attempts.
     public var backoff: Backoff
+    /// The delay before the first retry.
     public var initial: Duration
+    /// The longest delay, whatever the attempt.
     public var maximum: Duration
+    /// Consecutive failed attempts retried before the job waits for its regular next request.
     public var limit: Int
 
+    /// A policy with WorkManager-like defaults: exponential from 30 s, at most 5 h, 5 attempts.
     public init(backoff: Backoff = .exponential, initial: Duration = .seconds(30),
                 maximum: Duration = .seconds(5 * 3600), limit: Int = 5) {
         self.backoff = backoff

@@ -4,24 +4,24 @@
 /// The scheduler core owns one; the widget-timeline and live-activity machines to come reuse it
 /// for provider runs and reloads, so every kind of run expires and is killed by the same rules.
 /// It is keyed by run id, with at most one run per key (an identifier).
-public struct RunLifecycle: Sendable {
+package struct RunLifecycle: Sendable {
     /// A run in flight.
-    public struct ActiveRun: Sendable {
-        public enum Phase: Sendable, Hashable {
+    package struct ActiveRun: Sendable {
+        package enum Phase: Sendable, Hashable {
             case running
             /// Expiration delivered; killed at this instant if still running.
             case expiring(killAt: Instant)
             /// Kill sent; waiting for the host to report the end.
             case killed
         }
-        public var order: LaunchOrder
-        public var phase: Phase = .running
-        public var stoppedByShutdown = false
+        package var order: LaunchOrder
+        package var phase: Phase = .running
+        package var stoppedByShutdown = false
 
-        public init(order: LaunchOrder) { self.order = order }
+        package init(order: LaunchOrder) { self.order = order }
 
         /// Whether the expiration went out: every phase after `running` follows it.
-        public var expirationDelivered: Bool { phase != .running }
+        package var expirationDelivered: Bool { phase != .running }
 
         /// When this run must be looked at again without an outside event.
         var deadline: Instant? {
@@ -36,29 +36,29 @@ public struct RunLifecycle: Sendable {
     var active: [Int64: ActiveRun] = [:]
     var byKey: [String: Int64] = [:]
 
-    public init() {}
+    package init() {}
 
-    public var count: Int { active.count }
-    public var isEmpty: Bool { active.isEmpty }
+    package var count: Int { active.count }
+    package var isEmpty: Bool { active.isEmpty }
 
     /// The run in flight for a key (identifier), if any.
-    public func run(for key: String) -> Int64? { byKey[key] }
+    package func run(for key: String) -> Int64? { byKey[key] }
 
     /// Starts tracking a launched run.
-    public mutating func start(_ order: LaunchOrder) {
+    package mutating func start(_ order: LaunchOrder) {
         active[order.runID] = ActiveRun(order: order)
         byKey[order.identifier] = order.runID
     }
 
     /// Stops tracking a run that ended; nil if it was not in flight (a late or repeated report).
-    public mutating func end(_ runID: Int64) -> ActiveRun? {
+    package mutating func end(_ runID: Int64) -> ActiveRun? {
         guard let run = active.removeValue(forKey: runID) else { return nil }
         if byKey[run.order.identifier] == runID { byKey.removeValue(forKey: run.order.identifier) }
         return run
     }
 
     /// The earliest deadline or kill instant of the runs in flight.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         var next: Instant?
         for run in active.values {
             if let t = run.deadline, next == nil || t < next! { next = t }
@@ -68,7 +68,7 @@ public struct RunLifecycle: Sendable {
 
     /// What falls due at `now`, in run-id order: expirations whose allowance is over, kills
     /// whose grace is over. Appends the log lines and the host's orders.
-    public mutating func expireOverdue(at now: Instant, grace: (String) -> Duration,
+    package mutating func expireOverdue(at now: Instant, grace: (String) -> Duration,
                                        into effects: inout [SchedulerEffect]) {
         for runID in active.keys.sorted() {
             guard var run = active[runID] else { continue }
@@ -89,7 +89,7 @@ public struct RunLifecycle: Sendable {
     }
 
     /// A stop: every running run gets its expiration now and is killed after its grace.
-    public mutating func expireAll(at now: Instant, grace: (String) -> Duration, into effects: inout [SchedulerEffect]) {
+    package mutating func expireAll(at now: Instant, grace: (String) -> Duration, into effects: inout [SchedulerEffect]) {
         for runID in active.keys.sorted() {
             guard var run = active[runID] else { continue }
             if case .running = run.phase {
@@ -102,7 +102,7 @@ public struct RunLifecycle: Sendable {
     }
 
     /// The outcome of a run: the host reports what happened, the lifecycle knows why.
-    public static func outcome(of run: ActiveRun, exit: RunExit) -> Outcome {
+    package static func outcome(of run: ActiveRun, exit: RunExit) -> Outcome {
         if run.stoppedByShutdown { return .interrupted }
         if run.expirationDelivered { return .expired }
         switch exit {

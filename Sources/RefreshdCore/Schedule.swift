@@ -5,9 +5,12 @@
 /// equal when their texts are (the text names expression and zone), which is what config reload
 /// compares.
 public struct Schedule: Sendable, Hashable, CustomStringConvertible {
+    /// The schedule's expression and zone as written (also what equality compares).
     public let text: String
     private let nextAfter: @Sendable (Instant) -> Instant?
 
+    /// A schedule named `text` whose next slot after an instant `next` returns (nil: no more slots).
+    /// `next` must be pure: the core calls it at any time, with any instant.
     public init(_ text: String, next: @escaping @Sendable (Instant) -> Instant?) {
         self.text = text
         self.nextAfter = next
@@ -27,7 +30,10 @@ public struct Schedule: Sendable, Hashable, CustomStringConvertible {
         return n
     }
 
+    /// The schedule's text.
     public var description: String { text }
+    /// Equal when the texts are: the function cannot be compared, the text names it.
     public static func == (a: Schedule, b: Schedule) -> Bool { a.text == b.text }
+    /// Hashes the text, as equality compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

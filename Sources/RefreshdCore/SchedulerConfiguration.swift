@@ -11,13 +11,13 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var seed: UInt64
     /// Emit `.persist` effects. Off when nothing is stored (an in-memory scheduler), so the core
     /// does not build records nobody reads.
-    public var emitsStateChanges: Bool = true
+    @_spi(Benchmarks) public var emitsStateChanges: Bool = true
     /// Emit the per-request log effects (submitted, launched, finished). Off when the logger
     /// would drop them anyway. Warnings and lifecycle messages are always emitted.
-    public var emitsRoutineLogs: Bool = true
+    @_spi(Benchmarks) public var emitsRoutineLogs: Bool = true
     /// Emit `.ended` for every run that ends (the runtime turns it into events for the machines
     /// beside the core). Off by default, so the core alone emits exactly its own effects.
-    public var emitsRunEnds: Bool = false
+    @_spi(Benchmarks) public var emitsRunEnds: Bool = false
     /// How long the store keeps a finished run's row (nil: for ever). Pruned once a UTC day,
     /// at the first launch or outcome counted on a new day: runs that ended before that day's
     /// start minus the retention go, except each job's latest. The daily counters keep the
@@ -31,6 +31,8 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// launch (`ResubmitPolicy`), so the job keeps its future.
     public var retriesInterruptedRuns: Bool = true
 
+    /// The BGTaskScheduler limits by default: 4 runs at once, 1 pending app refresh and 10 pending
+    /// processing requests per namespace, seed 0 (`maxConcurrentRuns` is at least 1).
     public init(maxConcurrentRuns: Int = 4, maxPendingAppRefresh: Int = 1, maxPendingProcessing: Int = 10,
                 seed: UInt64 = 0) {
         self.seed = seed

@@ -90,7 +90,7 @@ extension SchedulerCore {
 
     /// FNV-1a of the text: stable across runs and machines, unlike `Hasher`, so seeds and jitter
     /// derived from names repeat.
-    public static func stableHash(_ text: String) -> UInt64 {
+    package static func stableHash(_ text: String) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return h

@@ -4,7 +4,7 @@ extension SchedulerCore {
     /// Launches the identifier's pending request now, ignoring its earliest begin date, its
     /// conditions and any admission hold. One run per identifier and the concurrency cap still
     /// hold (a refusal says which); the run, its resubmission and counters are those of any launch.
-    public mutating func launchNow(_ identifier: String, at now: Instant,
+    package mutating func launchNow(_ identifier: String, at now: Instant,
                                    into effects: inout [SchedulerEffect]) throws(ControlRefusal) {
         guard !isStopping else { throw .stopping }
         guard definitions[identifier] != nil else { throw .notDeclared(identifier: identifier) }
@@ -22,7 +22,7 @@ extension SchedulerCore {
     /// Delivers the expiration of the identifier's run in flight now, as if its allowance had
     /// run out: the allowance ends now (the run's deadline moves to `now`), the kill follows
     /// after the job's grace, and the run ends `expired`.
-    public mutating func expireNow(_ identifier: String, at now: Instant,
+    package mutating func expireNow(_ identifier: String, at now: Instant,
                                    into effects: inout [SchedulerEffect]) throws(ControlRefusal) {
         guard let runID = runs.run(for: identifier), var run = active[runID] else {
             throw .notRunning(identifier: identifier)

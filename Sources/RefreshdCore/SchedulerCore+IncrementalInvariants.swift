@@ -36,7 +36,7 @@ extension SchedulerCore {
     ///
     /// Returns what it found, which is in `checkInvariants()` too; the order may differ (a
     /// caller that reports a violation runs the full check for it).
-    public mutating func checkInvariantsIncrementally() -> [InvariantViolation] {
+    package mutating func checkInvariantsIncrementally() -> [InvariantViolation] {
         guard var tracking = invariantTracking,
               nextSequence >= tracking.nextSequence, definitions.withdrawals == tracking.withdrawals
         else {

@@ -49,17 +49,17 @@ extension SchedulerCore {
     // MARK: Queries
 
     /// Whether `identifier` names a template (declared now).
-    public func isTemplate(_ identifier: String) -> Bool {
+    package func isTemplate(_ identifier: String) -> Bool {
         instances.templateIndex[identifier].map { instances.templates[Int($0)].definition != nil } ?? false
     }
 
     /// The declared templates' identifiers and parameters, in the order first declared.
-    public var templates: [(identifier: String, parameters: [String], instances: Int)] {
+    package var templates: [(identifier: String, parameters: [String], instances: Int)] {
         instances.templates.filter { $0.definition != nil }.map { ($0.identifier, $0.spec.parameters, $0.count) }
     }
 
     /// The instances of a template, in the order first added (nil: no such template).
-    public func instances(of template: String) -> [InstanceRecord]? {
+    package func instances(of template: String) -> [InstanceRecord]? {
         guard let index = instances.templateIndex[template] else { return nil }
         var found: [InstanceRecord] = []
         for (slot, t) in instances.templateBySlot.enumerated() where t == index {
@@ -69,7 +69,7 @@ extension SchedulerCore {
     }
 
     /// The instance an identifier names, if it is one.
-    public func instance(_ identifier: String) -> InstanceRecord? {
+    package func instance(_ identifier: String) -> InstanceRecord? {
         guard !instances.isEmpty, let slot = definitions.table.slot(of: identifier) else { return nil }
         let t = instances.template(at: slot)
         guard t >= 0 else { return nil }
@@ -77,7 +77,7 @@ extension SchedulerCore {
     }
 
     /// How many instances a template has.
-    public func instanceCount(of template: String) -> Int {
+    package func instanceCount(of template: String) -> Int {
         instances.templateIndex[template].map { instances.templates[Int($0)].count } ?? 0
     }
 
@@ -131,7 +131,7 @@ extension SchedulerCore {
     /// that exists keeps its request, backoff and retry streak; new values replace its old ones.
     ///
     /// - Throws: `unknownTemplate`, `badKey`, `badValues`, `stopping`; nothing changed then.
-    public mutating func addInstance(_ record: InstanceRecord, at now: Instant,
+    package mutating func addInstance(_ record: InstanceRecord, at now: Instant,
                                      into effects: inout [SchedulerEffect]) throws(InstanceError) {
         guard !isStopping else { throw .stopping }
         guard let index = instances.templateIndex[record.template],
@@ -171,7 +171,7 @@ extension SchedulerCore {
     /// counters) stays. (Its live activities are ended by `Machines`, which owns them.)
     ///
     /// - Throws: `unknownTemplate` (no template of that name was ever known), `unknownInstance`.
-    public mutating func removeInstance(template: String, key: String, at now: Instant,
+    package mutating func removeInstance(template: String, key: String, at now: Instant,
                                         into effects: inout [SchedulerEffect]) throws(InstanceError) {
         guard let index = instances.templateIndex[template] else { throw .unknownTemplate(template) }
         let identifier = InstanceName.identifier(template: template, key: key)
@@ -198,7 +198,7 @@ extension SchedulerCore {
 
     /// Throws what `removeInstance` would refuse, changing nothing (the runtime checks before it
     /// feeds the event, so `Machines` also ends the instance's activities).
-    public func checkRemoval(template: String, key: String) throws(InstanceError) {
+    package func checkRemoval(template: String, key: String) throws(InstanceError) {
         guard let index = instances.templateIndex[template] else { throw .unknownTemplate(template) }
         let identifier = InstanceName.identifier(template: template, key: key)
         guard let slot = definitions.table.slot(of: identifier), instances.template(at: slot) == index else {

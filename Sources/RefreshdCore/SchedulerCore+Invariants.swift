@@ -3,7 +3,7 @@ extension SchedulerCore {
     ///
     /// Meant to run after every step of a simulation or test (it is linear in the state, not
     /// cheap enough for the hot path). See `InvariantViolation.Invariant` for the rules.
-    public func checkInvariants() -> [InvariantViolation] {
+    package func checkInvariants() -> [InvariantViolation] {
         var violations: [InvariantViolation] = []
         checkPendingPlacement(into: &violations)
         checkPendingCounts(into: &violations)
@@ -32,7 +32,7 @@ extension SchedulerCore {
     ///
     /// Pass `runFinished` only for a run that was in flight: for an unknown run id the core does
     /// nothing (no dispatch), so use `checkInvariants()` then.
-    public func checkInvariants(after event: SchedulerEvent, at now: Instant) -> [InvariantViolation] {
+    package func checkInvariants(after event: SchedulerEvent, at now: Instant) -> [InvariantViolation] {
         var violations = checkInvariants()
         switch event {
         case .timerFired:

@@ -1,24 +1,24 @@
 extension SchedulerCore {
     /// What the store held when refreshd started.
-    public struct RestoredState: Sendable, Hashable {
-        public var pending: [PendingRequest]
+    @_spi(Benchmarks) public struct RestoredState: Sendable, Hashable {
+        package var pending: [PendingRequest]
         /// Runs with a start and no end: in flight when refreshd died.
-        public var unfinishedRuns: [RunRecord]
-        public var failureStreaks: [String: Int]
-        public var nextRunID: Int64
+        package var unfinishedRuns: [RunRecord]
+        package var failureStreaks: [String: Int]
+        package var nextRunID: Int64
         /// The `earliest:` text each job's first request was last made from.
-        public var seedSpecs: [String: String]
+        package var seedSpecs: [String: String]
         /// The counters of the most recent day that has any (the core goes on counting them if
         /// that day is today).
-        public var counters: [DailyCounter]
+        package var counters: [DailyCounter]
         /// The records of the machines beside the core (timelines, activities), by table then
         /// key (UTF-8 byte order); the core itself ignores them.
-        public var records: [MachineRecord]
+        package var records: [MachineRecord]
         /// The instances of templates (issue 23), declared before the pending requests are
         /// restored, so an instance's request, streak and runs come back with it.
-        public var instances: [InstanceRecord] = []
+        package var instances: [InstanceRecord] = []
 
-        public init(pending: [PendingRequest] = [], unfinishedRuns: [RunRecord] = [],
+        package init(pending: [PendingRequest] = [], unfinishedRuns: [RunRecord] = [],
                     failureStreaks: [String: Int] = [:], nextRunID: Int64 = 1,
                     seedSpecs: [String: String] = [:], counters: [DailyCounter] = [],
                     records: [MachineRecord] = [], instances: [InstanceRecord] = []) {
@@ -38,7 +38,7 @@ extension SchedulerCore {
     /// Pending requests come back as they were (one whose earliest begin passed while refreshd
     /// was down is simply due: it runs once, soon). Requests for identifiers no longer declared
     /// are dropped. Unfinished runs are recorded `interrupted` and retried by their policy.
-    public mutating func restore(_ state: RestoredState, at now: Instant) -> [SchedulerEffect] {
+    package mutating func restore(_ state: RestoredState, at now: Instant) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
         restore(state, at: now, into: &effects)
         return effects

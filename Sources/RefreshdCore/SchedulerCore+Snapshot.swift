@@ -3,7 +3,7 @@ extension SchedulerCore {
     ///
     /// Cost is linear in pending requests, heap entries and runs; meant for simulators, tests and
     /// status, not the hot path.
-    public func snapshot() -> SchedulerSnapshot {
+    package func snapshot() -> SchedulerSnapshot {
         var heapPlace: [Int32: PendingQueue.Entry] = [:]
         for entry in queue.liveHeapEntries where heapPlace[entry.slot] == nil { heapPlace[entry.slot] = entry }
         let pending = queue.sorted().map { p -> SchedulerSnapshot.Pending in

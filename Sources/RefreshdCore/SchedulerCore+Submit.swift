@@ -3,14 +3,14 @@ extension SchedulerCore {
     ///
     /// - Throws: `notPermitted` for an undeclared identifier, `tooManyPendingTaskRequests` when
     ///   the namespace is full, `unavailable` while stopping.
-    public mutating func submit(_ request: TaskRequest, at now: Instant) throws(SchedulerError) -> [SchedulerEffect] {
+    package mutating func submit(_ request: TaskRequest, at now: Instant) throws(SchedulerError) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
         try submit(request, at: now, into: &effects)
         return effects
     }
 
     /// Submits, appending the effects to `effects`; on a throw nothing is appended.
-    public mutating func submit(_ request: TaskRequest, at now: Instant,
+    @_spi(Benchmarks) public mutating func submit(_ request: TaskRequest, at now: Instant,
                                 into effects: inout [SchedulerEffect]) throws(SchedulerError) {
         guard !isStopping else { throw .unavailable }
         guard let definition = definitions[request.identifier] else {
@@ -26,7 +26,7 @@ extension SchedulerCore {
 
     /// Submits a declared identifier's first request: the next slot of its schedule (plus the
     /// job's jitter for that slot), or now for a job that is not on a calendar. Nothing is submitted when the schedule has no next slot.
-    public mutating func submitFirst(_ identifier: String, at now: Instant,
+    package mutating func submitFirst(_ identifier: String, at now: Instant,
                                      into effects: inout [SchedulerEffect]) throws(SchedulerError) {
         guard let definition = definitions[identifier] else { throw .notPermitted(identifier: identifier) }
         var earliest = now

@@ -10,17 +10,17 @@
 /// let effects = try core.submit(TaskRequest(identifier: "a.refresh"), at: now)
 /// // [.persist(.savePending(...)), .log(.submitted(...)), .armTimer(at: now)]
 /// ```
-public struct SchedulerCore: Sendable {
+@_spi(Benchmarks) public struct SchedulerCore: Sendable {
     /// A run in flight (the lifecycle's type).
     typealias ActiveRun = RunLifecycle.ActiveRun
 
-    public private(set) var configuration: SchedulerConfiguration
+    package private(set) var configuration: SchedulerConfiguration
     /// The declared identifiers, by interned slot, equal rules stored once (`TaskDefinitions`).
-    public internal(set) var definitions = TaskDefinitions()
-    public internal(set) var conditions = Conditions()
+    package internal(set) var definitions = TaskDefinitions()
+    package internal(set) var conditions = Conditions()
     /// Templates and their instances, by the definitions' slots (`InstanceRegistry`).
     var instances = InstanceRegistry()
-    public internal(set) var isStopping = false
+    package internal(set) var isStopping = false
 
     var queue = PendingQueue()
     /// Runs in flight: launch, expiration at the allowance, kill after the grace, end.
@@ -41,14 +41,14 @@ public struct SchedulerCore: Sendable {
     var held = TrackedTable<(entry: PendingQueue.Entry, until: Instant)>()
     /// Decides whether a due request may launch now (a reload budget, the system's discretion
     /// in simulation, a lease). Nil admits everything.
-    public var admissionPolicy: (any AdmissionPolicy)?
+    package var admissionPolicy: (any AdmissionPolicy)?
     var failureStreaks = TrackedTable<Int>()
     /// Today's counters by identifier (UTC day `counterDay`, in days since the epoch): the core
     /// counts launches, outcomes and missed slots, the store keeps what it is told.
     var counters: [String: DailyCounter] = [:]
     var counterDay: Int64 = Int64.min
     var nextSequence: UInt64 = 1
-    public internal(set) var nextRunID: Int64 = 1
+    package internal(set) var nextRunID: Int64 = 1
     var armedAt: Instant?
     /// The shell's timer must be re-armed (or disarmed) even if the deadline is unchanged: its
     /// delay was computed against a wall clock that has since changed.
@@ -58,7 +58,7 @@ public struct SchedulerCore: Sendable {
     /// The incremental invariant checker's memory (nil until a simulation turns it on).
     var invariantTracking: InvariantTracking?
 
-    public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
+    @_spi(Benchmarks) public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                 definitions: [TaskDefinition] = []) {
         self.configuration = configuration
         for d in definitions {
@@ -68,7 +68,7 @@ public struct SchedulerCore: Sendable {
 
     /// Declares an identifier. Returns false if it was already declared (the old one stays).
     @discardableResult
-    public mutating func declare(_ definition: TaskDefinition) -> Bool {
+    package mutating func declare(_ definition: TaskDefinition) -> Bool {
         guard !definitions.contains(definition.identifier) else { return false }
         store(definition)
         return true
@@ -76,10 +76,10 @@ public struct SchedulerCore: Sendable {
 
     /// Turns the per-request log effects on (a watcher wants every event whatever the log
     /// level) or off.
-    public mutating func setEmitsRoutineLogs(_ on: Bool) { configuration.emitsRoutineLogs = on }
+    package mutating func setEmitsRoutineLogs(_ on: Bool) { configuration.emitsRoutineLogs = on }
 
     /// Feeds one event; returns the effects to carry out in order.
-    public mutating func handle(_ event: SchedulerEvent, at now: Instant) -> [SchedulerEffect] {
+    package mutating func handle(_ event: SchedulerEvent, at now: Instant) -> [SchedulerEffect] {
         var effects: [SchedulerEffect] = []
         handle(event, at: now, into: &effects)
         return effects
@@ -87,7 +87,7 @@ public struct SchedulerCore: Sendable {
 
     /// Feeds one event, appending its effects to `effects` (a buffer the shell reuses, so the hot
     /// path allocates no array per event).
-    public mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+    @_spi(Benchmarks) public mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         switch event {
         case let .declare(definition):
             redeclare(definition)
@@ -192,20 +192,20 @@ public struct SchedulerCore: Sendable {
     // MARK: Queries
 
     /// Copies of the pending requests in due order (all namespaces, or one).
-    public func pendingRequests(namespace: String? = nil) -> [TaskRequest] {
+    package func pendingRequests(namespace: String? = nil) -> [TaskRequest] {
         queue.sorted().filter { namespace == nil || $0.namespace == namespace }.map(\.request)
     }
 
     /// The pending request for an identifier, with its bookkeeping.
-    public func pending(_ identifier: String) -> PendingRequest? { queue[identifier] }
+    package func pending(_ identifier: String) -> PendingRequest? { queue[identifier] }
 
-    public var pendingCount: Int { queue.count }
+    package var pendingCount: Int { queue.count }
 
     /// Runs in flight, by run id.
-    public var activeRuns: [LaunchOrder] { active.values.map(\.order).sorted { $0.runID < $1.runID } }
+    package var activeRuns: [LaunchOrder] { active.values.map(\.order).sorted { $0.runID < $1.runID } }
 
     /// The instant the wake-up timer is armed for, if any.
-    public var nextWakeUp: Instant? { armedAt }
+    @_spi(Benchmarks) public var nextWakeUp: Instant? { armedAt }
 
     // MARK: Bookkeeping shared by the event handlers
 

@@ -10,6 +10,7 @@ public enum SchedulerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// was kept or acted on.
     case notSaved(reason: String)
 
+    /// One line saying why, naming the identifier and the limit where there is one.
     public var description: String {
         switch self {
         case let .tooManyPendingTaskRequests(id, kind, ns, limit):

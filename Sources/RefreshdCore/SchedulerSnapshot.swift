@@ -6,11 +6,11 @@
 /// streaks by identifier), so two snapshots of equal states are equal and encode to the same bytes
 /// (with sorted keys). Instants encode as integers: milliseconds since the Unix epoch, UTC (see
 /// `Codable+Core.swift`).
-public struct SchedulerSnapshot: Codable, Equatable, Sendable {
+@_spi(Benchmarks) public struct SchedulerSnapshot: Codable, Equatable, Sendable {
     /// A pending request and where the core keeps it.
-    public struct Pending: Codable, Equatable, Sendable {
+    package struct Pending: Codable, Equatable, Sendable {
         /// Where a pending request is held.
-        public enum Place: String, Codable, Equatable, Sendable, CaseIterable {
+        package enum Place: String, Codable, Equatable, Sendable, CaseIterable {
             /// In the wake-up heap, launched when its wake-up comes.
             case queued
             /// Due, but its power or network condition does not hold (or has not been re-read).
@@ -21,24 +21,24 @@ public struct SchedulerSnapshot: Codable, Equatable, Sendable {
             case held
         }
 
-        public var identifier: String
-        public var namespace: String
-        public var kind: TaskKind
-        public var earliest: Instant
-        public var submitted: Instant
-        public var sequence: UInt64
-        public var origin: PendingRequest.Origin
-        public var requiresExternalPower: Bool
-        public var requiresNetworkConnectivity: Bool
+        package var identifier: String
+        package var namespace: String
+        package var kind: TaskKind
+        package var earliest: Instant
+        package var submitted: Instant
+        package var sequence: UInt64
+        package var origin: PendingRequest.Origin
+        package var requiresExternalPower: Bool
+        package var requiresNetworkConnectivity: Bool
         /// The wake-up the core keys it by: its earliest begin date plus the job's accuracy.
         /// Nil only when the request is held nowhere (a state `checkInvariants` reports).
-        public var wake: Instant?
+        package var wake: Instant?
         /// Nil only when the request is held nowhere (a state `checkInvariants` reports).
-        public var place: Place?
+        package var place: Place?
         /// When the admission policy looks at a `held` request again; nil in other places.
-        public var heldUntil: Instant?
+        package var heldUntil: Instant?
 
-        public init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
+        package init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
                     submitted: Instant, sequence: UInt64, origin: PendingRequest.Origin,
                     requiresExternalPower: Bool, requiresNetworkConnectivity: Bool,
                     wake: Instant?, place: Place?, heldUntil: Instant? = nil) {
@@ -58,10 +58,10 @@ public struct SchedulerSnapshot: Codable, Equatable, Sendable {
     }
 
     /// A run in flight.
-    public struct Run: Codable, Equatable, Sendable {
+    package struct Run: Codable, Equatable, Sendable {
         /// Where a run is in its life: `{"state": "running"}`,
         /// `{"state": "expiring", "killAt": 1800000005000}` or `{"state": "killed"}`.
-        public enum Phase: Codable, Equatable, Sendable {
+        package enum Phase: Codable, Equatable, Sendable {
             case running
             /// Expiration delivered; killed at `killAt` if still running.
             case expiring(killAt: Instant)
@@ -70,7 +70,7 @@ public struct SchedulerSnapshot: Codable, Equatable, Sendable {
 
             private enum CodingKeys: String, CodingKey { case state, killAt }
 
-            public init(from decoder: any Decoder) throws {
+            package init(from decoder: any Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 switch try container.decode(String.self, forKey: .state) {
                 case "running": self = .running
@@ -82,7 +82,7 @@ public struct SchedulerSnapshot: Codable, Equatable, Sendable {
                 }
             }
 
-            public func encode(to encoder: any Encoder) throws {
+            package func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 switch self {
                 case .running:
@@ -96,17 +96,17 @@ public struct SchedulerSnapshot: Codable, Equatable, Sendable {
             }
         }
 
-        public var runID: Int64
-        public var identifier: String
-        public var kind: TaskKind
-        public var started: Instant
-        public var deadline: Instant
-        public var attempt: Int
-        public var phase: Phase
+        package var runID: Int64
+        package var identifier: String
+        package var kind: TaskKind
+        package var started: Instant
+        package var deadline: Instant
+        package var attempt: Int
+        package var phase: Phase
         /// The expiration came from a shutdown (the run ends `interrupted`, not `expired`).
-        public var stoppedByShutdown: Bool
+        package var stoppedByShutdown: Bool
 
-        public init(runID: Int64, identifier: String, kind: TaskKind, started: Instant, deadline: Instant,
+        package init(runID: Int64, identifier: String, kind: TaskKind, started: Instant, deadline: Instant,
                     attempt: Int, phase: Phase, stoppedByShutdown: Bool) {
             self.runID = runID
             self.identifier = identifier
@@ -120,47 +120,47 @@ public struct SchedulerSnapshot: Codable, Equatable, Sendable {
     }
 
     /// Consecutive failed attempts of a job (only non-zero streaks are kept).
-    public struct FailureStreak: Codable, Equatable, Sendable {
-        public var identifier: String
-        public var count: Int
+    package struct FailureStreak: Codable, Equatable, Sendable {
+        package var identifier: String
+        package var count: Int
 
-        public init(identifier: String, count: Int) {
+        package init(identifier: String, count: Int) {
             self.identifier = identifier
             self.count = count
         }
     }
 
     /// By earliest begin date, then sequence (due order).
-    public var pending: [Pending]
+    package var pending: [Pending]
     /// By run id.
-    public var runs: [Run]
+    package var runs: [Run]
     /// By identifier.
-    public var failureStreaks: [FailureStreak]
+    package var failureStreaks: [FailureStreak]
     /// The instant the single wake-up timer is armed for, if any.
-    public var nextWakeUp: Instant?
-    public var isStopping: Bool
+    package var nextWakeUp: Instant?
+    package var isStopping: Bool
     /// `.stopped` went out: shutdown is complete.
-    public var stopped: Bool
+    package var stopped: Bool
     /// The last machine conditions the shell reported.
-    public var conditions: Conditions
+    package var conditions: Conditions
     /// Whether the core asked the shell to watch conditions.
-    public var watchingConditions: Bool
+    package var watchingConditions: Bool
     /// The run id the next launch gets.
-    public var nextRunID: Int64
+    @_spi(Benchmarks) public var nextRunID: Int64
     /// The sequence the next pending request gets.
-    public var nextSequence: UInt64
+    package var nextSequence: UInt64
     /// Declared templates and how many instances each has (issue 23); nil when there are none,
     /// so snapshots without templates encode as before.
-    public var templates: [Template]?
+    package var templates: [Template]?
 
     /// A declared template: its identifier, parameters and instance count.
-    public struct Template: Codable, Equatable, Sendable {
-        public var identifier: String
-        public var parameters: [String]
-        public var instances: Int
+    package struct Template: Codable, Equatable, Sendable {
+        package var identifier: String
+        package var parameters: [String]
+        package var instances: Int
     }
 
-    public init(pending: [Pending], runs: [Run], failureStreaks: [FailureStreak], nextWakeUp: Instant?,
+    package init(pending: [Pending], runs: [Run], failureStreaks: [FailureStreak], nextWakeUp: Instant?,
                 isStopping: Bool, stopped: Bool, conditions: Conditions, watchingConditions: Bool,
                 nextRunID: Int64, nextSequence: UInt64) {
         self.pending = pending

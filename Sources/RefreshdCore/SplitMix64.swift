@@ -1,13 +1,13 @@
 /// A tiny seeded generator (SplitMix64): the same sequence on every machine and every run, so
 /// jitter, simulations, fuzz and property tests repeat from their seed.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,22 +16,22 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// True with probability `p`.
-    public mutating func chance(_ p: Double) -> Bool {
+    package mutating func chance(_ p: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < p
     }
 
-    public mutating func pick<T>(_ items: [T]) -> T {
+    package mutating func pick<T>(_ items: [T]) -> T {
         items[Int.random(in: 0..<items.count, using: &self)]
     }
 
-    public mutating func int(_ range: ClosedRange<Int>) -> Int {
+    package mutating func int(_ range: ClosedRange<Int>) -> Int {
         Int.random(in: range, using: &self)
     }
 }
 
 extension SplitMix64 {
     /// SplitMix64's finaliser: a well-mixed 64-bit value from any 64-bit input.
-    public static func mix(_ x: UInt64) -> UInt64 {
+    package static func mix(_ x: UInt64) -> UInt64 {
         var z = x &+ 0x9e37_79b9_7f4a_7c15
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
         z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb

@@ -2,7 +2,7 @@
 ///
 /// The store applies all changes of one event in one transaction, so a kill -9 at any instant
 /// leaves either the state before the event or the state after it.
-public enum StateChange: Sendable, Hashable {
+@_spi(Benchmarks) public enum StateChange: Sendable, Hashable {
     case savePending(PendingRequest)
     case deletePending(identifier: String)
     indirect case runStarted(RunRecord)

@@ -9,7 +9,7 @@
 ///   nothing of the batch is visible afterwards (to `restoredState` or the queries);
 /// - `restoredState` after any sequence of successful `apply`s is the fold of those changes;
 /// - reads never change the state.
-public protocol StateStoring: AnyObject, Sendable {
+@_spi(Benchmarks) public protocol StateStoring: AnyObject, Sendable {
     /// Commits one event's changes in one transaction.
     func apply(_ changes: [StateChange]) throws
     /// Everything the runtime needs at start.

@@ -16,9 +16,9 @@
 /// - for `compact`, object keys of ASCII letters only, no two equal ignoring case: Foundation
 ///   sorts keys with a locale-aware, case-insensitive, numeric comparison, which for such keys
 ///   is the order of their lowercased bytes.
-public enum StrictJSON {
+package enum StrictJSON {
     /// A value read by `object(_:)`.
-    public indirect enum Value: Sendable, Hashable {
+    package indirect enum Value: Sendable, Hashable {
         case object([Member])
         case array([Value])
         case string(String)
@@ -29,11 +29,11 @@ public enum StrictJSON {
     }
 
     /// An object's member, in the order written.
-    public struct Member: Sendable, Hashable {
-        public var key: String
-        public var value: Value
+    package struct Member: Sendable, Hashable {
+        package var key: String
+        package var value: Value
 
-        public init(key: String, value: Value) {
+        package init(key: String, value: Value) {
             self.key = key
             self.value = value
         }
@@ -44,7 +44,7 @@ public enum StrictJSON {
 
     /// The members of `text` when it is one JSON object of the subset, from its first byte to its
     /// last (no whitespace around); nil otherwise (ask Foundation).
-    public static func object(_ text: String) -> [Member]? {
+    package static func object(_ text: String) -> [Member]? {
         var text = text
         return text.withUTF8 { bytes -> [Member]? in
             guard bytes.count >= 2, bytes[0] == UInt8(ascii: "{"), bytes[bytes.count - 1] == UInt8(ascii: "}") else { return nil }
@@ -56,7 +56,7 @@ public enum StrictJSON {
 
     /// The compact text of `value` as Foundation writes it (sorted keys, `/` unescaped); nil
     /// when an object's keys are outside the subset (ask Foundation).
-    public static func compact(_ value: Value) -> String? {
+    package static func compact(_ value: Value) -> String? {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         guard write(value, into: &out) else { return nil }
@@ -65,7 +65,7 @@ public enum StrictJSON {
 
     /// A `Double` as Foundation's JSON writers print it: `description` without a trailing `.0`.
     /// Finite values only.
-    public static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
         return text

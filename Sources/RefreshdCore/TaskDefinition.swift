@@ -4,7 +4,10 @@
 /// launch handler: requests for undeclared identifiers fail with `notPermitted`. Job files and the
 /// embedding API both produce definitions.
 public struct TaskDefinition: Sendable, Hashable {
+    /// The name requests and runs carry (reverse-DNS by convention); unique among declarations.
     public var identifier: String
+    /// Short app-refresh work or longer processing work: sets the default allowance and which
+    /// pending limit applies.
     public var kind: TaskKind
     /// The "app" whose pending-request limits this identifier counts against.
     public var namespace: String
@@ -12,9 +15,13 @@ public struct TaskDefinition: Sendable, Hashable {
     public var allowance: Duration
     /// After the expiration, how long before the run is killed.
     public var grace: Duration
+    /// How the next request is made when a run launches (none, an interval, a calendar).
     public var resubmit: ResubmitPolicy
+    /// Whether and how a failed, expired, crashed or interrupted run is tried again (nil: never).
     public var retry: RetryPolicy?
+    /// The next requests made by `resubmit` wait for external power (processing work).
     public var requiresExternalPower: Bool
+    /// The next requests made by `resubmit` wait for a network with a default route.
     public var requiresNetworkConnectivity: Bool
     /// What to do with calendar slots missed during downtime, sleep or a clock step.
     public var missed: MissedPolicy
@@ -28,6 +35,8 @@ public struct TaskDefinition: Sendable, Hashable {
     /// together share one wake-up (AccuracySec). Zero: wake exactly at the earliest begin date.
     public var accuracy: Duration
 
+    /// A definition with BGTaskScheduler's defaults: app refresh, the kind's allowance, 5 s grace, no
+    /// resubmit and no retry. Register it with the scheduler before submitting requests for it.
     public init(
         identifier: String,
         kind: TaskKind = .appRefresh,

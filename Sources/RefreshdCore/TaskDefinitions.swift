@@ -6,23 +6,23 @@
 /// slot keeps 4 bytes, the index of its rules in `rules`, where equal rules are stored once (the
 /// identifier blanked); `self[identifier]` puts the identifier back. Rules a redeclaration leaves
 /// unused stay in `rules` (a reload's worth, not a request's).
-public struct TaskDefinitions: Sendable {
+package struct TaskDefinitions: Sendable {
     private(set) var table = IdentifierTable()
     /// Per slot: the index in `rules`, or -1 when the identifier is not declared (now).
     private var ruleBySlot: ContiguousArray<Int32> = []
     private(set) var rules: ContiguousArray<TaskDefinition> = []
     private var ruleIndex: [TaskDefinition: Int32] = [:]
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// How many withdrawals so far: the incremental invariant check walks every pending
     /// request's declaration only after one (a declaration cannot leave a request undeclared).
     private(set) var withdrawals = 0
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// The definition of a declared identifier.
-    public subscript(identifier: String) -> TaskDefinition? {
+    package subscript(identifier: String) -> TaskDefinition? {
         get {
             guard let slot = table.slot(of: identifier) else { return nil }
             return definition(at: slot)
@@ -40,7 +40,7 @@ public struct TaskDefinitions: Sendable {
     }
 
     /// Whether an identifier is declared (copies no definition).
-    public func contains(_ identifier: String) -> Bool {
+    package func contains(_ identifier: String) -> Bool {
         guard let slot = table.slot(of: identifier) else { return false }
         return ruleBySlot[Int(slot)] >= 0
     }
@@ -146,12 +146,12 @@ public struct TaskDefinitions: Sendable {
     func isDeclared(slot: Int32) -> Bool { ruleBySlot[Int(slot)] >= 0 }
 
     /// The declared identifiers, in the order they were first declared.
-    public var identifiers: [String] {
+    package var identifiers: [String] {
         ruleBySlot.indices.compactMap { ruleBySlot[$0] >= 0 ? table[$0] : nil }
     }
 
     /// The declared definitions, in the order their identifiers were first declared.
-    public var values: [TaskDefinition] {
+    package var values: [TaskDefinition] {
         ruleBySlot.indices.compactMap { definition(at: Int32($0)) }
     }
 }

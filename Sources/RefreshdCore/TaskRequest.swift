@@ -4,7 +4,9 @@
 /// returned by `pendingTaskRequests()` change nothing until they are submitted again. The earliest
 /// begin date is a lower bound: the task never starts before it, and may start later.
 public struct TaskRequest: Sendable, Hashable {
+    /// The declared identifier the request is for.
     public var identifier: String
+    /// Which pending limit the request counts against (`appRefresh` or `processing`).
     public var kind: TaskKind
     /// Never launch before this instant; `nil` means as soon as possible.
     public var earliestBeginDate: Instant?
@@ -13,6 +15,8 @@ public struct TaskRequest: Sendable, Hashable {
     /// Processing only: wait until a non-loopback interface with a default route is up.
     public var requiresNetworkConnectivity: Bool
 
+    /// A request due as soon as possible unless `earliestBeginDate` says otherwise; submitting it
+    /// replaces a pending request with the same identifier.
     public init(
         identifier: String,
         kind: TaskKind = .appRefresh,

@@ -4,8 +4,8 @@ import Glibc
 import Logging
 import Refreshd
 import RefreshdConfig
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import Synchronization
 
 /// `refreshd run --store ...`: one node of a cluster (issue 24) on the libuv host.

@@ -3,8 +3,8 @@ import Glibc
 import Logging
 import Refreshd
 import RefreshdConfig
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import RefreshdStore
 
 /// `refreshd run`: jobs from a directory of YAML files, state in a directory, until a signal.

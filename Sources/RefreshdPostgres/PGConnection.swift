@@ -97,23 +97,23 @@ final class PGResult {
 }
 
 /// How long libpq may wait, so that a partition or a dead server cannot hang a call for long.
-public struct PostgresTimeouts: Sendable, Hashable {
+@_spi(Benchmarks) public struct PostgresTimeouts: Sendable, Hashable {
     /// Opening a connection (libpq's `connect_timeout`, whole seconds, at least 2).
-    public var connect: Duration
+    package var connect: Duration
     /// One statement from send to its last result: past it the connection is dropped (the server
     /// also cancels it by `statement_timeout`), and the call throws `.timeout`.
-    public var statement: Duration
+    package var statement: Duration
     /// TCP: unacknowledged data, and keepalive probes of an idle connection (TCP only; a unix
     /// socket fails at once when the server goes).
-    public var tcp: Duration
+    package var tcp: Duration
 
-    public init(connect: Duration = .seconds(5), statement: Duration = .seconds(10), tcp: Duration = .seconds(10)) {
+    package init(connect: Duration = .seconds(5), statement: Duration = .seconds(10), tcp: Duration = .seconds(10)) {
         self.connect = connect
         self.statement = statement
         self.tcp = tcp
     }
 
-    public static let standard = PostgresTimeouts()
+    @_spi(Benchmarks) public static let standard = PostgresTimeouts()
 }
 
 /// One libpq connection in non-blocking mode, driven synchronously with a deadline per statement

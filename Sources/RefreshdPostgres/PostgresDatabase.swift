@@ -1,5 +1,5 @@
 import CLibPQ
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -21,17 +21,17 @@ import Darwin
 /// and may be made from several threads at once: each takes a connection from a small pool
 /// (opened on demand, one per concurrent caller, at most shardCount + 4 kept idle; a broken one
 /// is dropped and the next call reconnects). A node calls it off its loop thread.
-public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
+@_spi(Benchmarks) public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
     /// The default shard count of a new database.
-    public static let defaultShardCount = 16
+    package static let defaultShardCount = 16
     /// The most shards a database may have: each shard's run ids are a range of their own.
-    public static let maximumShardCount = 1024
+    package static let maximumShardCount = 1024
     /// Each shard's run ids start at `shard × runIDSpan + 1` (see `PostgresShardStore`).
-    public static let runIDSpan: Int64 = 1_000_000_000_000
+    package static let runIDSpan: Int64 = 1_000_000_000_000
 
-    public let shardCount: Int
+    package let shardCount: Int
     /// `database NAME at HOST[:PORT] as USER`, for messages (never the password).
-    public let target: String
+    package let target: String
     private let conninfo: String
     private let timeouts: PostgresTimeouts
     private let lock = PoolLock()
@@ -41,7 +41,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
     /// Opens the database, creating or migrating its schema. `shardCount` nil: the stored count,
     /// or `defaultShardCount` for a new database; a count that differs from the stored one is
     /// refused (`.shardCount`).
-    public init(connection conninfo: String, shardCount: Int? = nil,
+    @_spi(Benchmarks) public init(connection conninfo: String, shardCount: Int? = nil,
                 timeouts: PostgresTimeouts = .standard) throws(PostgresError) {
         self.target = try PGConnection.describe(conninfo).get()
         self.conninfo = conninfo
@@ -58,7 +58,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
     deinit { close() }
 
     /// Closes every pooled connection; later calls throw `.closed`.
-    public func close() {
+    @_spi(Benchmarks) public func close() {
         let connections = lock.withLock { () -> [PGConnection] in
             closed = true
             defer { idle = [] }
@@ -245,14 +245,14 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
                    expiresAt: Instant(milliseconds: result.int64(row, 3)))
     }
 
-    public func now() throws -> Instant {
+    package func now() throws -> Instant {
         try withConnection("reading the database clock") { (c) throws(PostgresError) -> Instant in
             let result = try c.execute("SELECT \(Self.milliseconds("clock_timestamp()"))", context: "reading the database clock")
             return Instant(milliseconds: result.int64(0, 0))
         }
     }
 
-    public func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
+    @_spi(Benchmarks) public func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
         let context = "acquiring shard \(shard)'s lease for \(node)"
         try checkShard(shard, context)
         return try withConnection(context) { (c) throws(PostgresError) -> ShardLease? in
@@ -266,7 +266,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
+    package func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
         let context = "renewing shard \(shard)'s lease for \(node) at epoch \(epoch)"
         try checkShard(shard, context)
         return try withConnection(context) { (c) throws(PostgresError) -> ShardLease? in
@@ -280,7 +280,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func release(shard: Int, node: String, epoch: Int64) throws {
+    package func release(shard: Int, node: String, epoch: Int64) throws {
         let context = "releasing shard \(shard)'s lease for \(node) at epoch \(epoch)"
         try checkShard(shard, context)
         _ = try withConnection(context) { (c) throws(PostgresError) in
@@ -291,7 +291,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func leases() throws -> [ShardLease] {
+    package func leases() throws -> [ShardLease] {
         let context = "reading the leases"
         return try withConnection(context) { (c) throws(PostgresError) -> [ShardLease] in
             let result = try c.execute("SELECT \(Self.leaseColumns) FROM refreshd.leases ORDER BY shard", context: context)
@@ -299,7 +299,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func heartbeat(node: String, ttl: Duration) throws -> [String] {
+    package func heartbeat(node: String, ttl: Duration) throws -> [String] {
         let context = "recording \(node)'s heartbeat"
         return try withConnection(context) { (c) throws(PostgresError) -> [String] in
             try c.execute("""
@@ -314,12 +314,12 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func store(shard: Int, epoch: Int64) throws -> any StateStoring {
+    @_spi(Benchmarks) public func store(shard: Int, epoch: Int64) throws -> any StateStoring {
         try checkShard(shard, "opening shard \(shard)'s store")
         return PostgresShardStore(database: self, shard: shard, epoch: epoch)
     }
 
-    public func enqueueCommand(_ command: ShardCommand) throws -> Bool {
+    package func enqueueCommand(_ command: ShardCommand) throws -> Bool {
         let context = "queueing command \(command.id) for shard \(command.shard)"
         try checkShard(command.shard, context)
         return try withConnection(context) { (c) throws(PostgresError) -> Bool in
@@ -330,7 +330,7 @@ public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
         }
     }
 
-    public func pendingCommands(shard: Int) throws -> [ShardCommand] {
+    package func pendingCommands(shard: Int) throws -> [ShardCommand] {
         let context = "reading shard \(shard)'s pending commands"
         try checkShard(shard, context)
         return try withConnection(context) { (c) throws(PostgresError) -> [ShardCommand] in

@@ -5,8 +5,8 @@
 /// `ShardFenced` (thrown by a store's `apply`, not this type) means a lease is gone; these mean
 /// the call failed and may work again later (`.unreachable`, `.timeout`, `.server`) or that the
 /// database cannot be used as it is (`.newerSchema`, `.foreignSchema`, `.shardCount`).
-public struct PostgresError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+@_spi(Benchmarks) public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable, Hashable {
         /// The connection string could not be parsed.
         case badConnectionString
         /// No connection could be made, or it broke during the call (server down, partition).
@@ -33,17 +33,17 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case closed
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The database, as `database NAME at HOST[:PORT]` (never the password).
-    public var target: String
+    package var target: String
     /// What refreshd was doing.
-    public var context: String
+    package var context: String
     /// The server's or libpq's message, or what was found.
-    public var detail: String
+    package var detail: String
     /// The server's SQLSTATE, when the server reported the error.
-    public var sqlState: String?
+    package var sqlState: String?
 
-    public init(kind: Kind, target: String, context: String, detail: String, sqlState: String? = nil) {
+    package init(kind: Kind, target: String, context: String, detail: String, sqlState: String? = nil) {
         self.kind = kind
         self.target = target
         self.context = context
@@ -51,7 +51,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         self.sqlState = sqlState
     }
 
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         let state = sqlState.map { " (SQLSTATE \($0))" } ?? ""
         switch kind {
         case .badConnectionString:

@@ -7,36 +7,36 @@ import RefreshdCore
 /// can run them supplies the code. An action with no maker still runs, and fails with a log line
 /// naming it, so a job is never silently skipped. Code cannot be compared: two bindings are equal
 /// when they bind the same names.
-public struct ActionBinding: Sendable, Hashable {
+@_spi(Benchmarks) public struct ActionBinding: Sendable, Hashable {
     /// Makes the action for a spec of its name.
-    public typealias Make = @Sendable (ActionSpec) -> BuiltInAction
+    package typealias Make = @Sendable (ActionSpec) -> BuiltInAction
 
     private var makers: [String: Make]
 
-    public init(_ makers: [String: Make] = [:]) {
+    package init(_ makers: [String: Make] = [:]) {
         self.makers = makers
     }
 
     /// Binds no action: every built-in action's run fails (a host that runs only commands).
-    public static let none = ActionBinding()
+    @_spi(Benchmarks) public static let none = ActionBinding()
 
     /// The names this binding runs, sorted.
-    public var names: [String] { makers.keys.sorted() }
+    package var names: [String] { makers.keys.sorted() }
 
     /// This binding with `other`'s makers added (`other` wins for a name both have).
-    public func merging(_ other: ActionBinding) -> ActionBinding {
+    package func merging(_ other: ActionBinding) -> ActionBinding {
         ActionBinding(makers.merging(other.makers) { _, theirs in theirs })
     }
 
     /// The action to run for `spec`.
-    public func action(for spec: ActionSpec) -> BuiltInAction {
+    package func action(for spec: ActionSpec) -> BuiltInAction {
         if let make = makers[spec.name] { return make(spec) }
         let name = spec.name
         let message = ActionSpec.unboundMessage(name, bound: names)
         return BuiltInAction(name: name) { _ in ActionResult(success: false, log: [message]) }
     }
 
-    public static func == (a: ActionBinding, b: ActionBinding) -> Bool { a.names == b.names }
+    @_spi(Benchmarks) public static func == (a: ActionBinding, b: ActionBinding) -> Bool { a.names == b.names }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+    @_spi(Benchmarks) public func hash(into hasher: inout Hasher) { hasher.combine(names) }
 }

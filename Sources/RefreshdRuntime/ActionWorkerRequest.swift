@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What the libuv host tells a worker process (`refreshd action-worker --request JSON`) about
 /// the built-in action to run: the action's name and payload (`BuiltInAction.Worker`), its
@@ -7,19 +7,19 @@ import RefreshdCore
 /// The worker writes the action's log lines to stdout (one line each, escaped), its results to
 /// the results channel (fd 3) like a command, and exits 0 on success, 1 on failure. It turns
 /// SIGTERM (the expiration) into `isExpired` and dies on SIGKILL (the end of the grace).
-public struct ActionWorkerRequest: Sendable, Hashable, Codable {
-    public var action: String
-    public var payload: String
-    public var memoryLimit: Int
-    public var runID: Int64
-    public var identifier: String
-    public var kind: TaskKind
-    public var started: Instant
-    public var deadline: Instant
-    public var attempt: Int
-    public var sharedContainer: String?
+package struct ActionWorkerRequest: Sendable, Hashable, Codable {
+    package var action: String
+    package var payload: String
+    package var memoryLimit: Int
+    package var runID: Int64
+    package var identifier: String
+    package var kind: TaskKind
+    package var started: Instant
+    package var deadline: Instant
+    package var attempt: Int
+    package var sharedContainer: String?
 
-    public init(action: String, worker: BuiltInAction.Worker, order: LaunchOrder, sharedContainer: String?) {
+    package init(action: String, worker: BuiltInAction.Worker, order: LaunchOrder, sharedContainer: String?) {
         self.action = action
         payload = worker.payload
         memoryLimit = worker.memoryLimit
@@ -32,12 +32,12 @@ public struct ActionWorkerRequest: Sendable, Hashable, Codable {
         self.sharedContainer = sharedContainer
     }
 
-    public var order: LaunchOrder {
+    package var order: LaunchOrder {
         LaunchOrder(runID: runID, identifier: identifier, kind: kind, started: started, deadline: deadline, attempt: attempt)
     }
 
     /// The subcommand of the `refreshd` executable that runs a worker.
-    public static let subcommand = "action-worker"
+    package static let subcommand = "action-worker"
     /// Names the worker executable for an embedder whose own program is not `refreshd`.
-    public static let executableVariable = "REFRESHD_ACTION_WORKER"
+    package static let executableVariable = "REFRESHD_ACTION_WORKER"
 }

@@ -11,16 +11,16 @@ import Glibc
 /// an unpredictable name and is created with `O_EXCL|O_NOFOLLOW` (a planted file or symlink at
 /// that name makes the write fail, never redirects it), and the rename and the flush go through
 /// the folder's descriptor, so a folder swapped after it was opened changes nothing.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Why a write failed: the path and the system's reason.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        public var path: String
-        public var reason: String
+    @_spi(Benchmarks) public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        package var path: String
+        package var reason: String
         /// The path (or a folder on it) does not exist.
-        public var isMissing: Bool
-        public var description: String { "\(path): \(reason)" }
+        package var isMissing: Bool
+        package var description: String { "\(path): \(reason)" }
 
-        public init(path: String, reason: String, isMissing: Bool = false) {
+        package init(path: String, reason: String, isMissing: Bool = false) {
             self.path = path
             self.reason = reason
             self.isMissing = isMissing
@@ -29,9 +29,9 @@ public enum AtomicFile {
 
     /// A folder opened under a trusted root without following symlinks: its descriptor and, for
     /// messages, the path it was reached by. Closed when the value goes away.
-    public final class Directory: @unchecked Sendable {
-        public let descriptor: Int32
-        public let path: String
+    package final class Directory: @unchecked Sendable {
+        package let descriptor: Int32
+        package let path: String
 
         init(descriptor: Int32, path: String) {
             self.descriptor = descriptor
@@ -41,10 +41,10 @@ public enum AtomicFile {
         deinit { close(descriptor) }
 
         /// The path of an entry of this folder, for messages.
-        public func path(of name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
+        package func path(of name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
 
         /// The sub-folder `name`, created when `create` and missing; a symlink is refused.
-        public func subdirectory(_ name: String, create: Bool) throws(Failure) -> Directory {
+        package func subdirectory(_ name: String, create: Bool) throws(Failure) -> Directory {
             guard AtomicFile.isPlainName(name) else {
                 throw Failure(path: path(of: name), reason: "not a plain folder name")
             }
@@ -70,7 +70,7 @@ public enum AtomicFile {
 
         /// Creates a new empty file with an unpredictable name starting with `prefix`, with
         /// `O_EXCL|O_NOFOLLOW`: returns its descriptor (open for writing) and its name.
-        public func createTemporary(prefix: String) throws(Failure) -> (descriptor: Int32, name: String) {
+        package func createTemporary(prefix: String) throws(Failure) -> (descriptor: Int32, name: String) {
             for _ in 0..<8 {
                 let name = "\(prefix).\(AtomicFile.randomSuffix()).tmp"
                 let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -81,7 +81,7 @@ public enum AtomicFile {
         }
 
         /// Renames `temporary` over `name` in this folder and flushes the folder.
-        public func commit(_ temporary: String, as name: String) throws(Failure) {
+        package func commit(_ temporary: String, as name: String) throws(Failure) {
             guard renameat(descriptor, temporary, descriptor, name) == 0 else {
                 let error = AtomicFile.failure(path(of: name), "cannot rename into place")
                 unlinkat(descriptor, temporary, 0)
@@ -91,7 +91,7 @@ public enum AtomicFile {
         }
 
         /// Writes `name` atomically in this folder.
-        public func write(_ contents: some Collection<UInt8>, to name: String) throws(Failure) {
+        package func write(_ contents: some Collection<UInt8>, to name: String) throws(Failure) {
             guard AtomicFile.isPlainName(name) else { throw Failure(path: path(of: name), reason: "not a plain file name") }
             let (fd, temporary) = try createTemporary(prefix: "." + name)
             let bytes = Array(contents)
@@ -112,26 +112,26 @@ public enum AtomicFile {
         }
 
         /// Removes the file `name` (never what a symlink points to; no error if it is missing).
-        public func remove(_ name: String) throws(Failure) {
+        package func remove(_ name: String) throws(Failure) {
             if unlinkat(descriptor, name, 0) != 0, errno != ENOENT { throw AtomicFile.failure(path(of: name), "cannot remove") }
             sync()
         }
 
         /// Removes the empty folder `name`; false when it is not empty (or missing).
         @discardableResult
-        public func removeFolder(_ name: String) -> Bool {
+        package func removeFolder(_ name: String) -> Bool {
             guard unlinkat(descriptor, name, AT_REMOVEDIR) == 0 else { return false }
             sync()
             return true
         }
 
         /// Flushes the folder, so renames and removals in it survive a power cut.
-        public func sync() { _ = fsync(descriptor) }
+        package func sync() { _ = fsync(descriptor) }
     }
 
     /// Opens the folder `root` (trusted: the configured container, created if missing) and then
     /// each component of `relative` below it without following symlinks.
-    public static func directory(root: String, relative: String, create: Bool) throws(Failure) -> Directory {
+    package static func directory(root: String, relative: String, create: Bool) throws(Failure) -> Directory {
         if create { try makeDirectories(root) }
         let fd = open(root.isEmpty ? "." : root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw failure(root, "cannot open folder") }
@@ -144,13 +144,13 @@ public enum AtomicFile {
 
     /// Replaces `relative` under the trusted folder `root` with `contents` atomically; missing
     /// folders below `root` are created, symlinked ones refused.
-    public static func write(_ contents: some Collection<UInt8>, root: String, relative: String) throws(Failure) {
+    package static func write(_ contents: some Collection<UInt8>, root: String, relative: String) throws(Failure) {
         let (folder, name) = split(relative)
         try directory(root: root, relative: folder, create: true).write(contents, to: name)
     }
 
     /// Removes `relative` under `root` (no error if it or its folder does not exist).
-    public static func remove(root: String, relative: String) throws(Failure) {
+    package static func remove(root: String, relative: String) throws(Failure) {
         let (folder, name) = split(relative)
         let directory: Directory
         do {
@@ -162,22 +162,22 @@ public enum AtomicFile {
     }
 
     /// Replaces `path` with `contents` atomically, trusting the folder that holds it.
-    public static func write(_ contents: some Collection<UInt8>, to path: String) throws(Failure) {
+    package static func write(_ contents: some Collection<UInt8>, to path: String) throws(Failure) {
         try write(contents, root: parent(of: path), relative: basename(of: path))
     }
 
     /// Writes text as UTF-8.
-    public static func write(_ text: String, to path: String) throws(Failure) {
+    package static func write(_ text: String, to path: String) throws(Failure) {
         try write(Array(text.utf8), to: path)
     }
 
     /// Removes `path` (no error if it does not exist) and flushes its directory.
-    public static func remove(_ path: String) throws(Failure) {
+    package static func remove(_ path: String) throws(Failure) {
         try remove(root: parent(of: path), relative: basename(of: path))
     }
 
     /// `mkdir -p`.
-    public static func makeDirectories(_ path: String) throws(Failure) {
+    package static func makeDirectories(_ path: String) throws(Failure) {
         var built = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             built += "/\(part)"
@@ -192,7 +192,7 @@ public enum AtomicFile {
 
     /// 16 hex digits from the system's random source (`SystemRandomNumberGenerator`, i.e.
     /// `getrandom` on Linux): unpredictable to other users.
-    public static func randomSuffix() -> String {
+    package static func randomSuffix() -> String {
         let value = UInt64.random(in: 0...UInt64.max)
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

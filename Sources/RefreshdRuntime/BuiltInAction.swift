@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import Synchronization
 
 /// Work that refreshd does itself rather than a command (the staging action is one).
@@ -15,27 +15,27 @@ import Synchronization
 /// should return promptly. An action still running when the grace period ends is killed (its
 /// worker) or abandoned (a body on the pool): the run ends `expired` and whatever the action
 /// returns later is ignored.
-public struct BuiltInAction: Sendable {
+@_spi(Benchmarks) public struct BuiltInAction: Sendable {
     /// How a heavy action is run out of process.
-    public struct Worker: Sendable, Hashable {
+    package struct Worker: Sendable, Hashable {
         /// Everything the worker needs to rebuild the action (e.g. its options as JSON).
-        public var payload: String
+        package var payload: String
         /// The address space the worker may add to what it has at its start (`RLIMIT_AS`).
-        public var memoryLimit: Int
+        package var memoryLimit: Int
 
-        public init(payload: String, memoryLimit: Int) {
+        package init(payload: String, memoryLimit: Int) {
             self.payload = payload
             self.memoryLimit = memoryLimit
         }
     }
 
     /// A name for logs, e.g. `stage-playlist`.
-    public var name: String
-    public var body: @Sendable (ActionContext) -> ActionResult
+    package var name: String
+    package var body: @Sendable (ActionContext) -> ActionResult
     /// Set for an action that must run in a worker process (see above).
-    public var worker: Worker?
+    package var worker: Worker?
 
-    public init(name: String, worker: Worker? = nil, body: @escaping @Sendable (ActionContext) -> ActionResult) {
+    package init(name: String, worker: Worker? = nil, body: @escaping @Sendable (ActionContext) -> ActionResult) {
         self.name = name
         self.worker = worker
         self.body = body
@@ -44,12 +44,12 @@ public struct BuiltInAction: Sendable {
 
 /// What an action returns: success or failure, with structured results (JSON objects, like the
 /// results channel of a command) and lines for the log.
-public struct ActionResult: Sendable, Hashable {
-    public var success: Bool
-    public var results: [String]
-    public var log: [String]
+package struct ActionResult: Sendable, Hashable {
+    package var success: Bool
+    package var results: [String]
+    package var log: [String]
 
-    public init(success: Bool, results: [String] = [], log: [String] = []) {
+    package init(success: Bool, results: [String] = [], log: [String] = []) {
         self.success = success
         self.results = results
         self.log = log
@@ -57,9 +57,9 @@ public struct ActionResult: Sendable, Hashable {
 }
 
 /// What a running action sees: its run, the shared container and the expiration.
-public final class ActionContext: Sendable {
-    public let order: LaunchOrder
-    public let sharedContainer: String?
+package final class ActionContext: Sendable {
+    package let order: LaunchOrder
+    package let sharedContainer: String?
     private let expired = Atomic<Bool>(false)
     /// Also expired when this says so (a worker process: its SIGTERM flag).
     private let externalExpiry: (@Sendable () -> Bool)?
@@ -73,7 +73,7 @@ public final class ActionContext: Sendable {
     }
 
     /// True once the allowance is used up: stop and return.
-    public var isExpired: Bool { expired.load(ordering: .acquiring) || externalExpiry?() == true }
+    package var isExpired: Bool { expired.load(ordering: .acquiring) || externalExpiry?() == true }
 
     /// The expiration: `isExpired` turns true, and a worker process gets SIGTERM.
     package func expire() {

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import Synchronization
 
 /// The runtime's state in memory: folds every `StateChange` exactly as the SQLite `StateStore`
@@ -17,10 +17,10 @@ import Synchronization
 ///
 /// Thread-safe: every call takes the store's mutex.
 @available(macOS 15.0, *)
-public final class InMemoryStore: StateStoring, Sendable {
+@_spi(Benchmarks) public final class InMemoryStore: StateStoring, Sendable {
     /// Why a call was refused. Nothing of a refused batch is applied.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        public enum Kind: Sendable, Hashable {
+    @_spi(Benchmarks) public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        package enum Kind: Sendable, Hashable {
             /// A change does not fit the state (where SQLite refuses it too).
             case invalidChange
             /// A fault injected by `failingAtCommit` or `commitFault`.
@@ -31,21 +31,21 @@ public final class InMemoryStore: StateStoring, Sendable {
             case unrestorable
         }
 
-        public var kind: Kind
-        public var message: String
+        package var kind: Kind
+        package var message: String
 
-        public init(_ kind: Kind, _ message: String) {
+        package init(_ kind: Kind, _ message: String) {
             self.kind = kind
             self.message = message
         }
 
-        public var description: String { message }
+        @_spi(Benchmarks) public var description: String { message }
     }
 
     /// Decides whether a commit fails: called with the 1-based number of the non-empty `apply`
     /// (counting refused ones) and its changes; a returned failure is thrown and nothing applied.
     /// It runs under the store's lock, so it must not call the store.
-    public typealias CommitFault = @Sendable (_ commit: Int, _ changes: [StateChange]) -> Failure?
+    package typealias CommitFault = @Sendable (_ commit: Int, _ changes: [StateChange]) -> Failure?
 
     private let instance: String
     private let state: Mutex<State>
@@ -53,7 +53,7 @@ public final class InMemoryStore: StateStoring, Sendable {
     /// An empty store. `instanceID` defaults to 16 random lowercase hex digits (pass one for a
     /// reproducible simulation); `failingAtCommit: n` makes the n-th non-empty `apply` throw a
     /// "disk full" `.injected` failure.
-    public convenience init(instanceID: String? = nil, failingAtCommit: Int? = nil) {
+    @_spi(Benchmarks) public convenience init(instanceID: String? = nil, failingAtCommit: Int? = nil) {
         var fault: CommitFault?
         if let n = failingAtCommit {
             fault = { commit, _ in
@@ -64,7 +64,7 @@ public final class InMemoryStore: StateStoring, Sendable {
     }
 
     /// An empty store whose commits fail where `commitFault` says.
-    public convenience init(instanceID: String? = nil, commitFault: CommitFault?) {
+    package convenience init(instanceID: String? = nil, commitFault: CommitFault?) {
         self.init(instanceID: instanceID ?? Self.randomInstanceID(),
                   state: State(tables: Tables(), commitFault: commitFault))
     }
@@ -75,7 +75,7 @@ public final class InMemoryStore: StateStoring, Sendable {
     }
 
     /// The fault consulted at every non-empty `apply`; settable at any time.
-    public var commitFault: CommitFault? {
+    package var commitFault: CommitFault? {
         get { state.withLock { $0.commitFault } }
         set { state.withLock { $0.commitFault = newValue } }
     }
@@ -83,20 +83,20 @@ public final class InMemoryStore: StateStoring, Sendable {
     /// Called with every batch committed (not with a refused one), in commit order, under the
     /// store's lock: so it must not call the store. The simulator keeps the whole run history
     /// with it, which the store itself prunes.
-    public typealias CommitObserver = @Sendable (_ changes: [StateChange]) -> Void
+    package typealias CommitObserver = @Sendable (_ changes: [StateChange]) -> Void
 
     /// The observer of committed batches; settable at any time.
-    public var onCommit: CommitObserver? {
+    package var onCommit: CommitObserver? {
         get { state.withLock { $0.onCommit } }
         set { state.withLock { $0.onCommit = newValue } }
     }
 
     /// How many non-empty batches `apply` was given, refused ones included.
-    public var commitAttempts: Int { state.withLock { $0.commits } }
+    package var commitAttempts: Int { state.withLock { $0.commits } }
 
     /// An independent open store holding this store's committed state and instance id (no fault,
     /// commit count 0). Later changes to either are not seen by the other.
-    public func snapshot() -> InMemoryStore {
+    package func snapshot() -> InMemoryStore {
         let tables = state.withLock { $0.tables }
         return InMemoryStore(instanceID: instance, state: State(tables: tables, commitFault: nil))
     }
@@ -105,7 +105,7 @@ public final class InMemoryStore: StateStoring, Sendable {
 
     /// Commits the batch atomically: a refused change (or an injected fault) throws and leaves
     /// the state as it was. An empty batch does nothing, even after `close()`, as in SQLite.
-    public func apply(_ changes: [StateChange]) throws(Failure) {
+    @_spi(Benchmarks) public func apply(_ changes: [StateChange]) throws(Failure) {
         guard !changes.isEmpty else { return }
         try state.withLock { (s: inout State) throws(Failure) in
             try s.requireOpen()
@@ -132,7 +132,7 @@ public final class InMemoryStore: StateStoring, Sendable {
         }
     }
 
-    public func restoredState() throws(Failure) -> SchedulerCore.RestoredState {
+    @_spi(Benchmarks) public func restoredState() throws(Failure) -> SchedulerCore.RestoredState {
         try read { (t: Tables) throws(Failure) in
             let jobs = t.jobs.values.sorted { $0.rowid < $1.rowid }
             var nextRunID: Int64 = 1
@@ -156,19 +156,19 @@ public final class InMemoryStore: StateStoring, Sendable {
         }
     }
 
-    public func instanceID() throws(Failure) -> String {
+    @_spi(Benchmarks) public func instanceID() throws(Failure) -> String {
         try read { _ in instance }
     }
 
-    public func pendingRequests() throws(Failure) -> [PendingRequest] {
+    @_spi(Benchmarks) public func pendingRequests() throws(Failure) -> [PendingRequest] {
         try read { $0.orderedPending() }
     }
 
-    public func recentRuns(limit: Int) throws(Failure) -> [RunRecord] {
+    @_spi(Benchmarks) public func recentRuns(limit: Int) throws(Failure) -> [RunRecord] {
         try read { t in Array(t.runRows.suffix(max(0, limit)).reversed()) }
     }
 
-    public func recentRuns(limit: Int, before: Int64?) throws(Failure) -> [RunRecord] {
+    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(Failure) -> [RunRecord] {
         guard let before else { return try recentRuns(limit: limit) }
         return try read { t in
             let end = t.runOrder.lowerBound(of: before)
@@ -176,27 +176,27 @@ public final class InMemoryStore: StateStoring, Sendable {
         }
     }
 
-    public func lastRunPerJob() throws(Failure) -> [RunRecord] {
+    @_spi(Benchmarks) public func lastRunPerJob() throws(Failure) -> [RunRecord] {
         try read { t in
             t.latestRun.sorted { $0.key < $1.key }.compactMap { t.run($0.value) }
         }
     }
 
-    public func dailyCounters(days: Int?) throws(Failure) -> [DailyCounter] {
+    @_spi(Benchmarks) public func dailyCounters(days: Int?) throws(Failure) -> [DailyCounter] {
         try read { t in t.countersOfLatestDays(days) }
     }
 
-    public func seedSpec(for identifier: String) throws(Failure) -> String? {
+    @_spi(Benchmarks) public func seedSpec(for identifier: String) throws(Failure) -> String? {
         try read { $0.jobs[Key(identifier)]?.seedSpec }
     }
 
-    public func records(table: String) throws(Failure) -> [MachineRecord] {
+    @_spi(Benchmarks) public func records(table: String) throws(Failure) -> [MachineRecord] {
         try read { $0.orderedRecords(table: table) }
     }
 
     /// Further calls throw `.closed` (an empty `apply` still does nothing); `snapshot()` still
     /// copies the committed state.
-    public func close() {
+    @_spi(Benchmarks) public func close() {
         state.withLock { $0.closed = true }
     }
 

@@ -1,11 +1,11 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What the control socket asks of a live runtime: an operator's launch and expiration, and
 /// reads of the store under the runtime's lock (the store is not shared across threads otherwise).
 extension RefreshRuntime {
     /// Launches the identifier's pending request now, ignoring its earliest begin date and its
     /// conditions (`SchedulerCore.launchNow`); committed before this returns.
-    public func launchNow(_ identifier: String) throws(ControlRefusal) {
+    package func launchNow(_ identifier: String) throws(ControlRefusal) {
         try feedControl(.launchNow(identifier: identifier))
     }
 
@@ -15,7 +15,7 @@ extension RefreshRuntime {
     ///
     /// - Throws: `ControlRefusal.notDeclared` for an identifier no job declares; the core's
     ///   `SchedulerError` otherwise (namespace full, stopping, not saved).
-    public func submitForOperator(_ identifier: String, earliest: Instant?) throws {
+    package func submitForOperator(_ identifier: String, earliest: Instant?) throws {
         guard let request = lock.withLock({ machine.operatorRequest(identifier, earliest: earliest) }) else {
             throw ControlRefusal.notDeclared(identifier: identifier)
         }
@@ -23,12 +23,12 @@ extension RefreshRuntime {
     }
 
     /// Delivers the expiration of the identifier's run in flight now (`SchedulerCore.expireNow`).
-    public func expireNow(_ identifier: String) throws(ControlRefusal) {
+    package func expireNow(_ identifier: String) throws(ControlRefusal) {
         try feedControl(.expireNow(identifier: identifier))
     }
 
     /// The status report read from the runtime's store (nil without a store), under the lock.
-    public func statusReport(runs: Int, days: Int) throws -> StatusReport? {
+    package func statusReport(runs: Int, days: Int) throws -> StatusReport? {
         try lock.withLock { () throws -> StatusReport? in
             guard let store else { return nil }
             return try StatusReport(store: store, runs: runs, days: days)
@@ -36,20 +36,20 @@ extension RefreshRuntime {
     }
 
     /// The `limit` most recent runs from the store, newest first (empty without a store).
-    public func recentRuns(limit: Int) throws -> [RunRecord] {
+    package func recentRuns(limit: Int) throws -> [RunRecord] {
         try lock.withLock { () throws -> [RunRecord] in try store?.recentRuns(limit: limit) ?? [] }
     }
 
     /// Today's counters and the days before, newest first (empty without a store).
-    public func dailyCounters(days: Int) throws -> [DailyCounter] {
+    package func dailyCounters(days: Int) throws -> [DailyCounter] {
         try lock.withLock { () throws -> [DailyCounter] in try store?.dailyCounters(days: days) ?? [] }
     }
 
     /// The identifiers declared now, with their definitions.
-    public var definitions: TaskDefinitions { lock.withLock { machines.scheduler.definitions } }
+    package var definitions: TaskDefinitions { lock.withLock { machines.scheduler.definitions } }
 
     /// The runtime's clock (the host's), for replies that say how long until something.
-    public var now: Instant { clock() }
+    package var now: Instant { clock() }
 
     /// Like `feedThrowing`, for the operator's orders: a refusal commits nothing; a failed
     /// commit is reported as `.stopping` (the runtime stops on it).

@@ -1,5 +1,5 @@
 import Logging
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// Carrying out an event's effects: its state changes committed in one transaction before
 /// anything else of it is queued (commit before act), the store-failure stop, and the drain
@@ -77,7 +77,7 @@ extension RefreshRuntime {
 
     /// Executes queued effects in order (execution context). Effects may feed new events; those
     /// are appended and run in the same drain, never recursively.
-    public func drain() {
+    package func drain() {
         guard let host else { return }
         drain(on: host)
     }

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// Fencing a shard's runtime (issue 24): the node lost the shard's lease (it fenced itself at
 /// send + lease − margin, or the database refused a renewal). The same rule as a commit refused
@@ -6,7 +6,7 @@ import RefreshdCore
 /// killed at once, nothing more committed. The runtime is then dropped by its node.
 extension RefreshRuntime {
     /// Fences this runtime now (any thread); a second call does nothing.
-    public func fence(_ reason: String) {
+    package func fence(_ reason: String) {
         let host = self.host
         lock.withLock {
             guard storeFailure == nil else { return }
@@ -18,9 +18,9 @@ extension RefreshRuntime {
     }
 
     /// Whether this runtime was fenced or its store failed: it commits nothing more.
-    public var isFenced: Bool { lock.withLock { storeFailure != nil } }
+    package var isFenced: Bool { lock.withLock { storeFailure != nil } }
 
     /// Runs in flight in this runtime, by run id (a shard being handed over is drained when
     /// none is left).
-    public var runsInFlight: Int { lock.withLock { machines.scheduler.activeRuns.count } }
+    package var runsInFlight: Int { lock.withLock { machines.scheduler.activeRuns.count } }
 }

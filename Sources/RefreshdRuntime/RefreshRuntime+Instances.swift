@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// Templates and instances (issue 23) in the engine: declaring a template (from a job file, or
 /// with a handler through the library API), adding, removing and listing instances. Every
@@ -10,7 +10,7 @@ extension RefreshRuntime {
     /// `{name}` placeholders, filled per instance at each launch; an in-process handler reads
     /// the instance from its task's identifier (`InstanceName.split`). Instances already known
     /// (restored, or kept while the template was withdrawn) are declared with it.
-    public func declareTemplate(_ definition: TaskDefinition, parameters: [String],
+    package func declareTemplate(_ definition: TaskDefinition, parameters: [String],
                                 firstRequest: FirstRequest = .core, handler: TaskHandler) {
         lock.withLock {
             handlers[definition.identifier] = handler
@@ -27,7 +27,7 @@ extension RefreshRuntime {
     }
 
     /// Withdraws a template: its instances' requests are cancelled; the instances are kept.
-    public func withdrawTemplate(_ identifier: String) {
+    package func withdrawTemplate(_ identifier: String) {
         lock.withLock {
             startIfNeeded()
             feed(.undeclareTemplate(identifier: identifier))
@@ -52,7 +52,7 @@ extension RefreshRuntime {
     ///
     /// - Throws: the core's refusal (`unknownTemplate`, `badKey`, `badValues`, `stopping`), or
     ///   `notSaved` when the commit failed (the runtime stops).
-    public func addInstance(template: String, key: String, values: [String: String] = [:]) throws(InstanceError) {
+    package func addInstance(template: String, key: String, values: [String: String] = [:]) throws(InstanceError) {
         let record = InstanceRecord(template: template, key: key, values: values)
         let result: Result<Void, InstanceError> = lock.withLock {
             startIfNeeded()
@@ -76,7 +76,7 @@ extension RefreshRuntime {
     /// million) and one wake of the loop; each is checked and added as `addInstance` does.
     /// Returns the refused ones with why (nothing of them changed); the others are committed
     /// before this returns. If the commit fails, every record comes back `notSaved`.
-    public func addInstances(_ records: [InstanceRecord]) -> [(record: InstanceRecord, error: InstanceError)] {
+    package func addInstances(_ records: [InstanceRecord]) -> [(record: InstanceRecord, error: InstanceError)] {
         let refused: [(record: InstanceRecord, error: InstanceError)] = lock.withLock {
             startIfNeeded()
             scratch.removeAll(keepingCapacity: true)
@@ -107,7 +107,7 @@ extension RefreshRuntime {
     /// retry streak and record are deleted; a run in flight finishes. Its history stays.
     ///
     /// - Throws: `unknownTemplate`, `unknownInstance`, or `notSaved`.
-    public func removeInstance(template: String, key: String) throws(InstanceError) {
+    package func removeInstance(template: String, key: String) throws(InstanceError) {
         let result: Result<Void, InstanceError> = lock.withLock {
             startIfNeeded()
             do throws(InstanceError) {
@@ -126,7 +126,7 @@ extension RefreshRuntime {
 
     /// The instances of a template, in the order first added; nil when no template of that
     /// identifier is known.
-    public func instances(of template: String) -> [InstanceRecord]? {
+    package func instances(of template: String) -> [InstanceRecord]? {
         lock.withLock {
             startIfNeeded()
             return machines.scheduler.instances(of: template)
@@ -134,7 +134,7 @@ extension RefreshRuntime {
     }
 
     /// The instance an identifier names (`template[key]`), if it is one.
-    public func instance(_ identifier: String) -> InstanceRecord? {
+    package func instance(_ identifier: String) -> InstanceRecord? {
         lock.withLock { machines.scheduler.instance(identifier) }
     }
 

@@ -1,10 +1,10 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 extension RefreshRuntime {
     /// Starts from a config: declares every job, restores the saved state, then gives each job
     /// without a pending request its first request (`SeedPlan`). Returns the pending count.
     @discardableResult
-    public func load(_ specs: [JobSpec]) -> Int {
+    package func load(_ specs: [JobSpec]) -> Int {
         for spec in specs {
             if spec.template != nil {
                 declareTemplate(spec)
@@ -37,7 +37,7 @@ extension RefreshRuntime {
     /// acts: the config in force stays the old one, no "reloaded" is reported, and the runtime
     /// stops as for any failed commit.
     @discardableResult
-    public func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
+    package func reload(_ specs: [JobSpec], reason: String) -> ReloadPlan {
         let ((plan, previous), committed) = inOneTransaction { () -> (ReloadPlan, [String: JobSpec]) in
             let current = jobs
             // An instance list is applied as a set below, never a change of its template.
@@ -84,7 +84,7 @@ extension RefreshRuntime {
     }
 
     /// A config that could not be used: says why and that the running one stays.
-    public func refuseReload(_ problems: [String], reason: String) {
+    package func refuseReload(_ problems: [String], reason: String) {
         let now = clock()
         for problem in problems {
             report(RuntimeObservation(.runtime(.reloadRefused(problem: problem)), at: now))
@@ -94,7 +94,7 @@ extension RefreshRuntime {
     }
 
     /// The jobs in force, by identifier.
-    public var jobsInForce: [String: JobSpec] { lock.withLock { jobs } }
+    package var jobsInForce: [String: JobSpec] { lock.withLock { jobs } }
 
     /// Seeds first requests; each submit and its seed record are one transaction.
     func seed(_ specs: [JobSpec], replacing: Bool) {

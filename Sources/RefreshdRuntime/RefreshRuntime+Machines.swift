@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 extension RefreshRuntime {
     // MARK: Widgets
@@ -51,32 +51,32 @@ extension RefreshRuntime {
 
     /// Asks every family of a widget kind for a new timeline, like WidgetKit's
     /// `reloadTimelines(ofKind:)`. Over budget the reload is deferred, never dropped.
-    public func reloadTimelines(ofKind kind: String, reason: ReloadReason = .explicitAPI) {
+    package func reloadTimelines(ofKind kind: String, reason: ReloadReason = .explicitAPI) {
         lock.withLock { startIfNeeded() }
         feedTimeline(.reload(kind: kind, reason: reason))
     }
 
     /// Asks every widget for a new timeline, like WidgetKit's `reloadAllTimelines()`.
-    public func reloadAllTimelines(reason: ReloadReason = .explicitAPI) {
+    package func reloadAllTimelines(reason: ReloadReason = .explicitAPI) {
         lock.withLock { startIfNeeded() }
         feedTimeline(.reload(kind: nil, reason: reason))
     }
 
     /// Every widget: the entry shown, the next switch and reload, budget, staleness.
-    public func timelineSnapshot() -> TimelineSnapshot {
+    package func timelineSnapshot() -> TimelineSnapshot {
         lock.withLock { machines.timelines.snapshot(at: clock()) }
     }
 
     /// The timeline machine's invariants, checked now (empty when all hold).
-    public func checkTimelineInvariants() -> [TimelineViolation] { lock.withLock { machines.timelines.checkInvariants() } }
+    package func checkTimelineInvariants() -> [TimelineViolation] { lock.withLock { machines.timelines.checkInvariants() } }
 
     /// How many events the timeline and activity machines have been handed: while it stays the
     /// same, their state (and every invariant of theirs, which reads only their state) has not
     /// changed. The simulator checks them again only when it moves.
-    public var sideMachinesRevision: UInt64 { lock.withLock { machines.sideRevision } }
+    package var sideMachinesRevision: UInt64 { lock.withLock { machines.sideRevision } }
 
     /// True while no widget is declared and no activity exists: nothing for their checks to do.
-    public var sideMachinesIdle: Bool {
+    package var sideMachinesIdle: Bool {
         lock.withLock { machines.timelines.definitions.isEmpty && machines.activities.activities.isEmpty }
     }
 
@@ -84,22 +84,22 @@ extension RefreshRuntime {
 
     /// Starts a live activity now or at `request.startAt`, like ActivityKit's `request`.
     /// - Throws: the refusal (activities disabled, payload over 4 KB, too many at once...).
-    public func requestActivity(_ request: ActivityRequest) throws(ActivityError) {
+    package func requestActivity(_ request: ActivityRequest) throws(ActivityError) {
         try feedActivity(.request(request))
     }
 
     /// New content and stale date for an activity, like ActivityKit's `update`.
-    public func updateActivity(_ update: ActivityUpdate) throws(ActivityError) {
+    package func updateActivity(_ update: ActivityUpdate) throws(ActivityError) {
         try feedActivity(.update(update))
     }
 
     /// Ends an activity with final content and a dismissal policy, like ActivityKit's `end`.
-    public func endActivity(_ id: String, content: String? = nil, policy: DismissalPolicy = .default) throws(ActivityError) {
+    package func endActivity(_ id: String, content: String? = nil, policy: DismissalPolicy = .default) throws(ActivityError) {
         try feedActivity(.end(id: id, content: content, policy: policy, timestamp: clock()))
     }
 
     /// Changes the activity settings (config reload); deadlines follow the new limits at once.
-    public func setActivitySettings(_ settings: ActivitySettings) {
+    package func setActivitySettings(_ settings: ActivitySettings) {
         try? feedActivity(.settingsChanged(settings))
     }
 
@@ -117,15 +117,15 @@ extension RefreshRuntime {
     }
 
     /// Every activity: state and since when, progress, stale date, dismissal, held updates.
-    public func activitySnapshot() -> ActivitySnapshot { lock.withLock { machines.activities.snapshot() } }
+    package func activitySnapshot() -> ActivitySnapshot { lock.withLock { machines.activities.snapshot() } }
 
     /// The activity machine's invariants, checked now (empty when all hold).
-    public func checkActivityInvariants() -> [String] { lock.withLock { machines.activities.checkInvariants() } }
+    package func checkActivityInvariants() -> [String] { lock.withLock { machines.activities.checkInvariants() } }
 
     // MARK: Results while a run goes on
 
     /// Live results lines applied per run per second; more wait for the run's end.
-    public static let liveLinesPerSecond = RuntimeMachine.liveLinesPerSecond
+    package static let liveLinesPerSecond = RuntimeMachine.liveLinesPerSecond
 
     /// A complete line a running command wrote to its results channel (any thread). A live line
     /// (an activity event, an explicit reload) is taken now and true is returned; any other
@@ -136,7 +136,7 @@ extension RefreshRuntime {
     /// comes first, in one commit: a job writing a burst of lines costs one fsync per burst,
     /// not one per line, and timers get their turn between bursts.
     /// Hosts hand whole reads to `runResultsRead`, which offers each line here.
-    public func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
+    package func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
         let host = self.host
         let taken = lock.withLock { machine.resultLine(order, line, at: clock()) }
         if taken.first { host?.scheduleDrain() }

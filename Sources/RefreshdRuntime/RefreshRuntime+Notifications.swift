@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// Failure and recovery notifications (issue 25): the machine decides (`NotificationMachine`),
 /// the host delivers. A `.notify` effect is carried out only after the commit that recorded
@@ -20,7 +20,7 @@ extension RefreshRuntime {
     }
 
     /// The host's report of one attempt (any thread): delivered, or failed and retried.
-    public func notificationFinished(_ id: String, _ outcome: NotificationOutcome) {
+    package func notificationFinished(_ id: String, _ outcome: NotificationOutcome) {
         let host = self.host
         lock.withLock {
             applyLiveBacklog()
@@ -32,8 +32,8 @@ extension RefreshRuntime {
     }
 
     /// What the notifications came to since this runtime started.
-    public var notificationCounts: NotificationCounts { lock.withLock { machines.notifications.counts } }
+    package var notificationCounts: NotificationCounts { lock.withLock { machines.notifications.counts } }
 
     /// Notifications written and not yet delivered or given up.
-    public var heldNotifications: [RunNotification] { lock.withLock { machines.notifications.held } }
+    package var heldNotifications: [RunNotification] { lock.withLock { machines.notifications.held } }
 }

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The job-output rate limit, decided by the machine for both hosts (`RuntimeMachine`,
 /// `OutputRateLimiter`, on the runtime's clock): a host reports what a run printed (its lines,
@@ -7,7 +7,7 @@ import RefreshdCore
 extension RefreshRuntime {
     /// Whether the run's current window is full (any thread): a host may then count a chunk
     /// with `runOutputSkipped` instead of splitting it into lines, so a flood costs little.
-    public func runOutputIsOverLimit(_ order: LaunchOrder) -> Bool {
+    package func runOutputIsOverLimit(_ order: LaunchOrder) -> Bool {
         let (full, dropped) = lock.withLock { machine.outputWindowIsFull(order, at: clock()) }
         if let dropped { report(observation(dropped)) }
         return full
@@ -15,7 +15,7 @@ extension RefreshRuntime {
 
     /// Complete lines a run printed on `stream` (any thread): each that fits the window is
     /// logged, the rest counted as dropped.
-    public func runOutputLines(_ order: LaunchOrder, stream: String, lines: [String]) {
+    package func runOutputLines(_ order: LaunchOrder, stream: String, lines: [String]) {
         guard !lines.isEmpty else { return }
         // Decided under the lock, logged outside it (observers never run with it held here).
         let action = lock.withLock { machine.outputLines(order, lines, at: clock()) }
@@ -23,7 +23,7 @@ extension RefreshRuntime {
     }
 
     /// Output a host read and dropped unsplit because the window was full (any thread).
-    public func runOutputSkipped(_ order: LaunchOrder, bytes: Int, lineEnds: Int) {
+    package func runOutputSkipped(_ order: LaunchOrder, bytes: Int, lineEnds: Int) {
         lock.withLock { machine.outputSkipped(order, bytes: bytes, lineEnds: lineEnds) }
     }
 

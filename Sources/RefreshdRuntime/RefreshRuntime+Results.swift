@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The results channel and the leader's exit, decided here for both hosts (`ResultsChannels`):
 /// a host reports what it read on a run's fd 3 (`runResultsRead`), the channel's close
@@ -10,18 +10,18 @@ extension RefreshRuntime {
     /// Bytes a run's process wrote to its results channel (execution context). Kept up to the
     /// cap; each complete line is offered at once as a live line (`runResultLine`), and a line
     /// taken leaves the buffer, so a long job's live updates never fill it.
-    public func runResultsRead(_ order: LaunchOrder, _ chunk: UnsafeRawBufferPointer) {
+    package func runResultsRead(_ order: LaunchOrder, _ chunk: UnsafeRawBufferPointer) {
         let first = lock.withLock { machine.resultsRead(order, chunk, at: clock()) }
         if first { host?.scheduleDrain() }
     }
 
     /// `runResultsRead` for bytes at hand (the simulated host's modelled lines).
-    public func runResultsRead(_ order: LaunchOrder, _ bytes: [UInt8]) {
+    package func runResultsRead(_ order: LaunchOrder, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { runResultsRead(order, $0) }
     }
 
     /// Every writer of the run's results channel closed it (execution context).
-    public func runResultsClosed(_ runID: Int64) {
+    package func runResultsClosed(_ runID: Int64) {
         feedResults { machine, now, effects in machine.resultsClosed(runID, at: now, into: &effects) }
     }
 
@@ -29,7 +29,7 @@ extension RefreshRuntime {
     /// now, and the run ends once its results channel closes, or `ResultsChannels.grace` after
     /// this if something outside the group holds it open. `resultsClosed`: the host saw the
     /// channel close with the leader (it was its last writer), as `runResultsClosed` would say.
-    public func runLeaderExited(_ runID: Int64, exit: RunExit, resultsClosed: Bool = false) {
+    package func runLeaderExited(_ runID: Int64, exit: RunExit, resultsClosed: Bool = false) {
         feedResults { machine, now, effects in
             machine.leaderExited(runID, exit: exit, resultsClosed: resultsClosed, at: now, into: &effects)
         }

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 extension RefreshRuntime {
     /// Starts a run with its registered handler (execution context).
@@ -78,7 +78,7 @@ extension RefreshRuntime {
     /// action's, a task its own; a process's comes from the runtime's results channel decisions
     /// (`RefreshRuntime+Results`). Any thread. A run already ended (an abandoned task, an action
     /// that returned after its grace) is ignored.
-    public func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
+    package func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
         let (execution, dropped) = lock.withLock {
             (executions.removeValue(forKey: runID), machine.runWorkEnded(runID))
         }
@@ -131,18 +131,18 @@ extension RefreshRuntime {
     }
 
     /// The host could not write a publication (any thread): a warning in the log.
-    public func publicationFailed(_ path: String, reason: String) {
+    package func publicationFailed(_ path: String, reason: String) {
         report(RuntimeObservation(.runtime(.notPublished(path: path, reason: reason)), at: clock()))
     }
 
     /// A line of a run's output, logged as is (any thread): a built-in action's log lines; a
     /// process's output goes through the rate limit (`runOutputLines`).
-    public func runOutput(_ order: LaunchOrder, stream: String, line: String) {
+    package func runOutput(_ order: LaunchOrder, stream: String, line: String) {
         report(RuntimeObservation(RuntimeMachine.output(order, stream: stream, line: line), at: clock()))
     }
 
     /// Output the host read and did not log (over the rate limit).
-    public func runOutputDropped(_ order: LaunchOrder, lines: Int, bytes: Int, limit: String) {
+    package func runOutputDropped(_ order: LaunchOrder, lines: Int, bytes: Int, limit: String) {
         report(observation(RuntimeMachine.OutputDrop(identifier: order.identifier, runID: order.runID,
                                                      lines: lines, bytes: bytes, limit: limit)))
     }

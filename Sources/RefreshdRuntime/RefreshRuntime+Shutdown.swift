@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The stop rules, on every host: a first stop signal stops gracefully (running work gets its
 /// expiration and its grace), a second one kills every run at once. The host only reports that
@@ -7,7 +7,7 @@ import RefreshdCore
 extension RefreshRuntime {
     /// A stop signal (SIGTERM, SIGINT: `name`) reached the host. The first stops gracefully; one
     /// that arrives while the runtime is already stopping kills every run now. Any thread.
-    public func stopSignalReceived(_ name: String) {
+    package func stopSignalReceived(_ name: String) {
         switch lock.withLock({ machine.stopSignal(name) }) {
         case let .stopImmediately(reason):
             stop(immediate: true, reason: reason)
@@ -20,7 +20,7 @@ extension RefreshRuntime {
     /// Stops; `immediate` does not wait for the graces: every run in flight is killed at once
     /// (a command's whole process group, SIGKILL; an in-process task or an action is abandoned),
     /// and each ends `interrupted`, recorded as any stop records it. Any thread.
-    public func stop(immediate: Bool, reason: String = "immediate stop") {
+    package func stop(immediate: Bool, reason: String = "immediate stop") {
         guard immediate else {
             stop()
             return

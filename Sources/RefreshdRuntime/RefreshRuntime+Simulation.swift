@@ -1,11 +1,11 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What the simulator needs of the runtime beyond its public API: a fault that empties the
 /// widget budgets for a span, and the activities' records for the end-to-end audits.
 extension RefreshRuntime {
     /// Sets the reload budget of every declared widget kind (nil: each back to `budgets[kind]`),
     /// as a config reload would: families keep their timelines, ledgers and stale spans.
-    public func setWidgetBudgets(_ budget: ReloadBudget?, original budgets: [String: ReloadBudget] = [:]) {
+    package func setWidgetBudgets(_ budget: ReloadBudget?, original budgets: [String: ReloadBudget] = [:]) {
         let definitions: [WidgetDefinition] = lock.withLock {
             machines.timelines.definitions.values.sorted { $0.kind < $1.kind }
         }
@@ -18,18 +18,18 @@ extension RefreshRuntime {
 
     /// Sets where the widget counter days begin (the simulator: the scenario's local days, so
     /// its report's rows are the days it labels). Before `load`: rows already made keep theirs.
-    public func setWidgetCountingDays(_ days: CountingDays) {
+    package func setWidgetCountingDays(_ days: CountingDays) {
         lock.withLock { machines.timelines.countingDays = days }
     }
 
     /// Turns the device's Low Power Mode on or off for the widget timelines (the rule, holding
     /// counted reloads while it is on, is the timeline machine's).
-    public func setLowPowerMode(_ on: Bool) {
+    package func setLowPowerMode(_ on: Bool) {
         feedTimeline(.lowPower(on))
     }
 
     /// Every activity the machine holds now (pending, active, stale, ended), by id.
-    public func activityRecords() -> [String: Activity] {
+    package func activityRecords() -> [String: Activity] {
         lock.withLock { machines.activities.activities }
     }
 }

@@ -1,5 +1,5 @@
 import Logging
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The scheduler as a program: the machines, the store, commit-before-act, restore, the
 /// store-failure policy, seeding and reload, over a host that supplies time and processes.
@@ -16,25 +16,25 @@ import RefreshdCore
 ///
 /// Public methods are safe from any thread; handlers and host calls happen on the host's
 /// execution context.
-public final class RefreshRuntime: @unchecked Sendable {
-    public struct Options: Sendable {
-        public var configuration: SchedulerConfiguration
+@_spi(Benchmarks) public final class RefreshRuntime: @unchecked Sendable {
+    @_spi(Benchmarks) public struct Options: Sendable {
+        package var configuration: SchedulerConfiguration
         /// The directory all runs share (`REFRESH_SHARED_CONTAINER`), if any. Without one, every
         /// publication fails (the runtime reports it; no host is asked to write it).
-        public var sharedContainer: String?
-        public var logger: Logger
+        package var sharedContainer: String?
+        package var logger: Logger
         /// How often conditions are read again while a request waits on them, besides the host's
         /// notices (one of the runtime's deadlines; see `ConditionsReread`).
-        public var conditionsReread: Duration
+        package var conditionsReread: Duration
         /// The code of the built-in actions job specs name (none by default: commands only).
-        public var actions: ActionBinding
+        package var actions: ActionBinding
         /// Set for a shard's runtime in a cluster (issue 24): a commit the store refuses
         /// (`ShardFenced`, or a database that cannot be reached) fences this runtime instead of
         /// stopping refreshd (`RuntimeMachine.fenced`), and this is told why, after the lock is
         /// released. Nil: a failed commit stops refreshd, as on one machine.
-        public var onFenced: (@Sendable (String) -> Void)?
+        package var onFenced: (@Sendable (String) -> Void)?
 
-        public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
+        @_spi(Benchmarks) public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd"),
                     conditionsReread: Duration = .seconds(60), actions: ActionBinding = .none) {
             self.configuration = configuration
@@ -54,11 +54,11 @@ public final class RefreshRuntime: @unchecked Sendable {
         case action(ActionContext)
     }
 
-    public let options: Options
+    package let options: Options
     let logger: Logger
     let store: (any StateStoring)?
     /// The state's random id, given to every command as REFRESH_INSTANCE.
-    public let instance: String
+    package let instance: String
     /// Recursive: a group of control requests holds it across calls that each take it.
     let lock = Lock(recursive: true)
     // Guarded by `lock`.
@@ -96,13 +96,13 @@ public final class RefreshRuntime: @unchecked Sendable {
     /// The drain's results decisions between drains (empty, with its capacity), for the same reason.
     var spareDecisions: [ResultsEffect] = []
     /// refreshd's own environment, read once by the host: every command run starts from it.
-    public var baseEnvironment: [String: String] = [:]
+    package var baseEnvironment: [String: String] = [:]
 
     /// Opens nothing: the store is given (or nil: nothing persists), and its saved state is read
     /// now but applied at `restoreSavedState()`, after the identifiers are declared.
     ///
     /// - Throws: the store's error when its saved state cannot be read.
-    public init(store: (any StateStoring)?, options: Options = Options()) throws {
+    package init(store: (any StateStoring)?, options: Options = Options()) throws {
         self.options = options
         logger = options.logger
         self.store = store
@@ -126,7 +126,7 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// Connects the host (once, before anything runs); its clocks, read now, are the baseline a
     /// later step or resume is measured against.
-    public func attach(_ host: any RuntimeHost) {
+    package func attach(_ host: any RuntimeHost) {
         self.host = host
         let clocks = host.readClocks()
         lock.withLock { machine.attach(clocks: clocks) }
@@ -136,7 +136,7 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// Declares an identifier with its handler. False if it was already declared.
     @discardableResult
-    public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
+    @_spi(Benchmarks) public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
         lock.withLock {
             // A declaration has no effects to commit or carry out: straight to the core.
             guard machines.scheduler.declare(definition) else { return false }
@@ -147,7 +147,7 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// Replaces a declared identifier's definition and handler (config reload). A run in flight
     /// keeps its process and deadline; its retry and next request follow the new definition.
-    public func redeclare(_ definition: TaskDefinition, handler: TaskHandler) {
+    package func redeclare(_ definition: TaskDefinition, handler: TaskHandler) {
         lock.withLock {
             handlers[definition.identifier] = handler
             feed(.declare(definition))
@@ -156,7 +156,7 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes.
-    public func withdraw(_ identifier: String) {
+    package func withdraw(_ identifier: String) {
         lock.withLock {
             startIfNeeded()
             feed(.undeclare(identifier: identifier))
@@ -169,25 +169,25 @@ public final class RefreshRuntime: @unchecked Sendable {
     /// this returns.
     ///
     /// - Throws: the core's refusal, or `.notSaved` when the commit failed (the runtime stops).
-    public func submit(_ request: TaskRequest) throws(SchedulerError) {
+    @_spi(Benchmarks) public func submit(_ request: TaskRequest) throws(SchedulerError) {
         try feedThrowing { core, now, effects throws(SchedulerError) in
             try core.submit(request, at: now, into: &effects)
         }
     }
 
     /// Submits a declared identifier's first request: its schedule's next slot (jittered), or now.
-    public func submitFirstRequest(_ identifier: String) throws(SchedulerError) {
+    package func submitFirstRequest(_ identifier: String) throws(SchedulerError) {
         try feedThrowing { core, now, effects throws(SchedulerError) in
             try core.submitFirst(identifier, at: now, into: &effects)
         }
     }
 
-    public func cancel(_ identifier: String) { send(.cancel(identifier: identifier)) }
+    package func cancel(_ identifier: String) { send(.cancel(identifier: identifier)) }
 
-    public func cancelAll(namespace: String? = nil) { send(.cancelAll(namespace: namespace)) }
+    package func cancelAll(namespace: String? = nil) { send(.cancelAll(namespace: namespace)) }
 
     /// Copies of the pending requests, in due order.
-    public func pendingRequests() -> [TaskRequest] {
+    package func pendingRequests() -> [TaskRequest] {
         lock.withLock {
             startIfNeeded()
             return machines.scheduler.pendingRequests()
@@ -195,7 +195,7 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// The pending request for an identifier (saved state restored first).
-    public func pending(_ identifier: String) -> PendingRequest? {
+    package func pending(_ identifier: String) -> PendingRequest? {
         lock.withLock {
             startIfNeeded()
             return machines.scheduler.pending(identifier)
@@ -203,29 +203,29 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// Graceful stop: no new launches; running work gets its expiration and grace.
-    public func stop() {
+    package func stop() {
         // A command that exited before the stop ends as it exited, not `interrupted`: the stop
         // waits for the sweeps under way (milliseconds), then comes.
         if lock.withLock({ machine.stopRequested() }) { send(.shutdown) }
     }
 
-    public var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }
+    package var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }
 
     /// How many transactions the store has accepted from this runtime: one per event that
     /// changed state (a config reload is one), one per group of control requests.
-    public var committedTransactions: Int { lock.withLock { transactions } }
+    @_spi(Benchmarks) public var committedTransactions: Int { lock.withLock { transactions } }
 
     /// The commit error that stopped the runtime, if any.
-    public var failure: String? { lock.withLock { storeFailure } }
+    package var failure: String? { lock.withLock { storeFailure } }
 
     /// The core's state, for observers and tests.
-    public func snapshot() -> SchedulerSnapshot { lock.withLock { machines.scheduler.snapshot() } }
+    @_spi(Benchmarks) public func snapshot() -> SchedulerSnapshot { lock.withLock { machines.scheduler.snapshot() } }
 
     /// The core's invariants, checked now (empty when all hold).
-    public func checkInvariants() -> [InvariantViolation] { lock.withLock { machines.checkSchedulerInvariants() } }
+    package func checkInvariants() -> [InvariantViolation] { lock.withLock { machines.checkSchedulerInvariants() } }
     /// `checkInvariants()` at the cost of what changed since the last call (the simulator's
     /// check after every step; see `SchedulerCore.checkInvariantsIncrementally`).
-    public func checkInvariantsIncrementally() -> [InvariantViolation] {
+    package func checkInvariantsIncrementally() -> [InvariantViolation] {
         lock.withLock { machines.checkSchedulerInvariantsIncrementally() }
     }
 
@@ -235,13 +235,13 @@ public final class RefreshRuntime: @unchecked Sendable {
     /// `includingRoutine: false` leaves the per-request events (submitted, launched, finished,
     /// held) to the log level: an observer that needs only the others (expirations, missed
     /// slots, widgets, activities...) does not make the core build three of them per run.
-    public func observe(includingRoutine: Bool = true, _ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
+    @_spi(Benchmarks) public func observe(includingRoutine: Bool = true, _ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
         observerLock.withLock { observers.append(observer) }
         if includingRoutine { lock.withLock { machines.scheduler.setEmitsRoutineLogs(true) } }
     }
 
     /// Holds due requests back (a budget, the system's discretion); nil admits everything.
-    public func setAdmissionPolicy(_ policy: (any AdmissionPolicy)?) {
+    package func setAdmissionPolicy(_ policy: (any AdmissionPolicy)?) {
         lock.withLock { machines.scheduler.admissionPolicy = policy }
     }
 
@@ -249,7 +249,7 @@ public final class RefreshRuntime: @unchecked Sendable {
 
     /// Applies the saved state once: reaps what dead runs left behind, then restores pending
     /// requests, streaks and interrupted runs. Call after every handler is registered.
-    public func restoreSavedState() {
+    @_spi(Benchmarks) public func restoreSavedState() {
         lock.withLock { startIfNeeded() }
         kick()
     }
@@ -274,7 +274,7 @@ public final class RefreshRuntime: @unchecked Sendable {
     }
 
     /// Feeds an event (any thread) and gets its effects carried out.
-    public func send(_ event: SchedulerEvent) {
+    package func send(_ event: SchedulerEvent) {
         // The host (a weak reference) read once for the clock and the kick.
         let host = self.host
         lock.withLock {

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import Synchronization
 
 /// A launched task handed to an in-process handler, shaped like `BGTask`.
@@ -8,8 +8,11 @@ import Synchronization
 /// thread; later calls are ignored. A task with no expiration handler is completed unsuccessfully
 /// when its time is up, like BGTaskScheduler.
 public final class RefreshTask: @unchecked Sendable {
+    /// The declared identifier this run is for (an instance's is `template[key]`).
     public let identifier: String
+    /// The run's number, unique and increasing over the scheduler's state (it survives restarts).
     public let runID: Int64
+    /// The request's kind, which set the run's default allowance.
     public let kind: TaskKind
     /// When the expiration is delivered if the task has not completed.
     public let deadline: Instant

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What the runtime needs from the world: one wake-up timer, clocks, processes, conditions.
 ///
@@ -12,7 +12,7 @@ import RefreshdCore
 /// with its own lock held. The host reports back through `RefreshRuntime.timerFired(clocks:)`
 /// and `clockWasSet(clocks:)` (with raw clock readings: the runtime decides what a jump is),
 /// `send(.conditionsChanged)` and the `run…` callbacks (output, exit).
-public protocol RuntimeHost: AnyObject {
+package protocol RuntimeHost: AnyObject {
     /// The wall clock now.
     func now() -> Instant
     /// The wall and monotonic clocks now, raw (the runtime's `ClockStepDetector` decides what a
@@ -79,21 +79,21 @@ public protocol RuntimeHost: AnyObject {
 }
 
 extension RuntimeHost {
-    public func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void) {
+    package func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void) {
         done(.failed("this host delivers no notifications"))
     }
 
-    public func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? { nil }
+    package func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? { nil }
 
-    public func reapNotifierLeftovers(instance: String) -> [Int32] { [] }
+    package func reapNotifierLeftovers(instance: String) -> [Int32] { [] }
 
-    public func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
+    package func sweepRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
         done(reapLeftovers(of: [run], instance: instance).first?.1 ?? [])
     }
 }
 
 /// The result of starting a command.
-public enum CommandStart: Sendable, Hashable {
+package enum CommandStart: Sendable, Hashable {
     /// The process exists: its group (= its pid, a session leader) and its start time in clock
     /// ticks since boot, when the host knows it.
     case started(processGroup: Int32, startTicks: UInt64?)
@@ -102,7 +102,7 @@ public enum CommandStart: Sendable, Hashable {
 }
 
 /// Signals the runtime sends to a run's process group.
-public enum RunSignal: Sendable, Hashable {
+package enum RunSignal: Sendable, Hashable {
     /// The expiration (SIGTERM).
     case terminate
     /// The end of the grace period (SIGKILL).

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// One thing that happened in the runtime, as data: what a watcher, a test, the status command
 /// and the simulation report read, instead of parsing log lines.
@@ -9,11 +9,20 @@ import RefreshdCore
 public struct RuntimeObservation: Sendable, Hashable, Codable {
     /// What kind of event, a stable lowercase name.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Requests: made, replaced, refused, withdrawn, held back, waiting for conditions; runs:
+        /// started, told to expire, killed after their grace.
         case submitted, replaced, rejected, cancelled, held, waiting, launched, expired, killed
+        /// A run's end, its retry scheduled or given up, a run found interrupted at a restart, a request
+        /// for an undeclared identifier dropped.
         case finished, retry, retriesExhausted = "retries-exhausted", interrupted, dropped
+        /// Conditions changed, calendar slots missed, the wall clock stepped, the scheduler stopping and
+        /// stopped.
         case conditions, missed, clockChanged = "clock-changed", stopping, stopped
+        /// A job's output line, output dropped by the rate limit, leftover processes reaped, results lines.
         case output, outputDropped = "output-dropped", reaped, results
+        /// Job files reloaded or refused, a commit failed (the scheduler stops), the shard fenced.
         case reloaded, reloadRefused = "reload-refused", storeFailed = "store-failed", fenced
+        /// A file written to the shared container, or its write failed.
         case published, publishFailed = "publish-failed"
         /// Widget timelines: an entry shown, a provider asked, a reload deferred or coalesced, a
         /// timeline accepted or refused, a stale span begun or ended, anything else.
@@ -32,8 +41,11 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
 
     /// When it happened (the runtime's clock: real or virtual).
     public var time: Instant
+    /// What happened.
     public var kind: Kind
+    /// The identifier it is about, if any.
     public var identifier: String?
+    /// The run it is about, if any.
     public var runID: Int64?
     /// `success`, `failure`, `expired`, `crashed`, `interrupted` for `finished`.
     public var outcome: Outcome?
@@ -63,6 +75,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         case log(LogMessage)
     }
 
+    /// An observation from its parts (a test's expected value, or one read back from JSON).
     public init(time: Instant, kind: Kind, identifier: String? = nil, runID: Int64? = nil,
                 outcome: Outcome? = nil, at: Instant? = nil, count: Int? = nil, message: String) {
         self.time = time
@@ -76,7 +89,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     }
 
     /// The observation for one of the core's log messages.
-    public init(_ message: LogMessage, at time: Instant) {
+    package init(_ message: LogMessage, at time: Instant) {
         let text = ""
         switch message {
         case let .submitted(p, replaced):
@@ -226,12 +239,12 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
     /// The core's log message this observation was made from, if it was made from one (never
     /// for a decoded observation): gives readers in the same process the typed details, such as
     /// a launch's lateness.
-    public var logMessage: LogMessage? {
+    package var logMessage: LogMessage? {
         if case let .log(message) = source { message } else { nil }
     }
 
     /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.
-    public var isWarning: Bool {
+    package var isWarning: Bool {
         switch kind {
         case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .fenced, .publishFailed,
              .widgetStale, .widgetFailed, .activityRefused, .notificationRetry, .notificationGivenUp,
@@ -259,6 +272,7 @@ extension RuntimeObservation {
         try c.encode(message, forKey: .message)
     }
 
+    /// Reads the flat JSON object `encode(to:)` writes.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(time: try c.decode(Instant.self, forKey: .time), kind: try c.decode(Kind.self, forKey: .kind),

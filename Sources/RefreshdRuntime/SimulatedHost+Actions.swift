@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 // MARK: Built-in actions
 
@@ -20,7 +20,7 @@ extension SimulatedHost {
 
     /// Built-in actions running now (for tests: nothing may survive its run), with their
     /// worker's pid (nil for a body in refreshd's process).
-    public var livingActions: [(runID: Int64, identifier: String, workerPID: Int32?)] {
+    package var livingActions: [(runID: Int64, identifier: String, workerPID: Int32?)] {
         actionRuns.values.sorted { $0.order.runID < $1.order.runID }.map { ($0.order.runID, $0.order.identifier, $0.workerPID) }
     }
 

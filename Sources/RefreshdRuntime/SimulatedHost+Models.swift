@@ -1,44 +1,44 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What a modelled command or built-in action does on the simulated host: the values tests and
 /// the simulator hand it (`behaviour`, `actionBehaviour`, `executor`).
 extension SimulatedHost {
     /// How a modelled command behaves.
-    public struct Behaviour: Sendable, Hashable {
+    @_spi(Benchmarks) public struct Behaviour: Sendable, Hashable {
         /// How long it runs if nothing stops it.
-        public var duration: Duration
+        package var duration: Duration
         /// How it ends on its own.
-        public var exit: RunExit
+        package var exit: RunExit
         /// Whether it ignores the expiration (SIGTERM) and must be killed after the grace.
-        public var ignoresTerminate: Bool
+        package var ignoresTerminate: Bool
         /// Lines it prints at start (stdout), through the runtime's output rate limit as the
         /// libuv host's reads are (a flood is many lines here).
-        public var output: [String]
+        package var output: [String]
         /// Lines it writes to its results channel just before it exits, read as the libuv host
         /// reads fd 3: through the runtime's cap (`ResultsChannels`), each line end included.
-        public var results: [String]
+        package var results: [String]
         /// It cannot be started (a missing program): the text says why.
-        public var startFailure: String?
+        package var startFailure: String?
         /// Lines it writes to its results channel while it runs, at offsets from its start
         /// (activity events, explicit reloads): handed to `runtime.runResultLine` at those
         /// virtual instants, as the libuv host hands each complete line. Lines due after the
         /// process ended (expired, killed) are never written.
-        public var timedResults: [TimedLine]
+        package var timedResults: [TimedLine]
         /// What it printed while it ran, read by read at offsets from its start (a real command
         /// under `simulate --exec`): handed to the runtime's output rate limit at those virtual
         /// instants, as the libuv host hands each read. What is still unread when the process
         /// ends is handed over before its end is reported.
-        public var timedOutput: [TimedOutput]
+        package var timedOutput: [TimedOutput]
 
         /// Background processes it leaves in its process group (they inherit its results
         /// channel): alive until the group is killed, which the runtime orders at the leader's
         /// exit, so the channel closes then.
-        public var groupChildren: Int
+        package var groupChildren: Int
         /// A process outside its group (a grandchild in a session of its own) that inherited
         /// its results channel and holds it open after the leader's exit (nil: none).
-        public var resultsHolder: ResultsHolder?
+        package var resultsHolder: ResultsHolder?
 
-        public init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
+        package init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
                     ignoresTerminate: Bool = false, output: [String] = [], results: [String] = [],
                     startFailure: String? = nil, timedResults: [TimedLine] = [], groupChildren: Int = 0,
                     resultsHolder: ResultsHolder? = nil, timedOutput: [TimedOutput] = []) {
@@ -55,12 +55,12 @@ extension SimulatedHost {
         }
 
         /// A quick success: what a command job is without a model.
-        public static let quickSuccess = Behaviour()
+        @_spi(Benchmarks) public static let quickSuccess = Behaviour()
     }
 
     /// How long a process outside a run's group keeps the run's results channel open after the
     /// leader's exit.
-    public enum ResultsHolder: Sendable, Hashable {
+    package enum ResultsHolder: Sendable, Hashable {
         /// It closes it (and exits) this long after the exit.
         case closesAfter(Duration)
         /// It never closes it: it lives until the sweep at the run's end kills it.
@@ -68,11 +68,11 @@ extension SimulatedHost {
     }
 
     /// A results line written `offset` after a modelled process starts.
-    public struct TimedLine: Sendable, Hashable {
-        public var offset: Duration
-        public var line: String
+    package struct TimedLine: Sendable, Hashable {
+        package var offset: Duration
+        package var line: String
 
-        public init(offset: Duration, line: String) {
+        package init(offset: Duration, line: String) {
             self.offset = offset
             self.line = line
         }
@@ -80,18 +80,18 @@ extension SimulatedHost {
 
     /// One read of a process's output, `offset` after its start: what the libuv host reports
     /// to the runtime for a read of stdout or stderr.
-    public struct TimedOutput: Sendable, Hashable {
-        public enum Read: Sendable, Hashable {
+    package struct TimedOutput: Sendable, Hashable {
+        package enum Read: Sendable, Hashable {
             /// Complete lines read from `stream` ("stdout" or "stderr").
             case lines(stream: String, [String])
             /// A read dropped unsplit because the output window was full: its bytes and line ends.
             case skipped(bytes: Int, lineEnds: Int)
         }
 
-        public var offset: Duration
-        public var read: Read
+        package var offset: Duration
+        package var read: Read
 
-        public init(offset: Duration, read: Read) {
+        package init(offset: Duration, read: Read) {
             self.offset = offset
             self.read = read
         }
@@ -103,23 +103,23 @@ extension SimulatedHost {
     /// its SIGKILL; its log lines read from its stdout, its results from fd 3, its exit status),
     /// a light one as a body in refreshd's process (it sees `isExpired`; at the end of the grace
     /// it is abandoned and runs on, its late return ignored by the runtime).
-    public struct ActionBehaviour: Sendable, Hashable {
+    package struct ActionBehaviour: Sendable, Hashable {
         /// How long it runs if nothing stops it.
-        public var duration: Duration
+        package var duration: Duration
         /// What it returns at the end of `duration`; nil runs the action's own `body` at the
         /// start and returns that (a real action in a test, or under `simulate --exec`).
-        public var result: ActionResult?
+        package var result: ActionResult?
         /// What it returns when it heeds the expiration (at once: it looks at `isExpired`).
-        public var whenExpired: ActionResult
+        package var whenExpired: ActionResult
         /// It does not look at the expiration (a decode that never checks, a worker stuck in a
         /// read): it runs on until the grace ends, when its worker is killed or its body abandoned.
-        public var ignoresExpiration: Bool
+        package var ignoresExpiration: Bool
         /// Its worker process dies of this signal at the end of `duration` instead of returning
         /// (an allocation past its memory limit, a decoder's crash). An in-process action cannot
         /// die alone (it would take refreshd with it): there it returns a failure instead.
-        public var crashSignal: Int32?
+        package var crashSignal: Int32?
 
-        public init(duration: Duration = .zero, result: ActionResult? = nil,
+        package init(duration: Duration = .zero, result: ActionResult? = nil,
                     whenExpired: ActionResult = ActionResult(success: false, log: ["stopped at its expiration"]),
                     ignoresExpiration: Bool = false, crashSignal: Int32? = nil) {
             self.duration = duration

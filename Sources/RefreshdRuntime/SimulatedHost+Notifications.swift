@@ -1,9 +1,9 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 extension SimulatedHost {
     /// One attempt, answered at once by the modelled receiver (`notificationReceiver`): the
     /// outcome goes back to the runtime as the real host's would, later in the same drain.
-    public func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void) {
+    package func deliver(_ notification: RunNotification, done: @escaping @Sendable (NotificationOutcome) -> Void) {
         notificationAttempts.append((notification.id, clock))
         done(notificationReceiver(notification, clock))
     }

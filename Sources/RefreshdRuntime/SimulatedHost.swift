@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The runtime's host in virtual time: a virtual clock, modelled processes, modelled conditions.
 ///
@@ -14,7 +14,7 @@ import RefreshdCore
 /// clock notice, condition readings when asked; the runtime decides what they mean.
 ///
 /// Single-threaded: call it from one thread; the runtime's effects run inline.
-public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
+@_spi(Benchmarks) public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// A modelled run's processes: the leader, alive from its start until `endsAt` (or a
     /// signal), the children it leaves in its group, a holder of its results channel outside
     /// it. The run's entry lives until all are gone or its sweep kills them.
@@ -58,28 +58,28 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     }
 
     /// The virtual wall clock.
-    public private(set) var clock: Instant
+    package private(set) var clock: Instant
     /// The wall-clock instant at which the virtual monotonic clock read zero: it moves with
     /// every step and suspend, so the monotonic clock (`clock` minus it) does not.
     private var monotonicOrigin: Instant
     /// Power and network as the modelled machine has them.
-    public private(set) var conditions: Conditions
+    package private(set) var conditions: Conditions
     /// How each launched command behaves (default: a quick success).
-    public var behaviour: @Sendable (LaunchOrder, CommandJob) -> Behaviour
+    package var behaviour: @Sendable (LaunchOrder, CommandJob) -> Behaviour
     /// How each launched built-in action behaves (default: its body's result at once).
-    public var actionBehaviour: @Sendable (LaunchOrder, BuiltInAction) -> ActionBehaviour = { _, _ in ActionBehaviour() }
+    package var actionBehaviour: @Sendable (LaunchOrder, BuiltInAction) -> ActionBehaviour = { _, _ in ActionBehaviour() }
     /// When set, used instead of `behaviour`, with the environment the runtime gave the command
     /// (`refreshd simulate --exec` runs the real command there).
-    public var executor: (@Sendable (LaunchOrder, CommandJob, [String]) -> Behaviour)?
+    package var executor: (@Sendable (LaunchOrder, CommandJob, [String]) -> Behaviour)?
     /// The modelled receiver of failure notifications: how an attempt at an instant goes
     /// (`SimulatedHost+Notifications`); by default every one is delivered at once.
-    public var notificationReceiver: @Sendable (RunNotification, Instant) -> NotificationOutcome = { _, _ in .delivered }
+    package var notificationReceiver: @Sendable (RunNotification, Instant) -> NotificationOutcome = { _, _ in .delivered }
     /// Every delivery attempt made, in order (the notification's id and the instant).
-    public internal(set) var notificationAttempts: [(id: String, at: Instant)] = []
+    package internal(set) var notificationAttempts: [(id: String, at: Instant)] = []
     /// The runtime running on this host now (nil after `crash()`, before `start`).
-    public private(set) var runtime: RefreshRuntime?
+    package private(set) var runtime: RefreshRuntime?
     /// Whether the current runtime has stopped (graceful stop complete).
-    public private(set) var stopped = false
+    package private(set) var stopped = false
 
     var wakeUp: Instant?
     var watchingConditions = false
@@ -89,7 +89,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     var actionRuns: [Int64: ActionRun] = [:]
     var nextPID: Int32 = 1000
 
-    public init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
+    @_spi(Benchmarks) public init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> Behaviour = { _, _ in .quickSuccess }) {
         clock = start
         monotonicOrigin = start
@@ -101,7 +101,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// state is restored, and what a dead runtime left running is reaped, by the same rules as
     /// the real daemon.
     @discardableResult
-    public func start(store: (any StateStoring)?, options: RefreshRuntime.Options = .init()) throws -> RefreshRuntime {
+    @_spi(Benchmarks) public func start(store: (any StateStoring)?, options: RefreshRuntime.Options = .init()) throws -> RefreshRuntime {
         let runtime = try RefreshRuntime(store: store, options: options)
         runtime.attach(self)
         self.runtime = runtime
@@ -114,7 +114,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     /// kill -9: the runtime vanishes mid-whatever; only what its store committed survives.
     /// Modelled processes keep running (they lead their own sessions) until reaped.
-    public func crash() {
+    package func crash() {
         runtime = nil
         wakeUp = nil
         watchingConditions = false
@@ -125,7 +125,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     // MARK: Driving virtual time
 
     /// The next instant at which something happens on its own, if any.
-    public var nextEventTime: Instant? {
+    package var nextEventTime: Instant? {
         if conditionsReportDue { return clock }
         var next = wakeUp
         for a in actionRuns.values where next == nil || a.endsAt < next! { next = a.endsAt }
@@ -137,7 +137,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     /// Delivers the next event (at its instant); false when nothing is scheduled at all.
     @discardableResult
-    public func step() -> Bool {
+    package func step() -> Bool {
         guard let t = nextEventTime else { return false }
         clock = max(clock, t)
         deliver(at: clock)
@@ -145,7 +145,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     }
 
     /// Runs every event up to `end`, then leaves the clock at `end`.
-    public func advance(to end: Instant) {
+    @_spi(Benchmarks) public func advance(to end: Instant) {
         var guardCount = 0
         while let t = nextEventTime, t <= end {
             clock = max(clock, t)
@@ -156,11 +156,11 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         clock = max(clock, end)
     }
 
-    public func advance(by span: Duration) { advance(to: clock + span) }
+    package func advance(by span: Duration) { advance(to: clock + span) }
 
     /// Steps until `condition` holds or `limit` of virtual time has passed; whether it held.
     @discardableResult
-    public func advance(until condition: () -> Bool, limit: Duration = .seconds(86_400)) -> Bool {
+    package func advance(until condition: () -> Bool, limit: Duration = .seconds(86_400)) -> Bool {
         let end = clock + limit
         while !condition() {
             guard let t = nextEventTime, t <= end else {
@@ -293,7 +293,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// Changes power and network. `noticed`: the system announces it (netlink), so a runtime
     /// watching them hears at once; otherwise (a container where uevents do not arrive) only the
     /// runtime's periodic re-read finds it.
-    public func setConditions(_ new: Conditions, noticed: Bool = true) {
+    package func setConditions(_ new: Conditions, noticed: Bool = true) {
         conditions = new
         if noticed, watchingConditions { runtime?.send(.conditionsChanged(new)) }
     }
@@ -302,13 +302,13 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// runtime at once (the timerfd); otherwise it sees the step at its next wake-up, if the
     /// step is over the tolerance. Running processes keep their remaining time (they run on
     /// the monotonic clock).
-    public func stepClock(by delta: Duration, noticed: Bool = true) { jumpClock(by: delta, noticed: noticed) }
+    package func stepClock(by delta: Duration, noticed: Bool = true) { jumpClock(by: delta, noticed: noticed) }
 
     /// The machine sleeps for `span`: nothing runs, no timer fires, processes are frozen, the
     /// monotonic clock stops. `noticed`: at resume the kernel's notice reaches the runtime at
     /// once (the timerfd, Linux 5.14 and later); otherwise (older kernels) the runtime sees the
     /// jump at its next wake-up, which comes `span` late (the timer waits on the monotonic clock).
-    public func suspend(for span: Duration, noticed: Bool = true) { jumpClock(by: span, noticed: noticed) }
+    package func suspend(for span: Duration, noticed: Bool = true) { jumpClock(by: span, noticed: noticed) }
 
     /// Moves the wall clock by `delta` with nothing happening in between; the monotonic clock
     /// stays, so running processes keep their remaining time and the armed wake-up its delay.
@@ -334,17 +334,17 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// refreshd was stopped (SIGSTOP, a long GC pause) and continues at `t` (issue 24's zombie):
     /// both clocks moved on (a pause stops no clock), its processes ran meanwhile, nothing was
     /// delivered. What fell due is delivered at the next step, late, at `t`.
-    public func resume(at t: Instant) { clock = max(clock, t) }
+    package func resume(at t: Instant) { clock = max(clock, t) }
 
     /// The virtual monotonic clock: virtual time passed, less the steps and suspends.
-    public var monotonic: Duration { clock.duration(since: monotonicOrigin) }
+    package var monotonic: Duration { clock.duration(since: monotonicOrigin) }
 
     /// A stop signal (SIGTERM, SIGINT) reaches the modelled daemon, as the libuv host reports
     /// one: the runtime decides (graceful the first time, every run killed at once again).
-    public func deliverStopSignal(_ name: String = "SIGTERM") { runtime?.stopSignalReceived(name) }
+    package func deliverStopSignal(_ name: String = "SIGTERM") { runtime?.stopSignalReceived(name) }
 
     /// Lets virtual time pass with refreshd down (between `crash()` or a stop and `start`).
-    public func passTime(_ span: Duration) {
+    package func passTime(_ span: Duration) {
         precondition(runtime == nil || stopped, "passTime is for downtime; use advance(by:) while running")
         let end = clock + span
         for (runID, p) in processes where p.exited || p.endsAt <= end { _ = runID; processes[runID] = nil }
@@ -354,7 +354,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     /// Modelled processes alive now, each run's leader first (for tests: nothing may survive
     /// its run, no child its leader's exit).
-    public var livingProcesses: [(runID: Int64, identifier: String, pid: Int32)] {
+    package var livingProcesses: [(runID: Int64, identifier: String, pid: Int32)] {
         processes.values.sorted { $0.order.runID < $1.order.runID }.flatMap { p in
             p.living.map { (p.order.runID, p.order.identifier, $0) }
         }
@@ -362,13 +362,13 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     // MARK: RuntimeHost
 
-    public func now() -> Instant { clock }
+    package func now() -> Instant { clock }
 
-    public func readClocks() -> ClockReading { ClockReading(wall: clock, monotonic: monotonic) }
+    package func readClocks() -> ClockReading { ClockReading(wall: clock, monotonic: monotonic) }
 
-    public func armWakeUp(at instant: Instant?) { wakeUp = instant }
+    package func armWakeUp(at instant: Instant?) { wakeUp = instant }
 
-    public func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
+    package func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
         let b = executor?(order, job, environment() + ["REFRESH_VIRTUAL_NOW=\(clock.iso8601)"]) ?? behaviour(order, job)
         if let failure = b.startFailure { return .failed(failure) }
         // Like a real process, it carries the runtime's instance id (the reaper matches on it).
@@ -394,7 +394,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         return .started(processGroup: leader, startTicks: nil)
     }
 
-    public func signal(runID: Int64, _ signal: RunSignal) {
+    package func signal(runID: Int64, _ signal: RunSignal) {
         guard var p = processes[runID], !p.exited else { return }
         switch signal {
         case .terminate:
@@ -416,7 +416,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     /// The runtime's order at the leader's exit: SIGKILL to what is left of its group (the
     /// holder outside the group lives on).
-    public func killRunGroup(runID: Int64) {
+    package func killRunGroup(runID: Int64) {
         guard var p = processes[runID], !p.children.isEmpty else { return }
         p.children.removeAll()
         processes[runID] = p
@@ -424,26 +424,26 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
 
     /// The runtime's order when the grace after the exit is over: the channel is no longer
     /// read (its holder lives on until the run's sweep).
-    public func closeResults(runID: Int64) {
+    package func closeResults(runID: Int64) {
         guard var p = processes[runID], p.resultsOpen else { return }
         p.resultsOpen = false
         processes[runID] = p.exited && p.living.isEmpty ? nil : p
     }
 
-    public func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
+    package func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
         startModelledAction(order, action, context: context)
     }
 
-    public func watchConditions(_ on: Bool) {
+    package func watchConditions(_ on: Bool) {
         watchingConditions = on
         if on { conditionsReportDue = true }
     }
 
     /// The runtime's periodic re-read: the modelled conditions, reported at once.
-    public func readConditions() { runtime?.send(.conditionsChanged(conditions)) }
+    package func readConditions() { runtime?.send(.conditionsChanged(conditions)) }
 
     /// One run's sweep at its end, at once (what `reapLeftovers` does for it, without arrays).
-    public func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? {
+    package func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? {
         if let a = actionRuns[run.runID], a.instance == instance, let pid = a.workerPID {
             actionRuns[run.runID] = nil
             return [pid]
@@ -453,7 +453,7 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         return p.living
     }
 
-    public func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
+    package func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         var reaped: [(RunRecord, [Int32])] = []
         for run in runs {
             if let a = actionRuns[run.runID], a.instance == instance, let pid = a.workerPID {
@@ -470,20 +470,20 @@ public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     }
 
     /// What machines published, by path: the latest contents (a removal drops the path).
-    public private(set) var publications: [String: String] = [:]
+    package private(set) var publications: [String: String] = [:]
     /// How many publications (writes and removals) were made.
-    public private(set) var publicationCount = 0
+    package private(set) var publicationCount = 0
 
-    public func publish(_ publication: Publication, in container: String) {
+    package func publish(_ publication: Publication, in container: String) {
         publicationCount += 1
         publications[publication.path] = publication.contents
     }
 
-    public func scheduleDrain() { runtime?.drain() }
+    package func scheduleDrain() { runtime?.drain() }
 
-    public var isOnExecutionContext: Bool { true }
+    package var isOnExecutionContext: Bool { true }
 
-    public func runtimeStopped() {
+    package func runtimeStopped() {
         stopped = true
         wakeUp = nil
     }

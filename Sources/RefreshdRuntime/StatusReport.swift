@@ -1,23 +1,23 @@
 import Foundation
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What `refreshd status --json` prints, as a Codable value: pending requests, recent runs,
 /// each job's last run, the per-day counters, and the widget timelines and live activities
 /// (`timelines`, `activities`: from the live machines, or rebuilt from the saved records by
 /// `SavedMachineState` when refreshd is not running). One type for the status command, the control
 /// socket to come and anything else that reads a store, whichever store it is.
-public struct StatusReport: Codable, Sendable, Equatable {
-    public struct Pending: Codable, Sendable, Equatable {
-        public var identifier: String
-        public var kind: TaskKind
-        public var namespace: String
-        public var earliest: Instant
-        public var submitted: Instant
-        public var origin: PendingRequest.Origin
-        public var requiresExternalPower: Bool
-        public var requiresNetworkConnectivity: Bool
+package struct StatusReport: Codable, Sendable, Equatable {
+    package struct Pending: Codable, Sendable, Equatable {
+        package var identifier: String
+        package var kind: TaskKind
+        package var namespace: String
+        package var earliest: Instant
+        package var submitted: Instant
+        package var origin: PendingRequest.Origin
+        package var requiresExternalPower: Bool
+        package var requiresNetworkConnectivity: Bool
 
-        public init(_ p: PendingRequest) {
+        package init(_ p: PendingRequest) {
             identifier = p.identifier
             kind = p.kind
             namespace = p.namespace
@@ -29,22 +29,22 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Run: Codable, Sendable, Equatable {
-        public var runID: Int64
-        public var identifier: String
-        public var kind: TaskKind
-        public var submitted: Instant
-        public var earliest: Instant
-        public var started: Instant
-        public var deadline: Instant
-        public var attempt: Int
+    package struct Run: Codable, Sendable, Equatable {
+        package var runID: Int64
+        package var identifier: String
+        package var kind: TaskKind
+        package var submitted: Instant
+        package var earliest: Instant
+        package var started: Instant
+        package var deadline: Instant
+        package var attempt: Int
         /// The outcome's name, or `running` for a run without an end.
-        public var outcome: String
-        public var ended: Instant?
-        public var exitStatus: Int32?
-        public var signal: Int32?
+        package var outcome: String
+        package var ended: Instant?
+        package var exitStatus: Int32?
+        package var signal: Int32?
 
-        public init(_ r: RunRecord) {
+        package init(_ r: RunRecord) {
             runID = r.runID
             identifier = r.identifier
             kind = r.kind
@@ -60,24 +60,24 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
     }
 
-    public struct Job: Codable, Sendable, Equatable {
-        public var identifier: String
-        public var lastOutcome: String
-        public var lastRun: Run
+    package struct Job: Codable, Sendable, Equatable {
+        package var identifier: String
+        package var lastOutcome: String
+        package var lastRun: Run
     }
 
-    public struct Counter: Codable, Sendable, Equatable {
-        public var day: String
-        public var identifier: String
-        public var launches: Int
-        public var success: Int
-        public var failure: Int
-        public var expired: Int
-        public var crashed: Int
-        public var interrupted: Int
-        public var missed: Int
+    package struct Counter: Codable, Sendable, Equatable {
+        package var day: String
+        package var identifier: String
+        package var launches: Int
+        package var success: Int
+        package var failure: Int
+        package var expired: Int
+        package var crashed: Int
+        package var interrupted: Int
+        package var missed: Int
 
-        public init(_ c: DailyCounter) {
+        package init(_ c: DailyCounter) {
             day = c.day
             identifier = c.identifier
             launches = c.launches
@@ -90,35 +90,35 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
     }
 
-    public var pending: [Pending]
-    public var runs: [Run]
-    public var jobs: [Job]
-    public var counters: [Counter]
+    package var pending: [Pending]
+    package var runs: [Run]
+    package var jobs: [Job]
+    package var counters: [Counter]
     /// Every widget: entry shown, next switch, policy, next reload and why, budget, staleness.
-    public var timelines: TimelineSnapshot?
+    package var timelines: TimelineSnapshot?
     /// Every live or ended activity: state, progress, stale date, dismissal, held updates.
-    public var activities: ActivitySnapshot?
+    package var activities: ActivitySnapshot?
     /// When `runs` is a full page: ask again with this as `before` for the next (older) page.
-    public var nextBefore: Int64?
+    package var nextBefore: Int64?
     /// Failure and recovery notifications committed and not yet delivered (a receiver down, or
     /// refreshd stopped before it could send them), oldest run first: the next start sends them.
-    public var heldNotifications: [HeldNotification] = []
+    package var heldNotifications: [HeldNotification] = []
 
     /// A notification waiting to be delivered, as its record holds it.
-    public struct HeldNotification: Codable, Sendable, Equatable {
-        public var id: String
+    package struct HeldNotification: Codable, Sendable, Equatable {
+        package var id: String
         /// `failure` or `recovery`.
-        public var kind: String
-        public var job: String
-        public var runID: Int64
-        public var outcome: String
-        public var ended: Instant
+        package var kind: String
+        package var job: String
+        package var runID: Int64
+        package var outcome: String
+        package var ended: Instant
         /// `webhook URL` or `command PROGRAM`.
-        public var notifier: String
+        package var notifier: String
         /// Attempts made so far, as last committed.
-        public var attempts: Int
+        package var attempts: Int
 
-        public init(_ n: RunNotification) {
+        package init(_ n: RunNotification) {
             id = n.id
             kind = n.kind.rawValue
             job = n.job
@@ -132,7 +132,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
     /// Reads a store: its pending requests, its `runs` most recent runs (below the run id
     /// `before`, if given), the last run of each job, and the counters of its `days` most recent days.
-    public init(store: any StateStoring, runs: Int, days: Int, before: Int64? = nil) throws {
+    package init(store: any StateStoring, runs: Int, days: Int, before: Int64? = nil) throws {
         pending = try store.pendingRequests().map(Pending.init)
         self.runs = try store.recentRuns(limit: runs, before: before).map(Run.init)
         if runs > 0, self.runs.count == runs, let oldest = self.runs.last?.runID, oldest > 1 { nextBefore = oldest }

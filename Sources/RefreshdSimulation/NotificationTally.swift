@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// What the failure notifications came to in a simulation (issue 25): counted from the
 /// runtime's observations, so kills and restarts (which restore held notifications) count once.

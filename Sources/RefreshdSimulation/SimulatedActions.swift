@@ -1,6 +1,6 @@
 import Foundation
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// The built-in actions of a simulation's jobs, and their models: `stage-playlist` and the
 /// `playlist` provider run as the ACTIONS they are (the runtime launches them, expires and kills

@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdRuntime
 
 extension SimulationReport {

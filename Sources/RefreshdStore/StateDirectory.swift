@@ -18,7 +18,7 @@ import Darwin
 /// Errors say what is really wrong with a path (it does not exist, it is a file where a
 /// directory is expected or the reverse, permission is denied), never SQLite's generic
 /// "unable to open database file" or "disk I/O error" for a problem the file system can name.
-public enum StateDirectory {
+package enum StateDirectory {
     /// The state file's name inside the state directory.
     static let databaseName = "state.sqlite"
     /// The lock file's name inside the state directory.
@@ -151,7 +151,7 @@ public enum StateDirectory {
     /// - `.inaccessible`: permission denied (or another OS error), naming the path concerned.
     ///
     /// What is inside the file (a database, damaged, foreign) is `StateStore.open`'s to check.
-    public static func checkReadable(_ directory: String) throws(StoreError) {
+    package static func checkReadable(_ directory: String) throws(StoreError) {
         let context = "reading the state directory"
         guard !directory.isEmpty else {
             throw StoreError(kind: .system, path: directory, context: context,

@@ -23,13 +23,13 @@ import Darwin
 ///
 /// Released by `release()` or on deinit. flock locks belong to the open file description, so a
 /// second `acquire` in the same process also fails while the first is held.
-public final class StateDirectoryLock: @unchecked Sendable {
+package final class StateDirectoryLock: @unchecked Sendable {
     /// The pid file's path (`<directory>/lock`), named in the error a second daemon reports.
-    public let path: String
+    package let path: String
     /// The state directory, whose descriptor carries the lock.
-    public let directory: String
+    package let directory: String
     /// Modes `acquire` tightened ("… was 0644, now 0600"), for the daemon's log.
-    public let adjustments: [String]
+    package let adjustments: [String]
     private var descriptor: Int32
 
     private init(path: String, directory: String, adjustments: [String], descriptor: Int32) {
@@ -42,12 +42,12 @@ public final class StateDirectoryLock: @unchecked Sendable {
     deinit { release() }
 
     /// Whether the lock is still held by this object.
-    public var isHeld: Bool { descriptor >= 0 }
+    package var isHeld: Bool { descriptor >= 0 }
 
     /// Takes the lock or throws at once: `.locked(holder:)` naming the holder's pid when another
     /// process (or another `StateDirectoryLock`) holds it, `.system` when the directory cannot
     /// be made or opened, `.inaccessible` when it cannot be made private.
-    public static func acquire(directory: String) throws(StoreError) -> StateDirectoryLock {
+    package static func acquire(directory: String) throws(StoreError) -> StateDirectoryLock {
         try StateDirectory.create(directory)
         let path = StateDirectory.path(directory, StateDirectory.lockName)
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -78,7 +78,7 @@ public final class StateDirectoryLock: @unchecked Sendable {
 
     /// Releases the lock (idempotent). The file and the pid in it stay; the next holder
     /// overwrites the pid.
-    public func release() {
+    package func release() {
         guard descriptor >= 0 else { return }
         flock(descriptor, LOCK_UN)
         close(descriptor)

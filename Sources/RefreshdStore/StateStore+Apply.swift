@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The SQLite store is the durable implementation of the runtime's store protocol.
 extension StateStore: StateStoring {}
@@ -23,7 +23,7 @@ extension StateStore {
     ///   `deleteInstance` removes it (no error if there is none).
     /// - `pruneRuns` deletes the runs that ended before the instant, except each identifier's
     ///   latest run.
-    public func apply(_ changes: [StateChange]) throws(StoreError) {
+    @_spi(Benchmarks) public func apply(_ changes: [StateChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
         try requireWritable(SQL.context)
         try connection.transaction(context: SQL.context) { () throws(StoreError) in

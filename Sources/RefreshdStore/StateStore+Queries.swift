@@ -1,10 +1,10 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 extension StateStore {
     /// Everything the core needs at start: pending requests, runs in flight when refreshd died
     /// (no end recorded, with their process fields), failure streaks above zero, and the next run
     /// id (one past the largest ever used, 1 for an empty store).
-    public func restoredState() throws(StoreError) -> SchedulerCore.RestoredState {
+    @_spi(Benchmarks) public func restoredState() throws(StoreError) -> SchedulerCore.RestoredState {
         let context = "reading the state to restore"
         let unfinished = try connection.query(
             "SELECT \(Query.runColumns) FROM runs WHERE ended IS NULL ORDER BY run_id",
@@ -31,7 +31,7 @@ extension StateStore {
     }
 
     /// The instances of templates, in the order they were added (issue 23).
-    public func instances() throws(StoreError) -> [InstanceRecord] {
+    package func instances() throws(StoreError) -> [InstanceRecord] {
         try connection.query("SELECT template, key, parameter_values FROM instances ORDER BY rowid",
                              context: "reading the instances") { row in
             InstanceRecord(template: row.text(0), key: row.text(1), values: InstanceRecord.restoredValues(fromText: row.text(2)))
@@ -39,7 +39,7 @@ extension StateStore {
     }
 
     /// A table's machine records, by key (UTF-8 byte order, SQLite's BINARY collation).
-    public func records(table: String) throws(StoreError) -> [MachineRecord] {
+    @_spi(Benchmarks) public func records(table: String) throws(StoreError) -> [MachineRecord] {
         try connection.query("SELECT table_name, key, value FROM records WHERE table_name = ? ORDER BY key",
                              [.text(table)], context: "reading the \(table) records", machineRecord)
     }
@@ -51,7 +51,7 @@ extension StateStore {
     /// The state's random identifier (16 hex digits), made when the file was created or
     /// migrated to version 3. Every run's processes carry it, so a restart can tell them apart
     /// from the runs of another state directory that happen to share a run number.
-    public func instanceID() throws(StoreError) -> String {
+    @_spi(Benchmarks) public func instanceID() throws(StoreError) -> String {
         try connection.query("SELECT value FROM meta WHERE key = 'instance'",
                              context: "reading the state's instance id") { row in row.text(0) }.first ?? ""
     }
@@ -67,7 +67,7 @@ extension StateStore {
     }
 
     /// Pending requests in launch order: by earliest begin, then submission sequence.
-    public func pendingRequests() throws(StoreError) -> [PendingRequest] {
+    @_spi(Benchmarks) public func pendingRequests() throws(StoreError) -> [PendingRequest] {
         try connection.query("""
             SELECT identifier, namespace, kind, earliest, submitted, sequence, requires_power,
                    requires_network, origin
@@ -86,13 +86,13 @@ extension StateStore {
     }
 
     /// The `limit` most recent runs, newest (highest run id) first.
-    public func recentRuns(limit: Int) throws(StoreError) -> [RunRecord] {
+    @_spi(Benchmarks) public func recentRuns(limit: Int) throws(StoreError) -> [RunRecord] {
         try connection.query("SELECT \(Query.runColumns) FROM runs ORDER BY run_id DESC LIMIT ?",
                              [.int(max(0, limit))], context: "reading recent runs", runRecord)
     }
 
     /// The `limit` most recent runs with a run id below `before` (nil: from the newest).
-    public func recentRuns(limit: Int, before: Int64?) throws(StoreError) -> [RunRecord] {
+    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(StoreError) -> [RunRecord] {
         guard let before else { return try recentRuns(limit: limit) }
         return try connection.query("SELECT \(Query.runColumns) FROM runs WHERE run_id < ? ORDER BY run_id DESC LIMIT ?",
                                     [.integer(before), .int(max(0, limit))], context: "reading recent runs", runRecord)
@@ -100,7 +100,7 @@ extension StateStore {
 
     /// Finished runs started at or after `since`, counted by identifier and outcome (for
     /// `refreshd stats runs`; one pass over the history, no row per run read into memory).
-    public func runCounts(since: Instant) throws(StoreError) -> [(identifier: String, outcome: Outcome, count: Int)] {
+    package func runCounts(since: Instant) throws(StoreError) -> [(identifier: String, outcome: Outcome, count: Int)] {
         try connection.query("""
             SELECT identifier, outcome, COUNT(*) FROM runs
             WHERE started >= ? AND outcome IS NOT NULL
@@ -111,7 +111,7 @@ extension StateStore {
     }
 
     /// The latest run (highest run id) of each identifier that ever ran, by identifier.
-    public func lastRunPerJob() throws(StoreError) -> [RunRecord] {
+    @_spi(Benchmarks) public func lastRunPerJob() throws(StoreError) -> [RunRecord] {
         try connection.query("""
             SELECT \(Query.runColumns) FROM runs
             WHERE run_id IN (SELECT MAX(run_id) FROM runs GROUP BY identifier)
@@ -120,7 +120,7 @@ extension StateStore {
     }
 
     /// The seed spec stored by a `.seedSpec` change, or nil.
-    public func seedSpec(for identifier: String) throws(StoreError) -> String? {
+    @_spi(Benchmarks) public func seedSpec(for identifier: String) throws(StoreError) -> String? {
         try connection.query("SELECT seed_spec FROM job_state WHERE identifier = ?", [.text(identifier)],
                              context: "reading the seed spec of \(identifier)") { row in
             row.optionalText(0)

@@ -6,9 +6,9 @@ import CSQLite
 /// (not a database, damaged, unreadable, written by a newer refreshd) say so plainly and tell the
 /// operator what to do: refreshd never deletes or replaces a state file on its own, because that
 /// file holds committed requests that must not be lost silently.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
+@_spi(Benchmarks) public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, for callers that react differently (exit codes, `refreshd status`).
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// Read-only open of a state directory that has no state file (or an empty one), or that
         /// does not exist.
         case noState
@@ -44,7 +44,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A stable name for programs (`refreshd status --json`): `no-state`, `not-a-database`,
         /// `corrupt`, `inaccessible`, `foreign-database`, `newer-schema`, `locked`,
         /// `invalid-change`, `closed`, `sqlite`, `system`, `wrong-type`, `vanished`.
-        public var name: String {
+        package var name: String {
             switch self {
             case .noState: "no-state"
             case .notADatabase: "not-a-database"
@@ -63,17 +63,17 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The file (or directory) concerned.
-    public var path: String
+    package var path: String
     /// What refreshd was doing, e.g. `applying state changes`.
-    public var context: String
+    package var context: String
     /// SQLite's message (`sqlite3_errmsg` or `sqlite3_errstr`), the OS error, or what was found.
-    public var detail: String
+    package var detail: String
     /// SQLite's extended result code, when SQLite reported the error.
-    public var sqliteCode: Int32?
+    package var sqliteCode: Int32?
 
-    public init(kind: Kind, path: String, context: String, detail: String, sqliteCode: Int32? = nil) {
+    package init(kind: Kind, path: String, context: String, detail: String, sqliteCode: Int32? = nil) {
         self.kind = kind
         self.path = path
         self.context = context
@@ -107,7 +107,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             ? "state file" : "state directory"
     }
 
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         let code = sqliteCode.map { " (SQLite error \($0))" } ?? ""
         switch kind {
         case .noState:

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
 import Refreshd
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdDaemon
-import RefreshdRuntime
-import RefreshdStore
+@_spi(Benchmarks) import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdStore
 
 /// What the dashboard reads and does, reached only through the daemon's thread-safe doors:
 ///

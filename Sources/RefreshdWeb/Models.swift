@@ -1,8 +1,8 @@
 import Foundation
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import RefreshdSimulation
-import RefreshdStore
+@_spi(Benchmarks) import RefreshdStore
 
 /// The JSON of `/api/...`: each page's facts, which the page renders, so the API mirrors the
 /// pages field for field. Built from the engine's own Codable types (`SchedulerSnapshot`,

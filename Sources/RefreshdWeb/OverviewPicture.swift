@@ -1,5 +1,5 @@
 import Foundation
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdSimulation
 
 /// The last 24 hours drawn by the simulator's own renderer (`SimulationPicture.svg`), fed a

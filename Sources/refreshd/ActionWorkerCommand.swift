@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdRuntime
 import RefreshdStaging
 import Synchronization
 

@@ -4,8 +4,8 @@ import Logging
 import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
-import RefreshdCore
-import RefreshdPostgres
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdPostgres
 import RefreshdStaging
 import RefreshdWeb
 

@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-@testable import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdCore
 
 @Suite struct SchedulerCoreLifecycleTests {
     @Test func shutdownExpiresRunsAndReportsStoppedAfterTheyEnd() throws {

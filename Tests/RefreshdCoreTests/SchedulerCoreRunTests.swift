@@ -1,5 +1,5 @@
 import Testing
-@testable import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdCore
 
 @Suite struct SchedulerCoreRunTests {
     @Test func outcomesFromExits() throws {

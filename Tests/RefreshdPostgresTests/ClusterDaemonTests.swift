@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import RefreshdPostgres
+@_spi(Benchmarks) import RefreshdPostgres
 import Testing
 
 /// Three real `refreshd run --store` processes on one private PostgreSQL (issue 24): a job every

@@ -1,8 +1,8 @@
 import CLibPQ
 import Foundation
-import RefreshdCore
-import RefreshdPostgres
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdPostgres
+@_spi(Benchmarks) import RefreshdRuntime
 import RefreshdSimulation
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@testable import RefreshdCore
-@testable import RefreshdRuntime
-import RefreshdPostgres
+@_spi(Benchmarks) @testable import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdPostgres
 
 /// The PostgreSQL shard store folds state changes exactly as the SQLite `StateStore` and the
 /// `InMemoryStore` do (StoreParityTests proves those two alike): the same random batches

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import Testing
-@testable import RefreshdRuntime
+@_spi(Benchmarks) @testable import RefreshdRuntime
 
 /// The runtime's handlers by interned slot: closures kept in the slot, commands and actions by
 /// index, each identifier's handler found again after replacements and withdrawals.

@@ -1,5 +1,5 @@
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import Testing
 
 @Suite struct ResultLineTests {

@@ -1,5 +1,5 @@
 import Foundation
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 @testable import RefreshdRuntime
 import Testing
 

@@ -1,6 +1,6 @@
 import Testing
 import RefreshdConfig
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdRuntime
 @testable import RefreshdSimulation
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import RefreshdConfig
 @testable import RefreshdSimulation
 

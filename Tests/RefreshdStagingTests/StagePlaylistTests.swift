@@ -1,6 +1,6 @@
 import RefreshdConfig
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import Testing
 @testable import RefreshdStaging
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RefreshdStore
+@_spi(Benchmarks) import RefreshdStore
 
 @Suite struct StateDirectoryLockTests {
     @Test func secondAcquireFailsNamingTheHoldersPid() throws {

@@ -1,5 +1,5 @@
 import Testing
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdStore
 
 /// The read queries behind `refreshd status`, and the per-day counters.

@@ -1,6 +1,6 @@
 import Testing
-import RefreshdCore
-@testable import RefreshdStore
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdStore
 
 /// A batch is one transaction: a failing change leaves nothing of the batch behind.
 @Suite struct StateStoreRollbackTests {

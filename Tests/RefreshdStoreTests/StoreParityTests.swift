@@ -1,7 +1,7 @@
 import Testing
-@testable import RefreshdCore
-@testable import RefreshdRuntime
-import RefreshdStore
+@_spi(Benchmarks) @testable import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdStore
 
 /// `InMemoryStore` folds state changes exactly as the SQLite `StateStore` does: the simulator's
 /// restarts are only as true as this parity.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The shell with real processes at short allowances (tens of milliseconds).
 @Suite(.serialized) struct RefreshSchedulerCommandTests {

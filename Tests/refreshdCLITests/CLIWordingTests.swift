@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@testable import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) @testable import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// What the CLI says in the small places a user reads: help, refusals, status lines.
 @Suite struct CLIWordingTests {

@@ -1,11 +1,10 @@
 import Foundation
 import Testing
 
-/// Issue 22: modules that are not library products (Package.swift's products are Refreshd,
-/// RefreshdCore, RefreshdRuntime, and the two stores RefreshdStore and RefreshdPostgres, which an
-/// embedder running the runtime on a host of its own opens, as the benchmarks do) share their
-/// cross-module API as `package`, not `public`,
-/// so the public surface is only what an embedder can import. Checked on declaration lines:
+/// Issue 22: modules that are not library products (Package.swift's library products are
+/// Refreshd, which brings the core, runtime and store modules with it, and RefreshdPostgres, for
+/// the benchmarks) share their cross-module API as `package`, not `public`, so the public surface
+/// is only what an embedder can import (`PublicSurfaceTests` checks that surface itself). Checked on declaration lines:
 /// a `public` declaration in these modules fails here naming its file and line, unless listed
 /// in `allowance` (none today: no type of theirs is part of the embedding API, which the
 /// compiler would refuse to expose through a `package` declaration anyway).

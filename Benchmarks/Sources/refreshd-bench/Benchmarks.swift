@@ -1,7 +1,6 @@
 import Glibc
 import Logging
 import Refreshd
-import RefreshdCore
 
 /// A logger that drops everything below warning: the benchmarks measure the scheduler, not log
 /// formatting. (`info` messages are autoclosures, so a filtered line costs no formatting.)

@@ -1,6 +1,5 @@
 import Glibc
 import Refreshd
-import RefreshdCore
 
 /// Issue 23's targets: N pending instances of one template (memory per instance, the time to
 /// add them through the library API), and the restore of a state that holds them (`--state`: a

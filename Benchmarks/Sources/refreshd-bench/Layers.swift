@@ -1,6 +1,7 @@
 import Logging
 import Refreshd
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 // MARK: layers
 

@@ -1,7 +1,7 @@
 import Glibc
-import RefreshdCore
-import RefreshdPostgres
-import RefreshdStore
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdPostgres
+@_spi(Benchmarks) import RefreshdStore
 
 /// Issue 24: durable commits of one launch-shaped batch (the pending request consumed, the run
 /// started, the day's counters, the next request saved) on one shard of the shared PostgreSQL,

@@ -4,51 +4,51 @@
 /// It is also the durable record (`ActivityChange.save`) and what the runtime publishes to the
 /// shared container, so it is Codable and holds everything a restart needs: deadlines are never
 /// stored, they follow from these instants and the settings (`ActivityMachine.nextDeadline`).
-public struct Activity: Sendable, Hashable, Codable, Identifiable {
+@_spi(Benchmarks) public struct Activity: Sendable, Hashable, Codable, Identifiable {
     /// Unique among the machine's activities (a dismissed activity's id may be reused).
-    public var id: String
+    @_spi(Benchmarks) public var id: String
     /// The attributes type, as ActivityKit's `ActivityAttributes` type name (`WallpaperPack`).
-    public var typeName: String
+    package var typeName: String
     /// The job that requested it, if a job did; its failure ends the activity.
-    public var owner: String?
+    package var owner: String?
     /// The concurrency limit counts per namespace (an app, or a job's namespace).
-    public var namespace: String
+    package var namespace: String
     /// Static attributes, JSON object text, fixed at the request.
-    public var attributes: String
+    package var attributes: String
     /// The content state shown now, JSON object text.
-    public var content: String
+    package var content: String
     /// Past this instant with no newer update the activity is stale.
-    public var staleDate: Instant?
+    package var staleDate: Instant?
     /// The relevance score (orders activities on screen); not interpreted here.
-    public var relevance: Double?
+    package var relevance: Double?
     /// Requested with frequent updates (a larger high-priority budget).
-    public var frequentUpdates: Bool
+    package var frequentUpdates: Bool
 
-    public var state: ActivityState
+    package var state: ActivityState
     /// The instant the current state began (as it should have, for deadlines applied late).
-    public var stateSince: Instant
+    package var stateSince: Instant
     /// When the request was accepted.
-    public var requested: Instant
+    package var requested: Instant
     /// When it starts (pending) or started: the 8 h and 12 h limits count from here.
-    public var start: Instant
+    package var start: Instant
     /// The timestamp of the last update applied (nil before the first); older ones are ignored.
-    public var lastUpdateTimestamp: Instant?
+    package var lastUpdateTimestamp: Instant?
     /// When it ended (nil until then), and by what.
-    public var ended: Instant?
-    public var endCause: ActivityCause?
+    package var ended: Instant?
+    package var endCause: ActivityCause?
     /// The policy it ended with.
-    public var dismissalPolicy: DismissalPolicy?
+    package var dismissalPolicy: DismissalPolicy?
     /// The instant its policy dismisses it (before the 12 h cap); nil until it ends.
-    public var dismissalByPolicy: Instant?
+    package var dismissalByPolicy: Instant?
     /// Arrival instants of the high-priority updates applied in the last hour, oldest first.
-    public var highPriorityUses: [Instant]
+    package var highPriorityUses: [Instant]
     /// A high-priority update held back by the budget, if any (the latest one wins).
-    public var held: HeldActivityUpdate?
+    package var held: HeldActivityUpdate?
     /// Updates applied, and updates ignored (out of order, superseded, or too late).
-    public var updatesApplied: Int
-    public var updatesIgnored: Int
+    package var updatesApplied: Int
+    package var updatesIgnored: Int
 
-    public init(id: String, typeName: String, owner: String?, namespace: String,
+    package init(id: String, typeName: String, owner: String?, namespace: String,
                 attributes: String, content: String, staleDate: Instant?, relevance: Double?,
                 frequentUpdates: Bool, state: ActivityState, stateSince: Instant,
                 requested: Instant, start: Instant, lastUpdateTimestamp: Instant? = nil,
@@ -81,11 +81,11 @@ public struct Activity: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// UTF-8 bytes of attributes and content together (the 4 KB rule).
-    public var payloadBytes: Int { attributes.utf8.count + content.utf8.count }
+    package var payloadBytes: Int { attributes.utf8.count + content.utf8.count }
 
     /// The instant it leaves the screen once ended: its policy's instant, capped by the visible
     /// limit after start. Nil while it has not ended.
-    public func dismissal(visibleLimit: Duration) -> Instant? {
+    package func dismissal(visibleLimit: Duration) -> Instant? {
         dismissalByPolicy.map { min($0, start + visibleLimit) }
     }
 }

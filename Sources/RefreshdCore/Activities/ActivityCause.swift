@@ -1,6 +1,6 @@
 /// Why an activity changed state: recorded with every transition, in the end record and in the
 /// simulation report. Raw values are stable ids.
-public enum ActivityCause: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ActivityCause: String, Sendable, Hashable, Codable, CaseIterable {
     /// Requested to start now.
     case requested
     /// Requested to start later (→ pending).

@@ -1,10 +1,10 @@
 /// One kind of an activity's deadline. When several fall on the same instant they apply in this
 /// order: a start, a held update's release, the stale date, the 8 h end, the dismissal, the 12 h
 /// limit.
-public enum ActivityDeadline: Int, Sendable, Hashable, Comparable, CaseIterable {
+package enum ActivityDeadline: Int, Sendable, Hashable, Comparable, CaseIterable {
     case start, release, stale, activeLimit, dismissal, visibleLimit
 
-    public static func < (lhs: ActivityDeadline, rhs: ActivityDeadline) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: ActivityDeadline, rhs: ActivityDeadline) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A deadline heap entry: valid while it equals its activity's next deadline.

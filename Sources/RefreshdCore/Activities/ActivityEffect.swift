@@ -1,6 +1,6 @@
 /// What the activity machine asks the runtime to do, in order. As for the scheduler, the
 /// runtime commits every `persist` of one event in one transaction before acting on the rest.
-public enum ActivityEffect: Sendable, Hashable {
+package enum ActivityEffect: Sendable, Hashable {
     /// A durable record change (table `ActivityChange.table`, keyed by activity id).
     case persist(ActivityChange)
     /// Write this activity's JSON file into the shared container, atomically. When its state

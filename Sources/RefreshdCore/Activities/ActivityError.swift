@@ -1,6 +1,6 @@
 /// Why the activity machine refused an event. Nothing changes when one is returned; each case
 /// names the activity, what was wrong and what was expected.
-public enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
+@_spi(Benchmarks) public enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Live Activities are turned off in the settings.
     case disabled(id: String)
     /// Attributes and content together are over the limit.
@@ -23,7 +23,7 @@ public enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `restore` came after other events or twice: it must be the first event, once.
     case restoreNotFirst
 
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         switch self {
         case let .disabled(id):
             "activity \(id) refused: Live Activities are disabled"
@@ -50,7 +50,7 @@ public enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An event's kind, named in errors and logs.
-public enum ActivityEventKind: String, Sendable, Hashable, Codable, CaseIterable {
+@_spi(Benchmarks) public enum ActivityEventKind: String, Sendable, Hashable, Codable, CaseIterable {
     case request, update, end
     case ownerFinished = "owner-finished"
     case timerFired = "timer-fired"
@@ -61,7 +61,7 @@ public enum ActivityEventKind: String, Sendable, Hashable, Codable, CaseIterable
 
 extension ActivityEvent {
     /// The event's kind.
-    public var kind: ActivityEventKind {
+    package var kind: ActivityEventKind {
         switch self {
         case .request: .request
         case .update: .update

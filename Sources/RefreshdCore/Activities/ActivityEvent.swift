@@ -1,6 +1,6 @@
 /// Everything that can happen to Live Activities. The runtime feeds these to
 /// `ActivityMachine.handle(_:at:into:)` with the instant it read from its host's clock.
-public enum ActivityEvent: Sendable, Hashable {
+package enum ActivityEvent: Sendable, Hashable {
     /// Start an activity now or at `request.startAt`. Refused when disabled, over the payload
     /// limit, over the namespace's concurrency limit, with a duplicate id or non-object JSON.
     case request(ActivityRequest)

@@ -7,10 +7,10 @@
 /// `failure` member), so widgets keep reading the content's other fields. Content that is not a
 /// JSON object (only restored or hand-made records can hold such) is wrapped instead:
 /// `{"failure": {...}, "content": <the old text as a JSON string>}`.
-public enum ActivityJSON {
+package enum ActivityJSON {
     /// Nil when `text` is one JSON object (and nothing else but whitespace); otherwise what is
     /// wrong, e.g. `expected a JSON object, found "["`.
-    public static func objectError(_ text: String) -> String? {
+    package static func objectError(_ text: String) -> String? {
         var scanner = Scanner(Array(text.utf8))
         scanner.skipSpace()
         guard scanner.peek == UInt8(ascii: "{") else {
@@ -28,7 +28,7 @@ public enum ActivityJSON {
 
     /// The content's top-level `progress` number as a percentage: a fraction 0...1 (like
     /// `Progress.fractionCompleted`) shown ×100, clamped to 0...100. Nil when there is none.
-    public static func progressPercent(in content: String) -> Double? {
+    package static func progressPercent(in content: String) -> Double? {
         guard let members = members(of: content), let member = members.first(where: { $0.key == "progress" }) else { return nil }
         guard let value = Double(member.valueText) else { return nil }
         guard value.isFinite else { return nil }
@@ -36,7 +36,7 @@ public enum ActivityJSON {
     }
 
     /// `content` with the owner's failure recorded (see the type's doc).
-    public static func mergingFailure(into content: String, outcome: Outcome, reason: String?) -> String {
+    package static func mergingFailure(into content: String, outcome: Outcome, reason: String?) -> String {
         var failure = "{\"outcome\":\(quoted(outcome.rawValue))"
         if let reason { failure += ",\"reason\":\(quoted(String(reason.prefix(200))))" }
         failure += "}"
@@ -49,7 +49,7 @@ public enum ActivityJSON {
     }
 
     /// `text` as a JSON string literal.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -1,7 +1,7 @@
 /// Deadlines: what is due when, applying what came due, restore, clock and settings changes.
 extension ActivityMachine {
     /// An activity's next deadline under `settings`, nil when none (dismissed).
-    public static func nextDeadline(of a: Activity, settings: ActivitySettings) -> (at: Instant, kind: ActivityDeadline)? {
+    package static func nextDeadline(of a: Activity, settings: ActivitySettings) -> (at: Instant, kind: ActivityDeadline)? {
         var best: (at: Instant, kind: ActivityDeadline)?
         func consider(_ at: Instant?, _ kind: ActivityDeadline) {
             guard let at else { return }

@@ -1,7 +1,7 @@
 /// The machine's rules checked on its state: the simulator and the tests call this after every
 /// step. Each line starts with a stable rule id, then the activity, then what is wrong.
 extension ActivityMachine {
-    public func checkInvariants() -> [String] {
+    package func checkInvariants() -> [String] {
         var problems = faults
         var counts: [String: Int] = [:]
         var expectedHeap = 0

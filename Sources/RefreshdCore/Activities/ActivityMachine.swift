@@ -17,17 +17,17 @@ import HeapModule
 /// so memory follows the live activities. Deadlines sit in a min-heap with lazy deletion: an
 /// entry counts only while it still equals its activity's next deadline; the heap is rebuilt
 /// when stale entries outnumber live ones. Each event costs O(log n) plus its own effects.
-public struct ActivityMachine: Sendable {
+package struct ActivityMachine: Sendable {
     /// The rules in force (`.settingsChanged` replaces them).
-    public internal(set) var settings: ActivitySettings
+    package internal(set) var settings: ActivitySettings
     /// Pending, active, stale and ended activities by id.
-    public internal(set) var activities: [String: Activity] = [:]
+    package internal(set) var activities: [String: Activity] = [:]
     /// The most recently dismissed activities, oldest first, at most `historyLimit`.
-    public internal(set) var recentlyDismissed: [DismissedActivity] = []
+    package internal(set) var recentlyDismissed: [DismissedActivity] = []
     /// How many dismissed activities the history keeps.
-    public static let historyLimit = 32
+    package static let historyLimit = 32
     /// The latest instant an event was handled at (the clock may go back; this follows it).
-    public internal(set) var lastInstant: Instant?
+    package internal(set) var lastInstant: Instant?
 
     /// Pending, active and stale activities per namespace.
     var liveCount: [String: Int] = [:]
@@ -43,20 +43,20 @@ public struct ActivityMachine: Sendable {
     /// Broken rules noticed while handling events (a correct machine never records one).
     var faults: [String] = []
 
-    public init(settings: ActivitySettings = ActivitySettings()) {
+    package init(settings: ActivitySettings = ActivitySettings()) {
         self.settings = settings
         self.concurrencyCeiling = settings.maxConcurrentPerNamespace
     }
 
     /// The earliest instant something is due: a pending start, a stale date, a held update's
     /// release, an 8 h or 12 h limit, a dismissal. Nil when nothing is.
-    public var nextDeadline: Instant? { deadlines.min?.at }
+    package var nextDeadline: Instant? { deadlines.min?.at }
 
     /// Handles one event at `now`, appending effects. Deadlines due by `now` are applied first
     /// (a late timer), stamped with their own instants. Returns the refusal, if any: the event
     /// itself then changed nothing and appended only a `.log(.refused)`.
     @discardableResult
-    public mutating func handle(_ event: ActivityEvent, at now: Instant, into effects: inout [ActivityEffect]) -> ActivityError? {
+    package mutating func handle(_ event: ActivityEvent, at now: Instant, into effects: inout [ActivityEffect]) -> ActivityError? {
         let first = !handledAny
         handledAny = true
         lastInstant = now
@@ -93,10 +93,10 @@ public struct ActivityMachine: Sendable {
     }
 
     /// Activities live (pending, active, stale) in a namespace.
-    public func liveActivities(in namespace: String) -> Int { liveCount[namespace, default: 0] }
+    package func liveActivities(in namespace: String) -> Int { liveCount[namespace, default: 0] }
 
     /// Namespaces with a live activity.
-    public var liveNamespaces: Int { liveCount.values.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
+    package var liveNamespaces: Int { liveCount.values.reduce(0) { $0 + ($1 > 0 ? 1 : 0) } }
 
     // MARK: - Shared steps
 

@@ -8,7 +8,7 @@
 extension Activity {
     /// The JSON text `JSONEncoder` writes; nil where it throws (a relevance that is not finite),
     /// so the caller skips the record as it skipped the encoder's failure.
-    public var recordJSON: String? {
+    package var recordJSON: String? {
         var w = RecordWriter(capacity: 512 + attributes.utf8.count + content.utf8.count)
         w.open()
         w.key("attributes"); w.string(attributes)

@@ -6,33 +6,33 @@
 /// hour (60 with frequent updates) is our choice: small enough that a job pushing every few
 /// seconds is visibly throttled in simulation, large enough that a progress bar updated every
 /// six minutes never is.
-public struct ActivitySettings: Sendable, Hashable {
+package struct ActivitySettings: Sendable, Hashable {
     /// Off: every new request is refused (`ActivityError.disabled`); activities already
     /// requested go on.
-    public var enabled: Bool
+    package var enabled: Bool
     /// Pending, active and stale activities allowed at once per namespace.
-    public var maxConcurrentPerNamespace: Int
+    package var maxConcurrentPerNamespace: Int
     /// Activities held at once across every namespace: pending, active, stale and ended (not
     /// yet dismissed). Ended ones count too, since each stays for hours.
-    public var maxActivitiesTotal: Int
+    package var maxActivitiesTotal: Int
     /// Namespaces with a live (pending, active or stale) activity at once: a client that makes
     /// up a namespace per request cannot multiply the per-namespace limit.
-    public var maxNamespaces: Int
+    package var maxNamespaces: Int
     /// High-priority updates applied per activity in any rolling hour.
-    public var highPriorityBudgetPerHour: Int
+    package var highPriorityBudgetPerHour: Int
     /// The same for an activity requested with `frequentUpdates`.
-    public var frequentUpdatesBudgetPerHour: Int
+    package var frequentUpdatesBudgetPerHour: Int
     /// The most UTF-8 bytes of attributes plus content together.
-    public var payloadLimitBytes: Int
+    package var payloadLimitBytes: Int
     /// How long an ended activity stays visible under the default policy (and at most under
     /// `after`).
-    public var dismissalDelay: Duration
+    package var dismissalDelay: Duration
     /// How long an activity may stay active or stale after it started before the system ends it.
-    public var activeLimit: Duration
+    package var activeLimit: Duration
     /// How long an activity may stay visible after it started, whatever its policy.
-    public var visibleLimit: Duration
+    package var visibleLimit: Duration
 
-    public init(enabled: Bool = true,
+    package init(enabled: Bool = true,
                 maxConcurrentPerNamespace: Int = 5,
                 maxActivitiesTotal: Int = 128,
                 maxNamespaces: Int = 32,
@@ -55,10 +55,10 @@ public struct ActivitySettings: Sendable, Hashable {
     }
 
     /// The budget of an activity, by whether it was requested with frequent updates (at least 1).
-    public func budget(frequentUpdates: Bool) -> Int {
+    package func budget(frequentUpdates: Bool) -> Int {
         max(1, frequentUpdates ? frequentUpdatesBudgetPerHour : highPriorityBudgetPerHour)
     }
 
     /// The window high-priority updates are counted over.
-    public static let budgetWindow: Duration = .seconds(3600)
+    package static let budgetWindow: Duration = .seconds(3600)
 }

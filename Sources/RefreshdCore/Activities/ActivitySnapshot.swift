@@ -1,51 +1,51 @@
 /// The activities as `refreshd status` shows them (Codable for `--json` and the control socket):
 /// each one's state and since when, a content summary, its deadlines and any held update, and
 /// the recently dismissed ones.
-public struct ActivitySnapshot: Sendable, Hashable, Codable {
-    public struct Entry: Sendable, Hashable, Codable {
-        public var id: String
-        public var type: String
-        public var owner: String?
-        public var namespace: String
-        public var state: ActivityState
-        public var since: Instant
-        public var start: Instant
+package struct ActivitySnapshot: Sendable, Hashable, Codable {
+    package struct Entry: Sendable, Hashable, Codable {
+        package var id: String
+        package var type: String
+        package var owner: String?
+        package var namespace: String
+        package var state: ActivityState
+        package var since: Instant
+        package var start: Instant
         /// The content's `progress` (a fraction 0...1) as a percentage, when it has one.
-        public var progressPercent: Double?
-        public var staleDate: Instant?
+        package var progressPercent: Double?
+        package var staleDate: Instant?
         /// When the system ends it (8 h after start), while pending, active or stale.
-        public var endsBy: Instant?
+        package var endsBy: Instant?
         /// When it leaves the screen: its policy's instant capped by the 12 h limit once ended,
         /// otherwise the 12 h limit.
-        public var dismissal: Instant?
+        package var dismissal: Instant?
         /// High-priority updates applied in the hour before the snapshot, and the budget.
-        public var budgetUsed: Int
-        public var budget: Int
+        package var budgetUsed: Int
+        package var budget: Int
         /// The held (throttled) update, if any.
-        public var held: HeldActivityUpdate?
-        public var updatesApplied: Int
-        public var updatesIgnored: Int
+        package var held: HeldActivityUpdate?
+        package var updatesApplied: Int
+        package var updatesIgnored: Int
         /// The next deadline of this activity and its kind.
-        public var nextDeadline: Instant?
-        public var nextDeadlineKind: String?
+        package var nextDeadline: Instant?
+        package var nextDeadlineKind: String?
     }
 
     /// Live and ended activities, by id.
-    public var activities: [Entry]
+    package var activities: [Entry]
     /// The most recently dismissed, oldest first.
-    public var recentlyDismissed: [DismissedActivity]
+    package var recentlyDismissed: [DismissedActivity]
     /// When the snapshot's figures were taken (the machine's last event).
-    public var at: Instant?
+    package var at: Instant?
 }
 
 extension ActivityMachine {
     /// The activities now (as of the last event handled), sorted by id.
-    public func snapshot() -> ActivitySnapshot {
+    package func snapshot() -> ActivitySnapshot {
         snapshot(of: activities.values.sorted { $0.id < $1.id }, dismissed: recentlyDismissed)
     }
 
     /// One activity now, or its dismissal if it was dismissed (what an event on it changed).
-    public func snapshot(of id: String) -> ActivitySnapshot {
+    package func snapshot(of id: String) -> ActivitySnapshot {
         snapshot(of: activities[id].map { [$0] } ?? [], dismissed: recentlyDismissed.filter { $0.id == id })
     }
 

@@ -4,14 +4,14 @@
 /// once its stale date passed with no newer update); `ended` is still shown but takes no update;
 /// `dismissed` is gone. The only moves are the ones `canMove(to:)` allows, and the machine's
 /// invariant check and tests hold it to them.
-public enum ActivityState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+@_spi(Benchmarks) public enum ActivityState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case pending, active, stale, ended, dismissed
 
     /// Counts against the namespace's concurrency limit (pending, active, stale).
-    public var isLive: Bool { self == .pending || self == .active || self == .stale }
+    package var isLive: Bool { self == .pending || self == .active || self == .stale }
 
     /// On screen: started and not yet dismissed (active, stale, ended).
-    public var isVisible: Bool { self == .active || self == .stale || self == .ended }
+    package var isVisible: Bool { self == .active || self == .stale || self == .ended }
 
     /// The allowed transitions:
     /// - pending → active, stale (its stale date had passed at start), dismissed (ended before
@@ -19,7 +19,7 @@ public enum ActivityState: String, Sendable, Hashable, Codable, CaseIterable, Cu
     /// - active → stale, ended; stale → active (an update), ended;
     /// - ended → dismissed.
     /// An immediate dismissal goes active/stale → ended → dismissed in two steps at one instant.
-    public func canMove(to next: ActivityState) -> Bool {
+    package func canMove(to next: ActivityState) -> Bool {
         switch (self, next) {
         case (.pending, .active), (.pending, .stale), (.pending, .dismissed),
              (.active, .stale), (.active, .ended),
@@ -31,5 +31,5 @@ public enum ActivityState: String, Sendable, Hashable, Codable, CaseIterable, Cu
         }
     }
 
-    public var description: String { rawValue }
+    @_spi(Benchmarks) public var description: String { rawValue }
 }

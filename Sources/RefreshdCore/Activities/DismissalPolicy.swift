@@ -5,7 +5,7 @@
 ///
 /// Codable as `{"kind": "default"}`, `{"kind": "immediate"}` or
 /// `{"kind": "after", "date": "2026-11-23T04:00:00.000Z"}`.
-public enum DismissalPolicy: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum DismissalPolicy: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Stays visible for the dismissal delay (4 h) after ending.
     case `default`
     /// Dismissed at the instant it ends.
@@ -16,7 +16,7 @@ public enum DismissalPolicy: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// The instant an activity that ended at `ended` is dismissed under this policy with the
     /// given delay (before the 12 h visible limit is applied).
-    public func dismissal(endedAt ended: Instant, delay: Duration) -> Instant {
+    package func dismissal(endedAt ended: Instant, delay: Duration) -> Instant {
         switch self {
         case .default: ended + delay
         case .immediate: ended
@@ -26,7 +26,7 @@ public enum DismissalPolicy: Sendable, Hashable, Codable, CustomStringConvertibl
 
     private enum CodingKeys: String, CodingKey { case kind, date }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try container.decode(String.self, forKey: .kind)
         switch kind {
@@ -40,7 +40,7 @@ public enum DismissalPolicy: Sendable, Hashable, Codable, CustomStringConvertibl
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
         case .default: try container.encode("default", forKey: .kind)
@@ -51,7 +51,7 @@ public enum DismissalPolicy: Sendable, Hashable, Codable, CustomStringConvertibl
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .default: "default"
         case .immediate: "immediate"

@@ -2,19 +2,19 @@
 /// came while the budget was spent. It is applied at `release`, when the oldest use in the
 /// rolling hour leaves the window, unless a newer update (of either priority) supersedes it or
 /// the activity ends first.
-public struct HeldActivityUpdate: Sendable, Hashable, Codable {
-    public var content: String
-    public var staleDate: Instant?
-    public var relevance: Double?
-    public var timestamp: Instant
+package struct HeldActivityUpdate: Sendable, Hashable, Codable {
+    package var content: String
+    package var staleDate: Instant?
+    package var relevance: Double?
+    package var timestamp: Instant
     /// When the first of the coalesced updates was held.
-    public var heldSince: Instant
+    package var heldSince: Instant
     /// How many held updates were folded into this one (1 when one was held).
-    public var coalesced: Int
+    package var coalesced: Int
     /// When the budget returns and this update is applied.
-    public var release: Instant
+    package var release: Instant
 
-    public init(content: String, staleDate: Instant?, relevance: Double?, timestamp: Instant,
+    package init(content: String, staleDate: Instant?, relevance: Double?, timestamp: Instant,
                 heldSince: Instant, coalesced: Int, release: Instant) {
         self.content = content
         self.staleDate = staleDate

@@ -18,27 +18,27 @@
 ///   back the shards above its share when a node joins: it stops launching there, lets the runs
 ///   in flight end (within their allowance), then releases (`handOver`, then `drained`).
 /// - A renewal the database refused, or a commit refused by the fence, fences the shard.
-public struct LeaseMachine: Sendable, Hashable {
-    public struct Settings: Sendable, Hashable {
+package struct LeaseMachine: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         /// How long a lease lasts past its acquire or renewal, in database time.
-        public var lease: Duration
+        package var lease: Duration
         /// How often leases are renewed and the node surveys the cluster (lease / 3).
-        public var renewEvery: Duration
+        package var renewEvery: Duration
         /// How long before the lease's end the node stops leading on its own.
-        public var margin: Duration
+        package var margin: Duration
 
-        public init(lease: Duration = .seconds(10), renewEvery: Duration? = nil, margin: Duration? = nil) {
+        package init(lease: Duration = .seconds(10), renewEvery: Duration? = nil, margin: Duration? = nil) {
             self.lease = lease
             self.renewEvery = renewEvery ?? lease / 3
             self.margin = margin ?? lease / 5
         }
 
         /// The node's own deadline for a lease whose last confirmed call was sent at `sent`.
-        public func selfFence(sentAt sent: Instant) -> Instant { sent + (lease - margin) }
+        package func selfFence(sentAt sent: Instant) -> Instant { sent + (lease - margin) }
     }
 
     /// Why a shard stopped being led.
-    public enum FenceReason: Sendable, Hashable, CustomStringConvertible {
+    package enum FenceReason: Sendable, Hashable, CustomStringConvertible {
         /// No renewal confirmed by send + lease − margin on the node's monotonic clock.
         case renewalNotConfirmed(deadline: Instant)
         /// The database refused the renewal: the lease is gone.
@@ -46,7 +46,7 @@ public struct LeaseMachine: Sendable, Hashable {
         /// A commit of the shard's runtime was refused (`ShardFenced`) or failed.
         case commitRefused(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .renewalNotConfirmed(deadline): "no renewal confirmed by \(deadline.milliseconds) ms (monotonic): fencing itself"
             case .renewalRefused: "the database refused the renewal: the lease is gone"
@@ -55,7 +55,7 @@ public struct LeaseMachine: Sendable, Hashable {
         }
     }
 
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// The node starts (or its timer fired): survey and renew when due.
         case tick
         /// The survey's answer: the nodes alive, every lease, the database's clock.
@@ -76,7 +76,7 @@ public struct LeaseMachine: Sendable, Hashable {
         case drained(shard: Int)
     }
 
-    public enum Effect: Sendable, Hashable {
+    package enum Effect: Sendable, Hashable {
         /// Heartbeat, then read the lease table and the database's clock (`.surveyed`).
         case survey
         case acquire(shard: Int)
@@ -93,7 +93,7 @@ public struct LeaseMachine: Sendable, Hashable {
     }
 
     /// A shard this node holds or is getting.
-    public enum ShardState: Sendable, Hashable {
+    package enum ShardState: Sendable, Hashable {
         /// An acquire is on its way.
         case acquiring
         /// Led at `epoch`; `confirmed` is the send instant of the last confirmed acquire or renewal.
@@ -116,16 +116,16 @@ public struct LeaseMachine: Sendable, Hashable {
         }
     }
 
-    public let node: String
-    public let shardCount: Int
-    public let settings: Settings
-    public private(set) var shards: [Int: ShardState] = [:]
+    package let node: String
+    package let shardCount: Int
+    package let settings: Settings
+    package private(set) var shards: [Int: ShardState] = [:]
     /// The nodes alive at the last survey (this one included once it has surveyed).
-    public private(set) var live: [String] = []
+    package private(set) var live: [String] = []
     /// When the next survey and renewals are due (nil: at the next tick).
-    public private(set) var nextRenewal: Instant?
+    package private(set) var nextRenewal: Instant?
 
-    public init(node: String, shardCount: Int, settings: Settings = Settings()) {
+    package init(node: String, shardCount: Int, settings: Settings = Settings()) {
         precondition(shardCount > 0, "a cluster has at least one shard")
         self.node = node
         self.shardCount = shardCount
@@ -133,27 +133,27 @@ public struct LeaseMachine: Sendable, Hashable {
     }
 
     /// The shards led now (not the ones being handed over), by shard.
-    public var led: [Int: Int64] {
+    package var led: [Int: Int64] {
         var out: [Int: Int64] = [:]
         for (shard, state) in shards { if case let .leading(epoch, _) = state { out[shard] = epoch } }
         return out
     }
 
     /// Whether `shard` may launch at `now`: led, and before its self-fence instant.
-    public func mayLaunch(shard: Int, at now: Instant) -> Bool {
+    package func mayLaunch(shard: Int, at now: Instant) -> Bool {
         guard case let .leading(_, confirmed)? = shards[shard] else { return false }
         return now < settings.selfFence(sentAt: confirmed)
     }
 
     /// This node's even share of the shards: ceil(shards / live nodes).
-    public var share: Int {
+    package var share: Int {
         let nodes = max(1, live.count + (live.contains(node) ? 0 : 1))
         return (shardCount + nodes - 1) / nodes
     }
 
     /// Handles one event at the node's monotonic instant `now`. Expired leases are fenced
     /// first, whatever the event.
-    public mutating func handle(_ event: Event, at now: Instant) -> [Effect] {
+    package mutating func handle(_ event: Event, at now: Instant) -> [Effect] {
         var effects: [Effect] = []
         fenceExpired(at: now, into: &effects)
         switch event {

@@ -15,7 +15,7 @@
 ///
 /// Calls block the calling thread (a node makes them off its loop thread) and may throw any
 /// error when the database cannot be reached; only `ShardFenced` means the lease is gone.
-public protocol ShardDatabase: AnyObject, Sendable {
+package protocol ShardDatabase: AnyObject, Sendable {
     /// The number of shards, fixed when the database was created.
     var shardCount: Int { get }
 
@@ -59,16 +59,16 @@ public protocol ShardDatabase: AnyObject, Sendable {
 }
 
 /// One shard's lease as the database holds it.
-public struct ShardLease: Sendable, Hashable, Codable {
-    public var shard: Int
+@_spi(Benchmarks) public struct ShardLease: Sendable, Hashable, Codable {
+    package var shard: Int
     /// The node holding it (nil: never held).
-    public var owner: String?
+    package var owner: String?
     /// Goes up by one at every acquire; fences every commit.
-    public var epoch: Int64
+    @_spi(Benchmarks) public var epoch: Int64
     /// When the lease ends, in database time.
-    public var expiresAt: Instant
+    package var expiresAt: Instant
 
-    public init(shard: Int, owner: String?, epoch: Int64, expiresAt: Instant) {
+    package init(shard: Int, owner: String?, epoch: Int64, expiresAt: Instant) {
         self.shard = shard
         self.owner = owner
         self.epoch = epoch
@@ -77,20 +77,20 @@ public struct ShardLease: Sendable, Hashable, Codable {
 }
 
 /// An operator's command carried to a shard's leader through the database.
-public struct ShardCommand: Sendable, Hashable, Codable {
+package struct ShardCommand: Sendable, Hashable, Codable {
     /// Chosen by the sender (a retried `ctl submit` sends the same id, and is applied once).
-    public var id: String
-    public var shard: Int
+    package var id: String
+    package var shard: Int
     /// The control request, as the control socket would receive it (JSON).
-    public var payload: String
+    package var payload: String
 
     /// The `MachineRecord` table of a shard's state that records applied command ids: a leader
     /// marks a command applied with a `.putRecord` keyed by its id in the fenced transaction that
     /// applies it, so the command leaves `pendingCommands` exactly when (and only if) that
     /// transaction commits; its id stays known, and a resent one is not queued again.
-    public static let appliedTable = "cluster-command"
+    package static let appliedTable = "cluster-command"
 
-    public init(id: String, shard: Int, payload: String) {
+    package init(id: String, shard: Int, payload: String) {
         self.id = id
         self.shard = shard
         self.payload = payload
@@ -100,20 +100,20 @@ public struct ShardCommand: Sendable, Hashable, Codable {
 /// A commit refused by the fence: the shard's lease is no longer the epoch the store was opened
 /// with (taken by another node) or it expired at the database's instant. Nothing of the batch
 /// was applied; the node must stop leading the shard and act on nothing of that event.
-public struct ShardFenced: Error, Sendable, Hashable, CustomStringConvertible {
-    public var shard: Int
+package struct ShardFenced: Error, Sendable, Hashable, CustomStringConvertible {
+    package var shard: Int
     /// The epoch the commit carried.
-    public var epoch: Int64
+    package var epoch: Int64
     /// The lease as the database held it at the refusal, when known.
-    public var current: ShardLease?
+    package var current: ShardLease?
 
-    public init(shard: Int, epoch: Int64, current: ShardLease?) {
+    package init(shard: Int, epoch: Int64, current: ShardLease?) {
         self.shard = shard
         self.epoch = epoch
         self.current = current
     }
 
-    public var description: String {
+    package var description: String {
         var text = "shard \(shard): commit fenced at epoch \(epoch)"
         if let current {
             text += "; the lease is at epoch \(current.epoch), held by \(current.owner ?? "nobody") until \(current.expiresAt)"

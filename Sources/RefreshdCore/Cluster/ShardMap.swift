@@ -5,16 +5,16 @@
 /// used), cheap, and spread well enough for names like `feed[user-17]`. An instance hashes by its
 /// whole identifier (`template[key]`), so a million instances of one template spread over every
 /// shard; its template's definition is known to every shard.
-public struct ShardMap: Sendable, Hashable {
-    public let shardCount: Int
+package struct ShardMap: Sendable, Hashable {
+    package let shardCount: Int
 
-    public init(shardCount: Int) {
+    package init(shardCount: Int) {
         precondition(shardCount > 0, "a cluster has at least one shard")
         self.shardCount = shardCount
     }
 
     /// The shard of `identifier`, in 0..<shardCount.
-    public func shard(of identifier: String) -> Int {
+    package func shard(of identifier: String) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in identifier.utf8 {
             hash ^= UInt64(byte)

@@ -1,5 +1,5 @@
 /// What the notification machine did, as one log line each.
-public enum NotificationLog: Sendable, Hashable, CustomStringConvertible {
+@_spi(Benchmarks) public enum NotificationLog: Sendable, Hashable, CustomStringConvertible {
     /// The receiver took it (on `attempt`, counting from 1).
     case delivered(RunNotification, attempt: Int)
     /// An attempt failed; the next is at `next`.
@@ -9,13 +9,13 @@ public enum NotificationLog: Sendable, Hashable, CustomStringConvertible {
     /// Dropped unsent: `held` others were waiting, the most allowed.
     case dropped(RunNotification, held: Int)
 
-    public var notification: RunNotification {
+    package var notification: RunNotification {
         switch self {
         case let .delivered(n, _), let .retrying(n, _, _, _), let .gaveUp(n, _, _), let .dropped(n, _): n
         }
     }
 
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         switch self {
         case let .delivered(n, attempt):
             "notified \(n.kind.rawValue) of \(n.job) run \(n.runID) (\(n.notifier.summary), id \(n.id))"

@@ -2,30 +2,30 @@
 /// file): a command run like a job's (new session, killed at `timeout`), or a webhook POSTed to
 /// with a JSON body. Carried inside each held notification, so one written before a reload or a
 /// restart is delivered where it was meant to go.
-public struct Notifier: Sendable, Hashable, Codable {
-    public enum Target: Sendable, Hashable, Codable {
+package struct Notifier: Sendable, Hashable, Codable {
+    package enum Target: Sendable, Hashable, Codable {
         /// An argument vector (argv[0] resolved like a job's command), run in `workingDirectory`.
         case command(argv: [String], workingDirectory: String?)
         /// An `http://` or `https://` URL.
         case webhook(url: String)
     }
 
-    public var target: Target
+    package var target: Target
     /// How long one delivery attempt may take (the command is killed, the request cancelled).
-    public var timeoutMilliseconds: Int64
+    package var timeoutMilliseconds: Int64
 
     /// `timeout:` when a job file gives none.
-    public static let defaultTimeout: Duration = .seconds(10)
+    package static let defaultTimeout: Duration = .seconds(10)
 
-    public init(_ target: Target, timeout: Duration = Notifier.defaultTimeout) {
+    package init(_ target: Target, timeout: Duration = Notifier.defaultTimeout) {
         self.target = target
         self.timeoutMilliseconds = timeout.wholeMilliseconds
     }
 
-    public var timeout: Duration { .milliseconds(timeoutMilliseconds) }
+    package var timeout: Duration { .milliseconds(timeoutMilliseconds) }
 
     /// `webhook https://example.net/hook` or `command /usr/bin/notify-send`, for log lines.
-    public var summary: String {
+    package var summary: String {
         switch target {
         case let .command(argv, _): "command \(argv.first ?? "?")"
         case let .webhook(url): "webhook \(url)"
@@ -34,16 +34,16 @@ public struct Notifier: Sendable, Hashable, Codable {
 }
 
 /// A job's notifiers: none, either or both.
-public struct JobNotifiers: Sendable, Hashable {
+package struct JobNotifiers: Sendable, Hashable {
     /// Told once per run that ended `failure`, `expired` or `crashed`.
-    public var onFailure: Notifier?
+    package var onFailure: Notifier?
     /// Told at the first success after failures that were notified.
-    public var onRecovery: Notifier?
+    package var onRecovery: Notifier?
 
-    public init(onFailure: Notifier? = nil, onRecovery: Notifier? = nil) {
+    package init(onFailure: Notifier? = nil, onRecovery: Notifier? = nil) {
         self.onFailure = onFailure
         self.onRecovery = onRecovery
     }
 
-    public var isEmpty: Bool { onFailure == nil && onRecovery == nil }
+    package var isEmpty: Bool { onFailure == nil && onRecovery == nil }
 }

@@ -7,28 +7,28 @@ import Foundation
 /// `id` is stable (the state's instance, the run, the kind): it is sent as `Idempotency-Key`
 /// and `REFRESHD_NOTIFICATION_ID`, so a receiver can drop the one repeat a kill -9 between its
 /// answer and the delivered commit can cause.
-public struct RunNotification: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable {
+@_spi(Benchmarks) public struct RunNotification: Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         case failure, recovery
     }
 
-    public var id: String
-    public var kind: Kind
-    public var job: String
-    public var runID: Int64
-    public var outcome: Outcome
-    public var exitStatus: Int32?
-    public var signal: Int32?
-    public var started: Instant?
-    public var ended: Instant
+    package var id: String
+    package var kind: Kind
+    package var job: String
+    package var runID: Int64
+    package var outcome: Outcome
+    package var exitStatus: Int32?
+    package var signal: Int32?
+    package var started: Instant?
+    package var ended: Instant
     /// The run's last lines of output (at most `NotificationMachine.tailLines` lines and
     /// `tailBytes` bytes), oldest first.
-    public var outputTail: [String]
-    public var notifier: Notifier
+    package var outputTail: [String]
+    package var notifier: Notifier
     /// Attempts that failed so far.
-    public var attempts: Int
+    package var attempts: Int
 
-    public init(id: String, kind: Kind, job: String, runID: Int64, outcome: Outcome, exitStatus: Int32?,
+    package init(id: String, kind: Kind, job: String, runID: Int64, outcome: Outcome, exitStatus: Int32?,
                 signal: Int32?, started: Instant?, ended: Instant, outputTail: [String], notifier: Notifier,
                 attempts: Int = 0) {
         self.id = id
@@ -47,7 +47,7 @@ public struct RunNotification: Sendable, Hashable, Codable {
 
     /// What a webhook receives: `{id, kind, job, run, outcome, exitStatus, signal, started,
     /// ended, outputTail}`, keys sorted, dates in ISO 8601, the tail one string.
-    public var webhookBody: String {
+    package var webhookBody: String {
         struct Body: Encodable {
             var id: String, kind: String, job: String, run: Int64, outcome: String
             var exitStatus: Int32?, signal: Int32?, started: String?, ended: String, outputTail: String
@@ -73,7 +73,7 @@ public struct RunNotification: Sendable, Hashable, Codable {
     }
 
     /// What a notifier command gets on top of refreshd's own environment.
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         var values = [
             "REFRESHD_NOTIFICATION_ID": id,
             "REFRESHD_NOTIFICATION_KIND": kind.rawValue,
@@ -91,7 +91,7 @@ public struct RunNotification: Sendable, Hashable, Codable {
 }
 
 /// How one delivery attempt went, as the host reports it back to the machine.
-public enum NotificationOutcome: Sendable, Hashable {
+package enum NotificationOutcome: Sendable, Hashable {
     /// The webhook answered 2xx, or the command exited 0.
     case delivered
     /// Anything else: the text says what (`HTTP 503`, `exit 1`, `timed out after 10 s`, ...).
@@ -99,18 +99,18 @@ public enum NotificationOutcome: Sendable, Hashable {
 }
 
 /// What the notifications came to, for the simulation's report and the metrics.
-public struct NotificationCounts: Sendable, Hashable, Codable {
+package struct NotificationCounts: Sendable, Hashable, Codable {
     /// Failure and recovery notifications written (one per failed run, one per recovery).
-    public var failure = 0
-    public var recovery = 0
+    package var failure = 0
+    package var recovery = 0
     /// Delivered: the receiver took it.
-    public var delivered = 0
+    package var delivered = 0
     /// Attempts after a failed one.
-    public var retries = 0
+    package var retries = 0
     /// Dropped after `NotificationMachine.maxAttempts` failed attempts.
-    public var givenUp = 0
+    package var givenUp = 0
     /// Dropped unsent because `NotificationMachine.maxHeld` were already waiting (oldest first).
-    public var dropped = 0
+    package var dropped = 0
 
-    public init() {}
+    package init() {}
 }

@@ -1,12 +1,12 @@
 
 /// Both clocks read at one moment, by the host: the wall clock (CLOCK_REALTIME) and the
 /// monotonic clock (CLOCK_MONOTONIC, which is never set and stops while the machine sleeps).
-public struct ClockReading: Sendable, Hashable {
-    public var wall: Instant
+package struct ClockReading: Sendable, Hashable {
+    package var wall: Instant
     /// Time since an arbitrary origin (boot): only the difference between readings means anything.
-    public var monotonic: Duration
+    package var monotonic: Duration
 
-    public init(wall: Instant, monotonic: Duration) {
+    package init(wall: Instant, monotonic: Duration) {
         self.wall = wall
         self.monotonic = monotonic
     }
@@ -25,12 +25,12 @@ public struct ClockReading: Sendable, Hashable {
 /// notice announced (an older kernel, a missed notice). `expected` is the monotonic clock plus
 /// the offset from before the change. Pure: the runtime feeds it and acts on its answer, on
 /// whichever host, so the simulator runs the same rule.
-public struct ClockStepDetector: Sendable, Hashable {
+package struct ClockStepDetector: Sendable, Hashable {
     /// Offset drift at a wake-up up to this is not a change.
-    public static let tolerance: Duration = .seconds(1)
+    package static let tolerance: Duration = .seconds(1)
 
     /// What the host saw when it read the clocks.
-    public enum Notice: Sendable, Hashable {
+    package enum Notice: Sendable, Hashable {
         /// The one wake-up fired: check the offset.
         case wakeUp
         /// The kernel said the wall clock was set: always a change.
@@ -38,16 +38,16 @@ public struct ClockStepDetector: Sendable, Hashable {
     }
 
     /// wall − monotonic (ms) at the start or the last change; nil before the first reading.
-    public private(set) var offset: Int64?
+    package private(set) var offset: Int64?
 
-    public init() {}
+    package init() {}
 
     /// Starts from `baseline` (read when the host attaches).
-    public init(baseline: ClockReading) { offset = baseline.offset }
+    package init(baseline: ClockReading) { offset = baseline.offset }
 
     /// The wall-clock reading the runtime must be told of as `.clockChanged(expected:)`, or nil
     /// when nothing changed. The first reading without a baseline only sets it.
-    public mutating func observe(_ reading: ClockReading, _ notice: Notice) -> Instant? {
+    package mutating func observe(_ reading: ClockReading, _ notice: Notice) -> Instant? {
         let now = reading.offset
         guard let previous = offset else {
             offset = now

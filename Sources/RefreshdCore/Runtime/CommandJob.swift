@@ -1,9 +1,13 @@
 /// An external command: argv (no shell), extra environment and working directory.
 public struct CommandJob: Sendable, Hashable {
+    /// The program and its arguments, run as given, without a shell.
     public var argv: [String]
+    /// Variables added to the environment refreshd gives every run.
     public var environment: [String: String]
+    /// Where the command runs (nil: refreshd's own working directory).
     public var workingDirectory: String?
 
+    /// A command as given; it runs in a process group (and cgroup) of its own at each launch.
     public init(argv: [String], environment: [String: String] = [:], workingDirectory: String? = nil) {
         self.argv = argv
         self.environment = environment
@@ -13,7 +17,7 @@ public struct CommandJob: Sendable, Hashable {
     /// The environment a run of this command sees, as `KEY=value` sorted by key: refreshd's
     /// own (`base`), the job's, then the REFRESH_ variables (the run's identifier, id, deadline,
     /// start, kind, attempt, the results descriptor, the state's `instance`, the shared container).
-    public func environment(for order: LaunchOrder, base: [String: String], instance: String,
+    package func environment(for order: LaunchOrder, base: [String: String], instance: String,
                             sharedContainer: String?) -> [String] {
         var env = base
         for (key, value) in environment { env[key] = value }

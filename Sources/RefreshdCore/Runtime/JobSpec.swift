@@ -1,25 +1,25 @@
 /// A job as the runtime runs it from config: its definition, its command and how its first
 /// request is made. The daemon turns job files into these; the simulator does the same, so both
 /// seed and reload by the same rules.
-public struct JobSpec: Sendable, Hashable {
-    public var definition: TaskDefinition
-    public var command: CommandJob
-    public var firstRequest: FirstRequest
+package struct JobSpec: Sendable, Hashable {
+    package var definition: TaskDefinition
+    package var command: CommandJob
+    package var firstRequest: FirstRequest
     /// For a timeline job (`kind: timeline`): its widget. Its provider runs are requested by the
     /// timeline machine, not by `firstRequest`.
-    public var widget: WidgetSpec?
+    package var widget: WidgetSpec?
     /// A built-in action run instead of the command (`action: stage-playlist`).
-    public var action: ActionSpec?
+    package var action: ActionSpec?
     /// For a template (`template: true`, issue 23): its parameters. Only its instances run.
-    public var template: TemplateSpec?
+    package var template: TemplateSpec?
     /// A template's `instances:` file, read: applied as the complete set at each load and
     /// reload. Not part of the job's identity (`InstanceSource` compares equal): a changed list
     /// is a diff of instances, not a changed template.
-    public var instanceSource: InstanceSource?
+    package var instanceSource: InstanceSource?
     /// Who is told of its failed runs and its recovery (`on-failure:`, `on-recovery:`).
-    public var notifiers = JobNotifiers()
+    package var notifiers = JobNotifiers()
 
-    public init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
+    package init(definition: TaskDefinition, command: CommandJob, firstRequest: FirstRequest = .core,
                 widget: WidgetSpec? = nil, action: ActionSpec? = nil, template: TemplateSpec? = nil,
                 instanceSource: InstanceSource? = nil, notifiers: JobNotifiers = JobNotifiers()) {
         self.template = template
@@ -32,17 +32,17 @@ public struct JobSpec: Sendable, Hashable {
         self.action = action
     }
 
-    public var identifier: String { definition.identifier }
+    package var identifier: String { definition.identifier }
 
     /// What a run of a job runs: a built-in action (bound to code by the host) or a command.
-    public enum Work: Sendable, Hashable {
+    package enum Work: Sendable, Hashable {
         case action(ActionSpec)
         case command(CommandJob)
     }
 
     /// What a run of this job runs: its built-in action, else its widget's built-in provider (a
     /// timeline job with `provider: playlist` has no command), else its command.
-    public var work: Work {
+    package var work: Work {
         if let action { return .action(action) }
         if case let .action(provider)? = widget?.provider { return .action(provider) }
         return .command(command)
@@ -61,7 +61,7 @@ public enum FirstRequest: Sendable, Hashable {
     case nextSlot(Schedule)
 
     /// The text remembered in the state (`seedSpec`), as the job file would write it.
-    public var text: String {
+    package var text: String {
         switch self {
         case .core: "+0s"
         case let .after(duration): "+\(duration.compactText)"
@@ -72,7 +72,7 @@ public enum FirstRequest: Sendable, Hashable {
 
     /// The earliest begin date for a load at `now`; nil for `.core` (the core decides) and for a
     /// calendar with no next slot.
-    public func earliest(loadedAt now: Instant) -> Instant? {
+    package func earliest(loadedAt now: Instant) -> Instant? {
         switch self {
         case .core: nil
         case let .after(duration): now + duration

@@ -6,7 +6,7 @@ extension TaskRequest {
     /// `earliest` or now: what an operator's `refreshd ctl submit` and a load's first request
     /// submit. The operator chooses when, never what: a job that needs the network still
     /// waits for it.
-    public static func forJob(_ definition: TaskDefinition, earliest: Instant?) -> TaskRequest {
+    package static func forJob(_ definition: TaskDefinition, earliest: Instant?) -> TaskRequest {
         TaskRequest(identifier: definition.identifier, kind: definition.kind, earliestBeginDate: earliest,
                     requiresExternalPower: definition.requiresExternalPower,
                     requiresNetworkConnectivity: definition.requiresNetworkConnectivity)
@@ -21,5 +21,5 @@ extension ActivityRequest {
     /// named `operator`: job files need a reverse-DNS identifier of two labels or more, and the
     /// runtime never reports this owner as a job's end); it ends by an operator's `end`, its
     /// stale date and the 8-hour limit, like any activity.
-    public static let operatorOwner = "operator"
+    package static let operatorOwner = "operator"
 }

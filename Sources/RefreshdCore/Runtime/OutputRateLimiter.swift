@@ -9,28 +9,28 @@
 /// A runtime decision (`RefreshRuntime.runOutputLines`), fed by both hosts: the libuv host
 /// reports what it read, the simulated host its modelled output; the window runs on the
 /// runtime's clock (real or virtual).
-public struct OutputRateLimiter: Sendable {
-    public let maxLines: Int
-    public let maxBytes: Int
+package struct OutputRateLimiter: Sendable {
+    package let maxLines: Int
+    package let maxBytes: Int
     private var windowStart: UInt64 = 0
     private var started = false
     private var lines = 0
     private var bytes = 0
-    public private(set) var droppedLines = 0
-    public private(set) var droppedBytes = 0
+    package private(set) var droppedLines = 0
+    package private(set) var droppedBytes = 0
 
-    public init(maxLines: Int = 200, maxBytes: Int = 256 * 1024) {
+    package init(maxLines: Int = 200, maxBytes: Int = 256 * 1024) {
         self.maxLines = maxLines
         self.maxBytes = maxBytes
     }
 
     /// The limit as the log states it.
-    public var limitText: String { "\(maxLines) lines or \(maxBytes / 1024) KiB a second" }
+    package var limitText: String { "\(maxLines) lines or \(maxBytes / 1024) KiB a second" }
 
     /// Starts a new window if `now` (milliseconds) is past the current one, or before it (the
     /// wall clock stepped back); returns the drop counts of the window that ended, if anything
     /// was dropped in it.
-    public mutating func advance(to now: UInt64) -> (lines: Int, bytes: Int)? {
+    package mutating func advance(to now: UInt64) -> (lines: Int, bytes: Int)? {
         guard !started || now >= windowStart + 1000 || now < windowStart else { return nil }
         started = true
         windowStart = now
@@ -40,7 +40,7 @@ public struct OutputRateLimiter: Sendable {
     }
 
     /// Whether the window still has room for a line of `length` bytes; counts it either way.
-    public mutating func admit(length: Int) -> Bool {
+    package mutating func admit(length: Int) -> Bool {
         if lines < maxLines, bytes + length <= maxBytes {
             lines += 1
             bytes += length
@@ -52,16 +52,16 @@ public struct OutputRateLimiter: Sendable {
     }
 
     /// Whether this window is already full, so whole chunks can be dropped without splitting.
-    public var isFull: Bool { lines >= maxLines || bytes >= maxBytes }
+    package var isFull: Bool { lines >= maxLines || bytes >= maxBytes }
 
     /// Records bytes dropped unsplit, with the number of line ends among them.
-    public mutating func drop(bytes count: Int, lineEnds: Int) {
+    package mutating func drop(bytes count: Int, lineEnds: Int) {
         droppedLines += lineEnds
         droppedBytes += count
     }
 
     /// The drop counts so far (nil when nothing was dropped), reset.
-    public mutating func takeDropped() -> (lines: Int, bytes: Int)? {
+    package mutating func takeDropped() -> (lines: Int, bytes: Int)? {
         guard droppedBytes > 0 || droppedLines > 0 else { return nil }
         defer { droppedLines = 0; droppedBytes = 0 }
         return (droppedLines, droppedBytes)

@@ -13,8 +13,8 @@
 /// The host carries out the effects: it reads on a worker thread (`startRead`), arms and stops
 /// one timer, applies a finished read (`apply`, through `RefreshRuntime.reload`/`refuseReload`)
 /// and writes the log lines. Generations tell a late timer or read from the current one.
-public struct ReloadMachine: Sendable, Hashable {
-    public enum Event: Sendable, Hashable {
+package struct ReloadMachine: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// A reload was asked for (SIGHUP, the directory changed...); `reason` goes in the logs.
         case requested(reason: String)
         /// The read of `generation` ended (its result is held by the host).
@@ -24,7 +24,7 @@ public struct ReloadMachine: Sendable, Hashable {
         case timerFired(generation: Int, jobsInForce: Int)
     }
 
-    public enum Effect: Sendable, Hashable {
+    package enum Effect: Sendable, Hashable {
         /// Read and validate the job directory off the loop; report `.readFinished(generation)`.
         case startRead(generation: Int)
         /// Arm the reload timer to fire `.timerFired(generation)` after `after`.
@@ -37,16 +37,16 @@ public struct ReloadMachine: Sendable, Hashable {
     }
 
     /// The job directory, named in the log lines.
-    public let directory: String
+    package let directory: String
     /// How long a read may take before it is abandoned.
-    public let timeout: Duration
+    package let timeout: Duration
     /// A read of the job directory, started for `reason`; `abandoned` once it took too long.
-    public struct Read: Sendable, Hashable {
-        public var generation: Int
-        public var reason: String
-        public var abandoned = false
+    package struct Read: Sendable, Hashable {
+        package var generation: Int
+        package var reason: String
+        package var abandoned = false
 
-        public init(generation: Int, reason: String, abandoned: Bool = false) {
+        package init(generation: Int, reason: String, abandoned: Bool = false) {
             self.generation = generation
             self.reason = reason
             self.abandoned = abandoned
@@ -54,24 +54,24 @@ public struct ReloadMachine: Sendable, Hashable {
     }
 
     /// The read under way, if any.
-    public private(set) var underway: Read?
+    package private(set) var underway: Read?
     /// The latest request that came while a read was under way, served when it ends.
-    public private(set) var requestedMeanwhile: String?
-    public private(set) var generation = 0
+    package private(set) var requestedMeanwhile: String?
+    package private(set) var generation = 0
 
-    public init(directory: String, timeout: Duration) {
+    package init(directory: String, timeout: Duration) {
         self.directory = directory
         self.timeout = timeout
     }
 
     /// One event; its effects, to be carried out in order.
-    public mutating func handle(_ event: Event) -> [Effect] {
+    package mutating func handle(_ event: Event) -> [Effect] {
         var effects: [Effect] = []
         handle(event, into: &effects)
         return effects
     }
 
-    public mutating func handle(_ event: Event, into effects: inout [Effect]) {
+    package mutating func handle(_ event: Event, into effects: inout [Effect]) {
         switch event {
         case let .requested(reason):
             request(reason, into: &effects)

@@ -20,7 +20,7 @@ import Foundation
 /// its line with the field and the reason (`entry 1: date: day 30: 2026-02 has 28 days`). A line that
 /// names none of these keys is some other result and is left alone. Reload and activity lines
 /// are "live": applied as soon as they are written, while the run goes on.
-public enum ResultLine: Sendable, Hashable {
+package enum ResultLine: Sendable, Hashable {
     case timeline(Timeline, upstreamFetch: Bool)
     /// A line that meant to be a timeline (it has `entries` or `policy`) and is not one.
     case badTimeline(String)
@@ -37,7 +37,7 @@ public enum ResultLine: Sendable, Hashable {
     case other
 
     /// Whether the line is applied at once, while its run goes on.
-    public var isLive: Bool {
+    package var isLive: Bool {
         switch self {
         case .reloadTimelines, .reloadAllTimelines, .activity, .badActivity: true
         default: false
@@ -46,7 +46,7 @@ public enum ResultLine: Sendable, Hashable {
 
     /// Reads one line (already checked to be one JSON object). `owner` and `namespace` are the
     /// run's job's, given to activities it starts; `now` stamps updates without a timestamp.
-    public static func parse(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine {
+    package static func parse(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
             return .other
         }
@@ -54,7 +54,7 @@ public enum ResultLine: Sendable, Hashable {
     }
 
     /// Reads one line already decoded (`RunResults.verdict`).
-    public static func parse(object: [String: Any], owner: String, namespace: String, now: Instant) -> ResultLine {
+    package static func parse(object: [String: Any], owner: String, namespace: String, now: Instant) -> ResultLine {
         if let verb = object["activity"] { return activity(verb, object, owner: owner, namespace: namespace, now: now) }
         if let kind = object["reloadTimelines"] {
             guard let kind = kind as? String, !kind.isEmpty else { return .badActivity("reloadTimelines: expected a widget kind") }
@@ -197,7 +197,7 @@ public enum ResultLine: Sendable, Hashable {
     /// `RunResults.verdict` and `parse(object:)`, which decide every other line). Whatever it
     /// returns is what that path returns for the same line: `ResultLineFastPathTests` compares
     /// both on generated lines.
-    public static func fastActivity(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine? {
+    package static func fastActivity(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine? {
         guard line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line) else { return nil }
         return fastActivity(members, owner: owner, namespace: namespace, now: now)
     }
@@ -205,7 +205,7 @@ public enum ResultLine: Sendable, Hashable {
     /// `line` read without Foundation when it is an activity line (`fastActivity`) or a timeline
     /// line within `StrictJSON`'s subset whose fields have the vocabulary's types; nil otherwise
     /// (`parse` decides). What a run's end hands the machines: a timeline provider's line.
-    public static func fastParse(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine? {
+    package static func fastParse(_ line: String, owner: String, namespace: String, now: Instant) -> ResultLine? {
         guard line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line) else { return nil }
         func has(_ key: String) -> Bool { members.contains { $0.key == key } }
         // `parse(object:)`'s order: an activity, then the reloads (left to Foundation), then a timeline.
@@ -220,7 +220,7 @@ public enum ResultLine: Sendable, Hashable {
 
     /// `fastActivity` of a line already read by `StrictJSON.object` (which the line's
     /// `RunResults.verdict` accepts: the subset is JSON objects Foundation reads the same).
-    public static func fastActivity(_ members: [StrictJSON.Member], owner: String, namespace: String, now: Instant) -> ResultLine? {
+    package static func fastActivity(_ members: [StrictJSON.Member], owner: String, namespace: String, now: Instant) -> ResultLine? {
         guard let verb = members.first(where: { $0.key == "activity" }), case let .string(verb) = verb.value else { return nil }
         do throws(StrictFields.Unsure) {
             return try activity(verb, StrictFields(members: members), owner: owner, namespace: namespace, now: now)

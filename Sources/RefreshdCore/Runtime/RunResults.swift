@@ -12,19 +12,19 @@ import Foundation
 /// ```sh
 /// echo '{"entries": [{"date": "2026-11-22T06:00:00Z", "asset": "dawn"}], "policy": "atEnd"}' >&3
 /// ```
-public enum RunResults {
+package enum RunResults {
     /// The descriptor a command writes results to.
-    public static let descriptor: Int32 = 3
+    package static let descriptor: Int32 = 3
     /// Lines kept per run; more are dropped by the host and reported.
-    public static let maxLines = 64
+    package static let maxLines = 64
     /// Bytes per line; a longer line is refused whole.
-    public static let maxLineBytes = 16 * 1024
+    package static let maxLineBytes = 16 * 1024
 
     /// What a host appends when a run wrote more than it keeps (never valid JSON).
-    public static let truncatedMarker = "\u{0}truncated"
+    package static let truncatedMarker = "\u{0}truncated"
 
     /// Splits accepted results (one compact JSON object each) from refused lines (with the reason).
-    public static func check(_ lines: [String]) -> (accepted: [String], problems: [String]) {
+    package static func check(_ lines: [String]) -> (accepted: [String], problems: [String]) {
         var accepted: [String] = []
         var problems: [String] = []
         for (index, line) in lines.enumerated() {
@@ -49,14 +49,14 @@ public enum RunResults {
 
     /// What `check` decides about one line, with the JSON object it decoded so that a caller
     /// reading the line now (`RefreshRuntime.runResultLine`) does not decode it again.
-    public enum LineVerdict {
+    package enum LineVerdict {
         case blank
         case accepted(String, [String: Any])
         case refused(String)
     }
 
     /// The verdict on the line numbered `number` (for the refusal's message).
-    public static func verdict(_ line: String, number: Int) -> LineVerdict {
+    package static func verdict(_ line: String, number: Int) -> LineVerdict {
         if line == truncatedMarker {
             return .refused("more than \(maxLines * (maxLineBytes + 1)) bytes of results; the rest was dropped")
         }

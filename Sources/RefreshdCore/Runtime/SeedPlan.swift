@@ -7,8 +7,8 @@
 ///   again (`seedSpecs` holds the text it was last seeded from).
 /// - Otherwise: `.core` asks the core (next calendar slot or now); the rest submit the date they
 ///   name for a load at `now`.
-public enum SeedPlan {
-    public enum Action: Sendable, Hashable {
+package enum SeedPlan {
+    package enum Action: Sendable, Hashable {
         case keep
         case submitFirst
         case submit(earliest: Instant)
@@ -16,7 +16,7 @@ public enum SeedPlan {
         case none
     }
 
-    public static func plan(_ job: JobSpec, hasPending: Bool, seededFrom: String?, replacing: Bool,
+    package static func plan(_ job: JobSpec, hasPending: Bool, seededFrom: String?, replacing: Bool,
                             now: Instant) -> Action {
         if !replacing, hasPending { return .keep }
         if !replacing, case .at = job.firstRequest, seededFrom == job.firstRequest.text { return .keep }
@@ -28,17 +28,17 @@ public enum SeedPlan {
 
 /// The difference between the config in force and a newly read one, by identifier: pure, so
 /// it is tested on its own and the simulator reloads exactly as the daemon does.
-public struct ReloadPlan: Sendable, Hashable {
+package struct ReloadPlan: Sendable, Hashable {
     /// Identifiers no longer in the config: their pending requests are cancelled.
-    public var removed: [String]
+    package var removed: [String]
     /// New jobs: declared and given their first request.
-    public var added: [JobSpec]
+    package var added: [JobSpec]
     /// Jobs whose definition, command or first request changed: redeclared, pending replaced.
-    public var changed: [JobSpec]
+    package var changed: [JobSpec]
     /// Jobs left alone, pending requests, streaks and counters included.
-    public var unchanged: Int
+    package var unchanged: Int
 
-    public static func diff(current: [String: JobSpec], loaded: [JobSpec]) -> ReloadPlan {
+    package static func diff(current: [String: JobSpec], loaded: [JobSpec]) -> ReloadPlan {
         var seen = Set<String>()
         var added: [JobSpec] = [], changed: [JobSpec] = []
         var unchanged = 0
@@ -54,7 +54,7 @@ public struct ReloadPlan: Sendable, Hashable {
     }
 
     /// `2 added, 1 changed, 0 removed, 5 unchanged`.
-    public var summary: String {
+    package var summary: String {
         "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged"
     }
 }
@@ -62,7 +62,7 @@ public struct ReloadPlan: Sendable, Hashable {
 extension ReloadPlan {
     /// One step of applying a plan; the engine carries it out (it binds handlers), all of them
     /// in one transaction.
-    public enum Step: Sendable, Hashable {
+    package enum Step: Sendable, Hashable {
         /// Withdraw a timeline job's widget (its spec as it was) and its providers, except the
         /// families in `keeping`, which stay on screen with their pending reloads.
         case withdrawWidget(JobSpec, keeping: Set<String>)
@@ -80,7 +80,7 @@ extension ReloadPlan {
     /// withdrawn, added and changed ones (re)declared (a changed widget keeps the families still
     /// on screen; a job that became a widget is withdrawn first), then the seeds, added jobs'
     /// first, changed jobs' replacing their pending request. Widgets are seeded by their machine.
-    public func steps(current: [String: JobSpec]) -> [Step] {
+    package func steps(current: [String: JobSpec]) -> [Step] {
         var steps: [Step] = []
         for id in removed {
             if let old = current[id], old.widget != nil { steps.append(.withdrawWidget(old, keeping: [])) } else { steps.append(.withdraw(id)) }

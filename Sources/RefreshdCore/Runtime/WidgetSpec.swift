@@ -5,9 +5,9 @@
 /// The runtime declares one provider identifier per family (`<job>#<family>`), so each family's
 /// provider call is an ordinary run (allowance, expiration, results channel, history) and the
 /// provider is asked once per family per reload, as WidgetKit does.
-public struct WidgetSpec: Sendable, Hashable {
+package struct WidgetSpec: Sendable, Hashable {
     /// Where timelines come from.
-    public enum Provider: Sendable, Hashable {
+    package enum Provider: Sendable, Hashable {
         /// The job's command, once per family; it prints one timeline on its results channel.
         case command
         /// A built-in provider run in process (`provider: playlist` reads the staged wallpaper
@@ -17,29 +17,29 @@ public struct WidgetSpec: Sendable, Hashable {
     }
 
     /// The widget kind (WidgetKit's `kind` string), e.g. `wallpaper`.
-    public var kind: String
+    package var kind: String
     /// The families on screen, each once (several instances of a family count as one).
-    public var families: [String]
+    package var families: [String]
     /// Non-exempt reloads per family in any trailing 24 hours; nil is unlimited (development).
-    public var budget: Int?
+    package var budget: Int?
     /// How long a provider's upstream fetch is shared by the other families of the kind (the
     /// per-kind cache directory `REFRESH_WIDGET_CACHE`); zero shares nothing.
-    public var sharedFetch: Duration
-    public var provider: Provider
+    package var sharedFetch: Duration
+    package var provider: Provider
     /// The least time between two counted reloads of one family (`min-reload-interval:`).
-    public var minReloadInterval: Duration
+    package var minReloadInterval: Duration
     /// Who shares the budget (`budget-scope:`).
-    public var budgetScope: BudgetScope = .family
+    package var budgetScope: BudgetScope = .family
 
     /// Who shares a reload budget: each family its own (Apple's documentation, the default),
     /// all families of the kind, or every widget kind of the job's namespace (the app:
     /// developers report kinds "compete for that same budget").
-    public enum BudgetScope: String, Sendable, Hashable, CaseIterable {
+    package enum BudgetScope: String, Sendable, Hashable, CaseIterable {
         case family, kind, namespace
     }
 
     /// The timeline machine's budget group for this widget of a job in `namespace`.
-    public func budgetGroup(namespace: String) -> String? {
+    package func budgetGroup(namespace: String) -> String? {
         switch budgetScope {
         case .family: nil
         case .kind: "kind \(kind)"
@@ -48,16 +48,16 @@ public struct WidgetSpec: Sendable, Hashable {
     }
 
     /// The families WidgetKit knows, in its order.
-    public static let knownFamilies = [
+    package static let knownFamilies = [
         "systemSmall", "systemMedium", "systemLarge", "systemExtraLarge",
         "accessoryRectangular", "accessoryCircular", "accessoryInline",
     ]
     /// iOS's range is 40-70 a day for a frequently viewed widget; 50 is its middle.
-    public static let defaultBudget = 50
+    package static let defaultBudget = 50
     /// iOS spaces one widget's reloads; "about every 5 minutes" is commonly cited, unconfirmed.
-    public static let defaultMinReloadInterval = Duration.seconds(300)
+    package static let defaultMinReloadInterval = Duration.seconds(300)
 
-    public init(kind: String, families: [String], budget: Int? = WidgetSpec.defaultBudget,
+    package init(kind: String, families: [String], budget: Int? = WidgetSpec.defaultBudget,
                 sharedFetch: Duration = .seconds(300), provider: Provider = .command,
                 minReloadInterval: Duration = WidgetSpec.defaultMinReloadInterval) {
         self.kind = kind
@@ -69,10 +69,10 @@ public struct WidgetSpec: Sendable, Hashable {
     }
 
     /// The scheduler identifier of one family's provider runs.
-    public static func providerIdentifier(job: String, family: String) -> String { "\(job)#\(family)" }
+    package static func providerIdentifier(job: String, family: String) -> String { "\(job)#\(family)" }
 
     /// The family a provider identifier names (the text after the last `#`).
-    public static func family(ofProviderIdentifier identifier: String) -> String? {
+    package static func family(ofProviderIdentifier identifier: String) -> String? {
         guard let hash = identifier.lastIndex(of: "#") else { return nil }
         return String(identifier[identifier.index(after: hash)...])
     }
@@ -82,14 +82,14 @@ extension WidgetSpec {
     /// The run definition of one family's provider: its own identifier (`<job>#<family>`) in the
     /// widget's own namespace (`widget.<kind>`, so the families' reloads never count against
     /// other jobs' pending limits), with the job's allowance and grace.
-    public func providerDefinition(of job: TaskDefinition, family: String) -> TaskDefinition {
+    package func providerDefinition(of job: TaskDefinition, family: String) -> TaskDefinition {
         TaskDefinition(identifier: Self.providerIdentifier(job: job.identifier, family: family), kind: .processing,
                        namespace: "widget.\(kind)", allowance: job.allowance, grace: job.grace)
     }
 
     /// The command a family's provider runs: the job's, told the widget's kind and family, and
     /// where and how long the widget's shared fetch is cached.
-    public func providerCommand(_ command: CommandJob, family: String, sharedContainer: String?) -> CommandJob {
+    package func providerCommand(_ command: CommandJob, family: String, sharedContainer: String?) -> CommandJob {
         var job = command
         job.environment["REFRESH_WIDGET_KIND"] = kind
         job.environment["REFRESH_WIDGET_FAMILY"] = family
@@ -99,7 +99,7 @@ extension WidgetSpec {
     }
 
     /// The timeline machine's definition of this widget, for the job that provides it.
-    public func definition(job: TaskDefinition, families: Set<WidgetFamily>) -> WidgetDefinition {
+    package func definition(job: TaskDefinition, families: Set<WidgetFamily>) -> WidgetDefinition {
         WidgetDefinition(kind: kind, families: families, job: job.identifier,
                          budget: budget.map { .limited($0) } ?? .unlimited, minReloadInterval: minReloadInterval,
                          budgetGroup: budgetGroup(namespace: job.namespace))

@@ -6,23 +6,23 @@
 ///
 /// Plain data (no zone database is read here), so the machine stays a pure function of its
 /// events: the caller lists each offset from the instant it takes effect.
-public struct CountingDays: Sendable, Hashable {
+package struct CountingDays: Sendable, Hashable {
     /// `(from, seconds east of UTC)`, sorted by `from`; before the first, the first's offset.
-    public private(set) var offsets: [(from: Instant, seconds: Int64)]
+    package private(set) var offsets: [(from: Instant, seconds: Int64)]
 
     /// UTC days.
-    public static let utc = CountingDays(offsets: [])
+    package static let utc = CountingDays(offsets: [])
 
-    public init(offsets: [(from: Instant, seconds: Int64)]) {
+    package init(offsets: [(from: Instant, seconds: Int64)]) {
         self.offsets = offsets.sorted { $0.from < $1.from }
     }
 
-    public static func == (lhs: CountingDays, rhs: CountingDays) -> Bool {
+    package static func == (lhs: CountingDays, rhs: CountingDays) -> Bool {
         lhs.offsets.count == rhs.offsets.count
             && zip(lhs.offsets, rhs.offsets).allSatisfy { $0.from == $1.from && $0.seconds == $1.seconds }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for o in offsets {
             hasher.combine(o.from)
             hasher.combine(o.seconds)
@@ -43,7 +43,7 @@ public struct CountingDays: Sendable, Hashable {
     }
 
     /// The day `instant` falls on (days since 1970-01-01 of the local calendar).
-    public func day(of instant: Instant) -> Int64 {
+    package func day(of instant: Instant) -> Int64 {
         let local = instant.milliseconds &+ offsetMilliseconds(at: instant)
         let (q, r) = local.quotientAndRemainder(dividingBy: Self.dayMilliseconds)
         return r < 0 ? q - 1 : q
@@ -51,7 +51,7 @@ public struct CountingDays: Sendable, Hashable {
 
     /// The first instant of `day` (its local midnight; after a change of offset that skips
     /// midnight, the first instant whose day is `day`).
-    public func start(of day: Int64) -> Instant {
+    package func start(of day: Int64) -> Instant {
         let midnight = day &* Self.dayMilliseconds
         guard !offsets.isEmpty else { return Instant.clamped(midnight) }
         // The offset at the guess may differ from the one at the answer (a change near

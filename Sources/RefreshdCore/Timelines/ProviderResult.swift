@@ -1,5 +1,5 @@
 /// How one provider call for one widget family ended, as the runtime reports it.
-public enum ProviderResult: Sendable, Hashable {
+package enum ProviderResult: Sendable, Hashable {
     /// A timeline the runtime parsed and checked. `upstreamFetch`: the provider fetched from
     /// upstream for it (false when it used the kind's shared fetch), counted apart from calls.
     case timeline(Timeline, upstreamFetch: Bool)

@@ -4,19 +4,19 @@
 /// Requests that arrive while one waits are coalesced into it: it remembers the first reason
 /// and instant, and whether any of them was exempt (then the one reload is exempt) or demanded
 /// freshness (then its failure makes the widget stale).
-public struct ReloadAsk: Sendable, Hashable, Codable {
+package struct ReloadAsk: Sendable, Hashable, Codable {
     /// The first request's reason.
-    public var reason: ReloadReason
+    package var reason: ReloadReason
     /// When the first request was made.
-    public var requested: Instant
+    package var requested: Instant
     /// Any coalesced request was exempt: the reload does not count and is not deferred.
-    public var exempt: Bool
+    package var exempt: Bool
     /// Any coalesced request came from the policy or an explicit reload.
-    public var demandsFreshness: Bool
+    package var demandsFreshness: Bool
     /// How many requests it stands for.
-    public var requests: Int
+    package var requests: Int
 
-    public init(reason: ReloadReason, requested: Instant) {
+    package init(reason: ReloadReason, requested: Instant) {
         self.reason = reason
         self.requested = requested
         self.exempt = reason.isExempt
@@ -25,7 +25,7 @@ public struct ReloadAsk: Sendable, Hashable, Codable {
     }
 
     /// This ask with one more request coalesced into it.
-    public func merging(_ other: ReloadReason) -> ReloadAsk {
+    package func merging(_ other: ReloadReason) -> ReloadAsk {
         var merged = self
         merged.exempt = merged.exempt || other.isExempt
         merged.demandsFreshness = merged.demandsFreshness || other.demandsFreshness
@@ -34,7 +34,7 @@ public struct ReloadAsk: Sendable, Hashable, Codable {
     }
 
     /// Two asks as one (the earlier one's reason and instant).
-    public func merging(_ other: ReloadAsk) -> ReloadAsk {
+    package func merging(_ other: ReloadAsk) -> ReloadAsk {
         var merged = requested <= other.requested ? self : other
         merged.exempt = exempt || other.exempt
         merged.demandsFreshness = demandsFreshness || other.demandsFreshness

@@ -2,14 +2,14 @@
 ///
 /// iOS gives a frequently viewed widget roughly 40-70 reloads a day (unpublished); 50 is the
 /// default. `unlimited` is for development, as iOS imposes no budget under a debugger.
-public enum ReloadBudget: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum ReloadBudget: Sendable, Hashable, Codable, CustomStringConvertible {
     case limited(Int)
     case unlimited
 
-    public static let `default` = ReloadBudget.limited(50)
+    package static let `default` = ReloadBudget.limited(50)
 
     /// The limit, or nil when unlimited. Negative limits count as 0 (nothing may reload).
-    public var limit: Int? {
+    package var limit: Int? {
         switch self {
         case let .limited(n): max(n, 0)
         case .unlimited: nil
@@ -17,5 +17,5 @@ public enum ReloadBudget: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// `50` or `unlimited`.
-    public var description: String { limit.map(String.init) ?? "unlimited" }
+    package var description: String { limit.map(String.init) ?? "unlimited" }
 }

@@ -1,6 +1,6 @@
 /// Why a widget reload was asked for. Decides whether it counts against the budget and whether
 /// its failure makes the widget stale.
-public enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+@_spi(Benchmarks) public enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// The timeline's `atEnd` policy: its last entry's date has come.
     case policyAtEnd
     /// The timeline's `after(date)` policy: the date has come.
@@ -25,7 +25,7 @@ public enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, Cus
     case localeChange
 
     /// Exempt reloads never count against the budget and are never deferred.
-    public var isExempt: Bool {
+    package var isExempt: Bool {
         switch self {
         case .appForeground, .widgetIntent, .significantTimeChange, .localeChange: true
         default: false
@@ -34,7 +34,7 @@ public enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, Cus
 
     /// The policy or an explicit request asked for it (or the family has no timeline at all): if
     /// it cannot happen, the widget is stale, and a failure is retried.
-    public var demandsFreshness: Bool {
+    package var demandsFreshness: Bool {
         switch self {
         case .policyAtEnd, .policyAfter, .retry, .explicitJob, .explicitAPI, .added: true
         default: false
@@ -42,7 +42,7 @@ public enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, Cus
     }
 
     /// `policy atEnd`, `explicit (job)`, `app foreground`...
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         switch self {
         case .policyAtEnd: "policy atEnd"
         case .policyAfter: "policy after"

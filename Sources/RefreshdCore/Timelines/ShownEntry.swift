@@ -1,13 +1,13 @@
 /// The entry a widget family shows now, and since when.
-public struct ShownEntry: Sendable, Hashable, Codable {
-    public var entry: TimelineEntry
+package struct ShownEntry: Sendable, Hashable, Codable {
+    package var entry: TimelineEntry
     /// When it was published.
-    public var since: Instant
+    package var since: Instant
     /// Its index in the widget's current timeline; nil when it is the last entry of an earlier
     /// timeline, kept on screen because the new timeline's first entry is still in the future.
-    public var index: Int?
+    package var index: Int?
 
-    public init(entry: TimelineEntry, since: Instant, index: Int?) {
+    package init(entry: TimelineEntry, since: Instant, index: Int?) {
         self.entry = entry
         self.since = since
         self.index = index

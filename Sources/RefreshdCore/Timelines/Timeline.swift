@@ -3,11 +3,11 @@
 /// The initializer sorts entries by date, keeping the provider's order among equal dates (the
 /// later one of equal dates is the one shown). The machine shows each entry at its date without
 /// asking the provider again, and reloads when the policy says.
-public struct Timeline: Sendable, Hashable, Codable {
-    public private(set) var entries: [TimelineEntry]
-    public var policy: TimelinePolicy
+package struct Timeline: Sendable, Hashable, Codable {
+    package private(set) var entries: [TimelineEntry]
+    package var policy: TimelinePolicy
 
-    public init(entries: [TimelineEntry], policy: TimelinePolicy) {
+    package init(entries: [TimelineEntry], policy: TimelinePolicy) {
         self.entries = entries.enumerated()
             .sorted { $0.element.date != $1.element.date ? $0.element.date < $1.element.date : $0.offset < $1.offset }
             .map(\.element)
@@ -17,13 +17,13 @@ public struct Timeline: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey { case entries, policy }
 
     /// Decoding sorts too, so a timeline read back from the store obeys the same order.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(entries: try c.decode([TimelineEntry].self, forKey: .entries),
                   policy: try c.decode(TimelinePolicy.self, forKey: .policy))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(entries, forKey: .entries)
         try c.encode(policy, forKey: .policy)
@@ -31,7 +31,7 @@ public struct Timeline: Sendable, Hashable, Codable {
 
     /// The index of the entry shown at `now`: the last one whose date is at or before it.
     /// Binary search, so a clock step or a restore costs O(log n).
-    public func currentIndex(at now: Instant) -> Int? {
+    package func currentIndex(at now: Instant) -> Int? {
         var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2
@@ -41,7 +41,7 @@ public struct Timeline: Sendable, Hashable, Codable {
     }
 
     /// The instant the policy asks for a reload, for a timeline received at `received`.
-    public func policyReload(receivedAt received: Instant) -> Instant? {
+    package func policyReload(receivedAt received: Instant) -> Instant? {
         switch policy {
         case .atEnd: entries.last.map(\.date) ?? received
         case let .after(date): date

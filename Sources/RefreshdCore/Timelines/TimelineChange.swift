@@ -6,16 +6,16 @@
 /// | `putWidget(r)` | `widget` | `kind/family` | `r` (a `WidgetRecord`) |
 /// | `deleteWidget(id)` | `widget` | `kind/family` | (deleted) |
 /// | `putCounters(c)` | `widget-day` | `YYYY-MM-DD kind/family` | `c` (a `WidgetDayCounter`) |
-public enum TimelineChange: Sendable, Hashable, Codable {
+package enum TimelineChange: Sendable, Hashable, Codable {
     case putWidget(WidgetRecord)
     case deleteWidget(WidgetID)
     case putCounters(WidgetDayCounter)
 
-    public static let widgetTable = "widget"
-    public static let counterTable = "widget-day"
+    package static let widgetTable = "widget"
+    package static let counterTable = "widget-day"
 
     /// The store table the change belongs to.
-    public var table: String {
+    package var table: String {
         switch self {
         case .putWidget, .deleteWidget: Self.widgetTable
         case .putCounters: Self.counterTable
@@ -23,7 +23,7 @@ public enum TimelineChange: Sendable, Hashable, Codable {
     }
 
     /// The record's key within its table.
-    public var key: String {
+    package var key: String {
         switch self {
         case let .putWidget(record): record.widget.description
         case let .deleteWidget(id): id.description

@@ -3,13 +3,13 @@
 /// `content` is the entry's light content as the provider gave it, compact JSON text (an asset
 /// identifier, a title): refreshd never interprets it, it publishes it. `relevance` and
 /// `duration` rank widgets in a stack, as WidgetKit's `TimelineEntryRelevance` does.
-public struct TimelineEntry: Sendable, Hashable, Codable {
-    public var date: Instant
-    public var content: String
-    public var relevance: Double?
-    public var duration: Duration?
+package struct TimelineEntry: Sendable, Hashable, Codable {
+    package var date: Instant
+    package var content: String
+    package var relevance: Double?
+    package var duration: Duration?
 
-    public init(date: Instant, content: String, relevance: Double? = nil, duration: Duration? = nil) {
+    package init(date: Instant, content: String, relevance: Double? = nil, duration: Duration? = nil) {
         self.date = date
         self.content = content
         self.relevance = relevance
@@ -22,7 +22,7 @@ public struct TimelineEntry: Sendable, Hashable, Codable {
 
     /// The duration is stored as whole milliseconds (`durationMilliseconds`), not as Swift's
     /// two-integer `Duration` encoding.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         date = try c.decode(Instant.self, forKey: .date)
         content = try c.decode(String.self, forKey: .content)
@@ -30,7 +30,7 @@ public struct TimelineEntry: Sendable, Hashable, Codable {
         duration = try c.decodeIfPresent(Int64.self, forKey: .durationMilliseconds).map { .milliseconds($0) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(date, forKey: .date)
         try c.encode(content, forKey: .content)

@@ -1,13 +1,13 @@
 /// Why a provider's timeline was refused: a failed reload, with the reason the log and the
 /// status show. Each case names what was wrong and what was expected.
-public enum TimelineError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum TimelineError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooManyEntries(count: Int, limit: Int)
     case entryTooLarge(index: Int, bytes: Int, limit: Int)
     case emptyContent(index: Int)
     case relevanceNotFinite(index: Int)
     case negativeDuration(index: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .tooManyEntries(count, limit):
             "timeline has \(count) entries; expected at most \(limit)"

@@ -1,6 +1,6 @@
 /// Everything that can happen to the widget timelines; the runtime feeds these to
 /// `TimelineMachine.handle` with the instant they happened.
-public enum TimelineEvent: Sendable, Hashable {
+package enum TimelineEvent: Sendable, Hashable {
     /// Declares a widget kind, or replaces its definition (config reload): families still on
     /// screen keep their state, families no longer listed are withdrawn, new ones ask for their
     /// first timeline (once the machine is restored).

@@ -1,18 +1,18 @@
 /// Bounds on what a provider may return, so one bad provider cannot bloat the store, the shared
 /// container or the wake-up timer. WidgetKit wants light content (an identifier, not an image)
 /// and timelines of a few dozen entries; very long ones are reported to stop updating.
-public struct TimelineLimits: Sendable, Hashable {
-    public var maxEntries: Int
+package struct TimelineLimits: Sendable, Hashable {
+    package var maxEntries: Int
     /// UTF-8 bytes of one entry's content.
-    public var maxContentBytes: Int
+    package var maxContentBytes: Int
 
-    public init(maxEntries: Int = 500, maxContentBytes: Int = 4096) {
+    package init(maxEntries: Int = 500, maxContentBytes: Int = 4096) {
         self.maxEntries = maxEntries
         self.maxContentBytes = maxContentBytes
     }
 
     /// The timeline if it is within the limits, or the first thing wrong with it.
-    public func check(_ timeline: Timeline) -> Result<Timeline, TimelineError> {
+    package func check(_ timeline: Timeline) -> Result<Timeline, TimelineError> {
         if timeline.entries.count > maxEntries {
             return .failure(.tooManyEntries(count: timeline.entries.count, limit: maxEntries))
         }

@@ -4,7 +4,7 @@ extension TimelineMachine {
     /// provider returned for its place; a deferred reload is released at the instant the window
     /// frees a slot; nothing due is left waiting; the deadline is the earliest due instant.
     /// Linear in widgets, ledgers and spans; no strings are built unless something is wrong.
-    public func checkInvariants() -> [TimelineViolation] {
+    package func checkInvariants() -> [TimelineViolation] {
         var found: [TimelineViolation] = []
         if order.count != widgets.count || zip(order, order.dropFirst()).contains(where: { !($0 < $1) }) {
             found.append(.init(.widgetIndexMismatch, nil, "order lists \(order.count) widgets, \(widgets.count) kept"))

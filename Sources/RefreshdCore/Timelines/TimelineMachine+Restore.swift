@@ -1,13 +1,13 @@
 extension TimelineMachine {
     /// What the store held for the timelines when refreshd started, decoded by the runtime.
-    public struct RestoredState: Sendable, Hashable {
+    package struct RestoredState: Sendable, Hashable {
         /// Every `widget` record.
-        public var records: [WidgetRecord]
+        package var records: [WidgetRecord]
         /// The `widget-day` rows of the most recent day that has any (more days may be given:
         /// the machine goes on counting into whichever rows it is given).
-        public var counters: [WidgetDayCounter]
+        package var counters: [WidgetDayCounter]
 
-        public init(records: [WidgetRecord] = [], counters: [WidgetDayCounter] = []) {
+        package init(records: [WidgetRecord] = [], counters: [WidgetDayCounter] = []) {
             self.records = records
             self.counters = counters
         }

@@ -16,25 +16,25 @@
 /// machine.handle(.restore(.init()), at: now, into: &effects)   // asks for the first timeline
 /// // [.runProvider(photos/systemSmall, reason: .added), .persist(...), .log(...)]
 /// ```
-public struct TimelineMachine: Sendable {
+package struct TimelineMachine: Sendable {
     /// Declared kinds.
-    public internal(set) var definitions: [String: WidgetDefinition] = [:]
+    package internal(set) var definitions: [String: WidgetDefinition] = [:]
     /// Every widget on screen, by id; `order` lists them sorted, so effects come out in one order.
     var widgets: [WidgetID: WidgetRecord] = [:]
     var order: [WidgetID] = []
     /// `.restore` has been handled: reloads may be asked for.
-    public internal(set) var isRestored = false
+    package internal(set) var isRestored = false
     /// Inside the restore: rows of days after the latest saved one may be created.
     var isRestoring = false
-    public internal(set) var isStopping = false
+    package internal(set) var isStopping = false
     /// Low Power Mode is on: counted reloads are held until it ends.
-    public internal(set) var isLowPower = false
+    package internal(set) var isLowPower = false
     /// The earliest instant the machine must act without an outside event (an entry's date, a
     /// policy reload, a deferred reload's release, the counter-day midnight that splits a stale widget's
     /// counters); nil when nothing is due ever. Recomputed after every event.
-    public internal(set) var nextDeadline: Instant?
+    package internal(set) var nextDeadline: Instant?
     /// The instant of the last event handled (the invariants and the snapshot look at it).
-    public internal(set) var lastEventAt: Instant?
+    package internal(set) var lastEventAt: Instant?
     /// The counter day (UTC unless `countingDays` says otherwise) counters are kept for (days since the epoch); it never moves back, so a wall
     /// clock stepped back keeps counting into the latest day.
     var counterDay: Int64 = Int64.min
@@ -61,21 +61,21 @@ public struct TimelineMachine: Sendable {
 
     /// Where counter days begin (UTC by default). Set before the restore: rows already made
     /// keep the days they were counted on.
-    public var countingDays: CountingDays = .utc
+    package var countingDays: CountingDays = .utc
 
-    public init(countingDays: CountingDays = .utc) {
+    package init(countingDays: CountingDays = .utc) {
         self.countingDays = countingDays
     }
 
     /// Feeds one event; returns its effects in order.
-    public mutating func handle(_ event: TimelineEvent, at now: Instant) -> [TimelineEffect] {
+    package mutating func handle(_ event: TimelineEvent, at now: Instant) -> [TimelineEffect] {
         var effects: [TimelineEffect] = []
         handle(event, at: now, into: &effects)
         return effects
     }
 
     /// Feeds one event, appending its effects (a buffer the runtime reuses).
-    public mutating func handle(_ event: TimelineEvent, at now: Instant, into effects: inout [TimelineEffect]) {
+    package mutating func handle(_ event: TimelineEvent, at now: Instant, into effects: inout [TimelineEffect]) {
         lastEventAt = now
         var everyWidget = advanceDay(to: now)
         switch event {
@@ -134,16 +134,16 @@ public struct TimelineMachine: Sendable {
     // MARK: Queries
 
     /// The definition of a declared kind (the runtime reads the provider's job from it).
-    public func definition(ofKind kind: String) -> WidgetDefinition? { definitions[kind] }
+    package func definition(ofKind kind: String) -> WidgetDefinition? { definitions[kind] }
 
     /// The widgets on screen, sorted.
-    public var widgetIDs: [WidgetID] { order }
+    package var widgetIDs: [WidgetID] { order }
 
     /// A widget's whole state.
-    public func record(_ id: WidgetID) -> WidgetRecord? { widgets[id] }
+    package func record(_ id: WidgetID) -> WidgetRecord? { widgets[id] }
 
     /// Today's counter rows (the counter day of the latest event), sorted by widget.
-    public var todaysCounters: [WidgetDayCounter] {
+    package var todaysCounters: [WidgetDayCounter] {
         rows.filter { $0.key.day == counterDay }.sorted { $0.key < $1.key }.map(\.value)
     }
 

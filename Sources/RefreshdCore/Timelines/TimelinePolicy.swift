@@ -1,7 +1,7 @@
 /// When a widget's timeline asks to be reloaded, as WidgetKit's `TimelineReloadPolicy`.
 ///
 /// Encoded as the provider writes it: `"atEnd"`, `"never"` or `{"after": "2026-11-23T00:00:00.000Z"}`.
-public enum TimelinePolicy: Sendable, Hashable, Codable, CustomStringConvertible {
+@_spi(Benchmarks) public enum TimelinePolicy: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Reload once the last entry's date has come (at once for an empty timeline).
     case atEnd
     /// Reload at this instant.
@@ -11,7 +11,7 @@ public enum TimelinePolicy: Sendable, Hashable, Codable, CustomStringConvertible
 
     private enum CodingKeys: String, CodingKey { case after }
 
-    public init(from decoder: any Decoder) throws {
+    @_spi(Benchmarks) public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
             switch text {
             case "atEnd": self = .atEnd
@@ -26,7 +26,7 @@ public enum TimelinePolicy: Sendable, Hashable, Codable, CustomStringConvertible
         self = .after(try c.decode(Instant.self, forKey: .after))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    @_spi(Benchmarks) public func encode(to encoder: any Encoder) throws {
         switch self {
         case .atEnd:
             var c = encoder.singleValueContainer()
@@ -41,7 +41,7 @@ public enum TimelinePolicy: Sendable, Hashable, Codable, CustomStringConvertible
     }
 
     /// `atEnd`, `after 2026-11-23T00:00:00.000Z`, `never`.
-    public var description: String {
+    @_spi(Benchmarks) public var description: String {
         switch self {
         case .atEnd: "atEnd"
         case let .after(date): "after \(date)"

@@ -3,11 +3,11 @@
 /// the budget used and left in the window, and staleness with its spans.
 ///
 /// Widgets are sorted by kind then family, so equal states give equal snapshots.
-public struct TimelineSnapshot: Sendable, Hashable, Codable {
+package struct TimelineSnapshot: Sendable, Hashable, Codable {
     /// One widget's status.
-    public struct Widget: Sendable, Hashable, Codable {
+    package struct Widget: Sendable, Hashable, Codable {
         /// Why the next reload will happen.
-        public enum NextReload: String, Sendable, Hashable, Codable {
+        package enum NextReload: String, Sendable, Hashable, Codable {
             /// The policy (`atEnd` or `after`) asks at `nextReload`.
             case policy
             /// The policy asks again after a failed reload.
@@ -20,40 +20,40 @@ public struct TimelineSnapshot: Sendable, Hashable, Codable {
             case onRequest
         }
 
-        public var kind: String
-        public var family: WidgetFamily
-        public var job: String
-        public var shown: TimelineEntry?
-        public var shownSince: Instant?
-        public var nextEntrySwitch: Instant?
-        public var entries: Int
-        public var policy: TimelinePolicy?
-        public var nextReload: Instant?
-        public var nextReloadWhy: NextReload
-        public var providerRunningSince: Instant?
+        package var kind: String
+        package var family: WidgetFamily
+        package var job: String
+        package var shown: TimelineEntry?
+        package var shownSince: Instant?
+        package var nextEntrySwitch: Instant?
+        package var entries: Int
+        package var policy: TimelinePolicy?
+        package var nextReload: Instant?
+        package var nextReloadWhy: NextReload
+        package var providerRunningSince: Instant?
         /// `nil` when unlimited.
-        public var budgetLimit: Int?
-        public var budgetUsed: Int?
-        public var budgetLeft: Int?
-        public var windowSeconds: Int64
-        public var staleSince: Instant?
-        public var staleReason: StaleReason?
+        package var budgetLimit: Int?
+        package var budgetUsed: Int?
+        package var budgetLeft: Int?
+        package var windowSeconds: Int64
+        package var staleSince: Instant?
+        package var staleReason: StaleReason?
         /// Recent closed spans then the open one, oldest first.
-        public var staleSpans: [StaleSpan]
-        public var lastSuccess: Instant?
-        public var lastFailure: String?
+        package var staleSpans: [StaleSpan]
+        package var lastSuccess: Instant?
+        package var lastFailure: String?
     }
 
     /// The instant the snapshot describes.
-    public var at: Instant
-    public var widgets: [Widget]
-    public var nextDeadline: Instant?
+    package var at: Instant
+    package var widgets: [Widget]
+    package var nextDeadline: Instant?
 }
 
 extension TimelineMachine {
     /// The status of every widget at the last event's instant (or `now`, if given, for a
     /// status read between events: budget use and the entry switch are evaluated then).
-    public func snapshot(at now: Instant? = nil) -> TimelineSnapshot {
+    package func snapshot(at now: Instant? = nil) -> TimelineSnapshot {
         let at = now ?? lastEventAt ?? Instant(milliseconds: 0)
         let statuses = order.compactMap { id -> TimelineSnapshot.Widget? in
             guard let w = widgets[id], let definition = definitions[id.kind] else { return nil }

@@ -1,8 +1,8 @@
 /// A broken rule of `TimelineMachine`'s state, found by `checkInvariants()`. A correct machine
 /// never produces one; the simulator and the tests check after every step.
-public struct TimelineViolation: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct TimelineViolation: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The rule that is broken. Raw values are stable ids.
-    public enum Invariant: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum Invariant: String, Sendable, Hashable, Codable, CaseIterable {
         /// More counted reloads in some window than the budget allowed.
         case budgetExceeded = "budget-exceeded"
         /// The ledger is out of order, or kept for an unlimited budget.
@@ -25,19 +25,19 @@ public struct TimelineViolation: Sendable, Hashable, Codable, CustomStringConver
         case widgetIndexMismatch = "widget-index-mismatch"
     }
 
-    public var invariant: Invariant
-    public var widget: WidgetID?
+    package var invariant: Invariant
+    package var widget: WidgetID?
     /// One line saying what is wrong, with the values involved.
-    public var detail: String
+    package var detail: String
 
-    public init(_ invariant: Invariant, _ widget: WidgetID? = nil, _ detail: String) {
+    package init(_ invariant: Invariant, _ widget: WidgetID? = nil, _ detail: String) {
         self.invariant = invariant
         self.widget = widget
         self.detail = detail
     }
 
     /// `budget-exceeded [photos/systemSmall]: 51 counted reloads in 24 h from ...`.
-    public var description: String {
+    package var description: String {
         "\(invariant.rawValue)\(widget.map { " [\($0)]" } ?? ""): \(detail)"
     }
 }

@@ -4,46 +4,46 @@
 /// Stored under table `widget-day`, key `YYYY-MM-DD kind/family`; the machine counts, the store
 /// keeps the row as given. Stale time is split at the day's midnight. `firstStale` is the first
 /// instant of the day the widget was stale (midnight for a span that began the day before).
-public struct WidgetDayCounter: Sendable, Hashable, Codable {
+package struct WidgetDayCounter: Sendable, Hashable, Codable {
     /// The day, `YYYY-MM-DD` (see `CountingDays`).
-    public var day: String
-    public var kind: String
-    public var family: WidgetFamily
+    package var day: String
+    package var kind: String
+    package var family: WidgetFamily
     /// Every reload request, whatever became of it.
-    public var requested = 0
+    package var requested = 0
     /// Counted reloads performed (the provider was asked).
-    public var performed = 0
+    package var performed = 0
     /// Requests deferred because the budget was spent or Low Power Mode was on (a new deferral; later requests coalesced
     /// into it count as `coalesced`).
-    public var deferred = 0
+    package var deferred = 0
     /// Counted reloads that waited for the minimum interval since the last one (nil in rows
     /// saved before the setting existed).
-    public var spaced: Int?
+    package var spaced: Int?
     /// Requests folded into a reload already waiting or running.
-    public var coalesced = 0
+    package var coalesced = 0
     /// Exempt reloads performed (not counted against the budget).
-    public var exempt = 0
-    public var providerCalls = 0
-    public var upstreamFetches = 0
+    package var exempt = 0
+    package var providerCalls = 0
+    package var upstreamFetches = 0
     /// Failed reloads: provider failed, expired or interrupted.
-    public var failed = 0
+    package var failed = 0
     /// The lowest budget left seen this day; nil for an unlimited budget.
-    public var budgetLow: Int?
-    public var staleMilliseconds: Int64 = 0
-    public var firstStale: Instant?
-    public var staleReason: StaleReason?
+    package var budgetLow: Int?
+    package var staleMilliseconds: Int64 = 0
+    package var firstStale: Instant?
+    package var staleReason: StaleReason?
 
-    public init(day: String, widget: WidgetID) {
+    package init(day: String, widget: WidgetID) {
         self.day = day
         self.kind = widget.kind
         self.family = widget.family
     }
 
-    public var widget: WidgetID { WidgetID(kind: kind, family: family) }
+    package var widget: WidgetID { WidgetID(kind: kind, family: family) }
 
     /// Stale time in whole minutes, rounded to the nearest.
-    public var staleMinutes: Int64 { (staleMilliseconds + 30_000) / 60_000 }
+    package var staleMinutes: Int64 { (staleMilliseconds + 30_000) / 60_000 }
 
     /// `2026-11-23 photos/systemSmall`: the row's key in the store.
-    public var key: String { "\(day) \(widget)" }
+    package var key: String { "\(day) \(widget)" }
 }

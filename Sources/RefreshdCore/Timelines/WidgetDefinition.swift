@@ -3,34 +3,34 @@
 ///
 /// Declaring it again (a config reload) keeps the state of the families still on screen;
 /// families no longer listed are withdrawn.
-public struct WidgetDefinition: Sendable, Hashable {
+package struct WidgetDefinition: Sendable, Hashable {
     /// The widget kind, e.g. `design.example.wallpaper`.
-    public var kind: String
+    package var kind: String
     /// The families on screen (several instances of one family count as one).
-    public var families: Set<WidgetFamily>
+    package var families: Set<WidgetFamily>
     /// The job identifier whose provider is run for this kind.
-    public var job: String
-    public var budget: ReloadBudget
+    package var job: String
+    package var budget: ReloadBudget
     /// The trailing window the budget counts over (24 h, not reset at midnight).
-    public var window: Duration
+    package var window: Duration
     /// After a failed reload that the policy or an explicit request asked for, the policy asks
     /// again this much later (a spent budget defers that retry like any reload). Nil: no retry,
     /// the widget waits for its next explicit or exempt reload.
-    public var failureRetry: Duration?
+    package var failureRetry: Duration?
     /// The least time between two provider calls of one widget (kind and family): a counted
     /// reload asked for sooner waits until then (exempt reloads do not wait, but start the
     /// interval). iOS does not reload a widget back to back; about 5 minutes is commonly cited
     /// and unconfirmed, hence a setting (`min-reload-interval:`, 5 min in job files). Zero: no
     /// spacing (the default here, for tests of the budget alone).
-    public var minReloadInterval: Duration
+    package var minReloadInterval: Duration
     /// Widgets whose kinds name the same group share one budget: their counted reloads are
     /// counted together against each one's `budget` over its `window` (declare the same budget
     /// in every kind of a group). Nil: each family its own budget, as Apple documents; a
     /// group models developers' reports of "a per-app reload budget divided across all your
     /// widgets" (`budget-scope: kind` or `namespace` in job files).
-    public var budgetGroup: String?
+    package var budgetGroup: String?
 
-    public init(kind: String, families: Set<WidgetFamily>, job: String, budget: ReloadBudget = .default,
+    package init(kind: String, families: Set<WidgetFamily>, job: String, budget: ReloadBudget = .default,
                 window: Duration = .seconds(86_400), failureRetry: Duration? = .seconds(900),
                 minReloadInterval: Duration = .zero, budgetGroup: String? = nil) {
         self.kind = kind
@@ -44,5 +44,5 @@ public struct WidgetDefinition: Sendable, Hashable {
     }
 
     /// The families in a stable order.
-    public var sortedFamilies: [WidgetFamily] { families.sorted() }
+    package var sortedFamilies: [WidgetFamily] { families.sorted() }
 }

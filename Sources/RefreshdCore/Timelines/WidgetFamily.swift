@@ -3,7 +3,7 @@
 /// The provider is asked once per family on screen per reload (several instances of one family
 /// count as one), so a family is the unit of budget, publication and staleness. Raw values are
 /// WidgetKit's spellings; they appear in job files, file names and JSON.
-public enum WidgetFamily: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+package enum WidgetFamily: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case systemSmall
     case systemMedium
     case systemLarge
@@ -13,7 +13,7 @@ public enum WidgetFamily: String, Sendable, Hashable, Codable, CaseIterable, Com
     case accessoryInline
 
     /// Declaration order (home screen sizes, then lock screen), so listings read naturally.
-    public static func < (lhs: WidgetFamily, rhs: WidgetFamily) -> Bool {
+    package static func < (lhs: WidgetFamily, rhs: WidgetFamily) -> Bool {
         lhs.order < rhs.order
     }
 

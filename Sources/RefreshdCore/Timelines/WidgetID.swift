@@ -4,19 +4,19 @@
 /// and counters. Ordered by kind then family so every listing and every batch of effects comes
 /// out in the same order. Text form `kind/family` (`photos/systemSmall`), used in logs and as the
 /// record key in the store.
-public struct WidgetID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
-    public var kind: String
-    public var family: WidgetFamily
+@_spi(Benchmarks) public struct WidgetID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    package var kind: String
+    package var family: WidgetFamily
 
-    public init(kind: String, family: WidgetFamily) {
+    package init(kind: String, family: WidgetFamily) {
         self.kind = kind
         self.family = family
     }
 
-    public static func < (lhs: WidgetID, rhs: WidgetID) -> Bool {
+    @_spi(Benchmarks) public static func < (lhs: WidgetID, rhs: WidgetID) -> Bool {
         lhs.kind != rhs.kind ? lhs.kind < rhs.kind : lhs.family < rhs.family
     }
 
     /// `photos/systemSmall`.
-    public var description: String { "\(kind)/\(family.rawValue)" }
+    @_spi(Benchmarks) public var description: String { "\(kind)/\(family.rawValue)" }
 }

@@ -1,5 +1,5 @@
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 extension ControlServer {
     /// Carries out one request for another server of the daemon's (the web dashboard) exactly

@@ -1,5 +1,5 @@
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// `instance-add`, `instance-remove`, `instance-list` (issue 23): the runtime decides, the
 /// socket names what was missing and replies. Several adds from one client in one loop turn

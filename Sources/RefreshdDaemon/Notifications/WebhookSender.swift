@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import Synchronization
 
 /// POSTs failure and recovery notifications (issue 25) with AsyncHTTPClient, on one event-loop

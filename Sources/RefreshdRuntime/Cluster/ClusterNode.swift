@@ -1,5 +1,5 @@
 import Foundation
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// One node of a cluster (issue 24), independent of its host: one `LeaseMachine` and one
 /// `RefreshRuntime` per shard it leads, each over `database.store(shard:epoch:)` (every commit
@@ -19,24 +19,24 @@ import RefreshdCore
 /// thread of its own beside the shards' loops, since a call may block on the network). A call that
 /// throws counts as a failed renewal (the lease machine fences the shard at its own deadline);
 /// a node never crashes on it.
-public final class ClusterNode: @unchecked Sendable {
+package final class ClusterNode: @unchecked Sendable {
     /// One led (or handed over, or fenced) shard: its epoch and its runtime.
-    public struct Term {
-        public var shard: Int
-        public var epoch: Int64
-        public var runtime: RefreshRuntime
-        public var handingOver = false
+    package struct Term {
+        package var shard: Int
+        package var epoch: Int64
+        package var runtime: RefreshRuntime
+        package var handingOver = false
     }
 
     /// Makes a shard's runtime over `store` with `options`, attached to a host of its own.
-    public typealias RuntimeFactory = (_ shard: Int, _ epoch: Int64, _ store: any StateStoring,
+    package typealias RuntimeFactory = (_ shard: Int, _ epoch: Int64, _ store: any StateStoring,
                                        _ options: RefreshRuntime.Options) throws -> RefreshRuntime
     /// Carries out one operator command on the shard's runtime (from `pendingCommands`).
-    public typealias CommandApplier = (_ runtime: RefreshRuntime, _ command: ShardCommand) -> Void
+    package typealias CommandApplier = (_ runtime: RefreshRuntime, _ command: ShardCommand) -> Void
 
-    public let name: String
-    public let database: any ShardDatabase
-    public let map: ShardMap
+    package let name: String
+    package let database: any ShardDatabase
+    package let map: ShardMap
     let makeRuntime: RuntimeFactory
     let applyCommand: CommandApplier
     /// The node's monotonic clock (the lease machine's instants).
@@ -45,28 +45,28 @@ public final class ClusterNode: @unchecked Sendable {
     var jobs: [JobSpec]
     let lock = Lock(recursive: true)
     // Guarded by `lock`.
-    public private(set) var machine: LeaseMachine
+    package private(set) var machine: LeaseMachine
     /// The shards led (and the ones being handed over), by shard.
-    public private(set) var terms: [Int: Term] = [:]
+    package private(set) var terms: [Int: Term] = [:]
     /// Runtimes fenced or released that may still have runs ending (their hosts still deliver).
-    public private(set) var retired: [Term] = []
+    package private(set) var retired: [Term] = []
     /// When the lease machine wants its next `.tick` (monotonic).
-    public private(set) var wakeUp: Instant?
+    package private(set) var wakeUp: Instant?
     /// Events reported by runtimes (a refused commit) waiting for the node's loop.
     var reported: [LeaseMachine.Event] = []
     var running = false
     /// What the node did, one line each (takeovers, fences, releases), for reports and tests:
     /// the last `historyLimit` lines (a node runs for months).
-    public private(set) var history: [(at: Instant, line: String)] = []
-    public static let historyLimit = 1000
+    package private(set) var history: [(at: Instant, line: String)] = []
+    package static let historyLimit = 1000
     /// Called for each line of `history` as it is added.
-    public var onHistory: ((Instant, String) -> Void)?
+    package var onHistory: ((Instant, String) -> Void)?
     /// Called (under the node's lock, on the node's thread) when a shard is fenced, BEFORE its
     /// runtime is: the libuv daemon kills the shard's process groups there, since the runtime's
     /// own kill waits for its loop, which may be blocked in a commit.
-    public var onFence: ((_ shard: Int, _ epoch: Int64) -> Void)?
+    package var onFence: ((_ shard: Int, _ epoch: Int64) -> Void)?
 
-    public init(name: String, database: any ShardDatabase, jobs: [JobSpec],
+    package init(name: String, database: any ShardDatabase, jobs: [JobSpec],
                 settings: LeaseMachine.Settings = .init(), options: RefreshRuntime.Options = .init(),
                 monotonic: @escaping () -> Instant, makeRuntime: @escaping RuntimeFactory,
                 applyCommand: CommandApplier? = nil) {
@@ -83,7 +83,7 @@ public final class ClusterNode: @unchecked Sendable {
 
     /// The jobs a shard's runtime registers: templates in every shard (with the instances of
     /// their list that fall in it), every other job in the shard of its identifier.
-    public func jobs(of shard: Int) -> [JobSpec] {
+    package func jobs(of shard: Int) -> [JobSpec] {
         jobs.compactMap { spec in
             guard spec.template != nil else { return map.shard(of: spec.identifier) == shard ? spec : nil }
             var spec = spec
@@ -95,18 +95,18 @@ public final class ClusterNode: @unchecked Sendable {
     }
 
     /// Starts (or, after a restart, starts again): the first survey.
-    public func start() { handle(.tick) }
+    package func start() { handle(.tick) }
 
     /// The node's timer fired (or any instant at which the caller wants the leases checked).
-    public func timerFired() { handle(.tick) }
+    package func timerFired() { handle(.tick) }
 
     /// Handles what runtimes reported since (a refused commit) and hands over drained shards.
     /// The host calls it after delivering events to the node's runtimes.
-    public func settle() { handle(nil) }
+    package func settle() { handle(nil) }
 
     /// kill -9 of the node: every runtime vanishes (its hosts keep their processes), nothing is
     /// released; the leases expire in database time.
-    public func crash() {
+    package func crash() {
         lock.withLock {
             terms = [:]
             retired = []
@@ -119,7 +119,7 @@ public final class ClusterNode: @unchecked Sendable {
     /// A graceful stop of the node, once its runtimes have stopped (their runs ended): gives
     /// every lease up, so that other nodes take the shards at their next survey rather than at
     /// the lease's expiry, and forgets them. The node is not called again afterwards.
-    public func leave() {
+    package func leave() {
         lock.withLock {
             for (shard, state) in machine.shards.sorted(by: { $0.key < $1.key }) {
                 let epoch: Int64
@@ -138,10 +138,10 @@ public final class ClusterNode: @unchecked Sendable {
     }
 
     /// The runtime leading `shard` now, if any.
-    public func runtime(of shard: Int) -> RefreshRuntime? { lock.withLock { terms[shard].map(\.runtime) } }
+    package func runtime(of shard: Int) -> RefreshRuntime? { lock.withLock { terms[shard].map(\.runtime) } }
 
     /// Whether `shard` may launch now on this node (led, before its self-fence instant).
-    public func mayLaunch(shard: Int) -> Bool { lock.withLock { machine.mayLaunch(shard: shard, at: monotonic()) } }
+    package func mayLaunch(shard: Int) -> Bool { lock.withLock { machine.mayLaunch(shard: shard, at: monotonic()) } }
 
     func note(_ line: String) {
         let at = monotonic()
@@ -277,7 +277,7 @@ public final class ClusterNode: @unchecked Sendable {
 
     /// The default command applier: the control protocol's `submit`, `simulate-launch` and
     /// `cancel` (the daemon passes its control server's own answer instead).
-    public static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) {
+    package static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) {
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)),
               let identifier = request.identifier else { return }
         switch request.command {

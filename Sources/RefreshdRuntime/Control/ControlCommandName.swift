@@ -3,7 +3,7 @@
 /// `reload` asks widget timelines for a reload (one kind or all; `foreground` makes it the
 /// exempt app-foreground reload), `activity` starts, updates or ends a live activity, `stats`
 /// reads the per-day widget reload counters.
-public enum ControlCommandName: String, Codable, Sendable, CaseIterable {
+package enum ControlCommandName: String, Codable, Sendable, CaseIterable {
     case hello, pending, submit, cancel
     case cancelAll = "cancel-all"
     case simulateLaunch = "simulate-launch"
@@ -15,5 +15,5 @@ public enum ControlCommandName: String, Codable, Sendable, CaseIterable {
 
     /// Whether this refreshd carries the command out (every command now; kept so a client can
     /// tell, and an older client's check still compiles).
-    public var isSupported: Bool { true }
+    package var isSupported: Bool { true }
 }

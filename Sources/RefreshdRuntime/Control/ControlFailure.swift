@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// An error reply's body: a stable code for programs and a sentence for people that names what
 /// was wrong and what was expected.
@@ -14,19 +14,19 @@ import RefreshdCore
 /// (`too-many-clients`, `no-descriptors`, `too-many-subscribers`; the first two close the
 /// connection), `not-saved` (a request whose group could not be committed) and `internal` (the
 /// store could not be read).
-public struct ControlFailure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
-    public var code: String
-    public var message: String
+package struct ControlFailure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
+    package var code: String
+    package var message: String
 
-    public init(code: String, message: String) {
+    package init(code: String, message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "\(code): \(message)" }
+    package var description: String { "\(code): \(message)" }
 
     /// An activity refusal as an error reply: its code and the machine's sentence.
-    public init(_ error: ActivityError) {
+    package init(_ error: ActivityError) {
         let code = switch error {
         case .disabled: "activities-disabled"
         case .payloadTooLarge: "payload-too-large"

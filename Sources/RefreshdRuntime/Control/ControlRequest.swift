@@ -6,44 +6,44 @@ import RefreshdCore
 /// `id` is the client's and comes back in the reply. `command` stays a string here so that an
 /// unknown one is answered `unknown-command`, not `bad-request`. Instants are ISO 8601 UTC text
 /// with milliseconds, as in every other JSON refreshd writes.
-public struct ControlRequest: Codable, Sendable, Equatable {
+package struct ControlRequest: Codable, Sendable, Equatable {
     /// The protocol version the client speaks; this refreshd speaks `ControlRequest.version`.
-    public var v: Int
-    public var id: Int?
-    public var command: String
+    package var v: Int
+    package var id: Int?
+    package var command: String
     /// The job, for `submit`, `cancel`, `simulate-launch`, `simulate-expiration`, `why`.
-    public var identifier: String?
+    package var identifier: String?
     /// `submit`: the earliest begin date (default: now).
-    public var earliest: Instant?
+    package var earliest: Instant?
     /// `status`: how many recent runs (default 20, at most `Bounds.runs`).
-    public var runs: Int?
+    package var runs: Int?
     /// `status`: page the runs: only runs with an id below this one (the previous page's last
     /// run id, given back as the report's `nextBefore`). Default: from the newest.
-    public var before: Int64?
+    package var before: Int64?
     /// `reload`: the widget kind, or `all` true for every kind; `foreground` true makes it the
     /// exempt reload of an app in the foreground (not counted against the budget).
-    public var kind: String?
-    public var all: Bool?
-    public var foreground: Bool?
+    package var kind: String?
+    package var all: Bool?
+    package var foreground: Bool?
     /// `activity`: one activity line as JSON text, in the results channel's vocabulary
     /// (`{"activity":"start","id":"pack","type":"Download","content":{"progress":0.1}}`; see
     /// `ResultLine`), plus an optional `"namespace"` for a start (default `default`).
-    public var activity: String?
+    package var activity: String?
     /// `stats`: how many UTC days, ending today (default 7, at most `Bounds.days`).
-    public var days: Int?
+    package var days: Int?
     /// `instance-add`, `instance-remove`, `instance-list` (issue 23): the template's identifier,
     /// the instance's key, and (add) its parameter values by name.
-    public var template: String?
-    public var key: String?
-    public var values: [String: String]?
+    package var template: String?
+    package var key: String?
+    package var values: [String: String]?
     /// `instance-list`: a page of at most `limit` instances (default and most
     /// `Bounds.instances`) after the instance with key `after` (default: from the first).
-    public var after: String?
-    public var limit: Int?
+    package var after: String?
+    package var limit: Int?
 
-    public static let version = 1
+    package static let version = 1
 
-    public init(_ command: ControlCommandName, identifier: String? = nil, earliest: Instant? = nil,
+    package init(_ command: ControlCommandName, identifier: String? = nil, earliest: Instant? = nil,
                 runs: Int? = nil, kind: String? = nil, all: Bool? = nil, foreground: Bool? = nil,
                 activity: String? = nil, days: Int? = nil, before: Int64? = nil, id: Int? = nil) {
         v = Self.version
@@ -65,27 +65,27 @@ extension ControlRequest {
     /// The accepted range of every number a request carries. A request outside them is refused
     /// (`bad-request`, naming the field and the range) before anything acts on it: a socket
     /// client must not be able to make refreshd compute with numbers nothing else produces.
-    public enum Bounds {
+    package enum Bounds {
         /// `runs`: recent runs in one status reply (a page; ask again with `before`).
-        public static let runs = 0...1000
+        package static let runs = 0...1000
         /// `before`: a run id (run ids start at 1).
-        public static let before: ClosedRange<Int64> = 1...Int64.max
+        package static let before: ClosedRange<Int64> = 1...Int64.max
         /// `limit`: instances in one `instance-list` reply (a page; ask again with `after`):
         /// 10,000 keep a reply under the socket's queued-bytes cap.
-        public static let instances = 1...10_000
+        package static let instances = 1...10_000
         /// `days`: UTC days of reload statistics (the CLI's `--days` range).
-        public static let days = 1...3660
+        package static let days = 1...3660
         /// `earliest`, relative to now: a year back (a date in the past means "now"; further
         /// back it is a mistake, and its lateness would be centuries), 100 years ahead (the
         /// longest duration `check` accepts).
-        public static let earliestBack: Duration = .seconds(366 * 86_400)
-        public static let earliestAhead: Duration = .seconds(100 * 366 * 86_400)
+        package static let earliestBack: Duration = .seconds(366 * 86_400)
+        package static let earliestAhead: Duration = .seconds(100 * 366 * 86_400)
     }
 
     /// Refuses a request whose numbers are out of `Bounds` (pure: `now` is the server's clock).
     ///
     /// - Throws: `ControlFailure` `bad-request` naming the field, the value and the range.
-    public func checkBounds(now: Instant) throws(ControlFailure) {
+    package func checkBounds(now: Instant) throws(ControlFailure) {
         func refuse(_ field: String, _ value: String, _ range: String) -> ControlFailure {
             ControlFailure(code: "bad-request", message: "\"\(field)\" is \(value); expected \(range)")
         }

@@ -1,12 +1,12 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The widget and activity parts of `refreshd status`, as lines of text: per widget the entry
 /// shown now and since when, the next entry switch, the policy, the next reload and why, the
 /// budget used and left in the window, stale since when and why; per activity its state and
 /// since when, progress, stale date, dismissal time and any held update. Pure (the instant is
 /// given), shared by the live and the offline status.
-public enum MachineStatusText {
-    public static func widgets(_ snapshot: TimelineSnapshot, now: Instant) -> [String] {
+package enum MachineStatusText {
+    package static func widgets(_ snapshot: TimelineSnapshot, now: Instant) -> [String] {
         var lines = ["Widgets (\(snapshot.widgets.count)):"]
         for w in snapshot.widgets {
             lines.append("  \(w.kind)/\(w.family.rawValue)  (job \(w.job))")
@@ -48,11 +48,11 @@ public enum MachineStatusText {
 
     /// When an activity leaves the screen: once ended, the instant its dismissal policy set;
     /// before that only the 12 h limit is known (an end may come sooner), so it says "at the latest".
-    public static func dismissal(_ at: Instant, state: ActivityState) -> String {
+    package static func dismissal(_ at: Instant, state: ActivityState) -> String {
         state == .ended || state == .dismissed ? "dismissed at \(at)" : "on screen until \(at) at the latest"
     }
 
-    public static func activities(_ snapshot: ActivitySnapshot, now: Instant) -> [String] {
+    package static func activities(_ snapshot: ActivitySnapshot, now: Instant) -> [String] {
         var lines = ["Activities (\(snapshot.activities.count)):"]
         for a in snapshot.activities {
             var head = "  \(a.id)  \(a.type)  \(a.state.rawValue) since \(a.since) (\(ago(a.since, now)))"
@@ -76,7 +76,7 @@ public enum MachineStatusText {
     }
 
     /// `42%` or `42.5%`.
-    public static func percent(_ p: Double) -> String {
+    package static func percent(_ p: Double) -> String {
         let rounded = (p * 10).rounded() / 10
         return rounded == rounded.rounded() ? "\(Int(rounded))%" : "\(rounded)%"
     }

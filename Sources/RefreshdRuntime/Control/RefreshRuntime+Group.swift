@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The changes and effects of a group of events, waiting for their one commit.
 struct CommitGroup {
@@ -21,7 +21,7 @@ extension RefreshRuntime {
     ///
     /// Other threads wait for the lock while the group runs: keep it short (the socket bounds it
     /// to a few dozen requests).
-    public func grouped<T>(_ body: () -> T) -> (value: T, committed: Bool) {
+    package func grouped<T>(_ body: () -> T) -> (value: T, committed: Bool) {
         precondition(host?.isOnExecutionContext ?? true, "grouped runs on the execution context")
         let (value, committed): (T, Bool) = lock.withLock {
             precondition(group == nil, "groups do not nest")

@@ -4,7 +4,7 @@ import RefreshdCore
 /// control socket's `stats` (the store is not shared across threads otherwise).
 extension RefreshRuntime {
     /// The `widget`, `widget-day` and `activities` records, decoded (nil without a store).
-    public func savedMachineState() throws -> SavedMachineState? {
+    package func savedMachineState() throws -> SavedMachineState? {
         try lock.withLock { () throws -> SavedMachineState? in
             guard let store else { return nil }
             return try SavedMachineState(store: store)
@@ -12,7 +12,7 @@ extension RefreshRuntime {
     }
 
     /// One activity as the activity machine shows it (what a control request on it changed).
-    public func activitySnapshot(of id: String) -> ActivitySnapshot {
+    package func activitySnapshot(of id: String) -> ActivitySnapshot {
         lock.withLock { machines.activities.snapshot(of: id) }
     }
 }

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What `refreshd stats reloads` shows: per UTC day and widget, reloads requested, performed,
 /// deferred and exempt, provider calls, upstream fetches and stale minutes, from the
@@ -7,27 +7,27 @@ import RefreshdCore
 ///
 /// JSON keys are the simulation report's (`reloads_requested`, `stale_minutes`, ...), so a
 /// script reads a live refreshd and a simulated week the same way.
-public struct ReloadStats: Codable, Sendable, Equatable {
+package struct ReloadStats: Codable, Sendable, Equatable {
     /// One widget on one day.
-    public struct Row: Codable, Sendable, Equatable {
-        public var day: String
-        public var kind: String
-        public var family: String
-        public var requested: Int
-        public var performed: Int
-        public var deferred: Int
-        public var coalesced: Int
-        public var exempt: Int
-        public var providerCalls: Int
-        public var upstreamFetches: Int
-        public var failed: Int
+    package struct Row: Codable, Sendable, Equatable {
+        package var day: String
+        package var kind: String
+        package var family: String
+        package var requested: Int
+        package var performed: Int
+        package var deferred: Int
+        package var coalesced: Int
+        package var exempt: Int
+        package var providerCalls: Int
+        package var upstreamFetches: Int
+        package var failed: Int
         /// The lowest budget left that day; nil for an unlimited budget.
-        public var budgetLow: Int?
-        public var staleMinutes: Int64
-        public var firstStale: Instant?
-        public var staleReason: StaleReason?
+        package var budgetLow: Int?
+        package var staleMinutes: Int64
+        package var firstStale: Instant?
+        package var staleReason: StaleReason?
 
-        public init(_ c: WidgetDayCounter) {
+        package init(_ c: WidgetDayCounter) {
             day = c.day
             kind = c.kind
             family = c.family.rawValue
@@ -61,14 +61,14 @@ public struct ReloadStats: Codable, Sendable, Equatable {
     }
 
     /// The first and last UTC day covered, `YYYY-MM-DD`.
-    public var from: String
-    public var to: String
+    package var from: String
+    package var to: String
     /// Newest day first; within a day by kind, then family.
-    public var rows: [Row]
+    package var rows: [Row]
 
     /// The rows of the `days` UTC days ending with `now`'s (days < 1 count as 1; the span
     /// saturates at year 1, so no `days` can overflow the day arithmetic).
-    public init(counters: [WidgetDayCounter], days: Int, now: Instant) {
+    package init(counters: [WidgetDayCounter], days: Int, now: Instant) {
         let last = now.milliseconds / 86_400_000
         let firstDay = Instant.earliest.milliseconds / 86_400_000
         let span = Int64(max(days, 1)) - 1
@@ -82,7 +82,7 @@ public struct ReloadStats: Codable, Sendable, Equatable {
     }
 
     /// The table `refreshd stats reloads` prints.
-    public var lines: [String] {
+    package var lines: [String] {
         guard !rows.isEmpty else { return ["No widget reloads recorded from \(from) to \(to)."] }
         var out = ["day         widget                               req  perf  defer  exempt  calls  fetches  stale"]
         for r in rows {

@@ -5,33 +5,33 @@ import RefreshdCore
 /// many had a failed run and the most failing of them (`FailingInstances`), so a template of a
 /// million users is one row and ten names. `instance` (`template[key]`) shows that one
 /// instance's row instead. Pure: the counts come from the store (`StateStore.runCounts`).
-public struct RunStats: Codable, Sendable, Equatable {
+package struct RunStats: Codable, Sendable, Equatable {
     /// One job, one template (its instances folded), or the one instance asked for.
-    public struct Row: Codable, Sendable, Equatable {
-        public var identifier: String
-        public var runs: Int
+    package struct Row: Codable, Sendable, Equatable {
+        package var identifier: String
+        package var runs: Int
         /// Runs by outcome (its raw value), only outcomes that occurred.
-        public var outcomes: [String: Int]
+        package var outcomes: [String: Int]
         /// For a template: how many of its instances ran, and how many had a failed run.
-        public var instances: Int?
-        public var failingInstances: Int?
+        package var instances: Int?
+        package var failingInstances: Int?
         /// For a template: its most failing instances (at most `FailingInstances.top`).
-        public var mostFailing: [Failing]?
+        package var mostFailing: [Failing]?
     }
 
     /// An instance's key and its failed runs (every outcome but success; see `Outcome.isFailure`).
-    public struct Failing: Codable, Sendable, Equatable {
-        public var key: String
-        public var failures: Int
+    package struct Failing: Codable, Sendable, Equatable {
+        package var key: String
+        package var failures: Int
     }
 
-    public var days: Int
-    public var since: Instant
-    public var instance: String?
-    public var rows: [Row]
+    package var days: Int
+    package var since: Instant
+    package var instance: String?
+    package var rows: [Row]
 
     /// Folds `counts` (runs started since `since`, by identifier and outcome).
-    public init(counts: [(identifier: String, outcome: Outcome, count: Int)], days: Int, since: Instant, instance: String? = nil) {
+    package init(counts: [(identifier: String, outcome: Outcome, count: Int)], days: Int, since: Instant, instance: String? = nil) {
         self.days = days
         self.since = since
         self.instance = instance
@@ -62,7 +62,7 @@ public struct RunStats: Codable, Sendable, Equatable {
     }
 
     /// The text `refreshd stats runs` prints.
-    public var lines: [String] {
+    package var lines: [String] {
         var lines = ["Runs started since \(since) (\(days) day\(days == 1 ? "" : "s"))"
             + (instance.map { ", instance \($0)" } ?? "") + ":"]
         if rows.isEmpty { lines.append("  (no runs)") }

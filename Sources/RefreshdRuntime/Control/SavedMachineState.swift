@@ -1,5 +1,5 @@
 import Foundation
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The widget and live-activity records a store holds (tables `widget`, `widget-day`,
 /// `activities`), decoded, and the status snapshots rebuilt from them without a running refreshd.
@@ -10,15 +10,15 @@ import RefreshdCore
 /// next start (a policy reload that fell due while it was down shows as stale, "refreshd down";
 /// an activity past its stale date shows stale). Nothing is written back. A record that cannot
 /// be decoded is counted in `unreadable`, never fatal.
-public struct SavedMachineState: Sendable {
-    public var widgets: [WidgetRecord]
-    public var counters: [WidgetDayCounter]
-    public var activities: [Activity]
+package struct SavedMachineState: Sendable {
+    package var widgets: [WidgetRecord]
+    package var counters: [WidgetDayCounter]
+    package var activities: [Activity]
     /// Records that did not decode (written by another version, or damaged).
-    public var unreadable: Int
+    package var unreadable: Int
 
     /// Decodes the records of the three tables.
-    public init(widgets: [MachineRecord], counters: [MachineRecord], activities: [MachineRecord]) {
+    package init(widgets: [MachineRecord], counters: [MachineRecord], activities: [MachineRecord]) {
         let decoder = JSONDecoder()
         var unreadable = 0
         func decode<T: Decodable>(_ records: [MachineRecord], as type: T.Type) -> [T] {
@@ -35,7 +35,7 @@ public struct SavedMachineState: Sendable {
     }
 
     /// Reads the records from a store (the daemon's, under its lock, or one opened read-only).
-    public init(store: any StateStoring) throws {
+    package init(store: any StateStoring) throws {
         self.init(widgets: try store.records(table: TimelineChange.widgetTable),
                   counters: try store.records(table: TimelineChange.counterTable),
                   activities: try store.records(table: ActivityChange.table))
@@ -48,7 +48,7 @@ public struct SavedMachineState: Sendable {
     /// when its reloads were counted; the default when it has none). Only families with a record
     /// are shown. What the restore would set in motion (a provider asked at start) is reported
     /// as due now, with the budget the saved ledger shows: nothing runs while refreshd is down.
-    public func timelineSnapshot(at now: Instant, definitions: [WidgetDefinition] = []) -> TimelineSnapshot {
+    package func timelineSnapshot(at now: Instant, definitions: [WidgetDefinition] = []) -> TimelineSnapshot {
         let byKind = Dictionary(definitions.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
         let saved = Dictionary(widgets.map { ($0.widget, $0) }, uniquingKeysWith: { first, _ in first })
         var machine = TimelineMachine()
@@ -82,7 +82,7 @@ public struct SavedMachineState: Sendable {
 
     /// The activities as a running refreshd would show them at `now`: deadlines that passed
     /// while it was down (stale dates, the 8 h and 12 h limits, dismissals) applied, stamped.
-    public func activitySnapshot(at now: Instant, settings: ActivitySettings = ActivitySettings()) -> ActivitySnapshot {
+    package func activitySnapshot(at now: Instant, settings: ActivitySettings = ActivitySettings()) -> ActivitySnapshot {
         var machine = ActivityMachine(settings: settings)
         var effects: [ActivityEffect] = []
         machine.handle(.restore(activities), at: now, into: &effects)

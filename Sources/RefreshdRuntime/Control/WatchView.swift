@@ -1,16 +1,16 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// `refreshd watch`'s screen, as lines: the next due requests with countdowns, the runs in
 /// flight with their elapsed time against their allowance as bars, each widget's current entry
 /// and budget gauge, the live activities with their state and progress, and the latest events.
 /// Pure (the instant is given), so the screen is a unit test and the terminal code only draws.
-public enum WatchView {
+package enum WatchView {
     /// The screen. Instances of a template are folded into their template (issue 23): one
     /// "next due" row a template (how many instances are pending, and the next), one running row
     /// when several of its instances run, and a "Templates" section with counts and the most
     /// failing instances (`FailingInstances`). `instance` (`template[key]`) shows that one
     /// instance instead: its requests, runs, failure streak and events, nothing folded.
-    public static func render(snapshot: SchedulerSnapshot, events: [RuntimeObservation], now: Instant,
+    package static func render(snapshot: SchedulerSnapshot, events: [RuntimeObservation], now: Instant,
                               timelines: TimelineSnapshot? = nil, activities: ActivitySnapshot? = nil,
                               width: Int = 80, maxPending: Int = 8, maxEvents: Int = 8, instance: String? = nil) -> [String] {
         var lines: [String] = []
@@ -118,7 +118,7 @@ public enum WatchView {
     }
 
     /// `wallpaper/systemSmall  budget [####......] 2/5  shown {"asset":"a"}`, and `STALE (why)`.
-    public static func widgetLine(_ w: TimelineSnapshot.Widget, now: Instant) -> String {
+    package static func widgetLine(_ w: TimelineSnapshot.Widget, now: Instant) -> String {
         var text = "\(w.kind)/\(w.family.rawValue)  budget "
         if let limit = w.budgetLimit, let used = w.budgetUsed {
             text += "\(gauge(used, of: limit, width: 10)) \(used)/\(limit)"
@@ -133,7 +133,7 @@ public enum WatchView {
     }
 
     /// `pack  Download  active  [#####.....] 50%`, and `held` when an update is throttled.
-    public static func activityLine(_ a: ActivitySnapshot.Entry) -> String {
+    package static func activityLine(_ a: ActivitySnapshot.Entry) -> String {
         var text = "\(a.id)  \(a.type)  \(a.state.rawValue)"
         if let p = a.progressPercent {
             text += "  \(gauge(Int(p.rounded()), of: 100, width: 10)) \(MachineStatusText.percent(p))"
@@ -149,21 +149,21 @@ public enum WatchView {
     }
 
     /// One event as a plain line: its UTC time of day and message.
-    public static func eventLine(_ event: RuntimeObservation) -> String {
+    package static func eventLine(_ event: RuntimeObservation) -> String {
         let text = event.time.iso8601
         let time = text.count >= 23 ? String(text.dropFirst(11).prefix(12)) : text
         return "\(time) \(event.message)"
     }
 
     /// `[#######.............]`: the elapsed share of the allowance, capped at full.
-    public static func bar(_ elapsed: Duration, of total: Duration, width: Int) -> String {
+    package static func bar(_ elapsed: Duration, of total: Duration, width: Int) -> String {
         let t = max(1, total.wholeMilliseconds)
         let filled = min(width, max(0, Int(elapsed.wholeMilliseconds * Int64(width) / t)))
         return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
     }
 
     /// Whole seconds (or milliseconds under a second), as `1h2m3s`.
-    public static func countdown(_ d: Duration) -> String {
+    package static func countdown(_ d: Duration) -> String {
         let ms = d.wholeMilliseconds
         if ms < 1000 { return "\(max(0, ms))ms" }
         return Duration.milliseconds(ms / 1000 * 1000).compactText

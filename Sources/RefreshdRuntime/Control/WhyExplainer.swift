@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// Turns `WhyFacts` into `refreshd why`'s paragraph: why a job is not running now and when it
 /// will, naming what holds it (a run in flight, the concurrency cap, conditions, an admission
@@ -6,8 +6,8 @@ import RefreshdCore
 /// last runs ended; for a timeline job, what each family's widget waits for; for a live
 /// activity, where it stands; for an unknown identifier, what it may have meant. Pure: the same
 /// facts give the same words.
-public enum WhyExplainer {
-    public static func explain(_ f: WhyFacts) -> WhyReport {
+package enum WhyExplainer {
+    package static func explain(_ f: WhyFacts) -> WhyReport {
         var reasons: [WhyReport.Reason] = []
         let parts: [String]
         let subject: WhyReport.Subject

@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 extension WhyFacts {
     /// Resolves what the identifier names among `jobs` (nil: the job files could not be read)
@@ -6,7 +6,7 @@ extension WhyFacts {
     /// and its providers' runs (from `runs`, newest first), a provider's widget, the activities a
     /// job owns or the one named, or suggestions for an unknown identifier. The live refreshd and
     /// the state files both end here, so `why` answers the same either way.
-    public mutating func addSubject(jobs: [JobSpec]?, timelines: TimelineSnapshot, activities: ActivitySnapshot,
+    package mutating func addSubject(jobs: [JobSpec]?, timelines: TimelineSnapshot, activities: ActivitySnapshot,
                                     runs: [RunRecord]) {
         let id = identifier
         subject = WhySubject.resolve(id, jobs: jobs, activities: activities)
@@ -49,7 +49,7 @@ extension WhyFacts {
 extension RefreshRuntime {
     /// What `why` needs from the live runtime: its core's snapshot, definitions, store, machines
     /// and the identifier's `recent` observations (oldest first).
-    public func whyFacts(_ id: String, recent: [RuntimeObservation]) throws -> WhyFacts {
+    package func whyFacts(_ id: String, recent: [RuntimeObservation]) throws -> WhyFacts {
         let core = snapshot()
         let definition = definitions[id]
         let allRuns = try recentRuns(limit: 500)

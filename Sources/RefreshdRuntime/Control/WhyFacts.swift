@@ -1,56 +1,56 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// What `refreshd why` knows about one identifier (a job, a timeline job, one family's provider,
 /// a live activity), gathered from a live refreshd (its core's snapshot, definitions, machines,
 /// store and recent observations) or, read-only, from the state files and the job files
 /// (`WhyFacts.gather`). `WhyExplainer` turns it into a paragraph; gathering and explaining stay
 /// apart so every holding reason is a unit test on plain values.
-public struct WhyFacts: Sendable {
-    public var identifier: String
+package struct WhyFacts: Sendable {
+    package var identifier: String
     /// What the identifier names; `.job` also when the job files could not be read.
-    public var subject: WhySubject
-    public var now: Instant
+    package var subject: WhySubject
+    package var now: Instant
     /// Asked of the running refreshd (false: from the state files, refreshd is not running).
-    public var live: Bool
+    package var live: Bool
     /// The job's definition; nil when it is not declared (or unknown: no job files read).
-    public var definition: TaskDefinition?
+    package var definition: TaskDefinition?
     /// Whether the identifier is known to be undeclared (live, or the job files were read).
-    public var knownUndeclared: Bool
+    package var knownUndeclared: Bool
     /// Its pending request, with its place in the core when live (nil place from the files).
-    public var pending: SchedulerSnapshot.Pending?
+    package var pending: SchedulerSnapshot.Pending?
     /// Its run in flight, if any (live only; from the files, a run without an end).
-    public var running: SchedulerSnapshot.Run?
+    package var running: SchedulerSnapshot.Run?
     /// Every run in flight, and the cap (live only).
-    public var runsInFlight: [SchedulerSnapshot.Run]
-    public var maxConcurrentRuns: Int?
+    package var runsInFlight: [SchedulerSnapshot.Run]
+    package var maxConcurrentRuns: Int?
     /// The conditions last read (live only).
-    public var conditions: Conditions?
+    package var conditions: Conditions?
     /// Consecutive failed attempts.
-    public var failureStreak: Int
+    package var failureStreak: Int
     /// Its most recent runs, newest first.
-    public var recentRuns: [StatusReport.Run]
+    package var recentRuns: [StatusReport.Run]
     /// Calendar slots missed by day, newest first (from the counters).
-    public var missedByDay: [(day: String, count: Int)]
+    package var missedByDay: [(day: String, count: Int)]
     /// Its most recent observations, oldest first (live only).
-    public var recentEvents: [RuntimeObservation]
+    package var recentEvents: [RuntimeObservation]
     /// When the identifier is a widget provider (`<job>#<family>`): its widget's status.
-    public var widget: TimelineSnapshot.Widget?
+    package var widget: TimelineSnapshot.Widget?
     /// When the identifier is a timeline job: its families' widgets' status (families with
     /// nothing saved yet are missing).
-    public var widgets: [TimelineSnapshot.Widget]
+    package var widgets: [TimelineSnapshot.Widget]
     /// The live activities the job owns, or the one the identifier names.
-    public var activities: [ActivitySnapshot.Entry]
+    package var activities: [ActivitySnapshot.Entry]
     /// Dismissed activities the job owned, or the one the identifier names, most recent last.
-    public var dismissed: [DismissedActivity]
+    package var dismissed: [DismissedActivity]
     /// For an unknown identifier: known ones it may have meant (at most three).
-    public var suggestions: [String]
+    package var suggestions: [String]
     /// Issue 23: the template of an instance (`template[key]`), or, when the identifier is a
     /// template's, how many instances it has (nil: unknown, from the files).
-    public var instanceOf: String?
-    public var isTemplate = false
-    public var templateInstances: Int?
+    package var instanceOf: String?
+    package var isTemplate = false
+    package var templateInstances: Int?
 
-    public init(identifier: String, now: Instant, live: Bool, definition: TaskDefinition? = nil,
+    package init(identifier: String, now: Instant, live: Bool, definition: TaskDefinition? = nil,
                 knownUndeclared: Bool = false, pending: SchedulerSnapshot.Pending? = nil,
                 running: SchedulerSnapshot.Run? = nil, runsInFlight: [SchedulerSnapshot.Run] = [],
                 maxConcurrentRuns: Int? = nil, conditions: Conditions? = nil, failureStreak: Int = 0,
@@ -83,7 +83,7 @@ public struct WhyFacts: Sendable {
 }
 
 /// What an identifier given to `refreshd why` names, so each is explained in its own terms.
-public enum WhySubject: Sendable, Hashable {
+package enum WhySubject: Sendable, Hashable {
     /// An app-refresh or processing job (or, when the job files could not be read, maybe one).
     case job
     /// A timeline job: it never runs on a schedule of its own; each family's provider
@@ -101,7 +101,7 @@ public enum WhySubject: Sendable, Hashable {
     /// What `identifier` names among `jobs` (nil: the job files could not be read) and the
     /// activities. A job's own identifier comes first, then `JOB#FAMILY` of a timeline job's
     /// declared family, then an activity id.
-    public static func resolve(_ identifier: String, jobs: [JobSpec]?, activities: ActivitySnapshot) -> WhySubject {
+    package static func resolve(_ identifier: String, jobs: [JobSpec]?, activities: ActivitySnapshot) -> WhySubject {
         if let (template, _) = InstanceName.split(identifier),
            jobs?.contains(where: { $0.identifier == template && $0.template != nil }) == true {
             return .job  // an instance of a template: a job of its own
@@ -127,7 +127,7 @@ public enum WhySubject: Sendable, Hashable {
     /// Up to three known names close to an unknown `identifier`: those it is the start of (or
     /// that are the start of it, by whole labels), one or two edits away, or another family of
     /// the job it names; for `X#FAMILY`, providers of that family.
-    public static func suggestions(for identifier: String, jobs: [JobSpec], activities: ActivitySnapshot) -> [String] {
+    package static func suggestions(for identifier: String, jobs: [JobSpec], activities: ActivitySnapshot) -> [String] {
         var known: [String] = []
         for job in jobs {
             known.append(job.identifier)
@@ -178,7 +178,7 @@ public enum WhySubject: Sendable, Hashable {
 
 extension SchedulerSnapshot.Pending {
     /// A pending request as the state file keeps it: no place (only a live core knows that).
-    public init(_ p: PendingRequest) {
+    package init(_ p: PendingRequest) {
         self.init(identifier: p.identifier, namespace: p.namespace, kind: p.kind, earliest: p.earliest,
                   submitted: p.submitted, sequence: p.sequence, origin: p.origin,
                   requiresExternalPower: p.requiresExternalPower,

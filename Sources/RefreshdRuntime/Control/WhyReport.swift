@@ -1,13 +1,13 @@
 /// The answer to `refreshd why ID`: one paragraph for people, and what the identifier names and
 /// the holding reasons as stable codes for programs (`refreshd why --json`).
-public struct WhyReport: Codable, Sendable, Equatable {
+package struct WhyReport: Codable, Sendable, Equatable {
     /// What the identifier names (`WhySubject` without its details).
-    public enum Subject: String, Codable, Sendable, CaseIterable {
+    package enum Subject: String, Codable, Sendable, CaseIterable {
         case job, timeline, provider, activity, unknown
     }
 
     /// What holds a job (or why it has nothing pending).
-    public enum Reason: String, Codable, Sendable, CaseIterable {
+    package enum Reason: String, Codable, Sendable, CaseIterable {
         case notDeclared = "not-declared"
         case running
         case notPending = "not-pending"
@@ -34,14 +34,14 @@ public struct WhyReport: Codable, Sendable, Equatable {
         case activity
     }
 
-    public var identifier: String
-    public var subject: Subject
+    package var identifier: String
+    package var subject: Subject
     /// Answered by the running refreshd (false: read from the state files).
-    public var live: Bool
-    public var reasons: [Reason]
-    public var paragraph: String
+    package var live: Bool
+    package var reasons: [Reason]
+    package var paragraph: String
 
-    public init(identifier: String, subject: Subject = .job, live: Bool, reasons: [Reason], paragraph: String) {
+    package init(identifier: String, subject: Subject = .job, live: Bool, reasons: [Reason], paragraph: String) {
         self.identifier = identifier
         self.subject = subject
         self.live = live

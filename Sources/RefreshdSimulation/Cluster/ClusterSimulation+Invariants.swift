@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// The cluster's invariants, checked after every step: liveness after a kill or a pause, no
 /// request twice, no launch under an expired lease, no process of a fenced term alive.

@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// N nodes over one modelled database (issue 24), in virtual time: each node a `ClusterNode`
 /// with its own virtual monotonic clock and a `SimulatedHost` per shard term, all advanced in

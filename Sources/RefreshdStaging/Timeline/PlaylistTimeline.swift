@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// The widget side of staging: the timeline for "now" from the playlists in the shared container.
 ///

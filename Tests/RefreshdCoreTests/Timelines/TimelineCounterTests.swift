@@ -1,5 +1,5 @@
 import Testing
-@testable import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdCore
 
 /// Per-day counters: stale time split at UTC midnight (the machine wakes at midnight to write
 /// it, even with nothing else due), the first stale instant of each day, calls and fetches.

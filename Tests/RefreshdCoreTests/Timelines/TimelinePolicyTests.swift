@@ -1,5 +1,5 @@
 import Testing
-@testable import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdCore
 
 /// Each reload policy asks at the right instant, and only then.
 @Suite struct TimelinePolicyTests {

@@ -1,6 +1,6 @@
 import Foundation
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 import Testing
 
 /// Offline status: the records a real timeline machine and activity machine committed, folded

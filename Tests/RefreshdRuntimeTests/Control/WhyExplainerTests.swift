@@ -1,5 +1,5 @@
 import Testing
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdRuntime
 
 /// `why` for each holding reason, on plain facts.
