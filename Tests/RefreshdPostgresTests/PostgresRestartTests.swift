@@ -1,6 +1,6 @@
 import Foundation
-import RefreshdCore
-import RefreshdPostgres
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdPostgres
 import Testing
 
 /// PostgreSQL restarts under a node (issue 24): its pooled connections die with the server, and
