@@ -107,4 +107,26 @@ import Testing
         restored.handle(.removeInstance(template: "app.feed.widget", key: "alice"), at: Self.t0, into: &effects)
         #expect(restored.timelines.widgetIDs.isEmpty)
     }
+
+    /// A changed template (a reload) moves every instance's widget to its new definition; a
+    /// withdrawn one withdraws them and keeps the instances, which get them back with it.
+    @Test func aRedeclaredTemplateMovesItsInstancesWidgetsAndAWithdrawnOneWithdrawsThem() throws {
+        var m = Self.machines()
+        _ = try Self.add(&m, "alice")
+        var changed = Self.spec
+        changed.widget?.budget = 9
+        changed.widget?.kind = "news.{user}"
+        var effects: [SchedulerEffect] = []
+        m.handle(.declareTemplate(Self.template, changed), at: Self.t0, into: &effects)
+        #expect(Array(m.timelines.definitions.keys) == ["news.alice"])
+        #expect(m.timelines.definitions["news.alice"]?.budget == .limited(9))
+        #expect(effects.contains(.publish(Publication(path: "widgets/feed.alice/systemSmall.json", contents: nil))))
+        effects.removeAll()
+        m.handle(.undeclareTemplate(identifier: "app.feed.widget"), at: Self.t0, into: &effects)
+        #expect(m.timelines.definitions.isEmpty && m.providers.isEmpty)
+        #expect(m.scheduler.instances(of: "app.feed.widget")?.map(\.key) == ["alice"])
+        m.handle(.declareTemplate(Self.template, changed), at: Self.t0, into: &effects)
+        #expect(m.timelines.definitions["news.alice"]?.job == "app.feed.widget[alice]")
+        #expect(m.scheduler.pending("app.feed.widget[alice]#systemSmall") != nil)
+    }
 }
