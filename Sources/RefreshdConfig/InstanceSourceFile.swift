@@ -16,7 +16,10 @@ enum InstanceSourceFile {
     /// The largest list read: 64 MiB (a million keys of 60 bytes).
     static let maximumSize = 64 << 20
 
-    static func read(path: String, template: String, parameters: [String], _ sink: inout ErrorSink) -> [InstanceRecord]? {
+    /// `widgetKind`: a timeline template's kind pattern: each row's values must make a kind, a
+    /// kind of its own (`InstanceKind`), or the row is an error at its line.
+    static func read(path: String, template: String, parameters: [String], widgetKind: String? = nil,
+                     _ sink: inout ErrorSink) -> [InstanceRecord]? {
         var own = ErrorSink(file: path)
         defer { sink.append(contentsOf: own) }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -64,6 +67,7 @@ enum InstanceSourceFile {
             }
             guard own.errors.isEmpty else { return nil }
         }
+        var kinds: [String: String] = [:]
         for row in rows {
             let fields = csv ? row.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 : [row.text.trimmingCharacters(in: .whitespaces)]
@@ -92,6 +96,22 @@ enum InstanceSourceFile {
             guard seen.insert(k).inserted else {
                 own.add(row.number, 1, "instances: the key \(EchoText.quoted(k)) is listed twice; expected each instance once")
                 continue
+            }
+            if let widgetKind {
+                let filled = values.isEmpty && parameters.count == 1 ? [parameters[0]: k] : values
+                switch InstanceKind.fill(widgetKind, filled) {
+                case let .failure(problem):
+                    own.add(row.number, 1, "instances: \(InstanceName.identifier(template: template, key: k)): \(problem.message)")
+                    continue
+                case let .success(kind):
+                    if let other = kinds[kind] {
+                        own.add(row.number, 1, "instances: \(InstanceName.identifier(template: template, key: k)): its widget kind "
+                            + "\(EchoText.quoted(kind)) is already \(InstanceName.identifier(template: template, key: other))'s "
+                            + "(\(InstanceKind.derivation)); expected values that make a kind of its own")
+                        continue
+                    }
+                    kinds[kind] = k
+                }
             }
             records.append(InstanceRecord(template: template, key: k, values: values))
         }

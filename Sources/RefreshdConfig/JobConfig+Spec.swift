@@ -18,8 +18,10 @@ extension JobConfig {
         }
         return JobSpec(definition: definition,
                        command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
-                       firstRequest: first, widget: widget, action: action,
-                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first, pathParameters: pathParameters) },
+                       // A timeline template's widget is its instances' (its kind a pattern), not its own.
+                       firstRequest: first, widget: parameters == nil ? widget : nil, action: action,
+                       template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first, pathParameters: pathParameters,
+                                                               widget: widget) },
                        instanceSource: instances.map(InstanceSource.init), notifiers: notifiers)
     }
 }

@@ -95,7 +95,7 @@ struct JobFileParser {
         settings.template.check(kindLocation: settings.kindLocation, isTimeline: settings.isTimeline,
                                 stageNode: settings.stageNode?.value, mappingLocation: mappingLocation,
                                 source: source, &sink)
-        settings.template.readSource(identifier: settings.identifier?.value, jobFile: file, &sink)
+        settings.template.readSource(identifier: settings.identifier?.value, jobFile: file, widgetKind: settings.widget?.kind, &sink)
         if let model = settings.simulate, model.instances != nil || model.failing > 0, !settings.template.isTemplate {
             sink.add(at: settings.simulateLocation ?? mappingLocation, "simulate: instances: and failing: apply only to a "
                 + "template; expected template: true beside them, or neither")

@@ -155,6 +155,7 @@ struct JobSettings {
             accuracy = reader.duration(&sink, positive: false) ?? accuracy
         case "simulate":
             simulateLocation = value.location
+            template.simulateNode = value
             simulate = SimulateBlock.read(reader, &sink)
         case "widget":
             widgetNode = (keyNode, value)
@@ -339,7 +340,13 @@ struct JobSettings {
     mutating func resolveWidget(_ sink: inout ErrorSink) {
         guard isTimeline, let widgetNode else { return }
         let zone = providerIsPlaylist ? (timeZone ?? defaultTimeZone).identifier : nil
-        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), playlistZone: zone, &sink)
+        let parameters = template.isTemplate ? (template.parameters ?? []) : nil
+        if parameters != nil, providerIsPlaylist, let providerLocation {
+            sink.add(at: providerLocation, "provider: playlist cannot serve a template's instances yet (it reads one folder); "
+                + "expected a command provider with template: true")
+        }
+        widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), playlistZone: zone,
+                                  parameters: parameters, source: source, &sink)
     }
 
     /// What the checks across files need, once the identifier is known (nil before), even when

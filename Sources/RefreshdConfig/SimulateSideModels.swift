@@ -69,7 +69,12 @@ enum SimulateSideModels {
         let type = fields.required("type", &sink)?.line(&sink, expected: "the activity's type name")
         let id = fields.required("id", &sink).flatMap { value -> String? in
             guard let text = value.line(&sink, expected: "an activity id like pack-{run}") else { return nil }
-            let plain = text.replacingOccurrences(of: "{run}", with: "1")
+            // `{run}` and a template's `{parameters}` (checked by `TemplateSettings`) are filled
+            // per run; the rest must already be an id.
+            var plain = text.replacingOccurrences(of: "{run}", with: "1")
+            if Placeholders.mayHavePlaceholders(plain), case let .success(pieces) = Placeholders.parse(plain) {
+                plain = pieces.map { if case let .text(t) = $0 { t } else { "1" } }.joined()
+            }
             let valid = !plain.isEmpty && plain.utf8.count <= 120 && plain.first != "." && plain.unicodeScalars.allSatisfy {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
             }

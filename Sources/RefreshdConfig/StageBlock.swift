@@ -48,8 +48,9 @@ enum StageBlock {
         let families = fields.required("families", &sink).flatMap { self.families($0, &sink) }
         let widget = fields.required("widget", &sink).flatMap { value -> String? in
             if template, let text = value.node.scalarText, Placeholders.mayHavePlaceholders(text) {
-                sink.add(at: value.node.location, "\(value.key): a template's instances reload one widget kind; a kind per "
-                    + "instance needs a timeline template, which refreshd does not have yet; expected a kind like wallpaper")
+                sink.add(at: value.node.location, "\(value.key): a template's instances reload one widget kind (a kind per "
+                    + "instance is a timeline template's widget.kind; a staged reload of one is not built yet); "
+                    + "expected a kind like wallpaper")
                 return nil
             }
             return WidgetBlock.widgetKind(value, &sink)

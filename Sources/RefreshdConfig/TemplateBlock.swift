@@ -9,8 +9,8 @@ import RefreshdCore
 /// choose what runs), in environment values, and in `stage-playlist:`'s `library` and `folder`
 /// (each instance stages from and into its own folder; the parameters used there are the
 /// template's `pathParameters`, whose values the core holds to `InstanceName.pathValueProblem`).
-/// A template cannot be a timeline yet, nor name a per-instance widget kind; it says so where
-/// `kind:` or `widget:` is.
+/// A timeline template's `widget.kind` holds placeholders too (each instance a widget of its
+/// own, `InstanceKind`); it is read and checked by `WidgetBlock.read`.
 struct TemplateSettings {
     var isTemplate = false
     var templateLocation: Location?
@@ -18,6 +18,8 @@ struct TemplateSettings {
     var parametersKeyLocation: Location?
     var commandNode: YAMLNode?
     var environmentNode: YAMLNode?
+    /// `simulate:`, whose `activity.id` may hold the template's placeholders (and `{run}`).
+    var simulateNode: YAMLNode?
     /// `instances: FILE`: the list of the template's instances (see `InstanceSourceFile`).
     var instancesNode: (keyNode: YAMLNode, value: YAMLNode)?
     var source: [InstanceRecord]?
@@ -28,7 +30,7 @@ struct TemplateSettings {
     static let maximumFolderBytes = 255
 
     /// Reads `instances: FILE` (relative to the job file's folder) once the template is known.
-    mutating func readSource(identifier: String?, jobFile: String, _ sink: inout ErrorSink) {
+    mutating func readSource(identifier: String?, jobFile: String, widgetKind: String? = nil, _ sink: inout ErrorSink) {
         guard let (keyNode, value) = instancesNode else { return }
         guard isTemplate else {
             sink.add(at: keyNode.location, "instances: applies only to a template; expected template: true beside it, or no instances:")
@@ -39,7 +41,7 @@ struct TemplateSettings {
               !path.isEmpty else { return }
         let folder = (jobFile as NSString).deletingLastPathComponent
         let resolved = path.hasPrefix("/") ? path : PathText.join(folder.isEmpty ? "." : folder, path)
-        source = InstanceSourceFile.read(path: resolved, template: identifier, parameters: parameters, &sink)
+        source = InstanceSourceFile.read(path: resolved, template: identifier, parameters: parameters, widgetKind: widgetKind, &sink)
     }
 
     /// `template: true|false`.
@@ -93,14 +95,15 @@ struct TemplateSettings {
                 sink.add(at: templateLocation ?? mappingLocation, "template: true needs parameters: "
                     + "(expected parameters: [user], the names its {placeholders} use)")
             }
-            if isTimeline {
-                sink.add(at: kindLocation ?? mappingLocation, "kind: timeline cannot be a template yet; "
-                    + "expected kind: app-refresh or processing with template: true")
-            }
         } else if let parametersKeyLocation, !sink.suggestedKeys.contains("template") {
             sink.add(at: parametersKeyLocation, "parameters: applies only to a template; expected template: true beside it, or no parameters:")
         }
         let known = isTemplate ? (parameters ?? []) : []
+        // A modelled activity's id: `{run}`, and a template's parameters (filled per instance
+        // as a widget kind is, `InstanceKind`); any other placeholder is located.
+        if let idNode = Self.activityIDNode(simulateNode), let text = idNode.scalarText, Placeholders.mayHavePlaceholders(text) {
+            Self.checkPlaceholders(text, node: idNode, what: "simulate.activity.id", known: known + ["run"], source: source, &sink)
+        }
         // Without a template every `{name}` is literal text, as before templates existed.
         guard isTemplate, parameters != nil else { return }
         if case .sequence(let elements, _)? = commandNode {
@@ -147,6 +150,13 @@ struct TemplateSettings {
             }
             pathParameters = known.filter(used.contains)
         }
+    }
+
+    /// `simulate: {activity: {id: ...}}`'s id node, if written.
+    static func activityIDNode(_ simulate: YAMLNode?) -> YAMLNode? {
+        guard case let .mapping(pairs, _)? = simulate,
+              case let .mapping(fields, _)? = pairs.first(where: { $0.key.scalarText == "activity" })?.value else { return nil }
+        return fields.first { $0.key.scalarText == "id" }?.value
     }
 
     private static func hasPlaceholder(_ text: String) -> Bool {

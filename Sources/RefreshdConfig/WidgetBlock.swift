@@ -22,7 +22,10 @@ enum WidgetBlock {
     static let maximumBudget = 1440
 
     /// `playlistZone`: the zone of `provider: playlist`, nil for a command provider.
-    static func read(_ reader: ValueReader, playlistZone: String?, _ sink: inout ErrorSink) -> WidgetSpec? {
+    /// `parameters`: a template's (nil for a job): its `kind` is then a pattern holding at least
+    /// one of its placeholders, each instance's kind derived from its values (`InstanceKind`).
+    static func read(_ reader: ValueReader, playlistZone: String?, parameters: [String]? = nil, source: SourceText? = nil,
+                     _ sink: inout ErrorSink) -> WidgetSpec? {
         guard let pairs = reader.mapping(known: keys, &sink) else { return nil }
         var kind: String?
         var families: [String]?
@@ -36,7 +39,11 @@ enum WidgetBlock {
             let value = ValueReader(key: "widget.\(pair.key)", node: pair.value)
             switch pair.key {
             case "kind":
-                kind = widgetKind(value, &sink)
+                if let parameters, let source {
+                    kind = kindPattern(value, parameters: parameters, source: source, &sink)
+                } else {
+                    kind = widgetKind(value, &sink)
+                }
                 ok = ok && kind != nil
             case "families":
                 families = self.families(value, &sink)
@@ -72,6 +79,11 @@ enum WidgetBlock {
             case "budget-scope":
                 if let name = value.oneOf(WidgetSpec.BudgetScope.allCases.map(\.rawValue), &sink),
                    let scope = WidgetSpec.BudgetScope(rawValue: name) {
+                    if parameters != nil, scope == .namespace {
+                        sink.add(at: pair.value.location, "widget.budget-scope: namespace would make every instance's widget "
+                            + "share one budget; an instance has one widget kind, so expected family or kind in a template")
+                        ok = false
+                    }
                     budgetScope = scope
                 } else {
                     ok = false
@@ -116,6 +128,29 @@ enum WidgetBlock {
         guard valid else {
             sink.add(at: reader.node.location, "\(reader.key): expected 1 to 64 letters, digits, '.', '_' or '-' "
                 + "(not starting with '.'), found \(EchoText.quoted(text))")
+            return nil
+        }
+        return text
+    }
+
+    /// A template's kind: text of a kind's alphabet around its placeholders, at least one, each
+    /// a parameter (located at its column); with one-letter values it must make a valid kind
+    /// (longer values are checked per instance, at its add).
+    static func kindPattern(_ reader: ValueReader, parameters: [String], source: SourceText, _ sink: inout ErrorSink) -> String? {
+        guard let text = reader.string(&sink, expected: "a widget kind like wallpaper.{user}") else { return nil }
+        let before = sink.errors.count
+        TemplateSettings.checkPlaceholders(text, node: reader.node, what: reader.key, known: parameters, source: source, &sink)
+        guard sink.errors.count == before else { return nil }
+        guard case let .success(pieces) = Placeholders.parse(text),
+              pieces.contains(where: { if case .placeholder = $0 { true } else { false } }) else {
+            sink.add(at: reader.node.location, "\(reader.key): a template's widget kind needs a placeholder (each instance has a "
+                + "widget of its own); expected a kind like wallpaper.\(parameters.first.map { "{\($0)}" } ?? "{user}"), found \(EchoText.quoted(text))")
+            return nil
+        }
+        let shortest = Dictionary(uniqueKeysWithValues: parameters.map { ($0, "a") })
+        guard case .success = InstanceKind.fill(text, shortest, what: reader.key) else {
+            sink.add(at: reader.node.location, "\(reader.key): expected letters, digits, '.', '_' or '-' around the placeholders "
+                + "(not starting with '.', at most \(InstanceKind.maximumKindBytes) bytes once filled), found \(EchoText.quoted(text))")
             return nil
         }
         return text

@@ -13,11 +13,17 @@ import Foundation
     /// The parameters a path holds: their values must keep the path inside its folder
     /// (`InstanceName.pathValueProblem`), checked when an instance is added and at each launch.
     package var pathParameters: [String]
+    /// A timeline template's widget, its kind a pattern (`wallpaper.{user}`): each instance has a
+    /// widget of its own (`InstanceKind`), declared at its add; its instances get no requests of
+    /// their own, only their widget's provider runs (`T[K]#family`).
+    package var widget: WidgetSpec?
 
-    package init(parameters: [String], firstRequest: FirstRequest = .core, pathParameters: [String] = []) {
+    package init(parameters: [String], firstRequest: FirstRequest = .core, pathParameters: [String] = [],
+                widget: WidgetSpec? = nil) {
         self.parameters = parameters
         self.firstRequest = firstRequest
         self.pathParameters = pathParameters
+        self.widget = widget
     }
 
     /// Why these values (by parameter name) cannot be filled into this template's paths, or nil.
@@ -25,6 +31,7 @@ import Foundation
         for name in pathParameters {
             if let value = values[name], let problem = InstanceName.pathValueProblem(value) { return "\(name): " + problem }
         }
+        if case let .failure(problem)? = widgetKind(values) { return problem.message }
         return nil
     }
 }

@@ -162,7 +162,10 @@ extension SchedulerCore {
         let parameters = template.spec.parameters
         persist(.saveInstance(several ? record : Self.withSingleValue(record, parameters)), into: &effects)
         logRoutine(.instance(.added(identifier: record.identifier)), into: &effects)
-        firstRequest(slot: slot, template: definition, template.spec.firstRequest, at: now, into: &effects)
+        // A timeline template's instance runs only its widget's providers (`Machines`).
+        if template.spec.widget == nil {
+            firstRequest(slot: slot, template: definition, template.spec.firstRequest, at: now, into: &effects)
+        }
         finishEvent(into: &effects)
     }
 
@@ -211,7 +214,8 @@ extension SchedulerCore {
     mutating func seedInstances(of template: String, replacing: Bool, at now: Instant,
                                 into effects: inout [SchedulerEffect]) {
         guard !isStopping, let index = instances.templateIndex[template],
-              let definition = instances.templates[Int(index)].definition else { return }
+              let definition = instances.templates[Int(index)].definition,
+              instances.templates[Int(index)].spec.widget == nil else { return }
         let first = instances.templates[Int(index)].spec.firstRequest
         for (slot, t) in instances.templateBySlot.enumerated() where t == index {
             let identifier = definitions.table[slot]
@@ -242,7 +246,7 @@ extension SchedulerCore {
     /// fills them): the same refusals, no dictionary built.
     static func checkedSingle(_ record: InstanceRecord, template: TemplateSpec) throws(InstanceError) -> InstanceRecord {
         guard template.parameters.count == 1, record.values.isEmpty, InstanceName.isValidKey(record.key),
-              template.pathParameters.isEmpty || record.key.utf8.first != UInt8(ascii: ".") else {
+              template.pathParameters.isEmpty || record.key.utf8.first != UInt8(ascii: "."), template.widget == nil else {
             return try checked(record, of: template)
         }
         return record

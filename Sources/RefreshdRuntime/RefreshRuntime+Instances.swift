@@ -59,9 +59,8 @@ extension RefreshRuntime {
             scratch.removeAll(keepingCapacity: true)
             let now = clock()
             do throws(InstanceError) {
-                try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
-                    try core.addInstance(record, at: now, into: &effects)
-                }
+                // Through the composition: an instance of a timeline template declares its widget.
+                try machines.addInstance(record, at: now, into: &scratch)
             } catch {
                 return .failure(error)
             }
@@ -86,8 +85,12 @@ extension RefreshRuntime {
             machines.withScheduler(at: now, into: &scratch) { core, _ in core.reserveInstances(records.count) }
             for record in records {
                 do throws(InstanceError) {
-                    try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
-                        try core.addInstance(record, at: now, into: &effects)
+                    if machines.widgetTemplates.isEmpty {
+                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
+                            try core.addInstance(record, at: now, into: &effects)
+                        }
+                    } else {
+                        try machines.addInstance(record, at: now, into: &scratch)
                     }
                 } catch {
                     refused.append((record, error))
@@ -165,6 +168,9 @@ extension RefreshRuntime {
     /// instance's values (a job file's spec filled and bound, or the library's handler, a
     /// command's placeholders filled). Nil for an identifier that is no instance.
     func instanceHandler(_ identifier: String) -> TaskHandler? {
+        if !machines.instanceWidgets.isEmpty, let widget = machines.providers[identifier] {
+            return instanceProviderHandler(identifier, widget)
+        }
         guard let record = machines.scheduler.instance(identifier) else { return nil }
         if let spec = jobs[record.template], spec.template != nil {
             return spec.filled(record.values).handler(actions: options.actions)
@@ -172,6 +178,24 @@ extension RefreshRuntime {
         switch handlers[record.template] {
         case let .command(job)?: return .command(job.filled(record.values))
         case let other: return other
+        }
+    }
+
+    /// Under `lock`: the code of one family's provider run of an instance's widget
+    /// (`T[K]#family`): the template's command with the instance's values, told the instance's
+    /// kind and family (`WidgetSpec.providerCommand`). Nothing per instance is registered.
+    func instanceProviderHandler(_ identifier: String, _ id: WidgetID) -> TaskHandler? {
+        guard let hash = identifier.utf8.lastIndex(of: UInt8(ascii: "#")),
+              let record = machines.scheduler.instance(String(identifier[..<hash])),
+              let spec = jobs[record.template], let template = spec.template,
+              var widget = template.widget else { return nil }
+        widget.kind = id.kind
+        switch widget.provider {
+        case .command:
+            let command = spec.command.filled(record.values)
+            return .command(widget.providerCommand(command, family: id.family.rawValue, sharedContainer: options.sharedContainer))
+        case let .action(action):
+            return .action(options.actions.action(for: action.filled(record.values)))
         }
     }
 }

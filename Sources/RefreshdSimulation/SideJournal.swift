@@ -27,6 +27,15 @@ final class SideJournal: @unchecked Sendable {
     /// (nil: today's own playlist), from the provider's latest timeline.
     private var playlistEntries: [String: [Instant: String?]] = [:]
 
+    /// Instances' widget kinds (issue 23) -> their template, noted at each provider call: the
+    /// report folds their rows and lanes into one a template.
+    private var instanceKinds: [String: String] = [:]
+
+    func noteInstanceKind(_ kind: String, template: String) { lock.withLock { instanceKinds[kind] = template } }
+
+    /// Each instance widget kind's template.
+    var templatesOfKinds: [String: String] { lock.withLock { instanceKinds } }
+
     static func entryKey(widget: String, date: String, content: String) -> String { "\(widget)|\(date)|\(content)" }
 
     func noteReturned(_ keys: [String]) { lock.withLock { returned.formUnion(keys) } }

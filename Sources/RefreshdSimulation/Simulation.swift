@@ -83,6 +83,7 @@ package final class Simulation: @unchecked Sendable {
         var specs = scenario.jobs.map(\.spec)
         if let override = scenario.device.widgetBudget {
             for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
+            for i in specs.indices where specs[i].template?.widget != nil { specs[i].template?.widget?.budget = override }
         }
         // A template's `simulate: {instances: N, failing: P}`: N instances of keys drawn from
         // the seed, the first N * P of them failing every run.
@@ -124,6 +125,19 @@ package final class Simulation: @unchecked Sendable {
         let widgets = Dictionary(specs.compactMap { spec in spec.widget.map { (spec.identifier, $0) } },
                                  uniquingKeysWith: { a, _ in a })
         let start = scenario.start
+        // Timeline templates (issue 23): an instance's provider run `T[K]#family` plays its
+        // template's model for the instance's own widget (its kind derived from its values).
+        let widgetTemplates = Dictionary(specs.compactMap { spec in spec.template.flatMap { $0.widget != nil ? (spec.identifier, $0) : nil } },
+                                         uniquingKeysWith: { a, _ in a })
+        let instanceValues = widgetTemplates.isEmpty ? [:] : Dictionary(specs.flatMap { spec in
+            widgetTemplates[spec.identifier] == nil ? [] : (spec.instanceSource?.records ?? []).map { ($0.identifier, $0.values) }
+        }, uniquingKeysWith: { a, _ in a })
+        // Instances' values, for placeholders in a modelled activity's id.
+        let instanceParameters = Dictionary(specs.compactMap { spec in spec.template.map { (spec.identifier, $0.parameters) } },
+                                            uniquingKeysWith: { a, _ in a })
+        let instanceActivityValues = scenario.jobs.contains(where: { $0.model.activity.map { Placeholders.mayHavePlaceholders($0.id) } ?? false })
+            ? Dictionary(specs.flatMap { ($0.instanceSource?.records ?? []).map { ($0.identifier, $0.values) } }, uniquingKeysWith: { a, _ in a })
+            : [:]
         // One run's modelled behaviour, a command's or an action's (see `SimulatedActions`).
         let modelled: @Sendable (LaunchOrder) -> SimulatedHost.Behaviour = { order in
             let id = order.identifier
@@ -135,6 +149,18 @@ package final class Simulation: @unchecked Sendable {
                                               allowance: allowances[String(id[..<hash])] ?? .seconds(30), faults: faults,
                                               counter: counter, random: random, side: side, zone: zone, start: start,
                                               playlist: actions.playlists[String(id[..<hash])], container: actions.container)
+            }
+            if !widgetTemplates.isEmpty, let hash = id.utf8.lastIndex(of: UInt8(ascii: "#")),
+               let split = InstanceName.split(String(id[..<hash])), let template = widgetTemplates[split.template] {
+                let instance = String(id[..<hash])
+                let values = instanceValues[instance].flatMap { $0.isEmpty ? nil : $0 }
+                    ?? Dictionary(uniqueKeysWithValues: template.parameters.map { ($0, split.key) })
+                if let widget = template.instanceWidget(values) {
+                    side.noteInstanceKind(widget.kind, template: split.template)
+                    return Self.providerBehaviour(order, job: instance, widget: widget, model: models[instance] ?? models[split.template],
+                                                  allowance: allowances[split.template] ?? .seconds(30), faults: faults,
+                                                  counter: counter, random: random, side: side, zone: zone, start: start)
+                }
             }
             let n = counter.next(id)
             // An instance of a template (issue 23) behaves as its template's model says.
@@ -162,8 +188,17 @@ package final class Simulation: @unchecked Sendable {
                 let lines = actions.stagingStarted(order, model: staging)
                 if exit == .exited(0) { results += lines }
             }
-            let timed = model.activity.map { activity in
-                activity.lines(run: n, start: order.started, duration: duration, silentAfter: silentAfter)
+            let timed = model.activity.map { modelled -> [SimulatedHost.TimedLine] in
+                // An instance's activity id holds its values as a kind does (each '@' "-at-").
+                var activity = modelled
+                if let split = InstanceName.split(id), Placeholders.mayHavePlaceholders(activity.id) {
+                    var values = instanceActivityValues[id] ?? [:]
+                    if values.isEmpty {
+                        for name in instanceParameters[split.template] ?? [] { values[name] = split.key }
+                    }
+                    activity.id = Placeholders.fill(activity.id, values.mapValues(InstanceKind.form))
+                }
+                return activity.lines(run: n, start: order.started, duration: duration, silentAfter: silentAfter)
                     .map { SimulatedHost.TimedLine(offset: $0.offset, line: $0.line) }
             } ?? []
             return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
@@ -199,7 +234,10 @@ package final class Simulation: @unchecked Sendable {
             host.executor = { order, job, environment in
                 // A widget's provider run (KIND#FAMILY) has its job's grace.
                 let id = order.identifier
-                let grace = graces[id] ?? id.lastIndex(of: "#").flatMap { graces[String(id[..<$0])] }
+                let grace = graces[id] ?? id.lastIndex(of: "#").flatMap { hash in
+                    // An instance's widget (T[K]#FAMILY) has its template's.
+                    graces[String(id[..<hash])] ?? InstanceName.split(String(id[..<hash])).flatMap { graces[$0.template] }
+                }
                 return executor(order, job, environment, grace ?? .seconds(5))
             }
         }

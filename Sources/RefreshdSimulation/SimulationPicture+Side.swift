@@ -14,10 +14,11 @@ extension SimulationPicture {
         var s: [String] = []
         var y = top
         for w in report.widgetLanes {
-            s.append(##"<text x="10" y="\##(format(y + 15))" font-size="12">widget \##(escape(w.widget))</text>"##)
+            s.append(##"<text x="10" y="\##(format(y + 15))" font-size="12">widget \##(escape(w.widget + (w.instances.map { " (\($0) instances)" } ?? "")))</text>"##)
             let counts = Dictionary(grouping: w.marks, by: \.kind).mapValues(\.count)
             s.append(##"<text x="10" y="\##(format(y + 28))" font-size="10" fill="#57606f">\##(counts["reload", default: 0]) reloads · \##(counts["reload-exempt", default: 0]) exempt · \##(counts["deferred", default: 0]) deferred · \##(counts["failed", default: 0]) failed</text>"##)
-            var staleFrom: (Instant, String)?
+            // By instance in a lane of a template's instances' widgets (each stale on its own).
+            var staleFrom: [String: (Instant, String)] = [:]
             for span in SimulationReport.fallbackSpans([w], playlists: [w.widget], end: report.end)[w.widget] ?? [] {
                 // Entries shown from an earlier staged day: another shade under the ticks.
                 let x0 = x(span.0), width = max(1.5, x(span.1) - x0)
@@ -26,12 +27,13 @@ extension SimulationPicture {
             for m in w.marks {
                 switch m.kind {
                 case "stale":
-                    staleFrom = (m.at, m.detail)
+                    staleFrom[m.instance ?? ""] = (m.at, m.detail)
                 case "fresh":
-                    if let (from, why) = staleFrom {
-                        s.append(staleRect(x(from), x(m.at), y, lane, "stale from \(from.iso8601) to \(m.at.iso8601) (\(why))"))
+                    if let (from, why) = staleFrom[m.instance ?? ""] {
+                        let whose = m.instance.map { "\($0) " } ?? ""
+                        s.append(staleRect(x(from), x(m.at), y, lane, "\(whose)stale from \(from.iso8601) to \(m.at.iso8601) (\(why))"))
                     }
-                    staleFrom = nil
+                    staleFrom[m.instance ?? ""] = nil
                 default:
                     let mx = x(m.at)
                     let (colour, y0, y1): (String, Double, Double) = switch m.kind {
@@ -46,8 +48,8 @@ extension SimulationPicture {
                     s.append(##"<line x1="\##(format(mx))" y1="\##(format(y0))" x2="\##(format(mx))" y2="\##(format(y1))" stroke="\##(colour)" stroke-width="1.2"><title>\##(escape("\(m.kind) \(m.at.iso8601) \(m.detail)"))</title></line>"##)
                 }
             }
-            if let (from, why) = staleFrom {
-                s.append(staleRect(x(from), x(report.end), y, lane, "stale from \(from.iso8601) to the end (\(why))"))
+            for (whose, (from, why)) in staleFrom.sorted(by: { $0.key < $1.key }) {
+                s.append(staleRect(x(from), x(report.end), y, lane, "\(whose.isEmpty ? "" : whose + " ")stale from \(from.iso8601) to the end (\(why))"))
             }
             y += lane
         }

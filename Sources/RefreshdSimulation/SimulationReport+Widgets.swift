@@ -28,9 +28,13 @@ extension SimulationReport {
         /// The staged day shown instead (the first of the day), and from when.
         package var fallbackFrom: String?
         package var fallbackSince: Instant?
+        /// A timeline template's instances' widgets folded into one row (issue 23): `kind` is
+        /// `TEMPLATE[*]`, the figures the instances' sums (`budget_low` the lowest), and this
+        /// how many instances' widgets it holds. Nil (not written) for a widget's own row.
+        package var instances: Int?
 
         enum CodingKeys: String, CodingKey {
-            case kind, family
+            case kind, family, instances
             case reloadsRequested = "reloads_requested", reloadsPerformed = "reloads_performed"
             case reloadsDeferred = "reloads_deferred", reloadsExempt = "reloads_exempt", reloadsSpaced = "reloads_spaced"
             case providerCalls = "provider_calls", upstreamFetches = "upstream_fetches", budgetLow = "budget_low"
@@ -42,6 +46,7 @@ extension SimulationReport {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(kind, forKey: .kind)
             try c.encode(family, forKey: .family)
+            try c.encodeIfPresent(instances, forKey: .instances)
             try c.encode(reloadsRequested, forKey: .reloadsRequested)
             try c.encode(reloadsPerformed, forKey: .reloadsPerformed)
             try c.encode(reloadsDeferred, forKey: .reloadsDeferred)
@@ -110,12 +115,18 @@ extension SimulationReport {
         package var kind: String
         package var at: Instant
         package var detail: String
+        /// In a lane of a template's instances' widgets (issue 23): the instance widget's kind
+        /// (its stale spans are its own). Nil (not written) in a widget's own lane.
+        package var instance: String? = nil
     }
 
     /// One widget's marks over the whole simulation.
     package struct WidgetLane: Codable, Sendable, Equatable {
         package var widget: String
         package var marks: [WidgetMark]
+        /// A template's instances' widgets of one family folded into one lane (issue 23):
+        /// `widget` is `TEMPLATE[*]/family`, the marks every instance's; nil for a widget's own.
+        package var instances: Int?
     }
 
     /// One activity's states over the whole simulation, for its lane.
@@ -198,7 +209,81 @@ extension SimulationReport {
                 activities[day].append(ActivityDay(id: id, type: lane.type, state: state ?? "unknown", transitions: today))
             }
         }
-        return (widgets, activities, widgetLanes, lanes.values.sorted { $0.id < $1.id })
+        let kinds = sim.side.templatesOfKinds
+        guard !kinds.isEmpty else { return (widgets, activities, widgetLanes, lanes.values.sorted { $0.id < $1.id }) }
+        return (widgets.map { foldInstances($0, templates: kinds) }, activities, foldInstances(widgetLanes, templates: kinds),
+                lanes.values.sorted { $0.id < $1.id })
+    }
+
+    /// A day's rows with each timeline template's instances' widgets folded into one row per
+    /// template and family (issue 23), at the place of its first: sums of their figures, the
+    /// lowest budget left, the earliest first stale instant (and its reason).
+    static func foldInstances(_ rows: [WidgetDay], templates: [String: String]) -> [WidgetDay] {
+        var folded: [WidgetDay] = []
+        var at: [String: Int] = [:]
+        for row in rows {
+            guard let template = templates[row.kind] else {
+                folded.append(row)
+                continue
+            }
+            let key = "\(template)[*]/\(row.family)"
+            guard let i = at[key] else {
+                var first = row
+                first.kind = "\(template)[*]"
+                first.instances = 1
+                at[key] = folded.count
+                folded.append(first)
+                continue
+            }
+            var sum = folded[i]
+            sum.instances = (sum.instances ?? 0) + 1
+            sum.reloadsRequested += row.reloadsRequested
+            sum.reloadsPerformed += row.reloadsPerformed
+            sum.reloadsDeferred += row.reloadsDeferred
+            sum.reloadsExempt += row.reloadsExempt
+            sum.reloadsSpaced += row.reloadsSpaced
+            sum.providerCalls += row.providerCalls
+            sum.upstreamFetches += row.upstreamFetches
+            if let low = row.budgetLow { sum.budgetLow = min(sum.budgetLow ?? low, low) }
+            sum.staleMinutes += row.staleMinutes
+            if let stale = row.firstStale, sum.firstStale.map({ stale < $0 }) ?? true {
+                sum.firstStale = stale
+                sum.staleReason = row.staleReason
+            }
+            folded[i] = sum
+        }
+        return folded
+    }
+
+    /// The lanes with each template's instances' widgets of a family in one lane, their marks
+    /// merged in time order (a thousand users are one lane, not a thousand).
+    static func foldInstances(_ lanes: [WidgetLane], templates: [String: String]) -> [WidgetLane] {
+        var folded: [WidgetLane] = []
+        var at: [String: Int] = [:]
+        for lane in lanes {
+            guard let slash = lane.widget.lastIndex(of: "/"), let template = templates[String(lane.widget[..<slash])] else {
+                folded.append(lane)
+                continue
+            }
+            let key = "\(template)[*]" + lane.widget[slash...]
+            let kind = String(lane.widget[..<slash])
+            let marks = lane.marks.map { mark in
+                var mark = mark
+                mark.instance = kind
+                return mark
+            }
+            if let i = at[key] {
+                folded[i].marks += marks
+                folded[i].instances = (folded[i].instances ?? 0) + 1
+            } else {
+                at[key] = folded.count
+                folded.append(WidgetLane(widget: key, marks: marks, instances: 1))
+            }
+        }
+        for i in folded.indices where folded[i].instances != nil {
+            folded[i].marks.sort { $0.at < $1.at }
+        }
+        return folded
     }
 
     /// Each playlist widget's fallback spans (from, to, staged day shown): from an entry shown

@@ -185,12 +185,19 @@ package struct SimulationReport: Codable, Sendable, Equatable {
         // An instance counts in its template's row (issue 23: one row per template, not 10,000),
         // and by itself only for the template's instance count and failing top-N.
         var instanceFailures: [String: [String: Int]] = [:]
+        // An instance `T[K]`, or its widget's provider `T[K]#family` (a timeline template's
+        // instance runs only those): its template and the instance.
+        func instance(of id: String) -> (template: String, instance: String)? {
+            if let split = InstanceName.split(id) { return (split.template, id) }
+            guard let hash = id.utf8.lastIndex(of: UInt8(ascii: "#")), let split = InstanceName.split(String(id[..<hash])) else { return nil }
+            return (split.template, String(id[..<hash]))
+        }
         func row(of id: String) -> Int {
             if let i = indexOf[id] { return i }
-            if let split = InstanceName.split(id), named.contains(split.template) {
+            if let split = instance(of: id), named.contains(split.template) {
                 let i = index(of: split.template)
                 indexOf[id] = i
-                instanceFailures[split.template, default: [:]][id, default: 0] += 0
+                instanceFailures[split.template, default: [:]][split.instance, default: 0] += 0
                 return i
             }
             return index(of: id)
@@ -210,7 +217,8 @@ package struct SimulationReport: Codable, Sendable, Equatable {
             rowOf[Int(entry.job)] = j
             if !instanceFailures.isEmpty, identifiers[j] != history.identifiers[Int(entry.job)],
                r.outcome == .failure || r.outcome == .crashed || r.outcome == .expired {
-                instanceFailures[identifiers[j], default: [:]][history.identifiers[Int(entry.job)], default: 0] += 1
+                let id = history.identifiers[Int(entry.job)]
+                instanceFailures[identifiers[j], default: [:]][instance(of: id)?.instance ?? id, default: 0] += 1
             }
             let late = max(0, r.started.milliseconds - r.earliest.milliseconds)
             days[d].total.launched += 1

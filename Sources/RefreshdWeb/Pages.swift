@@ -252,7 +252,21 @@ enum Pages {
     // MARK: Widgets
 
     static func widgets(_ d: WidgetsData) -> HTML {
-        let cards = d.widgets.isEmpty ? "<p class=\"muted\">No job declares a widget.</p>" : HTML.join(d.widgets.map { row in
+        // A timeline template's instances' widgets are one card a template (issue 23), with
+        // counts; `/api/widgets` keeps every widget.
+        let (unfolded, folds) = InstanceWidgetFold.fold(d.widgets.map(\.widget))
+        let kept = Set(unfolded.map { "\($0.kind)/\($0.family.rawValue)" })
+        let rows = d.widgets.filter { kept.contains("\($0.widget.kind)/\($0.widget.family.rawValue)") }
+        let foldCards = HTML.join(folds.map { f in
+            let lowest: HTML = f.lowestBudgetLeft.map { HTML(" · lowest budget left \($0) (\(f.lowestBudgetWidget ?? ""))") } ?? ""
+            let stale: HTML = f.staleWidgets.isEmpty ? "" : HTML("<p class=\"outcome failure\">stale: \(f.staleWidgets.joined(separator: ", "))\(f.stale > f.staleWidgets.count ? ", ..." : "")</p>")
+            return HTML("""
+                <article class="widget"><h2>\(f.template)[*] <span class="muted">template \(jobLink(f.template))</span></h2>
+                <p>\(f.instances) instances, \(f.widgets) widgets · \(f.stale) stale · \(f.reloading) reloading\(lowest)</p>\(stale)
+                </article>
+                """)
+        })
+        let cards = d.widgets.isEmpty ? "<p class=\"muted\">No job declares a widget.</p>" : HTML.join(rows.map { row in
             let w = row.widget
             let image: HTML = row.rendition.map {
                 HTML("<img class=\"rendition\" src=\"/widgets/\(HTML.segment(w.kind))/\(w.family.rawValue)/rendition\" alt=\"\(w.kind) \(w.family.rawValue): \($0)\">")
@@ -277,7 +291,7 @@ enum Pages {
                 </article>
                 """)
         })
-        return layout("Widgets", active: "/widgets", "<h1>Widgets</h1>\(cards)")
+        return layout("Widgets", active: "/widgets", "<h1>Widgets</h1>\(cards)\(foldCards)")
     }
 
     /// The counted reloads of the trailing window as ticks on a line (inline SVG: no script,

@@ -89,7 +89,7 @@ import Testing
         #expect(errors.map { "\($0.line):\($0.column)" } == ["3:20", "3:26"])
     }
 
-    @Test func theProgramCannotHoldAPlaceholderNorCanATimeline() throws {
+    @Test func theProgramCannotHoldAPlaceholder() throws {
         let program = try #require(TestSupport.errors("""
             identifier: app.feed.refresh
             template: true
@@ -97,15 +97,56 @@ import Testing
             command: ["/bin/{user}"]
             """).first { $0.message.hasPrefix("command: the program cannot hold a placeholder") })
         #expect(program.line == 4 && program.column == 11)
-        let timeline = try #require(TestSupport.errors("""
-            identifier: app.feed.refresh
-            kind: timeline
-            template: true
-            parameters: [user]
-            command: [/bin/true]
-            widget: {kind: feed, families: [systemSmall]}
-            """).first { $0.message.hasPrefix("kind: timeline cannot be a template yet") })
-        #expect(timeline.line == 2 && timeline.column == 7)
+    }
+
+    static let timelineTemplate = """
+        identifier: app.feed.widget
+        kind: timeline
+        template: true
+        parameters: [user]
+        command: [/bin/true, "--user", "{user}"]
+        widget: {kind: "feed.{user}", families: [systemSmall, systemMedium], budget: 40}
+        """
+
+    /// A timeline template (issue 23): its widget's kind is a pattern, kept in its template
+    /// spec (the job itself has no widget: only its instances do), each instance's derived.
+    @Test func aTimelineTemplateKeepsItsKindPatternForItsInstances() throws {
+        let config = try #require(TestSupport.config(Self.timelineTemplate))
+        let spec = config.spec
+        #expect(spec.widget == nil)
+        let widget = try #require(spec.template?.widget)
+        #expect(widget.kind == "feed.{user}")
+        #expect(widget.budget == 40)
+        #expect(spec.template?.instanceWidget(["user": "alice"])?.kind == "feed.alice")
+        // '@' is not in a kind's alphabet: written "-at-".
+        #expect(spec.template?.instanceWidget(["user": "bob@example.com"])?.kind == "feed.bob-at-example.com")
+    }
+
+    /// Every problem of a template's kind is located where it is written.
+    @Test func aTimelineTemplatesKindProblemsAreLocated() throws {
+        let unknown = try #require(TestSupport.onlyError(Self.timelineTemplate.replacingOccurrences(
+            of: "\"feed.{user}\"", with: "\"feed.{usr}\"")))
+        #expect(unknown.line == 6 && unknown.column == 22)
+        #expect(unknown.message.hasPrefix("widget.kind: unknown placeholder {usr}"))
+        let fixed = try #require(TestSupport.onlyError(Self.timelineTemplate.replacingOccurrences(
+            of: "\"feed.{user}\"", with: "feed")))
+        #expect(fixed.line == 6 && fixed.column == 16)
+        #expect(fixed.message.hasPrefix("widget.kind: a template's widget kind needs a placeholder"))
+        let slash = try #require(TestSupport.onlyError(Self.timelineTemplate.replacingOccurrences(
+            of: "\"feed.{user}\"", with: "\"feed/{user}\"")))
+        #expect(slash.line == 6 && slash.column == 16)
+        #expect(slash.message.hasPrefix("widget.kind: expected letters, digits, '.', '_' or '-' around the placeholders"))
+        let dot = try #require(TestSupport.onlyError(Self.timelineTemplate.replacingOccurrences(
+            of: "\"feed.{user}\"", with: "\".{user}\"")))
+        #expect(dot.message.hasPrefix("widget.kind: expected letters"))
+        let scope = try #require(TestSupport.onlyError(Self.timelineTemplate.replacingOccurrences(
+            of: "budget: 40}", with: "budget: 40, budget-scope: namespace}")))
+        #expect(scope.line == 6 && scope.column == 96)
+        #expect(scope.message.hasPrefix("widget.budget-scope: namespace would make every instance's widget share one budget"))
+        let playlist = try #require(TestSupport.errors(Self.timelineTemplate.replacingOccurrences(
+            of: "command: [/bin/true, \"--user\", \"{user}\"]", with: "provider: playlist")).first {
+            $0.message.hasPrefix("provider: playlist cannot serve a template's instances yet") })
+        #expect(playlist.line == 5 && playlist.column == 1)
     }
 
     static let stageTemplate = """
@@ -195,6 +236,27 @@ import Testing
             let ok = try JobDirectory.parse(yaml: okJob, file: csvFile, projectRoot: dir, searchPath: TestSupport.searchPath,
                                             now: TestSupport.now, timeZone: TestSupport.machineZone).get()
             #expect(ok.instances == [InstanceRecord(template: "app.sync", key: "alice.eu", values: ["user": "alice", "region": "eu"])])
+        }
+    }
+
+    /// A timeline template's `instances:` list: a row whose values cannot make a kind, or make
+    /// one another row's values already make, is an error at its line, naming the instance.
+    @Test func anInstancesFileOfATimelineTemplateRefusesRowsThatCannotMakeAKindOfTheirOwn() {
+        TestSupport.withTemporaryDirectory { dir in
+            let long = String(repeating: "x", count: 70)
+            TestSupport.write("alice\nbob@example.com\nbob-at-example.com\n\(long)\n", to: "Jobs/users.txt", in: dir)
+            let job = Self.timelineTemplate + "\ninstances: users.txt\n"
+            let file = TestSupport.write(job, to: "Jobs/feed.yaml", in: dir)
+            let errors: [ConfigError]
+            switch JobDirectory.parse(yaml: job, file: file, projectRoot: dir, searchPath: TestSupport.searchPath,
+                                      now: TestSupport.now, timeZone: TestSupport.machineZone) {
+            case .success: errors = []
+            case let .failure(all): errors = all.errors
+            }
+            #expect(errors.map { "\(($0.file as NSString).lastPathComponent):\($0.position)" } == ["users.txt:3:1", "users.txt:4:1"])
+            #expect(errors.first?.message == "instances: app.feed.widget[bob-at-example.com]: its widget kind \"feed.bob-at-example.com\" "
+                + "is already app.feed.widget[bob@example.com]'s (each '@' of a value is written \"-at-\"); expected values that make a kind of its own")
+            #expect(errors.last?.message.hasPrefix("instances: app.feed.widget[\(long)]: user: widget.kind \"feed.{user}\" would be") == true)
         }
     }
 }

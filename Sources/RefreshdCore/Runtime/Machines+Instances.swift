@@ -11,13 +11,14 @@ extension Machines {
             do throws(InstanceError) {
                 try scheduler.removeInstance(template: template, key: key, at: now, into: &effects)
                 endActivities(ofRemoved: InstanceName.identifier(template: template, key: key), at: now, into: &effects)
+                withdrawRemovedInstanceWidget(InstanceName.identifier(template: template, key: key), at: now, into: &effects)
             } catch {
                 effects.append(.log(.instance(.refused(error))))
             }
         }
         func add(_ record: InstanceRecord) {
             do throws(InstanceError) {
-                try scheduler.addInstance(record, at: now, into: &effects)
+                try addingInstance(record, at: now, into: &effects)
             } catch {
                 effects.append(.log(.instance(.refused(error))))
             }

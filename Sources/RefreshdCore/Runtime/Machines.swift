@@ -30,6 +30,11 @@ package struct Machines: Sendable {
     private var endExits: [Int64: (exitStatus: Int32?, signal: Int32?)] = [:]
     /// Provider identifier -> the widget (kind and family) whose timelines it provides.
     package var providers: [String: WidgetID] = [:]
+    /// Timeline templates (issue 23) by identifier: their definition and spec (its widget's kind
+    /// a pattern); each instance's widget is declared here (`Machines+InstanceWidgets`).
+    package var widgetTemplates: [String: (definition: TaskDefinition, spec: TemplateSpec)] = [:]
+    /// Instance identifier -> the kind of its widget, for the instances of timeline templates.
+    package var instanceWidgets: [String: String] = [:]
     /// The periodic re-read of conditions while the scheduler watches them: one of the deadlines.
     package var conditionsReread: ConditionsReread
     /// The instant the one timer is armed for.
@@ -66,9 +71,19 @@ package struct Machines: Sendable {
         var rearm = false
         switch event {
         case let .restore(state):
+            // Instances' widgets are declared before their saved records are handed back.
+            if !widgetTemplates.isEmpty { declareRestoredInstanceWidgets(state.instances, at: now, into: &effects) }
             // The side machines first: the scheduler's restore ends interrupted runs, and an
             // interrupted provider run is a failed reload of a widget that must already be known.
             restoreSideMachines(state.records, at: now, into: &effects)
+        case let .addInstance(record) where widgetTemplates[record.template] != nil:
+            do throws(InstanceError) {
+                try addingInstance(record, at: now, into: &effects)
+            } catch {
+                effects.append(.log(.instance(.refused(error))))
+            }
+            settle(from: start, at: now, rearm: rearm, into: &effects)
+            return
         default:
             break
         }
@@ -91,6 +106,13 @@ package struct Machines: Sendable {
             if hasWidgets { feed(.shutdown, at: now, into: &effects) }
         case let .removeInstance(template, key):
             endActivities(ofRemoved: InstanceName.identifier(template: template, key: key), at: now, into: &effects)
+            if !instanceWidgets.isEmpty { withdrawRemovedInstanceWidget(InstanceName.identifier(template: template, key: key), at: now, into: &effects) }
+        case let .declareTemplate(definition, spec):
+            if spec.widget != nil || widgetTemplates[definition.identifier] != nil {
+                templateDeclared(definition, spec, at: now, into: &effects)
+            }
+        case let .undeclareTemplate(identifier):
+            if widgetTemplates[identifier] != nil { templateWithdrawn(identifier, at: now, into: &effects) }
         default:
             break
         }
@@ -317,7 +339,7 @@ package struct Machines: Sendable {
 
     // MARK: The timeline machine
 
-    private mutating func feed(_ event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+    mutating func feed(_ event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         timelineEffects.removeAll(keepingCapacity: true)
         sideRevision &+= 1
         timelines.handle(event, at: now, into: &timelineEffects)

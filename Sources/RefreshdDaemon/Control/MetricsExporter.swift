@@ -25,6 +25,8 @@ import RefreshdRuntime
 ///
 /// - `refreshd_widget_budget_left{kind,family}` (gauge; not emitted for an unlimited budget),
 ///   `refreshd_widget_stale{kind,family}` (1 while stale), `refreshd_stale_widgets` (gauges);
+///   a timeline template's instances' widgets only as `refreshd_template_widgets{job}` and
+///   `refreshd_template_widgets_stale{job}` (no series per instance's kind);
 /// - `refreshd_activities{state}` (gauge: activities in each state, `dismissed` the recent ones).
 ///
 /// `writeFile` replaces the file atomically (temporary file, then rename) for
@@ -41,6 +43,9 @@ final class MetricsExporter: @unchecked Sendable {
     private var notifications: [String: CoreMetrics.Counter] = [:]
     private var budgetLeft: [String: CoreMetrics.Gauge] = [:]
     private var staleWidget: [String: CoreMetrics.Gauge] = [:]
+    /// A timeline template's instances' widgets, folded (issue 23): counts by template, never a
+    /// series per instance's kind.
+    private var templateWidgets: [String: (widgets: CoreMetrics.Gauge, stale: CoreMetrics.Gauge)] = [:]
     private let staleWidgets: CoreMetrics.Gauge
     private var activityStates: [ActivityState: CoreMetrics.Gauge] = [:]
     static let latenessName = "refreshd_launch_lateness_seconds"
@@ -150,7 +155,16 @@ final class MetricsExporter: @unchecked Sendable {
     /// Each widget's budget left and staleness, and how many are stale.
     func record(_ timelines: TimelineSnapshot) {
         var stale = 0
+        var perTemplate: [String: (widgets: Int, stale: Int)] = [:]
         for w in timelines.widgets {
+            if let split = InstanceName.split(w.job) {
+                perTemplate[split.template, default: (0, 0)].widgets += 1
+                if w.staleSince != nil {
+                    perTemplate[split.template, default: (0, 0)].stale += 1
+                    stale += 1
+                }
+                continue
+            }
             let key = "\(w.kind)/\(w.family.rawValue)"
             let dimensions = [("kind", w.kind), ("family", w.family.rawValue)]
             if let left = w.budgetLeft {
@@ -164,6 +178,14 @@ final class MetricsExporter: @unchecked Sendable {
             if w.staleSince != nil { stale += 1 }
         }
         staleWidgets.record(stale)
+        for template in Set(templateWidgets.keys).union(perTemplate.keys) {
+            let gauges = templateWidgets[template] ?? (
+                CoreMetrics.Gauge(label: "refreshd_template_widgets", dimensions: [("job", template)], factory: factory),
+                CoreMetrics.Gauge(label: "refreshd_template_widgets_stale", dimensions: [("job", template)], factory: factory))
+            templateWidgets[template] = gauges
+            gauges.widgets.record(perTemplate[template]?.widgets ?? 0)
+            gauges.stale.record(perTemplate[template]?.stale ?? 0)
+        }
     }
 
     /// How many activities are in each state (dismissed: those in the recent history).

@@ -16,6 +16,8 @@ enum MetricsHelp {
         "refreshd_widget_budget_left": "Reloads left in a widget family's budget over the trailing 24 hours (not exported for an unlimited budget).",
         "refreshd_widget_stale": "1 while a widget family is stale, else 0.",
         "refreshd_stale_widgets": "Widget families stale now.",
+        "refreshd_template_widgets": "Widget families of a timeline template's instances, by template (job).",
+        "refreshd_template_widgets_stale": "Stale widget families of a timeline template's instances, by template (job).",
         "refreshd_activities": "Live activities in each state; dismissed counts the recent history.",
         "refreshd_failing_instances": "Instances of a template whose last attempts failed (a retry streak), by template (job).",
         "refreshd_failing_instance_streak": "Consecutive failed attempts of the 10 most failing instances of each template, by job and instance key.",

@@ -6,9 +6,12 @@
 /// since when, progress, stale date, dismissal time and any held update. Pure (the instant is
 /// given), shared by the live and the offline status.
 package enum MachineStatusText {
+    /// The widgets of a timeline template's instances are folded, one line a template
+    /// (`InstanceWidgetFold`); `status --json` keeps every widget.
     package static func widgets(_ snapshot: TimelineSnapshot, now: Instant) -> [String] {
         var lines = ["Widgets (\(snapshot.widgets.count)):"]
-        for w in snapshot.widgets {
+        let (rows, folds) = InstanceWidgetFold.fold(snapshot.widgets)
+        for w in rows {
             lines.append("  \(w.kind)/\(w.family.rawValue)  (job \(w.job))")
             if let shown = w.shown {
                 let since = w.shownSince.map { " since \($0) (\(ago($0, now)))" } ?? ""
@@ -43,6 +46,7 @@ package enum MachineStatusText {
             }
             if let failure = w.lastFailure { lines.append("    last failure: \(failure)") }
         }
+        for fold in folds { lines.append("  " + fold.line) }
         return lines
     }
 

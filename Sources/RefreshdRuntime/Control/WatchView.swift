@@ -76,10 +76,16 @@ package enum WatchView {
             lines.append("Templates")
             lines += templateLines(snapshot, templates: templates, pendingOf: pendingOf, runningOf: runningOf.mapValues(\.count))
         }
-        if let timelines, !timelines.widgets.isEmpty, instance == nil {
-            lines.append("")
-            lines.append("Widgets")
-            for w in timelines.widgets { lines.append("  " + widgetLine(w, now: now)) }
+        if let timelines, !timelines.widgets.isEmpty {
+            // Instances' widgets folded a template; `--instance` shows that instance's, unfolded.
+            let (rows, folds) = instance.map { id in (timelines.widgets.filter { $0.job == id }, []) }
+                ?? InstanceWidgetFold.fold(timelines.widgets)
+            if !rows.isEmpty || !folds.isEmpty {
+                lines.append("")
+                lines.append("Widgets")
+                for w in rows { lines.append("  " + widgetLine(w, now: now)) }
+                for fold in folds { lines.append("  " + fold.line) }
+            }
         }
         if let activities, !activities.activities.isEmpty {
             let shown = instance.map { id in activities.activities.filter { $0.owner == id } } ?? activities.activities

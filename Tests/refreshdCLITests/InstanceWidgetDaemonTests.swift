@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// Per-instance widgets under the real `refreshd run` (issue 23): a timeline template whose
+/// kind holds `{user}`; instances added by `ctl` each publish their own widget under the shared
+/// container (a key with '@' under its derived kind), survive kill -9 with their budget, and a
+/// removed instance's publication is gone.
+@Suite(.serialized) struct InstanceWidgetDaemonTests {
+    func published(_ box: Sandbox, _ kind: String) -> String? {
+        try? String(contentsOfFile: box.state + "/shared/widgets/\(kind)/systemSmall.json", encoding: .utf8)
+    }
+
+    @Test func instancesPublishTheirOwnWidgetsSurviveKill9AndRemovalDropsThem() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        // The provider prints one entry naming its user; it sees its own kind.
+        try FileManager.default.createDirectory(atPath: box.root + "/Scripts", withIntermediateDirectories: true)
+        try """
+            #!/bin/sh
+            printf '{"entries":[{"date":"%s","content":{"user":"%s","kind":"%s"}}],"policy":"never"}\\n' \\
+              "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" "$REFRESH_WIDGET_KIND" >&3
+            """.write(toFile: box.root + "/Scripts/provider", atomically: true, encoding: .utf8)
+        chmod(box.root + "/Scripts/provider", 0o755)
+        try box.write("feed.yaml", """
+            identifier: test.feed.widget
+            kind: timeline
+            template: true
+            parameters: [user]
+            command: ["Scripts/provider", "{user}"]
+            widget: {kind: "feed.{user}", families: [systemSmall], budget: 7}
+            """)
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        let added = try CLI.run(["ctl", "instance", "add", "test.feed.widget", "alice", "bob@example.com", "--state", box.state])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(waitFor(timeout: 20) { published(box, "feed.alice") != nil && published(box, "feed.bob-at-example.com") != nil })
+        // Each provider ran with its own value and was told its own kind.
+        let alice = published(box, "feed.alice") ?? "", bob = published(box, "feed.bob-at-example.com") ?? ""
+        #expect(alice.contains(#""user":"alice""#) && alice.contains(#""kind":"feed.alice""#), "\(alice)")
+        #expect(bob.contains(#""user":"bob@example.com""#) && bob.contains(#""kind":"feed.bob-at-example.com""#), "\(bob)")
+        // A key whose kind would be another instance's is refused, naming both.
+        let clash = try CLI.run(["ctl", "instance", "add", "test.feed.widget", "bob-at-example.com", "--state", box.state])
+        #expect(clash.status == 1)
+        #expect(clash.stderr.contains("its widget kind \"feed.bob-at-example.com\" is already test.feed.widget[bob@example.com]'s"))
+        // Status folds the instances' widgets into one line for the template.
+        let status = try CLI.run(["status", "--state", box.state])
+        #expect(status.stdout.contains("test.feed.widget[*]  2 instances, 2 widgets  0 stale"), "\(status.stdout)")
+
+        daemon.signal(SIGKILL)
+        #expect(daemon.wait() == 128 + SIGKILL)
+        let again = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { again.cleanUp() }
+        #expect(waitFor { again.errors().contains("refreshd started") })
+        // Restored, not asked again: each widget's one counted reload is still in its budget.
+        let json = try CLI.run(["status", "--state", box.state, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let widgets = ((object?["timelines"] as? [String: Any])?["widgets"] as? [[String: Any]]) ?? []
+        #expect(Set(widgets.compactMap { $0["job"] as? String }) == ["test.feed.widget[alice]", "test.feed.widget[bob@example.com]"])
+        #expect(widgets.allSatisfy { $0["budgetUsed"] as? Int == 1 && $0["budgetLimit"] as? Int == 7 }, "\(widgets)")
+
+        let removed = try CLI.run(["ctl", "instance", "remove", "test.feed.widget", "bob@example.com", "--state", box.state])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(waitFor { published(box, "feed.bob-at-example.com") == nil })
+        #expect(published(box, "feed.alice") != nil)
+        again.signal(SIGTERM)
+        #expect(again.wait() == 0)
+    }
+}
