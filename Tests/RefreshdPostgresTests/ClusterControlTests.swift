@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import RefreshdCore
+import RefreshdPostgres
+import RefreshdRuntime
+import Testing
+
+/// Operating cluster mode (issue 24) through the real CLI: what `refreshd run --store` refuses
+/// at the start, and `ctl`, `status`, `why` against ANY node, on real nodes and a private
+/// PostgreSQL (`PrivateServer`). Every node is killed and every folder removed, pass or fail.
+@Suite(.serialized) struct ClusterControlTests {
+    /// A temporary folder with a jobs folder, removed at the end.
+    final class Scratch {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-ctl-\(UUID().uuidString.prefix(8))").path
+        var nodes: [String: Node] = [:]
+        let tag = "cluster-ctl-\(UUID().uuidString.prefix(8))"
+        init() throws { try FileManager.default.createDirectory(atPath: root + "/jobs", withIntermediateDirectories: true) }
+        deinit {
+            for node in nodes.values { node.kill(SIGKILL) }
+            try? FileManager.default.removeItem(atPath: root)
+        }
+
+        func startNode(_ name: String, conninfo: String, lease: String = "2s") throws {
+            nodes[name] = try Node.start(
+                ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
+                 "--store", conninfo, "--node", name, "--lease", lease],
+                environment: ["NODE": name, "REFRESHD_TEST_TAG": tag], output: root + "/\(name).log")
+        }
+
+        /// Runs `refreshd ARGS` to its end: its exit status and its output (stdout and stderr).
+        func cli(_ arguments: [String]) throws -> (status: Int32?, output: String) {
+            let output = root + "/cli-\(UUID().uuidString.prefix(8)).out"
+            let process = try Node.start(arguments, environment: [:], output: output)
+            let status = process.wait(30)
+            return (status, process.log())
+        }
+
+        func logs() -> String {
+            nodes.keys.sorted().map { "\n--- \($0):\n" + (nodes[$0]?.log().suffix(3000) ?? "") }.joined()
+        }
+    }
+
+    static var repository: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    // MARK: Refusals at the start
+
+    @Test func aTimelineJobIsRefusedAtTheStartNamingTheFileAndLine() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-widget.yaml", toPath: scratch.root + "/jobs/widget.yaml")
+        let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
+                                                "--store", conninfo, "--node", "a"])
+        #expect(status == 1, "\(output)")
+        #expect(output.contains(scratch.root + "/jobs/widget.yaml:5:1: kind: timeline: design.example.wallpaper.widget is a timeline job (widget:), not supported in cluster mode"), "\(output)")
+        #expect(output.contains("cluster mode (--store) runs command jobs"), "\(output)")
+        #expect(output.contains("refusing to start: 1 error"), "\(output)")
+    }
+
+    @Test func aBuiltInActionIsRefusedAtTheStartNamingTheFileAndLine() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-refresh.yaml", toPath: scratch.root + "/jobs/stage.yaml")
+        let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
+                                                "--store", conninfo, "--node", "a"])
+        #expect(status == 1, "\(output)")
+        #expect(output.contains(scratch.root + "/jobs/stage.yaml:9:1: action: stage-playlist: built-in actions are not supported in cluster mode"), "\(output)")
+        #expect(output.contains("Use command: instead"), "\(output)")
+    }
+
+    @Test func liveActivitySettingsAreRefusedWithStore() throws {
+        let scratch = try Scratch()
+        for flags in [["--no-activities"], ["--max-activities", "3"]] {
+            let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
+                                                    "--store", "host=/nonexistent dbname=x"] + flags)
+            #expect(status != 0 && status != nil, "\(flags): \(output)")
+            #expect(output.contains("--no-activities and --max-activities do not apply with --store: live activities are off in cluster mode"), "\(flags): \(output)")
+        }
+    }
+
+    // MARK: ctl, status and why against any node
+
+    /// The job's shard and its leader, from `status --json` on `node`.
+    func leader(_ scratch: Scratch, via node: String, of identifier: String) throws -> (shard: Int, owner: String?, report: StatusReport?) {
+        let (_, output) = try scratch.cli(["status", "--json", "--state", scratch.root + "/state-" + node])
+        guard let report = try? JSONDecoder().decode(StatusReport.self, from: Data(output.utf8)), let cluster = report.cluster else {
+            return (-1, nil, nil)
+        }
+        let shard = ShardMap(shardCount: cluster.shards.count).shard(of: identifier)
+        return (shard, cluster.shards.first { $0.shard == shard && $0.led }?.owner, report)
+    }
+
+    @Test func aSubmitToAnyNodeRunsOnceOnTheShardsLeaderAndARetryIsAppliedOnce() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 4).close()
+        let out = scratch.root + "/runs.txt"
+        // Pending an hour ahead: it runs only when an operator submits it.
+        try """
+            identifier: test.manual
+            kind: processing
+            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
+            earliest: +1h
+            allowance: 5s
+            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        for name in ["a", "b"] { try scratch.startNode(name, conninfo: conninfo) }
+        func lines() -> [[Substring]] {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+        }
+        // Both nodes lead 2 of the 4 shards once the first has handed the surplus over.
+        var owner: String?
+        #expect(waitFor(20) {
+            guard let report = try? leader(scratch, via: "a", of: "test.manual").report, let cluster = report.cluster else { return false }
+            let owners = cluster.shards.filter(\.led).compactMap(\.owner)
+            owner = try? leader(scratch, via: "a", of: "test.manual").owner
+            return owners.count == 4 && owners.filter { $0 == "a" }.count == 2 && report.pending.count == 1
+        }, "the shards were not spread: \(scratch.logs())")
+        guard let owner else { return }
+        let other = owner == "a" ? "b" : "a"
+        // status and why answer alike on either node: the same requests, the same leaders.
+        let viaA = try leader(scratch, via: "a", of: "test.manual")
+        let viaB = try leader(scratch, via: "b", of: "test.manual")
+        #expect(viaA.report?.pending.map(\.identifier) == ["test.manual"])
+        #expect(viaA.report?.pending.map(\.identifier) == viaB.report?.pending.map(\.identifier))
+        #expect(viaA.report?.cluster?.shards.map(\.owner) == viaB.report?.cluster?.shards.map(\.owner))
+        #expect(viaB.owner == owner)
+        let why = try scratch.cli(["why", "test.manual", "--state", scratch.root + "/state-" + other])
+        #expect(why.status == 0 && why.output.contains("In the cluster, test.manual is in shard \(viaA.shard), led by node \(owner)"), "\(why.output)")
+
+        // Submitted to the node that does NOT lead the job's shard: queued in the database and
+        // run once by the leader.
+        let submitted = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "retry-1", "--state", scratch.root + "/state-" + other])
+        #expect(submitted.status == 0 && submitted.output.contains("queued submit test.manual for shard \(viaA.shard), led by node \(owner)"), "\(submitted.output)")
+        #expect(waitFor(10) { lines().count == 1 }, "the submitted job did not run: \(scratch.logs())")
+        #expect(lines().first?.last.map(String.init) == owner, "\(lines())")
+        // The same command again (a retry) through either node: applied once, nothing runs.
+        for node in [other, owner] {
+            let retried = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "retry-1", "--state", scratch.root + "/state-" + node])
+            #expect(retried.status == 0 && retried.output.contains("command retry-1 was already queued (applied once)"), "\(retried.output)")
+        }
+        // A new command does run: the wait above would have seen a second run.
+        let again = try scratch.cli(["ctl", "submit", "test.manual", "--state", scratch.root + "/state-" + other, "--json"])
+        let reply = try? JSONDecoder().decode(ControlReply.self, from: Data(again.output.utf8))
+        #expect(reply?.ok == true, "\(again.output)")
+        #expect(waitFor(10) { lines().count == 2 }, "the second submit did not run: \(scratch.logs())")
+        usleep(1_500_000)
+        #expect(lines().count == 2, "a command ran twice: \(lines())")
+        // What a cluster does not serve is refused with a code, not answered from an empty runtime.
+        let reload = try scratch.cli(["ctl", "reload", "--all", "--state", scratch.root + "/state-" + other, "--json"])
+        #expect(reload.status != 0 && reload.output.contains("not-in-cluster"), "\(reload.output)")
+        let unknown = try scratch.cli(["ctl", "submit", "test.nothing", "--state", scratch.root + "/state-" + other])
+        #expect(unknown.status != 0 && unknown.output.contains("not-declared"), "\(unknown.output)")
+
+        for node in scratch.nodes.values { node.kill(SIGTERM) }
+        for (name, node) in scratch.nodes { #expect(node.wait(15) == 0, "\(name) did not stop cleanly: \(scratch.logs())") }
+        #expect(processes(tagged: scratch.tag).isEmpty)
+    }
+
+    /// LISTEN/NOTIFY: with a 30 s lease the node surveys every 10 s, yet a command submitted
+    /// through the control socket runs at once: its NOTIFY woke the leader.
+    @Test func aQueuedCommandWakesTheLeaderAtOnce() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 2).close()
+        let out = scratch.root + "/runs.txt"
+        try """
+            identifier: test.manual
+            kind: processing
+            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
+            earliest: +1h
+            allowance: 5s
+            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        try scratch.startNode("a", conninfo: conninfo, lease: "30s")
+        #expect(waitFor(20) { (try? leader(scratch, via: "a", of: "test.manual").owner) == "a" }, "node a leads nothing: \(scratch.logs())")
+        // Past the first survey's commands read: the next survey is ~10 s away.
+        usleep(500_000)
+        let submitted = Date()
+        let reply = try scratch.cli(["ctl", "submit", "test.manual", "--state", scratch.root + "/state-a"])
+        #expect(reply.status == 0, "\(reply.output)")
+        let ran = waitFor(8) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains(" a") }
+        let took = Date().timeIntervalSince(submitted)
+        #expect(ran && took < 5, "the command waited for the survey (\(took) s): \(scratch.logs())")
+        print("cluster control: a submitted command ran \(String(format: "%.2f", took)) s after ctl submit (lease 30 s, survey every 10 s)")
+        scratch.nodes["a"]?.kill(SIGTERM)
+        #expect(scratch.nodes["a"]?.wait(15) == 0, "a did not stop cleanly: \(scratch.logs())")
+    }
+}
