@@ -1,6 +1,7 @@
 import Foundation
 import RefreshdCore
 import RefreshdRuntime
+import Synchronization
 
 /// The control socket's answers in cluster mode (issue 24), on ANY node: what the database
 /// holds, never one node's memory, so every node answers alike.
@@ -23,7 +24,12 @@ final class ClusterControl: @unchecked Sendable {
     let database: any ShardDatabase
     let node: String
     let map: ShardMap
-    let jobs: [JobSpec]
+    /// The jobs in force on this node (replaced by a reload).
+    let jobsInForce: Mutex<[JobSpec]>
+    var jobs: [JobSpec] {
+        get { jobsInForce.withLock { $0 } }
+        set { jobsInForce.withLock { $0 = newValue } }
+    }
     /// Wakes the leader of a shard early after a command was queued (NOTIFY); nil: it applies
     /// the command at its next survey (every lease / 3).
     var notify: ((Int) -> Void)?
@@ -34,7 +40,7 @@ final class ClusterControl: @unchecked Sendable {
         self.database = database
         self.node = node
         map = ShardMap(shardCount: database.shardCount)
-        self.jobs = jobs
+        jobsInForce = Mutex(jobs)
     }
 
     /// The reply to `request`, or nil for a command the control server answers itself.
@@ -66,6 +72,7 @@ final class ClusterControl: @unchecked Sendable {
 
     /// Whether the job files declare `identifier` (a job, or an instance of a template's list).
     func declared(_ identifier: String) -> Bool {
+        let jobs = self.jobs
         if jobs.contains(where: { $0.template == nil && $0.identifier == identifier }) { return true }
         guard let split = InstanceName.split(identifier),
               let template = jobs.first(where: { $0.template != nil && $0.identifier == split.template }) else { return false }
@@ -180,6 +187,7 @@ final class ClusterControl: @unchecked Sendable {
         let shard = map.shard(of: id)
         let store = try database.store(shard: shard, epoch: 0)
         let now = now()
+        let jobs = self.jobs
         let definition = jobs.first { $0.identifier == id && $0.template == nil }?.definition
             ?? InstanceName.split(id).flatMap { split in jobs.first { $0.identifier == split.template }?.definition }
         let pending = try store.pendingRequests().first { $0.identifier == id }

@@ -27,7 +27,8 @@ import Synchronization
 /// one: at once); once every shard's loop has returned, the node gives its leases up
 /// (`ClusterNode.leave`) so the other nodes take the shards at their next survey.
 ///
-/// Job files are read once, at the start: no reload in cluster mode yet. Timeline jobs and
+/// Job files are read again at SIGHUP and when the jobs folder changes; each led shard applies
+/// its diff in one transaction (`ClusterNode.reload`). Timeline jobs and
 /// built-in actions are refused at the start (`ClusterSupport`), live activities are off. The
 /// control socket (`STATE/control.sock`) answers from the database on every node
 /// (`ClusterControl`); no metrics file, no dashboard in cluster mode yet. The state directory
@@ -83,6 +84,13 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// Guarded by `hostsLock` (the factory adds under the node's lock; `onFence` reads).
     var hosts: [ShardHost] = []
     let hostsLock = Mutex(())
+    /// A reload asked for (its reason), and a read of the job files finished (its result and
+    /// reason), for the node thread's next wake-up.
+    let reloadWanted = Mutex<String?>(nil)
+    let reloadRead = Mutex<(result: Result<[JobConfig], ConfigErrors>, reason: String)?>(nil)
+    /// Node thread only: a read of the job files is in flight (a request meanwhile waits for it).
+    var reloading = false
+    var clusterControl: ClusterControl?
     /// Shards with commands to apply at the next wake-up (`all`: every shard led).
     let queuedCommands = Mutex<(all: Bool, shards: Set<Int>)>((false, []))
     /// Whether `async` may be sent to (until the loop's handles are closed).
@@ -123,6 +131,7 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// - Throws: `ConfigErrors` for an invalid job directory.
     package func run() throws {
         Glibc.signal(SIGPIPE, SIG_IGN)
+        Glibc.signal(SIGHUP, SIG_IGN)  // a reload, once the loop handles it; never the default (exit)
         for number in RefreshScheduler.nonStopSignals { Glibc.signal(number, SIG_IGN) }
         let loaded = try JobDirectory.load(jobsDirectory).get()
         let refused = ClusterSupport.refusals(loaded)
@@ -210,6 +219,14 @@ package final class ClusterDaemon: @unchecked Sendable {
         server.clusterAnswer = { cluster.answer($0, $1) }
         try server.start()
         scheduler.runtime.load([])
+        clusterControl = cluster
+        // The jobs folder's watch lives on the control loop (a loop with nothing else to do).
+        if !scheduler.watchDirectory(jobsDirectory, onChange: { [weak self] in
+            guard let self else { return }
+            requestReload("\(jobsDirectory) changed")
+        }) {
+            logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
+        }
         let ended = DispatchSemaphore(value: 0)
         let logger = self.logger
         let thread = Thread {
@@ -219,6 +236,46 @@ package final class ClusterDaemon: @unchecked Sendable {
         thread.name = "refreshd-control"
         thread.start()
         control = (scheduler, server, ended)
+    }
+
+    /// Asks for the job files to be read again (any thread): SIGHUP, the jobs folder changed.
+    func requestReload(_ reason: String) {
+        reloadWanted.withLock { $0 = $0 ?? reason }
+        wake()
+    }
+
+    /// Node thread: starts the read asked for (on a thread of its own: a slow file system must
+    /// not hold the lease renewals), and applies a read that finished: refused whole (an invalid
+    /// file, or a job cluster mode does not run: the jobs in force stay), or handed to the node,
+    /// whose shards each apply their diff in one transaction.
+    func reloadIfAsked() {
+        guard stopSignals == 0, !done else { return }
+        if let (result, reason) = reloadRead.withLock({ read in defer { read = nil }; return read }) {
+            reloading = false
+            var refused: [ConfigError] = []
+            switch result {
+            case let .failure(errors): refused = errors.errors
+            case let .success(configs):
+                refused = ClusterSupport.refusals(configs)
+                if refused.isEmpty {
+                    let specs = configs.map(\.spec)
+                    clusterControl?.jobs = specs
+                    node?.reload(specs, reason: reason)
+                }
+            }
+            if !refused.isEmpty {
+                logger.error("reload refused (\(reason)): \(refused.count) error\(refused.count == 1 ? "" : "s") in \(jobsDirectory); the jobs in force stay")
+                for error in refused { logger.error("\(error)") }
+            }
+        }
+        guard !reloading, let reason = reloadWanted.withLock({ wanted in defer { wanted = nil }; return wanted }) else { return }
+        reloading = true
+        let directory = jobsDirectory
+        Thread.detachNewThread { [weak self] in
+            let result = JobDirectory.load(directory)
+            self?.reloadRead.withLock { $0 = (result, reason) }
+            self?.wake()
+        }
     }
 
     /// Commands were queued (NOTIFY, any thread): the node thread applies them for `shard`
@@ -252,15 +309,16 @@ package final class ClusterDaemon: @unchecked Sendable {
             } else {
                 for shard in queued.shards.sorted() { daemon.node?.applyQueuedCommands(shard: shard) }
             }
+            daemon.reloadIfAsked()
             daemon.afterNode()
         }
         async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         asyncOpen.withLock { $0 = true }
         var set = sigset_t()
         sigemptyset(&set)
-        for number in [SIGTERM, SIGINT, SIGCHLD] { sigaddset(&set, number) }
+        for number in [SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&set, number) }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        for number in [SIGTERM, SIGINT] {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
             let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
             uv_signal_init(loop, handle)
             handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -273,6 +331,14 @@ package final class ClusterDaemon: @unchecked Sendable {
     }
 
     func stopSignal(_ number: Int32) {
+        if number == SIGHUP {
+            // The watch follows inodes: SIGHUP re-arms it on what is at the path now.
+            if let control = control?.scheduler {
+                control.performOnLoop { for watch in control.directoryWatches { watch.rearm() } }
+            }
+            requestReload("SIGHUP")
+            return
+        }
         stopSignals += 1
         logger.info("received \(number == SIGINT ? "SIGINT" : "SIGTERM"): \(stopSignals == 1 ? "stopping every shard gracefully" : "stopping every shard now")")
         afterNode()

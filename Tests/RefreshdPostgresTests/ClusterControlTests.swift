@@ -187,4 +187,59 @@ import Testing
         scratch.nodes["a"]?.kill(SIGTERM)
         #expect(scratch.nodes["a"]?.wait(15) == 0, "a did not stop cleanly: \(scratch.logs())")
     }
+
+    // MARK: Reloading the job files
+
+    /// Jobs added to the folder run once each, on whichever node leads their shard (each leader
+    /// applies its shards' diff); SIGHUP reloads and does not stop a node; a folder cluster mode
+    /// would not run is refused whole and the jobs in force stay.
+    @Test func aChangedJobsFolderIsReloadedByEachShardsLeader() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 4).close()
+        let out = scratch.root + "/runs.txt"
+        try """
+            identifier: test.manual
+            kind: processing
+            command: ["/bin/sh", "-c", "echo \\"$REFRESH_TASK_IDENTIFIER $NODE\\" >> \(out)"]
+            earliest: +1h
+            allowance: 5s
+            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        for name in ["a", "b"] { try scratch.startNode(name, conninfo: conninfo) }
+        func lines() -> [String] {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        #expect(waitFor(20) {
+            guard let cluster = try? leader(scratch, via: "a", of: "test.manual").report?.cluster else { return false }
+            let owners = cluster.shards.filter(\.led).compactMap(\.owner)
+            return owners.count == 4 && owners.filter { $0 == "a" }.count == 2
+        }, "the shards were not spread: \(scratch.logs())")
+        // Six jobs added (spread over the shards, so over both nodes): each runs once.
+        let added = (0..<6).map { "test.added.\($0)" }
+        for id in added {
+            try """
+                identifier: \(id)
+                kind: processing
+                command: ["/bin/sh", "-c", "echo \\"$REFRESH_TASK_IDENTIFIER $NODE\\" >> \(out)"]
+                allowance: 5s
+                """.write(toFile: scratch.root + "/jobs/\(id).yaml", atomically: true, encoding: .utf8)
+        }
+        #expect(waitFor(15) { Set(lines().map { $0.split(separator: " ")[0] }) == Set(added.map { Substring($0) }) },
+                "the added jobs did not all run: \(lines()) \(scratch.logs())")
+        usleep(1_000_000)
+        #expect(lines().count == added.count, "a job ran twice: \(lines())")
+        // SIGHUP: a reload, never the end of a node.
+        for node in scratch.nodes.values { node.kill(SIGHUP) }
+        #expect(waitFor(10) { scratch.nodes.values.allSatisfy { $0.log().contains("reloaded the jobs (SIGHUP)") } }, "\(scratch.logs())")
+        // A job cluster mode does not run: the reload is refused whole, the jobs in force stay.
+        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-widget.yaml", toPath: scratch.root + "/jobs/widget.yaml")
+        #expect(waitFor(10) { scratch.nodes.values.allSatisfy { $0.log().contains("reload refused") && $0.log().contains("widget.yaml:5:1: kind: timeline") } },
+                "\(scratch.logs())")
+        let submitted = try scratch.cli(["ctl", "submit", "test.added.0", "--state", scratch.root + "/state-b"])
+        #expect(submitted.status == 0, "\(submitted.output)")
+        #expect(waitFor(10) { lines().count == added.count + 1 }, "\(scratch.logs())")
+        for node in scratch.nodes.values { node.kill(SIGTERM) }
+        for (name, node) in scratch.nodes { #expect(node.wait(15) == 0, "\(name) did not stop cleanly: \(scratch.logs())") }
+        #expect(processes(tagged: scratch.tag).isEmpty)
+    }
 }

@@ -111,6 +111,24 @@ public final class ClusterNode: @unchecked Sendable {
     /// The host calls it after delivering events to the node's runtimes.
     public func settle() { handle(nil) }
 
+    /// The job files were read again (SIGHUP, the jobs folder changed): the node's jobs become
+    /// `specs`, and each shard it leads applies the diff for its own jobs in ONE transaction of
+    /// its runtime (`RefreshRuntime.reload`, fenced like every commit), on the shard's context.
+    /// A shard taken later loads `specs`. A shard being handed over keeps its jobs: it launches
+    /// nothing more, and its next leader loads its own.
+    public func reload(_ specs: [JobSpec], reason: String) {
+        lock.withLock {
+            jobs = specs
+            for shard in terms.keys.sorted() {
+                guard let term = terms[shard], !term.handingOver else { continue }
+                let runtime = term.runtime, shardJobs = jobs(of: shard)
+                let body: @Sendable () -> Void = { runtime.reload(shardJobs, reason: reason) }
+                if let onShardContext { onShardContext(shard, term.epoch, body) } else { body() }
+            }
+            note("reloaded the jobs (\(reason)): \(specs.count) job\(specs.count == 1 ? "" : "s")")
+        }
+    }
+
     /// Operator commands were queued for `shard` (nil: any shard), a NOTIFY says: the shards led
     /// apply them now rather than at the next survey. Applied once either way (the table).
     public func applyQueuedCommands(shard: Int?) {
