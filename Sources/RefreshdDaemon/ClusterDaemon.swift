@@ -91,6 +91,8 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// Node thread only: a read of the job files is in flight (a request meanwhile waits for it).
     var reloading = false
     var clusterControl: ClusterControl?
+    /// Sends the shards' `on-failure`/`on-recovery` webhooks (set by `run`).
+    var webhooks: WebhookSender?
     /// Shards with commands to apply at the next wake-up (`all`: every shard led).
     let queuedCommands = Mutex<(all: Bool, shards: Set<Int>)>((false, []))
     /// Whether `async` may be sent to (until the loop's handles are closed).
@@ -159,6 +161,10 @@ package final class ClusterDaemon: @unchecked Sendable {
             host?.scheduler.killLiveGroups()
         }
         self.node = node
+        // Failure notifications' webhooks (issue 25), for every shard's host: a thread of its own.
+        let webhooks = WebhookSender()
+        defer { webhooks.shutdown() }
+        self.webhooks = webhooks
         let directoryLock = try StateDirectoryLock.acquire(directory: stateDirectory)
         defer { directoryLock.release() }
         try startControl(jobs: loaded.map(\.spec), options: options)
@@ -191,6 +197,7 @@ package final class ClusterDaemon: @unchecked Sendable {
         }
         let hostOptions = RefreshScheduler.Options(configuration: options.configuration, logger: logger, runCgroups: runCgroups)
         let scheduler = try RefreshScheduler(store: store, runtimeOptions: options, options: hostOptions)
+        if let webhooks { scheduler.webhookSender = { notification, done in webhooks.send(notification, done: done) } }
         hostsLock.withLock { _ in hosts.append(ShardHost(shard: shard, epoch: epoch, scheduler: scheduler)) }
         let server = control?.server
         scheduler.runtime.observe { [weak self, weak server] observation in

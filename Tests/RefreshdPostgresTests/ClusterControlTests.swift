@@ -242,4 +242,68 @@ import Testing
         for (name, node) in scratch.nodes { #expect(node.wait(15) == 0, "\(name) did not stop cleanly: \(scratch.logs())") }
         #expect(processes(tagged: scratch.tag).isEmpty)
     }
+
+    // MARK: Failure notifications
+
+    /// Starts `executable` (not refreshd) with its output in one file.
+    static func spawn(_ executable: String, _ arguments: [String], output: String) throws -> Node {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArgs = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, nil, &cArgs, environ)
+        guard rc == 0 else { throw PrivateServer.Failure("posix_spawn \(executable): \(String(cString: strerror(rc)))") }
+        return Node(pid: pid, output: output)
+    }
+
+    /// A failed run's `on-failure` webhook is delivered in cluster mode too (the shards' hosts
+    /// had no HTTP client: every delivery failed "this refreshd has no HTTP client").
+    @Test func aFailedRunsWebhookIsDeliveredByTheShardsLeader() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 2).close()
+        // A loopback receiver (python3's http.server): one line per POST, answered 200.
+        try """
+            import http.server, os, sys
+            root = sys.argv[1]
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_POST(self):
+                    body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                    with open(os.path.join(root, "received.txt"), "ab") as f:
+                        f.write(body.replace(b"\\n", b" ") + b"\\n")
+                    self.send_response(200)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                def log_message(self, *args):
+                    pass
+            server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+            with open(os.path.join(root, "port.tmp"), "w") as f:
+                f.write(str(server.server_address[1]))
+            os.rename(os.path.join(root, "port.tmp"), os.path.join(root, "port"))
+            server.serve_forever()
+            """.write(toFile: scratch.root + "/receiver.py", atomically: true, encoding: .utf8)
+        let receiver = try Self.spawn("/usr/bin/python3", [scratch.root + "/receiver.py", scratch.root], output: scratch.root + "/receiver.log")
+        defer { receiver.kill(SIGKILL) }
+        #expect(waitFor(10) { FileManager.default.fileExists(atPath: scratch.root + "/port") }, "\(receiver.log())")
+        let port = (try? String(contentsOfFile: scratch.root + "/port", encoding: .utf8)) ?? "0"
+        try """
+            identifier: test.failing
+            kind: processing
+            command: ["/bin/sh", "-c", "exit 3"]
+            retry: {limit: 0}
+            allowance: 5s
+            on-failure: {webhook: "http://127.0.0.1:\(port)/hook"}
+            """.write(toFile: scratch.root + "/jobs/failing.yaml", atomically: true, encoding: .utf8)
+        try scratch.startNode("a", conninfo: conninfo)
+        let received = { (try? String(contentsOfFile: scratch.root + "/received.txt", encoding: .utf8)) ?? "" }
+        #expect(waitFor(15) { received().contains("test.failing") }, "no webhook received: \(scratch.logs())")
+        #expect(!scratch.logs().contains("no HTTP client"), "\(scratch.logs())")
+        scratch.nodes["a"]?.kill(SIGTERM)
+        #expect(scratch.nodes["a"]?.wait(15) == 0, "a did not stop cleanly: \(scratch.logs())")
+    }
 }
