@@ -6,6 +6,7 @@ import Refreshd
 import RefreshdConfig
 @_spi(Benchmarks) import RefreshdCore
 @_spi(Benchmarks) import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdStore
 import Synchronization
 
 /// `refreshd run --store ...`: one node of a cluster (issue 24) on the libuv host.
@@ -13,8 +14,9 @@ import Synchronization
 /// Threads: the calling thread is the NODE thread. It owns the `ClusterNode` and makes every
 /// database call of the lease machine there (they block on the network, so never on a loop
 /// that runs jobs); its own small libuv loop has the node's timer (the lease machine's wake-up,
-/// polled at least every `pollEvery` to see drained shards and ended hosts), a uv_async for
-/// wake-ups from other threads, and the SIGTERM/SIGINT handlers. Each led shard gets a
+/// nothing polls), a uv_async for wake-ups from other threads (a run's end that may drain a
+/// hand-over, an ended shard loop, a refused commit, an operator command), and the SIGTERM/SIGINT
+/// handlers. Each led shard gets a
 /// `RefreshScheduler` of its own over the shard's fenced store, on a thread and loop of its own
 /// (its timer, processes, pipes), started once the node has loaded the shard's jobs.
 ///
@@ -25,9 +27,13 @@ import Synchronization
 /// one: at once); once every shard's loop has returned, the node gives its leases up
 /// (`ClusterNode.leave`) so the other nodes take the shards at their next survey.
 ///
-/// Job files are read once, at the start: no reload in cluster mode yet. No control socket, no
-/// metrics file, no dashboard in cluster mode yet; the state directory holds only the default
-/// shared container (`STATE/shared`), which every node must see at the same path.
+/// Job files are read again at SIGHUP and when the jobs folder changes; each led shard applies
+/// its diff in one transaction (`ClusterNode.reload`). Timeline jobs and
+/// built-in actions are refused at the start (`ClusterSupport`), live activities are off. The
+/// control socket (`STATE/control.sock`) answers from the database on every node
+/// (`ClusterControl`); no metrics file, no dashboard in cluster mode yet. The state directory
+/// (locked, one node per directory) holds the socket and the default shared container
+/// (`STATE/shared`), which every node must see at the same path.
 package final class ClusterDaemon: @unchecked Sendable {
     package let jobsDirectory: String
     package let stateDirectory: String
@@ -42,9 +48,13 @@ package final class ClusterDaemon: @unchecked Sendable {
     package var actions: ActionBinding = .none
     /// As `RefreshDaemon.runCgroups`.
     package var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
-    /// How often the node looks at its shards besides the lease machine's wake-up (drained
-    /// hand-overs, hosts whose loop ended).
-    static let pollEvery: Duration = .milliseconds(250)
+    /// The control socket's bounds (`run --max-control-clients`).
+    package var controlLimits = ControlServer.Limits()
+    /// Called once the control socket is served (`run` wires PostgreSQL's NOTIFY here): sends a
+    /// wake-up to the leader of a shard whose command was just queued.
+    package var commandNotifier: ((Int) -> Void)?
+    /// The control socket's host (`startControl`).
+    var control: (scheduler: RefreshScheduler, server: ControlServer, ended: DispatchSemaphore)?
 
     /// One led shard's host: its scheduler and the thread its loop runs on.
     final class ShardHost: @unchecked Sendable {
@@ -74,6 +84,17 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// Guarded by `hostsLock` (the factory adds under the node's lock; `onFence` reads).
     var hosts: [ShardHost] = []
     let hostsLock = Mutex(())
+    /// A reload asked for (its reason), and a read of the job files finished (its result and
+    /// reason), for the node thread's next wake-up.
+    let reloadWanted = Mutex<String?>(nil)
+    let reloadRead = Mutex<(result: Result<[JobConfig], ConfigErrors>, reason: String)?>(nil)
+    /// Node thread only: a read of the job files is in flight (a request meanwhile waits for it).
+    var reloading = false
+    var clusterControl: ClusterControl?
+    /// Sends the shards' `on-failure`/`on-recovery` webhooks (set by `run`).
+    var webhooks: WebhookSender?
+    /// Shards with commands to apply at the next wake-up (`all`: every shard led).
+    let queuedCommands = Mutex<(all: Bool, shards: Set<Int>)>((false, []))
     /// Whether `async` may be sent to (until the loop's handles are closed).
     let asyncOpen = Mutex(false)
 
@@ -112,8 +133,11 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// - Throws: `ConfigErrors` for an invalid job directory.
     package func run() throws {
         Glibc.signal(SIGPIPE, SIG_IGN)
+        Glibc.signal(SIGHUP, SIG_IGN)  // a reload, once the loop handles it; never the default (exit)
         for number in RefreshScheduler.nonStopSignals { Glibc.signal(number, SIG_IGN) }
         let loaded = try JobDirectory.load(jobsDirectory).get()
+        let refused = ClusterSupport.refusals(loaded)
+        if !refused.isEmpty { throw ConfigErrors(refused) }
         let shared = sharedContainer ?? stateDirectory + "/shared"
         _ = mkdir(stateDirectory, 0o700)
         _ = mkdir(shared, 0o755)
@@ -124,18 +148,36 @@ package final class ClusterDaemon: @unchecked Sendable {
             name: nodeName, database: database, jobs: loaded.map(\.spec), settings: LeaseMachine.Settings(lease: lease),
             options: options, monotonic: { Self.monotonicNow() },
             makeRuntime: { [unowned self] shard, epoch, store, options in try self.makeRuntime(shard, epoch, store, options) })
+        // Live activities are off in cluster mode (`ClusterSupport`): a start is refused `disabled`.
+        node.activitySettings = ActivitySettings(enabled: false)
         node.onHistory = { [logger, nodeName] _, line in logger.info("node \(nodeName): \(line)") }
+        // Operator commands are applied on the shard's own loop (its runtime's execution context).
+        node.onShardContext = { [unowned self] shard, epoch, body in
+            let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
+            host?.scheduler.performOnLoop(body)
+        }
         node.onFence = { [unowned self] shard, epoch in
             let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
             host?.scheduler.killLiveGroups()
         }
         self.node = node
+        // Failure notifications' webhooks (issue 25), for every shard's host: a thread of its own.
+        let webhooks = WebhookSender()
+        defer { webhooks.shutdown() }
+        self.webhooks = webhooks
+        let directoryLock = try StateDirectoryLock.acquire(directory: stateDirectory)
+        defer { directoryLock.release() }
+        try startControl(jobs: loaded.map(\.spec), options: options)
         prepareLoop()
         logger.info("refreshd started: cluster node \(nodeName), \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(database.shardCount) shards, lease \(lease.wholeMilliseconds) ms, shared container \(shared), max \(maxConcurrentRuns) concurrent runs per shard")
         node.start()
         afterNode()
         uv_run(loop, UV_RUN_DEFAULT)
         uv_loop_close(loop)
+        if let control {
+            control.scheduler.stop()
+            control.ended.wait()
+        }
         logger.info("refreshd stopped: cluster node \(nodeName)")
     }
 
@@ -155,8 +197,101 @@ package final class ClusterDaemon: @unchecked Sendable {
         }
         let hostOptions = RefreshScheduler.Options(configuration: options.configuration, logger: logger, runCgroups: runCgroups)
         let scheduler = try RefreshScheduler(store: store, runtimeOptions: options, options: hostOptions)
+        if let webhooks { scheduler.webhookSender = { notification, done in webhooks.send(notification, done: done) } }
         hostsLock.withLock { _ in hosts.append(ShardHost(shard: shard, epoch: epoch, scheduler: scheduler)) }
+        let server = control?.server
+        scheduler.runtime.observe { [weak self, weak server] observation in
+            // A run's end may drain a shard being handed over: the node looks at once.
+            if observation.kind == .finished || observation.kind == .interrupted { self?.wake() }
+            // `watch` on this node: its shards' events (not a shard's stop: the node goes on).
+            if observation.kind != .stopping, observation.kind != .stopped { server?.observed(observation) }
+        }
         return scheduler.runtime
+    }
+
+    /// The node's control socket (`STATE/control.sock`; the state directory's lock is held): the
+    /// one-machine `ControlServer` unchanged (its limits, peer credentials, error codes,
+    /// `watch`), hosted by a scheduler with no jobs over an in-memory store on a loop and thread
+    /// of their own, its commands answered from the database by `ClusterControl`. Its calls
+    /// block on the network, so neither on a shard's loop nor on the node's lease thread.
+    func startControl(jobs: [JobSpec], options: RefreshRuntime.Options) throws {
+        var runtimeOptions = RefreshRuntime.Options(configuration: options.configuration, logger: logger)
+        runtimeOptions.logger.logLevel = .warning
+        let scheduler = try RefreshScheduler(store: InMemoryStore(), runtimeOptions: runtimeOptions,
+                                             options: RefreshScheduler.Options(configuration: options.configuration, logger: runtimeOptions.logger,
+                                                                               runCgroups: false))
+        let server = ControlServer(scheduler: scheduler, stateDirectory: stateDirectory, limits: controlLimits)
+        let cluster = ClusterControl(database: database, node: nodeName, jobs: jobs)
+        cluster.notify = commandNotifier
+        server.clusterAnswer = { cluster.answer($0, $1) }
+        try server.start()
+        scheduler.runtime.load([])
+        clusterControl = cluster
+        // The jobs folder's watch lives on the control loop (a loop with nothing else to do).
+        if !scheduler.watchDirectory(jobsDirectory, onChange: { [weak self] in
+            guard let self else { return }
+            requestReload("\(jobsDirectory) changed")
+        }) {
+            logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
+        }
+        let ended = DispatchSemaphore(value: 0)
+        let logger = self.logger
+        let thread = Thread {
+            do { try scheduler.run() } catch { logger.warning("control socket stopped: \(error)") }
+            ended.signal()
+        }
+        thread.name = "refreshd-control"
+        thread.start()
+        control = (scheduler, server, ended)
+    }
+
+    /// Asks for the job files to be read again (any thread): SIGHUP, the jobs folder changed.
+    func requestReload(_ reason: String) {
+        reloadWanted.withLock { $0 = $0 ?? reason }
+        wake()
+    }
+
+    /// Node thread: starts the read asked for (on a thread of its own: a slow file system must
+    /// not hold the lease renewals), and applies a read that finished: refused whole (an invalid
+    /// file, or a job cluster mode does not run: the jobs in force stay), or handed to the node,
+    /// whose shards each apply their diff in one transaction.
+    func reloadIfAsked() {
+        guard stopSignals == 0, !done else { return }
+        if let (result, reason) = reloadRead.withLock({ read in defer { read = nil }; return read }) {
+            reloading = false
+            var refused: [ConfigError] = []
+            switch result {
+            case let .failure(errors): refused = errors.errors
+            case let .success(configs):
+                refused = ClusterSupport.refusals(configs)
+                if refused.isEmpty {
+                    let specs = configs.map(\.spec)
+                    clusterControl?.jobs = specs
+                    node?.reload(specs, reason: reason)
+                }
+            }
+            if !refused.isEmpty {
+                logger.error("reload refused (\(reason)): \(refused.count) error\(refused.count == 1 ? "" : "s") in \(jobsDirectory); the jobs in force stay")
+                for error in refused { logger.error("\(error)") }
+            }
+        }
+        guard !reloading, let reason = reloadWanted.withLock({ wanted in defer { wanted = nil }; return wanted }) else { return }
+        reloading = true
+        let directory = jobsDirectory
+        Thread.detachNewThread { [weak self] in
+            let result = JobDirectory.load(directory)
+            self?.reloadRead.withLock { $0 = (result, reason) }
+            self?.wake()
+        }
+    }
+
+    /// Commands were queued (NOTIFY, any thread): the node thread applies them for `shard`
+    /// (nil: every shard it leads) at its next wake-up, which this sends.
+    package func commandsQueued(shard: Int?) {
+        queuedCommands.withLock { queued in
+            if let shard { queued.shards.insert(shard) } else { queued.all = true }
+        }
+        wake()
     }
 
     /// Wakes the node thread (any thread): it settles the node and looks at its hosts.
@@ -172,15 +307,25 @@ package final class ClusterDaemon: @unchecked Sendable {
             guard let data = handle?.pointee.data else { return }
             let daemon = Unmanaged<ClusterDaemon>.fromOpaque(data).takeUnretainedValue()
             daemon.node?.settle()
+            let queued = daemon.queuedCommands.withLock { queued in
+                defer { queued = (false, []) }
+                return queued
+            }
+            if queued.all {
+                daemon.node?.applyQueuedCommands(shard: nil)
+            } else {
+                for shard in queued.shards.sorted() { daemon.node?.applyQueuedCommands(shard: shard) }
+            }
+            daemon.reloadIfAsked()
             daemon.afterNode()
         }
         async.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         asyncOpen.withLock { $0 = true }
         var set = sigset_t()
         sigemptyset(&set)
-        for number in [SIGTERM, SIGINT, SIGCHLD] { sigaddset(&set, number) }
+        for number in [SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&set, number) }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        for number in [SIGTERM, SIGINT] {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
             let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
             uv_signal_init(loop, handle)
             handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
@@ -193,6 +338,14 @@ package final class ClusterDaemon: @unchecked Sendable {
     }
 
     func stopSignal(_ number: Int32) {
+        if number == SIGHUP {
+            // The watch follows inodes: SIGHUP re-arms it on what is at the path now.
+            if let control = control?.scheduler {
+                control.performOnLoop { for watch in control.directoryWatches { watch.rearm() } }
+            }
+            requestReload("SIGHUP")
+            return
+        }
         stopSignals += 1
         logger.info("received \(number == SIGINT ? "SIGINT" : "SIGTERM"): \(stopSignals == 1 ? "stopping every shard gracefully" : "stopping every shard now")")
         afterNode()
@@ -221,9 +374,13 @@ package final class ClusterDaemon: @unchecked Sendable {
                 return
             }
         }
-        let now = Self.monotonicNow()
-        var delay = Self.pollEvery
-        if let wakeUp = node.wakeUp { delay = min(delay, max(.zero, wakeUp.duration(since: now))) }
+        // Nothing polls: the timer is the lease machine's one instant; a drained hand-over, an
+        // ended shard loop, a refused commit and a queued command wake the node (`wake`).
+        guard let wakeUp = node.wakeUp else {
+            uv_timer_stop(timer)
+            return
+        }
+        let delay = max(.zero, wakeUp.duration(since: Self.monotonicNow()))
         uv_timer_start(timer, { handle in
             guard let data = handle?.pointee.data else { return }
             let daemon = Unmanaged<ClusterDaemon>.fromOpaque(data).takeUnretainedValue()

@@ -103,6 +103,9 @@ package struct StatusReport: Codable, Sendable, Equatable {
     /// Failure and recovery notifications committed and not yet delivered (a receiver down, or
     /// refreshd stopped before it could send them), oldest run first: the next start sends them.
     package var heldNotifications: [HeldNotification] = []
+    /// In cluster mode (issue 24): who leads each shard, from the database; the report's other
+    /// parts are every shard's, merged.
+    package var cluster: ClusterStatus?
 
     /// A notification waiting to be delivered, as its record holds it.
     package struct HeldNotification: Codable, Sendable, Equatable {

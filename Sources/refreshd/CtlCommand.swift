@@ -40,6 +40,8 @@ struct CtlCommand: ParsableCommand {
         @Argument(help: "The job's identifier.") var identifier: String
         @Option(help: "Earliest begin date: +DURATION (+10m) or an ISO 8601 date with offset. Default: now.")
         var earliest: String?
+        @Option(name: .customLong("command-id"), help: "Cluster mode: the command's id; a retry with the same id is applied once (default: a new id).")
+        var commandID: String?
 
         func run() throws {
             var when: Instant?
@@ -50,8 +52,9 @@ struct CtlCommand: ParsableCommand {
                 }
                 when = parsed
             }
-            let reply = try ControlOutput.call(ControlRequest(.submit, identifier: identifier, earliest: when),
-                                               state: options.state, json: options.json, command: "ctl submit")
+            var request = ControlRequest(.submit, identifier: identifier, earliest: when)
+            request.commandID = commandID
+            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl submit")
             if options.json { return ControlOutput.printJSON(reply) }
             print(reply.message ?? "submitted \(identifier)")
         }
@@ -61,10 +64,13 @@ struct CtlCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Cancel a job's pending request.")
         @OptionGroup var options: Options
         @Argument(help: "The job's identifier.") var identifier: String
+        @Option(name: .customLong("command-id"), help: "Cluster mode: the command's id; a retry with the same id is applied once (default: a new id).")
+        var commandID: String?
 
         func run() throws {
-            let reply = try ControlOutput.call(ControlRequest(.cancel, identifier: identifier), state: options.state,
-                                               json: options.json, command: "ctl cancel")
+            var request = ControlRequest(.cancel, identifier: identifier)
+            request.commandID = commandID
+            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl cancel")
             if options.json { return ControlOutput.printJSON(reply) }
             print(reply.message ?? "cancelled \(identifier)")
         }

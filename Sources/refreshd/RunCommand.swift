@@ -82,6 +82,9 @@ struct RunCommand: ParsableCommand {
             _ = lease
             if http != nil { throw ValidationError("--http is not available with --store yet (no dashboard in cluster mode)") }
             if metricsFile != nil { throw ValidationError("--metrics-file is not available with --store yet") }
+            if noActivities || maxActivities != 5 {
+                throw ValidationError("--no-activities and --max-activities do not apply with --store: live activities are off in cluster mode (their limits are not split by shard)")
+            }
             if let node, node.isEmpty || node.count > 200 { throw ValidationError("--node: expected a name of 1 to 200 characters") }
         }
     }
@@ -111,12 +114,21 @@ struct RunCommand: ParsableCommand {
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         daemon.actions = StagingActions.binding
         daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
+        daemon.controlLimits.maxClients = maxControlClients
+        // LISTEN/NOTIFY: a command queued on any node wakes its shard's leader at once.
+        let listener = PostgresCommandListener(connection: conninfo) { [weak daemon] shard in daemon?.commandsQueued(shard: shard) }
+        daemon.commandNotifier = { shard in listener.notify(shard: shard) }
+        listener.start()
+        defer { listener.stop() }
         do {
             try daemon.run()
         } catch let errors as ConfigErrors {
             for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
             let count = errors.errors.count
             FileHandle.standardError.write(Data("refreshd: refusing to start: \(count) error\(count == 1 ? "" : "s") in \(jobs)\n".utf8))
+            throw ExitCode(1)
+        } catch {
+            FileHandle.standardError.write(Data("refreshd: \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

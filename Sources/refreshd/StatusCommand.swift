@@ -167,6 +167,10 @@ struct StatusCommand: ParsableCommand {
             return true
         }
         let now = reply.now ?? Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        if let cluster = report.cluster {
+            showCluster(report, cluster, now: now)
+            return true
+        }
         let snapshot = reply.snapshot
         print("Live from the running refreshd (\(state)/control.sock).")
         print("Pending requests (\(report.pending.count)):")
@@ -197,6 +201,30 @@ struct StatusCommand: ParsableCommand {
         Self.printMachines(report.timelines, report.activities, now: now)
         Self.printHeld(report.heldNotifications, running: true)
         return true
+    }
+
+    /// Cluster mode (issue 24): every shard's state as the database holds it, and its leader.
+    private func showCluster(_ report: StatusReport, _ cluster: ClusterStatus, now: Instant) {
+        print("Cluster node \(cluster.node) (\(state)/control.sock), from the database at \(cluster.databaseNow).")
+        let led = cluster.shards.filter(\.led)
+        print("Shards (\(cluster.shards.count), \(led.count) led):")
+        for line in cluster.lines { print("  " + line) }
+        print("Pending requests (\(report.pending.count)):")
+        for line in Self.folded(report.pending, \.identifier, { p in
+            let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"
+            return "  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)  shard \(ShardMap(shardCount: cluster.shards.count).shard(of: p.identifier))"
+        }, { template, pending in "  \(template)[*]  \(pending.count) instances pending" }) { print(line) }
+        print("Recent runs (\(report.runs.count)):")
+        for r in report.runs {
+            var text = "run \(r.runID)  \(r.identifier)  started \(r.started)  \(r.outcome)"
+            if let ended = r.ended { text += " after \(formatDuration(ended.duration(since: r.started)))" }
+            if let status = r.exitStatus { text += " (exit \(status))" }
+            print("  " + text)
+        }
+        print("Jobs (last outcome):")
+        for line in Self.folded(report.jobs, \.identifier, { j in "  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)" },
+                                { template, jobs in Self.lastOutcomeFold(template, jobs.map(\.lastOutcome)) }) { print(line) }
+        Self.printHeld(report.heldNotifications, running: true)
     }
 
     /// The notifications waiting to be delivered, when there are any.

@@ -94,6 +94,7 @@ extension ControlServer {
         let id = request.id
         do {
             try request.checkBounds(now: runtime.now)
+            if let clusterAnswer, let answer = clusterAnswer(request, command) { return reply(answer, to: connection) }
             if command == .status { return try startStatus(request, connection) }
             reply(try perform(command, request, connection), to: connection, changed: command.changesState)
         } catch is Handled {

@@ -87,6 +87,9 @@ package final class ControlServer: @unchecked Sendable {
     var flushScheduled = false
     /// A publication was made: push a fresh snapshot at the next flush even without observations.
     var snapshotWanted = false
+    /// In cluster mode (issue 24, `ClusterControl`): answers a command from the database instead
+    /// of the (empty) runtime this server's loop belongs to; nil leaves the command to the server.
+    var clusterAnswer: ((ControlRequest, ControlCommandName) -> ControlReply?)?
 
     /// The socket's path for a state directory.
     package static func socketPath(stateDirectory: String) -> String { stateDirectory + "/control.sock" }

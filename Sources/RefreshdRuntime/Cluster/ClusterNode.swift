@@ -65,6 +65,13 @@ package final class ClusterNode: @unchecked Sendable {
     /// runtime is: the libuv daemon kills the shard's process groups there, since the runtime's
     /// own kill waits for its loop, which may be blocked in a commit.
     package var onFence: ((_ shard: Int, _ epoch: Int64) -> Void)?
+    /// Runs `body` on the execution context of the runtime of `shard` at `epoch` (the libuv
+    /// daemon: that shard's loop, where `grouped` must run); nil runs it at once (the
+    /// simulation's one world loop is every runtime's context).
+    package var onShardContext: ((_ shard: Int, _ epoch: Int64, _ body: @escaping @Sendable () -> Void) -> Void)?
+    /// Given to each shard's runtime after its load (the libuv daemon turns live activities off
+    /// in cluster mode: their per-namespace limits are not split by shard).
+    package var activitySettings: ActivitySettings?
 
     package init(name: String, database: any ShardDatabase, jobs: [JobSpec],
                 settings: LeaseMachine.Settings = .init(), options: RefreshRuntime.Options = .init(),
@@ -103,6 +110,33 @@ package final class ClusterNode: @unchecked Sendable {
     /// Handles what runtimes reported since (a refused commit) and hands over drained shards.
     /// The host calls it after delivering events to the node's runtimes.
     package func settle() { handle(nil) }
+
+    /// The job files were read again (SIGHUP, the jobs folder changed): the node's jobs become
+    /// `specs`, and each shard it leads applies the diff for its own jobs in ONE transaction of
+    /// its runtime (`RefreshRuntime.reload`, fenced like every commit), on the shard's context.
+    /// A shard taken later loads `specs`. A shard being handed over keeps its jobs: it launches
+    /// nothing more, and its next leader loads its own.
+    package func reload(_ specs: [JobSpec], reason: String) {
+        lock.withLock {
+            jobs = specs
+            for shard in terms.keys.sorted() {
+                guard let term = terms[shard], !term.handingOver else { continue }
+                let runtime = term.runtime, shardJobs = jobs(of: shard)
+                let body: @Sendable () -> Void = { runtime.reload(shardJobs, reason: reason) }
+                if let onShardContext { onShardContext(shard, term.epoch, body) } else { body() }
+            }
+            note("reloaded the jobs (\(reason)): \(specs.count) job\(specs.count == 1 ? "" : "s")")
+        }
+    }
+
+    /// Operator commands were queued for `shard` (nil: any shard), a NOTIFY says: the shards led
+    /// apply them now rather than at the next survey. Applied once either way (the table).
+    package func applyQueuedCommands(shard: Int?) {
+        lock.withLock {
+            guard let shard else { return applyCommands() }
+            if let term = terms[shard], !term.handingOver { applyCommands(shard: shard) }
+        }
+    }
 
     /// kill -9 of the node: every runtime vanishes (its hosts keep their processes), nothing is
     /// released; the leases expire in database time.
@@ -246,6 +280,7 @@ package final class ClusterNode: @unchecked Sendable {
             terms[shard] = Term(shard: shard, epoch: epoch, runtime: runtime)
             note("leads shard \(shard) (epoch \(epoch))")
             runtime.load(jobs(of: shard))
+            if let activitySettings { runtime.setActivitySettings(activitySettings) }
             applyCommands(shard: shard)
         } catch {
             queue.append(.commitFailed(shard: shard, epoch: epoch, reason: "could not restore: \(error)"))
@@ -263,27 +298,36 @@ package final class ClusterNode: @unchecked Sendable {
     }
 
     func applyCommands(shard: Int) {
-        guard let term = terms[shard], let commands = try? database.pendingCommands(shard: shard), !commands.isEmpty else { return }
-        for command in commands {
-            // The command's changes and its id's record in ONE transaction (fenced): applied
-            // once, or not at all when the lease is gone.
-            let runtime = term.runtime
-            _ = runtime.grouped {
-                applyCommand(runtime, command)
-                runtime.group?.changes.append(.putRecord(MachineRecord(table: ShardCommand.appliedTable, key: command.id, value: "{}")))
+        guard let term = terms[shard] else { return }
+        let runtime = term.runtime
+        // Read and applied on the shard's execution context, one body after another: a command
+        // read twice (a survey and a NOTIFY) is applied by the first body; the second reads it
+        // applied.
+        let body: @Sendable () -> Void = { [self] in
+            guard let commands = try? database.pendingCommands(shard: shard), !commands.isEmpty else { return }
+            for command in commands {
+                // The command's changes and its id's record in ONE transaction (fenced): applied
+                // once, or not at all when the lease is gone.
+                _ = runtime.grouped {
+                    applyCommand(runtime, command)
+                    runtime.group?.changes.append(.putRecord(MachineRecord(table: ShardCommand.appliedTable, key: command.id, value: "{}")))
+                }
             }
         }
+        if let onShardContext { onShardContext(shard, term.epoch, body) } else { body() }
     }
 
-    /// The default command applier: the control protocol's `submit`, `simulate-launch` and
-    /// `cancel` (the daemon passes its control server's own answer instead).
+    /// The default command applier: the control protocol's `submit`, `simulate-launch`,
+    /// `simulate-expiration`, `cancel` and `cancel-all` (what `ClusterControl` queues).
     package static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) {
-        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)),
-              let identifier = request.identifier else { return }
+        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)) else { return }
+        if request.command == "cancel-all" { return runtime.cancelAll() }
+        guard let identifier = request.identifier else { return }
         switch request.command {
         case "submit": try? runtime.submitForOperator(identifier, earliest: request.earliest)
         case "simulate-launch": try? runtime.launchNow(identifier)
         case "cancel": runtime.cancel(identifier)
+        case "simulate-expiration": try? runtime.expireNow(identifier)
         default: break
         }
     }

@@ -1,0 +1,309 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdPostgres
+@_spi(Benchmarks) import RefreshdRuntime
+import Testing
+
+/// Operating cluster mode (issue 24) through the real CLI: what `refreshd run --store` refuses
+/// at the start, and `ctl`, `status`, `why` against ANY node, on real nodes and a private
+/// PostgreSQL (`PrivateServer`). Every node is killed and every folder removed, pass or fail.
+@Suite(.serialized) struct ClusterControlTests {
+    /// A temporary folder with a jobs folder, removed at the end.
+    final class Scratch {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-ctl-\(UUID().uuidString.prefix(8))").path
+        var nodes: [String: Node] = [:]
+        let tag = "cluster-ctl-\(UUID().uuidString.prefix(8))"
+        init() throws { try FileManager.default.createDirectory(atPath: root + "/jobs", withIntermediateDirectories: true) }
+        deinit {
+            for node in nodes.values { node.kill(SIGKILL) }
+            try? FileManager.default.removeItem(atPath: root)
+        }
+
+        func startNode(_ name: String, conninfo: String, lease: String = "2s") throws {
+            nodes[name] = try Node.start(
+                ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
+                 "--store", conninfo, "--node", name, "--lease", lease],
+                environment: ["NODE": name, "REFRESHD_TEST_TAG": tag], output: root + "/\(name).log")
+        }
+
+        /// Runs `refreshd ARGS` to its end: its exit status and its output (stdout and stderr).
+        func cli(_ arguments: [String]) throws -> (status: Int32?, output: String) {
+            let output = root + "/cli-\(UUID().uuidString.prefix(8)).out"
+            let process = try Node.start(arguments, environment: [:], output: output)
+            let status = process.wait(30)
+            return (status, process.log())
+        }
+
+        func logs() -> String {
+            nodes.keys.sorted().map { "\n--- \($0):\n" + (nodes[$0]?.log().suffix(3000) ?? "") }.joined()
+        }
+    }
+
+    static var repository: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    // MARK: Refusals at the start
+
+    @Test func aTimelineJobIsRefusedAtTheStartNamingTheFileAndLine() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-widget.yaml", toPath: scratch.root + "/jobs/widget.yaml")
+        let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
+                                                "--store", conninfo, "--node", "a"])
+        #expect(status == 1, "\(output)")
+        #expect(output.contains(scratch.root + "/jobs/widget.yaml:5:1: kind: timeline: design.example.wallpaper.widget is a timeline job (widget:), not supported in cluster mode"), "\(output)")
+        #expect(output.contains("cluster mode (--store) runs command jobs"), "\(output)")
+        #expect(output.contains("refusing to start: 1 error"), "\(output)")
+    }
+
+    @Test func aBuiltInActionIsRefusedAtTheStartNamingTheFileAndLine() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-refresh.yaml", toPath: scratch.root + "/jobs/stage.yaml")
+        let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
+                                                "--store", conninfo, "--node", "a"])
+        #expect(status == 1, "\(output)")
+        #expect(output.contains(scratch.root + "/jobs/stage.yaml:9:1: action: stage-playlist: built-in actions are not supported in cluster mode"), "\(output)")
+        #expect(output.contains("Use command: instead"), "\(output)")
+    }
+
+    @Test func liveActivitySettingsAreRefusedWithStore() throws {
+        let scratch = try Scratch()
+        for flags in [["--no-activities"], ["--max-activities", "3"]] {
+            let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
+                                                    "--store", "host=/nonexistent dbname=x"] + flags)
+            #expect(status != 0 && status != nil, "\(flags): \(output)")
+            #expect(output.contains("--no-activities and --max-activities do not apply with --store: live activities are off in cluster mode"), "\(flags): \(output)")
+        }
+    }
+
+    // MARK: ctl, status and why against any node
+
+    /// The job's shard and its leader, from `status --json` on `node`.
+    func leader(_ scratch: Scratch, via node: String, of identifier: String) throws -> (shard: Int, owner: String?, report: StatusReport?) {
+        let (_, output) = try scratch.cli(["status", "--json", "--state", scratch.root + "/state-" + node])
+        guard let report = try? JSONDecoder().decode(StatusReport.self, from: Data(output.utf8)), let cluster = report.cluster else {
+            return (-1, nil, nil)
+        }
+        let shard = ShardMap(shardCount: cluster.shards.count).shard(of: identifier)
+        return (shard, cluster.shards.first { $0.shard == shard && $0.led }?.owner, report)
+    }
+
+    @Test func aSubmitToAnyNodeRunsOnceOnTheShardsLeaderAndARetryIsAppliedOnce() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 4).close()
+        let out = scratch.root + "/runs.txt"
+        // Pending an hour ahead: it runs only when an operator submits it.
+        try """
+            identifier: test.manual
+            kind: processing
+            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
+            earliest: +1h
+            allowance: 5s
+            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        for name in ["a", "b"] { try scratch.startNode(name, conninfo: conninfo) }
+        func lines() -> [[Substring]] {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
+        }
+        // Both nodes lead 2 of the 4 shards once the first has handed the surplus over.
+        var owner: String?
+        #expect(waitFor(20) {
+            guard let report = try? leader(scratch, via: "a", of: "test.manual").report, let cluster = report.cluster else { return false }
+            let owners = cluster.shards.filter(\.led).compactMap(\.owner)
+            owner = try? leader(scratch, via: "a", of: "test.manual").owner
+            return owners.count == 4 && owners.filter { $0 == "a" }.count == 2 && report.pending.count == 1
+        }, "the shards were not spread: \(scratch.logs())")
+        guard let owner else { return }
+        let other = owner == "a" ? "b" : "a"
+        // status and why answer alike on either node: the same requests, the same leaders.
+        let viaA = try leader(scratch, via: "a", of: "test.manual")
+        let viaB = try leader(scratch, via: "b", of: "test.manual")
+        #expect(viaA.report?.pending.map(\.identifier) == ["test.manual"])
+        #expect(viaA.report?.pending.map(\.identifier) == viaB.report?.pending.map(\.identifier))
+        #expect(viaA.report?.cluster?.shards.map(\.owner) == viaB.report?.cluster?.shards.map(\.owner))
+        #expect(viaB.owner == owner)
+        let why = try scratch.cli(["why", "test.manual", "--state", scratch.root + "/state-" + other])
+        #expect(why.status == 0 && why.output.contains("In the cluster, test.manual is in shard \(viaA.shard), led by node \(owner)"), "\(why.output)")
+
+        // Submitted to the node that does NOT lead the job's shard: queued in the database and
+        // run once by the leader.
+        let submitted = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "retry-1", "--state", scratch.root + "/state-" + other])
+        #expect(submitted.status == 0 && submitted.output.contains("queued submit test.manual for shard \(viaA.shard), led by node \(owner)"), "\(submitted.output)")
+        #expect(waitFor(10) { lines().count == 1 }, "the submitted job did not run: \(scratch.logs())")
+        #expect(lines().first?.last.map(String.init) == owner, "\(lines())")
+        // The same command again (a retry) through either node: applied once, nothing runs.
+        for node in [other, owner] {
+            let retried = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "retry-1", "--state", scratch.root + "/state-" + node])
+            #expect(retried.status == 0 && retried.output.contains("command retry-1 was already queued (applied once)"), "\(retried.output)")
+        }
+        // A new command does run: the wait above would have seen a second run.
+        let again = try scratch.cli(["ctl", "submit", "test.manual", "--state", scratch.root + "/state-" + other, "--json"])
+        let reply = try? JSONDecoder().decode(ControlReply.self, from: Data(again.output.utf8))
+        #expect(reply?.ok == true, "\(again.output)")
+        #expect(waitFor(10) { lines().count == 2 }, "the second submit did not run: \(scratch.logs())")
+        usleep(1_500_000)
+        #expect(lines().count == 2, "a command ran twice: \(lines())")
+        // What a cluster does not serve is refused with a code, not answered from an empty runtime.
+        let reload = try scratch.cli(["ctl", "reload", "--all", "--state", scratch.root + "/state-" + other, "--json"])
+        #expect(reload.status != 0 && reload.output.contains("not-in-cluster"), "\(reload.output)")
+        let unknown = try scratch.cli(["ctl", "submit", "test.nothing", "--state", scratch.root + "/state-" + other])
+        #expect(unknown.status != 0 && unknown.output.contains("not-declared"), "\(unknown.output)")
+
+        for node in scratch.nodes.values { node.kill(SIGTERM) }
+        for (name, node) in scratch.nodes { #expect(node.wait(15) == 0, "\(name) did not stop cleanly: \(scratch.logs())") }
+        #expect(processes(tagged: scratch.tag).isEmpty)
+    }
+
+    /// LISTEN/NOTIFY: with a 30 s lease the node surveys every 10 s, yet a command submitted
+    /// through the control socket runs at once: its NOTIFY woke the leader.
+    @Test func aQueuedCommandWakesTheLeaderAtOnce() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 2).close()
+        let out = scratch.root + "/runs.txt"
+        try """
+            identifier: test.manual
+            kind: processing
+            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
+            earliest: +1h
+            allowance: 5s
+            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        try scratch.startNode("a", conninfo: conninfo, lease: "30s")
+        #expect(waitFor(20) { (try? leader(scratch, via: "a", of: "test.manual").owner) == "a" }, "node a leads nothing: \(scratch.logs())")
+        // Past the first survey's commands read: the next survey is ~10 s away.
+        usleep(500_000)
+        let submitted = Date()
+        let reply = try scratch.cli(["ctl", "submit", "test.manual", "--state", scratch.root + "/state-a"])
+        #expect(reply.status == 0, "\(reply.output)")
+        let ran = waitFor(8) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains(" a") }
+        let took = Date().timeIntervalSince(submitted)
+        #expect(ran && took < 5, "the command waited for the survey (\(took) s): \(scratch.logs())")
+        print("cluster control: a submitted command ran \(String(format: "%.2f", took)) s after ctl submit (lease 30 s, survey every 10 s)")
+        scratch.nodes["a"]?.kill(SIGTERM)
+        #expect(scratch.nodes["a"]?.wait(15) == 0, "a did not stop cleanly: \(scratch.logs())")
+    }
+
+    // MARK: Reloading the job files
+
+    /// Jobs added to the folder run once each, on whichever node leads their shard (each leader
+    /// applies its shards' diff); SIGHUP reloads and does not stop a node; a folder cluster mode
+    /// would not run is refused whole and the jobs in force stay.
+    @Test func aChangedJobsFolderIsReloadedByEachShardsLeader() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 4).close()
+        let out = scratch.root + "/runs.txt"
+        try """
+            identifier: test.manual
+            kind: processing
+            command: ["/bin/sh", "-c", "echo \\"$REFRESH_TASK_IDENTIFIER $NODE\\" >> \(out)"]
+            earliest: +1h
+            allowance: 5s
+            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        for name in ["a", "b"] { try scratch.startNode(name, conninfo: conninfo) }
+        func lines() -> [String] {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        #expect(waitFor(20) {
+            guard let cluster = try? leader(scratch, via: "a", of: "test.manual").report?.cluster else { return false }
+            let owners = cluster.shards.filter(\.led).compactMap(\.owner)
+            return owners.count == 4 && owners.filter { $0 == "a" }.count == 2
+        }, "the shards were not spread: \(scratch.logs())")
+        // Six jobs added (spread over the shards, so over both nodes): each runs once.
+        let added = (0..<6).map { "test.added.\($0)" }
+        for id in added {
+            try """
+                identifier: \(id)
+                kind: processing
+                command: ["/bin/sh", "-c", "echo \\"$REFRESH_TASK_IDENTIFIER $NODE\\" >> \(out)"]
+                allowance: 5s
+                """.write(toFile: scratch.root + "/jobs/\(id).yaml", atomically: true, encoding: .utf8)
+        }
+        #expect(waitFor(15) { Set(lines().map { $0.split(separator: " ")[0] }) == Set(added.map { Substring($0) }) },
+                "the added jobs did not all run: \(lines()) \(scratch.logs())")
+        usleep(1_000_000)
+        #expect(lines().count == added.count, "a job ran twice: \(lines())")
+        // SIGHUP: a reload, never the end of a node.
+        for node in scratch.nodes.values { node.kill(SIGHUP) }
+        #expect(waitFor(10) { scratch.nodes.values.allSatisfy { $0.log().contains("reloaded the jobs (SIGHUP)") } }, "\(scratch.logs())")
+        // A job cluster mode does not run: the reload is refused whole, the jobs in force stay.
+        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-widget.yaml", toPath: scratch.root + "/jobs/widget.yaml")
+        #expect(waitFor(10) { scratch.nodes.values.allSatisfy { $0.log().contains("reload refused") && $0.log().contains("widget.yaml:5:1: kind: timeline") } },
+                "\(scratch.logs())")
+        let submitted = try scratch.cli(["ctl", "submit", "test.added.0", "--state", scratch.root + "/state-b"])
+        #expect(submitted.status == 0, "\(submitted.output)")
+        #expect(waitFor(10) { lines().count == added.count + 1 }, "\(scratch.logs())")
+        for node in scratch.nodes.values { node.kill(SIGTERM) }
+        for (name, node) in scratch.nodes { #expect(node.wait(15) == 0, "\(name) did not stop cleanly: \(scratch.logs())") }
+        #expect(processes(tagged: scratch.tag).isEmpty)
+    }
+
+    // MARK: Failure notifications
+
+    /// Starts `executable` (not refreshd) with its output in one file.
+    static func spawn(_ executable: String, _ arguments: [String], output: String) throws -> Node {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArgs = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, nil, &cArgs, environ)
+        guard rc == 0 else { throw PrivateServer.Failure("posix_spawn \(executable): \(String(cString: strerror(rc)))") }
+        return Node(pid: pid, output: output)
+    }
+
+    /// A failed run's `on-failure` webhook is delivered in cluster mode too (the shards' hosts
+    /// had no HTTP client: every delivery failed "this refreshd has no HTTP client").
+    @Test func aFailedRunsWebhookIsDeliveredByTheShardsLeader() throws {
+        let scratch = try Scratch()
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 2).close()
+        // A loopback receiver (python3's http.server): one line per POST, answered 200.
+        try """
+            import http.server, os, sys
+            root = sys.argv[1]
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_POST(self):
+                    body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                    with open(os.path.join(root, "received.txt"), "ab") as f:
+                        f.write(body.replace(b"\\n", b" ") + b"\\n")
+                    self.send_response(200)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                def log_message(self, *args):
+                    pass
+            server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+            with open(os.path.join(root, "port.tmp"), "w") as f:
+                f.write(str(server.server_address[1]))
+            os.rename(os.path.join(root, "port.tmp"), os.path.join(root, "port"))
+            server.serve_forever()
+            """.write(toFile: scratch.root + "/receiver.py", atomically: true, encoding: .utf8)
+        let receiver = try Self.spawn("/usr/bin/python3", [scratch.root + "/receiver.py", scratch.root], output: scratch.root + "/receiver.log")
+        defer { receiver.kill(SIGKILL) }
+        #expect(waitFor(10) { FileManager.default.fileExists(atPath: scratch.root + "/port") }, "\(receiver.log())")
+        let port = (try? String(contentsOfFile: scratch.root + "/port", encoding: .utf8)) ?? "0"
+        try """
+            identifier: test.failing
+            kind: processing
+            command: ["/bin/sh", "-c", "exit 3"]
+            retry: {limit: 0}
+            allowance: 5s
+            on-failure: {webhook: "http://127.0.0.1:\(port)/hook"}
+            """.write(toFile: scratch.root + "/jobs/failing.yaml", atomically: true, encoding: .utf8)
+        try scratch.startNode("a", conninfo: conninfo)
+        let received = { (try? String(contentsOfFile: scratch.root + "/received.txt", encoding: .utf8)) ?? "" }
+        #expect(waitFor(15) { received().contains("test.failing") }, "no webhook received: \(scratch.logs())")
+        #expect(!scratch.logs().contains("no HTTP client"), "\(scratch.logs())")
+        scratch.nodes["a"]?.kill(SIGTERM)
+        #expect(scratch.nodes["a"]?.wait(15) == 0, "a did not stop cleanly: \(scratch.logs())")
+    }
+}
