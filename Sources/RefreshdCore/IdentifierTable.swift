@@ -43,7 +43,16 @@ package struct IdentifierTable: Sendable {
     package subscript(slot: Int) -> String {
         guard !prefixBySlot.isEmpty else { return names[slot] }
         let p = prefixBySlot[slot]
-        return p < 0 ? names[slot] : prefixes[Int(p)] + "[" + names[slot] + "]"
+        guard p >= 0 else { return names[slot] }
+        // One allocation (the concatenations made two intermediate strings).
+        let (prefix, key) = (prefixes[Int(p)], names[slot])
+        var name = String()
+        name.reserveCapacity(prefix.utf8.count + key.utf8.count + 2)
+        name += prefix
+        name += "["
+        name += key
+        name += "]"
+        return name
     }
 
     /// The slot of a name, if it has one.
@@ -56,11 +65,23 @@ package struct IdentifierTable: Sendable {
     }
 
     package func slot(of name: String) -> Int32? {
-        if let found = plainSlot(of: name) { return found }
-        guard instanceCount > 0, let (template, key) = Self.split(name), let p = prefixIndex[String(template)] else {
+        if instanceCount > 0, let (template, key) = Self.split(name) {
+            // An instance's name: its own index first (no plain name has its shape, unless
+            // `bracketedPlainCount` says so), without copying its parts into new strings.
+            if let p = prefixSlot(of: template), let found = instanceSlot(prefix: p, key: key) { return found }
+            return bracketedPlainCount > 0 ? plainSlot(of: name) : nil
+        }
+        return plainSlot(of: name)
+    }
+
+    /// The index of a template prefix. Templates are few: compared byte by byte while there are
+    /// at most eight (no `String` made from the substring, no dictionary hash).
+    private func prefixSlot(of template: Substring) -> Int32? {
+        if prefixes.count <= 8 {
+            for (i, prefix) in prefixes.enumerated() where prefix.utf8.elementsEqual(template.utf8) { return Int32(i) }
             return nil
         }
-        return instanceSlot(prefix: p, key: String(key))
+        return prefixIndex[String(template)]
     }
 
     /// Whether no name of the table could be an instance's: no instance, and no plain name with
@@ -152,7 +173,7 @@ package struct IdentifierTable: Sendable {
         }
     }
 
-    private func instanceSlot(prefix p: Int32, key: String) -> Int32? {
+    private func instanceSlot<Key: StringProtocol>(prefix p: Int32, key: Key) -> Int32? {
         guard !instanceBuckets.isEmpty else { return nil }
         let mask = instanceBuckets.count - 1
         let h = Self.hash(prefix: p, key: key)
@@ -163,7 +184,7 @@ package struct IdentifierTable: Sendable {
             if e == 0 { return nil }
             if e & 0xFFFF_FFFF_0000_0000 == tag {
                 let s = Int(e & 0xFFFF_FFFF) - 1
-                if prefixBySlot[s] == p, names[s] == key { return Int32(s) }
+                if prefixBySlot[s] == p, names[s].utf8.elementsEqual(key.utf8) { return Int32(s) }
             }
             b = (b + 1) & mask
         }
@@ -178,10 +199,15 @@ package struct IdentifierTable: Sendable {
         (UInt64(UInt(bitPattern: hash)) & 0xFFFF_FFFF_0000_0000) | UInt64(UInt32(bitPattern: slot + 1))
     }
 
-    private static func hash(prefix: Int32, key: String) -> Int {
+    /// The instance index's hash of (prefix, key), over the key's UTF-8 bytes, so that a key
+    /// and a substring of a whole name hash alike (keys are ASCII: bytes are the comparison).
+    private static func hash<Key: StringProtocol>(prefix: Int32, key: Key) -> Int {
         var hasher = Hasher()
         hasher.combine(prefix)
-        hasher.combine(key)
+        let done: Void? = key.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            for byte in key.utf8 { hasher.combine(byte) }
+        }
         return hasher.finalize()
     }
 

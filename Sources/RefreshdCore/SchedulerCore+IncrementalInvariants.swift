@@ -133,20 +133,27 @@ extension SchedulerCore {
         tracking.occupied += 1
         tracking.counterBySlot[index] = Int32(counter)
         tracking.sequenceBySlot[index] = record.sequence
-        let id = queue.identifiers[index]
+        // The slot's name is built (an instance's from its key) only where a rule needs it by
+        // name: a side table that holds anything, a lookup in a table of other slots, a finding.
+        let sideTables = !waitingOnConditions.isEmpty || !blockedByRun.isEmpty || !held.isEmpty
+        let shared = queue.ids.sharesNames(with: definitions.table)
+        let named: String? = sideTables || !shared ? queue.identifiers[index] : nil
+        let id = { named ?? queue.identifiers[index] }
         if let other = tracking.sequenceOwner[record.sequence], other != slot,
            queue.record(at: other)?.sequence == record.sequence {
-            violations.append(.init(.sequenceInvalid, identifier: id,
+            violations.append(.init(.sequenceInvalid, identifier: id(),
                                     "sequence \(record.sequence) is also \(queue.identifiers[Int(other)])'s"))
         }
         tracking.sequenceOwner[record.sequence] = slot
         let inHeap = queue.liveInHeap(slot: slot)
-        let waiting = waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false
-        let blocked = blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false
-        let isHeld = held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false
-        checkRecord(record, of: id, inHeap: inHeap, waiting: waiting, blocked: blocked, held: isHeld, into: &violations)
+        let waiting = named.flatMap { waitingOnConditions[$0] }.map { queue.isLive($0) && $0.slot == slot } ?? false
+        let blocked = named.flatMap { blockedByRun[$0] }.map { queue.isLive($0) && $0.slot == slot } ?? false
+        let isHeld = named.flatMap { held[$0] }.map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false
+        let declared = shared ? definitions.rule(at: slot) >= 0 : definitions.contains(id())
+        checkRecord(record, of: id(), declared: declared, inHeap: inHeap, waiting: waiting, blocked: blocked,
+                    held: isHeld, into: &violations)
         if record.sequence >= nextSequence {
-            violations.append(.init(.sequenceInvalid, identifier: id,
+            violations.append(.init(.sequenceInvalid, identifier: id(),
                                     "sequence \(record.sequence) is not below nextSequence \(nextSequence)"))
         }
     }

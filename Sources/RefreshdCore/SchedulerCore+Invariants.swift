@@ -148,24 +148,26 @@ extension SchedulerCore {
     /// The rules of one pending record, shared by the full and the incremental check: in exactly
     /// one place (the heap, waiting, blocked or held), declared, and conditions only on a
     /// processing request.
-    func checkRecord(_ record: PendingQueue.Record, of id: String, inHeap: Int, waiting: Bool, blocked: Bool, held isHeld: Bool,
-                     into violations: inout [InvariantViolation]) {
+    /// `id` is built only for a finding (an instance's name is made from its key); `declared`:
+    /// whether the identifier is declared, which the caller may know by slot.
+    func checkRecord(_ record: PendingQueue.Record, of id: @autoclosure () -> String, declared: Bool, inHeap: Int,
+                     waiting: Bool, blocked: Bool, held isHeld: Bool, into violations: inout [InvariantViolation]) {
         let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
         if places == 0 {
-            violations.append(.init(.pendingUnplaced, identifier: id,
+            violations.append(.init(.pendingUnplaced, identifier: id(),
                                     "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
         } else if places > 1 {
-            violations.append(.init(.pendingInSeveralPlaces, identifier: id,
+            violations.append(.init(.pendingInSeveralPlaces, identifier: id(),
                                     "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
         }
-        if !definitions.contains(id) {  // (a lookup that copies no definition)
-            violations.append(.init(.pendingUndeclared, identifier: id, "pending for an undeclared identifier"))
+        if !declared {
+            violations.append(.init(.pendingUndeclared, identifier: id(), "pending for an undeclared identifier"))
         }
         let processing = record.flags & PendingQueue.Record.processing != 0
         let power = record.flags & PendingQueue.Record.power != 0
         let network = record.flags & PendingQueue.Record.network != 0
         if !processing, power || network {
-            violations.append(.init(.appRefreshWithConditions, identifier: id,
+            violations.append(.init(.appRefreshWithConditions, identifier: id(),
                                     "app-refresh request requires power \(power), network \(network)"))
         }
     }
@@ -187,7 +189,8 @@ extension SchedulerCore {
                 && (waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
             let blocked = !blockedByRun.isEmpty && (blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
             let isHeld = !held.isEmpty && (held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false)
-            checkRecord(record, of: id, inHeap: inHeap, waiting: waiting, blocked: blocked, held: isHeld, into: &violations)
+            checkRecord(record, of: id, declared: definitions.contains(id),  // (a lookup that copies no definition)
+                        inHeap: inHeap, waiting: waiting, blocked: blocked, held: isHeld, into: &violations)
             let other: Int32? = if pairwise {
                 (0..<index).first { queue.record(at: Int32($0))?.sequence == record.sequence }.map { Int32($0) }
             } else {

@@ -154,30 +154,24 @@ extension RefreshRuntime {
         kick()
     }
 
-    /// Under `lock`: why a run of this instance cannot start, or nil. Values are checked when
-    /// an instance is added; one kept from before its template put a parameter in a path
+    /// Under `lock`: what a launch of an instance runs, or why it cannot start (nil, nil: the
+    /// identifier is no instance), the instance looked up once. Values are checked when an
+    /// instance is added; one kept from before its template put a parameter in a path
     /// (`TemplateSpec.pathParameters`) is checked here, and its run fails to start saying why,
-    /// on both hosts alike: its path is never made.
-    func instanceRefusal(_ identifier: String) -> String? {
-        guard let record = machines.scheduler.instance(identifier), let template = jobs[record.template]?.template,
-              let problem = template.pathProblem(record.values) else { return nil }
-        return problem
-    }
-
-    /// Under `lock`: what a run of an instance executes, its template's code with the
-    /// instance's values (a job file's spec filled and bound, or the library's handler, a
-    /// command's placeholders filled). Nil for an identifier that is no instance.
-    func instanceHandler(_ identifier: String) -> TaskHandler? {
+    /// on both hosts alike: its path is never made. An instance's widget's provider run
+    /// (`T[K]#family`) runs its template's provider.
+    func instanceLaunch(_ identifier: String) -> (TaskHandler?, String?) {
         if !machines.instanceWidgets.isEmpty, let widget = machines.providers[identifier] {
-            return instanceProviderHandler(identifier, widget)
+            return (instanceProviderHandler(identifier, widget), nil)
         }
-        guard let record = machines.scheduler.instance(identifier) else { return nil }
-        if let spec = jobs[record.template], spec.template != nil {
-            return spec.filled(record.values).handler(actions: options.actions)
+        guard let record = machines.scheduler.instance(identifier) else { return (nil, nil) }
+        if let spec = jobs[record.template], let template = spec.template {
+            if let problem = template.pathProblem(record.values) { return (nil, problem) }
+            return (spec.filled(record.values).handler(actions: options.actions), nil)
         }
         switch handlers[record.template] {
-        case let .command(job)?: return .command(job.filled(record.values))
-        case let other: return other
+        case let .command(job)?: return (.command(job.filled(record.values)), nil)
+        case let other: return (other, nil)
         }
     }
 

@@ -7,8 +7,7 @@ extension RefreshRuntime {
         // command with nothing to run: a failed start, the run's end, one event).
         let (handler, refusal): (TaskHandler?, String?) = lock.withLock {
             if let handler = handlers[order.identifier] { return (handler, nil) }
-            if let refusal = instanceRefusal(order.identifier) { return (nil, refusal) }
-            return (instanceHandler(order.identifier), nil)
+            return instanceLaunch(order.identifier)
         }
         if let refusal {
             feedMachine { machine, now, effects in machine.startFailed(order.runID, reason: refusal, at: now, into: &effects) }

@@ -94,6 +94,27 @@ import Testing
         #expect(t.count == 3_002)
     }
 
+    /// A whole name is found by its parts without copying them (a template compared byte by byte
+    /// while there are at most eight, through the dictionary beyond), and a plain name of an
+    /// instance's shape beside a template's instances keeps its own slot.
+    @Test func instanceNamesAreFoundByTheirPartsAmongManyTemplates() {
+        var t = IdentifierTable()
+        let templates = (0..<12).map { "a.rather.long.template.\($0)" }
+        var slots: [String: Int32] = [:]
+        for (i, template) in templates.enumerated() {
+            for k in 0..<50 { slots["\(template)[k\(k)]"] = t.intern(template: template, key: "k\(k)") }
+            // Found after each new template, on both sides of the eighth.
+            for (name, slot) in slots.sorted(by: { $0.key < $1.key }) where name.hasPrefix(templates[i / 2]) {
+                #expect(t[name] == slot && t[Int(slot)] == name)
+            }
+        }
+        #expect(t.count == 600)
+        #expect(t["a.rather.long.template.3[k50]"] == nil && t["a.rather.long.template.12[k0]"] == nil)
+        let odd = t.intern("a.rather.long.template.3[plain]")
+        #expect(t.count == 601 && t["a.rather.long.template.3[plain]"] == odd && t.key(at: odd) == nil)
+        #expect(t["a.rather.long.template.3[k7]"] == slots["a.rather.long.template.3[k7]"])
+    }
+
     /// Instances added by slot (their first request without a definition of their own) keep the
     /// queue on the definitions' table and give the same requests a submit by name would.
     @Test func instancesAddedBySlotKeepOneTableAndTheirRequests() throws {
