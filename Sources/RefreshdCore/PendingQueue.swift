@@ -231,12 +231,15 @@ struct PendingQueue {
         changeLog = log
     }
 
-    /// The changed slots and the added heap entries since the last call; forgets them.
-    mutating func takeChanges() -> (slots: [Int32], entries: [Entry]) {
-        guard let log = changeLog else { return ([], []) }
+    /// Appends the changed slots and the added heap entries since the last call to the
+    /// caller's buffers, and forgets them (the log's own buffers stay unique, so emptying them
+    /// allocates nothing).
+    mutating func takeChanges(slots: inout [Int32], entries: inout [Entry]) {
+        guard changeLog != nil else { return }
+        slots.append(contentsOf: changeLog!.slots)
+        entries.append(contentsOf: changeLog!.entries)
         changeLog!.slots.removeAll(keepingCapacity: true)
         changeLog!.entries.removeAll(keepingCapacity: true)
-        return (log.slots, log.entries)
     }
 
     /// The live heap entries of a slot, as the change log counts them.

@@ -16,6 +16,11 @@ struct InvariantTracking: Sendable {
     /// The identifiers with a run in flight at the last check: a run that ended may leave a
     /// request blocked behind nothing, without touching the request.
     var runIdentifiers: [String] = []
+    /// Scratch buffers of one check, kept with their capacity so that a step allocates
+    /// nothing for them (the simulator checks after every step).
+    var identifiers: [String] = []
+    var slots: [Int32] = []
+    var entries: [PendingQueue.Entry] = []
 }
 
 extension SchedulerCore {
@@ -46,19 +51,29 @@ extension SchedulerCore {
         }
         invariantTracking = nil  // (held uniquely below, so that its arrays grow in place)
         var violations: [InvariantViolation] = []
-        let (touchedSlots, addedEntries) = queue.takeChanges()
-        var identifiers = waitingOnConditions.takeChanged() + blockedByRun.takeChanged() + held.takeChanged()
-            + failureStreaks.takeChanged() + tracking.runIdentifiers
-        for slot in touchedSlots { identifiers.append(queue.identifiers[Int(slot)]) }
+        var identifiers = tracking.identifiers, slots = tracking.slots, entries = tracking.entries
+        tracking.identifiers = []; tracking.slots = []; tracking.entries = []  // (unique while in use)
+        identifiers.removeAll(keepingCapacity: true)
+        slots.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+        queue.takeChanges(slots: &slots, entries: &entries)
+        waitingOnConditions.takeChanged(into: &identifiers)
+        blockedByRun.takeChanged(into: &identifiers)
+        held.takeChanged(into: &identifiers)
+        failureStreaks.takeChanged(into: &identifiers)
+        identifiers += tracking.runIdentifiers
+        for slot in slots { identifiers.append(queue.identifiers[Int(slot)]) }
         for run in active.values { identifiers.append(run.order.identifier) }
         identifiers += activeByIdentifier.keys
-        var slots = touchedSlots
-        let unique = Set(identifiers).sorted()
-        for identifier in unique {
+        // Each identifier once, in order (sorted in place: no set, no second array).
+        identifiers.sort()
+        var previous: String?
+        for identifier in identifiers where identifier != previous {
+            previous = identifier
             checkSideEntries(of: identifier, into: &violations)
             if let slot = queue.slots.slot(of: identifier) { slots.append(slot) }
         }
-        for entry in addedEntries {
+        for entry in entries {
             checkWake(entry, into: &violations)
             if entry.sequence >= nextSequence {
                 violations.append(.init(.sequenceInvalid, identifier: queue.identifier(of: entry),
@@ -70,13 +85,21 @@ extension SchedulerCore {
             tracking.counterBySlot += repeatElement(-1, count: needed - tracking.counterBySlot.count)
             tracking.sequenceBySlot += repeatElement(0, count: needed - tracking.sequenceBySlot.count)
         }
-        for slot in Set(slots).sorted() { checkSlot(slot, tracking: &tracking, into: &violations) }
+        slots.sort()
+        var previousSlot: Int32 = -1
+        for slot in slots where slot != previousSlot {
+            previousSlot = slot
+            checkSlot(slot, tracking: &tracking, into: &violations)
+        }
         tracking.counts.withUnsafeBufferPointer { counts in
             checkPendingCounts(counts, tracking.occupied, into: &violations)
         }
         checkRuns(streaks: false, into: &violations)
         checkTimerAndWatch(quickly: true, into: &violations)
-        tracking.runIdentifiers = Array(activeByIdentifier.keys) + active.values.map(\.order.identifier)
+        tracking.runIdentifiers.removeAll(keepingCapacity: true)
+        tracking.runIdentifiers += activeByIdentifier.keys
+        for run in active.values { tracking.runIdentifiers.append(run.order.identifier) }
+        tracking.identifiers = identifiers; tracking.slots = slots; tracking.entries = entries
         invariantTracking = tracking
         return violations
     }
@@ -85,14 +108,15 @@ extension SchedulerCore {
     mutating func startInvariantTracking() {
         queue.startChangeLog()
         waitingOnConditions.tracking = true
-        _ = waitingOnConditions.takeChanged()
-        blockedByRun.tracking = true
-        _ = blockedByRun.takeChanged()
-        held.tracking = true
-        _ = held.takeChanged()
-        failureStreaks.tracking = true
-        _ = failureStreaks.takeChanged()
         var tracking = InvariantTracking()
+        waitingOnConditions.takeChanged(into: &tracking.identifiers)
+        blockedByRun.tracking = true
+        blockedByRun.takeChanged(into: &tracking.identifiers)
+        held.tracking = true
+        held.takeChanged(into: &tracking.identifiers)
+        failureStreaks.tracking = true
+        failureStreaks.takeChanged(into: &tracking.identifiers)
+        tracking.identifiers.removeAll(keepingCapacity: true)
         tracking.counterBySlot = Array(repeating: -1, count: queue.slotCount)
         tracking.sequenceBySlot = Array(repeating: 0, count: queue.slotCount)
         for index in 0..<queue.slotCount {

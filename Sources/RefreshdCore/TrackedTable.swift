@@ -33,10 +33,12 @@ struct TrackedTable<Value>: Sequence {
         storage.removeAll()
     }
 
-    /// The keys changed since the last call, and forgets them.
-    mutating func takeChanged() -> [String] {
-        defer { changed.removeAll(keepingCapacity: true) }
-        return changed
+    /// Appends the keys changed since the last call to `out`, and forgets them. Into the
+    /// caller's buffer: returning the array would share it, and emptying a shared buffer
+    /// allocates a new one at every call (the simulator calls this after every step).
+    mutating func takeChanged(into out: inout [String]) {
+        out.append(contentsOf: changed)
+        changed.removeAll(keepingCapacity: true)
     }
 
     var isEmpty: Bool { storage.isEmpty }
