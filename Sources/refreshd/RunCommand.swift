@@ -120,17 +120,7 @@ struct RunCommand: ParsableCommand {
         daemon.commandNotifier = { shard in listener.notify(shard: shard) }
         listener.start()
         defer { listener.stop() }
-        do {
-            try daemon.run()
-        } catch let errors as ConfigErrors {
-            for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
-            let count = errors.errors.count
-            FileHandle.standardError.write(Data("refreshd: refusing to start: \(count) error\(count == 1 ? "" : "s") in \(jobs)\n".utf8))
-            throw ExitCode(1)
-        } catch {
-            FileHandle.standardError.write(Data("refreshd: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
+        try reportingStartErrors { try daemon.run() }
     }
 
     func run() throws {
@@ -154,8 +144,14 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        try reportingStartErrors { try daemon.run() }
+    }
+
+    /// Runs a daemon (one machine's or a cluster node's) and turns what refused its start into
+    /// the exit status 1 and lines on stderr: every job file error, located, then a count.
+    func reportingStartErrors(_ run: () throws -> Void) throws {
         do {
-            try daemon.run()
+            try run()
         } catch let errors as ConfigErrors {
             for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
             let count = errors.errors.count
