@@ -111,7 +111,16 @@ struct PendingQueue {
     @discardableResult
     mutating func insert(_ request: PendingRequest, wake: Int64? = nil) -> PendingRequest? {
         let slot = intern(request.identifier)
-        let old = remove(slot: slot, dropTop: false)
+        let old = self.request(at: slot)
+        insert(request, at: slot, wake: wake)
+        return old
+    }
+
+    /// `insert` at the identifier's slot, known to the caller (a launch's resubmit, a run's
+    /// retry): no name hashed, built or compared on the way.
+    mutating func insert(_ request: PendingRequest, at slot: Int32, wake: Int64? = nil) {
+        assert(ids[Int(slot)] == request.identifier, "insert(at:) at another identifier's slot")
+        removeRecord(slot: slot, dropTop: false)
         var flags: UInt8 = request.kind == .processing ? Record.processing : 0
         if request.requiresExternalPower { flags |= Record.power }
         if request.requiresNetworkConnectivity { flags |= Record.network }
@@ -126,7 +135,6 @@ struct PendingQueue {
         heap.insert(entry)
         if changeLog != nil { logged(entry, live: 1) }
         compactIfNeeded()
-        return old
     }
 
     /// Inserts a request for the identifier at `slot`, which has none (an instance's first
@@ -162,7 +170,16 @@ struct PendingQueue {
 
     @discardableResult
     mutating func remove(slot: Int32, dropTop: Bool = true) -> PendingRequest? {
-        guard let old = request(at: slot), let r = records[Int(slot)] else { return nil }
+        guard let old = request(at: slot) else { return nil }
+        removeRecord(slot: slot, dropTop: dropTop)
+        return old
+    }
+
+    /// `remove(slot:)` without building the removed request (nor its name); false if the
+    /// slot had none.
+    @discardableResult
+    mutating func removeRecord(slot: Int32, dropTop: Bool = true) -> Bool {
+        guard let r = records[Int(slot)] else { return false }
         records[Int(slot)] = nil
         if changeLog != nil { changeLog!.slots.append(slot); changeLog!.liveInHeap[Int(slot)] = 0 }
         counts[Int(r.namespace) * 2 + (r.flags & Record.processing != 0 ? 1 : 0)] -= 1
@@ -172,7 +189,7 @@ struct PendingQueue {
             dropStaleTop()
             compactIfNeeded()
         }
-        return old
+        return true
     }
 
     /// Puts back an entry that was taken out (blocked by a run or waiting on conditions).

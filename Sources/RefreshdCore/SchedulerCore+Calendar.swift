@@ -47,8 +47,13 @@ extension SchedulerCore {
     /// Each wake-up launches every request whose earliest begin date has passed, so requests due
     /// within one accuracy window of the first share its wake-up: 1,000 requests due at scattered
     /// seconds of a minute, with accuracy 1m, make one wake-up.
-    func wakeKey(_ request: PendingRequest) -> Int64 {
-        let accuracy = definitions[request.identifier]?.accuracy ?? .zero
+    ///
+    /// `queueSlot`, when known, finds the definition by slot (nothing hashed) where the queue
+    /// shares the definitions' table.
+    func wakeKey(_ request: PendingRequest, queueSlot: Int32? = nil) -> Int64 {
+        let found = queueSlot.map { self.definition(queueSlot: $0, identifier: request.identifier) }
+            ?? definitions[request.identifier]
+        let accuracy = found?.accuracy ?? .zero
         return (request.earliest + max(.zero, accuracy)).milliseconds
     }
 

@@ -48,7 +48,7 @@ extension SchedulerCore {
 
     /// Starts a run: record it, re-schedule first, then hand it to the shell.
     mutating func launch(_ request: PendingRequest, slot: Int32, at now: Instant, into effects: inout [SchedulerEffect]) {
-        queue.remove(slot: slot)
+        queue.removeRecord(slot: slot)
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
         if !held.isEmpty { held.removeValue(forKey: request.identifier) }
@@ -64,7 +64,7 @@ extension SchedulerCore {
                                       started: now, deadline: order.deadline, attempt: attempt)),
                 into: &effects)
         if let definition, let next = nextEarliest(definition, after: request, launchedAt: now) {
-            enqueueLogged(makePending(definition, earliest: next, at: now, origin: .resubmit), into: &effects)
+            enqueueLogged(makePending(definition, earliest: next, at: now, origin: .resubmit), slot: slot, into: &effects)
         }
         runs.start(order)
         tally(order.identifier, at: now, into: &effects) { $0.launches += 1 }

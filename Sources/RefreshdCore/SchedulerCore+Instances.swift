@@ -97,6 +97,16 @@ extension SchedulerCore {
         return instances.template(at: slot) >= 0
     }
 
+    /// `isInstance`, read by the queue slot when one is given and the queue shares the
+    /// definitions' table (their slots agree): nothing hashed.
+    func isInstance(_ identifier: String, queueSlot: Int32?) -> Bool {
+        guard !instances.isEmpty else { return false }
+        if let queueSlot, queue.ids.sharesNames(with: definitions.table) {
+            return instances.template(at: queueSlot) >= 0
+        }
+        return isInstance(identifier)
+    }
+
     // MARK: Templates
 
     /// Declares (or redeclares) a template: its instances known so far are declared with its

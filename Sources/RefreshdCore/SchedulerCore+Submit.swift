@@ -53,18 +53,31 @@ extension SchedulerCore {
     }
 
     /// Checks the namespace limit, stores the request and reports it.
-    mutating func enqueue(_ request: PendingRequest, into effects: inout [SchedulerEffect]) throws(SchedulerError) {
+    ///
+    /// `slot`, when the caller knows it (a launch's resubmit), is the identifier's queue slot:
+    /// then nothing is looked up by name (an instance's name is not even built).
+    mutating func enqueue(_ request: PendingRequest, slot known: Int32? = nil,
+                          into effects: inout [SchedulerEffect]) throws(SchedulerError) {
         var request = request
-        let existing = queue[request.identifier]
-        let sameSlot = existing.map { $0.namespace == request.namespace && $0.kind == request.kind } ?? false
+        let slot = known ?? queue.slots.slot(of: request.identifier)
+        let existing = slot.flatMap { queue.record(at: $0) }
+        let sameSlot = existing.map {
+            queue.namespaceName(Int($0.namespace)) == request.namespace
+                && ($0.flags & PendingQueue.Record.processing != 0) == (request.kind == .processing)
+        } ?? false
         let limit = configuration.limit(for: request.kind)
-        if !sameSlot, !isInstance(request.identifier), queue.pendingCount(namespace: request.namespace, kind: request.kind) >= limit {
+        if !sameSlot, !isInstance(request.identifier, queueSlot: known),
+           queue.pendingCount(namespace: request.namespace, kind: request.kind) >= limit {
             throw .tooManyPendingTaskRequests(identifier: request.identifier, kind: request.kind,
                                               namespace: request.namespace, limit: limit)
         }
         request.sequence = nextSequence
         nextSequence += 1
-        queue.insert(request, wake: wakeKey(request))
+        if let slot {
+            queue.insert(request, at: slot, wake: wakeKey(request, queueSlot: slot))
+        } else {
+            queue.insert(request, wake: wakeKey(request))
+        }
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
         if !held.isEmpty { held.removeValue(forKey: request.identifier) }
@@ -73,9 +86,9 @@ extension SchedulerCore {
     }
 
     /// Like `enqueue`, but a refusal is logged instead of thrown (resubmits and retries).
-    mutating func enqueueLogged(_ request: PendingRequest, into effects: inout [SchedulerEffect]) {
+    mutating func enqueueLogged(_ request: PendingRequest, slot: Int32? = nil, into effects: inout [SchedulerEffect]) {
         do {
-            try enqueue(request, into: &effects)
+            try enqueue(request, slot: slot, into: &effects)
         } catch {
             effects.append(.log(.rejected(identifier: request.identifier, error)))
         }

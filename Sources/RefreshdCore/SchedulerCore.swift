@@ -26,11 +26,11 @@
     /// Runs in flight: launch, expiration at the allowance, kill after the grace, end.
     var runs = RunLifecycle()
     var active: [Int64: ActiveRun] {
-        get { runs.active }
+        _read { yield runs.active }
         _modify { yield &runs.active }
     }
     var activeByIdentifier: [String: Int64] {
-        get { runs.byKey }
+        _read { yield runs.byKey }
         _modify { yield &runs.byKey }
     }
     /// Due entries whose identifier has a run in flight; they go back to the heap when it ends.
@@ -177,10 +177,16 @@
             }
             counterDay = day
         }
-        var counter = counters[identifier] ?? DailyCounter(day: ISO8601.day(now), identifier: identifier)
-        body(&counter)
-        counters[identifier] = counter
+        // (Changed in place: one lookup, not a read and a write.)
+        let counter = Self.changed(&counters[identifier, default: DailyCounter(day: ISO8601.day(now), identifier: identifier)], body)
         effects.append(.persist(.counters(counter)))
+    }
+
+    /// Applies `body` to `value` in place and returns the result.
+    @inline(__always)
+    static func changed<T>(_ value: inout T, _ body: (inout T) -> Void) -> T {
+        body(&value)
+        return value
     }
 
     /// Appends a per-request log message if anything logs them.

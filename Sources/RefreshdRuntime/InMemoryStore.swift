@@ -134,7 +134,7 @@ import Synchronization
 
     @_spi(Benchmarks) public func restoredState() throws(Failure) -> SchedulerCore.RestoredState {
         try read { (t: Tables) throws(Failure) in
-            let jobs = t.jobs.values.sorted { $0.rowid < $1.rowid }
+            let jobs = t.jobs.compactMap { $0 }.sorted { $0.rowid < $1.rowid }
             var nextRunID: Int64 = 1
             if let last = t.runOrder.last {
                 guard last < Int64.max else {
@@ -178,7 +178,8 @@ import Synchronization
 
     @_spi(Benchmarks) public func lastRunPerJob() throws(Failure) -> [RunRecord] {
         try read { t in
-            t.latestRun.sorted { $0.key < $1.key }.compactMap { t.run($0.value) }
+            t.latestRun.indices.compactMap { slot in t.latestRun[slot].map { (Key(t.names[slot]), $0) } }
+                .sorted { $0.0 < $1.0 }.compactMap { t.run($0.1) }
         }
     }
 
@@ -187,7 +188,7 @@ import Synchronization
     }
 
     @_spi(Benchmarks) public func seedSpec(for identifier: String) throws(Failure) -> String? {
-        try read { $0.jobs[Key(identifier)]?.seedSpec }
+        try read { t in t.slot(of: identifier).flatMap { t.jobs[Int($0)]?.seedSpec } }
     }
 
     @_spi(Benchmarks) public func records(table: String) throws(Failure) -> [MachineRecord] {

@@ -65,9 +65,11 @@ import Logging
     /// Every decision (`RuntimeMachine`): this class is the engine around it (commit-before-act,
     /// the outbox, the drain, the handler registry).
     var machine: RuntimeMachine
-    /// The composed machines inside `machine`, modified in place.
+    /// The composed machines inside `machine`, read and modified in place (`_read`, not
+    /// `get`: a getter returned a copy of every machine, each table retained and released, at
+    /// every `machines.x` read).
     var machines: Machines {
-        get { machine.machines }
+        _read { yield machine.machines }
         _modify { yield &machine.machines }
     }
     var handlers = HandlerTable()
