@@ -102,15 +102,19 @@ struct RunCommand: ParsableCommand {
     /// `--store`: one node of a cluster (ClusterDaemon).
     func runClusterNode(_ conninfo: String, logger: Logger) throws {
         let database: PostgresDatabase
+        let leaseLength = Self.parseLease(lease) ?? .seconds(10)
         do {
-            database = try PostgresDatabase(connection: conninfo)
+            // A transaction idle for a renewal interval is ended by the server (a node paused
+            // inside a commit must not hold its shard's lease row past the lease).
+            database = try PostgresDatabase(connection: conninfo,
+                                            timeouts: .cluster(renewEvery: LeaseMachine.Settings(lease: leaseLength).renewEvery))
         } catch {
             FileHandle.standardError.write(Data("refreshd: --store: \(error)\n".utf8))
             throw ExitCode(1)
         }
         defer { database.close() }
         let daemon = ClusterDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, database: database,
-                                   node: node ?? ClusterDaemon.defaultNodeName(), lease: Self.parseLease(lease) ?? .seconds(10),
+                                   node: node ?? ClusterDaemon.defaultNodeName(), lease: leaseLength,
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         daemon.actions = StagingActions.binding
         daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
