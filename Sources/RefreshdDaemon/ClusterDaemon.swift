@@ -31,7 +31,7 @@ import Synchronization
 /// its diff in one transaction (`ClusterNode.reload`). Timeline jobs and
 /// built-in actions are refused at the start (`ClusterSupport`), live activities are off. The
 /// control socket (`STATE/control.sock`) answers from the database on every node
-/// (`ClusterControl`); no metrics file, no dashboard in cluster mode yet. The state directory
+/// (`ClusterControl`: `watch` and `metrics` too); no metrics file, no dashboard in cluster mode yet. The state directory
 /// (locked, one node per directory) holds the socket and the default shared container
 /// (`STATE/shared`), which every node must see at the same path.
 package final class ClusterDaemon: @unchecked Sendable {
@@ -97,6 +97,10 @@ package final class ClusterDaemon: @unchecked Sendable {
     let queuedCommands = Mutex<(all: Bool, shards: Set<Int>)>((false, []))
     /// Whether `async` may be sent to (until the loop's handles are closed).
     let asyncOpen = Mutex(false)
+    /// Runs this node launched since it started (`metrics`).
+    let launchCount = Mutex(0)
+    /// Pushes the cluster to `watch` every second while someone watches (`startWatchTimer`).
+    let watchTimer = Mutex<DispatchSourceTimer?>(nil)
 
     package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String?, database: any ShardDatabase,
                  node: String, lease: Duration, maxConcurrentRuns: Int, seed: UInt64?, logger: Logger) {
@@ -174,6 +178,7 @@ package final class ClusterDaemon: @unchecked Sendable {
         afterNode()
         uv_run(loop, UV_RUN_DEFAULT)
         uv_loop_close(loop)
+        stopWatchTimer()
         if let control {
             control.scheduler.stop()
             control.ended.wait()
@@ -203,6 +208,7 @@ package final class ClusterDaemon: @unchecked Sendable {
         scheduler.runtime.observe { [weak self, weak server] observation in
             // A run's end may drain a shard being handed over: the node looks at once.
             if observation.kind == .finished || observation.kind == .interrupted { self?.wake() }
+            if observation.kind == .launched { self?.launchCount.withLock { $0 += 1 } }
             // `watch` on this node: its shards' events (not a shard's stop: the node goes on).
             if observation.kind != .stopping, observation.kind != .stopped { server?.observed(observation) }
         }
@@ -223,7 +229,13 @@ package final class ClusterDaemon: @unchecked Sendable {
         let server = ControlServer(scheduler: scheduler, stateDirectory: stateDirectory, limits: controlLimits)
         let cluster = ClusterControl(database: database, node: nodeName, jobs: jobs)
         cluster.notify = commandNotifier
+        let node = self.node
+        cluster.nodeCounters = { node?.counters ?? ClusterNode.Counters() }
+        cluster.launches = { [weak self] in self?.launchCount.withLock { $0 } ?? 0 }
         server.clusterAnswer = { cluster.answer($0, $1) }
+        // `watch`: every shard from the database, then the cluster again every second.
+        server.clusterView = { try? cluster.view() }
+        server.onClusterSubscriber = { [weak self] in self?.startWatchTimer() }
         try server.start()
         scheduler.runtime.load([])
         clusterControl = cluster
@@ -243,6 +255,33 @@ package final class ClusterDaemon: @unchecked Sendable {
         thread.name = "refreshd-control"
         thread.start()
         control = (scheduler, server, ended)
+    }
+
+    /// Starts pushing the cluster to the watchers every second (any thread), unless it runs:
+    /// the control loop reads the database and pushes (`ControlServer.pushClusterView`), and
+    /// the timer stops itself once nobody watches (no wake-up when nobody does).
+    func startWatchTimer() {
+        watchTimer.withLock { timer in
+            guard timer == nil else { return }
+            let source = DispatchSource.makeTimerSource(queue: .global())
+            source.schedule(deadline: .now() + 1, repeating: 1)
+            source.setEventHandler { [weak self] in
+                guard let self, let control = self.control else { return }
+                let server = control.server
+                control.scheduler.performOnLoop { [weak self] in
+                    if !server.pushClusterView() { self?.stopWatchTimer() }
+                }
+            }
+            source.resume()
+            timer = source
+        }
+    }
+
+    func stopWatchTimer() {
+        watchTimer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
     }
 
     /// Asks for the job files to be read again (any thread): SIGHUP, the jobs folder changed.

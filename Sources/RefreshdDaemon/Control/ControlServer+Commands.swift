@@ -234,9 +234,17 @@ extension ControlServer {
                 }
             }
             connection.subscribed = true
-            reply.snapshot = runtime.snapshot()
-            reply.timelines = runtime.timelineSnapshot()
-            reply.activities = runtime.activitySnapshot()
+            if let clusterView {
+                // Cluster mode: every shard, from the database, and who leads each.
+                if let view = clusterView() { lastClusterView = view }
+                reply.snapshot = lastClusterView?.snapshot
+                reply.cluster = lastClusterView?.cluster
+                onClusterSubscriber?()
+            } else {
+                reply.snapshot = runtime.snapshot()
+                reply.timelines = runtime.timelineSnapshot()
+                reply.activities = runtime.activitySnapshot()
+            }
             reply.message = "subscribed: observations and snapshots follow as they happen"
             // The latest events first, so a new watcher does not start blank.
             var bytes: [UInt8] = []
