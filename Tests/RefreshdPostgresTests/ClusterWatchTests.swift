@@ -11,7 +11,7 @@ import Testing
 /// epoch, every shard's pending requests and runs, whichever node runs them) and follows it
 /// (a pushed snapshot with the cluster every second); the socket's `metrics` answers the
 /// cluster from the database (the same job counters on every node) and the node's own lease
-/// counters.
+/// counters; `--metrics-file` writes the same text.
 @Suite(.serialized) struct ClusterWatchTests {
     @Test func watchAndMetricsShowTheWholeClusterOnAnyNode() throws {
         let server = try PrivateServer.shared.get()
@@ -45,7 +45,7 @@ import Testing
         for name in ["a", "b"] {
             nodes[name] = try Node.start(
                 ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
-                 "--store", conninfo, "--node", name, "--lease", "1500ms"],
+                 "--store", conninfo, "--node", name, "--lease", "1500ms"] + (name == "a" ? ["--metrics-file", root + "/a.prom"] : []),
                 environment: ["REFRESHD_TEST_TAG": tag], output: root + "/\(name).log")
         }
         let monitor = try RawConnection(conninfo)
@@ -107,6 +107,10 @@ import Testing
             launches[name] = Self.value(text, "refreshd_node_launches_total{node=\"\(name)\"}") ?? 0
         }
         #expect(launches[longLeader, default: 0] >= 1, "the long job's leader launched nothing: \(launches)")
+        // --metrics-file on node a: the same text, replaced every third of the lease.
+        let file = { (try? String(contentsOfFile: root + "/a.prom", encoding: .utf8)) ?? "" }
+        #expect(waitFor(5) { (Self.value(file(), "refreshd_node_leads_total{node=\"a\"}") ?? 0) >= 1 }, "a.prom: \(file())")
+        #expect(file().contains("refreshd_launches_total{job=\"watch.long\"} 1"), "a.prom: \(file())")
 
         for node in nodes.values { node.kill(SIGTERM) }
         for (name, node) in nodes { #expect(node.wait(20) == 0, "\(name) did not stop cleanly: \(logs())") }
