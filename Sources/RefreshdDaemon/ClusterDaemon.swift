@@ -107,6 +107,7 @@ package final class ClusterDaemon: @unchecked Sendable {
     let metricsTimer = Mutex<DispatchSourceTimer?>(nil)
     /// The last metrics file error logged (each new one is logged once).
     let metricsFileError = Mutex<String?>(nil)
+    let metricsWriting = NSLock()
 
     package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String?, database: any ShardDatabase,
                  node: String, lease: Duration, maxConcurrentRuns: Int, seed: UInt64?, logger: Logger) {
@@ -321,8 +322,11 @@ package final class ClusterDaemon: @unchecked Sendable {
         if stopped { writeMetricsFile() }
     }
 
-    /// Replaces the metrics file (temporary file, then rename); a failure is logged once.
+    /// Replaces the metrics file (temporary file, then rename); a failure is logged once. One
+    /// write at a time (the last one, at the stop, runs on the node thread).
     func writeMetricsFile() {
+        metricsWriting.lock()
+        defer { metricsWriting.unlock() }
         guard let path = metricsFile, let cluster = clusterControl else { return }
         let counters = node?.counters ?? ClusterNode.Counters()
         var failure: String?

@@ -233,14 +233,18 @@ extension ControlServer {
                     throw ControlFailure(code: "too-many-subscribers", message: "refreshd already pushes events to \(subscribers) subscribers, the most it takes at once; try again when one has gone")
                 }
             }
-            connection.subscribed = true
             if let clusterView {
                 // Cluster mode: every shard, from the database, and who leads each.
                 if let view = clusterView() { lastClusterView = view }
-                reply.snapshot = lastClusterView?.snapshot
-                reply.cluster = lastClusterView?.cluster
+                guard let view = lastClusterView else {
+                    throw ControlFailure(code: "database", message: "the cluster's database could not be read; watch again when it answers")
+                }
+                connection.subscribed = true
+                reply.snapshot = view.snapshot
+                reply.cluster = view.cluster
                 onClusterSubscriber?()
             } else {
+                connection.subscribed = true
                 reply.snapshot = runtime.snapshot()
                 reply.timelines = runtime.timelineSnapshot()
                 reply.activities = runtime.activitySnapshot()
