@@ -191,7 +191,17 @@ import Darwin
     func transaction<T>(_ context: String, readOnly: Bool = false,
                         _ body: (PGConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
         try withConnection(context) { (connection) throws(PostgresError) -> T in
-            try connection.execute(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", context: context)
+            if readOnly, let idle = timeouts.idleInTransaction, idle < timeouts.statement {
+                // A read locks no lease row, and decoding a large shard's rows between its
+                // statements (a restore) may take longer than a cluster's short idle bound:
+                // reads keep the statement bound.
+                try connection.executeScript("""
+                    BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+                    SET LOCAL idle_in_transaction_session_timeout = \(PGConnection.milliseconds(timeouts.statement))
+                    """, context: context)
+            } else {
+                try connection.execute(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", context: context)
+            }
             let result: T
             do throws(PostgresError) {
                 result = try body(connection)
