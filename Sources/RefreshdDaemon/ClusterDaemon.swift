@@ -2,7 +2,7 @@ import CLibUV
 import Foundation
 import Glibc
 import Logging
-import Refreshd
+@_spi(Benchmarks) import Refreshd
 import RefreshdConfig
 @_spi(Benchmarks) import RefreshdCore
 @_spi(Benchmarks) import RefreshdRuntime
