@@ -56,7 +56,7 @@ do {
             exit(2)
         }
         try sharedLaunches(count: int("count", 5_000), spreadMs: Int64(int("spread-ms", 5_000)),
-                           marginMs: Int64(int("margin-ms", 4_000)), cap: int("cap", 64), conninfo: conninfo,
+                           marginMs: Int64(int("margin-ms", 8_000)), cap: int("cap", 64), conninfo: conninfo,
                            shards: int("shards", 16))
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
