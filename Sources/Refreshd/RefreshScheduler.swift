@@ -178,7 +178,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// runtime's options as given (the node's `onFenced`, no retry of interrupted runs): no
     /// state directory, no lock, and no signal handlers (the node handles the daemon's signals).
     /// Several of these run at once in one process, each on a thread and loop of its own.
-    package convenience init(store: any StateStoring, runtimeOptions: RefreshRuntime.Options, options: Options) throws {
+    /// SPI for the benchmarks' launches on a shared database (`refreshd-bench shared-launches`).
+    @_spi(Benchmarks) public convenience init(store: any StateStoring, runtimeOptions: RefreshRuntime.Options, options: Options) throws {
         var options = options
         options.stateDirectory = nil
         options.handleSignals = false

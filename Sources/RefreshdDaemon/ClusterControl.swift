@@ -13,10 +13,13 @@ import Synchronization
 ///   command was queued (durably) and which node leads the shard; it does not wait for the run.
 /// - `status`, `pending`, `why` read every shard's state and the lease table: pending requests,
 ///   recent runs, counters, and who leads each shard (owner, epoch, expiry in database time).
-/// - Commands of one machine's state (widgets, activities, instances added at run time, stats,
-///   metrics, snapshot of a runtime) are refused `not-in-cluster`, naming what is served.
-/// `hello` and `subscribe` (`watch`: the observations of the shards this node leads) are the
-/// server's own.
+/// - `metrics`: the cluster from the database and this node's lease counters
+///   (`ClusterControl+Views`).
+/// - Commands of one machine's state (widgets and their `stats`, activities, instances added at
+///   run time, snapshot of a runtime) are refused `not-in-cluster`, naming what is served.
+/// `hello` and `subscribe` are the server's own; `subscribe` (`watch`) sends every shard's
+/// snapshot and who leads each (`view`), then the observations of the shards this node leads
+/// and, every second while someone watches, the cluster again.
 ///
 /// Runs on the control loop's thread: its calls block on the network (bounded by the
 /// database's statement timeout), never on a shard's loop or the node's lease thread.
@@ -34,7 +37,11 @@ final class ClusterControl: @unchecked Sendable {
     /// the command at its next survey (every lease / 3).
     var notify: ((Int) -> Void)?
 
-    static let served = "served in cluster mode: submit, cancel, cancel-all, simulate-launch, simulate-expiration, pending, status, why, watch"
+    /// This node's lease machine counters and its launches since it started (`metrics`).
+    var nodeCounters: () -> ClusterNode.Counters = { ClusterNode.Counters() }
+    var launches: () -> Int = { 0 }
+
+    static let served = "served in cluster mode: submit, cancel, cancel-all, simulate-launch, simulate-expiration, pending, status, why, watch, metrics"
 
     init(database: any ShardDatabase, node: String, jobs: [JobSpec]) {
         self.database = database
@@ -56,7 +63,14 @@ final class ClusterControl: @unchecked Sendable {
                 return reply
             case .status: return try status(request)
             case .why: return try why(request)
-            case .snapshot, .metrics, .reload, .activity, .stats, .instanceAdd, .instanceRemove, .instanceList:
+            case .metrics:
+                var reply = ControlReply(id: request.id, now: now())
+                reply.metrics = try metricsText(counters: nodeCounters(), launches: launches())
+                return reply
+            case .stats:
+                // Widget reload counters: cluster mode runs no timeline job (refused at the start).
+                throw ControlFailure(code: "not-in-cluster", message: "\"stats\" counts widget reloads, and cluster mode runs no timeline job (refused at the start); the jobs' counters are in \"status\" and \"metrics\". \(Self.served)")
+            case .snapshot, .reload, .activity, .instanceAdd, .instanceRemove, .instanceList:
                 throw ControlFailure(code: "not-in-cluster", message: "\"\(command.rawValue)\" is not available in cluster mode (refreshd run --store); \(Self.served)")
             }
         } catch let failure as ControlFailure {

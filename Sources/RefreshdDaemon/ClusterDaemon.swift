@@ -2,7 +2,7 @@ import CLibUV
 import Foundation
 import Glibc
 import Logging
-import Refreshd
+@_spi(Benchmarks) import Refreshd
 import RefreshdConfig
 @_spi(Benchmarks) import RefreshdCore
 @_spi(Benchmarks) import RefreshdRuntime
@@ -31,7 +31,7 @@ import Synchronization
 /// its diff in one transaction (`ClusterNode.reload`). Timeline jobs and
 /// built-in actions are refused at the start (`ClusterSupport`), live activities are off. The
 /// control socket (`STATE/control.sock`) answers from the database on every node
-/// (`ClusterControl`); no metrics file, no dashboard in cluster mode yet. The state directory
+/// (`ClusterControl`: `watch` and `metrics` too, and `--metrics-file`); no dashboard in cluster mode yet. The state directory
 /// (locked, one node per directory) holds the socket and the default shared container
 /// (`STATE/shared`), which every node must see at the same path.
 package final class ClusterDaemon: @unchecked Sendable {
@@ -97,6 +97,17 @@ package final class ClusterDaemon: @unchecked Sendable {
     let queuedCommands = Mutex<(all: Bool, shards: Set<Int>)>((false, []))
     /// Whether `async` may be sent to (until the loop's handles are closed).
     let asyncOpen = Mutex(false)
+    /// Runs this node launched since it started (`metrics`).
+    let launchCount = Mutex(0)
+    /// Pushes the cluster to `watch` every second while someone watches (`startWatchTimer`).
+    let watchTimer = Mutex<DispatchSourceTimer?>(nil)
+    /// `run --metrics-file` in cluster mode: the socket's `metrics` text, replaced atomically
+    /// every renewal interval (lease / 3) and once more at the stop (`startMetricsFile`).
+    package var metricsFile: String?
+    let metricsTimer = Mutex<DispatchSourceTimer?>(nil)
+    /// The last metrics file error logged (each new one is logged once).
+    let metricsFileError = Mutex<String?>(nil)
+    let metricsWriting = NSLock()
 
     package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String?, database: any ShardDatabase,
                  node: String, lease: Duration, maxConcurrentRuns: Int, seed: UInt64?, logger: Logger) {
@@ -168,12 +179,15 @@ package final class ClusterDaemon: @unchecked Sendable {
         let directoryLock = try StateDirectoryLock.acquire(directory: stateDirectory)
         defer { directoryLock.release() }
         try startControl(jobs: loaded.map(\.spec), options: options)
+        startMetricsFile()
         prepareLoop()
         logger.info("refreshd started: cluster node \(nodeName), \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(database.shardCount) shards, lease \(lease.wholeMilliseconds) ms, shared container \(shared), max \(maxConcurrentRuns) concurrent runs per shard")
         node.start()
         afterNode()
         uv_run(loop, UV_RUN_DEFAULT)
         uv_loop_close(loop)
+        stopWatchTimer()
+        stopMetricsFile()
         if let control {
             control.scheduler.stop()
             control.ended.wait()
@@ -203,6 +217,7 @@ package final class ClusterDaemon: @unchecked Sendable {
         scheduler.runtime.observe { [weak self, weak server] observation in
             // A run's end may drain a shard being handed over: the node looks at once.
             if observation.kind == .finished || observation.kind == .interrupted { self?.wake() }
+            if observation.kind == .launched { self?.launchCount.withLock { $0 += 1 } }
             // `watch` on this node: its shards' events (not a shard's stop: the node goes on).
             if observation.kind != .stopping, observation.kind != .stopped { server?.observed(observation) }
         }
@@ -223,7 +238,13 @@ package final class ClusterDaemon: @unchecked Sendable {
         let server = ControlServer(scheduler: scheduler, stateDirectory: stateDirectory, limits: controlLimits)
         let cluster = ClusterControl(database: database, node: nodeName, jobs: jobs)
         cluster.notify = commandNotifier
+        let node = self.node
+        cluster.nodeCounters = { node?.counters ?? ClusterNode.Counters() }
+        cluster.launches = { [weak self] in self?.launchCount.withLock { $0 } ?? 0 }
         server.clusterAnswer = { cluster.answer($0, $1) }
+        // `watch`: every shard from the database, then the cluster again every second.
+        server.clusterView = { try? cluster.view() }
+        server.onClusterSubscriber = { [weak self] in self?.startWatchTimer() }
         try server.start()
         scheduler.runtime.load([])
         clusterControl = cluster
@@ -243,6 +264,91 @@ package final class ClusterDaemon: @unchecked Sendable {
         thread.name = "refreshd-control"
         thread.start()
         control = (scheduler, server, ended)
+    }
+
+    /// Starts pushing the cluster to the watchers every second (any thread), unless it runs:
+    /// the control loop reads the database and pushes (`ControlServer.pushClusterView`), and
+    /// the timer stops itself once nobody watches (no wake-up when nobody does).
+    func startWatchTimer() {
+        watchTimer.withLock { timer in
+            guard timer == nil else { return }
+            let source = DispatchSource.makeTimerSource(queue: .global())
+            source.schedule(deadline: .now() + 1, repeating: 1)
+            source.setEventHandler { [weak self] in
+                guard let self, let control = self.control else { return }
+                let server = control.server
+                control.scheduler.performOnLoop { [weak self] in
+                    if !server.pushClusterView() { self?.stopWatchTimer() }
+                }
+            }
+            source.resume()
+            timer = source
+        }
+    }
+
+    func stopWatchTimer() {
+        watchTimer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
+    }
+
+    /// `--metrics-file`: writes the metrics text now and every renewal interval, on the control
+    /// loop (its reads block on the database there, as the socket's `metrics` does). Decided
+    /// periodic, not on every event as on one machine: most of the text is other nodes' work,
+    /// which no event here announces, and the node already wakes every renewal interval.
+    func startMetricsFile() {
+        guard metricsFile != nil else { return }
+        let every = LeaseMachine.Settings(lease: lease).renewEvery
+        metricsTimer.withLock { timer in
+            let source = DispatchSource.makeTimerSource(queue: .global())
+            source.schedule(deadline: .now(), repeating: .milliseconds(Int(every.wholeMilliseconds)))
+            source.setEventHandler { [weak self] in
+                guard let self, let control = self.control else { return }
+                control.scheduler.performOnLoop { [weak self] in self?.writeMetricsFile() }
+            }
+            source.resume()
+            timer = source
+        }
+    }
+
+    /// Stops the periodic writes and writes the file once more (the node's last counters).
+    func stopMetricsFile() {
+        let stopped = metricsTimer.withLock { timer -> Bool in
+            defer { timer = nil }
+            timer?.cancel()
+            return timer != nil
+        }
+        if stopped { writeMetricsFile() }
+    }
+
+    /// Replaces the metrics file (temporary file, then rename); a failure is logged once. One
+    /// write at a time (the last one, at the stop, runs on the node thread).
+    func writeMetricsFile() {
+        metricsWriting.lock()
+        defer { metricsWriting.unlock() }
+        guard let path = metricsFile, let cluster = clusterControl else { return }
+        let counters = node?.counters ?? ClusterNode.Counters()
+        var failure: String?
+        do {
+            let text = try cluster.metricsText(counters: counters, launches: launchCount.withLock { $0 })
+            let temporary = path + ".tmp.\(getpid())"
+            if FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) {
+                if rename(temporary, path) != 0 {
+                    failure = "cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))"
+                    unlink(temporary)
+                }
+            } else {
+                failure = "cannot write \(temporary)"
+            }
+        } catch {
+            failure = "cannot read the cluster's metrics: \(error)"
+        }
+        let report = metricsFileError.withLock { last -> Bool in
+            defer { last = failure }
+            return failure != nil && failure != last
+        }
+        if report, let failure { logger.warning("metrics file \(path): \(failure)") }
     }
 
     /// Asks for the job files to be read again (any thread): SIGHUP, the jobs folder changed.

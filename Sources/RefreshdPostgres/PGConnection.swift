@@ -107,13 +107,33 @@ final class PGResult {
     /// socket fails at once when the server goes).
     package var tcp: Duration
 
-    package init(connect: Duration = .seconds(5), statement: Duration = .seconds(10), tcp: Duration = .seconds(10)) {
+    /// How long the server lets a session sit idle INSIDE a transaction before it ends the
+    /// session (PostgreSQL's `idle_in_transaction_session_timeout`, measured by the server): a
+    /// node paused or cut off mid-commit holds its shard's lease row lock, which every acquirer
+    /// of the shard needs, until then. nil: the statement bound.
+    package var idleInTransaction: Duration?
+
+    package init(connect: Duration = .seconds(5), statement: Duration = .seconds(10), tcp: Duration = .seconds(10),
+                 idleInTransaction: Duration? = nil) {
         self.connect = connect
         self.statement = statement
         self.tcp = tcp
+        self.idleInTransaction = idleInTransaction
     }
 
     @_spi(Benchmarks) public static let standard = PostgresTimeouts()
+
+    /// A cluster node's bounds for a lease renewed every `renewEvery`: the standard ones, and a
+    /// transaction idle for a renewal interval is ended by the server, so a node paused inside
+    /// a commit releases its shard's lease row before the lease itself expires (lease ≥ 3 ×
+    /// renewEvery) and the shard is taken over within lease + renewal interval + restore, as
+    /// for any pause (ARCHITECTURE.md, "A pause inside a commit"). Refreshd's transactions send
+    /// their statements back to back, so a live node is never idle that long inside one; one
+    /// that is (a thread stalled past a renewal interval) loses the commit, which fences the
+    /// shard as any refused commit does.
+    package static func cluster(renewEvery: Duration) -> PostgresTimeouts {
+        PostgresTimeouts(idleInTransaction: max(.milliseconds(100), renewEvery))
+    }
 }
 
 /// One libpq connection in non-blocking mode, driven synchronously with a deadline per statement
@@ -131,6 +151,7 @@ final class PGConnection {
         self.timeouts = timeouts
         let tcpMilliseconds = Self.milliseconds(timeouts.tcp)
         let statementMilliseconds = Self.milliseconds(timeouts.statement)
+        let idleMilliseconds = Self.milliseconds(timeouts.idleInTransaction ?? timeouts.statement)
         let keepaliveIdle = max(1, tcpMilliseconds / 3000)
         let defaults: [(String, String)] = [
             ("connect_timeout", String(max(2, Self.milliseconds(timeouts.connect) / 1000))),
@@ -140,9 +161,10 @@ final class PGConnection {
             ("application_name", "refreshd"),
             // Server side: a statement past the bound is cancelled; a session left idle inside a
             // transaction (its node paused or cut off) is ended, so it cannot hold a lease row's
-            // lock; every commit waits for the WAL flush whatever the server's default.
+            // lock for longer than that; every commit waits for the WAL flush whatever the
+            // server's default.
             ("options", "-c statement_timeout=\(statementMilliseconds) "
-                + "-c idle_in_transaction_session_timeout=\(statementMilliseconds) -c synchronous_commit=on"),
+                + "-c idle_in_transaction_session_timeout=\(idleMilliseconds) -c synchronous_commit=on"),
             ("dbname", conninfo),
         ]
         let keywords = defaults.map { strdup($0.0) } + [nil]

@@ -191,7 +191,17 @@ import Darwin
     func transaction<T>(_ context: String, readOnly: Bool = false,
                         _ body: (PGConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
         try withConnection(context) { (connection) throws(PostgresError) -> T in
-            try connection.execute(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", context: context)
+            if readOnly, let idle = timeouts.idleInTransaction, idle < timeouts.statement {
+                // A read locks no lease row, and decoding a large shard's rows between its
+                // statements (a restore) may take longer than a cluster's short idle bound:
+                // reads keep the statement bound.
+                try connection.executeScript("""
+                    BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+                    SET LOCAL idle_in_transaction_session_timeout = \(PGConnection.milliseconds(timeouts.statement))
+                    """, context: context)
+            } else {
+                try connection.execute(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN", context: context)
+            }
             let result: T
             do throws(PostgresError) {
                 result = try body(connection)
@@ -256,10 +266,15 @@ import Darwin
         let context = "acquiring shard \(shard)'s lease for \(node)"
         try checkShard(shard, context)
         return try withConnection(context) { (c) throws(PostgresError) -> ShardLease? in
+            // SKIP LOCKED: a row locked by a commit in flight (or by a node paused inside one,
+            // until the server ends its idle transaction) is not waited for: the acquire answers
+            // "not now" and the next survey tries again, so the node's own renewals never wait
+            // behind another node's transaction. It writes nothing, so fencing is untouched.
             let result = try c.execute("""
                 UPDATE refreshd.leases
                 SET owner = $2, epoch = epoch + 1, expires_at = clock_timestamp() + $3::float8 * interval '1 millisecond'
-                WHERE shard = $1 AND (owner IS NULL OR owner = $2 OR expires_at <= clock_timestamp())
+                WHERE shard = (SELECT shard FROM refreshd.leases WHERE shard = $1 FOR UPDATE SKIP LOCKED)
+                AND (owner IS NULL OR owner = $2 OR expires_at <= clock_timestamp())
                 RETURNING \(Self.leaseColumns)
                 """, [.int4(Int32(shard)), .text(node), .int8(PGConnection.milliseconds(lease))], context: context)
             return result.count == 1 ? Self.lease(result, 0) : nil

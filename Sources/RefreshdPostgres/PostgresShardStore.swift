@@ -50,6 +50,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                     fence = try currentFence(c, context)
                     throw PostgresError(kind: .invalidArgument, target: database.target, context: context, detail: "fenced")
                 }
+                PostgresPausePoint.reach(.commitLocked)
                 for change in changes {
                     do throws(PostgresError) {
                         try write(change, c, context)

@@ -32,7 +32,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-concurrent"), help: "Runs in flight at once.")
     var maxConcurrent = 4
 
-    @Option(name: .customLong("metrics-file"), help: "Write metrics in the Prometheus text format to this file (replaced atomically, at most once a second) for node_exporter's textfile collector.")
+    @Option(name: .customLong("metrics-file"), help: "Write metrics in the Prometheus text format to this file (replaced atomically, at most once a second; with --store every third of the lease) for node_exporter's textfile collector.")
     var metricsFile: String?
 
     @Flag(name: .customLong("no-activities"), help: "Refuse every live activity start (the user turned Live Activities off).")
@@ -81,7 +81,6 @@ struct RunCommand: ParsableCommand {
             }
             _ = lease
             if http != nil { throw ValidationError("--http is not available with --store yet (no dashboard in cluster mode)") }
-            if metricsFile != nil { throw ValidationError("--metrics-file is not available with --store yet") }
             if noActivities || maxActivities != 5 {
                 throw ValidationError("--no-activities and --max-activities do not apply with --store: live activities are off in cluster mode (their limits are not split by shard)")
             }
@@ -102,19 +101,24 @@ struct RunCommand: ParsableCommand {
     /// `--store`: one node of a cluster (ClusterDaemon).
     func runClusterNode(_ conninfo: String, logger: Logger) throws {
         let database: PostgresDatabase
+        let leaseLength = Self.parseLease(lease) ?? .seconds(10)
         do {
-            database = try PostgresDatabase(connection: conninfo)
+            // A transaction idle for a renewal interval is ended by the server (a node paused
+            // inside a commit must not hold its shard's lease row past the lease).
+            database = try PostgresDatabase(connection: conninfo,
+                                            timeouts: .cluster(renewEvery: LeaseMachine.Settings(lease: leaseLength).renewEvery))
         } catch {
             FileHandle.standardError.write(Data("refreshd: --store: \(error)\n".utf8))
             throw ExitCode(1)
         }
         defer { database.close() }
         let daemon = ClusterDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, database: database,
-                                   node: node ?? ClusterDaemon.defaultNodeName(), lease: Self.parseLease(lease) ?? .seconds(10),
+                                   node: node ?? ClusterDaemon.defaultNodeName(), lease: leaseLength,
                                    maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
         daemon.actions = StagingActions.binding
         daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
         daemon.controlLimits.maxClients = maxControlClients
+        daemon.metricsFile = metricsFile
         // LISTEN/NOTIFY: a command queued on any node wakes its shard's leader at once.
         let listener = PostgresCommandListener(connection: conninfo) { [weak daemon] shard in daemon?.commandsQueued(shard: shard) }
         daemon.commandNotifier = { shard in listener.notify(shard: shard) }

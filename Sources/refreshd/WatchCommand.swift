@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Refreshd
 import RefreshdDaemon
-import RefreshdCore
-import RefreshdRuntime
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
 
 /// `refreshd watch`: a live view of the running refreshd, pushed by it over the control socket
 /// (a subscription: observations and snapshots as they happen, never polled). On a terminal the
@@ -48,6 +48,8 @@ struct WatchCommand: ParsableCommand {
         }
         var timelines = first.timelines
         var activities = first.activities
+        // Cluster mode: who leads each shard (the snapshot is every shard's, from the database).
+        var cluster = first.cluster
         let tty = isatty(1) == 1 && !json
         let end = seconds.map { Date().addingTimeInterval($0) }
         var events: [RuntimeObservation] = []
@@ -57,8 +59,8 @@ struct WatchCommand: ParsableCommand {
             ControlOutput.printJSON(first)
         } else if !tty {
             let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
-            for line in WatchView.render(snapshot: snapshot, events: [], now: now, timelines: timelines, activities: activities,
-                                         instance: instance) {
+            for line in Self.screen(WatchView.render(snapshot: snapshot, events: [], now: now, timelines: timelines,
+                                                     activities: activities, instance: instance), cluster, snapshot) {
                 print(line)
             }
             print("")
@@ -89,6 +91,10 @@ struct WatchCommand: ParsableCommand {
                     if !tty { print(WatchView.eventLine(observation)) }
                 }
                 if let s = push.snapshot { snapshot = s }
+                if let c = push.cluster {
+                    if !tty, let old = cluster { for line in c.changes(from: old) { print(line) } }
+                    cluster = c
+                }
                 if let t = push.timelines { timelines = t }
                 if let a = push.activities {
                     if !tty && a != activities {
@@ -101,14 +107,21 @@ struct WatchCommand: ParsableCommand {
             }
             if tty {
                 let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
-                let screen = WatchView.render(snapshot: snapshot, events: events, now: now, timelines: timelines,
-                                              activities: activities, width: Self.width(), instance: instance)
+                let screen = Self.screen(WatchView.render(snapshot: snapshot, events: events, now: now, timelines: timelines,
+                                                          activities: activities, width: Self.width(), instance: instance),
+                                         cluster, snapshot)
                 // Home, draw, clear what is left of the old screen.
                 print("\u{1B}[H" + screen.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J", terminator: "")
             }
             fflush(nil)  // a pipe or a file sees each event as it comes
         }
         if tty { print("") }
+    }
+
+    /// The view's lines, with the cluster's section after the first line in cluster mode.
+    static func screen(_ lines: [String], _ cluster: ClusterStatus?, _ snapshot: SchedulerSnapshot) -> [String] {
+        guard let cluster, !lines.isEmpty else { return lines }
+        return [lines[0], ""] + cluster.watchLines(runs: snapshot.runs) + lines.dropFirst()
     }
 
     static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -110,7 +110,9 @@ import Testing
             if let first { faults.append((first - start, "\(what) (shards \(takers.joined(separator: " ")))")) }
             return first.map { $0 - start }
         }
-        let bound = lease + lease / 3 + 10  // lease + renewal interval + restore, with room for a loaded machine
+        // lease + renewal interval + restore, with room for a loaded machine (a pause inside a
+        // commit took about 10.7 s before the server ended idle transactions: ClusterPauseTests).
+        let bound = lease + lease / 3 + 5
 
         for round in 1...rounds {
             // 1. SIGKILL of the leader of the most shards.

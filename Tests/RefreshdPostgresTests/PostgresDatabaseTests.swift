@@ -28,6 +28,31 @@ import Testing
         }
     }
 
+    /// Regression (the fault loop's 10.7 s SIGSTOP takeovers): an acquire does not wait for a
+    /// lease row another session holds locked (a node paused inside a commit holds it until the
+    /// server ends its idle transaction): it answers nil at once, so the acquiring node's
+    /// thread, and its own renewals, never wait behind another node's transaction; once the row
+    /// is free the shard is taken.
+    @Test func anAcquireSkipsALockedLeaseRowInsteadOfWaitingForIt() throws {
+        let server = try PrivateServer.shared.get()
+        let conninfo = try server.freshDatabase()
+        let db = try PostgresDatabase(connection: conninfo, shardCount: 1)
+        defer { db.close() }
+        let first = try #require(try db.acquire(shard: 0, node: "a", lease: .milliseconds(100)))
+        usleep(200_000)  // a's lease has expired in database time
+        let holder = try RawConnection(conninfo)
+        try holder.run("BEGIN")
+        try holder.run("SELECT epoch FROM refreshd.leases WHERE shard = 0 FOR UPDATE")
+        let started = Date()
+        let skipped = try db.acquire(shard: 0, node: "b", lease: .seconds(5))
+        let waited = Date().timeIntervalSince(started)
+        #expect(skipped == nil, "acquired a row another transaction holds: \(String(describing: skipped))")
+        #expect(waited < 2, "the acquire waited \(waited) s for the row lock")
+        try holder.run("ROLLBACK")
+        let taken = try #require(try db.acquire(shard: 0, node: "b", lease: .seconds(5)))
+        #expect(taken.owner == "b" && taken.epoch == first.epoch + 1, "\(taken)")
+    }
+
     /// Two nodes (two databases objects: their own connections, their own threads) race to take
     /// one expired shard, many times: exactly one wins each round, and the loser's commits at
     /// its old epoch are fenced.

@@ -5,10 +5,11 @@ import Glibc
 // Prints one JSON object per run on stdout; Scripts/bench collects them.
 
 let usage = """
-    usage: refreshd-bench dispatch|memory|idle|commands|layers|instances|shared-database [--count N] [--spread-ms MS] [--margin-ms MS]
+    usage: refreshd-bench dispatch|memory|idle|commands|layers|instances|shared-database|shared-launches [--count N] [--spread-ms MS] [--margin-ms MS]
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
                           instances: [--state DIR [--fill yes]] [--due N]
                           shared-database: --database CONNINFO --state DIR [--shards N]
+                          shared-launches: --database CONNINFO [--shards N] [--count N] [--spread-ms MS]
     """
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -49,6 +50,14 @@ do {
             exit(2)
         }
         try sharedDatabase(count: int("count", 2_000), conninfo: conninfo, state: state, shards: int("shards", 1))
+    case "shared-launches":
+        guard let conninfo = options["database"] else {
+            warn("refreshd-bench shared-launches needs --database CONNINFO")
+            exit(2)
+        }
+        try sharedLaunches(count: int("count", 5_000), spreadMs: Int64(int("spread-ms", 5_000)),
+                           marginMs: Int64(int("margin-ms", 8_000)), cap: int("cap", 64), conninfo: conninfo,
+                           shards: int("shards", 16))
     case "commands":
         try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
     default:

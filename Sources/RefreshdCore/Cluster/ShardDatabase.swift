@@ -24,7 +24,9 @@ package protocol ShardDatabase: AnyObject, Sendable {
 
     /// Takes `shard`'s lease for `node` when nobody holds it or its lease has expired at the
     /// database's instant (the epoch goes up by one; the expiry becomes database now + `lease`).
-    /// Nil when another node holds an unexpired lease. A node taking back its own lease, expired
+    /// Nil when another node holds an unexpired lease, or when the shard's lease is being written
+    /// right now (PostgreSQL: its row is locked by a transaction in flight, which is not waited
+    /// for; the next survey tries again). A node taking back its own lease, expired
     /// or not (a restarted node with the same name), gets a new epoch too: whatever its previous
     /// life still holds is fenced.
     func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease?

@@ -233,10 +233,22 @@ extension ControlServer {
                     throw ControlFailure(code: "too-many-subscribers", message: "refreshd already pushes events to \(subscribers) subscribers, the most it takes at once; try again when one has gone")
                 }
             }
-            connection.subscribed = true
-            reply.snapshot = runtime.snapshot()
-            reply.timelines = runtime.timelineSnapshot()
-            reply.activities = runtime.activitySnapshot()
+            if let clusterView {
+                // Cluster mode: every shard, from the database, and who leads each.
+                if let view = clusterView() { lastClusterView = view }
+                guard let view = lastClusterView else {
+                    throw ControlFailure(code: "database", message: "the cluster's database could not be read; watch again when it answers")
+                }
+                connection.subscribed = true
+                reply.snapshot = view.snapshot
+                reply.cluster = view.cluster
+                onClusterSubscriber?()
+            } else {
+                connection.subscribed = true
+                reply.snapshot = runtime.snapshot()
+                reply.timelines = runtime.timelineSnapshot()
+                reply.activities = runtime.activitySnapshot()
+            }
             reply.message = "subscribed: observations and snapshots follow as they happen"
             // The latest events first, so a new watcher does not start blank.
             var bytes: [UInt8] = []

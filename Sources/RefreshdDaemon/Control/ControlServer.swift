@@ -90,6 +90,15 @@ package final class ControlServer: @unchecked Sendable {
     /// In cluster mode (issue 24, `ClusterControl`): answers a command from the database instead
     /// of the (empty) runtime this server's loop belongs to; nil leaves the command to the server.
     var clusterAnswer: ((ControlRequest, ControlCommandName) -> ControlReply?)?
+    /// In cluster mode: every shard's snapshot and who leads each shard, from the database
+    /// (`ClusterControl.view`), for `subscribe` and the pushed snapshots instead of the empty
+    /// runtime's; nil when the database cannot be read (the last one read stays).
+    var clusterView: (() -> (snapshot: SchedulerSnapshot, cluster: ClusterStatus)?)?
+    /// Called (loop thread) when a client subscribes in cluster mode: the daemon starts pushing
+    /// the cluster every second (`pushClusterView`) while someone watches.
+    var onClusterSubscriber: (() -> Void)?
+    /// The last cluster view read (loop thread).
+    var lastClusterView: (snapshot: SchedulerSnapshot, cluster: ClusterStatus)?
 
     /// The socket's path for a state directory.
     package static func socketPath(stateDirectory: String) -> String { stateDirectory + "/control.sock" }
@@ -237,13 +246,38 @@ package final class ControlServer: @unchecked Sendable {
         }
         var push = ControlReply(id: nil, now: now)
         push.event = "snapshot"
-        push.snapshot = runtime.snapshot()
-        push.timelines = runtime.timelineSnapshot()
-        push.activities = runtime.activitySnapshot()
+        if clusterView != nil {
+            // Cluster mode: the last view read (`pushClusterView` reads it again every second).
+            push.snapshot = lastClusterView?.snapshot
+            push.cluster = lastClusterView?.cluster
+        } else {
+            push.snapshot = runtime.snapshot()
+            push.timelines = runtime.timelineSnapshot()
+            push.activities = runtime.activitySnapshot()
+        }
         append(push, to: &bytes)
         for connection in subscribers where !connection.write(bytes, maxQueued: limits.maxSubscriberQueuedBytes) {
             close(connection)
         }
+    }
+
+    /// Cluster mode (loop thread): reads the cluster again and pushes it to the subscribers as a
+    /// snapshot event. Answers whether anyone still watches (the daemon stops its timer when not).
+    @discardableResult
+    func pushClusterView() -> Bool {
+        let subscribers = connections.values.filter { $0.subscribed && !$0.closing }
+        guard !subscribers.isEmpty else { return false }
+        if let view = clusterView?() { lastClusterView = view }
+        var push = ControlReply(id: nil, now: runtime.now)
+        push.event = "snapshot"
+        push.snapshot = lastClusterView?.snapshot
+        push.cluster = lastClusterView?.cluster
+        var bytes: [UInt8] = []
+        append(push, to: &bytes)
+        for connection in subscribers where !connection.write(bytes, maxQueued: limits.maxSubscriberQueuedBytes) {
+            close(connection)
+        }
+        return true
     }
 
     func append(_ reply: ControlReply, to bytes: inout [UInt8]) {

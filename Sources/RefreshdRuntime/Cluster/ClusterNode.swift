@@ -55,6 +55,32 @@ package final class ClusterNode: @unchecked Sendable {
     /// Events reported by runtimes (a refused commit) waiting for the node's loop.
     var reported: [LeaseMachine.Event] = []
     var running = false
+    /// What this node's lease machine did since the node started (`refreshd ctl metrics` in
+    /// cluster mode), behind a lock of their own: a reader never waits for a database call.
+    package struct Counters: Sendable, Equatable {
+        /// Renewals the database confirmed.
+        package var renewals = 0
+        /// Renewals the database refused (the lease was gone: the shard is fenced).
+        package var renewalsRefused = 0
+        /// Renewals that could not be made (the database unreachable or too slow).
+        package var renewalsFailed = 0
+        /// Shards taken and restored (`leads shard N`): at start, after a takeover, after a join.
+        package var leads = 0
+        /// Acquires the database refused or skipped (another holder, or its row being written).
+        package var acquiresRefused = 0
+        /// Shards fenced, by reason: `renewal-not-confirmed`, `renewal-refused`, `commit-refused`.
+        package var fences: [String: Int] = [:]
+        /// Shards given back: handed over to a joining node, or at a graceful stop.
+        package var releases = 0
+
+        package init() {}
+    }
+    let countersLock = Lock(recursive: false)
+    private var countersValue = Counters()
+    /// A copy of the counters now (any thread).
+    package var counters: Counters { countersLock.withLock { countersValue } }
+    func count(_ change: (inout Counters) -> Void) { countersLock.withLock { change(&countersValue) } }
+
     /// What the node did, one line each (takeovers, fences, releases), for reports and tests:
     /// the last `historyLimit` lines (a node runs for months).
     package private(set) var history: [(at: Instant, line: String)] = []
@@ -164,6 +190,7 @@ package final class ClusterNode: @unchecked Sendable {
                 if let term = terms.removeValue(forKey: shard) { term.runtime.fence("shard \(shard) released: the node stops") }
                 try? database.release(shard: shard, node: name, epoch: epoch)
                 note("released shard \(shard) (epoch \(epoch)): the node stops")
+                count { $0.releases += 1 }
             }
             terms = [:]
             wakeUp = nil
@@ -224,7 +251,9 @@ package final class ClusterNode: @unchecked Sendable {
         case let .acquire(shard):
             let sent = monotonic()
             do {
-                queue.append(.acquired(shard: shard, lease: try database.acquire(shard: shard, node: name, lease: lease), sentAt: sent))
+                let answer = try database.acquire(shard: shard, node: name, lease: lease)
+                if answer?.owner != name { count { $0.acquiresRefused += 1 } }
+                queue.append(.acquired(shard: shard, lease: answer, sentAt: sent))
             } catch {
                 queue.append(.acquireFailed(shard: shard))
             }
@@ -232,8 +261,10 @@ package final class ClusterNode: @unchecked Sendable {
             let sent = monotonic()
             do {
                 let answer = try database.renew(shard: shard, node: name, epoch: epoch, lease: lease)
+                count { if answer == nil { $0.renewalsRefused += 1 } else { $0.renewals += 1 } }
                 queue.append(.renewed(shard: shard, epoch: epoch, lease: answer, sentAt: sent))
             } catch {
+                count { $0.renewalsFailed += 1 }
                 queue.append(.renewFailed(shard: shard, epoch: epoch))
             }
         case let .release(shard, epoch):
@@ -242,6 +273,7 @@ package final class ClusterNode: @unchecked Sendable {
                 term.runtime.fence("shard \(shard) handed over")
                 retire(term)
                 note("released shard \(shard) (epoch \(epoch))")
+                count { $0.releases += 1 }
             }
             try? database.release(shard: shard, node: name, epoch: epoch)
         case let .lead(shard, epoch):
@@ -256,6 +288,12 @@ package final class ClusterNode: @unchecked Sendable {
             note("handing over shard \(shard) (epoch \(epoch)): \(term.runtime.runsInFlight) run(s) to end")
         case let .fence(shard, epoch, reason):
             note("fenced shard \(shard) (epoch \(epoch)): \(reason)")
+            let kind = switch reason {
+            case .renewalNotConfirmed: "renewal-not-confirmed"
+            case .renewalRefused: "renewal-refused"
+            case .commitRefused: "commit-refused"
+            }
+            count { $0.fences[kind, default: 0] += 1 }
             guard let term = terms[shard], term.epoch == epoch else { return }
             terms[shard] = nil
             onFence?(shard, epoch)
@@ -279,6 +317,7 @@ package final class ClusterNode: @unchecked Sendable {
             let runtime = try makeRuntime(shard, epoch, store, options)
             terms[shard] = Term(shard: shard, epoch: epoch, runtime: runtime)
             note("leads shard \(shard) (epoch \(epoch))")
+            count { $0.leads += 1 }
             runtime.load(jobs(of: shard))
             if let activitySettings { runtime.setActivitySettings(activitySettings) }
             applyCommands(shard: shard)

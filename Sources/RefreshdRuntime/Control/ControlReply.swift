@@ -37,6 +37,9 @@ package struct ControlReply: Codable, Sendable, Equatable {
     package var nextAfter: String?
     /// A one-line summary of what a command did (`cancelled app.feed`).
     package var message: String?
+    /// Cluster mode (issue 24), `subscribe` and pushed snapshots: who leads each shard, read
+    /// from the database at `cluster.databaseNow` (the snapshot beside it is every shard's).
+    package var cluster: ClusterStatus?
 
     package init(id: Int?, ok: Bool = true, now: Instant? = nil) {
         v = ControlRequest.version
