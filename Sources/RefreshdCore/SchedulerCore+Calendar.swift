@@ -51,9 +51,12 @@ extension SchedulerCore {
     /// `queueSlot`, when known, finds the definition by slot (nothing hashed) where the queue
     /// shares the definitions' table.
     func wakeKey(_ request: PendingRequest, queueSlot: Int32? = nil) -> Int64 {
-        let found = queueSlot.map { self.definition(queueSlot: $0, identifier: request.identifier) }
-            ?? definitions[request.identifier]
-        let accuracy = found?.accuracy ?? .zero
+        let accuracy: Duration
+        if let queueSlot, queue.ids.sharesNames(with: definitions.table) {
+            accuracy = definitions.accuracy(at: queueSlot) ?? .zero
+        } else {
+            accuracy = definitions[request.identifier]?.accuracy ?? .zero
+        }
         return (request.earliest + max(.zero, accuracy)).milliseconds
     }
 

@@ -48,6 +48,13 @@ package struct TaskDefinitions: Sendable {
     /// The index in `rules` of the declared identifier at a slot, or -1.
     func rule(at slot: Int32) -> Int32 { ruleBySlot[Int(slot)] }
 
+    /// The `accuracy` of the declared identifier at a slot, read in place (a whole
+    /// `TaskDefinition` copied to read one field was an eighth of the core's memory moves).
+    func accuracy(at slot: Int32) -> Duration? {
+        let r = ruleBySlot[Int(slot)]
+        return r >= 0 ? rules[Int(r)].accuracy : nil
+    }
+
     /// The definition at a slot, if declared.
     func definition(at slot: Int32) -> TaskDefinition? {
         let r = ruleBySlot[Int(slot)]
