@@ -162,6 +162,13 @@ extension RefreshRuntime {
     /// (`T[K]#family`) runs its template's provider.
     func instanceLaunch(_ identifier: String) -> (TaskHandler?, String?) {
         if !machines.instanceWidgets.isEmpty, let widget = machines.providers[identifier] {
+            // A provider reading a path of the instance's (`provider: playlist`'s folder) is
+            // refused as the instance's own run is, when a value kept from before would leave it.
+            if let hash = identifier.utf8.lastIndex(of: UInt8(ascii: "#")),
+               let record = machines.scheduler.instance(String(identifier[..<hash])),
+               let problem = jobs[record.template]?.template?.pathProblem(record.values) {
+                return (nil, problem)
+            }
             return (instanceProviderHandler(identifier, widget), nil)
         }
         guard let record = machines.scheduler.instance(identifier) else { return (nil, nil) }
