@@ -162,7 +162,7 @@ package final class Simulation: @unchecked Sendable {
                     return Self.providerBehaviour(order, job: instance, widget: widget, model: models[instance] ?? models[split.template],
                                                   allowance: allowances[split.template] ?? .seconds(30), faults: faults,
                                                   counter: counter, random: random, side: side, zone: zone, start: start,
-                                                  playlist: actions.playlists[split.template], container: actions.container)
+                                                  playlist: actions.playlists[split.template]?.filled(values), container: actions.container)
                 }
             }
             let n = counter.next(id)
