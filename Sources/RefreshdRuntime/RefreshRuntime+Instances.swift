@@ -141,6 +141,17 @@ extension RefreshRuntime {
         lock.withLock { machines.scheduler.instance(identifier) }
     }
 
+    /// The plain timeline jobs of a config about to be applied whose widget kind an instance of
+    /// one of its timeline templates has (`InstanceKind.clashes`), with the instances known now
+    /// (a template's `instances:` list stands for its set). A reload with any is refused whole
+    /// by the daemon, as a config with an invalid job is; nothing is checked without a plain
+    /// timeline job.
+    package func instanceKindClashes(_ specs: [JobSpec]) -> [InstanceKind.Clash] {
+        lock.withLock {
+            InstanceKind.clashes(specs) { machines.scheduler.instances(of: $0.identifier) ?? [] }
+        }
+    }
+
     /// Applies a template's `instances:` file as its complete set, in one transaction.
     func applyInstanceSource(_ spec: JobSpec) {
         guard let source = spec.instanceSource, spec.template != nil else { return }

@@ -330,4 +330,29 @@ import Testing
             #expect(errors.last?.message.hasPrefix("instances: app.feed.widget[\(long)]: user: widget.kind \"feed.{user}\" would be") == true)
         }
     }
+
+    /// A plain timeline job whose kind an instance listed beside a timeline template would have
+    /// is refused in the folder, at its widget.kind (issue 23): the two would share one widget.
+    @Test func aPlainTimelineJobCannotTakeTheKindOfAListedInstance() {
+        TestSupport.withTemporaryDirectory { dir in
+            TestSupport.write("alice\nbob@example.com\n", to: "Jobs/users.txt", in: dir)
+            TestSupport.write(Self.timelineTemplate + "\ninstances: users.txt\n", to: "Jobs/feed.yaml", in: dir)
+            TestSupport.write("""
+                identifier: app.plain.widget
+                kind: timeline
+                command: [/bin/true]
+                widget: {families: [systemSmall], kind: feed.bob-at-example.com}
+                """, to: "Jobs/plain.yaml", in: dir)
+            let errors: [ConfigError]
+            switch JobDirectory.load(dir + "/Jobs", searchPath: TestSupport.searchPath, now: TestSupport.now,
+                                     timeZone: TestSupport.machineZone) {
+            case .success: errors = []
+            case let .failure(all): errors = all.errors
+            }
+            #expect(errors.map { "\(($0.file as NSString).lastPathComponent):\($0.position)" } == ["plain.yaml:4:41"])
+            #expect(errors.first?.message.hasPrefix("widget.kind: \"feed.bob-at-example.com\" is the widget kind of instance "
+                + "app.feed.widget[bob@example.com] (its template's kind \"feed.{user}\", each '@' of a value is written \"-at-\")") == true,
+                "\(errors)")
+        }
+    }
 }

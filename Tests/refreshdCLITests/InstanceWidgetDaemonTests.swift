@@ -66,4 +66,54 @@ import Testing
         again.signal(SIGTERM)
         #expect(again.wait() == 0)
     }
+
+    /// A plain timeline job added by a later reload may not take an instance's widget kind
+    /// (issue 23): the instance was added at run time, so only the reload can see the clash; it
+    /// is refused whole at the job's widget.kind (file, line, column), the running config and
+    /// the instance's widget stay. Before the fix the job took the instance's widget over.
+    @Test func aReloadedPlainTimelineJobCannotTakeAnInstancesKind() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try FileManager.default.createDirectory(atPath: box.root + "/Scripts", withIntermediateDirectories: true)
+        try """
+            #!/bin/sh
+            printf '{"entries":[{"date":"%s","content":{"by":"%s"}}],"policy":"never"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >&3
+            """.write(toFile: box.root + "/Scripts/provider", atomically: true, encoding: .utf8)
+        chmod(box.root + "/Scripts/provider", 0o755)
+        try box.write("feed.yaml", """
+            identifier: test.feed.widget
+            kind: timeline
+            template: true
+            parameters: [user]
+            command: ["Scripts/provider", "{user}"]
+            widget: {kind: "feed.{user}", families: [systemSmall]}
+            """)
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        let added = try CLI.run(["ctl", "instance", "add", "test.feed.widget", "alice", "--state", box.state])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(waitFor(timeout: 20) { published(box, "feed.alice")?.contains(#""by":"alice""#) ?? false })
+
+        try box.write("plain.yaml", """
+            identifier: test.plain.widget
+            kind: timeline
+            command: ["Scripts/provider", "plain"]
+            widget:
+              families: [systemSmall]
+              kind: feed.alice
+            """)
+        let expected = "reload refused: \(box.jobs)/plain.yaml:6:9: widget.kind: \"feed.alice\" is the widget kind of instance "
+            + "test.feed.widget[alice] (its template's kind \"feed.{user}\""
+        #expect(waitFor(timeout: 20) { daemon.errors().contains(expected) }, "\(daemon.errors())")
+        #expect(daemon.errors().contains("refreshd ctl instance remove test.feed.widget alice)"))
+        #expect(daemon.errors().contains("keeping the running config of 1 job"))
+        // The instance's widget stays its own: the plain job never ran or published.
+        let status = try CLI.run(["status", "--state", box.state, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let widgets = ((object?["timelines"] as? [String: Any])?["widgets"] as? [[String: Any]]) ?? []
+        #expect(widgets.compactMap { $0["job"] as? String } == ["test.feed.widget[alice]"], "\(widgets)")
+        #expect(published(box, "feed.alice")?.contains(#""by":"alice""#) ?? false)
+        #expect(!daemon.errors().contains("test.plain.widget#systemSmall"))
+    }
 }
