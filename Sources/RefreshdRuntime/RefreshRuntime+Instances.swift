@@ -152,6 +152,18 @@ extension RefreshRuntime {
         }
     }
 
+    /// Each instance's widget kind and its template (timeline templates' instances), for
+    /// folding per-widget figures per template (`ReloadStats.folding`).
+    package func instanceWidgetTemplates() -> [String: String] {
+        lock.withLock {
+            var templates: [String: String] = [:]
+            for (identifier, kind) in machines.instanceWidgets {
+                if let split = InstanceName.split(identifier) { templates[kind] = split.template }
+            }
+            return templates
+        }
+    }
+
     /// Applies a template's `instances:` file as its complete set, in one transaction.
     func applyInstanceSource(_ spec: JobSpec) {
         guard let source = spec.instanceSource, spec.template != nil else { return }

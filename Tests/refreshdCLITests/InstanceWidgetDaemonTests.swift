@@ -46,6 +46,21 @@ import Testing
         // Status folds the instances' widgets into one line for the template.
         let status = try CLI.run(["status", "--state", box.state])
         #expect(status.stdout.contains("test.feed.widget[*]  2 instances, 2 widgets  0 stale"), "\(status.stdout)")
+        // The widgets' provider runs fold too, in status and stats, per template and family.
+        #expect(status.stdout.contains("  test.feed.widget[*]#systemSmall  2 instances: 2 success"), "\(status.stdout)")
+        let lastOutcomes = status.stdout.components(separatedBy: "Jobs (last outcome):").last ?? ""
+        #expect(!lastOutcomes.contains("test.feed.widget[alice]#systemSmall"), "\(status.stdout)")
+        let runs = try CLI.run(["stats", "runs", "--state", box.state])
+        #expect(runs.stdout.contains("  test.feed.widget[*]#systemSmall  2 instances  2 runs: 2 success  0 failing"), "\(runs.stdout)")
+        let reloads = try CLI.run(["stats", "reloads", "--state", box.state])
+        #expect(reloads.stdout.contains("test.feed.widget[*]/systemSmall (2)"), "\(reloads.stdout)")
+        #expect(!reloads.stdout.contains("feed.alice/systemSmall"), "\(reloads.stdout)")
+        // why: an instance of a timeline template is its own widget, run by its providers.
+        let why = try CLI.run(["why", "test.feed.widget[alice]", "--state", box.state])
+        #expect(why.stdout.hasPrefix("test.feed.widget[alice] is the instance alice of timeline template test.feed.widget, "
+            + "a widget of its own. test.feed.widget[alice] is a timeline job: it provides the timelines of widget feed.alice "
+            + "(systemSmall)"), "\(why.stdout)")
+        #expect(!why.stdout.contains("ctl submit"), "\(why.stdout)")
 
         daemon.signal(SIGKILL)
         #expect(daemon.wait() == 128 + SIGKILL)
