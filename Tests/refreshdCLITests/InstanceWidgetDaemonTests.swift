@@ -64,6 +64,10 @@ import Testing
 
         daemon.signal(SIGKILL)
         #expect(daemon.wait() == 128 + SIGKILL)
+        // From the state files (refreshd down): the instances' widgets fold as when live.
+        let saved = try CLI.run(["status", "--state", box.state, "--jobs", box.jobs])
+        #expect(saved.stdout.contains("test.feed.widget[*]  2 instances, 2 widgets  0 stale"), "\(saved.stdout)")
+        #expect(!saved.stdout.contains("(job ?)"), "\(saved.stdout)")
         let again = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { again.cleanUp() }
         #expect(waitFor { again.errors().contains("refreshd started") })
