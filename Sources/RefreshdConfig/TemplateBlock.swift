@@ -147,7 +147,7 @@ struct TemplateSettings {
     }
 
     /// The placeholders of a path setting, and its longest filling (every value 128 bytes): a
-    /// folder name at most 255 bytes, a library path at most 4096. Adds the parameters it uses.
+    /// folder name at most 255 bytes, a library path at most 4095. Adds the parameters it uses.
     private func checkPath(_ valueNode: YAMLNode, what: String, isFolder: Bool, known: [String], used: inout Set<String>,
                            source: SourceText, _ sink: inout ErrorSink) {
         guard let value = valueNode.scalarText, Placeholders.mayHavePlaceholders(value) else { return }

@@ -143,7 +143,7 @@ enum WidgetBlock {
         let expected = "one folder name under the shared container, like wallpaper (no '/', not beginning with '.')"
         guard let text = reader.string(&sink, expected: expected) else { return nil }
         guard !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")), !text.utf8.contains(0), text.utf8.first != UInt8(ascii: "."),
-              template || text.utf8.count <= TemplateSettings.maximumFolderBytes else {
+              (template && Placeholders.mayHavePlaceholders(text)) || text.utf8.count <= TemplateSettings.maximumFolderBytes else {
             sink.add(at: reader.node.location, "\(reader.key): expected \(expected), at most \(TemplateSettings.maximumFolderBytes) "
                 + "bytes, found \(EchoText.quoted(text))")
             return nil
