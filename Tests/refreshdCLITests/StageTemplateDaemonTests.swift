@@ -91,6 +91,9 @@ import Testing
             timezone: UTC
             widget: {kind: "wallpaper-{user}", families: [systemSmall], folder: "wallpaper-{user}", budget: unlimited}
             """)
+        let check = try CLI.run(["check", box.jobs])
+        #expect(check.stdout.contains("test.wallpaper: template [user], timeline widget wallpaper-{user} [systemSmall]"), "\(check.stdout)")
+        #expect(check.stdout.contains("test.stage: template [user], processing"), "\(check.stdout)")
         let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { daemon.cleanUp() }
         #expect(waitFor { daemon.errors().contains("refreshd started") }, "\(daemon.errors())")
