@@ -456,6 +456,9 @@ public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
     case refused(InstanceError)
     /// A run's results line about instances that was not applied (malformed, or its run failed).
     case ignoredLine(owner: String, reason: String)
+    /// An instance's widget not declared: its kind is a job's widget's (a restore or a
+    /// redeclared template found the job there first; an add is refused instead).
+    case widgetTaken(identifier: String, kind: String, owner: String)
 
     @_spi(Benchmarks) public var description: String {
         switch self {
@@ -468,6 +471,9 @@ public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
                 + (running.map { ", its run \($0) left to finish (nothing follows it)" } ?? "")
         case let .refused(error): "instance refused: \(error)"
         case let .ignoredLine(owner, reason): "\(owner): instances line ignored: \(reason)"
+        case let .widgetTaken(id, kind, owner):
+            "instance \(id): its widget \(EchoText.quoted(kind, limit: 80)) is not declared: that kind is already \(owner)'s "
+                + "(two widgets cannot share a kind); give \(owner) another widget kind, or remove the instance"
         }
     }
 }

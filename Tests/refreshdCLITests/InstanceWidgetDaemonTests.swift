@@ -134,5 +134,15 @@ import Testing
         #expect(widgets.compactMap { $0["job"] as? String } == ["test.feed.widget[alice]"], "\(widgets)")
         #expect(published(box, "feed.alice")?.contains(#""by":"alice""#) ?? false)
         #expect(!daemon.errors().contains("test.plain.widget#systemSmall"))
+
+        // At a start the files are read before the state: the job keeps the kind, and the
+        // restored instance's widget is not declared, said in one line (not silently).
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        let again = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { again.cleanUp() }
+        #expect(waitFor { again.errors().contains("refreshd started") }, "\(again.errors())")
+        #expect(again.errors().contains("instance test.feed.widget[alice]: its widget \"feed.alice\" is not declared: that kind "
+            + "is already test.plain.widget's (two widgets cannot share a kind)"), "\(again.errors())")
     }
 }
