@@ -68,6 +68,8 @@ import Testing
         let saved = try CLI.run(["status", "--state", box.state, "--jobs", box.jobs])
         #expect(saved.stdout.contains("test.feed.widget[*]  2 instances, 2 widgets  0 stale"), "\(saved.stdout)")
         #expect(!saved.stdout.contains("(job ?)"), "\(saved.stdout)")
+        let savedReloads = try CLI.run(["stats", "reloads", "--state", box.state, "--jobs", box.jobs])
+        #expect(savedReloads.stdout.contains("test.feed.widget[*]/systemSmall (2)"), "\(savedReloads.stdout)")
         let again = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { again.cleanUp() }
         #expect(waitFor { again.errors().contains("refreshd started") })
