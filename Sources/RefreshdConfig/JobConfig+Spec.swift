@@ -21,7 +21,7 @@ extension JobConfig {
                        // A timeline template's widget is its instances' (its kind a pattern), not its own.
                        firstRequest: first, widget: parameters == nil ? widget : nil, action: action,
                        template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first, pathParameters: pathParameters,
-                                                               widget: widget) },
+                                                               widget: widget, stagedKind: stagedKind) },
                        instanceSource: instances.map(InstanceSource.init), notifiers: notifiers)
     }
 }

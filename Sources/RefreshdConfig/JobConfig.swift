@@ -38,13 +38,19 @@ package struct JobConfig: Sendable, Hashable {
     package var pathParameters: [String]
     /// Who is told of its failed runs and of its recovery (`on-failure:`, `on-recovery:`).
     package var notifiers: JobNotifiers
+    /// A staging template's `stage-playlist.widget` holding placeholders (`TemplateSpec.stagedKind`).
+    package var stagedKind: String?
+    /// Where `widget.kind`'s value is (line, column), for errors found later about the kind
+    /// (a reload whose plain widget would take an instance's kind).
+    var widgetKindLocation: Location?
 
     package init(definition: TaskDefinition, command: [String], environment: [String: String] = [:],
                 earliest: EarliestSpec = .relative(.zero), file: String, line: Int, projectRoot: String,
                 simulate: JobModel? = nil, widget: WidgetSpec? = nil, action: ActionSpec? = nil,
                 parameters: [String]? = nil, instances: [InstanceRecord]? = nil,
-                notifiers: JobNotifiers = JobNotifiers(), pathParameters: [String] = []) {
+                notifiers: JobNotifiers = JobNotifiers(), pathParameters: [String] = [], stagedKind: String? = nil) {
         self.pathParameters = pathParameters
+        self.stagedKind = stagedKind
         self.parameters = parameters
         self.instances = instances
         self.notifiers = notifiers
@@ -58,6 +64,13 @@ package struct JobConfig: Sendable, Hashable {
         self.simulate = simulate
         self.widget = widget
         self.action = action
+    }
+
+    /// An error about the job's `widget.kind`, at its value (at the identifier for a job read
+    /// without one).
+    package func widgetKindError(_ message: String) -> ConfigError {
+        let at = widgetKindLocation ?? Location(line: line, column: 1)
+        return ConfigError(file: file, line: at.line, column: at.column, message: "widget.kind: " + message)
     }
 
     /// The job's identifier (shorthand for `definition.identifier`).

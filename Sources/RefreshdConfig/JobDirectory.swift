@@ -99,6 +99,12 @@ package struct JobDirectory {
             if let identity = result.identity { identities.append(identity) }
         }
         errors += JobSetValidator(limits: limits).validate(identities)
+        // A plain timeline job whose kind an instance listed in an `instances:` file would have
+        // (the reload check, `RefreshRuntime.instanceKindClashes`, also knows the instances added
+        // at run time).
+        for clash in InstanceKind.clashes(jobs.map(\.spec), instances: { _ in [] }) {
+            if let job = jobs.first(where: { $0.identifier == clash.job }) { errors.append(job.widgetKindError(clash.message)) }
+        }
         if let focus { errors = errors.filter { $0.file == focus.shown } }
         guard errors.isEmpty else { return .failure(ConfigErrors(errors)) }
         return .success(jobs)

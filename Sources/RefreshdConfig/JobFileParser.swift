@@ -93,7 +93,8 @@ struct JobFileParser {
         settings.resolveAction(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
         settings.template.check(kindLocation: settings.kindLocation, isTimeline: settings.isTimeline,
-                                stageNode: settings.stageNode?.value, mappingLocation: mappingLocation,
+                                stageNode: settings.stageNode?.value, widgetNode: settings.widgetNode?.value,
+                                mappingLocation: mappingLocation,
                                 source: source, &sink)
         settings.template.readSource(identifier: settings.identifier?.value, jobFile: file, widgetKind: settings.widget?.kind, &sink)
         if let model = settings.simulate, model.instances != nil || model.failing > 0, !settings.template.isTemplate {

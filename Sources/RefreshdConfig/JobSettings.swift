@@ -72,6 +72,8 @@ struct JobSettings {
     /// The `stage-playlist:` block, read once the job's zone is known.
     var stageNode: (keyNode: YAMLNode, value: YAMLNode)?
     var action: ActionSpec?
+    /// A staging template's `stage-playlist.widget` holding placeholders.
+    var stagedKind: String?
     /// `template: true` and `parameters:` (issue 23), and the nodes whose placeholders it checks.
     var template = TemplateSettings()
 
@@ -332,8 +334,10 @@ struct JobSettings {
     mutating func resolveAction(_ sink: inout ErrorSink) {
         guard actionIsValid, let stageNode else { return }
         let reader = ValueReader(key: ActionSpec.stagePlaylistName, node: stageNode.value)
-        action = StageBlock.read(reader, projectRoot: projectRoot, zone: timeZone ?? defaultTimeZone,
-                                 template: template.isTemplate, &sink).map(StageBlock.action)
+        let options = StageBlock.read(reader, projectRoot: projectRoot, zone: timeZone ?? defaultTimeZone,
+                                      parameters: template.isTemplate ? (template.parameters ?? []) : nil, source: source, &sink)
+        action = options.map(StageBlock.action)
+        if template.isTemplate, let kind = options?.widgetKind, Placeholders.mayHavePlaceholders(kind) { stagedKind = kind }
     }
 
     /// Reads `widget:` once `provider:` is known (any order in the file).
@@ -341,10 +345,6 @@ struct JobSettings {
         guard isTimeline, let widgetNode else { return }
         let zone = providerIsPlaylist ? (timeZone ?? defaultTimeZone).identifier : nil
         let parameters = template.isTemplate ? (template.parameters ?? []) : nil
-        if parameters != nil, providerIsPlaylist, let providerLocation {
-            sink.add(at: providerLocation, "provider: playlist cannot serve a template's instances yet (it reads one folder); "
-                + "expected a command provider with template: true")
-        }
         widget = WidgetBlock.read(ValueReader(key: "widget", node: widgetNode.value), playlistZone: zone,
                                   parameters: parameters, source: source, &sink)
     }
@@ -373,11 +373,19 @@ struct JobSettings {
             grace: grace, resubmit: resubmit, retry: retry,
             requiresExternalPower: requires.power, requiresNetworkConnectivity: requires.network,
             missed: missed, catchUp: catchUp, jitter: jitter, fixedJitter: fixedJitter, accuracy: accuracy)
-        return JobConfig(definition: definition, command: command, environment: environment,
+        var config = JobConfig(definition: definition, command: command, environment: environment,
                          earliest: earliest, file: file, line: identifier.location.line,
                          projectRoot: projectRoot, simulate: simulate, widget: widget, action: action,
                          parameters: template.isTemplate ? template.parameters : nil, instances: template.source,
-                         notifiers: notifiers, pathParameters: template.pathParameters)
+                         notifiers: notifiers, pathParameters: template.pathParameters, stagedKind: stagedKind)
+        config.widgetKindLocation = widgetKindLocation
+        return config
+    }
+
+    /// Where `widget.kind`'s value is, if written.
+    var widgetKindLocation: Location? {
+        guard case let .mapping(pairs, _)? = widgetNode?.value else { return nil }
+        return pairs.first { $0.key.scalarText == "kind" }?.value.location
     }
 
     /// The namespace without `namespace:`: the identifier's app prefix, except for a template,

@@ -39,19 +39,19 @@ enum StageBlock {
 
     /// The options, or nil with every problem in `sink`. `projectRoot` resolves a relative
     /// library; `zone` is the job's zone, the default of `timezone`.
-    static func read(_ reader: ValueReader, projectRoot: String, zone: TimeZone, template: Bool = false,
-                     _ sink: inout ErrorSink) -> StageOptions? {
+    /// `parameters`: a template's (nil for a job): its `widget` may then be a kind pattern
+    /// (`wallpaper-{user}`), each instance's run reloading its own instance's widget kind (made
+    /// as a timeline template's is, `InstanceKind`); the pattern is `kindPattern`.
+    static func read(_ reader: ValueReader, projectRoot: String, zone: TimeZone, parameters: [String]? = nil,
+                     source: SourceText? = nil, _ sink: inout ErrorSink) -> StageOptions? {
         let before = sink.errors.count
         guard let fields = MappingFields(reader, known: keys, example: example, &sink) else { return nil }
         let library = fields.required("library", &sink).flatMap { libraryPath($0, projectRoot: projectRoot, &sink) }
         let switchTimes = fields.required("switch-times", &sink).flatMap { self.switchTimes($0, &sink) }
         let families = fields.required("families", &sink).flatMap { self.families($0, &sink) }
         let widget = fields.required("widget", &sink).flatMap { value -> String? in
-            if template, let text = value.node.scalarText, Placeholders.mayHavePlaceholders(text) {
-                sink.add(at: value.node.location, "\(value.key): a template's instances reload one widget kind (a kind per "
-                    + "instance is a timeline template's widget.kind; a staged reload of one is not built yet); "
-                    + "expected a kind like wallpaper")
-                return nil
+            if let parameters, let source, let text = value.node.scalarText, Placeholders.mayHavePlaceholders(text) {
+                return WidgetBlock.kindPattern(value, parameters: parameters, source: source, &sink)
             }
             return WidgetBlock.widgetKind(value, &sink)
         }
@@ -73,6 +73,10 @@ enum StageBlock {
         if let value = fields.optional("memory-ceiling"), let bytes = memoryCeiling(value, &sink) { options.memoryCeiling = bytes }
         if let value = fields.optional("folder"), let folder = value.string(&sink, expected: "a folder name like wallpaper") {
             options.folder = folder
+        }
+        if parameters == nil || !Placeholders.mayHavePlaceholders(options.folder), options.folder.utf8.count > TemplateSettings.maximumFolderBytes {
+            sink.add(at: fields.optional("folder")?.node.location ?? reader.node.location, "stage-playlist.folder: expected at most "
+                + "\(TemplateSettings.maximumFolderBytes) bytes (one folder name), found \(options.folder.utf8.count)")
         }
         if let value = fields.optional("today-if-missing"), let flag = value.bool(&sink) { options.todayIfMissing = flag }
         if let value = fields.optional("day"), let day = value.oneOf(["tomorrow", "today"], &sink) {

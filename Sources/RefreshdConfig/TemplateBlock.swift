@@ -6,11 +6,13 @@ import RefreshdCore
 ///
 /// Placeholders are allowed in the command's arguments (not in the program, `command[0]`: it is
 /// resolved and checked when the file is read, and a per-instance program would let a key
-/// choose what runs), in environment values, and in `stage-playlist:`'s `library` and `folder`
-/// (each instance stages from and into its own folder; the parameters used there are the
-/// template's `pathParameters`, whose values the core holds to `InstanceName.pathValueProblem`).
-/// A timeline template's `widget.kind` holds placeholders too (each instance a widget of its
-/// own, `InstanceKind`); it is read and checked by `WidgetBlock.read`.
+/// choose what runs), in environment values, in `stage-playlist:`'s `library` and `folder` and a
+/// `provider: playlist` template's `widget.folder` (each instance stages from and into its own
+/// folder, and its widget reads it; the parameters used there are the template's
+/// `pathParameters`, whose values the core holds to `InstanceName.pathValueProblem`). A timeline
+/// template's `widget.kind` and a staging template's `stage-playlist.widget` hold placeholders
+/// too (each instance a widget of its own, `InstanceKind`); they are read and checked by
+/// `WidgetBlock.kindPattern`.
 struct TemplateSettings {
     var isTemplate = false
     var templateLocation: Location?
@@ -28,6 +30,8 @@ struct TemplateSettings {
 
     /// The longest folder name a file system takes (NAME_MAX).
     static let maximumFolderBytes = 255
+    /// The longest path (PATH_MAX, with its NUL): `stage-playlist.library`, filled.
+    static let maximumPathBytes = 4095
 
     /// Reads `instances: FILE` (relative to the job file's folder) once the template is known.
     mutating func readSource(identifier: String?, jobFile: String, widgetKind: String? = nil, _ sink: inout ErrorSink) {
@@ -88,7 +92,8 @@ struct TemplateSettings {
 
     /// Rules across settings: a template needs parameters, parameters need a template, a
     /// template is a command job, and every placeholder names a parameter.
-    mutating func check(kindLocation: Location?, isTimeline: Bool, stageNode: YAMLNode?, mappingLocation: Location,
+    mutating func check(kindLocation: Location?, isTimeline: Bool, stageNode: YAMLNode?, widgetNode: YAMLNode? = nil,
+                        mappingLocation: Location,
                         source: SourceText, _ sink: inout ErrorSink) {
         if isTemplate {
             if parameters == nil, parametersKeyLocation == nil, !sink.suggestedKeys.contains("parameters") {
@@ -125,30 +130,43 @@ struct TemplateSettings {
                 Self.checkPlaceholders(value, node: valueNode, what: "environment.\(name)", known: known, source: source, &sink)
             }
         }
+        // Paths: `stage-playlist`'s library and folder, `provider: playlist`'s widget.folder.
+        var used: Set<String> = []
         if case .mapping(let pairs, _)? = stageNode {
-            var used: Set<String> = []
             for (keyNode, valueNode) in pairs {
-                guard let name = keyNode.scalarText, ["library", "folder"].contains(name), let value = valueNode.scalarText,
-                      Placeholders.mayHavePlaceholders(value) else { continue }
-                let what = "\(ActionSpec.stagePlaylistName).\(name)"
-                let before = sink.errors.count
-                Self.checkPlaceholders(value, node: valueNode, what: what, known: known, source: source, &sink)
-                guard sink.errors.count == before, case let .success(pieces) = Placeholders.parse(value) else { continue }
-                var longest = 0
-                for piece in pieces {
-                    switch piece {
-                    case let .text(text): longest += text.utf8.count
-                    case let .placeholder(parameter):
-                        used.insert(parameter)
-                        longest += InstanceName.maximumKeyBytes
-                    }
-                }
-                if name == "folder", longest > Self.maximumFolderBytes {
-                    sink.add(at: valueNode.location, "\(what): with 128-byte values the folder name could be \(longest) bytes; "
-                        + "expected at most \(Self.maximumFolderBytes) (shorten the text around the placeholders)")
-                }
+                guard let name = keyNode.scalarText, ["library", "folder"].contains(name) else { continue }
+                checkPath(valueNode, what: "\(ActionSpec.stagePlaylistName).\(name)", isFolder: name == "folder", known: known,
+                          used: &used, source: source, &sink)
             }
-            pathParameters = known.filter(used.contains)
+        }
+        if case .mapping(let pairs, _)? = widgetNode,
+           let (_, valueNode) = pairs.first(where: { $0.key.scalarText == "folder" }) {
+            checkPath(valueNode, what: "widget.folder", isFolder: true, known: known, used: &used, source: source, &sink)
+        }
+        pathParameters = known.filter(used.contains)
+    }
+
+    /// The placeholders of a path setting, and its longest filling (every value 128 bytes): a
+    /// folder name at most 255 bytes, a library path at most 4095. Adds the parameters it uses.
+    private func checkPath(_ valueNode: YAMLNode, what: String, isFolder: Bool, known: [String], used: inout Set<String>,
+                           source: SourceText, _ sink: inout ErrorSink) {
+        guard let value = valueNode.scalarText, Placeholders.mayHavePlaceholders(value) else { return }
+        let before = sink.errors.count
+        Self.checkPlaceholders(value, node: valueNode, what: what, known: known, source: source, &sink)
+        guard sink.errors.count == before, case let .success(pieces) = Placeholders.parse(value) else { return }
+        var longest = 0
+        for piece in pieces {
+            switch piece {
+            case let .text(text): longest += text.utf8.count
+            case let .placeholder(parameter):
+                used.insert(parameter)
+                longest += InstanceName.maximumKeyBytes
+            }
+        }
+        let limit = isFolder ? Self.maximumFolderBytes : Self.maximumPathBytes
+        if longest > limit {
+            sink.add(at: valueNode.location, "\(what): with 128-byte values the \(isFolder ? "folder name" : "path") could be "
+                + "\(longest) bytes; expected at most \(limit) (shorten the text around the placeholders)")
         }
     }
 

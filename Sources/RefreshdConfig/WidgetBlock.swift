@@ -12,9 +12,15 @@ import RefreshdRuntime
 ///   min-reload-interval: 5m                # least time between two counted reloads of a family
 ///   budget-scope: family                   # or kind, or namespace: who shares the budget
 ///   policy: atEnd                          # provider: playlist only: or after-start-of-tomorrow
+///   folder: wallpaper                      # provider: playlist only: the staged folder it reads
 /// ```
+///
+/// A template's `folder` may hold its placeholders (`wallpaper-{user}`): each instance's
+/// provider reads the folder its instance of a `stage-playlist` template stages into. Its
+/// placeholders are checked with the template's (`TemplateSettings.check`), and its parameters
+/// are path parameters, whose values the core holds to `InstanceName.pathValueProblem`.
 enum WidgetBlock {
-    static let keys = ["kind", "families", "budget", "shared-fetch", "min-reload-interval", "budget-scope", "policy"]
+    static let keys = ["kind", "families", "budget", "shared-fetch", "min-reload-interval", "budget-scope", "policy", "folder"]
     /// The policies of `provider: playlist`, as written and as the provider names them.
     static let policies = ["atEnd": "atEnd", "after-start-of-tomorrow": "afterStartOfTomorrow"]
 
@@ -34,6 +40,7 @@ enum WidgetBlock {
         var minReloadInterval = WidgetSpec.defaultMinReloadInterval
         var budgetScope = WidgetSpec.BudgetScope.family
         var policy = "atEnd"
+        var folder = "wallpaper"
         var ok = true
         for pair in pairs {
             let value = ValueReader(key: "widget.\(pair.key)", node: pair.value)
@@ -98,6 +105,16 @@ enum WidgetBlock {
                 } else {
                     ok = false
                 }
+            case "folder":
+                if playlistZone == nil {
+                    sink.add(at: pair.keyNode.location, "widget.folder: applies only to provider: playlist (the staged folder "
+                        + "it reads); expected provider: playlist, or no folder:")
+                    ok = false
+                } else if let name = self.folder(value, template: parameters != nil, &sink) {
+                    folder = name
+                } else {
+                    ok = false
+                }
             default:
                 break
             }
@@ -112,11 +129,26 @@ enum WidgetBlock {
             ok = false
         }
         guard ok, let kind, let families else { return nil }
-        let provider: WidgetSpec.Provider = playlistZone.map { .action(.playlistProvider(zone: $0, policy: policy)) } ?? .command
+        let provider: WidgetSpec.Provider = playlistZone.map { .action(.playlistProvider(zone: $0, policy: policy, folder: folder)) } ?? .command
         var spec = WidgetSpec(kind: kind, families: families, budget: budget, sharedFetch: sharedFetch, provider: provider)
         spec.minReloadInterval = minReloadInterval
         spec.budgetScope = budgetScope
         return spec
+    }
+
+    /// `widget.folder`: one folder name under the shared container, as `stage-playlist.folder`
+    /// is (not empty, no `/` or NUL, not beginning with `.`, at most 255 bytes). In a template the
+    /// text may hold placeholders (checked, and their longest filling, by `TemplateSettings`).
+    static func folder(_ reader: ValueReader, template: Bool, _ sink: inout ErrorSink) -> String? {
+        let expected = "one folder name under the shared container, like wallpaper (no '/', not beginning with '.')"
+        guard let text = reader.string(&sink, expected: expected) else { return nil }
+        guard !text.isEmpty, !text.utf8.contains(UInt8(ascii: "/")), !text.utf8.contains(0), text.utf8.first != UInt8(ascii: "."),
+              (template && Placeholders.mayHavePlaceholders(text)) || text.utf8.count <= TemplateSettings.maximumFolderBytes else {
+            sink.add(at: reader.node.location, "\(reader.key): expected \(expected), at most \(TemplateSettings.maximumFolderBytes) "
+                + "bytes, found \(EchoText.quoted(text))")
+            return nil
+        }
+        return text
     }
 
     /// A widget kind: letters, digits, `.`, `_`, `-`; it names files in the shared container.

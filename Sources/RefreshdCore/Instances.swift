@@ -17,13 +17,19 @@ import Foundation
     /// widget of its own (`InstanceKind`), declared at its add; its instances get no requests of
     /// their own, only their widget's provider runs (`T[K]#family`).
     package var widget: WidgetSpec?
+    /// A staging template's `stage-playlist.widget` when it holds placeholders
+    /// (`wallpaper-{user}`): each instance's run reloads the kind its values make, as a timeline
+    /// template's instance's kind is made (`InstanceKind`); values that cannot make one are
+    /// refused at the add, as a kind's are.
+    package var stagedKind: String?
 
     package init(parameters: [String], firstRequest: FirstRequest = .core, pathParameters: [String] = [],
-                widget: WidgetSpec? = nil) {
+                widget: WidgetSpec? = nil, stagedKind: String? = nil) {
         self.parameters = parameters
         self.firstRequest = firstRequest
         self.pathParameters = pathParameters
         self.widget = widget
+        self.stagedKind = stagedKind
     }
 
     /// Why these values (by parameter name) cannot be filled into this template's paths, or nil.
@@ -32,6 +38,9 @@ import Foundation
             if let value = values[name], let problem = InstanceName.pathValueProblem(value) { return "\(name): " + problem }
         }
         if case let .failure(problem)? = widgetKind(values) { return problem.message }
+        if let stagedKind, case let .failure(problem) = InstanceKind.fill(stagedKind, values, what: "stage-playlist.widget") {
+            return problem.message
+        }
         return nil
     }
 }
@@ -132,7 +141,7 @@ package enum InstanceName {
     package static func pathValueProblem(_ value: String) -> String? {
         guard value.utf8.first == UInt8(ascii: ".") else { return nil }
         return "the value \(EchoText.quoted(value, limit: 80)) begins with '.'; a value filled into a path (stage-playlist "
-            + "library or folder) may not ('.', '..' and hidden names would leave or hide in its folder); expected "
+            + "library or folder, a playlist widget's folder) may not ('.', '..' and hidden names would leave or hide in its folder); expected "
             + "\(keyExpectation), not beginning with '.'"
     }
 
@@ -447,6 +456,9 @@ public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
     case refused(InstanceError)
     /// A run's results line about instances that was not applied (malformed, or its run failed).
     case ignoredLine(owner: String, reason: String)
+    /// An instance's widget not declared: its kind is a job's widget's (a restore or a
+    /// redeclared template found the job there first; an add is refused instead).
+    case widgetTaken(identifier: String, kind: String, owner: String)
 
     @_spi(Benchmarks) public var description: String {
         switch self {
@@ -459,6 +471,9 @@ public enum InstanceError: Error, Sendable, Hashable, CustomStringConvertible {
                 + (running.map { ", its run \($0) left to finish (nothing follows it)" } ?? "")
         case let .refused(error): "instance refused: \(error)"
         case let .ignoredLine(owner, reason): "\(owner): instances line ignored: \(reason)"
+        case let .widgetTaken(id, kind, owner):
+            "instance \(id): its widget \(EchoText.quoted(kind, limit: 80)) is not declared: that kind is already \(owner)'s "
+                + "(two widgets cannot share a kind); give \(owner) another widget kind, or remove the instance"
         }
     }
 }

@@ -256,7 +256,8 @@ extension SchedulerCore {
     /// fills them): the same refusals, no dictionary built.
     static func checkedSingle(_ record: InstanceRecord, template: TemplateSpec) throws(InstanceError) -> InstanceRecord {
         guard template.parameters.count == 1, record.values.isEmpty, InstanceName.isValidKey(record.key),
-              template.pathParameters.isEmpty || record.key.utf8.first != UInt8(ascii: "."), template.widget == nil else {
+              template.pathParameters.isEmpty || record.key.utf8.first != UInt8(ascii: "."), template.widget == nil,
+              template.stagedKind == nil else {
             return try checked(record, of: template)
         }
         return record

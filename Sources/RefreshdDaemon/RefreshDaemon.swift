@@ -181,7 +181,18 @@ package final class RefreshDaemon: @unchecked Sendable {
         case let .failure(errors):
             scheduler.runtime.refuseReload(errors.errors.map(\.description), reason: reason)
         case let .success(jobs):
-            scheduler.runtime.reload(jobs.map(\.spec), reason: reason)
+            let specs = jobs.map(\.spec)
+            // A plain timeline job may not take the widget kind of an instance added since the
+            // last read (instances live in the state, not in the files): refused at its
+            // widget.kind, the whole reload with it, as for any invalid job.
+            let clashes = scheduler.runtime.instanceKindClashes(specs)
+            guard clashes.isEmpty else {
+                let byIdentifier = Dictionary(jobs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+                let errors = clashes.compactMap { clash in byIdentifier[clash.job]?.widgetKindError(clash.message) }
+                scheduler.runtime.refuseReload(ConfigErrors(errors).errors.map(\.description), reason: reason)
+                return
+            }
+            scheduler.runtime.reload(specs, reason: reason)
         }
     }
 

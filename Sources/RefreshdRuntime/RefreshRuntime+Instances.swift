@@ -141,6 +141,29 @@ extension RefreshRuntime {
         lock.withLock { machines.scheduler.instance(identifier) }
     }
 
+    /// The plain timeline jobs of a config about to be applied whose widget kind an instance of
+    /// one of its timeline templates has (`InstanceKind.clashes`), with the instances known now
+    /// (a template's `instances:` list stands for its set). A reload with any is refused whole
+    /// by the daemon, as a config with an invalid job is; nothing is checked without a plain
+    /// timeline job.
+    package func instanceKindClashes(_ specs: [JobSpec]) -> [InstanceKind.Clash] {
+        lock.withLock {
+            InstanceKind.clashes(specs) { machines.scheduler.instances(of: $0.identifier) ?? [] }
+        }
+    }
+
+    /// Each instance's widget kind and its template (timeline templates' instances), for
+    /// folding per-widget figures per template (`ReloadStats.folding`).
+    package func instanceWidgetTemplates() -> [String: String] {
+        lock.withLock {
+            var templates: [String: String] = [:]
+            for (identifier, kind) in machines.instanceWidgets {
+                if let split = InstanceName.split(identifier) { templates[kind] = split.template }
+            }
+            return templates
+        }
+    }
+
     /// Applies a template's `instances:` file as its complete set, in one transaction.
     func applyInstanceSource(_ spec: JobSpec) {
         guard let source = spec.instanceSource, spec.template != nil else { return }
@@ -162,6 +185,13 @@ extension RefreshRuntime {
     /// (`T[K]#family`) runs its template's provider.
     func instanceLaunch(_ identifier: String) -> (TaskHandler?, String?) {
         if !machines.instanceWidgets.isEmpty, let widget = machines.providers[identifier] {
+            // A provider reading a path of the instance's (`provider: playlist`'s folder) is
+            // refused as the instance's own run is, when a value kept from before would leave it.
+            if let hash = identifier.utf8.lastIndex(of: UInt8(ascii: "#")),
+               let record = machines.scheduler.instance(String(identifier[..<hash])),
+               let problem = jobs[record.template]?.template?.pathProblem(record.values) {
+                return (nil, problem)
+            }
             return (instanceProviderHandler(identifier, widget), nil)
         }
         guard let record = machines.scheduler.instance(identifier) else { return (nil, nil) }

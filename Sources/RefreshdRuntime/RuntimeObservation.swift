@@ -141,6 +141,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
                 self.init(time: time, kind: .instance, message: text)
             case let .ignoredLine(owner, _):
                 self.init(time: time, kind: .instance, identifier: owner, message: text)
+            case let .widgetTaken(id, _, _):
+                self.init(time: time, kind: .instance, identifier: id, message: text)
             }
         case let .timeline(log):
             switch log {

@@ -24,6 +24,14 @@ struct PlaylistModel: Sendable, Hashable {
         folder = fields["folder"] ?? "wallpaper"
     }
 
+    /// The model of an instance of a `provider: playlist` template: its folder filled with the
+    /// instance's values, as the real provider's is (`ActionSpec.filled`).
+    func filled(_ values: [String: String]) -> PlaylistModel {
+        var model = self
+        model.folder = Placeholders.fill(folder, values)
+        return model
+    }
+
     /// One family's timeline at `now`.
     struct Timeline: Sendable, Hashable {
         /// Entry dates and their content (compact JSON, sorted keys, as the real provider writes).

@@ -49,6 +49,11 @@ struct SimulatedActions: Sendable {
             if case let .action(provider)? = spec.widget?.provider, provider.name == playlistProviderName {
                 actions.playlists[spec.identifier] = PlaylistModel(fingerprint: provider.fingerprint)
             }
+            // A timeline template's instances read their playlists as its provider says (the
+            // container model keeps days by date, so every instance reads the same days).
+            if case let .action(provider)? = spec.template?.widget?.provider, provider.name == playlistProviderName {
+                actions.playlists[spec.identifier] = PlaylistModel(fingerprint: provider.fingerprint)
+            }
         }
         return actions
     }
@@ -76,9 +81,14 @@ struct SimulatedActions: Sendable {
     }
 
     /// A modelled staging run starting: its days wait in the container for the run's end.
-    func stagingStarted(_ order: LaunchOrder, model: StagingModel) -> [String] {
+    /// `values`: an instance's, when its template's `stage-playlist.widget` holds placeholders:
+    /// the run reloads its instance's kind (`InstanceKind`), as the real stager does.
+    func stagingStarted(_ order: LaunchOrder, model: StagingModel, values: [String: String]? = nil) -> [String] {
         container.begin(runID: order.runID, days: model.days(at: order.started, container: container))
-        return [model.resultLine]
+        guard let values, Placeholders.mayHavePlaceholders(model.widgetKind) else { return [model.resultLine] }
+        var filled = model
+        if case let .success(kind) = InstanceKind.fill(model.widgetKind, values) { filled.widgetKind = kind }
+        return [filled.resultLine]
     }
 
     /// Runs ended, as the store commits them: a staging run's days are staged on success. (From

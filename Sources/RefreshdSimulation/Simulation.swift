@@ -132,10 +132,12 @@ package final class Simulation: @unchecked Sendable {
         let instanceValues = widgetTemplates.isEmpty ? [:] : Dictionary(specs.flatMap { spec in
             widgetTemplates[spec.identifier] == nil ? [] : (spec.instanceSource?.records ?? []).map { ($0.identifier, $0.values) }
         }, uniquingKeysWith: { a, _ in a })
-        // Instances' values, for placeholders in a modelled activity's id.
+        // Instances' values, for placeholders in a modelled activity's id and a staging
+        // template's reload kind.
         let instanceParameters = Dictionary(specs.compactMap { spec in spec.template.map { (spec.identifier, $0.parameters) } },
                                             uniquingKeysWith: { a, _ in a })
         let instanceActivityValues = scenario.jobs.contains(where: { $0.model.activity.map { Placeholders.mayHavePlaceholders($0.id) } ?? false })
+            || specs.contains(where: { $0.template?.stagedKind != nil })
             ? Dictionary(specs.flatMap { ($0.instanceSource?.records ?? []).map { ($0.identifier, $0.values) } }, uniquingKeysWith: { a, _ in a })
             : [:]
         // One run's modelled behaviour, a command's or an action's (see `SimulatedActions`).
@@ -159,7 +161,8 @@ package final class Simulation: @unchecked Sendable {
                     side.noteInstanceKind(widget.kind, template: split.template)
                     return Self.providerBehaviour(order, job: instance, widget: widget, model: models[instance] ?? models[split.template],
                                                   allowance: allowances[split.template] ?? .seconds(30), faults: faults,
-                                                  counter: counter, random: random, side: side, zone: zone, start: start)
+                                                  counter: counter, random: random, side: side, zone: zone, start: start,
+                                                  playlist: actions.playlists[split.template]?.filled(values), container: actions.container)
                 }
             }
             let n = counter.next(id)
@@ -184,8 +187,14 @@ package final class Simulation: @unchecked Sendable {
             }
             var results = model.results
             if let staging = actions.stagingModel(id) {
-                // A modelled staging run: its days are staged if it ends in success.
-                let lines = actions.stagingStarted(order, model: staging)
+                // A modelled staging run: its days are staged if it ends in success. An instance
+                // of a template whose widget holds placeholders reloads its own kind.
+                var values: [String: String]?
+                if Placeholders.mayHavePlaceholders(staging.widgetKind), let split = InstanceName.split(id) {
+                    values = instanceActivityValues[id].flatMap { $0.isEmpty ? nil : $0 }
+                        ?? Dictionary(uniqueKeysWithValues: (instanceParameters[split.template] ?? []).map { ($0, split.key) })
+                }
+                let lines = actions.stagingStarted(order, model: staging, values: values)
                 if exit == .exited(0) { results += lines }
             }
             let timed = model.activity.map { modelled -> [SimulatedHost.TimedLine] in

@@ -41,7 +41,9 @@ struct CheckCommand: ParsableCommand {
             for job in jobs {
                 let d = job.definition
                 if let widget = job.widget {
-                    print("\(d.identifier): \(Self.describe(widget)), allowance \(DurationParser.format(d.allowance))  (\(job.file))")
+                    // A timeline template (issue 23): each instance a widget of this kind pattern.
+                    let template = job.parameters.map { "template [\($0.joined(separator: ", "))], " } ?? ""
+                    print("\(d.identifier): \(template)\(Self.describe(widget)), allowance \(DurationParser.format(d.allowance))  (\(job.file))")
                     continue
                 }
                 let earliest = job.earliest == .relative(.zero) && d.schedule != nil ? "next slot" : job.earliest.text

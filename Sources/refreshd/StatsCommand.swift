@@ -72,6 +72,9 @@ struct StatsCommand: ParsableCommand {
         @Option(name: .long, help: "How many UTC days, ending today.")
         var days = 7
 
+        @Option(name: .long, help: "Job directory, read for its timeline templates when refreshd is not running.")
+        var jobs = "Jobs"
+
         @Flag(help: "Print one JSON object: from, to and rows (keys as in the simulation report).")
         var json = false
 
@@ -97,8 +100,14 @@ struct StatsCommand: ParsableCommand {
                     let store = try StateStore.open(directory: state, readOnly: true)
                     defer { store.close() }
                     let saved = try SavedMachineState(store: store)
+                    // The instances' widgets fold as the live refreshd folds them: whose each
+                    // kind is, from the saved instances and their templates' files.
+                    var templates: [String: String] = [:]
+                    for definition in StatusCommand.widgetDefinitions(jobs: jobs, instances: try store.instances()) {
+                        if let split = InstanceName.split(definition.job) { templates[definition.kind] = split.template }
+                    }
                     stats = ReloadStats(counters: saved.counters, days: days,
-                                        now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
+                                        now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970)).folding(templates)
                 } catch let error as StoreError {
                     ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json,
                                        command: "stats reloads")

@@ -67,7 +67,7 @@ struct StatusCommand: ParsableCommand {
         let last = try store.lastRunPerJob()
         let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
         let saved = try SavedMachineState(store: store)
-        let timelines = saved.timelineSnapshot(at: now, definitions: Self.widgetDefinitions(jobs: jobs))
+        let timelines = saved.timelineSnapshot(at: now, definitions: Self.widgetDefinitions(jobs: jobs, instances: try store.instances()))
         let activities = saved.activitySnapshot(at: now)
         if json {
             let encoder = JSONEncoder()
@@ -99,16 +99,18 @@ struct StatusCommand: ParsableCommand {
 
     /// Rows with the instances of a template folded (issue 23): a row per job as `line` says,
     /// and one row per template whose instances are several, at its first instance's place, as
-    /// `fold` says (a million instances are one row; `--json` keeps every row). Linear.
+    /// `fold` says, given the row's label (`T[*]`; the provider runs of a timeline template's
+    /// instances' widgets, `T[K]#family`, fold as `T[*]#family`): a million instances are one
+    /// row; `--json` keeps every row. Linear.
     static func folded<T>(_ items: [T], _ identifier: (T) -> String, _ line: (T) -> String,
                           _ fold: (String, [T]) -> String) -> [String] {
         var of: [String: [T]] = [:]
-        for item in items { if let split = InstanceName.split(identifier(item)) { of[split.template, default: []].append(item) } }
+        for item in items { if let label = foldLabel(identifier(item)) { of[label, default: []].append(item) } }
         var lines: [String] = []
         var done: Set<String> = []
         for item in items {
-            if let split = InstanceName.split(identifier(item)), let all = of[split.template], all.count > 1 {
-                if done.insert(split.template).inserted { lines.append(fold(split.template, all)) }
+            if let label = foldLabel(identifier(item)), let all = of[label], all.count > 1 {
+                if done.insert(label).inserted { lines.append(fold(label, all)) }
             } else {
                 lines.append(line(item))
             }
@@ -116,22 +118,31 @@ struct StatusCommand: ParsableCommand {
         return lines
     }
 
-    static func pendingFold(_ template: String, _ pending: [PendingRequest]) -> String {
-        let next = pending.min { $0.earliest < $1.earliest }!
-        return "  \(template)[*]  \(pending.count) instances pending, next \(next.identifier) at \(next.earliest)"
+    /// `T[*]` for an instance `T[K]`, `T[*]#family` for its widget's provider `T[K]#family`,
+    /// nil for any other identifier.
+    static func foldLabel(_ identifier: String) -> String? {
+        if let split = InstanceName.split(identifier) { return split.template + "[*]" }
+        guard let hash = identifier.utf8.lastIndex(of: UInt8(ascii: "#")),
+              let split = InstanceName.split(String(identifier[..<hash])) else { return nil }
+        return split.template + "[*]" + identifier[hash...]
     }
 
-    static func snapshotPendingFold(_ template: String, _ pending: [SchedulerSnapshot.Pending]) -> String {
+    static func pendingFold(_ label: String, _ pending: [PendingRequest]) -> String {
         let next = pending.min { $0.earliest < $1.earliest }!
-        return "  \(template)[*]  \(pending.count) instances pending, next \(next.identifier) at \(next.earliest)"
+        return "  \(label)  \(pending.count) instances pending, next \(next.identifier) at \(next.earliest)"
+    }
+
+    static func snapshotPendingFold(_ label: String, _ pending: [SchedulerSnapshot.Pending]) -> String {
+        let next = pending.min { $0.earliest < $1.earliest }!
+        return "  \(label)  \(pending.count) instances pending, next \(next.identifier) at \(next.earliest)"
     }
 
     /// `t[*]  30 instances: 18 success, 12 failure` (each instance's last run).
-    static func lastOutcomeFold(_ template: String, _ outcomes: [String]) -> String {
+    static func lastOutcomeFold(_ label: String, _ outcomes: [String]) -> String {
         var counts: [String: Int] = [:]
         for outcome in outcomes { counts[outcome, default: 0] += 1 }
         let order = Outcome.allCases.map(\.rawValue) + ["running"]
-        return "  \(template)[*]  \(outcomes.count) instances: " + order.compactMap { o in counts[o].map { "\($0) \(o)" } }.joined(separator: ", ")
+        return "  \(label)  \(outcomes.count) instances: " + order.compactMap { o in counts[o].map { "\($0) \(o)" } }.joined(separator: ", ")
     }
 
     /// The widget and activity sections, when there is anything to show.
@@ -146,13 +157,25 @@ struct StatusCommand: ParsableCommand {
 
     /// The widget kinds the job files declare (budget, families, job), for an offline status;
     /// none when the job files cannot be read (budgets then come from the saved records).
-    static func widgetDefinitions(jobs: String) -> [WidgetDefinition] {
+    /// The widgets the job files declare, and (issue 23) those of the saved `instances` of
+    /// their timeline templates, each with its instance as its job (so that they fold per
+    /// template, as the live status shows them).
+    static func widgetDefinitions(jobs: String, instances: [InstanceRecord] = []) -> [WidgetDefinition] {
         guard case let .success(configs) = JobDirectory.load(jobs) else { return [] }
-        return configs.compactMap { config -> WidgetDefinition? in
-            guard let widget = config.spec.widget else { return nil }
-            return WidgetDefinition(kind: widget.kind, families: Set(widget.families.compactMap(WidgetFamily.init(rawValue:))),
-                                    job: config.spec.identifier, budget: widget.budget.map { .limited($0) } ?? .unlimited)
+        func definition(_ widget: WidgetSpec, job: String) -> WidgetDefinition {
+            WidgetDefinition(kind: widget.kind, families: Set(widget.families.compactMap(WidgetFamily.init(rawValue:))),
+                             job: job, budget: widget.budget.map { .limited($0) } ?? .unlimited)
         }
+        var definitions = configs.compactMap { config in config.spec.widget.map { definition($0, job: config.spec.identifier) } }
+        let templates = Dictionary(configs.compactMap { config in
+            config.spec.template.flatMap { $0.widget != nil ? (config.spec.identifier, $0) : nil }
+        }, uniquingKeysWith: { a, _ in a })
+        guard !templates.isEmpty else { return definitions }
+        for record in instances {
+            guard let template = templates[record.template], let widget = template.instanceWidget(template.values(of: record)) else { continue }
+            definitions.append(definition(widget, job: record.identifier))
+        }
+        return definitions
     }
 
     /// Prints the live refreshd's status; false when none runs on this state directory.
@@ -213,7 +236,7 @@ struct StatusCommand: ParsableCommand {
         for line in Self.folded(report.pending, \.identifier, { p in
             let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"
             return "  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)  shard \(ShardMap(shardCount: cluster.shards.count).shard(of: p.identifier))"
-        }, { template, pending in "  \(template)[*]  \(pending.count) instances pending" }) { print(line) }
+        }, { label, pending in "  \(label)  \(pending.count) instances pending" }) { print(line) }
         print("Recent runs (\(report.runs.count)):")
         for r in report.runs {
             var text = "run \(r.runID)  \(r.identifier)  started \(r.started)  \(r.outcome)"

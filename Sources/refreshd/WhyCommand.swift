@@ -68,7 +68,7 @@ struct WhyCommand: ParsableCommand {
         let missed = try store.dailyCounters(days: 7).filter { $0.identifier == identifier && $0.missed > 0 }
         let streak = try store.restoredState().failureStreaks[identifier] ?? 0
         let saved = try SavedMachineState(store: store)
-        let timelines = saved.timelineSnapshot(at: now, definitions: StatusCommand.widgetDefinitions(jobs: jobs))
+        let timelines = saved.timelineSnapshot(at: now, definitions: StatusCommand.widgetDefinitions(jobs: jobs, instances: try store.instances()))
         var facts = WhyFacts(identifier: identifier, now: now, live: false, definition: definition,
                              knownUndeclared: specs != nil && definition == nil && pending == nil && runs.isEmpty,
                              pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,

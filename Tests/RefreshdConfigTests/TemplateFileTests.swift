@@ -143,10 +143,58 @@ import Testing
             of: "budget: 40}", with: "budget: 40, budget-scope: namespace}")))
         #expect(scope.line == 6 && scope.column == 96)
         #expect(scope.message.hasPrefix("widget.budget-scope: namespace would make every instance's widget share one budget"))
-        let playlist = try #require(TestSupport.errors(Self.timelineTemplate.replacingOccurrences(
-            of: "command: [/bin/true, \"--user\", \"{user}\"]", with: "provider: playlist")).first {
-            $0.message.hasPrefix("provider: playlist cannot serve a template's instances yet") })
-        #expect(playlist.line == 5 && playlist.column == 1)
+    }
+
+    static let playlistTemplate = """
+        identifier: app.wallpaper.widget
+        kind: timeline
+        template: true
+        parameters: [user]
+        provider: playlist
+        widget: {kind: "wallpaper-{user}", families: [systemSmall], folder: "wallpaper-{user}"}
+        """
+
+    /// A `provider: playlist` template (issue 23): each instance's provider reads its own
+    /// folder, `widget.folder` filled with its values; the parameter is a path parameter.
+    @Test func aPlaylistTimelineTemplateReadsEachInstancesFolder() throws {
+        let config = try #require(TestSupport.config(Self.playlistTemplate))
+        let template = try #require(config.spec.template)
+        #expect(template.pathParameters == ["user"])
+        let widget = try #require(template.instanceWidget(["user": "bob@example.com"]))
+        #expect(widget.kind == "wallpaper-bob-at-example.com")
+        guard case let .action(provider) = widget.provider else {
+            Issue.record("expected the playlist provider, found \(widget.provider)")
+            return
+        }
+        #expect(provider.fingerprint.contains("folder=wallpaper-{user}"))
+        // Filled as a path is: the value as it is (the folder its staging instance writes).
+        #expect(provider.filled(["user": "bob@example.com"]).payload.contains("folder=wallpaper-bob@example.com"))
+        // A value beginning with '.' would make a hidden folder (or '..' with folder: "{user}"): refused at the add.
+        #expect(template.pathProblem(["user": ".."])?.contains("begins with '.'") == true)
+        // Without folder: the one folder a job's playlist provider reads, as before.
+        let plain = try #require(TestSupport.config(Self.playlistTemplate.replacingOccurrences(of: ", folder: \"wallpaper-{user}\"", with: "")))
+        #expect(plain.spec.template?.pathParameters == [])
+        if case let .action(provider)? = plain.spec.template?.widget?.provider {
+            #expect(provider.fingerprint.hasSuffix("folder=wallpaper"))
+        }
+    }
+
+    @Test func aPlaylistWidgetsFolderProblemsAreLocated() throws {
+        let unknown = try #require(TestSupport.onlyError(Self.playlistTemplate.replacingOccurrences(
+            of: "folder: \"wallpaper-{user}\"", with: "folder: \"wallpaper-{usr}\"")))
+        #expect(unknown.line == 6 && unknown.column == 80)
+        #expect(unknown.message.hasPrefix("widget.folder: unknown placeholder {usr}"))
+        let slash = try #require(TestSupport.onlyError(Self.playlistTemplate.replacingOccurrences(
+            of: "folder: \"wallpaper-{user}\"", with: "folder: \"a/{user}\"")))
+        #expect(slash.line == 6 && slash.column == 69)
+        #expect(slash.message.hasPrefix("widget.folder: expected one folder name under the shared container"))
+        let long = try #require(TestSupport.onlyError(Self.playlistTemplate.replacingOccurrences(
+            of: "folder: \"wallpaper-{user}\"", with: "folder: \"{user}-{user}\"")))
+        #expect(long.message.hasPrefix("widget.folder: with 128-byte values the folder name could be 257 bytes"))
+        // A command provider reads no folder.
+        let command = try #require(TestSupport.onlyError(Self.timelineTemplate.replacingOccurrences(
+            of: "budget: 40}", with: "budget: 40, folder: x}")))
+        #expect(command.line == 6 && command.message.hasPrefix("widget.folder: applies only to provider: playlist"))
     }
 
     static let stageTemplate = """
@@ -190,11 +238,34 @@ import Testing
             of: "folder: \"wallpaper-{user}\"", with: "folder: \"{user}-{user}\"")))
         #expect(long.line == 7)
         #expect(long.message.hasPrefix("stage-playlist.folder: with 128-byte values the folder name could be 257 bytes"))
-        // A widget kind per instance needs a timeline template: refused where the kind is.
+        // The reload kind's placeholders are checked as a timeline template's kind's are.
         let widget = try #require(TestSupport.onlyError(Self.stageTemplate.replacingOccurrences(
-            of: "widget: wallpaper", with: "widget: \"wallpaper.{user}\"")))
-        #expect(widget.line == 10 && widget.column == 11)
-        #expect(widget.message.hasPrefix("stage-playlist.widget: a template's instances reload one widget kind"))
+            of: "widget: wallpaper", with: "widget: \"wallpaper.{usr}\"")))
+        #expect(widget.line == 10 && widget.column == 22)
+        #expect(widget.message.hasPrefix("stage-playlist.widget: unknown placeholder {usr}"))
+        let slash = try #require(TestSupport.onlyError(Self.stageTemplate.replacingOccurrences(
+            of: "widget: wallpaper", with: "widget: \"wallpaper/{user}\"")))
+        #expect(slash.line == 10 && slash.message.hasPrefix("stage-playlist.widget: expected letters, digits"))
+    }
+
+    /// Each instance of a staging template reloads its own widget kind (issue 23): the kind
+    /// pattern is kept (`stagedKind`), values that cannot make a kind are refused at the add.
+    @Test func aStagePlaylistTemplatesWidgetIsAKindPerInstance() throws {
+        let config = try #require(TestSupport.config(Self.stageTemplate.replacingOccurrences(
+            of: "widget: wallpaper", with: "widget: \"wallpaper-{user}\"")))
+        let template = try #require(config.spec.template)
+        #expect(template.stagedKind == "wallpaper-{user}")
+        let action = try #require(config.spec.filled(["user": "bob@example.com"]).action)
+        let options = try JSONDecoder().decode(StageOptions.self, from: Data(action.payload.utf8))
+        #expect(options.widgetKind == "wallpaper-bob@example.com")
+        #expect(options.problems().isEmpty)
+        // Too long to make a kind: refused with the field and the parameter named.
+        let long = String(repeating: "a", count: 60)
+        let problem = try #require(template.pathProblem(["user": long]))
+        #expect(problem.hasPrefix("user: stage-playlist.widget \"wallpaper-{user}\" would be"), "\(problem)")
+        #expect(template.pathProblem(["user": "alice"]) == nil)
+        // A fixed kind: every instance reloads the same widget, as before.
+        #expect(try #require(TestSupport.config(Self.stageTemplate)).spec.template?.stagedKind == nil)
     }
 
     @Test func withoutATemplateBracesAreLiteralAsBefore() throws {
@@ -257,6 +328,31 @@ import Testing
             #expect(errors.first?.message == "instances: app.feed.widget[bob-at-example.com]: its widget kind \"feed.bob-at-example.com\" "
                 + "is already app.feed.widget[bob@example.com]'s (each '@' of a value is written \"-at-\"); expected values that make a kind of its own")
             #expect(errors.last?.message.hasPrefix("instances: app.feed.widget[\(long)]: user: widget.kind \"feed.{user}\" would be") == true)
+        }
+    }
+
+    /// A plain timeline job whose kind an instance listed beside a timeline template would have
+    /// is refused in the folder, at its widget.kind (issue 23): the two would share one widget.
+    @Test func aPlainTimelineJobCannotTakeTheKindOfAListedInstance() {
+        TestSupport.withTemporaryDirectory { dir in
+            TestSupport.write("alice\nbob@example.com\n", to: "Jobs/users.txt", in: dir)
+            TestSupport.write(Self.timelineTemplate + "\ninstances: users.txt\n", to: "Jobs/feed.yaml", in: dir)
+            TestSupport.write("""
+                identifier: app.plain.widget
+                kind: timeline
+                command: [/bin/true]
+                widget: {families: [systemSmall], kind: feed.bob-at-example.com}
+                """, to: "Jobs/plain.yaml", in: dir)
+            let errors: [ConfigError]
+            switch JobDirectory.load(dir + "/Jobs", searchPath: TestSupport.searchPath, now: TestSupport.now,
+                                     timeZone: TestSupport.machineZone) {
+            case .success: errors = []
+            case let .failure(all): errors = all.errors
+            }
+            #expect(errors.map { "\(($0.file as NSString).lastPathComponent):\($0.position)" } == ["plain.yaml:4:41"])
+            #expect(errors.first?.message.hasPrefix("widget.kind: \"feed.bob-at-example.com\" is the widget kind of instance "
+                + "app.feed.widget[bob@example.com] (its template's kind \"feed.{user}\", each '@' of a value is written \"-at-\")") == true,
+                "\(errors)")
         }
     }
 }

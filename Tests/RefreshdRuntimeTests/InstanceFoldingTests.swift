@@ -74,4 +74,57 @@ import Testing
         let one = RunStats(counts: counts, days: 7, since: Self.start, instance: "t.feed[u7]")
         #expect(one.rows == [RunStats.Row(identifier: "t.feed[u7]", runs: 110, outcomes: ["success": 3, "failure": 7, "expired": 100])])
     }
+
+    /// The provider runs of a timeline template's instances' widgets (`T[K]#family`) fold per
+    /// template and family (`T[*]#family`), as the instances' own runs do; `instance` keeps an
+    /// instance's provider runs in its row. Before, each was a row of its own (issue 23).
+    @Test func statsFoldAnInstancesWidgetsProviderRunsPerTemplateAndFamily() {
+        var counts: [(identifier: String, outcome: Outcome, count: Int)] = []
+        for user in ["alice", "bob", "carol"] {
+            counts.append(("t.widget[\(user)]#systemSmall", .success, 2))
+            counts.append(("t.widget[\(user)]#systemMedium", .success, 1))
+        }
+        counts.append(("t.widget[bob]#systemSmall", .failure, 3))
+        counts.append(("t.plain.widget#systemSmall", .success, 5))
+        let stats = RunStats(counts: counts, days: 7, since: Self.start)
+        #expect(stats.rows.map { "\($0.identifier) \($0.family ?? "-")" }
+            == ["t.plain.widget#systemSmall -", "t.widget systemMedium", "t.widget systemSmall"], "\(stats.rows)")
+        let small = stats.rows[2]
+        #expect(small.instances == 3 && small.runs == 9 && small.failingInstances == 1)
+        #expect(small.mostFailing == [RunStats.Failing(key: "bob", failures: 3)])
+        #expect(stats.lines.contains("  t.widget[*]#systemSmall  3 instances  9 runs: 6 success, 3 failure  1 failing"), "\(stats.lines)")
+        let bob = RunStats(counts: counts, days: 7, since: Self.start, instance: "t.widget[bob]")
+        #expect(bob.rows.map(\.identifier) == ["t.widget[bob]#systemMedium", "t.widget[bob]#systemSmall"])
+    }
+
+    /// `stats reloads` folds the widgets of a template's instances into one row a day per family
+    /// (`T[*]`, counts summed, the lowest budget left, the earliest stale instant).
+    @Test func reloadStatsFoldInstancesWidgetsPerTemplate() {
+        func counter(_ kind: String, _ day: String, performed: Int, low: Int?, staleFrom: Int64?) -> WidgetDayCounter {
+            var c = WidgetDayCounter(day: day, widget: WidgetID(kind: kind, family: .systemSmall))
+            c.requested = performed + 1
+            c.performed = performed
+            c.budgetLow = low
+            if let staleFrom {
+                c.firstStale = Instant(milliseconds: staleFrom)
+                c.staleMilliseconds = 600_000
+                c.staleReason = .budgetSpent
+            }
+            return c
+        }
+        let now = Instant(milliseconds: 1_764_201_600_000)  // 2025-11-27
+        let counters = [counter("feed.alice", "2025-11-27", performed: 3, low: 40, staleFrom: nil),
+                        counter("feed.bob", "2025-11-27", performed: 5, low: 12, staleFrom: 1_764_205_200_000),
+                        counter("plain", "2025-11-27", performed: 1, low: nil, staleFrom: nil),
+                        counter("feed.alice", "2025-11-26", performed: 2, low: 45, staleFrom: nil)]
+        let stats = ReloadStats(counters: counters, days: 7, now: now)
+            .folding(["feed.alice": "t.feed.widget", "feed.bob": "t.feed.widget"])
+        #expect(stats.rows.map { "\($0.day) \($0.kind) \($0.instances ?? 0)" }
+            == ["2025-11-27 t.feed.widget[*] 2", "2025-11-27 plain 0", "2025-11-26 t.feed.widget[*] 1"], "\(stats.rows)")
+        let today = stats.rows[0]
+        #expect(today.performed == 8 && today.requested == 10 && today.budgetLow == 12 && today.staleMinutes == 10)
+        #expect(today.firstStale == Instant(milliseconds: 1_764_205_200_000) && today.staleReason == .budgetSpent)
+        #expect(stats.lines.contains { $0.hasPrefix("2025-11-27  t.feed.widget[*]/systemSmall (2)") }, "\(stats.lines)")
+        #expect(ReloadStats(counters: counters, days: 7, now: now).folding([:]) == ReloadStats(counters: counters, days: 7, now: now))
+    }
 }

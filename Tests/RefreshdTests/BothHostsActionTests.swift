@@ -145,3 +145,56 @@ extension BothHostsActionTests {
         #expect(h.outcomes("t.ignores") == [.expired])
     }
 }
+
+extension BothHostsActionTests {
+    /// Issue 23: an instance of a staging template runs its template's action filled with its
+    /// values (its own library and folder) under the template's allowance and grace: an
+    /// overrunning one expires at the deadline (SIGTERM to its worker, which returns), one that
+    /// does not answer is killed when the grace ends, exactly as a job's action and a command.
+    @Test(arguments: HostKind.allCases, [false, true])
+    func anInstancesStagePlaylistExpiresOrIsKilled(_ kind: HostKind, stopped: Bool) throws {
+        let h = try HostKind.harness(kind)
+        defer { h.finish() }
+        let instance = "t.stage[alice]"
+        Self.model(h, instance, .init(duration: .seconds(30), whenExpired: ActionResult(success: false, log: ["expired (modelled)"]),
+                                      ignoresExpiration: stopped))
+        let root = (h as? LibuvHarness)?.directory ?? "/nonexistent"
+        if h is LibuvHarness { try StagingWorkerTests.hugeLibrary(root + "/libraries/alice") }
+        var options = StageOptions(library: root + "/libraries/{user}/library", switchTimes: [ClockTime("06:00")].compactMap { $0 },
+                                   zone: "UTC", assetsPerDay: 1,
+                                   families: [.standard(.systemSmall), .standard(.systemMedium), .standard(.systemLarge)],
+                                   widgetKind: "wallpaper-{user}")
+        options.folder = "wallpaper-{user}"
+        options.day = .today
+        let definition = TaskDefinition(identifier: "t.stage", kind: .processing, namespace: "t.stage",
+                                        allowance: Self.allowance, grace: Self.grace)
+        let spec = JobSpec(definition: definition, command: CommandJob(argv: []), action: .stagePlaylist(options),
+                           template: TemplateSpec(parameters: ["user"], pathParameters: ["user"], stagedKind: "wallpaper-{user}"))
+        (h as? LibuvHarness)?.actions = StagingActions.binding
+        (h as? SimulatedHarness)?.actions = StagingActions.binding
+        h.spec(spec, Work())
+        try h.start()
+        try h.runtime.addInstance(template: "t.stage", key: "alice")
+        if stopped, h is LibuvHarness {
+            #expect(h.wait(.seconds(5)) { Self.workerPID(h, StagePlaylist.actionName) != nil })
+            let pid = try #require(Self.workerPID(h, StagePlaylist.actionName))
+            #expect(kill(pid, SIGSTOP) == 0)
+        }
+        #expect(h.wait(.seconds(20)) { h.outcomes(instance) == [.expired] })
+        let run = try #require(h.runs().first { $0.identifier == instance })
+        let took = Self.took(run)
+        if stopped {
+            #expect(run.exitStatus == nil && run.signal == nil, "\(run)")  // abandoned at the kill
+            #expect(took >= Self.allowance + Self.grace && took < Self.allowance + Self.grace + .seconds(1), "\(took)")
+        } else {
+            #expect(run.exitStatus == 1 || run.signal == SIGTERM, "\(run)")
+            #expect(took >= Self.allowance && took < Self.allowance + Self.grace, "\(took)")
+        }
+        if let pid = Self.workerPID(h, StagePlaylist.actionName) { #expect(h.wait(.seconds(5)) { kill(pid, 0) != 0 }) }
+        if h is LibuvHarness {
+            // Its own folder, never the template's unfilled one.
+            #expect(!FileManager.default.fileExists(atPath: root + "/state/shared/wallpaper-{user}"))
+            #expect(Self.workerPID(h, StagePlaylist.actionName) != nil)
+        }
+    }
+}

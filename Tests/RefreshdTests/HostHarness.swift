@@ -98,6 +98,8 @@ final class LibuvHarness: HostHarness, @unchecked Sendable {
     var conditionsReread: Duration = .seconds(60)
     /// No state directory (so no shared container either): `runs()` is then empty.
     var inMemory = false
+    /// The built-in actions job specs name (none by default, as an embedder's).
+    var actions: ActionBinding = .none
 
     init() throws {}
 
@@ -118,10 +120,12 @@ final class LibuvHarness: HostHarness, @unchecked Sendable {
 
     func start() throws {
         let sink = lines
-        let s = try RefreshScheduler(options: .init(
+        var options = RefreshScheduler.Options(
             stateDirectory: inMemory ? nil : directory + "/state", conditionsProbe: conditionsProbe,
             conditionsFallbackInterval: conditionsReread,
-            logger: Logger(label: "test") { _ in CapturingLogHandler(sink: sink) }, clock: clock.source))
+            logger: Logger(label: "test") { _ in CapturingLogHandler(sink: sink) }, clock: clock.source)
+        options.actions = actions
+        let s = try RefreshScheduler(options: options)
         for (definition, work) in jobs { s.register(definition, command: work.command) }
         if !specs.isEmpty { s.runtime.load(specs) }
         scheduler = s
@@ -198,6 +202,8 @@ final class SimulatedHarness: HostHarness {
     /// The runtime's shared container (nil: none is configured) and conditions re-read period.
     var sharedContainer: String? = "/shared"
     var conditionsReread: Duration = .seconds(60)
+    /// The built-in actions job specs name (their runs modelled by `host.actionBehaviour`).
+    var actions: ActionBinding = .none
 
     func job(_ definition: TaskDefinition, _ work: Work) {
         jobs.append((definition, work))
@@ -217,7 +223,7 @@ final class SimulatedHarness: HostHarness {
     func start() throws {
         let runtime = try host.start(store: store, options: .init(sharedContainer: sharedContainer,
                                                                   logger: Logger(label: "sim") { _ in SwiftLogNoOpLogHandler() },
-                                                                  conditionsReread: conditionsReread))
+                                                                  conditionsReread: conditionsReread, actions: actions))
         for (definition, work) in jobs { runtime.register(definition, handler: .command(work.command)) }
         if !specs.isEmpty { runtime.load(specs) }
         runtime.restoreSavedState()

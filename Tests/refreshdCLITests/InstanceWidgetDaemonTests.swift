@@ -46,9 +46,30 @@ import Testing
         // Status folds the instances' widgets into one line for the template.
         let status = try CLI.run(["status", "--state", box.state])
         #expect(status.stdout.contains("test.feed.widget[*]  2 instances, 2 widgets  0 stale"), "\(status.stdout)")
+        // The widgets' provider runs fold too, in status and stats, per template and family.
+        #expect(status.stdout.contains("  test.feed.widget[*]#systemSmall  2 instances: 2 success"), "\(status.stdout)")
+        let lastOutcomes = status.stdout.components(separatedBy: "Jobs (last outcome):").last ?? ""
+        #expect(!lastOutcomes.contains("test.feed.widget[alice]#systemSmall"), "\(status.stdout)")
+        let runs = try CLI.run(["stats", "runs", "--state", box.state])
+        #expect(runs.stdout.contains("  test.feed.widget[*]#systemSmall  2 instances  2 runs: 2 success  0 failing"), "\(runs.stdout)")
+        let reloads = try CLI.run(["stats", "reloads", "--state", box.state])
+        #expect(reloads.stdout.contains("test.feed.widget[*]/systemSmall (2)"), "\(reloads.stdout)")
+        #expect(!reloads.stdout.contains("feed.alice/systemSmall"), "\(reloads.stdout)")
+        // why: an instance of a timeline template is its own widget, run by its providers.
+        let why = try CLI.run(["why", "test.feed.widget[alice]", "--state", box.state])
+        #expect(why.stdout.hasPrefix("test.feed.widget[alice] is the instance alice of timeline template test.feed.widget, "
+            + "a widget of its own. test.feed.widget[alice] is a timeline job: it provides the timelines of widget feed.alice "
+            + "(systemSmall)"), "\(why.stdout)")
+        #expect(!why.stdout.contains("ctl submit"), "\(why.stdout)")
 
         daemon.signal(SIGKILL)
         #expect(daemon.wait() == 128 + SIGKILL)
+        // From the state files (refreshd down): the instances' widgets fold as when live.
+        let saved = try CLI.run(["status", "--state", box.state, "--jobs", box.jobs])
+        #expect(saved.stdout.contains("test.feed.widget[*]  2 instances, 2 widgets  0 stale"), "\(saved.stdout)")
+        #expect(!saved.stdout.contains("(job ?)"), "\(saved.stdout)")
+        let savedReloads = try CLI.run(["stats", "reloads", "--state", box.state, "--jobs", box.jobs])
+        #expect(savedReloads.stdout.contains("test.feed.widget[*]/systemSmall (2)"), "\(savedReloads.stdout)")
         let again = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { again.cleanUp() }
         #expect(waitFor { again.errors().contains("refreshd started") })
@@ -65,5 +86,65 @@ import Testing
         #expect(published(box, "feed.alice") != nil)
         again.signal(SIGTERM)
         #expect(again.wait() == 0)
+    }
+
+    /// A plain timeline job added by a later reload may not take an instance's widget kind
+    /// (issue 23): the instance was added at run time, so only the reload can see the clash; it
+    /// is refused whole at the job's widget.kind (file, line, column), the running config and
+    /// the instance's widget stay. Before the fix the job took the instance's widget over.
+    @Test func aReloadedPlainTimelineJobCannotTakeAnInstancesKind() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try FileManager.default.createDirectory(atPath: box.root + "/Scripts", withIntermediateDirectories: true)
+        try """
+            #!/bin/sh
+            printf '{"entries":[{"date":"%s","content":{"by":"%s"}}],"policy":"never"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >&3
+            """.write(toFile: box.root + "/Scripts/provider", atomically: true, encoding: .utf8)
+        chmod(box.root + "/Scripts/provider", 0o755)
+        try box.write("feed.yaml", """
+            identifier: test.feed.widget
+            kind: timeline
+            template: true
+            parameters: [user]
+            command: ["Scripts/provider", "{user}"]
+            widget: {kind: "feed.{user}", families: [systemSmall]}
+            """)
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        let added = try CLI.run(["ctl", "instance", "add", "test.feed.widget", "alice", "--state", box.state])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(waitFor(timeout: 20) { published(box, "feed.alice")?.contains(#""by":"alice""#) ?? false })
+
+        try box.write("plain.yaml", """
+            identifier: test.plain.widget
+            kind: timeline
+            command: ["Scripts/provider", "plain"]
+            widget:
+              families: [systemSmall]
+              kind: feed.alice
+            """)
+        let expected = "reload refused: \(box.jobs)/plain.yaml:6:9: widget.kind: \"feed.alice\" is the widget kind of instance "
+            + "test.feed.widget[alice] (its template's kind \"feed.{user}\""
+        #expect(waitFor(timeout: 20) { daemon.errors().contains(expected) }, "\(daemon.errors())")
+        #expect(daemon.errors().contains("refreshd ctl instance remove test.feed.widget alice)"))
+        #expect(daemon.errors().contains("keeping the running config of 1 job"))
+        // The instance's widget stays its own: the plain job never ran or published.
+        let status = try CLI.run(["status", "--state", box.state, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let widgets = ((object?["timelines"] as? [String: Any])?["widgets"] as? [[String: Any]]) ?? []
+        #expect(widgets.compactMap { $0["job"] as? String } == ["test.feed.widget[alice]"], "\(widgets)")
+        #expect(published(box, "feed.alice")?.contains(#""by":"alice""#) ?? false)
+        #expect(!daemon.errors().contains("test.plain.widget#systemSmall"))
+
+        // At a start the files are read before the state: the job keeps the kind, and the
+        // restored instance's widget is not declared, said in one line (not silently).
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+        let again = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { again.cleanUp() }
+        #expect(waitFor { again.errors().contains("refreshd started") }, "\(again.errors())")
+        #expect(again.errors().contains("instance test.feed.widget[alice]: its widget \"feed.alice\" is not declared: that kind "
+            + "is already test.plain.widget's (two widgets cannot share a kind)"), "\(again.errors())")
     }
 }

@@ -22,7 +22,9 @@ package struct StageOptions: Sendable, Hashable, Codable {
     package var noRepeatDays: Int = 7
     package var families: [RenditionSize]
     package var seed: UInt64 = 1
-    /// The widget kind asked to reload once a playlist is staged.
+    /// The widget kind asked to reload once a playlist is staged. A template's may hold its
+    /// placeholders (`wallpaper-{user}`); an instance's run has them filled with its values as
+    /// they are, and reloads the kind they make (`InstanceKind.form`, see `PlaylistStager.reloadLine`).
     package var widgetKind: String
     /// Playlists older than this many days before the staged day are removed with their renditions.
     package var retentionDays: Int = 7
@@ -86,7 +88,7 @@ package struct StageOptions: Sendable, Hashable, Codable {
     package func problems() -> [String] {
         var problems: [String] = []
         if library.isEmpty { problems.append("library: expected the path of a folder of images") }
-        if folder.isEmpty || folder.contains("/") || folder.hasPrefix(".") {
+        if folder.isEmpty || folder.contains("/") || folder.hasPrefix(".") || folder.utf8.contains(0) {
             problems.append("folder: expected one folder name (no '/', not hidden), found \"\(folder)\"")
         }
         if switchTimes.isEmpty { problems.append("switch-times: expected at least one time like 06:00") }

@@ -22,6 +22,9 @@
     case invalidField(id: String, field: String, expected: String)
     /// `restore` came after other events or twice: it must be the first event, once.
     case restoreNotFirst
+    /// A run's line named an activity an instance of a template owns, and the run is not that
+    /// instance's (issue 23): an instance's activities are its own.
+    case notOwned(id: String, event: ActivityEventKind, owner: String, writer: String)
 
     @_spi(Benchmarks) public var description: String {
         switch self {
@@ -45,6 +48,9 @@
             "activity \(id) refused: \(field): expected \(expected)"
         case .restoreNotFirst:
             "restore refused: expected once, before any other activity event"
+        case let .notOwned(id, event, owner, writer):
+            "\(event.rawValue) of activity \(id) by \(writer) refused: the activity is \(owner)'s, and an instance's "
+                + "activities are its own; expected a line of \(owner)'s runs"
         }
     }
 }

@@ -102,3 +102,47 @@ extension TemplateSpec {
         return parameters.count == 1 ? [parameters[0]: record.key] : [:]
     }
 }
+
+extension InstanceKind {
+    /// A plain timeline job whose widget kind is an instance's (issue 23): the two would share
+    /// one widget (the job's declaration would take the instance's over), so the job is refused.
+    package struct Clash: Sendable, Hashable {
+        /// The plain job's identifier.
+        package var job: String
+        package var kind: String
+        /// The instance whose widget has that kind, and its template's kind pattern.
+        package var instance: String
+        package var pattern: String
+
+        /// What is wrong, for an error at the job's `widget.kind`.
+        package var message: String {
+            let key = InstanceName.split(instance)
+            return "\(EchoText.quoted(kind, limit: 80)) is the widget kind of instance \(instance) (its template's kind "
+                + "\(EchoText.quoted(pattern, limit: 80)), \(derivation)); two widgets cannot share a kind: expected a kind "
+                + "no instance has, or remove the instance first"
+                + (key.map { " (refreshd ctl instance remove \($0.template) \($0.key))" } ?? "")
+        }
+    }
+
+    /// The clashes between the plain timeline jobs of `specs` and the instances of its timeline
+    /// templates: `instances(template)` gives a template's instances as they will be (its
+    /// `instances:` list when it has one, which the reload applies as its set). Values that make
+    /// no kind are skipped (their add is refused). One pass over the instances, and nothing at
+    /// all without a plain timeline job.
+    package static func clashes(_ specs: [JobSpec], instances: (JobSpec) -> [InstanceRecord]) -> [Clash] {
+        var plain: [String: String] = [:]
+        for spec in specs where spec.template == nil {
+            if let kind = spec.widget?.kind, plain[kind] == nil { plain[kind] = spec.identifier }
+        }
+        guard !plain.isEmpty else { return [] }
+        var found: [Clash] = []
+        for spec in specs {
+            guard let template = spec.template, let widget = template.widget else { continue }
+            for record in spec.instanceSource?.records ?? instances(spec) {
+                guard case let .success(kind) = fill(widget.kind, template.values(of: record)), let job = plain[kind] else { continue }
+                found.append(Clash(job: job, kind: kind, instance: record.identifier, pattern: widget.kind))
+            }
+        }
+        return found.sorted { ($0.job, $0.instance) < ($1.job, $1.instance) }
+    }
+}

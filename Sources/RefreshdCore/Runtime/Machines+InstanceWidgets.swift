@@ -44,7 +44,11 @@ extension Machines {
         if let old = instanceWidgets[identifier], old != widget.kind {
             withdrawInstanceWidget(identifier, at: now, into: &effects)
         }
-        if let owner = timelines.definitions[widget.kind]?.job, owner != identifier { return }
+        if let owner = timelines.definitions[widget.kind]?.job, owner != identifier {
+            // Said, not silent: at a start, a job file read before the state may hold the kind.
+            effects.append(.log(.instance(.widgetTaken(identifier: identifier, kind: widget.kind, owner: owner))))
+            return
+        }
         var definition = template.definition
         definition.identifier = identifier
         var families: Set<WidgetFamily> = []

@@ -169,12 +169,13 @@ package struct Machines: Sendable {
         settle(from: start, at: now, rearm: false, into: &effects)
     }
 
-    /// A line a run wrote while it runs: applied now when it is a live line (an activity event,
-    /// an explicit reload). False for other lines: they are kept for the run's end.
-    package mutating func handleLive(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) -> Bool {
+    /// A line a run of `writer` wrote while it runs: applied now when it is a live line (an
+    /// activity event, an explicit reload). False for other lines: they are kept for the run's end.
+    package mutating func handleLive(_ line: ResultLine, from writer: String, at now: Instant,
+                                     into effects: inout [SchedulerEffect]) -> Bool {
         guard line.isLive else { return false }
         let start = effects.count
-        apply(line, at: now, into: &effects)
+        apply(line, from: writer, at: now, into: &effects)
         settle(from: start, at: now, rearm: false, into: &effects)
         return true
     }
@@ -286,7 +287,7 @@ package struct Machines: Sendable {
             case let .waiting(reason):
                 if waiting == nil { waiting = reason }
             default:
-                apply(line, at: now, into: &effects)
+                apply(line, from: end.identifier, at: now, into: &effects)
             }
         }
         if !instanceLines.isEmpty { applyInstances(instanceLines, at: now, into: &effects) }
@@ -321,20 +322,41 @@ package struct Machines: Sendable {
         }
     }
 
-    /// A results line that drives a machine (not a timeline: those belong to their run's end).
-    private mutating func apply(_ line: ResultLine, at now: Instant, into effects: inout [SchedulerEffect]) {
+    /// A results line of a run of `writer` that drives a machine (not a timeline: those belong
+    /// to their run's end).
+    private mutating func apply(_ line: ResultLine, from writer: String, at now: Instant, into effects: inout [SchedulerEffect]) {
         switch line {
         case let .reloadTimelines(kind):
             feed(.reload(kind: kind, reason: .explicitJob), at: now, into: &effects)
         case .reloadAllTimelines:
             feed(.reload(kind: nil, reason: .explicitJob), at: now, into: &effects)
         case let .activity(event):
+            if let refusal = ownership(of: event, by: writer) {
+                effects.append(.log(.activity(.refused(refusal))))
+                return
+            }
             feed(activity: event, at: now, into: &effects)
         case let .badActivity(reason):
             effects.append(.log(.activity(.refused(.invalidField(id: "?", field: "results line", expected: reason)))))
         case .timeline, .badTimeline, .waiting, .other, .instances, .badInstances:
             break  // instance lines are applied at the run's end (`applyInstances`)
         }
+    }
+
+    /// Issue 23: an activity an instance's run started is that instance's. An update or end of
+    /// it in a line of any other run (another instance of the template, another job) is refused,
+    /// nothing changed; the library's and the operator's calls are not lines and stay allowed.
+    /// A job's activities stay open to other jobs' lines, as before templates. Checked before
+    /// the activity machine, which knows owners but not who wrote a line.
+    func ownership(of event: ActivityEvent, by writer: String) -> ActivityError? {
+        let id: String
+        switch event {
+        case let .update(update): id = update.id
+        case let .end(activityID, _, _, _): id = activityID
+        default: return nil
+        }
+        guard let owner = activities.activities[id]?.owner, owner != writer, InstanceName.split(owner) != nil else { return nil }
+        return .notOwned(id: id, event: event.kind, owner: owner, writer: writer)
     }
 
     // MARK: The timeline machine

@@ -21,8 +21,9 @@ package struct RuntimeMachine: Sendable {
     /// Live results lines applied this second, per running run.
     package private(set) var liveLineRate: [Int64: LiveRate] = [:]
     /// Live results lines taken and not yet applied: applied together, in one commit, before
-    /// the next event or at the next drain (`applyLiveBacklog`).
-    package private(set) var liveBacklog: [(line: ResultLine, at: Instant)] = []
+    /// the next event or at the next drain (`applyLiveBacklog`), each with the identifier of
+    /// the run that wrote it (an instance's activities take lines of its own runs only).
+    package private(set) var liveBacklog: [(line: ResultLine, at: Instant, writer: String)] = []
     /// What the host's clock readings mean: a step or a resume, or nothing.
     package private(set) var clockSteps = ClockStepDetector()
     /// Command runs whose command has exited and whose leftovers the host is sweeping, and the
@@ -208,7 +209,7 @@ package struct RuntimeMachine: Sendable {
     /// (nothing to commit).
     package mutating func applyLiveBacklog(into effects: inout [SchedulerEffect]) -> Bool {
         guard !liveBacklog.isEmpty else { return false }
-        for (line, at) in liveBacklog { _ = machines.handleLive(line, at: at, into: &effects) }
+        for (line, at, writer) in liveBacklog { _ = machines.handleLive(line, from: writer, at: at, into: &effects) }
         liveBacklog.removeAll(keepingCapacity: true)
         return true
     }
@@ -460,7 +461,7 @@ package struct RuntimeMachine: Sendable {
         rate.count += 1
         liveLineRate[order.runID] = rate
         guard parsed.isLive else { return (false, false) }
-        liveBacklog.append((parsed, now))
+        liveBacklog.append((parsed, now, order.identifier))
         return (true, liveBacklog.count == 1)
     }
 

@@ -270,6 +270,7 @@ extension ControlServer {
         case .stats:
             let counters = try runtime.savedMachineState()?.counters ?? []
             reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: runtime.now)
+                .folding(runtime.instanceWidgetTemplates())
         case .instanceAdd, .instanceRemove, .instanceList:
             try instance(command, request, into: &reply)
         }

@@ -36,6 +36,7 @@ package struct ControlFailure: Codable, Sendable, Equatable, Error, CustomString
         case .notAllowed: "not-allowed"
         case .invalidField: "invalid-field"
         case .restoreNotFirst: "internal"
+        case .notOwned: "not-owned"
         }
         self.init(code: code, message: error.description)
     }

@@ -26,6 +26,9 @@ package struct ReloadStats: Codable, Sendable, Equatable {
         package var staleMinutes: Int64
         package var firstStale: Instant?
         package var staleReason: StaleReason?
+        /// For the widgets of a timeline template's instances folded into one row (`kind`
+        /// `T[*]`): how many widgets it sums.
+        package var instances: Int?
 
         package init(_ c: WidgetDayCounter) {
             day = c.day
@@ -57,6 +60,7 @@ package struct ReloadStats: Codable, Sendable, Equatable {
             case staleMinutes = "stale_minutes"
             case firstStale = "first_stale"
             case staleReason = "stale_reason"
+            case instances
         }
     }
 
@@ -81,12 +85,57 @@ package struct ReloadStats: Codable, Sendable, Equatable {
             .map(Row.init)
     }
 
+    /// The rows with the widgets of each timeline template's instances folded (issue 23): one
+    /// row a day per template and family, kind `T[*]`, at its first widget's place, counts
+    /// summed, the lowest budget left, stale minutes summed from the earliest stale instant (a
+    /// million users' widgets are one row a day, as in `status` and the simulation report).
+    /// `templateOfKind`: each instance's widget kind and its template (`RefreshRuntime.instanceWidgetTemplates`).
+    package func folding(_ templateOfKind: [String: String]) -> ReloadStats {
+        guard !templateOfKind.isEmpty else { return self }
+        var folded = self
+        folded.rows = []
+        var at: [String: Int] = [:]
+        for row in rows {
+            guard let template = templateOfKind[row.kind] else {
+                folded.rows.append(row)
+                continue
+            }
+            let key = "\(row.day) \(template) \(row.family)"
+            guard let index = at[key] else {
+                at[key] = folded.rows.count
+                var first = row
+                first.kind = template + "[*]"
+                first.instances = 1
+                folded.rows.append(first)
+                continue
+            }
+            var sum = folded.rows[index]
+            sum.requested += row.requested
+            sum.performed += row.performed
+            sum.deferred += row.deferred
+            sum.coalesced += row.coalesced
+            sum.exempt += row.exempt
+            sum.providerCalls += row.providerCalls
+            sum.upstreamFetches += row.upstreamFetches
+            sum.failed += row.failed
+            sum.budgetLow = [sum.budgetLow, row.budgetLow].compactMap { $0 }.min()
+            sum.staleMinutes += row.staleMinutes
+            if let first = row.firstStale, sum.firstStale.map({ first < $0 }) ?? true {
+                sum.firstStale = first
+                sum.staleReason = row.staleReason
+            }
+            sum.instances = (sum.instances ?? 1) + 1
+            folded.rows[index] = sum
+        }
+        return folded
+    }
+
     /// The table `refreshd stats reloads` prints.
     package var lines: [String] {
         guard !rows.isEmpty else { return ["No widget reloads recorded from \(from) to \(to)."] }
         var out = ["day         widget                               req  perf  defer  exempt  calls  fetches  stale"]
         for r in rows {
-            let widget = "\(r.kind)/\(r.family)"
+            let widget = "\(r.kind)/\(r.family)" + (r.instances.map { " (\($0))" } ?? "")
             var line = "\(r.day)  \(Self.pad(widget, 35))  \(Self.left(r.requested, 3))  \(Self.left(r.performed, 4))"
             line += "  \(Self.left(r.deferred, 5))  \(Self.left(r.exempt, 6))  \(Self.left(r.providerCalls, 5))"
             line += "  \(Self.left(r.upstreamFetches, 7))  \(r.staleMinutes) min"

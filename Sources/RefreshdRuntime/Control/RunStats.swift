@@ -17,6 +17,9 @@ package struct RunStats: Codable, Sendable, Equatable {
         package var failingInstances: Int?
         /// For a template: its most failing instances (at most `FailingInstances.top`).
         package var mostFailing: [Failing]?
+        /// For the provider runs of a timeline template's instances' widgets (`T[K]#family`),
+        /// folded per template and family: the family.
+        package var family: String?
     }
 
     /// An instance's key and its failed runs (every outcome but success; see `Outcome.isFailure`).
@@ -39,26 +42,34 @@ package struct RunStats: Codable, Sendable, Equatable {
         var failuresOf: [String: [String: Int]] = [:]
         var ranOf: [String: Set<String>] = [:]
         for c in counts {
-            if let instance, c.identifier != instance { continue }
-            let split = instance == nil ? InstanceName.split(c.identifier) : nil
-            let name = split?.template ?? c.identifier
-            var row = jobs[name] ?? Row(identifier: name, runs: 0, outcomes: [:])
+            // An instance's widget's provider runs (`T[K]#family`) are the instance's own too.
+            let hash = c.identifier.utf8.lastIndex(of: UInt8(ascii: "#"))
+            let owner = hash.map { String(c.identifier[..<$0]) } ?? c.identifier
+            if let instance, c.identifier != instance, owner != instance { continue }
+            var split = instance == nil ? InstanceName.split(c.identifier) : nil
+            var family: String?
+            if instance == nil, split == nil, let hash, let provider = InstanceName.split(owner) {
+                split = provider
+                family = String(c.identifier[c.identifier.index(after: hash)...])
+            }
+            let name = split.map { $0.template + (family.map { "#" + $0 } ?? "") } ?? c.identifier
+            var row = jobs[name] ?? Row(identifier: split?.template ?? c.identifier, runs: 0, outcomes: [:], family: family)
             row.runs += c.count
             row.outcomes[c.outcome.rawValue, default: 0] += c.count
             jobs[name] = row
             if let split {
-                ranOf[split.template, default: []].insert(split.key)
-                if c.outcome.isFailure { failuresOf[split.template, default: [:]][split.key, default: 0] += c.count }
+                ranOf[name, default: []].insert(split.key)
+                if c.outcome.isFailure { failuresOf[name, default: [:]][split.key, default: 0] += c.count }
             }
         }
-        for (template, keys) in ranOf {
-            let failing = failuresOf[template] ?? [:]
-            jobs[template]?.instances = keys.count
-            jobs[template]?.failingInstances = failing.count
-            jobs[template]?.mostFailing = FailingInstances.most(failing.map { ($0.key, $0.value) })
+        for (name, keys) in ranOf {
+            let failing = failuresOf[name] ?? [:]
+            jobs[name]?.instances = keys.count
+            jobs[name]?.failingInstances = failing.count
+            jobs[name]?.mostFailing = FailingInstances.most(failing.map { ($0.key, $0.value) })
                 .map { Failing(key: $0.key, failures: $0.count) }
         }
-        rows = jobs.values.sorted { $0.identifier < $1.identifier }
+        rows = jobs.sorted { $0.key < $1.key }.map(\.value)
     }
 
     /// The text `refreshd stats runs` prints.
@@ -69,7 +80,9 @@ package struct RunStats: Codable, Sendable, Equatable {
         for row in rows {
             let outcomes = Outcome.allCases.compactMap { o in row.outcomes[o.rawValue].map { "\($0) \(o.rawValue)" } }
             var text = "  \(row.identifier)"
-            if let instances = row.instances { text += "[*]  \(instances) instance\(instances == 1 ? "" : "s")" }
+            if let instances = row.instances {
+                text += "[*]" + (row.family.map { "#" + $0 } ?? "") + "  \(instances) instance\(instances == 1 ? "" : "s")"
+            }
             text += "  \(row.runs) run\(row.runs == 1 ? "" : "s"): " + outcomes.joined(separator: ", ")
             if let failing = row.failingInstances { text += "  \(failing) failing" }
             lines.append(text)

@@ -137,7 +137,10 @@ package enum WhyExplainer {
         reasons.append(.timelineJob)
         let id = f.identifier
         let providers = families.map { WidgetSpec.providerIdentifier(job: id, family: $0) }
-        var parts = ["\(id) is a timeline job\(fromFiles(f)): it provides the timelines of widget \(kind) "
+        let instance = f.instanceOf.flatMap { template in
+            InstanceName.split(id).map { "\(id) is the instance \($0.key) of timeline template \(template), a widget of its own. " }
+        } ?? ""
+        var parts = [instance + "\(id) is a timeline job\(fromFiles(f)): it provides the timelines of widget \(kind) "
             + "(\(families.joined(separator: ", "))) and never runs on a schedule of its own; each family's provider "
             + "(\(providers.joined(separator: ", "))) runs when that family's widget reloads."]
         for family in families {

@@ -10,8 +10,16 @@ extension WhyFacts {
                                     runs: [RunRecord]) {
         let id = identifier
         subject = WhySubject.resolve(id, jobs: jobs, activities: activities)
-        if let (template, _) = InstanceName.split(id), jobs?.contains(where: { $0.identifier == template && $0.template != nil }) == true {
+        if let (template, key) = InstanceName.split(id), let spec = jobs?.first(where: { $0.identifier == template && $0.template != nil }) {
             instanceOf = template
+            // An instance of a timeline template (issue 23) is its own widget, run only by its
+            // families' providers: explained as a timeline job is. Its kind is the saved widget's
+            // (any values), else made from the key (one parameter: the key is the value).
+            if let widget = spec.template?.widget {
+                let kind = timelines.widgets.first { $0.job == id }?.kind
+                    ?? spec.template?.instanceWidget(Dictionary(uniqueKeysWithValues: (spec.template?.parameters ?? []).map { ($0, key) }))?.kind
+                if let kind { subject = .timeline(kind: kind, families: widget.families) }
+            }
         }
         if let job = jobs?.first(where: { $0.identifier == id }), job.template != nil {
             isTemplate = true

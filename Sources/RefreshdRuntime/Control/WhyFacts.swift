@@ -95,8 +95,8 @@ package enum WhySubject: Sendable, Hashable {
     case activity
     /// Nothing refreshd knows by that name: `why` exits 1.
     case unknown
-    // Template instances (a later feature) become one more case here, found by `resolve` after
-    // the jobs and before `.unknown`, and explained by `WhyExplainer` like the others.
+    // A template's instance is `.job` (it runs as a job does); an instance of a timeline
+    // template is `.timeline` of its own kind (`addSubject`, which knows the saved widgets).
 
     /// What `identifier` names among `jobs` (nil: the job files could not be read) and the
     /// activities. A job's own identifier comes first, then `JOB#FAMILY` of a timeline job's

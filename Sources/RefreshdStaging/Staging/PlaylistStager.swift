@@ -203,9 +203,11 @@ package struct PlaylistStager: Sendable {
             + "(\(report.renditionsReused) reused); the container is unchanged otherwise and the next run continues")
     }
 
-    /// `{"reloadTimelines": KIND}`.
+    /// `{"reloadTimelines": KIND}`. An instance's options hold its values as filled (`alice@example.com`);
+    /// the kind they name is written as a kind is derived (`InstanceKind.form`: each `@` as
+    /// `-at-`), the kind of that instance's widget. A job's kind has no `@`: it is unchanged.
     func reloadLine() -> String {
-        let data = (try? JSONEncoder().encode(["reloadTimelines": options.widgetKind])) ?? Data()
+        let data = (try? JSONEncoder().encode(["reloadTimelines": InstanceKind.form(options.widgetKind)])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 

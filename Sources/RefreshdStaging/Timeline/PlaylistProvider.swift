@@ -27,6 +27,13 @@ package enum PlaylistProvider {
             guard let container = context.sharedContainer else {
                 return ActionResult(success: false, log: ["no shared container to read the playlist from"])
             }
+            // One folder name under the container (the configuration and, for an instance's
+            // values, the core refuse any other): checked again where the path is made.
+            guard !folder.isEmpty, !folder.utf8.contains(UInt8(ascii: "/")), !folder.utf8.contains(0),
+                  folder.utf8.first != UInt8(ascii: ".") else {
+                return ActionResult(success: false, log: ["folder \(EchoText.quoted(folder, limit: 80)) is not one folder name "
+                    + "under the shared container; expected no '/', not beginning with '.'"])
+            }
             let identifier = context.order.identifier
             guard let family = WidgetSpec.family(ofProviderIdentifier: identifier).flatMap(WidgetFamily.init(rawValue:)) else {
                 return ActionResult(success: false, log: ["\(identifier): not a widget family's provider run"])
