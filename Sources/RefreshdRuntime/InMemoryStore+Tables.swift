@@ -5,56 +5,6 @@ import DequeModule
 /// makes a batch atomic. Kept apart from `InMemoryStore` (the locking, the fault injection and
 /// the `StateStoring` surface) so each file holds one idea.
 extension InMemoryStore {
-    /// An identifier compared by its UTF-8 bytes (SQLite's BINARY collation).
-    struct Key: Hashable, Comparable, Sendable {
-        let string: String
-
-        init(_ string: String) { self.string = string }
-
-        static func == (a: Key, b: Key) -> Bool {
-            let (x, y) = (a.string.utf8, b.string.utf8)
-            guard x.count == y.count else { return false }
-            // Native strings are contiguous UTF-8: compare the bytes directly.
-            if let same = x.withContiguousStorageIfAvailable({ p in
-                y.withContiguousStorageIfAvailable { q in bytesEqual(UnsafeRawBufferPointer(p), UnsafeRawBufferPointer(q)) }
-            }), let same { return same }
-            return x.elementsEqual(y)
-        }
-
-        /// Two equally long byte buffers compared eight bytes at a time (identifiers are short,
-        /// and keys are compared at every lookup of every commit).
-        private static func bytesEqual(_ p: UnsafeRawBufferPointer, _ q: UnsafeRawBufferPointer) -> Bool {
-            var i = 0
-            let count = p.count
-            while i + 8 <= count {
-                if p.loadUnaligned(fromByteOffset: i, as: UInt64.self) != q.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-                    return false
-                }
-                i += 8
-            }
-            while i < count {
-                if p[i] != q[i] { return false }
-                i += 1
-            }
-            return true
-        }
-
-        static func < (a: Key, b: Key) -> Bool { precedes(a.string, b.string) }
-
-        static func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
-
-        func hash(into hasher: inout Hasher) {
-            // Native strings are contiguous: hash their bytes without copying the string.
-            let hashed: Void? = string.utf8.withContiguousStorageIfAvailable {
-                hasher.combine(bytes: UnsafeRawBufferPointer($0))
-            }
-            if hashed == nil {
-                var copy = string
-                copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            }
-        }
-    }
-
     /// The primary key of `records`.
     struct RecordKey: Hashable, Comparable, Sendable {
         var table: Key
@@ -437,37 +387,5 @@ extension InMemoryStore {
             body(&slot)
             return old
         }
-    }
-}
-
-extension InMemoryStore.Tables {
-    /// Counter rows, newest day first then by identifier, limited to the `days` most recent days.
-    func countersOfLatestDays(_ days: Int?) -> [DailyCounter] {
-        typealias Key = InMemoryStore.Key
-        var rows = counters.joined().sorted { a, b in
-            a.day != b.day ? Key.precedes(b.day, a.day) : Key(a.identifier) < Key(b.identifier)
-        }
-        if let days {
-            var kept = 0
-            var last: String?
-            rows = Array(rows.prefix { row in
-                if row.day != last {
-                    last = row.day
-                    kept += 1
-                }
-                return kept <= max(0, days)
-            })
-        }
-        return rows
-    }
-}
-
-extension InMemoryStore.Tables {
-    /// Records in (table, key) byte order, of one table or of all.
-    func orderedRecords(table: String? = nil) -> [MachineRecord] {
-        let wanted = table.map(InMemoryStore.Key.init)
-        return records.filter { wanted == nil || $0.key.table == wanted }
-            .sorted { $0.key < $1.key }
-            .map { MachineRecord(table: $0.key.table.string, key: $0.key.key.string, value: $0.value) }
     }
 }

@@ -200,10 +200,14 @@ final class MetricsExporter: @unchecked Sendable {
     func text() -> String { MetricsHelp.annotate(registry.emitToString()) }
 
     /// Writes the exposition to `path` atomically. Returns the error text on failure.
-    func writeFile(_ path: String) -> String? {
+    func writeFile(_ path: String) -> String? { Self.writeReplacing(path, with: text()) }
+
+    /// Replaces the file at `path` with `text` (a temporary file beside it, then a rename, so a
+    /// reader never sees half a file); nil, or why it failed. Shared with cluster nodes.
+    static func writeReplacing(_ path: String, with text: String) -> String? {
         let temporary = path + ".tmp.\(getpid())"
         do {
-            try Data(text().utf8).write(to: URL(fileURLWithPath: temporary))
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
             guard rename(temporary, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(temporary)
