@@ -56,8 +56,9 @@ extension SchedulerCore {
         let definition = definition(queueSlot: slot, identifier: request.identifier)
         let allowance = definition?.allowance ?? request.kind.defaultAllowance
         let attempt = failureStreaks.isEmpty ? 1 : failureStreaks[request.identifier, default: 0] + 1
-        let order = LaunchOrder(runID: nextRunID, identifier: request.identifier, kind: request.kind,
+        var order = LaunchOrder(runID: nextRunID, identifier: request.identifier, kind: request.kind,
                                 started: now, deadline: now + allowance, attempt: attempt)
+        if queue.ids.sharesNames(with: definitions.table) { order.slot = slot }
         nextRunID += 1
         persist(.runStarted(RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
                                       submitted: request.submitted, earliest: request.earliest,

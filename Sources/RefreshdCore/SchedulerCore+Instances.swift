@@ -76,6 +76,16 @@ extension SchedulerCore {
         return record(at: slot, template: instances.templates[Int(t)])
     }
 
+    /// `instance(_:)` by the identifier's slot in the definitions' table (`LaunchOrder.slot`),
+    /// by name when the slot is unknown (-1).
+    package func instance(at slot: Int32, _ identifier: String) -> InstanceRecord? {
+        guard slot >= 0 else { return instance(identifier) }
+        guard !instances.isEmpty, Int(slot) < definitions.table.count else { return nil }
+        let t = instances.template(at: slot)
+        guard t >= 0 else { return nil }
+        return record(at: slot, template: instances.templates[Int(t)])
+    }
+
     /// How many instances a template has.
     package func instanceCount(of template: String) -> Int {
         instances.templateIndex[template].map { instances.templates[Int($0)].count } ?? 0

@@ -7,7 +7,7 @@ extension RefreshRuntime {
         // command with nothing to run: a failed start, the run's end, one event).
         let (handler, refusal): (TaskHandler?, String?) = lock.withLock {
             if let handler = handlers[order.identifier] { return (handler, nil) }
-            return instanceLaunch(order.identifier)
+            return instanceLaunch(order.identifier, slot: order.slot)
         }
         if let refusal {
             feedMachine { machine, now, effects in machine.startFailed(order.runID, reason: refusal, at: now, into: &effects) }
