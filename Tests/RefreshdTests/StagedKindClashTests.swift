@@ -48,5 +48,13 @@ import RefreshdConfig
         try h.runtime.removeInstance(template: "t.stage", key: "a@b")
         try h.runtime.addInstance(template: "t.stage", key: "a-at-b")
         #expect(h.runtime.instances(of: "t.stage")?.map(\.key).sorted() == ["a-at-b", "carol"])
+        // After a restart the restored instances hold their kinds (the index is rebuilt from them).
+        try h.restart(downtime: .seconds(1))
+        do {
+            try h.runtime.addInstance(template: "t.stage", key: "a@b")
+            Issue.record("after the restart, a@b took a-at-b's kind")
+        } catch {
+            #expect(error.description.contains("the widget instance t.stage[a-at-b] already reloads"), "\(error)")
+        }
     }
 }
