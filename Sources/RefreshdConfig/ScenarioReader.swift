@@ -114,7 +114,10 @@ struct ScenarioReader {
             sink.add(at: mappingLocation, "missing required key \"jobs\" (expected a jobs folder like jobs: ../../Jobs, "
                 + "or a list of jobs like jobs: [{identifier: com.example.refresh, command: [/bin/true]}])")
         }
-        references.check(identifiers: identifiers, start: windowKnown ? scenario.start : nil,
+        let templates = Dictionary(scenario.jobs.compactMap { job in
+            job.spec.template.map { _ in (job.spec.identifier, job.spec.instanceSource?.records.map(\.key)) }
+        }, uniquingKeysWith: { a, _ in a })
+        references.check(identifiers: identifiers, templates: templates, start: windowKnown ? scenario.start : nil,
                          days: windowKnown ? scenario.days : nil, &sink)
         let errors = JobFileParser.capped(sink.errors) + otherFiles
         return errors.isEmpty ? .success(scenario) : .failure(ConfigErrors(errors))

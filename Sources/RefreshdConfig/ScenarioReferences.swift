@@ -23,10 +23,18 @@ struct ScenarioReferences {
 
     /// Errors for names that are not among `identifiers` (nil: the jobs could not be read, so
     /// nothing is checked) and instants outside [start, start + days).
-    func check(identifiers: [String]?, start: Instant?, days: Int?, _ sink: inout ErrorSink) {
+    ///
+    /// A fault may name one instance of a template, `TEMPLATE[KEY]` (issue 23: one user's run
+    /// crashes): `templates` gives each template's keys from its `instances:` list, or nil when
+    /// its keys are drawn at simulation (`simulate: {instances: N}`), which takes any key.
+    func check(identifiers: [String]?, templates: [String: [String]?] = [:], start: Instant?, days: Int?, _ sink: inout ErrorSink) {
         if let identifiers {
             let known = Set(identifiers)
-            for reference in jobs where !known.contains(reference.name) {
+            func isInstance(_ name: String) -> Bool {
+                guard let split = InstanceName.split(name), let keys = templates[split.template] else { return false }
+                return keys.map { $0.contains(split.key) } ?? true
+            }
+            for reference in jobs where !known.contains(reference.name) && !isInstance(reference.name) {
                 sink.add(at: reference.location, "\(reference.key): no job \(EchoText.quoted(reference.name)) in this scenario; "
                     + Self.expectation(for: reference.name, among: identifiers))
             }

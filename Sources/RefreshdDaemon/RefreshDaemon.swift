@@ -92,6 +92,17 @@ package final class RefreshDaemon: @unchecked Sendable {
         options.actions = actions
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
+        // A plain timeline job may not take the widget kind of a saved instance (one added at
+        // run time is in the state, not in the files): the start is refused at the job's
+        // widget.kind, as a reload is, and the instance keeps its kind and all its state.
+        let clashes = scheduler.runtime.instanceKindClashes(loaded.map(\.spec))
+        if !clashes.isEmpty {
+            let byIdentifier = Dictionary(loaded.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+            throw ConfigErrors(clashes.compactMap { clash in
+                byIdentifier[clash.job]?.widgetKindError(clash.message + "; the instance is in the state, restored at the "
+                    + "start with its widget: give this job another kind to start")
+            })
+        }
         // Failure notifications' webhooks (issue 25): a thread of their own, at the first one.
         let webhooks = WebhookSender()
         defer { webhooks.shutdown() }

@@ -85,7 +85,7 @@ extension RefreshRuntime {
             machines.withScheduler(at: now, into: &scratch) { core, _ in core.reserveInstances(records.count) }
             for record in records {
                 do throws(InstanceError) {
-                    if machines.widgetTemplates.isEmpty {
+                    if machines.widgetTemplates.isEmpty, machines.stagingTemplates.isEmpty {
                         try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
                             try core.addInstance(record, at: now, into: &effects)
                         }
@@ -146,9 +146,17 @@ extension RefreshRuntime {
     /// (a template's `instances:` list stands for its set). A reload with any is refused whole
     /// by the daemon, as a config with an invalid job is; nothing is checked without a plain
     /// timeline job.
+    ///
+    /// Before the saved state is restored (a start), the instances are the saved ones: an
+    /// instance added at run time (by `ctl`, the API or a sync job) is in the state, not in the
+    /// files, and the start refuses a job taking its kind as a reload does.
     package func instanceKindClashes(_ specs: [JobSpec]) -> [InstanceKind.Clash] {
         lock.withLock {
-            InstanceKind.clashes(specs) { machines.scheduler.instances(of: $0.identifier) ?? [] }
+            if let restored, !restored.instances.isEmpty {
+                let saved = Dictionary(grouping: restored.instances, by: \.template)
+                return InstanceKind.clashes(specs) { saved[$0.identifier] ?? [] }
+            }
+            return InstanceKind.clashes(specs) { machines.scheduler.instances(of: $0.identifier) ?? [] }
         }
     }
 

@@ -2,8 +2,9 @@ import Foundation
 import RefreshdCore
 import RefreshdRuntime
 
-/// A modelled `provider: playlist`: the timeline the real provider would read from the shared
-/// container, read from the `ContainerModel` instead, in the real results vocabulary.
+/// A modelled `provider: playlist`: the timeline the real provider would read from its folder of
+/// the shared container, read from the `ContainerModel`'s days of that folder instead, in the
+/// real results vocabulary.
 ///
 /// Today's playlist gives an entry at the start of the day (the evening's last asset) and one at
 /// each switch time, content `{"asset": ..., "rendition": ...}`. When today was not staged, the
@@ -54,7 +55,7 @@ struct PlaylistModel: Sendable, Hashable {
     /// The timeline of `family` at `now`, or nil when nothing was ever staged.
     func timeline(family: String, at now: Instant, container: ContainerModel) -> Timeline? {
         let today = SimulatedActions.date(of: now, zone: zone)
-        let dates = container.stagedDates
+        let dates = container.stagedDates(folder: folder)
         let chosen: String
         if dates.contains(today) {
             chosen = today
@@ -65,7 +66,7 @@ struct PlaylistModel: Sendable, Hashable {
         } else {
             return nil
         }
-        guard let day = container.day(chosen), !day.switches.isEmpty else { return nil }
+        guard let day = container.day(chosen, folder: folder), !day.switches.isEmpty else { return nil }
         let fallback = chosen == today ? nil : chosen
         let start = SimulatedActions.startOfDay(today, zone: zone)
         func content(_ asset: String) -> String {
@@ -76,7 +77,7 @@ struct PlaylistModel: Sendable, Hashable {
         if let first = day.switches.first, first != 0, let last = day.assets.last {
             // Before the first switch the widget goes on showing the evening's last asset.
             let yesterday = SimulatedActions.date(of: start, zone: zone, plusDays: -1)
-            let evening = fallback == nil ? container.day(yesterday)?.assets.last ?? last : last
+            let evening = fallback == nil ? container.day(yesterday, folder: folder)?.assets.last ?? last : last
             entries.insert((start, content(evening)), at: 0)
         }
         let items = entries.map { "{\"content\":\($0.1),\"date\":\"\($0.0.iso8601)\"}" }

@@ -49,8 +49,8 @@ struct SimulatedActions: Sendable {
             if case let .action(provider)? = spec.widget?.provider, provider.name == playlistProviderName {
                 actions.playlists[spec.identifier] = PlaylistModel(fingerprint: provider.fingerprint)
             }
-            // A timeline template's instances read their playlists as its provider says (the
-            // container model keeps days by date, so every instance reads the same days).
+            // A timeline template's instances read their playlists as its provider says, each
+            // from its own folder (`PlaylistModel.filled`; the container keeps days by folder).
             if case let .action(provider)? = spec.template?.widget?.provider, provider.name == playlistProviderName {
                 actions.playlists[spec.identifier] = PlaylistModel(fingerprint: provider.fingerprint)
             }
@@ -73,22 +73,20 @@ struct SimulatedActions: Sendable {
     }
 
     /// The staging model of a job, or of an instance's template (issue 23: an instance stages
-    /// as its template's options say, into its own folder; the container model keeps days by
-    /// date only, so the instances of one template share its staged days).
+    /// as its template's options say, into its own folder: `StagingModel.filled`).
     func stagingModel(_ identifier: String) -> StagingModel? {
         guard !staging.isEmpty else { return nil }
         return staging[identifier] ?? InstanceName.split(identifier).flatMap { staging[$0.template] }
     }
 
-    /// A modelled staging run starting: its days wait in the container for the run's end.
-    /// `values`: an instance's, when its template's `stage-playlist.widget` holds placeholders:
-    /// the run reloads its instance's kind (`InstanceKind`), as the real stager does.
+    /// A modelled staging run starting: its days wait in its folder of the container for the
+    /// run's end. `values`: an instance's, when its template's `stage-playlist.folder` or
+    /// `widget` holds placeholders: the run stages into its instance's folder and reloads its
+    /// instance's kind (`InstanceKind`), as the real stager does.
     func stagingStarted(_ order: LaunchOrder, model: StagingModel, values: [String: String]? = nil) -> [String] {
-        container.begin(runID: order.runID, days: model.days(at: order.started, container: container))
-        guard let values, Placeholders.mayHavePlaceholders(model.widgetKind) else { return [model.resultLine] }
-        var filled = model
-        if case let .success(kind) = InstanceKind.fill(model.widgetKind, values) { filled.widgetKind = kind }
-        return [filled.resultLine]
+        let run = values.map { model.filled($0) } ?? model
+        container.begin(runID: order.runID, folder: run.folder, days: run.days(at: order.started, container: container))
+        return [run.resultLine]
     }
 
     /// Runs ended, as the store commits them: a staging run's days are staged on success. (From

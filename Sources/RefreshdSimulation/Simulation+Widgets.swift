@@ -46,8 +46,8 @@ extension Simulation {
             // The modelled playlist provider: today's staged playlist, a fallback, or nothing.
             let family = WidgetSpec.family(ofProviderIdentifier: id) ?? ""
             let widgetID = "\(widget.kind)/\(family)"
-            if container.stagedDates.isEmpty {
-                // Before the first staging run: the real provider writes `{"waiting": ...}`.
+            if container.stagedDates(folder: playlist.folder).isEmpty {
+                // Before its folder's first staging run: the real provider writes `{"waiting": ...}`.
                 return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: model.ignoresTerminate,
                                                output: model.output, results: model.results + [playlist.waitingLine])
             }

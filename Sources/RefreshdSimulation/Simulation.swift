@@ -133,11 +133,11 @@ package final class Simulation: @unchecked Sendable {
             widgetTemplates[spec.identifier] == nil ? [] : (spec.instanceSource?.records ?? []).map { ($0.identifier, $0.values) }
         }, uniquingKeysWith: { a, _ in a })
         // Instances' values, for placeholders in a modelled activity's id and a staging
-        // template's reload kind.
+        // template's reload kind and folder.
         let instanceParameters = Dictionary(specs.compactMap { spec in spec.template.map { (spec.identifier, $0.parameters) } },
                                             uniquingKeysWith: { a, _ in a })
         let instanceActivityValues = scenario.jobs.contains(where: { $0.model.activity.map { Placeholders.mayHavePlaceholders($0.id) } ?? false })
-            || specs.contains(where: { $0.template?.stagedKind != nil })
+            || specs.contains(where: { $0.template.map { $0.stagedKind != nil || !$0.pathParameters.isEmpty } ?? false })
             ? Dictionary(specs.flatMap { ($0.instanceSource?.records ?? []).map { ($0.identifier, $0.values) } }, uniquingKeysWith: { a, _ in a })
             : [:]
         // One run's modelled behaviour, a command's or an action's (see `SimulatedActions`).
@@ -188,9 +188,10 @@ package final class Simulation: @unchecked Sendable {
             var results = model.results
             if let staging = actions.stagingModel(id) {
                 // A modelled staging run: its days are staged if it ends in success. An instance
-                // of a template whose widget holds placeholders reloads its own kind.
+                // of a template whose folder or widget holds placeholders stages into its own
+                // folder and reloads its own kind.
                 var values: [String: String]?
-                if Placeholders.mayHavePlaceholders(staging.widgetKind), let split = InstanceName.split(id) {
+                if staging.hasPlaceholders, let split = InstanceName.split(id) {
                     values = instanceActivityValues[id].flatMap { $0.isEmpty ? nil : $0 }
                         ?? Dictionary(uniqueKeysWithValues: (instanceParameters[split.template] ?? []).map { ($0, split.key) })
                 }

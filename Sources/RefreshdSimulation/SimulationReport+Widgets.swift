@@ -216,8 +216,9 @@ extension SimulationReport {
     }
 
     /// A day's rows with each timeline template's instances' widgets folded into one row per
-    /// template and family (issue 23), at the place of its first: sums of their figures, the
-    /// lowest budget left, the earliest first stale instant (and its reason).
+    /// template and family (issue 23), at the place of its first: sums of their figures (fallback
+    /// minutes too), the lowest budget left, the earliest first stale instant (and its reason),
+    /// the earliest fallback (and its day).
     static func foldInstances(_ rows: [WidgetDay], templates: [String: String]) -> [WidgetDay] {
         var folded: [WidgetDay] = []
         var at: [String: Int] = [:]
@@ -249,6 +250,15 @@ extension SimulationReport {
             if let stale = row.firstStale, sum.firstStale.map({ stale < $0 }) ?? true {
                 sum.firstStale = stale
                 sum.staleReason = row.staleReason
+            }
+            // Playlist widgets: the instances' fallback minutes summed (one user's fallback is
+            // the row's, never hidden behind the first instance's), the earliest fallback named.
+            if let minutes = row.fallbackMinutes {
+                sum.fallbackMinutes = (sum.fallbackMinutes ?? 0) + minutes
+                if let since = row.fallbackSince, sum.fallbackSince.map({ since < $0 }) ?? true {
+                    sum.fallbackSince = since
+                    sum.fallbackFrom = row.fallbackFrom
+                }
             }
             folded[i] = sum
         }

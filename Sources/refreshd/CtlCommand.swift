@@ -138,7 +138,7 @@ struct CtlCommand: ParsableCommand {
             print(reply.message ?? "reload asked")
             for w in reply.timelines?.widgets ?? [] where all || w.kind == kind {
                 let budget = w.budgetLimit.map { "\(w.budgetUsed ?? 0)/\($0) used" } ?? "unlimited"
-                let state = w.providerRunningSince != nil ? "provider running" : w.nextReloadWhy == .deferred ? "deferred until \(w.nextReload.map { "\($0)" } ?? "budget returns")" : "idle"
+                let state = w.providerRunningSince != nil ? "provider running" : w.nextReloadWhy == .deferred ? "deferred until \(w.nextReload.map { "\($0)" } ?? "budget returns")" : w.nextReloadWhy == .spaced ? "spaced until \(w.nextReload.map { "\($0)" } ?? "the interval ends")" : "idle"
                 print("  \(w.kind)/\(w.family.rawValue)  \(state)  budget \(budget)")
             }
         }

@@ -388,6 +388,28 @@ import Testing
         #expect(e.message == "max-missed.job: no job \"x.y\" in this scenario; expected one of test.nightly")
     }
 
+    /// Issue 23: a fault may name one instance of a template, `T[KEY]`; with an `instances:`
+    /// list the key must be one of it (a typo would be a fault that never fires).
+    @Test func aFaultMayNameAnInstanceOfItsTemplate() throws {
+        let users = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scenarios/template-staging-one-fails.users.txt").path
+        let jobs = """
+            jobs:
+              - identifier: test.feed
+                template: true
+                parameters: [user]
+                instances: \(users)
+                kind: processing
+                command: ["/bin/true", "{user}"]
+                resubmit: {calendar: "*-*-* 04:00", timezone: UTC}
+
+            """
+        let scenario = parsed(jobs + "faults: [{crash-run: {job: \"test.feed[bob]\", run: 2}}]")
+        #expect(scenario?.faults == [.crashRun(job: "test.feed[bob]", run: 2)])
+        let e = try #require(onlyError(jobs + "faults: [{crash-run: {job: \"test.feed[dave]\", run: 2}}]"))
+        #expect(e.message.hasPrefix("crash-run.job: no job \"test.feed[dave]\" in this scenario"))
+    }
+
     @Test func instantsMustFallInsideTheSimulation() throws {
         var e = try #require(onlyError(Self.jobs + "days: 2\nfaults: [{kill: {at: +2d}}]"))
         #expect(e.position == "9:22")

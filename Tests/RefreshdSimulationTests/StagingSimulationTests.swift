@@ -68,7 +68,7 @@ import RefreshdConfig
         #expect(lane.marks.contains { $0.kind == "shown-fallback" && $0.detail.hasSuffix("fallback 2026-11-24") })
         #expect(SimulationPicture.svg(report).contains("fallback to 2026-11-24's playlist"))
         // Days 1-2 staged on day 1 (today first), days 3-4 at day 3's 04:00; none on the missed night.
-        #expect(simulation.actions.container.stagedDates == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
+        #expect(simulation.actions.container.stagedDates(folder: "wallpaper") == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
     }
 
     /// Staging runs' days reach the container from the committed run ends, not from the per-run
@@ -79,7 +79,7 @@ import RefreshdConfig
         withEvents.routineEvents = true
         let report = withEvents.run()
         #expect(Simulation(scenario: scenario).run() == report)
-        #expect(withEvents.actions.container.stagedDates == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
+        #expect(withEvents.actions.container.stagedDates(folder: "wallpaper") == ["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26"])
     }
 
     @Test func withoutTodayIfMissingTheWholeDayShowsTheFallback() throws {
@@ -96,7 +96,7 @@ import RefreshdConfig
         let report = simulation.run()
         #expect(report.violations.isEmpty)
         #expect((1439...1440).contains(Self.row(report, day: 3)?.fallbackMinutes ?? 0))
-        #expect(!simulation.actions.container.stagedDates.contains("2026-11-25"))
+        #expect(!simulation.actions.container.stagedDates(folder: "wallpaper").contains("2026-11-25"))
     }
 
     /// stage-playlist runs as the action it is (issue 22), not as a stand-in command: one that
@@ -127,7 +127,7 @@ import RefreshdConfig
             let providers = report.jobs.filter { $0.identifier.hasPrefix("test.wallpaper.widget#") }.flatMap(\.runs)
             #expect(!providers.contains { $0.started == run.ended }, "\(run)")
         }
-        #expect(simulation.actions.container.stagedDates.isEmpty)
+        #expect(simulation.actions.container.stagedDates(folder: "wallpaper").isEmpty)
         #expect(simulation.host.livingActions.isEmpty)
     }
 
@@ -144,7 +144,7 @@ import RefreshdConfig
         #expect(crashed.outcome == .crashed && crashed.signal == 11, "\(crashed)")
         let providers = report.jobs.filter { $0.identifier.hasPrefix("test.wallpaper.widget#") }.flatMap(\.runs)
         #expect(!providers.contains { $0.started == crashed.ended })
-        #expect(!simulation.actions.container.stagedDates.contains("2026-11-25"))
+        #expect(!simulation.actions.container.stagedDates(folder: "wallpaper").contains("2026-11-25"))
         #expect((1439...1440).contains(Self.row(report, day: 3)?.fallbackMinutes ?? 0))
     }
 
@@ -179,9 +179,9 @@ import RefreshdConfig
 
     @Test func thePlaylistModelDatesTodaysSwitchesAndMarksAFallback() {
         let container = ContainerModel()
-        container.begin(runID: 1, days: ["2026-11-23": .init(switches: [360, 720], assets: ["a", "b"])])
+        container.begin(runID: 1, folder: "wallpaper", days: ["2026-11-23": .init(switches: [360, 720], assets: ["a", "b"])])
         container.finish(runID: 1, success: true)
-        container.begin(runID: 2, days: ["2026-11-24": .init(switches: [360], assets: ["c"])])
+        container.begin(runID: 2, folder: "wallpaper", days: ["2026-11-24": .init(switches: [360], assets: ["c"])])
         container.finish(runID: 2, success: false)  // a failed run stages nothing
         let model = PlaylistModel(fingerprint: "zone=UTC\npolicy=atEnd\nfolder=wallpaper")
         let noon = Instant(milliseconds: 1_795_521_600_000)  // 2026-11-24T12:00:00Z
@@ -192,5 +192,27 @@ import RefreshdConfig
         #expect(timeline?.entries[1].content
             == #"{"asset":"a","fallback":"2026-11-23","rendition":"wallpaper/renditions/2026-11-23/a-systemMedium.jpg"}"#)
         #expect(model.timeline(family: "systemMedium", at: noon, container: ContainerModel()) == nil)
+    }
+
+    /// Issue 23: the container keeps staged days per folder, as the real one does: one user's
+    /// staging never makes another user's widget look staged. Before, days were kept by date
+    /// alone, and bob's widget read alice's days.
+    @Test func stagedDaysAreAFoldersOwn() {
+        let container = ContainerModel()
+        let staging = StagingModel(fingerprint: "folder=wallpaper-{user}\nswitch-times=06:00,12:00\ntimezone=UTC\n"
+            + "widget=wallpaper-{user}\ntoday-if-missing=true")
+        #expect(staging?.hasPlaceholders == true)
+        let mail = staging?.filled(["user": "a@b"])
+        #expect(mail?.folder == "wallpaper-a@b")  // a path value, filled as the real options are
+        #expect(mail?.widgetKind == "wallpaper-a-at-b")  // a kind: each '@' "-at-"
+        let alice = staging?.filled(["user": "alice"])
+        let noon = Instant(milliseconds: 1_795_521_600_000)  // 2026-11-24T12:00:00Z
+        container.begin(runID: 1, folder: alice?.folder ?? "", days: alice?.days(at: noon, container: container) ?? [:])
+        container.finish(runID: 1, success: true)
+        #expect(container.stagedDates(folder: "wallpaper-alice") == ["2026-11-24", "2026-11-25"])
+        #expect(container.stagedDates(folder: "wallpaper-bob").isEmpty)
+        let template = PlaylistModel(fingerprint: "zone=UTC\npolicy=atEnd\nfolder=wallpaper-{user}")
+        #expect(template.filled(["user": "alice"]).timeline(family: "systemMedium", at: noon, container: container)?.fallback == nil)
+        #expect(template.filled(["user": "bob"]).timeline(family: "systemMedium", at: noon, container: container) == nil)
     }
 }

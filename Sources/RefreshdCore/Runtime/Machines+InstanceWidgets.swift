@@ -23,7 +23,9 @@ extension Machines {
     mutating func addingInstance(_ record: InstanceRecord, at now: Instant,
                                  into effects: inout [SchedulerEffect]) throws(InstanceError) {
         guard let template = widgetTemplates[record.template] else {
+            let staged = try stagedKindChecked(record)
             try scheduler.addInstance(record, at: now, into: &effects)
+            if let staged { stagedKinds?[staged.slot] = staged.identifier }
             return
         }
         let checked = try SchedulerCore.checked(record, of: template.spec)

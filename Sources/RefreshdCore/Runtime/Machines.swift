@@ -35,6 +35,13 @@ package struct Machines: Sendable {
     package var widgetTemplates: [String: (definition: TaskDefinition, spec: TemplateSpec)] = [:]
     /// Instance identifier -> the kind of its widget, for the instances of timeline templates.
     package var instanceWidgets: [String: String] = [:]
+    /// Staging templates whose `stage-playlist.widget` is a kind pattern (issue 23), by
+    /// identifier: an instance whose kind another instance of the template already reloads is
+    /// refused at its add (`Machines+StagedKinds`).
+    package var stagingTemplates: [String: TemplateSpec] = [:]
+    /// "template NUL kind" -> the instance whose runs reload that kind; nil until first needed
+    /// after a restore or a staging template's (re)declaration (rebuilt from the instances).
+    var stagedKinds: [String: String]?
     /// The periodic re-read of conditions while the scheduler watches them: one of the deadlines.
     package var conditionsReread: ConditionsReread
     /// The instant the one timer is armed for.
@@ -73,10 +80,11 @@ package struct Machines: Sendable {
         case let .restore(state):
             // Instances' widgets are declared before their saved records are handed back.
             if !widgetTemplates.isEmpty { declareRestoredInstanceWidgets(state.instances, at: now, into: &effects) }
+            stagedKinds = nil
             // The side machines first: the scheduler's restore ends interrupted runs, and an
             // interrupted provider run is a failed reload of a widget that must already be known.
             restoreSideMachines(state.records, at: now, into: &effects)
-        case let .addInstance(record) where widgetTemplates[record.template] != nil:
+        case let .addInstance(record) where widgetTemplates[record.template] != nil || stagingTemplates[record.template] != nil:
             do throws(InstanceError) {
                 try addingInstance(record, at: now, into: &effects)
             } catch {
@@ -111,8 +119,13 @@ package struct Machines: Sendable {
             if spec.widget != nil || widgetTemplates[definition.identifier] != nil {
                 templateDeclared(definition, spec, at: now, into: &effects)
             }
+            if spec.stagedKind != nil || stagingTemplates[definition.identifier] != nil {
+                stagingTemplates[definition.identifier] = spec.stagedKind != nil ? spec : nil
+                stagedKinds = nil
+            }
         case let .undeclareTemplate(identifier):
             if widgetTemplates[identifier] != nil { templateWithdrawn(identifier, at: now, into: &effects) }
+            if stagingTemplates.removeValue(forKey: identifier) != nil { stagedKinds = nil }
         default:
             break
         }

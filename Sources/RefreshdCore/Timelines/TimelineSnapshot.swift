@@ -14,6 +14,11 @@ package struct TimelineSnapshot: Sendable, Hashable, Codable {
             case retry
             /// A reload deferred for the budget is released at `nextReload` (nil: budget 0).
             case deferred
+            /// A reload held by the minimum interval since the last one (`min-reload-interval`),
+            /// released at `nextReload`, when it ends: the budget has a slot before then.
+            case spaced
+            /// A reload held while Low Power Mode is on (released when it ends).
+            case lowPower
             /// A reload waits for the provider call in flight to end.
             case afterProviderRun
             /// Nothing asks: only explicit or exempt reloads (`never`, or no timeline yet).
@@ -63,7 +68,7 @@ extension TimelineMachine {
             if w.inFlight != nil {
                 (next, why) = (nil, w.queued != nil ? .afterProviderRun : .onRequest)
             } else if w.queued != nil {
-                (next, why) = (w.release, .deferred)
+                (next, why) = (w.release, heldBy(w, definition, at: at))
             } else if let due = w.policyDue {
                 (next, why) = (due, w.policyReason == .retry ? .retry : .policy)
             } else {
@@ -83,5 +88,19 @@ extension TimelineMachine {
                 lastSuccess: w.lastSuccess, lastFailure: w.lastFailure)
         }
         return TimelineSnapshot(at: at, widgets: statuses, nextDeadline: nextDeadline)
+    }
+
+    /// What holds a queued reload, as `admit` decided it: Low Power Mode; the minimum interval
+    /// since the last reload when it ends after the budget frees a slot (or the budget has one);
+    /// otherwise the budget.
+    func heldBy(_ w: WidgetRecord, _ definition: WidgetDefinition, at now: Instant) -> TimelineSnapshot.Widget.NextReload {
+        if isLowPower { return .lowPower }
+        guard let spacing = spacingRelease(w, definition, at: now) else { return .deferred }
+        var record = w
+        switch budgetRelease(&record, definition, at: now) {
+        case .none: return .spaced
+        case .some(.none): return .deferred
+        case let .some(.some(slot)): return spacing > slot ? .spaced : .deferred
+        }
     }
 }

@@ -29,6 +29,10 @@ package enum MachineStatusText {
             case .deferred:
                 reload = w.nextReload.map { "deferred for the budget until \($0) (\(until($0, now)))" }
                     ?? "deferred: the budget is 0, nothing may reload"
+            case .spaced:
+                reload = w.nextReload.map { "spaced: the minimum interval since the last reload ends at \($0) (\(until($0, now)))" }
+                    ?? "spaced by the minimum interval since the last reload"
+            case .lowPower: reload = "held while Low Power Mode is on"
             case .afterProviderRun: reload = "queued behind the provider call in flight"
             case .onRequest: reload = "only when asked (explicit or exempt reload)"
             }

@@ -133,6 +133,7 @@ package enum WatchView {
         }
         if w.providerRunningSince != nil { text += "  reloading" }
         if w.nextReloadWhy == .deferred, let release = w.nextReload { text += "  deferred \(countdown(release.duration(since: now)))" }
+        if w.nextReloadWhy == .spaced, let release = w.nextReload { text += "  spaced \(countdown(release.duration(since: now)))" }
         if let stale = w.staleReason { text += "  STALE (\(stale))" }
         text += "  shown " + (w.shown.map { $0.content.count > 40 ? String($0.content.prefix(37)) + "..." : $0.content } ?? "nothing")
         return text

@@ -316,6 +316,15 @@ package enum WhyExplainer {
             } else {
                 parts.append("A reload waits, but the budget is 0: nothing may reload.")
             }
+        case .spaced:
+            reasons.append(.widgetSpacing)
+            if let release = w.nextReload {
+                parts.append("A reload is spaced: at most one every min-reload-interval, and the last was too recent; it is "
+                    + "released at \(release) (in \(human(release.duration(since: f.now)))), when the interval ends (budget: \(budget)).")
+            }
+        case .lowPower:
+            reasons.append(.widgetLowPower)
+            parts.append("A reload is held while Low Power Mode is on: counted reloads wait for it to end (budget: \(budget)).")
         case .policy, .retry:
             if let next = w.nextReload {
                 let what = w.nextReloadWhy == .retry ? "retries after a failed reload" : "asks by its policy"

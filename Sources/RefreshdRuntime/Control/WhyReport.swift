@@ -28,6 +28,10 @@ package struct WhyReport: Codable, Sendable, Equatable {
         case providerInFlight = "provider-in-flight"
         /// A widget's reload waits for its budget.
         case widgetBudget = "widget-budget"
+        /// A widget's reload waits for the minimum interval since its last one.
+        case widgetSpacing = "widget-spacing"
+        /// A widget's counted reload waits for Low Power Mode to end.
+        case widgetLowPower = "widget-low-power"
         /// A timeline job: it runs only as its families' providers, when their widgets reload.
         case timelineJob = "timeline-job"
         /// A live activity (the one named, or one the job owns).

@@ -120,4 +120,29 @@ extension TimelineSpacingTests {
             == [.log(.spaced(Self.id, .explicitAPI, last: Self.t0, interval: Self.fiveMinutes, release: Self.t0 + Self.fiveMinutes))])
         #expect(machine.checkInvariants().isEmpty)
     }
+
+    /// What holds a queued reload is the machine's data (`TimelineSnapshot.Widget.nextReloadWhy`):
+    /// the minimum interval when the budget has a slot (`spaced`), the budget when it has none
+    /// and frees a slot after the interval ends (`deferred`). Before, every queued reload read
+    /// "deferred for the budget", the interval's too.
+    @Test func theSnapshotSaysWhetherTheIntervalOrTheBudgetHoldsAReload() {
+        var machine = TimelineMachine()
+        _ = machine.handle(.declare(Self.definition()), at: Self.t0)
+        _ = machine.handle(.restore(.init()), at: Self.t0)
+        _ = machine.handle(.providerFinished(Self.id, Self.oneEntryNow(Self.t0)), at: Self.t0 + .seconds(2))
+        let spaced = machine.snapshot(at: Self.t0 + .seconds(60)).widgets.first
+        #expect(spaced?.nextReloadWhy == .spaced)
+        #expect(spaced?.nextReload == Self.t0 + Self.fiveMinutes)
+
+        // A budget of 1, spent by the first reload: the window frees a slot a day later, long
+        // after the five minutes: the budget holds it.
+        var spent = TimelineMachine()
+        _ = spent.handle(.declare(Self.definition(budget: .limited(1))), at: Self.t0)
+        _ = spent.handle(.restore(.init()), at: Self.t0)
+        _ = spent.handle(.providerFinished(Self.id, Self.oneEntryNow(Self.t0)), at: Self.t0 + .seconds(2))
+        let deferred = spent.snapshot(at: Self.t0 + .seconds(60)).widgets.first
+        #expect(deferred?.nextReloadWhy == .deferred)
+        #expect(deferred?.nextReload == Self.t0 + .seconds(86_400))
+    }
 }
+

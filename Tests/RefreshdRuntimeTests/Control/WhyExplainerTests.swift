@@ -94,4 +94,27 @@ import RefreshdRuntime
         let r = explain(WhyFacts(identifier: "no.such", now: now, live: true, knownUndeclared: true))
         #expect(r.reasons == [.notDeclared])
     }
+
+    /// `why` of a provider whose widget's reload waits for the minimum interval names the
+    /// interval, not the budget (the machine's `spaced`; the text is the edge's).
+    @Test func aReloadHeldByTheMinimumIntervalIsNotSaidToWaitForTheBudget() {
+        var machine = TimelineMachine()
+        let kind = "single"
+        _ = machine.handle(.declare(WidgetDefinition(kind: kind, families: [.systemSmall], job: "single.provider",
+                                                     budget: .limited(50), minReloadInterval: .seconds(300))), at: now)
+        _ = machine.handle(.restore(.init()), at: now)
+        let timeline = Timeline(entries: [TimelineEntry(date: now, content: "{}")], policy: .atEnd)
+        _ = machine.handle(.providerFinished(WidgetID(kind: kind, family: .systemSmall),
+                                             .timeline(timeline, upstreamFetch: false)), at: now + .seconds(2))
+        let at = now + .seconds(60)
+        let widget = machine.snapshot(at: at).widgets.first
+        let r = explain(WhyFacts(identifier: "single.provider#systemSmall", now: at, live: true, widget: widget))
+        #expect(r.reasons.contains(.widgetSpacing))
+        #expect(!r.reasons.contains(.widgetBudget))
+        #expect(r.paragraph.contains("A reload is spaced: at most one every min-reload-interval, and the last was too recent; "
+            + "it is released at \(now + .seconds(300)) (in 4m), when the interval ends (budget: 1 of 50 reloads used in the "
+            + "last 1d, 49 left)."), "\(r.paragraph)")
+        #expect(!r.paragraph.contains("deferred for the budget"))
+    }
 }
+
