@@ -114,6 +114,8 @@ let package = Package(
         .executableTarget(name: "refreshd-embedding-example", dependencies: ["Refreshd"],
                           path: "Examples/Embedding"),
 
+        // What several test targets share (test targets cannot depend on each other).
+        .target(name: "RefreshdTestSupport", path: "Tests/RefreshdTestSupport"),
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
@@ -122,13 +124,13 @@ let package = Package(
         // The ShardDatabase contract runs there on both implementations (PostgreSQL and the
         // simulation's modelled database).
         .testTarget(name: "RefreshdPostgresTests", dependencies: ["RefreshdPostgres", "RefreshdStore", "RefreshdCore", "RefreshdRuntime",
-                                                                 "RefreshdSimulation", "CLibPQ"]),
+                                                                 "RefreshdSimulation", "CLibPQ", "RefreshdTestSupport"]),
         .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
         .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdConfig", "RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdWebTests", dependencies: ["RefreshdWeb", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime"]),
-        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
+        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ import Glibc
 #endif
 @_spi(Benchmarks) import RefreshdPostgres
 import Testing
+import RefreshdTestSupport
 
 /// README's "Running several nodes" example runs as written (issue 24: "a three-node example
 /// that works as written"). The section's ```sh blocks are read from README.md and run line by
@@ -49,7 +50,7 @@ import Testing
                 "the example's server is no longer the one the private server stands in for")
         #expect(setup.contains { $0.contains("--store \"host=/tmp/pg dbname=postgres user=refreshd\"") })
         for line in setup {
-            let words = Self.shellWords(substituted(line))
+            let words = shellWords(substituted(line))
             guard let program = words.first else { continue }
             if line.contains("/usr/lib/postgresql/") || line.contains("chown postgres") { continue }
             if program == "refreshd" {
@@ -78,7 +79,7 @@ import Testing
         var operated = 0
         for block in blocks.dropFirst() {
             for line in block.split(separator: "\n").map(String.init) where line.hasPrefix("refreshd ") {
-                let r = try Self.run(Self.shellWords(substituted(line)))
+                let r = try Self.run(shellWords(substituted(line)))
                 #expect(r.status == 0, "README: \(line): \(r.output)")
                 if line.hasPrefix("refreshd status") { #expect(r.output.contains("a"), "README: \(line): \(r.output)") }
                 if line.hasPrefix("refreshd why") {
@@ -90,7 +91,7 @@ import Testing
         // `ctl submit` is given in the text: the same command, as written.
         let submitLine = try #require(section.components(separatedBy: "`refreshd ctl submit ").dropFirst().first?
             .prefix { $0 != "`" }, "README: no `refreshd ctl submit ...` in the section")
-        let submit = try Self.run(Self.shellWords(substituted("refreshd ctl submit " + submitLine)))
+        let submit = try Self.run(shellWords(substituted("refreshd ctl submit " + submitLine)))
         #expect(submit.status == 0 && submit.output.contains("queued submit"), "README: ctl submit \(submitLine): \(submit.output)")
         #expect(operated >= 2)
 
@@ -148,33 +149,5 @@ import Testing
         let process = Node(pid: pid, output: output)
         let status = process.wait(30) ?? -1
         return (status, process.log())
-    }
-
-    /// Splits a shell line into words: single and double quotes, backslash escapes, and a `#`
-    /// comment at the start of a word. No expansions (the example's lines need none).
-    static func shellWords(_ line: String) -> [String] {
-        var words: [String] = []
-        var word = ""
-        var inWord = false
-        var quote: Character?
-        var escaped = false
-        for c in line {
-            if escaped { word.append(c); escaped = false; continue }
-            if let q = quote {
-                if c == q { quote = nil } else if c == "\\" && q == "\"" { escaped = true } else { word.append(c) }
-                continue
-            }
-            switch c {
-            case "'", "\"": quote = c; inWord = true
-            case "\\": escaped = true; inWord = true
-            case " ", "\t":
-                if inWord { words.append(word); word = ""; inWord = false }
-            case "#" where !inWord:
-                return words
-            default: word.append(c); inWord = true
-            }
-        }
-        if inWord { words.append(word) }
-        return words
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RefreshdTestSupport
 
 /// The README's examples run as written: every ```yaml block passes `refreshd check`, every
 /// `refreshd ...` line of a ```sh block parses, every option the usage table names exists, and
@@ -75,7 +76,7 @@ import Testing
         }
         var checked = 0
         for (line, text) in lines {
-            let words = Self.shellWords(text)
+            let words = shellWords(text)
             guard let program = words.first, program == "refreshd" || program.hasSuffix("/refreshd") else { continue }
             var arguments = Array(words.dropFirst())
             let subcommand = try #require(arguments.first, "README.md:\(line): no subcommand")
@@ -123,33 +124,5 @@ import Testing
             #expect(help.stdout.contains(name + " ") || help.stdout.contains(name + "\n"),
                     "\(place): refreshd \(subcommand) has no option \(name)")
         }
-    }
-
-    /// Splits a shell line into words: single and double quotes, backslash escapes, and a `#`
-    /// comment at the start of a word. No expansions (the README's lines need none).
-    static func shellWords(_ line: String) -> [String] {
-        var words: [String] = []
-        var word = ""
-        var inWord = false
-        var quote: Character?
-        var escaped = false
-        for c in line {
-            if escaped { word.append(c); escaped = false; continue }
-            if let q = quote {
-                if c == q { quote = nil } else if c == "\\" && q == "\"" { escaped = true } else { word.append(c) }
-                continue
-            }
-            switch c {
-            case "'", "\"": quote = c; inWord = true
-            case "\\": escaped = true; inWord = true
-            case " ", "\t":
-                if inWord { words.append(word); word = ""; inWord = false }
-            case "#" where !inWord:
-                return words
-            default: word.append(c); inWord = true
-            }
-        }
-        if inWord { words.append(word) }
-        return words
     }
 }
