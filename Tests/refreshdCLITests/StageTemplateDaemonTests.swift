@@ -5,12 +5,14 @@ import Testing
 /// stages from its own library into its own folder of the shared container, through the real
 /// stager in its worker process; a key that would leave the folder is refused by `ctl`.
 @Suite(.serialized) struct StageTemplateDaemonTests {
-    @Test func eachInstanceStagesIntoItsOwnFolderAndHostileKeysAreRefused() throws {
-        let box = Sandbox()
-        defer { box.remove() }
+    /// A one-image library per user (alice, bob@example.com) under `libraries/USER`, the image
+    /// named by `image`, and `stage.yaml`: a staging template of them into `wallpaper-{user}`,
+    /// switching at `switchAt`, reloading `widget`.
+    static func stagingTemplate(in box: Sandbox, switchAt: String, widget: String,
+                                image: (String) -> String) throws {
         for user in ["alice", "bob@example.com"] {
             try FileManager.default.createDirectory(atPath: box.root + "/libraries/\(user)", withIntermediateDirectories: true)
-            let made = try CLI.run(["staging", "blank-png", box.root + "/libraries/\(user)/a.png", "--width", "64", "--height", "64"])
+            let made = try CLI.run(["staging", "blank-png", box.root + "/libraries/\(user)/\(image(user))", "--width", "64", "--height", "64"])
             #expect(made.status == 0, "\(made.stderr)")
         }
         try box.write("stage.yaml", """
@@ -22,13 +24,19 @@ import Testing
             stage-playlist:
               library: "\(box.root)/libraries/{user}"
               folder: "wallpaper-{user}"
-              switch-times: ["06:00"]
+              switch-times: ["\(switchAt)"]
               timezone: UTC
               families: [systemSmall]
-              widget: wallpaper
+              widget: \(widget)
               day: today
             allowance: 1m
             """)
+    }
+
+    @Test func eachInstanceStagesIntoItsOwnFolderAndHostileKeysAreRefused() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try Self.stagingTemplate(in: box, switchAt: "06:00", widget: "wallpaper") { _ in "a.png" }
         let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { daemon.cleanUp() }
         #expect(waitFor { daemon.errors().contains("refreshd started") })
@@ -61,27 +69,7 @@ import Testing
     @Test func eachInstancesWidgetShowsItsOwnStagedPlaylist() throws {
         let box = Sandbox()
         defer { box.remove() }
-        for user in ["alice", "bob@example.com"] {
-            try FileManager.default.createDirectory(atPath: box.root + "/libraries/\(user)", withIntermediateDirectories: true)
-            let made = try CLI.run(["staging", "blank-png", box.root + "/libraries/\(user)/\(user.prefix(3)).png", "--width", "64", "--height", "64"])
-            #expect(made.status == 0, "\(made.stderr)")
-        }
-        try box.write("stage.yaml", """
-            identifier: test.stage
-            template: true
-            parameters: [user]
-            kind: processing
-            action: stage-playlist
-            stage-playlist:
-              library: "\(box.root)/libraries/{user}"
-              folder: "wallpaper-{user}"
-              switch-times: ["00:00"]
-              timezone: UTC
-              families: [systemSmall]
-              widget: "wallpaper-{user}"
-              day: today
-            allowance: 1m
-            """)
+        try Self.stagingTemplate(in: box, switchAt: "00:00", widget: "\"wallpaper-{user}\"") { "\($0.prefix(3)).png" }
         try box.write("widget.yaml", """
             identifier: test.wallpaper
             kind: timeline
