@@ -109,13 +109,12 @@ final class Journal: @unchecked Sendable {
 
     /// Under `lock`: the index of an identifier's audit, made at its first run.
     private func jobIndex(_ identifier: String) -> Int32 {
-        let next = Int32(jobAudits.count)
-        let index = Self.assign(&jobs[identifier, default: next])
-        if index == next { jobAudits.append(JobAudit()) }
+        if let index = jobs[identifier] { return index }
+        let index = Int32(jobAudits.count)
+        jobs[identifier] = index
+        jobAudits.append(JobAudit())
         return index
     }
-
-    private static func assign(_ value: inout Int32) -> Int32 { value }
 
     private static func noteRun(_ r: RunRecord, job: Int32, in run: inout RunAudit) {
         run.deadline = r.deadline
