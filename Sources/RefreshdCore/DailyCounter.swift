@@ -15,6 +15,8 @@
     package var interrupted: Int
     /// Calendar slots that passed unrun (downtime, sleep, clock steps).
     package var missed: Int = 0
+    /// The identifier's slot in the core's table, when the core counted it (`SlotHint`).
+    package var slot: SlotHint = .none
 
     @_spi(Benchmarks) public init(day: String, identifier: String, launches: Int = 0, successes: Int = 0,
                 failures: Int = 0, expired: Int = 0, crashed: Int = 0, interrupted: Int = 0,

@@ -21,6 +21,8 @@
     package var requiresExternalPower: Bool
     package var requiresNetworkConnectivity: Bool
     package var origin: Origin
+    /// The identifier's slot in the core's table, when the core made the change (`SlotHint`).
+    package var slot: SlotHint = .none
 
     @_spi(Benchmarks) public init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
                 submitted: Instant, sequence: UInt64, requiresExternalPower: Bool = false,

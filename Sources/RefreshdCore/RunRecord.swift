@@ -22,6 +22,8 @@
     /// The leader's start time in clock ticks since boot (/proc/PID/stat field 22), to tell a
     /// survivor from an unrelated process that reused the pid.
     package var processStartTicks: UInt64?
+    /// The identifier's slot in the core's table, when the core made the record (`SlotHint`).
+    package var slot: SlotHint = .none
 
     @_spi(Benchmarks) public init(runID: Int64, identifier: String, kind: TaskKind, submitted: Instant,
                 earliest: Instant, started: Instant, deadline: Instant, attempt: Int = 1,

@@ -52,25 +52,35 @@ extension SchedulerCore {
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
         if !held.isEmpty { held.removeValue(forKey: request.identifier) }
-        persist(.deletePending(identifier: request.identifier), into: &effects)
+        let hint = hint(queueSlot: slot)
+        persist(.deletePending(identifier: request.identifier, slot: hint), into: &effects)
         let definition = definition(queueSlot: slot, identifier: request.identifier)
         let allowance = definition?.allowance ?? request.kind.defaultAllowance
         let attempt = failureStreaks.isEmpty ? 1 : failureStreaks[request.identifier, default: 0] + 1
         var order = LaunchOrder(runID: nextRunID, identifier: request.identifier, kind: request.kind,
                                 started: now, deadline: now + allowance, attempt: attempt)
-        if queue.ids.sharesNames(with: definitions.table) { order.slot = slot }
+        order.slot = hint
         nextRunID += 1
-        persist(.runStarted(RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
-                                      submitted: request.submitted, earliest: request.earliest,
-                                      started: now, deadline: order.deadline, attempt: attempt)),
-                into: &effects)
+        if configuration.emitsStateChanges {
+            var record = RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
+                                   submitted: request.submitted, earliest: request.earliest,
+                                   started: now, deadline: order.deadline, attempt: attempt)
+            record.slot = hint
+            effects.append(.persist(.runStarted(record)))
+        }
         if let definition, let next = nextEarliest(definition, after: request, launchedAt: now) {
             enqueueLogged(makePending(definition, earliest: next, at: now, origin: .resubmit), slot: slot, into: &effects)
         }
         runs.start(order)
-        tally(order.identifier, at: now, into: &effects) { $0.launches += 1 }
+        tally(order.identifier, slot: hint, at: now, into: &effects) { $0.launches += 1 }
         logRoutine(.launched(order, lateness: now.duration(since: request.earliest)), into: &effects)
         effects.append(.launch(order))
+    }
+
+    /// The slot hint of a queue slot: the definitions' slot when the queue shares their table
+    /// (then the two agree), none otherwise.
+    func hint(queueSlot slot: Int32) -> SlotHint {
+        queue.ids.sharesNames(with: definitions.table) ? SlotHint(slot) : .none
     }
 
     /// The definition of the identifier at a queue slot: read by slot, hashing nothing, when the

@@ -10,12 +10,13 @@ extension SchedulerCore {
         case let .signaled(sig): (nil, sig)
         default: (nil, nil)
         }
+        let hint = run.order.slot
         persist(.runEnded(runID: runID, identifier: identifier, ended: now,
-                          outcome: outcome, exitStatus: status, signal: signal), into: &effects)
-        tally(identifier, at: now, into: &effects) { $0.count(outcome) }
+                          outcome: outcome, exitStatus: status, signal: signal, slot: hint), into: &effects)
+        tally(identifier, slot: hint, at: now, into: &effects) { $0.count(outcome) }
         logRoutine(.finished(runID: runID, identifier: identifier, outcome: outcome, exit: exit,
                              duration: now.duration(since: run.order.started)), into: &effects)
-        recordOutcome(outcome, identifier: identifier, at: now, into: &effects)
+        recordOutcome(outcome, identifier: identifier, slot: hint, at: now, into: &effects)
         if configuration.emitsRunEnds {
             effects.append(.ended(runID: runID, identifier: identifier, outcome: outcome, results: results))
         }
@@ -31,19 +32,19 @@ extension SchedulerCore {
     /// A retry replaces the pending request only when it is sooner, so a retry never pushes back
     /// the job's regular next request. An interrupted run of a job without a retry policy is
     /// requested again right away: the interruption was refreshd's doing, not the job's.
-    mutating func recordOutcome(_ outcome: Outcome, identifier: String, at now: Instant,
-                                into effects: inout [SchedulerEffect]) {
+    mutating func recordOutcome(_ outcome: Outcome, identifier: String, slot hint: SlotHint = .none,
+                                at now: Instant, into effects: inout [SchedulerEffect]) {
         if outcome == .success, failureStreaks.isEmpty { return }
         let streak = failureStreaks[identifier, default: 0]
         if outcome == .success {
             if streak != 0 {
                 failureStreaks[identifier] = nil
-                persist(.failureStreak(identifier: identifier, count: 0), into: &effects)
+                persist(.failureStreak(identifier: identifier, count: 0, slot: hint), into: &effects)
             }
             return
         }
         failureStreaks[identifier] = streak + 1
-        persist(.failureStreak(identifier: identifier, count: streak + 1), into: &effects)
+        persist(.failureStreak(identifier: identifier, count: streak + 1, slot: hint), into: &effects)
         guard let definition = definitions[identifier] else { return }
         let retryAt: Instant
         if let retry = definition.retry {

@@ -163,8 +163,8 @@
 
     /// Counts something for a job on the UTC day of `now` and stores the day's row (only when
     /// something stores state: an in-memory scheduler keeps no counters).
-    mutating func tally(_ identifier: String, at now: Instant, into effects: inout [SchedulerEffect],
-                        _ body: (inout DailyCounter) -> Void) {
+    mutating func tally(_ identifier: String, slot hint: SlotHint = .none, at now: Instant,
+                        into effects: inout [SchedulerEffect], _ body: (inout DailyCounter) -> Void) {
         guard configuration.emitsStateChanges else { return }
         let (q, r) = now.milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
         let day = r < 0 ? q - 1 : q
@@ -178,7 +178,8 @@
             counterDay = day
         }
         // (Changed in place: one lookup, not a read and a write.)
-        let counter = Self.changed(&counters[identifier, default: DailyCounter(day: ISO8601.day(now), identifier: identifier)], body)
+        var counter = Self.changed(&counters[identifier, default: DailyCounter(day: ISO8601.day(now), identifier: identifier)], body)
+        counter.slot = hint
         effects.append(.persist(.counters(counter)))
     }
 

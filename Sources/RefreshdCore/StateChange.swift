@@ -4,12 +4,12 @@
 /// leaves either the state before the event or the state after it.
 @_spi(Benchmarks) public enum StateChange: Sendable, Hashable {
     case savePending(PendingRequest)
-    case deletePending(identifier: String)
+    case deletePending(identifier: String, slot: SlotHint = .none)
     indirect case runStarted(RunRecord)
     case runEnded(runID: Int64, identifier: String, ended: Instant, outcome: Outcome,
-                  exitStatus: Int32?, signal: Int32?)
+                  exitStatus: Int32?, signal: Int32?, slot: SlotHint = .none)
     /// Consecutive failed attempts of a job, reset by a success; drives the retry backoff.
-    case failureStreak(identifier: String, count: Int)
+    case failureStreak(identifier: String, count: Int, slot: SlotHint = .none)
     /// A job's counters for one UTC day (launches, outcomes, missed calendar slots), as the core
     /// counts them: the store keeps the row as given, it derives nothing.
     case counters(DailyCounter)
@@ -19,7 +19,7 @@
     case processStarted(runID: Int64, processGroup: Int32, startTicks: UInt64?)
     /// The `earliest:` text a job's first request was made from: an absolute date is requested
     /// once, and a restart must know it already was.
-    case seedSpec(identifier: String, spec: String)
+    case seedSpec(identifier: String, spec: String, slot: SlotHint = .none)
     /// Inserts or replaces a machine's record at (table, key).
     case putRecord(MachineRecord)
     /// Removes a machine's record (no error if there is none).

@@ -107,7 +107,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 .int8(p.submitted.milliseconds), .int8(Int64(bitPattern: p.sequence)), .bool(p.requiresExternalPower),
                 .bool(p.requiresNetworkConnectivity), .text(p.origin.rawValue),
             ], context: context)
-        case let .deletePending(identifier):
+        case let .deletePending(identifier, _):
             try c.execute("DELETE FROM refreshd.pending WHERE shard = $1 AND identifier = $2", [s, .bytes(identifier)],
                           context: context)
         case let .runStarted(r):
@@ -118,14 +118,14 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 .optional(r.exitStatus), .optional(r.signal), .optional(r.processGroup),
                 .optional(r.processStartTicks.map { Int64(bitPattern: $0) }),
             ], context: context)
-        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
+        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _):
             let result = try c.execute("""
                 UPDATE refreshd.runs SET ended = $3, outcome = $4, exit_status = $5, signal = $6
                 WHERE shard = $1 AND run_id = $2 AND identifier = $7 AND ended IS NULL
                 """, [s, .int8(runID), .int8(ended.milliseconds), .text(outcome.rawValue), .optional(exitStatus),
                       .optional(signal), .bytes(identifier)], context: context)
             guard result.changed == 1 else { throw invalid("no unfinished run \(runID) of \(identifier) to end", context) }
-        case let .failureStreak(identifier, count):
+        case let .failureStreak(identifier, count, _):
             try c.execute("""
                 INSERT INTO refreshd.job_state (shard, identifier, failure_streak) VALUES ($1, $2, $3)
                 ON CONFLICT (shard, identifier) DO UPDATE SET failure_streak = excluded.failure_streak
@@ -147,7 +147,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 DELETE FROM refreshd.runs WHERE shard = $1 AND ended IS NOT NULL AND ended < $2
                 AND run_id NOT IN (SELECT max(run_id) FROM refreshd.runs WHERE shard = $1 GROUP BY identifier)
                 """, [s, .int8(cutoff.milliseconds)], context: context)
-        case let .seedSpec(identifier, spec):
+        case let .seedSpec(identifier, spec, _):
             try c.execute("""
                 INSERT INTO refreshd.job_state (shard, identifier, seed_spec) VALUES ($1, $2, $3)
                 ON CONFLICT (shard, identifier) DO UPDATE SET seed_spec = excluded.seed_spec

@@ -65,6 +65,9 @@ extension InMemoryStore {
         /// Slot by identifier, and identifier by slot.
         var slotByKey: [Key: Int32] = [:]
         var names: [String] = []
+        /// The store's slots of the core's slot hints: a change that carries its hint finds its
+        /// rows without hashing its name. Not taken back by an undo (a slot is never freed).
+        var hints = HintCache()
         /// Per slot: its pending request, its highest run id, its `job_state` row, and its
         /// daily counters in ascending day order.
         var pending: [PendingRow?] = []
@@ -96,6 +99,23 @@ extension InMemoryStore {
         /// The slot of an identifier, if the store has seen it.
         func slot(of identifier: String) -> Int32? { slotByKey[Key(identifier)] }
 
+        /// The slot of an identifier, through its hint when the hinted slot holds the same name
+        /// (compared by bytes, not hashed), else by name; the hint learns what the name found.
+        mutating func slot(of identifier: String, hint: SlotHint) -> Int32? {
+            if let found = hints.index(for: hint, matching: { Key(names[$0]) == Key(identifier) }) { return found }
+            guard let found = slot(of: identifier) else { return nil }
+            hints.learn(hint, found)
+            return found
+        }
+
+        /// `intern(_:)` through a hint, as `slot(of:hint:)`.
+        mutating func intern(_ identifier: String, hint: SlotHint) -> Int32 {
+            if let found = slot(of: identifier, hint: hint) { return found }
+            let slot = intern(identifier)
+            hints.learn(hint, slot)
+            return slot
+        }
+
         /// The slot of an identifier, given one if it has none.
         mutating func intern(_ identifier: String) -> Int32 {
             let next = Int32(names.count)
@@ -123,15 +143,15 @@ extension InMemoryStore {
         mutating func write(_ change: StateChange, journal: inout [Undo]) throws(Failure) {
             switch change {
             case let .savePending(request):
-                let slot = intern(request.identifier)
+                let slot = intern(request.identifier, hint: request.slot)
                 let next = lastPendingRowid + 1
                 let old = Self.upsert(&pending[Int(slot)]) { row in
                     row = PendingRow(rowid: row?.rowid ?? next, request: request)
                 }
                 journal.append(.pending(slot, old))
                 if old == nil { lastPendingRowid = next }
-            case let .deletePending(identifier):
-                guard let slot = slot(of: identifier), let old = pending[Int(slot)] else { return }
+            case let .deletePending(identifier, hint):
+                guard let slot = slot(of: identifier, hint: hint), let old = pending[Int(slot)] else { return }
                 pending[Int(slot)] = nil
                 journal.append(.pending(slot, old))
             case let .runStarted(run):
@@ -140,13 +160,13 @@ extension InMemoryStore {
                 }
                 insertOrdered(run)
                 journal.append(.insertedRun(run.runID))
-                let slot = intern(run.identifier)
+                let slot = intern(run.identifier, hint: run.slot)
                 let latest = latestRun[Int(slot)]
                 if latest.map({ $0 < run.runID }) ?? true {
                     latestRun[Int(slot)] = run.runID
                     journal.append(.latestRun(slot, latest))
                 }
-            case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
+            case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _):
                 guard let index = runIndex(runID), runRows[index].ended == nil,
                       Key(runRows[index].identifier) == Key(identifier) else {
                     throw Failure(.invalidChange, "no unfinished run \(runID) of \(identifier) to end")
@@ -157,11 +177,11 @@ extension InMemoryStore {
                 runRows[index].outcome = outcome
                 runRows[index].exitStatus = exitStatus
                 runRows[index].signal = signal
-            case let .failureStreak(identifier, count):
-                updateJob(identifier, journal: &journal) { $0.failureStreak = count }
+            case let .failureStreak(identifier, count, hint):
+                updateJob(identifier, hint: hint, journal: &journal) { $0.failureStreak = count }
             case let .counters(c):
                 // The row as the core counted it: replaced, nothing derived.
-                self.count(day: c.day, identifier: c.identifier, journal: &journal) { $0 = c }
+                self.count(day: c.day, identifier: c.identifier, hint: c.slot, journal: &journal) { $0 = c }
             case let .processStarted(runID, processGroup, startTicks):
                 guard let index = runIndex(runID) else {
                     throw Failure(.invalidChange, "no run \(runID)")
@@ -169,8 +189,8 @@ extension InMemoryStore {
                 journal.append(.run(runRows[index]))
                 runRows[index].processGroup = processGroup
                 runRows[index].processStartTicks = startTicks
-            case let .seedSpec(identifier, spec):
-                updateJob(identifier, journal: &journal) { $0.seedSpec = spec }
+            case let .seedSpec(identifier, spec, hint):
+                updateJob(identifier, hint: hint, journal: &journal) { $0.seedSpec = spec }
             case let .putRecord(record):
                 let key = RecordKey(table: Key(record.table), key: Key(record.key))
                 journal.append(.record(key, records.updateValue(record.value, forKey: key)))
@@ -205,7 +225,7 @@ extension InMemoryStore {
             var going: [Int] = []
             let before = cutoff.milliseconds
             for i in runEnds.indices where runEnds[i] < before {
-                let latest = slot(of: runRows[i].identifier).flatMap { latestRun[Int($0)] }
+                let latest = slot(of: runRows[i].identifier, hint: runRows[i].slot).flatMap { latestRun[Int($0)] }
                 if latest != runOrder[i] { going.append(i) }
             }
             guard !going.isEmpty else { return }
@@ -327,8 +347,9 @@ extension InMemoryStore {
         static func endKey(_ run: RunRecord) -> Int64 { run.ended?.milliseconds ?? .max }
 
         /// Upserts a `job_state` row (new rows get the next rowid; rows are never deleted).
-        private mutating func updateJob(_ identifier: String, journal: inout [Undo], _ body: (inout JobRow) -> Void) {
-            let slot = intern(identifier)
+        private mutating func updateJob(_ identifier: String, hint: SlotHint, journal: inout [Undo],
+                                        _ body: (inout JobRow) -> Void) {
+            let slot = intern(identifier, hint: hint)
             let rowid = jobCount + 1
             let old = Self.upsert(&jobs[Int(slot)]) { slot in
                 var row = slot ?? JobRow(rowid: rowid, identifier: identifier)
@@ -341,9 +362,9 @@ extension InMemoryStore {
 
         /// Upserts a `daily_counters` row. A slot's rows are in ascending day order, and the
         /// day counted is nearly always its latest: checked first, then a binary search.
-        private mutating func count(day: String, identifier: String, journal: inout [Undo],
+        private mutating func count(day: String, identifier: String, hint: SlotHint, journal: inout [Undo],
                                     _ body: (inout DailyCounter) -> Void) {
-            let slot = Int(intern(identifier))
+            let slot = Int(intern(identifier, hint: hint))
             let count = counters[slot].count
             var index = count
             if let last = counters[slot].last?.day {

@@ -192,7 +192,7 @@ extension RefreshRuntime {
     /// on both hosts alike: its path is never made. An instance's widget's provider run
     /// (`T[K]#family`) runs its template's provider.
     /// `slot` is the order's slot in the core's definitions table (-1: found by name).
-    func instanceLaunch(_ identifier: String, slot: Int32 = -1) -> (TaskHandler?, String?) {
+    func instanceLaunch(_ identifier: String, slot: SlotHint = .none) -> (TaskHandler?, String?) {
         if !machines.instanceWidgets.isEmpty, let widget = machines.providers[identifier] {
             // A provider reading a path of the instance's (`provider: playlist`'s folder) is
             // refused as the instance's own run is, when a value kept from before would leave it.
@@ -203,7 +203,7 @@ extension RefreshRuntime {
             }
             return (instanceProviderHandler(identifier, widget), nil)
         }
-        guard let record = machines.scheduler.instance(at: slot, identifier) else { return (nil, nil) }
+        guard let record = machines.scheduler.instance(at: slot.raw, identifier) else { return (nil, nil) }
         if let spec = jobs[record.template], let template = spec.template {
             if let problem = template.pathProblem(record.values) { return (nil, problem) }
             return (spec.filled(record.values).handler(actions: options.actions), nil)

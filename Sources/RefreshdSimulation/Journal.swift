@@ -40,6 +40,10 @@ final class Journal: @unchecked Sendable {
     /// the stored key, cold, was most of the audit's time in a month of 10,000 instances).
     private var jobs: [String: Int32] = [:]
     private var jobAudits: [JobAudit] = []
+    /// Each audit's identifier, and the audits of the core's slot hints: a start that carries
+    /// its hint finds its audit comparing one name, hashing none.
+    private var jobNames: [String] = []
+    private var hints = HintCache()
     private var runs: [Int64: RunAudit] = [:]
     private var found: Found?
     static let recentCount = 20
@@ -82,7 +86,7 @@ final class Journal: @unchecked Sendable {
                         flag(now, "launch-before-earliest",
                              "\(r.identifier) run \(r.runID) launched at \(r.started), before its earliest begin date \(r.earliest)")
                     }
-                    let job = jobIndex(r.identifier)
+                    let job = jobIndex(r.identifier, hint: r.slot)
                     let (other, fresh) = Self.noteStart(r, in: &jobAudits[Int(job)])
                     if let other {
                         flag(now, "one-run-per-identifier",
@@ -93,7 +97,7 @@ final class Journal: @unchecked Sendable {
                              "\(r.identifier) ran twice for the request due \(r.earliest)")
                     }
                     Self.noteRun(r, job: job, in: &runs[r.runID, default: RunAudit()])
-                case let .runEnded(runID, identifier, _, _, _, _):
+                case let .runEnded(runID, identifier, _, _, _, _, _):
                     let job = runs[runID].map(\.job).flatMap { $0 >= 0 ? $0 : nil } ?? jobs[identifier]
                     if let job, jobAudits[Int(job)].running == runID {
                         jobAudits[Int(job)].running = nil
@@ -108,11 +112,18 @@ final class Journal: @unchecked Sendable {
     }
 
     /// Under `lock`: the index of an identifier's audit, made at its first run.
-    private func jobIndex(_ identifier: String) -> Int32 {
-        if let index = jobs[identifier] { return index }
-        let index = Int32(jobAudits.count)
-        jobs[identifier] = index
-        jobAudits.append(JobAudit())
+    private func jobIndex(_ identifier: String, hint: SlotHint) -> Int32 {
+        if let index = hints.index(for: hint, matching: { jobNames[$0] == identifier }) { return index }
+        let index: Int32
+        if let known = jobs[identifier] {
+            index = known
+        } else {
+            index = Int32(jobAudits.count)
+            jobs[identifier] = index
+            jobAudits.append(JobAudit())
+            jobNames.append(identifier)
+        }
+        hints.learn(hint, index)
         return index
     }
 

@@ -51,7 +51,7 @@ extension StateStore {
                 .integer(Int64(bitPattern: p.sequence)), .bool(p.requiresExternalPower),
                 .bool(p.requiresNetworkConnectivity), .text(p.origin.rawValue),
             ], context: SQL.context)
-        case let .deletePending(identifier):
+        case let .deletePending(identifier, _):
             try connection.run(SQL.deletePending, [.text(identifier)], context: SQL.context)
         case let .runStarted(r):
             try connection.run(SQL.insertRun, [
@@ -62,7 +62,7 @@ extension StateStore {
                 .optional(r.signal), .optional(r.processGroup),
                 .optional(r.processStartTicks.map { Int64(bitPattern: $0) }),
             ], context: SQL.context)
-        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal):
+        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _):
             let changed = try connection.run(SQL.endRun, [
                 .integer(ended.milliseconds), .text(outcome.rawValue), .optional(exitStatus),
                 .optional(signal), .integer(runID), .text(identifier),
@@ -71,7 +71,7 @@ extension StateStore {
                 throw StoreError(kind: .invalidChange, path: path, context: SQL.context,
                                  detail: "no unfinished run \(runID) of \(identifier) to end")
             }
-        case let .failureStreak(identifier, count):
+        case let .failureStreak(identifier, count, _):
             try connection.run(SQL.setFailureStreak, [.text(identifier), .int(count)], context: SQL.context)
         case let .counters(c):
             try connection.run(SQL.setCounters, [
@@ -87,7 +87,7 @@ extension StateStore {
             }
         case let .pruneRuns(cutoff):
             try connection.run(SQL.pruneRuns, [.integer(cutoff.milliseconds)], context: SQL.context)
-        case let .seedSpec(identifier, spec):
+        case let .seedSpec(identifier, spec, _):
             try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: SQL.context)
         case let .putRecord(record):
             try connection.run(SQL.putRecord, [.text(record.table), .text(record.key), .text(record.value)],

@@ -49,7 +49,7 @@ import Testing
         #expect(runtime.committedTransactions == before + 1)
         // That one batch holds all of it: the three seeds and the pending requests.
         let seeded = committed.first?.compactMap { change -> String? in
-            if case let .seedSpec(identifier, _) = change { return identifier } else { return nil }
+            if case let .seedSpec(identifier, _, _) = change { return identifier } else { return nil }
         }
         #expect(seeded?.sorted() == ["b.change", "d.add", "e.add"])
         #expect(Set(try store.restoredState().pending.map(\.identifier)) == ["a.keep", "b.change", "d.add", "e.add"])

@@ -347,26 +347,67 @@ private struct ChangeGenerator {
     private mutating func change(valid: Bool) -> StateChange {
         switch random.int(0...99) {
         case 0..<18: .savePending(pending())
-        case 18..<26: .deletePending(identifier: identifier())
+        case 18..<26: deletePending()
         case 26..<44: .runStarted(run(valid: valid))
         case 44..<66: runEnded(valid: valid)
-        case 66..<74: .failureStreak(identifier: identifier(), count: random.int(-1...4))
-        case 74..<82: .counters(DailyCounter(day: ISO8601.day(instant()), identifier: identifier(),
-                                             launches: random.int(0...5), successes: random.int(0...3),
-                                             failures: random.int(0...2), expired: random.int(0...1),
-                                             crashed: random.int(0...1), interrupted: random.int(0...1),
-                                             missed: random.int(0...5)))
+        case 66..<74: failureStreak()
+        case 74..<82: counters()
         case 82..<88: processStarted(valid: valid)
         case 88..<92: random.chance(0.7)
             ? .putRecord(MachineRecord(table: random.pick(["widget", "activity", "Widget"]), key: identifier(),
                                        value: random.pick(["{}", "{\"a\":1}", "", "é"])))
             : .deleteRecord(table: random.pick(["widget", "activity"]), key: identifier())
         case 92..<96: .pruneRuns(endedBefore: instant())
-        default: .seedSpec(identifier: identifier(), spec: random.pick(["", "2026-11-22 04:00", "daily", "+1h"]))
+        default: seedSpec()
         }
     }
 
     private mutating func identifier() -> String { random.pick(Self.identifiers) }
+
+    /// A slot hint (`SlotHint`) for an identifier: mostly its index in `identifiers` (a core's
+    /// slot), sometimes another identifier's (a hint from another table: the one of the pair
+    /// `café`/`cafe\u{301}` that compares equal as Swift strings included), none, or far out.
+    private mutating func hint(for identifier: String) -> SlotHint {
+        let own = Int32(Self.identifiers.firstIndex(of: identifier)!)
+        switch random.int(0...9) {
+        case 0...5: return SlotHint(own)
+        case 6, 7: return SlotHint(Int32(random.int(0...(Self.identifiers.count - 1))))
+        case 8: return SlotHint(Int32(random.int(50...70)))
+        default: return .none
+        }
+    }
+
+    /// A random identifier and a random hint for it.
+    private mutating func hinted() -> (String, SlotHint) {
+        let identifier = identifier()
+        return (identifier, hint(for: identifier))
+    }
+
+    private mutating func deletePending() -> StateChange {
+        let (identifier, hint) = hinted()
+        return .deletePending(identifier: identifier, slot: hint)
+    }
+
+    private mutating func failureStreak() -> StateChange {
+        let (identifier, hint) = hinted()
+        return .failureStreak(identifier: identifier, count: random.int(-1...4), slot: hint)
+    }
+
+    private mutating func counters() -> StateChange {
+        let (identifier, hint) = hinted()
+        var counter = DailyCounter(day: ISO8601.day(instant()), identifier: identifier,
+                                   launches: random.int(0...5), successes: random.int(0...3),
+                                   failures: random.int(0...2), expired: random.int(0...1),
+                                   crashed: random.int(0...1), interrupted: random.int(0...1),
+                                   missed: random.int(0...5))
+        counter.slot = hint
+        return .counters(counter)
+    }
+
+    private mutating func seedSpec() -> StateChange {
+        let (identifier, hint) = hinted()
+        return .seedSpec(identifier: identifier, spec: random.pick(["", "2026-11-22 04:00", "daily", "+1h"]), slot: hint)
+    }
 
     /// 2026-11-21T22:00Z ± 5 h (crossing midnight), now and then days away or far off.
     private mutating func instant() -> Instant {
@@ -383,11 +424,13 @@ private struct ChangeGenerator {
         // in SQLite (stored as its bit pattern).
         let sequence: UInt64 = random.chance(0.1) ? UInt64.max - UInt64(random.int(0...2)) : UInt64(random.int(0...4))
         let earliest = random.chance(0.3) ? Instant(milliseconds: 1_795_000_000_000) : instant()
-        return PendingRequest(
+        var request = PendingRequest(
             identifier: identifier(), namespace: random.pick(["ns", "other"]), kind: random.pick(TaskKind.allCases),
             earliest: earliest, submitted: instant(), sequence: sequence,
             requiresExternalPower: random.chance(0.5), requiresNetworkConnectivity: random.chance(0.5),
             origin: random.pick(PendingRequest.Origin.allCases))
+        request.slot = hint(for: request.identifier)
+        return request
     }
 
     private mutating func run(valid: Bool) -> RunRecord {
@@ -409,7 +452,7 @@ private struct ChangeGenerator {
             runs.all.append((id, identifier))
             if !alreadyEnded { runs.open.append((id, identifier)) }
         }
-        return RunRecord(
+        var record = RunRecord(
             runID: id, identifier: identifier, kind: random.pick(TaskKind.allCases), submitted: instant(),
             earliest: instant(), started: started, deadline: started + .seconds(random.int(1...600)),
             attempt: random.int(1...4), ended: alreadyEnded ? instant() : nil,
@@ -418,6 +461,8 @@ private struct ChangeGenerator {
             signal: random.chance(0.1) ? random.pick([9, 15, Int32.min, Int32.max]) : nil,
             processGroup: random.chance(0.2) ? Int32(random.int(1...99_999)) : nil,
             processStartTicks: random.chance(0.2) ? random.pick([0, 12_345, UInt64.max]) : nil)
+        record.slot = hint(for: identifier)
+        return record
     }
 
     private mutating func runEnded(valid: Bool) -> StateChange {

@@ -230,7 +230,7 @@ package struct Machines: Sendable {
                     notifications.launched(order)
                     effects.swapAt(kept, i)
                     kept += 1
-                case let .persist(.runEnded(runID, _, _, _, exitStatus, signal)) where !notifications.notifiers.isEmpty:
+                case let .persist(.runEnded(runID, _, _, _, exitStatus, signal, _)) where !notifications.notifiers.isEmpty:
                     endExits[runID] = (exitStatus, signal)
                     effects.swapAt(kept, i)
                     kept += 1
