@@ -56,3 +56,46 @@ extension DailyCounter {
         }
     }
 }
+
+/// The core's counters of the current UTC day, one row per identifier: found through the
+/// caller's slot hint, comparing one name (a launch and an end carry it), or by name, one hash.
+struct TodayCounters: Sendable {
+    private(set) var rows: [DailyCounter] = []
+    private var byName: [String: Int32] = [:]
+    private var hints = HintCache()
+
+    init() {}
+
+    /// The rows restored at a start (the last of equal identifiers wins).
+    init(_ restored: [DailyCounter]) {
+        for row in restored { _ = update(row.identifier, hint: .none, making: { row }) { $0 = row } }
+    }
+
+    var isEmpty: Bool { rows.isEmpty }
+
+    /// A new day: no row. (Hints learned before are checked against the new rows' names.)
+    mutating func removeAll() {
+        rows.removeAll(keepingCapacity: true)
+        byName.removeAll(keepingCapacity: true)
+    }
+
+    /// Changes the identifier's row (made by `making` if it has none) and returns it.
+    mutating func update(_ identifier: String, hint: SlotHint, making: () -> DailyCounter,
+                         _ body: (inout DailyCounter) -> Void) -> DailyCounter {
+        let index: Int
+        if let found = hints.index(for: hint, matching: { $0 < rows.count && rows[$0].identifier == identifier }) {
+            index = Int(found)
+        } else {
+            if let known = byName[identifier] {
+                index = Int(known)
+            } else {
+                index = rows.count
+                byName[identifier] = Int32(index)
+                rows.append(making())
+            }
+            hints.learn(hint, Int32(index))
+        }
+        body(&rows[index])
+        return rows[index]
+    }
+}

@@ -48,8 +48,7 @@ extension SchedulerCore {
         nextRunID = max(nextRunID, state.nextRunID)
         if let first = state.counters.first, let day = ISO8601.dayNumber(first.day) {
             counterDay = day
-            counters = Dictionary(state.counters.filter { $0.day == first.day }.map { ($0.identifier, $0) },
-                                  uniquingKeysWith: { _, last in last })
+            counters = TodayCounters(state.counters.filter { $0.day == first.day })
         }
         if !state.instances.isEmpty { reserveInstances(state.instances.count) }
         let unique = definitions.table.holdsNoInstanceNames

@@ -45,7 +45,7 @@
     var failureStreaks = TrackedTable<Int>()
     /// Today's counters by identifier (UTC day `counterDay`, in days since the epoch): the core
     /// counts launches, outcomes and missed slots, the store keeps what it is told.
-    var counters: [String: DailyCounter] = [:]
+    var counters = TodayCounters()
     var counterDay: Int64 = Int64.min
     var nextSequence: UInt64 = 1
     package internal(set) var nextRunID: Int64 = 1
@@ -169,7 +169,7 @@
         let (q, r) = now.milliseconds.quotientAndRemainder(dividingBy: 86_400_000)
         let day = r < 0 ? q - 1 : q
         if day != counterDay {
-            counters.removeAll(keepingCapacity: true)
+            counters.removeAll()
             // A new day after a known one (a fresh state has no history to prune): forget the
             // runs that ended before this day's start minus the retention.
             if counterDay != Int64.min, let retention = configuration.runRetention {
@@ -177,17 +177,10 @@
             }
             counterDay = day
         }
-        // (Changed in place: one lookup, not a read and a write.)
-        var counter = Self.changed(&counters[identifier, default: DailyCounter(day: ISO8601.day(now), identifier: identifier)], body)
+        var counter = counters.update(identifier, hint: hint,
+                                      making: { DailyCounter(day: ISO8601.day(now), identifier: identifier) }, body)
         counter.slot = hint
         effects.append(.persist(.counters(counter)))
-    }
-
-    /// Applies `body` to `value` in place and returns the result.
-    @inline(__always)
-    static func changed<T>(_ value: inout T, _ body: (inout T) -> Void) -> T {
-        body(&value)
-        return value
     }
 
     /// Appends a per-request log message if anything logs them.

@@ -22,13 +22,16 @@ final class RunHistory: @unchecked Sendable {
     private var numbers: [String: Int32] = [:]
     /// The number given last: runs of one job usually follow each other.
     private var lastNumber: Int32?
+    /// Numbers by the core's slot hint (`SlotHint`): a run of another job finds its number
+    /// comparing one name, hashing none.
+    private var hints = HintCache()
 
     func fold(_ changes: [StateChange]) {
         lock.withLock {
             for change in changes {
                 switch change {
                 case let .runStarted(record):
-                    let entry = Entry(job: number(of: record.identifier),
+                    let entry = Entry(job: number(of: record.identifier, hint: record.slot),
                                       run: .init(runID: record.runID, earliest: record.earliest, started: record.started,
                                                  ended: record.ended, outcome: record.outcome))
                     if entries.last.map({ $0.run.runID < record.runID }) ?? true {
@@ -60,14 +63,19 @@ final class RunHistory: @unchecked Sendable {
     }
 
     /// Under `lock`: an identifier's number, given at its first run.
-    private func number(of identifier: String) -> Int32 {
+    private func number(of identifier: String, hint: SlotHint) -> Int32 {
         if let last = lastNumber, identifiers[Int(last)] == identifier { return last }
+        if let found = hints.index(for: hint, matching: { identifiers[$0] == identifier }) {
+            lastNumber = found
+            return found
+        }
         let known = numbers[identifier] ?? {
             let next = Int32(identifiers.count)
             identifiers.append(identifier)
             numbers[identifier] = next
             return next
         }()
+        hints.learn(hint, known)
         lastNumber = known
         return known
     }

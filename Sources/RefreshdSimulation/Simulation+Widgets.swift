@@ -14,7 +14,7 @@ extension Simulation {
                                   playlist: PlaylistModel? = nil, container: ContainerModel? = nil) -> SimulatedHost.Behaviour {
         let id = order.identifier
         let model = model ?? .quickSuccess
-        let n = counter.next(id)
+        let n = counter.next(id, hint: order.slot)
         let providerRun = side.nextProviderRun(job)
         var (duration, exit) = model.draw(run: n, identifier: id, random: random)
         var garbage = false

@@ -165,7 +165,7 @@ package final class Simulation: @unchecked Sendable {
                                                   playlist: actions.playlists[split.template]?.filled(values), container: actions.container)
                 }
             }
-            let n = counter.next(id)
+            let n = counter.next(id, hint: order.slot)
             // An instance of a template (issue 23) behaves as its template's model says.
             let model = models[id] ?? InstanceName.split(id).flatMap { models[$0.template] } ?? .quickSuccess
             var (duration, exit) = model.draw(run: n, identifier: id, random: random)
@@ -461,17 +461,5 @@ package final class Simulation: @unchecked Sendable {
         formatter.timeZone = zone
         formatter.dateFormat = "yyyy-MM-dd"
         return formatter.string(from: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000))
-    }
-}
-
-/// Runs launched per job, shared with the host's behaviour model.
-final class RunCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts: [String: Int] = [:]
-    /// The run number of `id`'s next launch (1 for its first); one hash of the identifier.
-    func next(_ id: String) -> Int { lock.withLock { Self.increment(&counts[id, default: 0]) } }
-    private static func increment(_ count: inout Int) -> Int {
-        count += 1
-        return count
     }
 }

@@ -92,4 +92,25 @@ import Testing
         f.finish(1, .exited(0))
         #expect(prunes(f).isEmpty)
     }
+
+    /// A day's row is found through a slot hint only when the hinted row is the identifier's:
+    /// a hint of another row (another table's slot, or yesterday's rows) falls back to the name.
+    @Test func todaysRowsAreFoundByAHintOnlyWhenItNamesThem() {
+        func row(_ identifier: String) -> () -> DailyCounter { { DailyCounter(day: "2026-11-22", identifier: identifier) } }
+        var today = TodayCounters()
+        #expect(today.update("a", hint: SlotHint(0), making: row("a")) { $0.launches += 1 }.launches == 1)
+        // b comes with a's hint: a row of its own, not a's.
+        #expect(today.update("b", hint: SlotHint(0), making: row("b")) { $0.launches += 1 }.launches == 1)
+        #expect(today.update("a", hint: .none, making: row("a")) { $0.launches += 1 }.launches == 2)
+        #expect(today.update("b", hint: SlotHint(0), making: row("b")) { $0.launches += 1 }.launches == 2)
+        #expect(today.update("a", hint: SlotHint(7), making: row("a")) { $0.launches += 1 }.launches == 3)
+        #expect(today.rows.map(\.identifier) == ["a", "b"])
+        // A new day: the hints learned yesterday point at rows that now hold other names.
+        today.removeAll()
+        #expect(today.update("b", hint: SlotHint(9), making: row("b")) { $0.successes += 1 }.launches == 0)
+        #expect(today.update("a", hint: SlotHint(7), making: row("a")) { $0.successes += 1 }.successes == 1)
+        #expect(today.update("a", hint: SlotHint(0), making: row("a")) { $0.successes += 1 }.successes == 2)
+        #expect(today.rows.map(\.identifier) == ["b", "a"])
+        #expect(today.rows.map(\.successes) == [1, 2])
+    }
 }
