@@ -115,11 +115,11 @@ let package = Package(
                           path: "Examples/Embedding"),
 
         // What several test targets share (test targets cannot depend on each other).
-        .target(name: "RefreshdTestSupport", path: "Tests/RefreshdTestSupport"),
+        .target(name: "RefreshdTestSupport", dependencies: ["RefreshdCore"], path: "Tests/RefreshdTestSupport"),
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
         .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
-        .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime"]),
+        .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
         // Against a private PostgreSQL server the tests start themselves (unix socket only).
         // The ShardDatabase contract runs there on both implementations (PostgreSQL and the
         // simulation's modelled database).
