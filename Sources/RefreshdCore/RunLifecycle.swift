@@ -70,6 +70,8 @@ package struct RunLifecycle: Sendable {
     /// whose grace is over. Appends the log lines and the host's orders.
     package mutating func expireOverdue(at now: Instant, grace: (String) -> Duration,
                                        into effects: inout [SchedulerEffect]) {
+        // Most wake-ups find nothing overdue: then no sorted copy of the run ids is made.
+        guard let next = nextDeadline, next <= now else { return }
         for runID in active.keys.sorted() {
             guard var run = active[runID] else { continue }
             switch run.phase {
