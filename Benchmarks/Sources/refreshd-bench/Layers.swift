@@ -107,6 +107,8 @@ private func measure(layer: String, bench: String, _ body: () throws -> Int) thr
     let wall = Measure.monotonicSeconds()
     let runs = try body()
     let seconds = Measure.monotonicSeconds() - wall
+    // The heartbeat runs every minute: no run means a broken build or bench, not a fast layer.
+    guard runs > 0 else { throw BenchFailure("layers: the \(layer) layer ran nothing") }
     let allocated = Measure.allocations().flatMap { end in allocations.map { end - $0 } }
     var line = JSONLine()
     line.add("impl", "refreshd")
