@@ -121,6 +121,15 @@ struct Sandbox {
         try text.write(toFile: jobs + "/" + name, atomically: true, encoding: .utf8)
     }
 
+    /// An executable script at `path` under the sandbox's root (its folder made as needed).
+    func writeScript(_ path: String, _ text: String) throws {
+        let file = root + "/" + path
+        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o755)
+    }
+
     func read(_ path: String) -> String? { try? String(contentsOfFile: root + "/" + path, encoding: .utf8) }
 
     /// The pid a job wrote into `path`, once the file holds a whole one (a shell's `echo $$ > f`

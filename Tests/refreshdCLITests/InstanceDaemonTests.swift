@@ -97,8 +97,7 @@ import Testing
     @Test func tenThousandInstancesFromASyncJobSurviveKill9() throws {
         let box = Sandbox()
         defer { box.remove() }
-        try FileManager.default.createDirectory(atPath: box.root + "/Scripts", withIntermediateDirectories: true)
-        try """
+        try box.writeScript("Scripts/sync", """
             #!/bin/sh
             q='"'
             i=0
@@ -113,8 +112,7 @@ import Testing
               printf '%s]}\n' "$line" >&3
               i=$((i + 1))
             done
-            """.write(toFile: box.root + "/Scripts/sync", atomically: true, encoding: .utf8)
-        chmod(box.root + "/Scripts/sync", 0o755)
+            """)
         try box.write("feed.yaml", """
             identifier: test.feed.refresh
             template: true

@@ -14,13 +14,11 @@ import Testing
         let box = Sandbox()
         defer { box.remove() }
         // The provider prints one entry naming its user; it sees its own kind.
-        try FileManager.default.createDirectory(atPath: box.root + "/Scripts", withIntermediateDirectories: true)
-        try """
+        try box.writeScript("Scripts/provider", """
             #!/bin/sh
             printf '{"entries":[{"date":"%s","content":{"user":"%s","kind":"%s"}}],"policy":"never"}\\n' \\
               "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" "$REFRESH_WIDGET_KIND" >&3
-            """.write(toFile: box.root + "/Scripts/provider", atomically: true, encoding: .utf8)
-        chmod(box.root + "/Scripts/provider", 0o755)
+            """)
         try box.write("feed.yaml", """
             identifier: test.feed.widget
             kind: timeline
@@ -95,12 +93,10 @@ import Testing
     @Test func aReloadedPlainTimelineJobCannotTakeAnInstancesKind() throws {
         let box = Sandbox()
         defer { box.remove() }
-        try FileManager.default.createDirectory(atPath: box.root + "/Scripts", withIntermediateDirectories: true)
-        try """
+        try box.writeScript("Scripts/provider", """
             #!/bin/sh
             printf '{"entries":[{"date":"%s","content":{"by":"%s"}}],"policy":"never"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >&3
-            """.write(toFile: box.root + "/Scripts/provider", atomically: true, encoding: .utf8)
-        chmod(box.root + "/Scripts/provider", 0o755)
+            """)
         try box.write("feed.yaml", """
             identifier: test.feed.widget
             kind: timeline
