@@ -61,8 +61,8 @@ extension DailyCounter {
 /// caller's slot hint, comparing one name (a launch and an end carry it), or by name, one hash.
 struct TodayCounters: Sendable {
     private(set) var rows: [DailyCounter] = []
-    private var byName: [String: Int32] = [:]
-    private var hints = HintCache()
+    /// Row numbers by identifier.
+    private var identifiers = HintedNames()
 
     init() {}
 
@@ -73,29 +73,18 @@ struct TodayCounters: Sendable {
 
     var isEmpty: Bool { rows.isEmpty }
 
-    /// A new day: no row. (Hints learned before are checked against the new rows' names.)
+    /// A new day: no row.
     mutating func removeAll() {
         rows.removeAll(keepingCapacity: true)
-        byName.removeAll(keepingCapacity: true)
+        identifiers.removeAll()
     }
 
     /// Changes the identifier's row (made by `making` if it has none) and returns it.
     mutating func update(_ identifier: String, hint: SlotHint, making: () -> DailyCounter,
                          _ body: (inout DailyCounter) -> Void) -> DailyCounter {
-        let index: Int
-        if let found = hints.index(for: hint, matching: { $0 < rows.count && rows[$0].identifier == identifier }) {
-            index = Int(found)
-        } else {
-            if let known = byName[identifier] {
-                index = Int(known)
-            } else {
-                index = rows.count
-                byName[identifier] = Int32(index)
-                rows.append(making())
-            }
-            hints.learn(hint, Int32(index))
-        }
-        body(&rows[index])
-        return rows[index]
+        let (number, added) = identifiers.number(of: identifier, hint: hint)
+        if added { rows.append(making()) }
+        body(&rows[Int(number)])
+        return rows[Int(number)]
     }
 }

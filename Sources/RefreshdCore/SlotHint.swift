@@ -47,3 +47,41 @@ package struct HintCache: Sendable {
         byHint[h] = index + 1
     }
 }
+
+/// Names numbered in the order they were first seen (0, 1, …), each found through a slot hint
+/// (one name compared, `HintCache`) or by name (one hash): what a reader that keys its own rows
+/// by identifier keeps (the core's counters of the day, the simulator's audit, run numbers and
+/// run history). Names compare as Swift strings, as the dictionaries they replace did.
+package struct HintedNames: Sendable {
+    /// The names, by number.
+    package private(set) var names: [String] = []
+    private var byName: [String: Int32] = [:]
+    private var hints = HintCache()
+
+    package init() {}
+
+    /// The number of `name`, given now if it has none (`added`).
+    package mutating func number(of name: String, hint: SlotHint) -> (number: Int32, added: Bool) {
+        if let found = hints.index(for: hint, matching: { names[$0] == name }) { return (found, false) }
+        var added = false
+        let number = byName[name] ?? {
+            added = true
+            let next = Int32(names.count)
+            byName[name] = next
+            names.append(name)
+            return next
+        }()
+        hints.learn(hint, number)
+        return (number, added)
+    }
+
+    /// The number of `name`, if it has one.
+    package func number(of name: String) -> Int32? { byName[name] }
+
+    /// Forgets every name (and what the hints pointed at).
+    package mutating func removeAll() {
+        names.removeAll(keepingCapacity: true)
+        byName.removeAll(keepingCapacity: true)
+        hints = HintCache()
+    }
+}

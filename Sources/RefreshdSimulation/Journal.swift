@@ -38,12 +38,8 @@ final class Journal: @unchecked Sendable {
     /// Jobs by identifier, looked up once a run (at its start); a run's end finds its job through
     /// the run (an instance's name is a fresh string each run: hashing it and comparing it with
     /// the stored key, cold, was most of the audit's time in a month of 10,000 instances).
-    private var jobs: [String: Int32] = [:]
+    private var jobs = HintedNames()
     private var jobAudits: [JobAudit] = []
-    /// Each audit's identifier, and the audits of the core's slot hints: a start that carries
-    /// its hint finds its audit comparing one name, hashing none.
-    private var jobNames: [String] = []
-    private var hints = HintCache()
     private var runs: [Int64: RunAudit] = [:]
     private var found: Found?
     static let recentCount = 20
@@ -98,7 +94,7 @@ final class Journal: @unchecked Sendable {
                     }
                     Self.noteRun(r, job: job, in: &runs[r.runID, default: RunAudit()])
                 case let .runEnded(runID, identifier, _, _, _, _, _):
-                    let job = runs[runID].map(\.job).flatMap { $0 >= 0 ? $0 : nil } ?? jobs[identifier]
+                    let job = runs[runID].map(\.job).flatMap { $0 >= 0 ? $0 : nil } ?? jobs.number(of: identifier)
                     if let job, jobAudits[Int(job)].running == runID {
                         jobAudits[Int(job)].running = nil
                     }
@@ -113,17 +109,8 @@ final class Journal: @unchecked Sendable {
 
     /// Under `lock`: the index of an identifier's audit, made at its first run.
     private func jobIndex(_ identifier: String, hint: SlotHint) -> Int32 {
-        if let index = hints.index(for: hint, matching: { jobNames[$0] == identifier }) { return index }
-        let index: Int32
-        if let known = jobs[identifier] {
-            index = known
-        } else {
-            index = Int32(jobAudits.count)
-            jobs[identifier] = index
-            jobAudits.append(JobAudit())
-            jobNames.append(identifier)
-        }
-        hints.learn(hint, index)
+        let (index, added) = jobs.number(of: identifier, hint: hint)
+        if added { jobAudits.append(JobAudit()) }
         return index
     }
 

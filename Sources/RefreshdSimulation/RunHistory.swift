@@ -18,13 +18,10 @@ final class RunHistory: @unchecked Sendable {
     private let lock = NSLock()
     /// Runs in run id order (ids are handed out ascending: a new run is an append).
     private var entries: [Entry] = []
-    private var identifiers: [String] = []
-    private var numbers: [String: Int32] = [:]
+    /// Job numbers by identifier (through the runs' slot hints).
+    private var jobs = HintedNames()
     /// The number given last: runs of one job usually follow each other.
     private var lastNumber: Int32?
-    /// Numbers by the core's slot hint (`SlotHint`): a run of another job finds its number
-    /// comparing one name, hashing none.
-    private var hints = HintCache()
 
     func fold(_ changes: [StateChange]) {
         lock.withLock {
@@ -52,32 +49,22 @@ final class RunHistory: @unchecked Sendable {
 
     /// Every run, oldest id first, and the identifiers the runs' job numbers stand for.
     func contents() -> (entries: [Entry], identifiers: [String]) {
-        lock.withLock { (entries, identifiers) }
+        lock.withLock { (entries, jobs.names) }
     }
 
     /// The identifiers of the runs with an id above `runID`.
     func identifiers(after runID: Int64) -> Set<String> {
         lock.withLock {
-            Set(entries[entries.lowerBound(of: runID + 1, by: \.run.runID)...].map { identifiers[Int($0.job)] })
+            Set(entries[entries.lowerBound(of: runID + 1, by: \.run.runID)...].map { jobs.names[Int($0.job)] })
         }
     }
 
     /// Under `lock`: an identifier's number, given at its first run.
     private func number(of identifier: String, hint: SlotHint) -> Int32 {
-        if let last = lastNumber, identifiers[Int(last)] == identifier { return last }
-        if let found = hints.index(for: hint, matching: { identifiers[$0] == identifier }) {
-            lastNumber = found
-            return found
-        }
-        let known = numbers[identifier] ?? {
-            let next = Int32(identifiers.count)
-            identifiers.append(identifier)
-            numbers[identifier] = next
-            return next
-        }()
-        hints.learn(hint, known)
-        lastNumber = known
-        return known
+        if let last = lastNumber, jobs.names[Int(last)] == identifier { return last }
+        let number = jobs.number(of: identifier, hint: hint).number
+        lastNumber = number
+        return number
     }
 
     /// Where a run is: the newest first (most ends are of the latest runs), then where it is
