@@ -203,4 +203,50 @@ import Testing
             == [.release(shard: 0, epoch: 1), .armTimer(at: Self.at(10.0 / 3))])
         #expect(m.led.isEmpty)
     }
+
+    /// Issue 32: a stop signal reaches every shard's runtime (its rule decides what it means),
+    /// the node withdraws its heartbeat, surveys and takes nothing more (an acquire in flight is
+    /// given back unused), renews what it still holds, releases each shard as it drains, and has
+    /// left once it holds none; a second signal reaches the runtimes again.
+    @Test func aStopSignalStopsEveryShardTakesNothingAndLeavesWhenNoneIsHeld() {
+        // Leads 0 and 1; the acquire of 2 is on its way.
+        var m = M(node: "a", shardCount: 3)
+        _ = m.handle(.tick, at: Self.t0)
+        _ = m.handle(.surveyed(live: ["a"], leases: Self.free(3), databaseNow: Self.db0), at: Self.t0)
+        for shard in [0, 1] { _ = m.handle(.acquired(shard: shard, lease: Self.lease(shard, "a"), sentAt: Self.t0), at: Self.t0) }
+        #expect(m.shards[2] == .acquiring)
+        #expect(m.handle(.stopSignal("SIGTERM"), at: Self.at(1))
+            == [.withdraw, .stopShard(shard: 0, epoch: 1, signal: "SIGTERM"), .stopShard(shard: 1, epoch: 1, signal: "SIGTERM"),
+                .armTimer(at: Self.at(10.0 / 3))])
+        #expect(m.led.isEmpty)  // no launch from now on
+        // The acquire sent before the signal is answered: given back, not led.
+        #expect(m.handle(.acquired(shard: 2, lease: Self.lease(2, "a"), sentAt: Self.t0), at: Self.at(1.5))
+            == [.release(shard: 2, epoch: 1), .armTimer(at: Self.at(10.0 / 3))])
+        // Renewals go on (a run may still be ending), the survey does not.
+        #expect(m.handle(.tick, at: Self.at(10.0 / 3))
+            == [.renew(shard: 0, epoch: 1), .renew(shard: 1, epoch: 1), .armTimer(at: Self.at(20.0 / 3))])
+        // A survey answered anyway takes nothing, though every shard is free.
+        #expect(m.handle(.surveyed(live: ["a"], leases: Self.free(3), databaseNow: Self.db0), at: Self.at(3.5))
+            == [.armTimer(at: Self.at(20.0 / 3))])
+        // A second signal reaches the runtimes again (theirs to decide: at once).
+        #expect(m.handle(.stopSignal("SIGINT"), at: Self.at(4))
+            == [.stopShard(shard: 0, epoch: 1, signal: "SIGINT"), .stopShard(shard: 1, epoch: 1, signal: "SIGINT"),
+                .armTimer(at: Self.at(20.0 / 3))])
+        #expect(m.handle(.drained(shard: 0), at: Self.at(4.5)) == [.release(shard: 0, epoch: 1), .armTimer(at: Self.at(20.0 / 3))])
+        #expect(m.handle(.drained(shard: 1), at: Self.at(5)) == [.release(shard: 1, epoch: 1), .left])
+        #expect(m.hasLeft)
+        // A node that left is not called again: nothing answers.
+        #expect(m.handle(.tick, at: Self.at(20)) == [])
+    }
+
+    /// A stopping node cut off from the database leaves by its self-fence deadline, however
+    /// long its runs would take to end.
+    @Test func aStoppingNodeCutOffLeavesAtItsSelfFenceDeadline() {
+        var m = Self.leading(shards: [0], of: 1, live: ["a"])
+        _ = m.handle(.stopSignal("SIGTERM"), at: Self.at(1))
+        _ = m.handle(.tick, at: Self.at(10.0 / 3))
+        _ = m.handle(.renewFailed(shard: 0, epoch: 1), at: Self.at(6))
+        #expect(m.handle(.tick, at: Self.at(8))
+            == [.fence(shard: 0, epoch: 1, reason: .renewalNotConfirmed(deadline: Self.at(8))), .left])
+    }
 }

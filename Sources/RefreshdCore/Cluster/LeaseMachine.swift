@@ -18,6 +18,11 @@
 ///   back the shards above its share when a node joins: it stops launching there, lets the runs
 ///   in flight end (within their allowance), then releases (`handOver`, then `drained`).
 /// - A renewal the database refused, or a commit refused by the fence, fences the shard.
+/// - A stop signal (SIGTERM, SIGINT) reaches every shard's runtime (its own rule: the first
+///   stops gracefully, a second kills at once); from the first one on the node takes no shard,
+///   releases each as its runs end (renewing it meanwhile, or fencing it at its deadline), and
+///   has left once it holds none (`left`). A node cut off from the database therefore leaves by
+///   its self-fence deadline at the latest, whatever its calls are doing.
 package struct LeaseMachine: Sendable, Hashable {
     package struct Settings: Sendable, Hashable {
         /// How long a lease lasts past its acquire or renewal, in database time.
@@ -74,6 +79,8 @@ package struct LeaseMachine: Sendable, Hashable {
         case commitFailed(shard: Int, epoch: Int64, reason: String)
         /// A shard being handed over has no run in flight any more.
         case drained(shard: Int)
+        /// A stop signal (`signal`: SIGTERM, SIGINT) reached the node.
+        case stopSignal(String)
     }
 
     package enum Effect: Sendable, Hashable {
@@ -88,6 +95,14 @@ package struct LeaseMachine: Sendable, Hashable {
         case handOver(shard: Int, epoch: Int64)
         /// Stop leading: expire then kill the shard's runs at once, commit nothing more.
         case fence(shard: Int, epoch: Int64, reason: FenceReason)
+        /// Pass the stop signal to the shard's runtime, which decides what it means (the first:
+        /// graceful, a second: at once); the shard is released when its runs have ended.
+        case stopShard(shard: Int, epoch: Int64, signal: String)
+        /// End the node's heartbeat now (it is stopping): the others count it out at their next
+        /// survey and take the shards it releases then, not a heartbeat's life later.
+        case withdraw
+        /// The node stopped: it holds no shard and takes none; the host may exit.
+        case left
         /// Call back with `.tick` at this monotonic instant (replaces the previous arming).
         case armTimer(at: Instant)
     }
@@ -101,14 +116,14 @@ package struct LeaseMachine: Sendable, Hashable {
         /// Still held (and renewed) while its runs end; released when drained.
         case handingOver(epoch: Int64, confirmed: Instant)
 
-        var epoch: Int64? {
+        package var epoch: Int64? {
             switch self {
             case .acquiring: nil
             case let .leading(epoch, _), let .handingOver(epoch, _): epoch
             }
         }
 
-        var confirmed: Instant? {
+        package var confirmed: Instant? {
             switch self {
             case .acquiring: nil
             case let .leading(_, confirmed), let .handingOver(_, confirmed): confirmed
@@ -124,6 +139,10 @@ package struct LeaseMachine: Sendable, Hashable {
     package private(set) var live: [String] = []
     /// When the next survey and renewals are due (nil: at the next tick).
     package private(set) var nextRenewal: Instant?
+    /// Stop signals received: from the first one on, no shard is taken.
+    package private(set) var stopSignals = 0
+    /// Whether `left` was answered (once).
+    package private(set) var hasLeft = false
 
     package init(node: String, shardCount: Int, settings: Settings = Settings()) {
         precondition(shardCount > 0, "a cluster has at least one shard")
@@ -154,13 +173,15 @@ package struct LeaseMachine: Sendable, Hashable {
     /// Handles one event at the node's monotonic instant `now`. Expired leases are fenced
     /// first, whatever the event.
     package mutating func handle(_ event: Event, at now: Instant) -> [Effect] {
+        guard !hasLeft else { return [] }  // a node that left is not called again
         var effects: [Effect] = []
         fenceExpired(at: now, into: &effects)
         switch event {
         case .tick:
             if nextRenewal.map({ now >= $0 }) ?? true {
                 nextRenewal = now + settings.renewEvery
-                effects.append(.survey)
+                // A stopping node renews what it still holds and surveys no more (it takes nothing).
+                if stopSignals == 0 { effects.append(.survey) }
                 for shard in shards.keys.sorted() {
                     if let epoch = shards[shard]?.epoch { effects.append(.renew(shard: shard, epoch: epoch)) }
                 }
@@ -174,6 +195,12 @@ package struct LeaseMachine: Sendable, Hashable {
             guard case .acquiring? = shards[shard] else { break }
             guard let lease, lease.owner == node else {
                 shards[shard] = nil
+                break
+            }
+            if stopSignals > 0 {
+                // Asked for before the stop signal: given back unused.
+                shards[shard] = nil
+                effects.append(.release(shard: shard, epoch: lease.epoch))
                 break
             }
             if now >= settings.selfFence(sentAt: sentAt) {
@@ -209,6 +236,23 @@ package struct LeaseMachine: Sendable, Hashable {
             guard case let .handingOver(epoch, _)? = shards[shard] else { break }
             shards[shard] = nil
             effects.append(.release(shard: shard, epoch: epoch))
+        case let .stopSignal(signal):
+            stopSignals += 1
+            if stopSignals == 1 { effects.append(.withdraw) }
+            for shard in shards.keys.sorted() {
+                switch shards[shard]! {
+                case .acquiring: continue
+                case let .leading(epoch, confirmed):
+                    shards[shard] = .handingOver(epoch: epoch, confirmed: confirmed)
+                    effects.append(.stopShard(shard: shard, epoch: epoch, signal: signal))
+                case let .handingOver(epoch, _):
+                    effects.append(.stopShard(shard: shard, epoch: epoch, signal: signal))
+                }
+            }
+        }
+        if stopSignals > 0, shards.isEmpty, !hasLeft {
+            hasLeft = true
+            effects.append(.left)
         }
         armTimer(into: &effects)
         return effects
@@ -227,6 +271,7 @@ package struct LeaseMachine: Sendable, Hashable {
 
     /// Takes free or expired shards up to the share; hands back the ones above it.
     mutating func rebalance(leases: [ShardLease], databaseNow: Instant, at now: Instant, into effects: inout [Effect]) {
+        guard stopSignals == 0 else { return }  // a stopping node takes nothing and hands over everything already
         let share = self.share
         let held = shards.values.filter { if case .handingOver = $0 { return false } else { return true } }.count
         if held < share {
@@ -266,6 +311,7 @@ package struct LeaseMachine: Sendable, Hashable {
 
     /// The one timer: the next survey, or the earliest self-fence instant if sooner.
     func armTimer(into effects: inout [Effect]) {
+        guard !hasLeft else { return }
         var next = nextRenewal
         for state in shards.values {
             guard let confirmed = state.confirmed else { continue }
