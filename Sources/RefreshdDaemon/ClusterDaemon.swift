@@ -11,21 +11,25 @@ import Synchronization
 
 /// `refreshd run --store ...`: one node of a cluster (issue 24) on the libuv host.
 ///
-/// Threads: the calling thread is the NODE thread. It owns the `ClusterNode` and makes every
-/// database call of the lease machine there (they block on the network, so never on a loop
-/// that runs jobs); its own small libuv loop has the node's timer (the lease machine's wake-up,
-/// nothing polls), a uv_async for wake-ups from other threads (a run's end that may drain a
-/// hand-over, an ended shard loop, a refused commit, an operator command), and the SIGTERM/SIGINT
-/// handlers. Each led shard gets a
-/// `RefreshScheduler` of its own over the shard's fenced store, on a thread and loop of its own
-/// (its timer, processes, pipes), started once the node has loaded the shard's jobs.
+/// Threads (issue 32: nothing that waits for the database may delay a deadline): the calling
+/// thread is the NODE thread. It owns the `ClusterNode`, feeds its lease machine and never
+/// waits: its small libuv loop has the node's timer (the lease machine's wake-up, nothing
+/// polls), a uv_async for wake-ups from other threads (a database answer, a run's end that may
+/// drain a hand-over, an ended shard loop, a refused commit, an operator command), and the
+/// SIGTERM/SIGINT handlers. The lease machine's database calls and the shards' restores run one
+/// after another on the CALLS thread (`ClusterNode.callRunner`), which hands their answers back
+/// and wakes the node thread; a call blocked on a cut-off network delays only the calls after
+/// it, never the self-fence deadline. Each led shard gets a `RefreshScheduler` of its own over
+/// the shard's fenced store, on a thread and loop of its own (its timer, processes, pipes),
+/// started once its restore has loaded the shard's jobs (`onRestored`).
 ///
 /// A fence (self-fence at the lease machine's deadline, a refused renewal, a refused commit)
 /// SIGKILLs the shard's live process groups from the node thread first (`onFence`), then fences
-/// the runtime, whose own expiration and kill reach the loop when it is free: a loop blocked in
-/// a commit cannot delay the kill. SIGTERM/SIGINT stop every shard's runtime gracefully (a second
-/// one: at once); once every shard's loop has returned, the node gives its leases up
-/// (`ClusterNode.leave`) so the other nodes take the shards at their next survey.
+/// the runtime on its own loop, whose expiration and kill come when it is free: a loop blocked
+/// in a commit cannot delay the kill. SIGTERM/SIGINT go to the node (`ClusterNode.stopSignal`),
+/// which passes them to every shard's runtime (the runtime's rule: graceful, then at once), takes
+/// no shard any more, releases each as its runs end (or fences it at its deadline), and has left
+/// when it holds none; the node then exits, giving its last releases a moment to be sent.
 ///
 /// Job files are read again at SIGHUP and when the jobs folder changes; each led shard applies
 /// its diff in one transaction (`ClusterNode.reload`). Timeline jobs and
@@ -62,8 +66,9 @@ package final class ClusterDaemon: @unchecked Sendable {
         let epoch: Int64
         let scheduler: RefreshScheduler
         var started = false
-        var stopSent = 0
         let ended = Mutex(false)
+        /// Its restore is done (the jobs are in): its loop may start.
+        let restored = Mutex(false)
 
         init(shard: Int, epoch: Int64, scheduler: RefreshScheduler) {
             self.shard = shard
@@ -78,9 +83,11 @@ package final class ClusterDaemon: @unchecked Sendable {
     let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     var signalHandles: [UnsafeMutablePointer<uv_signal_t>] = []
     var node: ClusterNode?
-    /// Stop signals received (1: graceful, 2 or more: at once).
-    var stopSignals = 0
     var done = false
+    /// When the node had left (it then waits a moment for its shards' loops).
+    var leftAt: Instant?
+    /// The node's database calls and the shards' restores, one after another, off the node thread.
+    let calls = DispatchQueue(label: "refreshd-node-calls")
     /// Guarded by `hostsLock` (the factory adds under the node's lock; `onFence` reads).
     var hosts: [ShardHost] = []
     let hostsLock = Mutex(())
@@ -170,6 +177,16 @@ package final class ClusterDaemon: @unchecked Sendable {
         node.onFence = { [unowned self] shard, epoch in
             let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
             host?.scheduler.killLiveGroups()
+        }
+        node.callRunner = { [unowned self, unowned node] call in
+            calls.async {
+                node.deliver(call())
+                self.wake()
+            }
+        }
+        node.onRestored = { [unowned self] shard, epoch in
+            hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }?.restored.withLock { $0 = true }
+            wake()
         }
         self.node = node
         // Failure notifications' webhooks (issue 25), for every shard's host: a thread of its own.
@@ -277,7 +294,7 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// file, or a job cluster mode does not run: the jobs in force stay), or handed to the node,
     /// whose shards each apply their diff in one transaction.
     func reloadIfAsked() {
-        guard stopSignals == 0, !done else { return }
+        guard !(node?.isStopping ?? true), !done else { return }
         if let (result, reason) = reloadRead.withLock({ read in defer { read = nil }; return read }) {
             reloading = false
             var refused: [ConfigError] = []
@@ -367,8 +384,9 @@ package final class ClusterDaemon: @unchecked Sendable {
             requestReload("SIGHUP")
             return
         }
-        stopSignals += 1
-        logger.info("received \(number == SIGINT ? "SIGINT" : "SIGTERM"): \(stopSignals == 1 ? "stopping every shard gracefully" : "stopping every shard now")")
+        let name = number == SIGINT ? "SIGINT" : "SIGTERM"
+        logger.info("received \(name): passed to every shard; the node takes no shard any more")
+        node?.stopSignal(name)
         afterNode()
     }
 
@@ -380,20 +398,29 @@ package final class ClusterDaemon: @unchecked Sendable {
             hosts.removeAll { $0.started && $0.ended.withLock { $0 } }
             return hosts
         }
-        for host in current where !host.started {
+        for host in current where !host.started && host.restored.withLock({ $0 }) {
             host.started = true
             startLoop(host)
         }
-        if stopSignals > 0 {
-            for host in current where host.stopSent < min(stopSignals, 2) {
-                host.stopSent += 1
-                if host.stopSent == 1 { host.scheduler.stop() } else { host.scheduler.runtime.stop(immediate: true, reason: "second stop signal") }
-            }
-            if current.isEmpty {
-                node.leave()
-                finish()
+        if node.hasLeft {
+            // Every shard released or fenced (a fenced one's groups already killed). Its loops
+            // are given a moment to end (their sweeps kill what left the groups), the releases
+            // on the calls thread a moment to reach the database (others then take the shards
+            // at once rather than at the lease's end); never more, since a loop may be blocked
+            // on an unreachable database.
+            let now = Self.monotonicNow()
+            let leftAt = self.leftAt ?? now
+            self.leftAt = leftAt
+            let limit = leftAt + .seconds(5)
+            if current.contains(where: { $0.started && !$0.ended.withLock { $0 } }), now < limit {
+                armTimer(at: limit)
                 return
             }
+            let sent = DispatchSemaphore(value: 0)
+            calls.async { sent.signal() }
+            _ = sent.wait(timeout: .now() + .milliseconds(Int(min(lease / 3, .seconds(2)).wholeMilliseconds)))
+            finish()
+            return
         }
         // Nothing polls: the timer is the lease machine's one instant; a drained hand-over, an
         // ended shard loop, a refused commit and a queued command wake the node (`wake`).
@@ -401,7 +428,12 @@ package final class ClusterDaemon: @unchecked Sendable {
             uv_timer_stop(timer)
             return
         }
-        let delay = max(.zero, wakeUp.duration(since: Self.monotonicNow()))
+        armTimer(at: wakeUp)
+    }
+
+    /// Node thread: the node's one timer at the monotonic instant `at`.
+    func armTimer(at: Instant) {
+        let delay = max(.zero, at.duration(since: Self.monotonicNow()))
         uv_timer_start(timer, { handle in
             guard let data = handle?.pointee.data else { return }
             let daemon = Unmanaged<ClusterDaemon>.fromOpaque(data).takeUnretainedValue()

@@ -24,6 +24,15 @@ package final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// `body` under the lock if it is free now, nil if another thread holds it: for a reader
+    /// that must never wait (a cluster node's thread, whose deadlines cannot wait for a shard
+    /// blocked in a commit).
+    package func withLockIfFree<T>(_ body: () throws -> T) rethrows -> T? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

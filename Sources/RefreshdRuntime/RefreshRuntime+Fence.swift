@@ -23,4 +23,8 @@ extension RefreshRuntime {
     /// Runs in flight in this runtime, by run id (a shard being handed over is drained when
     /// none is left).
     package var runsInFlight: Int { lock.withLock { machines.scheduler.activeRuns.count } }
+
+    /// `runsInFlight` if the runtime's lock is free now, nil while another thread holds it (a
+    /// commit blocked on an unreachable database): a node's thread never waits for a shard.
+    package var runsInFlightIfFree: Int? { lock.withLockIfFree { machines.scheduler.activeRuns.count } }
 }

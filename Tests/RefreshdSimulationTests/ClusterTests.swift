@@ -191,4 +191,99 @@ import Testing
             #expect(report.duplicates == 0 && report.lost == 0)
         }
     }
+
+    /// Jobs due every 5 s whose runs last a minute: a new leader launches at once what the
+    /// old one runs, so a cut-off node that does not kill its run in time runs the job beside it.
+    static func longRuns(_ count: Int) -> [JobSpec] {
+        (0..<count).map { i in
+            JobSpec(definition: TaskDefinition(identifier: "job\(i)", kind: .processing, namespace: "ns\(i)",
+                                               allowance: .seconds(120), resubmit: .after(.seconds(5))),
+                    command: CommandJob(argv: ["work"]), firstRequest: .after(.seconds(1)))
+        }
+    }
+
+    static let oneMinute: @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { _, _ in
+        SimulatedHost.Behaviour(duration: .seconds(60))
+    }
+
+    /// Issue 32: a real partition answers nothing, so each call of a cut-off node waits for its
+    /// 10 s bound. Its calls run on a thread of their own: the self-fence deadline fires on time
+    /// and the node kills its runs before another node may take the shard. With the calls on the
+    /// node's own thread (refreshd before issue 32) the deadline waits for the hung call, and the
+    /// simulation sees the cut-off node's run alive past its deadline, beside the new leader's.
+    @Test(arguments: [false, true])
+    func aCutOffNodeKillsItsRunsByItsOwnDeadlineWhateverItsCallsDo(_ callsOnNodeThread: Bool) {
+        let sim = ClusterSimulation(jobs: Self.longRuns(8), nodes: 2, shards: 4, start: Self.t0, duration: .seconds(240),
+                                    faults: [.partition(node: 0, at: .seconds(40), for: .seconds(30))], behaviour: Self.oneMinute)
+        sim.callsOnNodeThread = callsOnNodeThread
+        let report = sim.run()
+        if callsOnNodeThread {
+            #expect(report.violations.first?.contains("past its self-fence deadline") == true, "\(report.violations)")
+        } else {
+            #expect(report.violations == [], "\(report.lines)")
+            #expect(report.duplicates == 0 && report.lost == 0)
+            // node0 fenced each shard by its own deadline, 8 s after its last confirmed renewal.
+            #expect(report.events.contains { $0.contains("node0: fenced shard") && $0.contains("no renewal confirmed") })
+        }
+    }
+
+    /// Issue 32: SIGTERM to a node with runs in flight: they get their expiration (the runtime's
+    /// stop rule), the node takes no shard from then on, releases each as it drains and exits;
+    /// the other node takes them at once.
+    @Test func aStoppedNodeTakesNothingReleasesItsShardsAndExits() throws {
+        let sim = ClusterSimulation(jobs: Self.jobs(12), nodes: 2, start: Self.t0, duration: .seconds(120),
+                                    faults: [.stop(node: 0, at: .seconds(40))], behaviour: Self.fiveSeconds)
+        let report = sim.run()
+        #expect(report.violations == [], "\(report.lines)")
+        #expect(report.stopTimes.count == 1)
+        #expect(report.stopTimes.allSatisfy { $0 <= .seconds(2) }, "\(report.stopTimes)")
+        #expect(report.events.contains { $0.hasSuffix("node0: exited (left the cluster)") })
+        // node0 took all 16 at the start and handed 8 over as node1 appeared; it gives the other 8 back at the stop.
+        let stop = try #require(report.events.firstIndex { $0.hasSuffix("node0: SIGTERM") })
+        #expect(report.events[stop...].filter { $0.contains("node0: released shard") }.count == 8, "\(report.events)")
+        #expect(!report.events[stop...].contains { $0.contains("node0: leads") })
+        #expect(report.fences == 0)
+        // node1 leads all 16 shards by the end.
+        #expect(Set(report.ownership.filter { $0.node == 1 && $0.to == .seconds(120) }.map(\.shard)) == Set(0..<16))
+        let runs = (0..<16).flatMap { (try? sim.database.committed(shard: $0).recentRuns(limit: 1000)) ?? [] }
+        #expect(runs.allSatisfy { $0.ended != nil })
+    }
+
+    /// Issue 32: a node stopped while cut off (or after a partition healed) still leaves: by its
+    /// self-fence deadline when its calls hang, at once after the heal; it never takes a shard
+    /// after the signal.
+    @Test(arguments: [(45, 60), (75, 20)])
+    func aNodeStoppedDuringOrAfterAPartitionLeaves(_ stopAt: Int64, _ cut: Int64) {
+        let faults: [ClusterSimulation.Fault] = [.partition(node: 0, at: .seconds(40), for: .seconds(cut)), .stop(node: 0, at: .seconds(stopAt))]
+        let sim = ClusterSimulation(jobs: Self.longRuns(8), nodes: 2, shards: 4, start: Self.t0, duration: .seconds(200),
+                                    faults: faults, behaviour: Self.oneMinute)
+        let report = sim.run()
+        #expect(report.violations == [], "\(report.lines + report.events)")
+        #expect(report.stopTimes.count == 1)
+        #expect(report.stopTimes.allSatisfy { $0 <= .seconds(10) }, "\(report.stopTimes)")
+    }
+
+    /// Issue 32: a node stopping while shards are free (another node died) takes none of them,
+    /// however long its own runs take to end (here they ignore SIGTERM and die at the end of
+    /// their 20 s grace): before, the daemon went on surveying after SIGTERM and took shards.
+    @Test func aStoppingNodeTakesNoShardEvenWhenShardsAreFree() {
+        let jobs = Self.longRuns(8).map { spec in
+            var spec = spec
+            spec.definition.grace = .seconds(20)
+            return spec
+        }
+        let sim = ClusterSimulation(jobs: jobs, nodes: 2, shards: 4, start: Self.t0, duration: .seconds(120),
+                                    faults: [.kill(node: 1, at: .seconds(40), restartAfter: nil), .stop(node: 0, at: .seconds(41))],
+                                    behaviour: { order, _ in
+                                        // Short runs at first, so node0 hands two shards over to node1 by 30 s.
+                                        order.started < Self.t0 + .seconds(30) ? SimulatedHost.Behaviour(duration: .seconds(2))
+                                            : SimulatedHost.Behaviour(duration: .seconds(60), ignoresTerminate: true)
+                                    })
+        let report = sim.run()
+        // node1 led shards when it died: they are free from its lease's end on, node0 takes none.
+        #expect(report.ownership.contains { $0.node == 1 && $0.to == .seconds(40) })
+        #expect(report.violations == [], "\(report.lines + report.events)")
+        #expect(report.stopTimes.count == 1)
+        #expect(report.stopTimes.allSatisfy { $0 >= .seconds(5) && $0 <= .seconds(21) }, "\(report.stopTimes)")
+    }
 }

@@ -20,7 +20,8 @@ package enum NodeFault: Sendable, Hashable, CustomStringConvertible {
     case kill(node: Int, at: Duration, restartAfter: Duration?)
     /// SIGSTOP of the node for `for`: it resumes late (the zombie).
     case pause(node: Int, at: Duration, for: Duration)
-    /// The node cannot reach the database for `for`.
+    /// The node cannot reach the database for `for`: its calls get no answer (they wait for
+    /// their bound, then fail), as through a network that drops its packets.
     case partition(node: Int, at: Duration, for: Duration)
     /// The node's monotonic clock runs at `rate` (1.1: 10% fast) from the start.
     case drift(node: Int, rate: Double)
@@ -28,10 +29,12 @@ package enum NodeFault: Sendable, Hashable, CustomStringConvertible {
     case databaseDown(at: Duration, for: Duration)
     /// The node is not running at the start and joins at `at`.
     case join(node: Int, at: Duration)
+    /// SIGTERM to the node at `at`: it stops gracefully and leaves the cluster.
+    case stop(node: Int, at: Duration)
 
     /// The forms `parse` reads.
     package static let forms = "kill:NODE@SECONDS[+RESTART], pause:NODE@SECONDS+SPAN, partition:NODE@SECONDS+SPAN, "
-        + "drift:NODE*RATE, database-down@SECONDS+SPAN or join:NODE@SECONDS"
+        + "drift:NODE*RATE, database-down@SECONDS+SPAN, join:NODE@SECONDS or stop:NODE@SECONDS"
 
     /// Reads one fault (`kill:0@40+30`: kill node 0 at +40 s, restart 30 s later); nil when
     /// the text is none of `forms` or names a node outside 0..<nodes.
@@ -60,6 +63,7 @@ package enum NodeFault: Sendable, Hashable, CustomStringConvertible {
         case let ("pause", span?) where span > .zero: return .pause(node: node, at: at, for: span)
         case let ("partition", span?) where span > .zero: return .partition(node: node, at: at, for: span)
         case ("join", nil): return .join(node: node, at: at)
+        case ("stop", nil): return .stop(node: node, at: at)
         default: return nil
         }
     }
@@ -72,6 +76,7 @@ package enum NodeFault: Sendable, Hashable, CustomStringConvertible {
         case let .drift(n, rate): "node\(n)'s clock runs at \(rate)x"
         case let .databaseDown(at, span): "database down at +\(at.components.seconds)s for \(span.components.seconds)s"
         case let .join(n, at): "node\(n) joins at +\(at.components.seconds)s"
+        case let .stop(n, at): "SIGTERM to node\(n) at +\(at.components.seconds)s"
         }
     }
 }

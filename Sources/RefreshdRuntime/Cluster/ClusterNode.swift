@@ -14,11 +14,16 @@ import Foundation
 /// retry an interrupted run (`SchedulerConfiguration.retriesInterruptedRuns`): the new leader
 /// cannot reap the old owner's processes, so the slot counts as run and never runs twice.
 ///
-/// Database calls are made synchronously, on the caller's thread, when an effect asks for them
-/// (the simulation calls the node from its one world loop; the libuv daemon calls it from a
-/// thread of its own beside the shards' loops, since a call may block on the network). A call that
-/// throws counts as a failed renewal (the lease machine fences the shard at its own deadline);
-/// a node never crashes on it.
+/// Nothing a database call or a shard does can delay the node's deadlines (issue 32). The node's
+/// own thread only feeds the lease machine and carries out its effects; every database call,
+/// and a shard's restore (it reads the database), goes to `callRunner` (the libuv daemon: a
+/// thread of its own; the simulation: a modelled one whose calls take their time), whose answers
+/// come back through `deliver`. What the node asks of a shard's runtime (hold, stop, fence) runs
+/// on the shard's own context (`onShardContext`), since the runtime's lock may be held by a
+/// commit blocked on the network; the node only peeks at it (`runsInFlightIfFree`). So a
+/// self-fence deadline fires on time and a fence's kill (`onFence`) is immediate whatever the
+/// database does. A call that throws counts as a failed renewal (the lease machine fences the
+/// shard at its own deadline); a node never crashes on it.
 package final class ClusterNode: @unchecked Sendable {
     /// One led (or handed over, or fenced) shard: its epoch and its runtime.
     package struct Term {
@@ -48,8 +53,8 @@ package final class ClusterNode: @unchecked Sendable {
     package private(set) var machine: LeaseMachine
     /// The shards led (and the ones being handed over), by shard.
     package private(set) var terms: [Int: Term] = [:]
-    /// Runtimes fenced or released that may still have runs ending (their hosts still deliver).
-    package private(set) var retired: [Term] = []
+    /// The stop signal the node received last (a shard whose restore ends later gets it too).
+    var stopSignalName: String?
     /// When the lease machine wants its next `.tick` (monotonic).
     package private(set) var wakeUp: Instant?
     /// Events reported by runtimes (a refused commit) waiting for the node's loop.
@@ -98,6 +103,13 @@ package final class ClusterNode: @unchecked Sendable {
     /// Given to each shard's runtime after its load (the libuv daemon turns live activities off
     /// in cluster mode: their per-namespace limits are not split by shard).
     package var activitySettings: ActivitySettings?
+    /// Runs one database call (or a shard's restore) away from the node's thread and hands its
+    /// answers to `deliver`; nil makes it at once on the caller's thread (unit tests).
+    package typealias CallRunner = (_ call: @escaping @Sendable () -> [LeaseMachine.Event]) -> Void
+    package var callRunner: CallRunner?
+    /// Called when a shard's runtime was restored and is led (or was found not led any more
+    /// and fenced at once): the libuv daemon starts its loop then, never before its jobs are in.
+    package var onRestored: ((_ shard: Int, _ epoch: Int64) -> Void)?
 
     package init(name: String, database: any ShardDatabase, jobs: [JobSpec],
                 settings: LeaseMachine.Settings = .init(), options: RefreshRuntime.Options = .init(),
@@ -169,33 +181,31 @@ package final class ClusterNode: @unchecked Sendable {
     package func crash() {
         lock.withLock {
             terms = [:]
-            retired = []
             reported = []
             wakeUp = nil
             machine = LeaseMachine(node: name, shardCount: machine.shardCount, settings: machine.settings)
         }
     }
 
-    /// A graceful stop of the node, once its runtimes have stopped (their runs ended): gives
-    /// every lease up, so that other nodes take the shards at their next survey rather than at
-    /// the lease's expiry, and forgets them. The node is not called again afterwards.
-    package func leave() {
-        lock.withLock {
-            for (shard, state) in machine.shards.sorted(by: { $0.key < $1.key }) {
-                let epoch: Int64
-                switch state {
-                case .acquiring: continue
-                case let .leading(held, _), let .handingOver(held, _): epoch = held
-                }
-                if let term = terms.removeValue(forKey: shard) { term.runtime.fence("shard \(shard) released: the node stops") }
-                try? database.release(shard: shard, node: name, epoch: epoch)
-                note("released shard \(shard) (epoch \(epoch)): the node stops")
-                count { $0.releases += 1 }
-            }
-            terms = [:]
-            wakeUp = nil
-            machine = LeaseMachine(node: name, shardCount: machine.shardCount, settings: machine.settings)
-        }
+    /// A stop signal (SIGTERM, SIGINT) reached the node: every shard's runtime hears it (its own
+    /// rule: the first stops gracefully, a second kills at once); the node takes no shard from
+    /// now on, releases each as its runs end, and has left when it holds none (`hasLeft`).
+    package func stopSignal(_ name: String) {
+        lock.withLock { stopSignalName = name }
+        handle(.stopSignal(name))
+    }
+
+    /// Whether the node has stopped: it holds no shard and takes none (the host may exit).
+    package var hasLeft: Bool { lock.withLock { machine.hasLeft } }
+
+    /// Whether a stop signal reached the node (it takes no shard; a reload is not applied).
+    package var isStopping: Bool { lock.withLock { machine.stopSignals > 0 } }
+
+    /// Answers of database calls made by `callRunner` (any thread); the host then wakes the
+    /// node's thread, which handles them (`settle`).
+    package func deliver(_ events: [LeaseMachine.Event]) {
+        guard !events.isEmpty else { return }
+        lock.withLock { reported.append(contentsOf: events) }
     }
 
     /// The runtime leading `shard` now, if any.
@@ -222,7 +232,8 @@ package final class ClusterNode: @unchecked Sendable {
             defer { running = false }
             var queue: [LeaseMachine.Event] = first.map { [$0] } ?? []
             while true {
-                for term in terms.values.sorted(by: { $0.shard < $1.shard }) where term.handingOver && term.runtime.runsInFlight == 0 {
+                // A peek, never a wait: a shard blocked in a commit is looked at again later.
+                for term in terms.values.sorted(by: { $0.shard < $1.shard }) where term.handingOver && term.runtime.runsInFlightIfFree == 0 {
                     if !queue.contains(.drained(shard: term.shard)) { queue.append(.drained(shard: term.shard)) }
                 }
                 queue.append(contentsOf: reported)
@@ -234,58 +245,83 @@ package final class ClusterNode: @unchecked Sendable {
         }
     }
 
-    /// Under `lock`: one effect of the lease machine; the answers it gets are queued as events.
+    /// Under `lock`: one effect of the lease machine. Database calls go to `call`, whose answers
+    /// come back as events; what a shard's runtime must do runs on its own context (`onShard`).
     func carryOut(_ effect: LeaseMachine.Effect, into queue: inout [LeaseMachine.Event]) {
         let lease = machine.settings.lease
         switch effect {
         case .survey:
-            do {
-                let live = try database.heartbeat(node: name, ttl: lease)
-                let leases = try database.leases()
-                let now = try database.now()
-                queue.append(.surveyed(live: live, leases: leases, databaseNow: now))
-            } catch {
-                queue.append(.surveyFailed)
+            call { [self] in
+                var answer: [LeaseMachine.Event]
+                do {
+                    let live = try database.heartbeat(node: name, ttl: lease)
+                    let leases = try database.leases()
+                    let now = try database.now()
+                    answer = [.surveyed(live: live, leases: leases, databaseNow: now)]
+                } catch {
+                    answer = [.surveyFailed]
+                }
+                lock.withLock { applyCommands() }
+                return answer
             }
-            applyCommands()
+        case .withdraw:
+            call { [self] in
+                _ = try? database.heartbeat(node: name, ttl: .zero)
+                return []
+            }
         case let .acquire(shard):
-            let sent = monotonic()
-            do {
-                let answer = try database.acquire(shard: shard, node: name, lease: lease)
-                if answer?.owner != name { count { $0.acquiresRefused += 1 } }
-                queue.append(.acquired(shard: shard, lease: answer, sentAt: sent))
-            } catch {
-                queue.append(.acquireFailed(shard: shard))
+            call { [self] in
+                let sent = monotonic()
+                do {
+                    let answer = try database.acquire(shard: shard, node: name, lease: lease)
+                    if answer?.owner != name { count { $0.acquiresRefused += 1 } }
+                    return [.acquired(shard: shard, lease: answer, sentAt: sent)]
+                } catch {
+                    return [.acquireFailed(shard: shard)]
+                }
             }
         case let .renew(shard, epoch):
-            let sent = monotonic()
-            do {
-                let answer = try database.renew(shard: shard, node: name, epoch: epoch, lease: lease)
-                count { if answer == nil { $0.renewalsRefused += 1 } else { $0.renewals += 1 } }
-                queue.append(.renewed(shard: shard, epoch: epoch, lease: answer, sentAt: sent))
-            } catch {
-                count { $0.renewalsFailed += 1 }
-                queue.append(.renewFailed(shard: shard, epoch: epoch))
+            call { [self] in
+                let sent = monotonic()
+                do {
+                    let answer = try database.renew(shard: shard, node: name, epoch: epoch, lease: lease)
+                    count { if answer == nil { $0.renewalsRefused += 1 } else { $0.renewals += 1 } }
+                    return [.renewed(shard: shard, epoch: epoch, lease: answer, sentAt: sent)]
+                } catch {
+                    count { $0.renewalsFailed += 1 }
+                    return [.renewFailed(shard: shard, epoch: epoch)]
+                }
             }
         case let .release(shard, epoch):
             if let term = terms.removeValue(forKey: shard) {
                 // Drained: nothing runs; it launches nothing more, and commits nothing more.
-                term.runtime.fence("shard \(shard) handed over")
-                retire(term)
+                onShard(term) { runtime in runtime.fence("shard \(shard) handed over") }
                 note("released shard \(shard) (epoch \(epoch))")
                 count { $0.releases += 1 }
             }
-            try? database.release(shard: shard, node: name, epoch: epoch)
+            call { [self] in
+                try? database.release(shard: shard, node: name, epoch: epoch)
+                return []
+            }
         case let .lead(shard, epoch):
-            lead(shard, epoch, into: &queue)
+            lead(shard, epoch)
         case let .handOver(shard, epoch):
             guard var term = terms[shard], term.epoch == epoch else { return }
             term.handingOver = true
             terms[shard] = term
             // No launch from now on; the runs in flight end within their allowance, and the
             // shard is released when none is left (`drained`).
-            term.runtime.setAdmissionPolicy(HoldEverything())
-            note("handing over shard \(shard) (epoch \(epoch)): \(term.runtime.runsInFlight) run(s) to end")
+            onShard(term) { runtime in runtime.setAdmissionPolicy(HoldEverything()) }
+            note("handing over shard \(shard) (epoch \(epoch))")
+        case let .stopShard(shard, epoch, signal):
+            guard var term = terms[shard], term.epoch == epoch else { return }
+            term.handingOver = true
+            terms[shard] = term
+            onShard(term) { runtime in runtime.stopSignalReceived(signal) }
+            note("stopping shard \(shard) (epoch \(epoch)): \(signal)")
+        case .left:
+            wakeUp = nil
+            note("left: no shard led or taken")
         case let .fence(shard, epoch, reason):
             note("fenced shard \(shard) (epoch \(epoch)): \(reason)")
             let kind = switch reason {
@@ -296,39 +332,77 @@ package final class ClusterNode: @unchecked Sendable {
             count { $0.fences[kind, default: 0] += 1 }
             guard let term = terms[shard], term.epoch == epoch else { return }
             terms[shard] = nil
+            // The kill first, from here and at once (the libuv daemon: SIGKILL to the shard's
+            // live process groups); the runtime's own expiration and kill follow on its context.
             onFence?(shard, epoch)
-            term.runtime.fence("shard \(shard) epoch \(epoch): \(reason)")
-            retire(term)
+            onShard(term) { runtime in runtime.fence("shard \(shard) epoch \(epoch): \(reason)") }
         case let .armTimer(at):
             wakeUp = at
         }
     }
 
+    /// Under `lock`: a database call through `callRunner`, or at once with its answers queued
+    /// for this very `handle` (no runner).
+    func call(_ body: @escaping @Sendable () -> [LeaseMachine.Event]) {
+        if let callRunner { callRunner(body) } else { reported.append(contentsOf: body()) }
+    }
+
+    /// Under `lock`: `body` on the execution context of `term`'s runtime (nil `onShardContext`:
+    /// at once).
+    func onShard(_ term: Term, _ body: @escaping @Sendable (RefreshRuntime) -> Void) {
+        let runtime = term.runtime
+        if let onShardContext { onShardContext(term.shard, term.epoch) { body(runtime) } } else { body(runtime) }
+    }
+
     /// Under `lock`: takes `shard` at `epoch`: its runtime restored from the database and loaded
-    /// with the shard's jobs, as a restart after kill -9 is.
-    func lead(_ shard: Int, _ epoch: Int64, into queue: inout [LeaseMachine.Event]) {
+    /// with the shard's jobs, as a restart after kill -9 is. The restore reads the database, so
+    /// it is a call like the others; the runtime is led only if the lease machine still leads
+    /// the shard at that epoch when it is done (else it is fenced before it ever runs).
+    func lead(_ shard: Int, _ epoch: Int64) {
         var options = self.options
         options.configuration.retriesInterruptedRuns = false
         options.onFenced = { [weak self] reason in
             self?.lock.withLock { self?.reported.append(.commitFailed(shard: shard, epoch: epoch, reason: reason)) }
         }
-        do {
-            let store = try database.store(shard: shard, epoch: epoch)
-            let runtime = try makeRuntime(shard, epoch, store, options)
-            terms[shard] = Term(shard: shard, epoch: epoch, runtime: runtime)
-            note("leads shard \(shard) (epoch \(epoch))")
-            count { $0.leads += 1 }
-            runtime.load(jobs(of: shard))
+        let shardJobs = jobs(of: shard)
+        let activitySettings = activitySettings
+        call { [self, options] in
+            let runtime: RefreshRuntime
+            do {
+                let store = try database.store(shard: shard, epoch: epoch)
+                runtime = try makeRuntime(shard, epoch, store, options)
+            } catch {
+                return [.commitFailed(shard: shard, epoch: epoch, reason: "could not restore: \(error)")]
+            }
+            runtime.load(shardJobs)
             if let activitySettings { runtime.setActivitySettings(activitySettings) }
-            applyCommands(shard: shard)
-        } catch {
-            queue.append(.commitFailed(shard: shard, epoch: epoch, reason: "could not restore: \(error)"))
+            lock.withLock { adopt(runtime, shard: shard, epoch: epoch) }
+            return []
         }
     }
 
-    func retire(_ term: Term) {
-        retired.removeAll { $0.runtime.runsInFlight == 0 }
-        if term.runtime.runsInFlight > 0 { retired.append(term) }
+    /// Under `lock`: a restored runtime becomes the shard's term if the machine still holds the
+    /// shard at `epoch`; a stop signal or a hand-over that came during the restore reaches it now.
+    func adopt(_ runtime: RefreshRuntime, shard: Int, epoch: Int64) {
+        defer { onRestored?(shard, epoch) }
+        guard let state = machine.shards[shard], state.epoch == epoch else {
+            runtime.fence("shard \(shard) epoch \(epoch): no longer led when its restore ended")
+            return
+        }
+        var term = Term(shard: shard, epoch: epoch, runtime: runtime)
+        if case .handingOver = state { term.handingOver = true }
+        terms[shard] = term
+        note("leads shard \(shard) (epoch \(epoch))")
+        count { $0.leads += 1 }
+        if term.handingOver {
+            if let stopSignalName {
+                onShard(term) { runtime in runtime.stopSignalReceived(stopSignalName) }
+            } else {
+                onShard(term) { runtime in runtime.setAdmissionPolicy(HoldEverything()) }
+            }
+        } else {
+            applyCommands(shard: shard)
+        }
     }
 
     /// Under `lock`: the operator commands queued for the shards led, each applied once.

@@ -6,7 +6,7 @@ import RefreshdConfig
 /// The node faults of a cluster simulation: when each begins and ends, and what it does to the
 /// world (kill, restart, pause, resume, partition, database restart, join).
 extension ClusterSimulation {
-    enum Action { case kill(Int), restart(Int), pause(Int), resume(Int), cut(Int), join(Int), down, up }
+    enum Action { case kill(Int), restart(Int), pause(Int), resume(Int), cut(Int), join(Int), down, up, stop(Int) }
 
     func faultBoundaries() -> [(at: Instant, action: Action)] {
         var out: [(at: Instant, action: Action)] = []
@@ -26,6 +26,8 @@ extension ClusterSimulation {
                 out.append((start + at + span, .up))
             case let .join(n, at):
                 out.append((start + at, .restart(n)))
+            case let .stop(n, at):
+                out.append((start + at, .stop(n)))
             case .drift:
                 break
             }
@@ -39,6 +41,8 @@ extension ClusterSimulation {
             guard n < nodes.count, let cluster = nodes[n].cluster else { return }
             expectTakeover(of: cluster, "kill of \(nodes[n].name)")
             cluster.crash()
+            nodes[n].calls = []
+            nodes[n].callEnds = nil
             for term in nodes[n].hosts { term.host.crash() }
             for shard in open.keys.sorted() { close(shard: shard, node: n) }
             nodes[n].cluster = nil
@@ -63,6 +67,12 @@ extension ClusterSimulation {
             database.partition("node\(n)", true)
         case let .join(n):
             database.partition("node\(n)", false)
+        case let .stop(n):
+            guard n < nodes.count, let cluster = nodes[n].cluster else { return }
+            nodes[n].stoppedAt = world
+            nodes[n].heldAtStop = Set(cluster.machine.shards.compactMap { shard, state in state.epoch.map { "\(shard)/\($0)" } })
+            report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): SIGTERM")
+            cluster.stopSignal("SIGTERM")
         case .down:
             database.down = true
         case .up:

@@ -15,6 +15,12 @@ extension ClusterSimulation {
 
     var bound: Duration { settings.lease + settings.renewEvery + .seconds(1) }
 
+    /// How long a stopped node may take to leave: its runs' grace (or its lease, when it is cut
+    /// off and fences instead), a renewal interval, a second.
+    var stopBound: Duration {
+        max(settings.lease, jobs.map(\.definition.grace).max() ?? .zero) + settings.renewEvery + .seconds(1)
+    }
+
     func check() {
         // Liveness: the shards of a killed or paused node led again by another live node.
         let databaseReachable = !database.down
@@ -25,11 +31,33 @@ extension ClusterSimulation {
                 report.takeoverTimes.append(world.duration(since: item.since))
                 return true
             }
+            // Only a node that is neither stopping nor gone can take them.
+            let takers = leaders.filter { $0.stoppedAt == nil }
+            if takers.isEmpty { return false }
             if world.duration(since: item.since) > bound, databaseReachable, faults.allSatisfy({ !$0.isPartitionOrDown }) {
                 report.violations.append("\(item.what) at +\(Report.seconds(item.since.duration(since: start))) s: shards \(item.shards.subtracting(ledNow).sorted()) not led again within \(Report.seconds(bound)) s")
                 return true
             }
             return false
+        }
+        // A stopped node leaves in time.
+        for node in nodes where node.cluster != nil && node.pausedUntil == nil {
+            if let stopped = node.stoppedAt, world.duration(since: stopped) > stopBound {
+                report.violations.append("\(node.name) got SIGTERM at +\(Report.seconds(stopped.duration(since: start))) s and has not left within \(Report.seconds(stopBound)) s")
+                node.stoppedAt = nil
+            }
+        }
+        // No process of a led term alive past the term's self-fence deadline (the node's clock):
+        // whatever its calls are doing, the node kills its runs by then.
+        for node in nodes where node.pausedUntil == nil {
+            guard let cluster = node.cluster else { continue }
+            for term in node.hosts {
+                guard let state = cluster.machine.shards[term.shard], state.epoch == term.epoch,
+                      let confirmed = state.confirmed else { continue }
+                let deadline = worldInstant(node, monotonic: settings.selfFence(sentAt: confirmed))
+                guard world > deadline, let alive = term.host.livingProcesses.first else { continue }
+                report.violations.append("\(node.name)'s \(alive.identifier)[\(alive.runID)] of shard \(term.shard) (epoch \(term.epoch)) still alive at +\(Report.seconds(world.duration(since: start))) s, past its self-fence deadline +\(Report.seconds(deadline.duration(since: start))) s")
+            }
         }
         // No process of a fenced term alive after the step that fenced it.
         for node in nodes where node.pausedUntil == nil {

@@ -9,14 +9,25 @@ import RefreshdConfig
 ///
 /// Faults: a node killed (kill -9: its runtimes vanish, its job processes live on until they
 /// end) and restarted; paused (SIGSTOP: it receives nothing while time passes, its job
-/// processes keep running, and it resumes late: the zombie); cut off from the database; its
-/// clock running fast or slow; the database down (a restart). Invariants after every step:
+/// processes keep running, and it resumes late: the zombie); cut off from the database (its
+/// calls get no answer and fail at their bound); its clock running fast or slow; the database
+/// down (a restart); stopped (SIGTERM).
+///
+/// Each node's database calls run on a modelled calls thread of their own, one after another,
+/// each taking the time it waits (`ModelledDatabase.callBound` when cut off), as the libuv
+/// daemon's calls thread does; `callsOnNodeThread` models a node whose own thread makes its
+/// calls and so waits for them (refreshd before issue 32), which lets a self-fence deadline
+/// pass while a call hangs. Invariants after every step:
 /// - no request (job, submitted, earliest) launched twice, and no two processes of one request
 ///   alive at once on any nodes;
 /// - no launch by a node whose lease was not valid at that database instant (checked at the
 ///   process's start against the lease row);
 /// - nothing committed lost: every process started has its run committed in its shard;
-/// - no job process of a fenced term alive after the step at which it was fenced;
+/// - no job process of a fenced term alive after the step at which it was fenced, and none of a
+///   term alive past its self-fence deadline (the last confirmed renewal's send + lease −
+///   margin on the node's clock), whatever the node's calls are doing;
+/// - after a stop signal the node takes no shard, and it has left (every shard released or
+///   fenced, no process left) within max(lease, the longest grace) + a renewal interval + 1 s;
 /// - liveness: after a kill or a pause, every shard the victim led is led again by a live node
 ///   within lease + renewal interval + 1 s (when some node can reach the database).
 package final class ClusterSimulation: @unchecked Sendable {
@@ -34,6 +45,8 @@ package final class ClusterSimulation: @unchecked Sendable {
         package var releases = 0
         /// For each kill or pause, how long until every shard the victim led was led again.
         package var takeoverTimes: [Duration] = []
+        /// For each stop signal, how long until the node had left.
+        package var stopTimes: [Duration] = []
         package var duplicates = 0
         /// A paused or killed node's run alive beside another node's run of the same job (the
         /// next slot, never the same one): no node can stop a frozen node's processes.
@@ -64,6 +77,9 @@ package final class ClusterSimulation: @unchecked Sendable {
                 let p50 = sorted[(sorted.count - 1) / 2], max = sorted.last!
                 out.append("takeover time: p50 \(Self.seconds(p50)) s, max \(Self.seconds(max)) s over \(sorted.count) fault(s)")
             }
+            if !stopTimes.isEmpty {
+                out.append("stops: \(stopTimes.count), left within \(Self.seconds(stopTimes.max()!)) s")
+            }
             out.append("duplicates: \(duplicates), lost: \(lost), zombie overlaps: \(zombieOverlaps), violations: \(violations.count)")
             out += violations.map { "violation: \($0)" }
             return out
@@ -86,6 +102,15 @@ package final class ClusterSimulation: @unchecked Sendable {
         var restartAt: Instant?
         /// Fenced terms and the world instant they were fenced at.
         var fencedAt: [String: Instant] = [:]
+        /// Its connection to the database (what its calls waited).
+        var connection: Connection?
+        /// Its calls thread: the calls queued, and the one in flight's end and answers.
+        var calls: [@Sendable () -> [LeaseMachine.Event]] = []
+        var callEnds: Instant?
+        var callAnswers: [LeaseMachine.Event] = []
+        /// When it got its stop signal, and the leases it held then ("shard/epoch").
+        var stoppedAt: Instant?
+        var heldAtStop: Set<String> = []
 
         init(index: Int) {
             self.index = index
@@ -112,6 +137,9 @@ package final class ClusterSimulation: @unchecked Sendable {
     var awaiting: [(since: Instant, shards: Set<Int>, what: String)] = []
     /// The shards led now by node index, since when (for `Report.ownership`).
     var open: [Int: (node: Int, since: Duration)] = [:]
+    /// Whether each node's own thread makes its database calls and waits for them (refreshd
+    /// before issue 32): a deadline due during a call comes only when the call returns.
+    package var callsOnNodeThread = false
 
     func close(shard: Int, node: Int) {
         guard let span = open[shard], span.node == node else { return }
@@ -123,7 +151,7 @@ package final class ClusterSimulation: @unchecked Sendable {
     var zombieOverlaps: Set<String> = []
 
     package init(jobs: [JobSpec], nodes: Int, shards: Int = 16, start: Instant, duration: Duration,
-                faults: [Fault] = [], settings: LeaseMachine.Settings = .init(),
+                faults: [Fault] = [], settings: LeaseMachine.Settings = .init(), callBound: Duration = .seconds(10),
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { _, _ in .quickSuccess }) {
         self.shards = shards
         self.settings = settings
@@ -133,7 +161,7 @@ package final class ClusterSimulation: @unchecked Sendable {
         self.faults = faults
         self.jobs = jobs
         self.behaviour = behaviour
-        database = ModelledDatabase(shardCount: shards, time: start)
+        database = ModelledDatabase(shardCount: shards, time: start, callBound: callBound)
         report = Report(nodes: nodes, shards: shards, duration: duration, faults: faults)
         self.nodes = (0..<nodes).map { Node(index: $0) }
         for fault in faults { if case let .drift(n, rate) = fault, n < nodes { self.nodes[n].rate = rate } }
@@ -152,8 +180,13 @@ package final class ClusterSimulation: @unchecked Sendable {
     }
 
     func boot(_ node: Node) {
-        let database = self.database
-        let cluster = ClusterNode(name: node.name, database: database.connection(for: node.name), jobs: jobs,
+        let connection = Connection(database: database, node: node.name)
+        node.connection = connection
+        node.calls = []
+        node.callEnds = nil
+        node.callAnswers = []
+        node.stoppedAt = nil
+        let cluster = ClusterNode(name: node.name, database: connection, jobs: jobs,
                                   settings: settings, monotonic: { [unowned self, unowned node] in self.monotonic(node, self.world) },
                                   makeRuntime: { [unowned self, unowned node] shard, epoch, store, options in
                                       try self.makeRuntime(node, shard, epoch, store, options)
@@ -163,6 +196,10 @@ package final class ClusterSimulation: @unchecked Sendable {
             self.report.events.append("+\(Report.seconds(offset)) \(node.name): \(line)")
             if line.hasPrefix("leads") { self.report.takeovers += 1 }
             let words = line.split(separator: " ")
+            if line.hasPrefix("leads"), node.stoppedAt != nil, words.count > 4,
+               !node.heldAtStop.contains("\(words[2])/\(words[4].filter(\.isNumber))") {
+                self.report.violations.append("\(node.name) \(line) after its stop signal")
+            }
             if words.count > 2, let shard = Int(words[2]) {
                 if line.hasPrefix("leads") {
                     // A zombie still thinks it leads; the database says the new leader does.
@@ -179,8 +216,44 @@ package final class ClusterSimulation: @unchecked Sendable {
             }
             if line.hasPrefix("released") { self.report.releases += 1 }
         }
+        cluster.callRunner = { [unowned node] call in node.calls.append(call) }
         node.cluster = cluster
         cluster.start()
+        settle(node, cluster)
+    }
+
+    /// Whether the node's own thread waits for a call now (only with `callsOnNodeThread`).
+    func blocked(_ node: Node) -> Bool { callsOnNodeThread && (node.callEnds.map { $0 > world } ?? false) }
+
+    /// The node's calls thread up to now: the call in flight answers at its end, the next one
+    /// starts (a call answered at once takes no time; a cut-off one waits for its bound).
+    func pumpCalls(_ node: Node, _ cluster: ClusterNode) {
+        while true {
+            if let ends = node.callEnds {
+                guard ends <= world else { return }
+                node.callEnds = nil
+                cluster.deliver(node.callAnswers)
+                node.callAnswers = []
+            }
+            guard !node.calls.isEmpty else { return }
+            let answers = node.calls.removeFirst()()
+            let waited = node.connection?.takeWaited() ?? .zero
+            if waited > .zero {
+                node.callEnds = world + waited
+                node.callAnswers = answers
+            } else {
+                cluster.deliver(answers)
+            }
+        }
+    }
+
+    /// The calls answered by now, and the node's handling of them, until nothing more is due.
+    func settle(_ node: Node, _ cluster: ClusterNode) {
+        repeat {
+            pumpCalls(node, cluster)
+            if blocked(node) { return }
+            cluster.settle()
+        } while !node.calls.isEmpty && node.callEnds == nil
     }
 
     func makeRuntime(_ node: Node, _ shard: Int, _ epoch: Int64, _ store: any StateStoring,
@@ -199,6 +272,9 @@ package final class ClusterSimulation: @unchecked Sendable {
     /// A process starts: its lease must be valid at this database instant, the request new.
     func launchSeen(_ node: Node, shard: Int, epoch: Int64, _ order: LaunchOrder) {
         report.launches += 1
+        if node.stoppedAt != nil, !node.heldAtStop.contains("\(shard)/\(epoch)") {
+            report.violations.append("\(node.name) launched \(order.identifier)[\(order.runID)] in shard \(shard) (epoch \(epoch)), taken after its stop signal")
+        }
         let row = (try? database.leases())?.first { $0.shard == shard }
         if let row, row.owner != node.name || row.epoch != epoch || row.expiresAt <= world {
             report.violations.append("\(node.name) launched \(order.identifier)[\(order.runID)] in shard \(shard) at epoch \(epoch) while the lease was \(row.owner ?? "nobody")'s epoch \(row.epoch) until \(row.expiresAt)")
@@ -226,7 +302,9 @@ package final class ClusterSimulation: @unchecked Sendable {
             var next = end
             if let b = boundaries.first?.at, b < next { next = b }
             for node in nodes where node.cluster != nil && node.pausedUntil == nil {
-                if let w = node.cluster?.wakeUp { next = min(next, max(world, worldInstant(node, monotonic: w))) }
+                // A node waiting for its own call (`callsOnNodeThread`) acts again at the call's end.
+                if !blocked(node), let w = node.cluster?.wakeUp { next = min(next, max(world, worldInstant(node, monotonic: w))) }
+                if let ends = node.callEnds { next = min(next, max(world, ends)) }
                 for term in node.hosts { if let t = term.host.nextEventTime { next = min(next, max(world, t)) } }
             }
             for node in nodes where node.cluster == nil || node.pausedUntil != nil {
@@ -260,10 +338,29 @@ package final class ClusterSimulation: @unchecked Sendable {
             cluster.terms[term.shard]?.epoch != term.epoch && term.host.livingProcesses.isEmpty && term.host.nextEventTime == nil
         }
         // The lease machine first: a fence due now comes before anything the hosts deliver.
-        if let w = cluster.wakeUp, worldInstant(node, monotonic: w) <= world { cluster.timerFired() }
+        settle(node, cluster)
+        if !blocked(node), let w = cluster.wakeUp, worldInstant(node, monotonic: w) <= world {
+            cluster.timerFired()
+            settle(node, cluster)
+        }
         for term in node.hosts {
             term.host.advance(to: world)
-            cluster.settle()
+            settle(node, cluster)
+        }
+        if cluster.hasLeft { left(node) }
+    }
+
+    /// A stopped node has left: it is gone, as after an exit (a restart boots it again).
+    func left(_ node: Node) {
+        node.cluster = nil
+        node.calls = []
+        node.callEnds = nil
+        report.events.append("+\(Report.seconds(world.duration(since: start))) \(node.name): exited (left the cluster)")
+        if let stopped = node.stoppedAt { report.stopTimes.append(world.duration(since: stopped)) }
+        for term in node.hosts {
+            if let alive = term.host.livingProcesses.first {
+                report.violations.append("\(node.name) exited with \(alive.identifier)[\(alive.runID)] of shard \(term.shard) still alive")
+            }
         }
     }
 

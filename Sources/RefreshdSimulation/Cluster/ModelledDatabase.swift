@@ -7,8 +7,12 @@
 /// each shard's state is an `InMemoryStore` behind the fence (a commit whose epoch is not the
 /// lease's, or whose lease expired at the database's instant, throws `ShardFenced` and applies
 /// nothing). Faults: `down` (a database restart: every call throws until it is up again, and
-/// what was committed stays) and a partition between one node and the database
-/// (`connection(for:)` gives each node its own view, which throws while it is cut off).
+/// what was committed stays; a restarting server refuses at once) and a partition between one
+/// node and the database (`connection(for:)` gives each node its own view, which throws while it
+/// is cut off). A real partition answers nothing: the call waits for its bound, then fails
+/// (issue 32). The modelled one throws at once, as every modelled call returns at once, and the
+/// node's `Connection` adds the bound it would have waited (`callBound`) to `waited`, which the
+/// simulation's calls thread spends as time before the answer reaches the node.
 package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     /// A call that did not reach the database.
     package struct Unreachable: Error, Sendable, Hashable, CustomStringConvertible {
@@ -27,10 +31,14 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     var stores: [InMemoryStore]
     var commands: [ShardCommand] = []
     var commandIDs: Set<String> = []
+    /// How long a call of a cut-off node waits for an answer that never comes before it fails
+    /// (PostgreSQL: the statement bound, 10 s by default).
+    package let callBound: Duration
 
-    package init(shardCount: Int = 16, time: Instant) {
+    package init(shardCount: Int = 16, time: Instant, callBound: Duration = .seconds(10)) {
         precondition(shardCount > 0, "a cluster has at least one shard")
         self.shardCount = shardCount
+        self.callBound = callBound
         clock = time
         rows = (0..<shardCount).map { ShardLease(shard: $0, owner: nil, epoch: 0, expiresAt: time) }
         stores = (0..<shardCount).map { _ in InMemoryStore() }
@@ -57,6 +65,9 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
 
     /// A node's own view of the database: the same calls, refused while it is cut off.
     package func connection(for node: String) -> any ShardDatabase { Connection(database: self, node: node) }
+
+    /// Whether `node` is cut off now (its calls wait for their bound, then fail).
+    func isCutOff(_ node: String) -> Bool { lock.withLock { cutOff.contains(node) } }
 
     /// One shard's committed state, unfenced (for the simulation's checks).
     package func committed(shard: Int) -> InMemoryStore { lock.withLock { stores[shard] } }
@@ -179,30 +190,54 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     }
 }
 
-/// A node's connection to the modelled database: refused while the node is cut off.
+/// A node's connection to the modelled database: refused while the node is cut off, after the
+/// time a real call would have waited (`waited`).
 final class Connection: ShardDatabase, @unchecked Sendable {
     let database: ModelledDatabase
     let node: String
+    let lock = Lock()
+    /// What the calls failed since the last `takeWaited()` would have waited for an answer.
+    var waitedSoFar: Duration = .zero
 
     init(database: ModelledDatabase, node: String) {
         self.database = database
         self.node = node
     }
 
+    /// The time the calls made since the last take spent waiting (zero: they answered at once).
+    func takeWaited() -> Duration {
+        lock.withLock {
+            defer { waitedSoFar = .zero }
+            return waitedSoFar
+        }
+    }
+
+    /// A call: a cut-off node's waits for its bound before it fails.
+    func call<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ModelledDatabase.Unreachable {
+            if database.isCutOff(node) { lock.withLock { waitedSoFar += database.callBound } }
+            throw error
+        }
+    }
+
     var shardCount: Int { database.shardCount }
-    func now() throws -> Instant { try database.now(from: node) }
+    func now() throws -> Instant { try call { try database.now(from: node) } }
     func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
-        try database.acquire(shard: shard, node: node, lease: lease)
+        try call { try database.acquire(shard: shard, node: node, lease: lease) }
     }
     func renew(shard: Int, node: String, epoch: Int64, lease: Duration) throws -> ShardLease? {
-        try database.renew(shard: shard, node: node, epoch: epoch, lease: lease)
+        try call { try database.renew(shard: shard, node: node, epoch: epoch, lease: lease) }
     }
-    func release(shard: Int, node: String, epoch: Int64) throws { try database.release(shard: shard, node: node, epoch: epoch) }
-    func leases() throws -> [ShardLease] { try database.leases(from: node) }
-    func heartbeat(node: String, ttl: Duration) throws -> [String] { try database.heartbeat(node: node, ttl: ttl) }
-    func store(shard: Int, epoch: Int64) throws -> any StateStoring { try database.store(shard: shard, epoch: epoch, from: node) }
-    func enqueueCommand(_ command: ShardCommand) throws -> Bool { try database.enqueueCommand(command) }
-    func pendingCommands(shard: Int) throws -> [ShardCommand] { try database.pendingCommands(shard: shard, from: node) }
+    func release(shard: Int, node: String, epoch: Int64) throws {
+        try call { try database.release(shard: shard, node: node, epoch: epoch) }
+    }
+    func leases() throws -> [ShardLease] { try call { try database.leases(from: node) } }
+    func heartbeat(node: String, ttl: Duration) throws -> [String] { try call { try database.heartbeat(node: node, ttl: ttl) } }
+    func store(shard: Int, epoch: Int64) throws -> any StateStoring { try call { try database.store(shard: shard, epoch: epoch, from: node) } }
+    func enqueueCommand(_ command: ShardCommand) throws -> Bool { try call { try database.enqueueCommand(command) } }
+    func pendingCommands(shard: Int) throws -> [ShardCommand] { try call { try database.pendingCommands(shard: shard, from: node) } }
 }
 
 /// One shard's state as its leader sees it: reads go to the shard's store, every `apply` is
