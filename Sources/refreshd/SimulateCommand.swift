@@ -79,6 +79,7 @@ struct SimulateCommand: ParsableCommand {
         if let explore {
             var totals = (takeovers: 0, fences: 0, duplicates: 0, lost: 0)
             var times: [Duration] = []
+            var plans: [(seed: UInt64, report: ClusterSimulation.Report)] = []
             for offset in 0..<UInt64(explore) {
                 let seed = setup.seed &+ offset
                 let hour = Duration.seconds(3600)
@@ -91,8 +92,17 @@ struct SimulateCommand: ParsableCommand {
                 totals.duplicates += report.duplicates
                 totals.lost += report.lost
                 times += report.takeoverTimes
-                print("plan seed=\(seed): \(faults.map(\.description).joined(separator: "; ")): takeovers \(report.takeovers), fences \(report.fences), duplicates \(report.duplicates), lost \(report.lost)\(report.violations.isEmpty ? "" : ", VIOLATED: " + report.violations[0])")
                 if !report.violations.isEmpty { failed = true }
+                if json {
+                    plans.append((seed, report))
+                    continue
+                }
+                print("plan seed=\(seed): \(faults.map(\.description).joined(separator: "; ")): takeovers \(report.takeovers), fences \(report.fences), duplicates \(report.duplicates), lost \(report.lost)\(report.violations.isEmpty ? "" : ", VIOLATED: " + report.violations[0])")
+            }
+            if json {
+                print(ClusterSimulation.Report.exploredJSON(plans))
+                if failed { throw ExitCode(1) }
+                return
             }
             let sorted = times.sorted()
             print("\(explore) plans on \(nodes) nodes: takeovers \(totals.takeovers), fences \(totals.fences), duplicates \(totals.duplicates), lost \(totals.lost)"
@@ -108,8 +118,12 @@ struct SimulateCommand: ParsableCommand {
                     throw ExitCode(1)
                 }
             }
-            for line in report.lines { print(line) }
-            for line in report.events { print("  \(line)") }
+            if json {
+                print(report.jsonText())
+            } else {
+                for line in report.lines { print(line) }
+                for line in report.events { print("  \(line)") }
+            }
             failed = !report.violations.isEmpty
         }
         if failed { throw ExitCode(1) }

@@ -15,6 +15,28 @@ import Testing
         #expect(r.stdout.hasSuffix("\(files.count) passed, 0 failed\n"))
     }
 
+    /// Issue 32: `simulate --nodes N --json` prints the cluster report as JSON (it printed the
+    /// text report), with the fault, the stop and every count; `--explore --json` too.
+    @Test func aClusterSimulationPrintsJSON() throws {
+        let r = try CLI.run(["simulate", "--jobs", Self.project + "/Jobs", "--days", "1", "--start", "2026-11-23T00:00:00Z",
+                             "--nodes", "3", "--node-fault", "kill:0@600+60", "--node-fault", "stop:1@1200", "--json"], timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout.prefix(300))")
+        #expect(object["nodes"] as? Int == 3)
+        #expect(object["shards"] as? Int == 16)
+        #expect((object["faults"] as? [String])?.count == 2)
+        #expect((object["stopSeconds"] as? [Double])?.count == 1)
+        #expect((object["violations"] as? [String]) == [])
+        #expect((object["launches"] as? Int ?? 0) > 0)
+        #expect(((object["ownership"] as? [[String: Any]]) ?? []).allSatisfy { $0["shard"] is Int && $0["from"] is Double })
+        let explored = try CLI.run(["simulate", "--jobs", Self.project + "/Jobs", "--start", "2026-11-23T00:00:00Z",
+                                    "--nodes", "3", "--explore", "2", "--json"], timeout: 120)
+        #expect(explored.status == 0, "\(explored.stderr)")
+        let plans = try #require(try JSONSerialization.jsonObject(with: Data(explored.stdout.utf8)) as? [String: Any])
+        #expect((plans["plans"] as? [[String: Any]])?.count == 2)
+        #expect((plans["totals"] as? [String: Any])?["duplicates"] as? Int == 0)
+    }
+
     /// A plan count that cannot run is refused with the range, not a trap (Int.max once asked
     /// for an array of that many results).
     @Test func exploreRefusesAPlanCountOutOfRange() throws {
