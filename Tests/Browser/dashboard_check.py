@@ -289,7 +289,7 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
     shown = wait(lambda: driver.find_element(By.ID, "stream-down").is_displayed(), 10)
     frozen = driver.execute_script(texts)
     time.sleep(2.2)
-    checks["down"] = {"banner": shown, "text": driver.find_element(By.ID, "stream-down").text,
+    checks["down"] = {"banner": shown, "text": driver.execute_script("var b = document.getElementById('stream-down'); return b && b.textContent"),
                       "tickedWhileUp": ticking, "frozen": driver.execute_script(texts) == frozen}
 
 
