@@ -174,6 +174,14 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
     """What an operator feels: live updates that leave them alone, results that stay, any
     screen, and a page that says when refreshd is gone."""
     checks = result["operator"] = {}
+
+    def attempt(name, body):
+        # A phase that throws (an element replaced under the driver: the bug itself) is recorded,
+        # and the next phases still run.
+        try:
+            body()
+        except Exception as error:
+            checks.setdefault(name, {})["error"] = repr(error)[:300]
     stop = threading.Event()
 
     def pump():
@@ -205,92 +213,110 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
         return seen, got
 
     # A half-typed key keeps its value and its focus through 20 events.
-    driver.get(base + "/jobs/" + template)
-    wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
-    field = driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']")
-    field.send_keys("half-typ")
-    _, got = events(20)
-    field = driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']")
-    checks["typed"] = {"events": got, "value": field.get_attribute("value"),
-                       "focused": driver.execute_script("return document.activeElement && document.activeElement.name === 'key'")}
+    def phase_typed():
+        driver.get(base + "/jobs/" + template)
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        field = driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']")
+        field.send_keys("half-typ")
+        _, got = events(20)
+        field = driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']")
+        checks["typed"] = {"events": got, "value": field.get_attribute("value"),
+                           "focused": driver.execute_script("return document.activeElement && document.activeElement.name === 'key'")}
+
+    attempt("typed", phase_typed)
 
     # An opened <details> stays open, and a reload's result stays 5 s with events coming.
-    driver.get(base + "/widgets")
-    wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
-    driver.execute_script("sessionStorage.setItem('refreshd-token', arguments[0])", token)
-    driver.find_element(By.CSS_SELECTOR, "article.widget details summary").click()
-    driver.find_element(By.CSS_SELECTOR, "form.action[action$='/reload'] button").click()
-    wait(lambda: message() != "", 5)
-    said = message()
-    _, got = events(20, duration=5)
-    checks["widgets"] = {"events": got, "open": driver.execute_script("return document.querySelector('article.widget details').open"),
-                         "message": said, "after5s": message()}
+    def phase_widgets():
+        driver.get(base + "/widgets")
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        driver.execute_script("sessionStorage.setItem('refreshd-token', arguments[0])", token)
+        driver.find_element(By.CSS_SELECTOR, "article.widget details summary").click()
+        driver.find_element(By.CSS_SELECTOR, "form.action[action$='/reload'] button").click()
+        wait(lambda: message() != "", 5)
+        said = message()
+        _, got = events(20, duration=5)
+        checks["widgets"] = {"events": got, "open": driver.execute_script("return document.querySelector('article.widget details').open"),
+                             "message": said, "after5s": message()}
+
+    attempt("widgets", phase_widgets)
 
     # Activities: a wrong token is said and stays; a cancelled token prompt is said too.
-    driver.get(base + "/activities")
-    wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
-    driver.execute_script("sessionStorage.setItem('refreshd-token', 'x'.repeat(24))")
-    buttons = driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/end'] button")
-    if buttons:
-        buttons[0].click()
-        wait(lambda: message() != "", 5)
-    wrong = message()
-    driver.get_log("browser")  # the refused request (403) the browser logs is the point here
-    _, got = events(12, duration=5)
-    checks["activities"] = {"events": got, "message": wrong, "after5s": message()}
-    buttons = driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/end'] button")
-    cancelled = ""
-    if buttons:
-        buttons[0].click()  # no token now (the wrong one was forgotten): the prompt asks
-        if wait(lambda: driver.switch_to.alert is not None, 3):
-            driver.switch_to.alert.dismiss()
-        wait(lambda: "no token" in message(), 3)
-        cancelled = message()
-    checks["cancelled"] = cancelled
+    def phase_activities():
+        driver.get(base + "/activities")
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        driver.execute_script("sessionStorage.setItem('refreshd-token', 'x'.repeat(24))")
+        buttons = driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/end'] button")
+        if buttons:
+            buttons[0].click()
+            wait(lambda: message() != "", 5)
+        wrong = message()
+        driver.get_log("browser")  # the refused request (403) the browser logs is the point here
+        _, got = events(12, duration=5)
+        checks["activities"] = {"events": got, "message": wrong, "after5s": message()}
+        buttons = driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/end'] button")
+        cancelled = ""
+        if buttons:
+            buttons[0].click()  # no token now (the wrong one was forgotten): the prompt asks
+            if wait(lambda: driver.switch_to.alert is not None, 3):
+                driver.switch_to.alert.dismiss()
+            wait(lambda: "no token" in message(), 3)
+            cancelled = message()
+        checks["cancelled"] = cancelled
+
+    attempt("activities", phase_activities)
 
     # The job page: the button's result is still there 5 s later, with events coming.
-    driver.get(base + "/jobs/" + job)
-    wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
-    driver.execute_script("sessionStorage.setItem('refreshd-token', arguments[0])", token)
-    driver.find_element(By.CSS_SELECTOR, "form.action[action$='/cancel'] button").click()
-    wait(lambda: message() != "", 5)
-    said = message()
-    _, got = events(12, duration=5)
-    checks["job"] = {"events": got, "message": said, "after5s": message()}
-    console("operator")
+    def phase_job():
+        driver.get(base + "/jobs/" + job)
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        driver.execute_script("sessionStorage.setItem('refreshd-token', arguments[0])", token)
+        driver.find_element(By.CSS_SELECTOR, "form.action[action$='/cancel'] button").click()
+        wait(lambda: message() != "", 5)
+        said = message()
+        _, got = events(12, duration=5)
+        checks["job"] = {"events": got, "message": said, "after5s": message()}
+        console("operator")
+
+    attempt("job", phase_job)
 
     # Every page at 1400 px and at 390 px: no sideways scroll of the page itself.
-    pages = ["/", "/jobs", "/jobs/" + job, "/jobs/" + template, "/jobs/" + template + "%5Balice%5D", "/widgets",
-             "/activities", "/simulate", "/simulate?days=3", "/no-such-page"]
-    widths = {}
-    for width, height in ((1400, 1000), (390, 844)):
-        driver.set_window_size(width, height)
-        for path in pages:
-            driver.get(base + path)
-            time.sleep(0.2)
-            widths["%d %s" % (width, path)] = driver.execute_script(
-                "return [document.documentElement.scrollWidth, window.innerWidth]")
-        if width == 390:
-            for name, path in (("phone-overview", "/"), ("phone-template", "/jobs/" + template)):
+    def phase_widths():
+        pages = ["/", "/jobs", "/jobs/" + job, "/jobs/" + template, "/jobs/" + template + "%5Balice%5D", "/widgets",
+                 "/activities", "/simulate", "/simulate?days=3", "/no-such-page"]
+        widths = {}
+        for width, height in ((1400, 1000), (390, 844)):
+            driver.set_window_size(width, height)
+            for path in pages:
                 driver.get(base + path)
-                time.sleep(0.3)
-                driver.save_screenshot("%s/%s.png" % (os.path.dirname(result["screenshots"][0]), name))
-    checks["widths"] = widths
-    driver.set_window_size(1400, 1000)
+                time.sleep(0.2)
+                widths["%d %s" % (width, path)] = driver.execute_script(
+                    "return [document.documentElement.scrollWidth, window.innerWidth]")
+            if width == 390:
+                for name, path in (("phone-overview", "/"), ("phone-template", "/jobs/" + template)):
+                    driver.get(base + path)
+                    time.sleep(0.3)
+                    driver.save_screenshot("%s/%s.png" % (os.path.dirname(result["screenshots"][0]), name))
+        checks["widths"] = widths
+        driver.set_window_size(1400, 1000)
+
+    attempt("widths", phase_widths)
 
     # Refreshd stops: the page says its stream is down, and no countdown moves any more.
-    driver.get(base + "/")
-    wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
-    texts = "return Array.prototype.map.call(document.querySelectorAll('[data-countdown]'), function (t) { return t.textContent; })"
-    before = driver.execute_script(texts)
-    time.sleep(2.2)
-    ticking = driver.execute_script(texts) != before
-    os.kill(pid, signal.SIGTERM)
-    shown = wait(lambda: driver.find_element(By.ID, "stream-down").is_displayed(), 10)
-    frozen = driver.execute_script(texts)
-    time.sleep(2.2)
-    checks["down"] = {"banner": shown, "text": driver.execute_script("var b = document.getElementById('stream-down'); return b && b.textContent"),
-                      "tickedWhileUp": ticking, "frozen": driver.execute_script(texts) == frozen}
+    def phase_down():
+        driver.get(base + "/")
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        texts = "return Array.prototype.map.call(document.querySelectorAll('[data-countdown]'), function (t) { return t.textContent; })"
+        before = driver.execute_script(texts)
+        time.sleep(2.2)
+        ticking = driver.execute_script(texts) != before
+        os.kill(pid, signal.SIGTERM)
+        shown = wait(lambda: driver.find_element(By.ID, "stream-down").is_displayed(), 10)
+        frozen = driver.execute_script(texts)
+        time.sleep(2.2)
+        checks["down"] = {"banner": shown, "text": driver.execute_script("var b = document.getElementById('stream-down'); return b && b.textContent"),
+                          "tickedWhileUp": ticking, "frozen": driver.execute_script(texts) == frozen}
+
+    attempt("down", phase_down)
 
 
 if __name__ == "__main__":
