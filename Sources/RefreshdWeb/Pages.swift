@@ -176,7 +176,9 @@ enum Pages {
             \(actionsNote(d.actionsEnabled, example: base + "/run"))</section>
             """)
         let newest = d.runs.first?.run.runID
-        let runs = d.runs.isEmpty ? "<p class=\"muted\">No runs recorded.</p>" : HTML.join(d.runs.map { row in
+        let none: HTML = d.template != nil ? "<p class=\"muted\">A template never runs: its instances' runs are on their pages (below).</p>"
+            : "<p class=\"muted\">No runs recorded.</p>"
+        let runs = d.runs.isEmpty ? none : HTML.join(d.runs.map { row in
             let r = row.run
             let open: HTML = r.runID == newest ? " open" : ""
             let bar: HTML = row.durationMilliseconds.map { ms in
