@@ -275,6 +275,10 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
         said = message()
         _, got = events(12, duration=5)
         checks["job"] = {"events": got, "message": said, "after5s": message()}
+        # Until dismissed: the button takes it away.
+        shown = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message"))
+        driver.find_elements(By.CSS_SELECTOR, "#messages .message .dismiss")[-1].click()
+        checks["job"]["dismissed"] = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message")) == shown - 1
         console("operator")
 
     attempt("job", phase_job)

@@ -166,7 +166,8 @@ import Testing
                 && activities["after5s"] as? String == activities["message"] as? String, "\(activities)")
         #expect((checks["cancelled"] as? String)?.contains("no token given") == true, "\(checks["cancelled"] ?? "")")
         let job = checks["job"] as? [String: Any] ?? [:]
-        #expect((job["message"] as? String)?.isEmpty == false && job["after5s"] as? String == job["message"] as? String, "\(job)")
+        #expect((job["message"] as? String)?.isEmpty == false && job["after5s"] as? String == job["message"] as? String
+                && job["dismissed"] as? Bool == true, "\(job)")
         // Every page fits 1400 px and 390 px: the page never scrolls sideways.
         let widths = checks["widths"] as? [String: [Int]] ?? [:]
         #expect(widths.count == 20, "\(widths)")
