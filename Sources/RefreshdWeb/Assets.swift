@@ -2,17 +2,23 @@
 /// Content-Security-Policy allows scripts and styles from the dashboard's own origin only, so
 /// there is no inline script or style anywhere.
 enum Assets {
-    /// Live updates: an EventSource on `/api/events` (the runtime's observations); each event is
-    /// listed, and `<main>` is fetched again (at most every 250 ms) and swapped in, so a page
-    /// shows what the server renders, without a reload and without a second renderer here.
-    /// Countdowns tick every second. Action forms are sent with `fetch` and the token kept in
+    /// Live updates that leave the operator alone: an EventSource on `/api/events` (the
+    /// runtime's observations); each event is listed, and the page is fetched again (at most
+    /// every 150 ms) and `<main>` morphed into it: only nodes that differ change, matched by
+    /// `id` where they have one, so a field being typed in keeps its value and focus, an open
+    /// `<details>` stays open, and `data-keep` parts (the events list) are left as they are. The
+    /// server's HTML stays the only rendering. Action results go to `#messages`, outside
+    /// `<main>`, and stay until dismissed. While the stream is down a banner says so and the
+    /// countdowns stop. Action forms are sent with `fetch` and the token kept in
     /// `sessionStorage` (asked once; never a cookie).
     static let script = #"""
     "use strict";
     (function () {
       var main = document.getElementById("main");
       var live = document.getElementById("live");
-      var pending = null, busy = false, again = false;
+      var banner = document.getElementById("stream-down");
+      var messages = document.getElementById("messages");
+      var pending = null, busy = false, again = false, down = false, source = null;
       function relative(ms) {
         var d = ms - Date.now(), a = Math.abs(d);
         if (a < 1000) return "now";
@@ -24,11 +30,53 @@ enum Assets {
         return d > 0 ? "in " + t : t + " ago";
       }
       function tick() {
+        // While refreshd does not answer, what the page shows is as of then: no countdown moves.
+        if (down) return;
         var times = document.querySelectorAll("[data-countdown]");
         for (var i = 0; i < times.length; i++) {
           var ms = parseInt(times[i].getAttribute("data-countdown"), 10);
           if (!isNaN(ms)) times[i].textContent = relative(ms);
         }
+      }
+      // Attributes the operator owns: a details' open state, a field's value, a form's binding.
+      function kept(element, name) {
+        var tag = element.nodeName;
+        return (tag === "DETAILS" && name === "open") || name === "data-bound" ||
+          ((tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") && (name === "value" || name === "checked"));
+      }
+      function morphAttributes(from, to) {
+        for (var i = from.attributes.length - 1; i >= 0; i--) {
+          var name = from.attributes[i].name;
+          if (!to.hasAttribute(name) && !kept(from, name)) from.removeAttribute(name);
+        }
+        for (var j = 0; j < to.attributes.length; j++) {
+          var a = to.attributes[j];
+          if (!kept(from, a.name) && from.getAttribute(a.name) !== a.value) from.setAttribute(a.name, a.value);
+        }
+      }
+      function same(a, b) {
+        return a.nodeType === b.nodeType && a.nodeName === b.nodeName && (a.nodeType !== 1 || !a.id);
+      }
+      function morph(from, to) {
+        if (from.hasAttribute("data-keep")) return;
+        morphAttributes(from, to);
+        var ids = {};
+        for (var k = from.firstChild; k; k = k.nextSibling) if (k.nodeType === 1 && k.id) ids[k.id] = k;
+        var cursor = from.firstChild;
+        var fresh = Array.prototype.slice.call(to.childNodes);
+        for (var i = 0; i < fresh.length; i++) {
+          var n = fresh[i], match = null;
+          if (n.nodeType === 1 && n.id) {
+            if (ids[n.id] && ids[n.id].nodeName === n.nodeName) { match = ids[n.id]; delete ids[n.id]; }
+          } else if (cursor && same(cursor, n)) {
+            match = cursor;
+          }
+          if (!match) { from.insertBefore(document.importNode(n, true), cursor); continue; }
+          if (match === cursor) cursor = cursor.nextSibling; else from.insertBefore(match, cursor);
+          if (n.nodeType === 1) morph(match, n);
+          else if (match.nodeValue !== n.nodeValue) match.nodeValue = n.nodeValue;
+        }
+        while (cursor) { var next = cursor.nextSibling; from.removeChild(cursor); cursor = next; }
       }
       function refresh() {
         if (busy) { again = true; return; }
@@ -37,14 +85,9 @@ enum Assets {
           .then(function (r) { return r.ok ? r.text() : null; })
           .then(function (text) {
             if (!text) return;
-            var doc = new DOMParser().parseFromString(text, "text/html");
-            var fresh = doc.getElementById("main");
+            var fresh = new DOMParser().parseFromString(text, "text/html").getElementById("main");
             if (!fresh) return;
-            // The events listed so far stay: the fresh page's empty list is replaced by them.
-            var events = document.getElementById("events");
-            var freshEvents = fresh.querySelector("#events");
-            if (events && freshEvents) freshEvents.replaceWith(events);
-            main.replaceChildren.apply(main, Array.prototype.slice.call(fresh.childNodes));
+            morph(main, fresh);
             tick();
             bindForms();
           })
@@ -66,17 +109,52 @@ enum Assets {
         list.insertBefore(item, list.firstChild);
         while (list.children.length > 50) list.removeChild(list.lastChild);
       }
+      function two(n) { return (n < 10 ? "0" : "") + n; }
+      function setDown(isDown) {
+        if (isDown === down) return;
+        down = isDown;
+        live.textContent = down ? "offline" : "live";
+        live.className = down ? "off" : "on";
+        if (down) {
+          var t = new Date();
+          banner.querySelector(".since").textContent = two(t.getHours()) + ":" + two(t.getMinutes()) + ":" + two(t.getSeconds());
+          banner.hidden = false;
+          document.body.classList.add("stream-down");
+        } else {
+          banner.hidden = true;
+          document.body.classList.remove("stream-down");
+          schedule();
+        }
+      }
       function connect() {
         if (!window.EventSource) return;
-        var source = new EventSource("/api/events");
-        source.addEventListener("open", function () { live.textContent = "live"; live.className = "on"; });
-        source.addEventListener("error", function () { live.textContent = "reconnecting"; live.className = "muted"; });
+        source = new EventSource("/api/events");
+        source.addEventListener("open", function () { setDown(false); live.textContent = "live"; live.className = "on"; });
+        source.addEventListener("error", function () {
+          setDown(true);
+          // A refused stream (503: too many pages open) is not retried by the browser.
+          if (source.readyState === 2) { source = null; setTimeout(connect, 5000); }
+        });
         source.addEventListener("observation", function (e) {
           var o = null;
           try { o = JSON.parse(e.data); } catch (x) { return; }
           listEvent(o);
           if (o.kind !== "output") schedule();
         });
+      }
+      function say(text, good) {
+        var item = document.createElement("p");
+        item.className = "message " + (good ? "ok" : "refused");
+        var words = document.createElement("span");
+        words.textContent = text;
+        var close = document.createElement("button");
+        close.type = "button";
+        close.className = "dismiss";
+        close.title = "Dismiss";
+        close.textContent = "×";
+        item.appendChild(words);
+        item.appendChild(close);
+        messages.appendChild(item);
       }
       function token() {
         var t = sessionStorage.getItem("refreshd-token");
@@ -93,8 +171,8 @@ enum Assets {
           forms[i].dataset.bound = "1";
           forms[i].addEventListener("submit", function (e) {
             e.preventDefault();
-            var form = e.currentTarget, t = token();
-            if (!t) return;
+            var form = e.currentTarget, label = form.textContent.trim(), t = token();
+            if (!t) { say(label + ": not sent, no token given (actions need the token in refreshd's --http-token-file).", false); return; }
             // A form with fields (adding an instance) sends them in the query string.
             var url = form.getAttribute("action"), fields = new URLSearchParams(new FormData(form)).toString();
             if (fields) url += "?" + fields;
@@ -104,15 +182,18 @@ enum Assets {
                 return r.json().then(function (body) { return { status: r.status, body: body }; });
               })
               .then(function (res) {
-                var out = document.getElementById("action-result");
-                var text = res.body.ok ? (res.body.message || "done") : ((res.body.error && res.body.error.message) || ("refused: " + res.status));
-                if (out) out.textContent = text; else listEvent({ kind: "action", message: text });
+                var ok = !!res.body.ok;
+                say(ok ? (res.body.message || "done") : ((res.body.error && res.body.error.message) || ("refused: " + res.status)), ok);
                 schedule();
               })
-              .catch(function () {});
+              .catch(function (x) { say(label + ": no answer from refreshd (" + x + ").", false); });
           });
         }
       }
+      messages.addEventListener("click", function (e) {
+        // The server's own messages (from a form sent without JavaScript) have a link to dismiss.
+        if (e.target.classList && e.target.classList.contains("dismiss")) { e.preventDefault(); e.target.parentNode.remove(); }
+      });
       tick();
       setInterval(tick, 1000);
       bindForms();
@@ -128,17 +209,30 @@ enum Assets {
     static let style = #"""
     :root { color-scheme: light; --ok: #2e9e44; --fail: #d43c3c; --exp: #f08c00; --crash: #8e44ad; --int: #7f8c8d; --run: #3b7dd8; }
     body { font: 14px/1.45 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 0; color: #222; background: #f6f7f9; }
-    header { display: flex; gap: 1.5em; align-items: center; padding: .6em 1.2em; background: #1f2d3d; color: #fff; }
-    header a { color: #cfe3ff; margin-right: 1em; text-decoration: none; }
+    body { overflow-wrap: break-word; }
+    header { display: flex; flex-wrap: wrap; gap: .3em 1.5em; align-items: center; padding: .6em 1.2em; background: #1f2d3d; color: #fff; }
+    header nav { display: flex; flex-wrap: wrap; gap: .3em 1em; }
+    header a { color: #cfe3ff; text-decoration: none; }
     header a[aria-current] { color: #fff; font-weight: bold; border-bottom: 2px solid #fff; }
     #live { margin-left: auto; font-size: 12px; }
-    #live.on { color: #7bed9f; }
+    #live.on { color: #7bed9f; } #live.off { color: #ffb3b3; font-weight: bold; }
+    .banner { padding: .6em 1.2em; background: #fdecea; color: #8a1c1c; border-bottom: 2px solid var(--fail); font-weight: bold; }
+    .banner[hidden] { display: none; }
+    body.stream-down [data-countdown] { color: #999; }
+    #messages { padding: 0 1.2em; }
+    #messages:empty { display: none; }
+    .message { display: flex; gap: 1em; align-items: flex-start; justify-content: space-between; margin: .6em 0 0; padding: .5em .8em; border-radius: 6px; border: 1px solid; }
+    .message.ok { background: #eaf7ed; border-color: var(--ok); }
+    .message.refused { background: #fdecea; border-color: var(--fail); }
+    .dismiss { background: none; border: 0; font-size: 18px; line-height: 1; cursor: pointer; color: #444; text-decoration: none; padding: 0 .2em; }
     main { padding: 1em 1.2em; }
     footer { padding: 1em 1.2em; font-size: 12px; }
     h1 { margin: .2em 0 .6em; font-size: 22px; }
     h2 { font-size: 16px; margin: .2em 0 .5em; }
     section, article { background: #fff; border: 1px solid #e1e4e8; border-radius: 6px; padding: .8em 1em; margin-bottom: 1em; }
-    .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 0 1em; }
+    .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(420px, 100%), 1fr)); gap: 0 1em; }
+    .grid > * { min-width: 0; }
+    .table { overflow-x: auto; max-width: 100%; }
     table { border-collapse: collapse; width: 100%; }
     th, td { text-align: left; padding: .3em .5em; border-bottom: 1px solid #eef0f2; vertical-align: top; }
     th { font-size: 12px; color: #57606f; font-weight: normal; }
@@ -160,10 +254,13 @@ enum Assets {
     .events { font: 12px/1.4 "DejaVu Sans Mono", monospace; max-height: 16em; overflow: auto; padding-left: 1.5em; }
     .event.finished, .event.launched { color: #1f2d3d; }
     pre { background: #f3f4f6; padding: .5em; overflow: auto; max-height: 20em; font-size: 12px; }
-    meter { width: 14em; }
-    .actions { display: flex; gap: .6em; }
+    meter { width: 14em; max-width: 100%; }
+    svg.chart { max-width: 100%; height: auto; }
+    input { max-width: 100%; box-sizing: border-box; }
+    .actions { display: flex; flex-wrap: wrap; gap: .6em; }
     form.action { display: inline; }
     .widget-body { display: flex; gap: 1.2em; flex-wrap: wrap; }
+    .widget-body > div { min-width: 0; max-width: 100%; }
     .rendition { width: 320px; max-width: 100%; height: auto; border: 1px solid #ddd; border-radius: 4px; }
     .timeline { font-size: 12px; }
     code { font-size: 12px; word-break: break-all; }
@@ -171,5 +268,11 @@ enum Assets {
     form.simulate label, form.action label { margin-right: .8em; }
     pre.report { max-height: 40em; }
     ul.gone { font-size: 12px; }
+    @media (max-width: 600px) {
+      header, main, footer { padding-left: .6em; padding-right: .6em; }
+      #messages { padding: 0 .6em; }
+      section, article { padding: .6em; }
+      .why { min-width: 14em; }
+    }
     """#
 }

@@ -37,6 +37,11 @@ struct FailingJob: Codable, Sendable {
 struct JobRow: Codable, Sendable {
     var identifier: String
     var kind: TaskKind
+    /// The kind as the job file names it: `app-refresh`, `processing`, or `timeline` (a
+    /// widget's job, whose providers run as processing tasks).
+    var kindName: String
+    /// For a template: its instances counted (a template itself never runs).
+    var instances: InstanceCounts?
     /// The schedule in words: "every day at 04:00 (Europe/Paris), up to 10 min later".
     var schedule: String
     var next: Instant?
@@ -48,6 +53,22 @@ struct JobRow: Codable, Sendable {
     /// Conditions the job needs that do not hold now ("external power", "network").
     var unmet: [String]
     var why: WhyReport
+}
+
+/// A template's instances: how many, and how many are pending, running and failing.
+struct InstanceCounts: Codable, Sendable {
+    var count: Int
+    var pending: Int
+    var running: Int
+    /// A retry streak, or a last run that failed, expired or crashed.
+    var failing: Int
+
+    /// Counted from the live facts (pending, running) and `failing` (`Views.failingInstances`).
+    static func make(_ template: String, count: Int, _ live: Live, failing: Int) -> InstanceCounts {
+        let prefix = template + "["
+        return InstanceCounts(count: count, pending: live.snapshot.pending.count(where: { $0.identifier.hasPrefix(prefix) }),
+                              running: live.snapshot.runs.count(where: { $0.identifier.hasPrefix(prefix) }), failing: failing)
+    }
 }
 
 struct JobsData: Codable, Sendable {
@@ -208,16 +229,19 @@ enum Views {
     /// A job's row: its live facts, its last run, and `why` from the shared explainer, with the
     /// store's parts (`allRuns`: the latest 500, `counters`: 7 days) read off the loop.
     static func jobRow(_ spec: JobSpec, id: String? = nil, _ live: Live, lastRun: StatusReport.Run?, allRuns: [RunRecord],
-                       counters: [DailyCounter]) -> JobRow {
+                       counters: [DailyCounter], instances: InstanceCounts? = nil) -> JobRow {
         let id = id ?? spec.identifier
-        let pending = live.snapshot.pending.first { $0.identifier == id }
-        let running = live.snapshot.runs.first { $0.identifier == id }
-        let streak = live.snapshot.failureStreaks.first { $0.identifier == id }?.count ?? 0
+        // A template's row tells of its instances: the first pending one, the longest streak.
+        let mine = { (other: String) in other == id || (instances != nil && other.hasPrefix(id + "[")) }
+        let pending = live.snapshot.pending.filter { mine($0.identifier) }.min { $0.earliest < $1.earliest }
+        let running = live.snapshot.runs.first { mine($0.identifier) }
+        let streak = live.snapshot.failureStreaks.filter { mine($0.identifier) }.map(\.count).max() ?? 0
         var unmet: [String] = []
         if spec.definition.requiresExternalPower, !live.snapshot.conditions.externalPower { unmet.append("external power") }
         if spec.definition.requiresNetworkConnectivity, !live.snapshot.conditions.network { unmet.append("network") }
         let schedule = Words.schedule(spec) + (spec.template != nil ? "; a template: its instances run, it never does" : "")
-        return JobRow(identifier: id, kind: spec.definition.kind, schedule: schedule,
+        let kindName = spec.widget != nil ? "timeline" : spec.definition.kind.rawValue
+        return JobRow(identifier: id, kind: spec.definition.kind, kindName: kindName, instances: instances, schedule: schedule,
                       next: pending?.earliest, nextPlace: pending?.place?.rawValue, running: running,
                       lastRun: lastRun, retryStreak: streak, unmet: unmet,
                       why: why(id, live, allRuns: allRuns, counters: counters))

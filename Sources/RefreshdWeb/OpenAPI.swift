@@ -1178,6 +1178,27 @@ enum OpenAPI {
        "timeline"
       ]
      },
+     "kindName": {
+      "description": "The kind as the job file names it: a timeline job (a widget's) is `timeline`.",
+      "type": "string",
+      "enum": [
+       "app-refresh",
+       "processing",
+       "timeline"
+      ]
+     },
+     "instances": {
+      "description": "A template's instances, counted (a template itself never runs).",
+      "type": "object",
+      "properties": {
+       "count": {"type": "integer", "minimum": 0},
+       "pending": {"type": "integer", "minimum": 0},
+       "running": {"type": "integer", "minimum": 0},
+       "failing": {"type": "integer", "minimum": 0}
+      },
+      "required": ["count", "pending", "running", "failing"],
+      "additionalProperties": false
+     },
      "schedule": {
       "type": "string"
      },
@@ -1214,6 +1235,7 @@ enum OpenAPI {
     "required": [
      "identifier",
      "kind",
+     "kindName",
      "schedule",
      "retryStreak",
      "unmet",

@@ -1,96 +1,105 @@
 import Foundation
 @_spi(Benchmarks) import RefreshdCore
-import RefreshdSimulation
+@_spi(Benchmarks) import RefreshdStore
 
-/// The last 24 hours drawn by the simulator's own renderer (`SimulationPicture.svg`), fed a
-/// `SimulationReport` made of the store's real runs: one lane per job, each run at its real
-/// time, coloured by outcome.
+/// The overview's picture of the last 24 hours: one lane per job, a template's instances in one
+/// lane (`TEMPLATE[*]`) and a timeline job's provider runs in its own; the day in half-hour bins,
+/// each drawn in the colour of its worst outcome with the number of runs in it, under hour ticks.
+/// Bounded whatever the history: at most `maxLanes` lanes (the rest counted in a last line), so
+/// 571 runs of one job or 300 instances stay a picture of a few hundred pixels.
 ///
-/// The report type has no public initializer (the simulator builds it), but it is Codable, so
-/// it is decoded from the same JSON `simulate --json` writes. What the renderer cannot take from
-/// real history, and is therefore left empty: downtime spans, faults, missed-slot marks, and the
-/// widget and activity lanes (the simulator builds them from its journal, which a live refreshd
-/// does not keep). Its title and verdict are the simulator's: "N days from ..., seed 0" and
-/// "invariants held over N steps", here with the live invariant check and the number of runs.
+/// Not the simulator's renderer (`SimulationPicture`): that one draws simulated days, one mark a
+/// run, in the simulator's words (seed, invariants, downtime); real history wants counts.
 enum OverviewPicture {
-    struct Mirror: Encodable {
-        struct Day: Encodable {
-            var date: String
-            var total: SimulationReport.Figures
-            var jobs: [String: SimulationReport.Figures]
-            var widgets: [String] = []
-            var activities: [String] = []
-        }
-        struct Run: Encodable {
-            var runID: Int64
-            var earliest: Instant
-            var started: Instant
-            var ended: Instant?
-            var outcome: Outcome?
-        }
-        struct Job: Encodable {
-            var identifier: String
-            var figures: SimulationReport.Figures
-            var runs: [Run]
-        }
-        struct Violation: Encodable {
-            var time: Instant
-            var invariant: String
-            var message: String
-            var recent: [String]
-        }
-        var scenario: String
-        var start: Instant
-        var end: Instant
-        var seed: UInt64 = 0
-        var timeZone = "UTC"
-        var days: [Day]
-        var jobs: [Job]
-        var total: SimulationReport.Figures
-        var missed: [String] = []
-        var faults: [String] = []
-        var downtime: [String] = []
-        var violations: [Violation]
-        var expectations: [String] = []
-        var steps: Int
-        var widgetLanes: [String] = []
-        var activityLanes: [String] = []
+    static let maxLanes = 40
+    static let bins = 48
+    static let labelWidth = 230.0, plotWidth = 860.0, laneHeight = 18.0, top = 46.0
+
+    /// The lane a run is drawn in: `T[*]` for an instance of `T`, `JOB` for `JOB#FAMILY`.
+    static func lane(_ identifier: String) -> String {
+        if let split = InstanceName.split(identifier) { return split.template + "[*]" }
+        return identifier.split(separator: "#", maxSplits: 1).first.map(String.init) ?? identifier
     }
 
-    /// The SVG of `runs` (newest first, as the store gives them) over the 24 h before `now`.
-    static func svg(runs: [RunRecord], jobs: [String], now: Instant, violations: [InvariantViolation]) throws -> String {
-        func add(_ outcome: Outcome?, to f: inout SimulationReport.Figures) {
-            f.launched += 1
-            switch outcome {
-            case .success: f.success += 1
-            case .failure: f.failure += 1
-            case .expired: f.expired += 1
-            case .crashed: f.crashed += 1
-            case .interrupted: f.interrupted += 1
-            case nil: break
+    /// Worse first: the colour a bin takes.
+    static let severity: [String] = ["failure", "crashed", "expired", "interrupted", "running", "success"]
+    static let colours = ["success": "#2e9e44", "failure": "#d43c3c", "expired": "#f08c00", "crashed": "#8e44ad",
+                          "interrupted": "#7f8c8d", "running": "#3b7dd8"]
+
+    /// The SVG of `runs` (any order) over the 24 h before `now`; `jobs` (the jobs in force) get a
+    /// lane even without runs, templates as `T[*]`.
+    static func svg(runs: [RunRecord], jobs: [String], templates: Set<String>, now: Instant, violations: [InvariantViolation]) -> String {
+        let start = now.milliseconds - 86_400_000
+        let binMilliseconds = 86_400_000 / Int64(bins)
+        // lane -> bin -> outcome -> count
+        var counts: [String: [Int: [String: Int]]] = [:]
+        for id in jobs { counts[templates.contains(id) ? id + "[*]" : id] = [:] }
+        for run in runs where run.started.milliseconds >= start {
+            let bin = min(bins - 1, Int((run.started.milliseconds - start) / binMilliseconds))
+            counts[lane(run.identifier), default: [:]][bin, default: [:]][run.outcome?.rawValue ?? "running", default: 0] += 1
+        }
+        func failures(_ lane: [Int: [String: Int]]) -> Int { lane.values.reduce(0) { $0 + ($1["failure"] ?? 0) + ($1["crashed"] ?? 0) + ($1["expired"] ?? 0) } }
+        // Lanes with failures first, then by name.
+        let ordered = counts.keys.sorted { a, b in
+            let fa = failures(counts[a]!) > 0, fb = failures(counts[b]!) > 0
+            return fa != fb ? fa : a < b
+        }
+        let shown = ordered.prefix(maxLanes)
+        let hidden = ordered.dropFirst(maxLanes)
+        let lanes = Double(shown.count + (hidden.isEmpty ? 0 : 1))
+        let height = top + max(1, lanes) * laneHeight + 30
+        let width = labelWidth + plotWidth + 10
+        let binWidth = plotWidth / Double(bins)
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"11\">"
+        svg += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>"
+        let total = runs.count(where: { $0.started.milliseconds >= start })
+        svg += "<text x=\"4\" y=\"16\" font-size=\"13\" font-weight=\"bold\">\(total) run\(total == 1 ? "" : "s") in the 24 hours to \(esc(Words.time(now))), each half hour in the colour of its worst outcome</text>"
+        // Legend.
+        var x = 4.0
+        for name in severity.reversed() {
+            svg += "<rect x=\"\(Int(x))\" y=\"24\" width=\"10\" height=\"10\" fill=\"\(colours[name]!)\"/><text x=\"\(Int(x) + 13)\" y=\"33\">\(name)</text>"
+            x += 20 + Double(name.count) * 6.5
+        }
+        if !violations.isEmpty {
+            svg += "<text x=\"\(Int(x) + 10)\" y=\"33\" fill=\"#d43c3c\">scheduler check failed: \(esc(violations.map(\.description).joined(separator: "; ")))</text>"
+        }
+        // Hour ticks: a line each hour, a label every second one (UTC).
+        let plotBottom = top + max(1, lanes) * laneHeight
+        let firstHour = (start / 3_600_000 + 1) * 3_600_000
+        var hour = firstHour
+        while hour <= now.milliseconds {
+            let hx = labelWidth + plotWidth * Double(hour - start) / 86_400_000
+            svg += "<line x1=\"\(fmt(hx))\" y1=\"\(Int(top) - 4)\" x2=\"\(fmt(hx))\" y2=\"\(fmt(plotBottom))\" stroke=\"#e3e6ea\"/>"
+            let h = Int((hour / 3_600_000) % 24)
+            if h % 2 == 0 {
+                svg += "<text x=\"\(fmt(hx))\" y=\"\(fmt(plotBottom + 14))\" text-anchor=\"middle\" fill=\"#57606f\">\(Words.two(h)):00</text>"
+            }
+            hour += 3_600_000
+        }
+        svg += "<text x=\"\(fmt(labelWidth + plotWidth))\" y=\"\(fmt(plotBottom + 26))\" text-anchor=\"end\" fill=\"#57606f\">now (UTC)</text>"
+        for (i, name) in shown.enumerated() {
+            let y = top + Double(i) * laneHeight
+            let label = name.count > 34 ? String(name.prefix(33)) + "…" : name
+            svg += "<text x=\"4\" y=\"\(fmt(y + 13))\">\(esc(label))</text>"
+            svg += "<line x1=\"\(Int(labelWidth))\" y1=\"\(fmt(y + laneHeight))\" x2=\"\(Int(labelWidth + plotWidth))\" y2=\"\(fmt(y + laneHeight))\" stroke=\"#f0f1f3\"/>"
+            for (bin, outcomes) in counts[name]!.sorted(by: { $0.key < $1.key }) {
+                let worst = severity.first { outcomes[$0] != nil } ?? "success"
+                let n = outcomes.values.reduce(0, +)
+                let bx = labelWidth + Double(bin) * binWidth
+                svg += "<rect x=\"\(fmt(bx + 0.5))\" y=\"\(fmt(y + 2))\" width=\"\(fmt(binWidth - 1))\" height=\"\(fmt(laneHeight - 4))\" fill=\"\(colours[worst]!)\"><title>\(n) run\(n == 1 ? "" : "s"): \(outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))</title></rect>"
+                if n > 1 {
+                    svg += "<text x=\"\(fmt(bx + binWidth / 2))\" y=\"\(fmt(y + 13))\" text-anchor=\"middle\" font-size=\"9\" fill=\"#fff\">\(n > 999 ? "1k+" : String(n))</text>"
+                }
             }
         }
-        var byJob: [String: Mirror.Job] = [:]
-        for id in jobs { byJob[id] = Mirror.Job(identifier: id, figures: .init(), runs: []) }
-        var total = SimulationReport.Figures()
-        for run in runs.reversed() {
-            var job = byJob[run.identifier] ?? Mirror.Job(identifier: run.identifier, figures: .init(), runs: [])
-            job.runs.append(Mirror.Run(runID: run.runID, earliest: run.earliest, started: run.started, ended: run.ended, outcome: run.outcome))
-            add(run.outcome, to: &job.figures)
-            add(run.outcome, to: &total)
-            byJob[run.identifier] = job
+        if !hidden.isEmpty {
+            let y = top + Double(shown.count) * laneHeight
+            let more = hidden.reduce(0) { sum, name in sum + counts[name]!.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+            svg += "<text x=\"4\" y=\"\(fmt(y + 13))\" fill=\"#57606f\">and \(hidden.count) more jobs, \(more) runs (see the Jobs page)</text>"
         }
-        let lanes = byJob.values.sorted { $0.identifier < $1.identifier }
-        let start = now - .seconds(86_400)
-        let mirror = Mirror(
-            scenario: "refreshd, the last 24 hours", start: start, end: now,
-            days: [Mirror.Day(date: "24 h to " + Words.time(now), total: total,
-                              jobs: Dictionary(uniqueKeysWithValues: lanes.map { ($0.identifier, $0.figures) }))],
-            jobs: lanes, total: total,
-            violations: violations.map { Mirror.Violation(time: now, invariant: $0.invariant.rawValue, message: $0.description, recent: []) },
-            steps: runs.count)
-        let data = try JSONEncoder().encode(mirror)
-        let report = try JSONDecoder().decode(SimulationReport.self, from: data)
-        return SimulationPicture.svg(report)
+        return svg + "</svg>"
     }
+
+    static func esc(_ text: String) -> String { HTML.escape(text) }
+    static func fmt(_ value: Double) -> String { String(format: "%.1f", value) }
 }

@@ -5,7 +5,7 @@
 /// `dashboard.js` only refreshes `<main>` when an event comes and ticks the countdowns.
 enum Pages {
     static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
-        let api = api ?? "/api" + (active == "/" ? "/overview" : active)
+        let api = api ?? (active.isEmpty ? "/api/openapi.json" : "/api" + (active == "/" ? "/overview" : active))
         let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
         let nav = HTML.join(tabs.map { path, name in
             path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
@@ -20,12 +20,30 @@ enum Pages {
         <script src="/static/dashboard.js" defer></script>
         </head><body>
         <header><strong>refreshd</strong><nav>\(nav)</nav><span id="live" class="muted">live updates off</span></header>
+        <div id="stream-down" class="banner" role="alert" hidden>Live updates stopped at <span class="since"></span>: refreshd does not answer (stopped, or the network is down). The page shows what was true then; times no longer count. It reconnects by itself.</div>
+        \(messagesMarker)
         <main id="main">
         \(body)
         </main>
         <footer class="muted">Read-only without a token; actions send <code>Authorization: Bearer</code>. JSON: <a href="\(api)">\(api)</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></footer>
         </body></html>
         """
+    }
+
+    /// Where action results go: outside `<main>`, so live updates never touch them; each stays
+    /// until dismissed. `Routes.page` fills it with the result of a form sent without JavaScript.
+    static let messagesMarker: HTML = "<div id=\"messages\" role=\"status\" aria-live=\"polite\"></div>"
+
+    /// The result of an action sent as a plain form (no JavaScript, so no bearer token): the
+    /// refusal's code, told in fixed words (the query names a code, never free text).
+    static func refusal(_ code: String, page: String) -> HTML? {
+        let words: String
+        switch code {
+        case "no-token": words = "Not done: actions need the bearer token, which only the page's script sends (JavaScript is off). Use curl -X POST -H 'Authorization: Bearer TOKEN' with the action's address, or turn JavaScript on."
+        case "actions-off": words = "Not done: actions are off (refreshd runs without --http-token-file), so the dashboard is read-only."
+        default: return nil
+        }
+        return HTML("<div id=\"messages\" role=\"status\" aria-live=\"polite\"><p class=\"message refused\"><span>\(words)</span> <a class=\"dismiss\" href=\"\(page)\" title=\"Dismiss\">×</a></p></div>")
     }
 
     static func outcome(_ name: String) -> HTML { "<span class=\"outcome \(name)\">\(name)</span>" }
@@ -54,19 +72,25 @@ enum Pages {
             "<div class=\"count \(name)\"><span class=\"n\">\(d.last24h[name] ?? 0)</span> \(name)</div>"
         })
         let running = d.running.isEmpty ? "<p class=\"muted\">Nothing is running.</p>" : HTML("""
-            <table><tr><th>run</th><th>job</th><th>started</th><th>deadline</th><th>attempt</th></tr>\(d.running.map { r in
+            <div class="table"><table><tr><th>run</th><th>job</th><th>started</th><th>deadline</th><th>attempt</th></tr>\(d.running.map { r in
                 HTML("<tr class=\"running-run\" data-run=\"\(r.runID)\"><td>run \(r.runID)</td><td>\(jobLink(r.identifier))</td><td>\(when(r.started, now: d.now))</td><td>\(when(r.deadline, now: d.now))</td><td>\(r.attempt)</td></tr>")
-            })</table>
+            })</table></div>
             """)
+        // A template's failing instances are one row (its page lists them).
+        var folded: [String: [FailingJob]] = [:]
+        for f in d.failing { if let split = InstanceName.split(f.identifier) { folded[split.template, default: []].append(f) } }
+        let templateRows = folded.sorted { $0.key < $1.key }.map { template, rows in
+            HTML("<tr class=\"failing-template\"><td>\(jobLink(template))<br><span class=\"muted\">template</span></td><td><a href=\"/jobs/\(HTML.segment(template))#instances\">\(rows.count) instance\(rows.count == 1 ? "" : "s") failing</a></td><td>up to \(rows.map(\.retryStreak).max() ?? 0)</td></tr>")
+        }
         let failing = d.failing.isEmpty ? "<p class=\"muted\">No job is failing.</p>" : HTML("""
-            <table><tr><th>job</th><th>last outcome</th><th>retry streak</th></tr>\(d.failing.map { f in
+            <div class="table"><table><tr><th>job</th><th>last outcome</th><th>retry streak</th></tr>\(templateRows)\(d.failing.filter { InstanceName.split($0.identifier) == nil }.map { f in
                 HTML("<tr><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(String(f.identifier.split(separator: "#", maxSplits: 1).first ?? "")))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
-            })</table>
+            })</table></div>
             """)
         let next = d.next.isEmpty ? "<p class=\"muted\">Nothing is pending.</p>" : HTML("""
-            <table><tr><th>job</th><th>due</th><th>where it waits</th></tr>\(d.next.map { p in
+            <div class="table"><table><tr><th>job</th><th>due</th><th>where it waits</th></tr>\(d.next.map { p in
                 HTML("<tr><td>\(jobLink(p.identifier))</td><td>\(when(p.earliest, now: d.now))</td><td>\(p.place?.rawValue ?? "nowhere")</td></tr>")
-            })</table>
+            })</table></div>
             """)
         let stale = d.staleWidgets.isEmpty ? "<p class=\"muted\">No widget is stale.</p>" : HTML("""
             <ul>\(d.staleWidgets.map { w in
@@ -79,16 +103,16 @@ enum Pages {
             })</ul>
             """)
         let recent = d.recentRuns.isEmpty ? "<p class=\"muted\">No run yet.</p>" : HTML("""
-            <table><tr><th>run</th><th>job</th><th>started</th><th>outcome</th></tr>\(d.recentRuns.map { r in
+            <div class="table"><table><tr><th>run</th><th>job</th><th>started</th><th>outcome</th></tr>\(d.recentRuns.map { r in
                 HTML("<tr><td>\(runLink(r))</td><td>\(jobLink(r.identifier))</td><td>\(when(r.started, now: d.now))</td><td>\(outcome(r.outcome))</td></tr>")
-            })</table>
+            })</table></div>
             """)
         let verdict: HTML = d.violations.isEmpty ? "" : HTML("<p class=\"outcome failure\">Invariant violated: \(d.violations.map(\.description).joined(separator: "; "))</p>")
         return layout("Overview", active: "/", """
             <h1>Overview</h1>
             \(verdict)
             <section><h2>Last 24 hours: \(d.runsLast24h) run\(d.runsLast24h == 1 ? "" : "s")\(d.truncated ? " (at least)" : "")</h2><div class="counts">\(counts)</div>
-            <p><img class="picture" src="/overview.svg" alt="The last 24 hours of runs, one lane per job, coloured by outcome" width="1100"></p></section>
+            <p><img class="picture" src="/overview.svg?minute=\(d.now.milliseconds / 60_000)" alt="The last 24 hours of runs: one lane per job or template, each half hour coloured by its worst outcome, with its number of runs"></p></section>
             <div class="grid">
             <section><h2>Running now</h2>\(running)</section>
             <section><h2>Failing jobs</h2>\(failing)</section>
@@ -98,7 +122,7 @@ enum Pages {
             <section><h2>Live activities</h2>\(activities)</section>
             <section class="wide"><h2>Failure notifications</h2>\(notifications(d.notifications, now: d.now))</section>
             </div>
-            <section><h2>Events</h2><ol id="events" class="events"><li class="muted">Events appear here as they happen (JavaScript on).</li></ol></section>
+            <section><h2>Events</h2><ol id="events" class="events" data-keep><li class="muted">Events appear here as they happen (JavaScript on).</li></ol></section>
             """)
     }
 
@@ -106,37 +130,55 @@ enum Pages {
 
     static func jobRowCells(_ j: JobRow, now: Instant) -> HTML {
         let last: HTML = j.lastRun.map { r in HTML("\(runLink(r)) \(outcome(r.outcome)) \(when(r.ended ?? r.started, now: now))") } ?? "<span class=\"muted\">never ran</span>"
+        if let c = j.instances {
+            // A template: its instances, counted.
+            let next: HTML = c.pending == 0 ? "<span class=\"muted\">none pending</span>"
+                : HTML("\(c.pending) pending, the first \(when(j.next, now: now))")
+            let last: HTML = j.lastRun.map { r in HTML("\(runLink(r)) \(jobLink(r.identifier)) \(outcome(r.outcome)) \(when(r.ended ?? r.started, now: now))") }
+                ?? "<span class=\"muted\">no instance ran</span>"
+            let failing: HTML = c.failing == 0 ? "0 failing" : HTML("<span class=\"outcome failure\">\(c.failing) failing</span>\(j.retryStreak > 0 ? HTML("<br><span class=\"muted\">longest streak \(j.retryStreak)</span>") : "")")
+            return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">template · \(c.count) instance\(c.count == 1 ? "" : "s") · \(c.running) running</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(failing)</td><td>—</td><td class=\"why\">\(j.why.paragraph)</td>"
+        }
         let next: HTML = j.running != nil ? "<span class=\"outcome running\">running now</span>"
             : j.next.map { HTML("\(when($0, now: now))\(j.nextPlace.map { HTML(" <span class=\"muted\">(\($0))</span>") } ?? "")") } ?? "<span class=\"muted\">none pending</span>"
         let unmet: HTML = j.unmet.isEmpty ? "<span class=\"muted\">—</span>" : HTML("<span class=\"outcome failure\">needs \(j.unmet.joined(separator: " and "))</span>")
-        return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">\(j.kind.rawValue)</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(j.retryStreak)</td><td>\(unmet)</td><td class=\"why\">\(j.why.paragraph)</td>"
+        return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">\(j.kindName)</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(j.retryStreak)</td><td>\(unmet)</td><td class=\"why\">\(j.why.paragraph)</td>"
     }
 
     static func jobs(_ d: JobsData) -> HTML {
         let rows = HTML.join(d.jobs.map { j in HTML("<tr id=\"job-\(HTML.segment(j.identifier))\">\(jobRowCells(j, now: d.now))</tr>") })
         return layout("Jobs", active: "/jobs", """
             <h1>Jobs</h1>
-            <table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
-            \(rows)</table>
+            <div class="table"><table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
+            \(rows)</table></div>
             """)
     }
 
     // MARK: A job
 
     static func actionForm(_ path: String, _ label: String, enabled: Bool) -> HTML {
-        "<form class=\"action\" method=\"post\" action=\"\(path)\"><button type=\"submit\"\(enabled ? "" : " disabled title=\"start refreshd with --http-token-file to allow actions\"")>\(label)</button></form>"
+        let off: HTML = enabled ? "" : " disabled title=\"start refreshd with --http-token-file to allow actions\""
+        return "<form class=\"action\" method=\"post\" action=\"\(path)\"><button type=\"submit\"\(off)>\(label)</button></form>"
+    }
+
+    /// Under a page's action buttons: how to act with the token, or that actions are off.
+    static func actionsNote(_ enabled: Bool, example: String) -> HTML {
+        enabled ? HTML("<p class=\"muted\">Actions need the token (the page asks once): <code>curl -X POST -H 'Authorization: Bearer TOKEN' http://HOST\(example)</code></p>")
+            : "<p class=\"muted\">Read-only: refreshd runs without <code>--http-token-file</code>, so actions are off.</p>"
     }
 
     static func job(_ d: JobData) -> HTML {
         let j = d.job
         let base = "/api/jobs/" + HTML.segment(j.identifier)
-        let actions = HTML.join([
-            actionForm(base + "/run", "Run now", enabled: d.actionsEnabled),
-            actionForm(base + "/cancel", "Cancel pending request", enabled: d.actionsEnabled),
-            actionForm(base + "/expire", "Expire the running run", enabled: d.actionsEnabled),
-        ])
+        // A template never runs (its instances do): the API refuses these for it.
+        let actions: HTML = d.template != nil ? "" : HTML("""
+            <section><h2>Actions</h2><div class="actions">\(actionForm(base + "/run", "Run now", enabled: d.actionsEnabled))\(actionForm(base + "/cancel", "Cancel pending request", enabled: d.actionsEnabled))\(actionForm(base + "/expire", "Expire the running run", enabled: d.actionsEnabled))</div>
+            \(actionsNote(d.actionsEnabled, example: base + "/run"))</section>
+            """)
         let newest = d.runs.first?.run.runID
-        let runs = d.runs.isEmpty ? "<p class=\"muted\">No runs recorded.</p>" : HTML.join(d.runs.map { row in
+        let none: HTML = d.template != nil ? "<p class=\"muted\">A template never runs: its instances' runs are on their pages (below).</p>"
+            : "<p class=\"muted\">No runs recorded.</p>"
+        let runs = d.runs.isEmpty ? none : HTML.join(d.runs.map { row in
             let r = row.run
             let open: HTML = r.runID == newest ? " open" : ""
             let bar: HTML = row.durationMilliseconds.map { ms in
@@ -157,13 +199,13 @@ enum Pages {
         return layout(j.identifier, active: "/jobs", api: "/api/jobs/" + HTML.segment(j.identifier), """
             <h1>\(j.identifier)</h1>
             <p>\(what)</p>
-            <table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
-            <tr>\(jobRowCells(j, now: d.now))</tr></table>
-            <section><h2>Actions</h2><div class="actions">\(actions)</div><p class="muted">Actions need the token: <code>curl -X POST -H 'Authorization: Bearer TOKEN' http://HOST\(base)/run</code></p><p id="action-result" class="muted"></p></section>
+            <div class="table"><table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
+            <tr>\(jobRowCells(j, now: d.now))</tr></table></div>
+            \(actions)
             <div class="grid">
             <section class="wide"><h2>Run history</h2>\(runs)\(older)</section>
             <section><h2>Next 10 calendar slots</h2>\(slots)</section>
-            <section><h2>Failure notifications</h2>\(notifications(d.notifications, now: d.now))</section>
+            <section><h2>Failure notifications</h2>\(notifications(d.notifications, now: d.now, counts: false))</section>
             </div>
             \(instances)
             """)
@@ -171,13 +213,14 @@ enum Pages {
 
     /// Held notifications (waiting to be delivered: their attempts, the last failure, the next
     /// attempt) and those given up or dropped since this refreshd started.
-    static func notifications(_ n: NotificationsData, now: Instant) -> HTML {
+    /// `counts`: the counts since start, which are of all jobs (not shown on a job's page).
+    static func notifications(_ n: NotificationsData, now: Instant, counts shown: Bool = true) -> HTML {
         let c = n.counts
-        let counts: HTML = "<p class=\"muted\">Since this refreshd started: \(c.failure) failure, \(c.recovery) recovery; \(c.delivered) delivered, \(c.retries) retries, \(c.givenUp) given up, \(c.dropped) dropped.</p>"
+        let counts: HTML = !shown ? "" : "<p class=\"muted\">Since this refreshd started: \(c.failure) failure, \(c.recovery) recovery; \(c.delivered) delivered, \(c.retries) retries, \(c.givenUp) given up, \(c.dropped) dropped.</p>"
         let held = n.held.isEmpty ? "<p class=\"muted\">None waiting.</p>" : HTML("""
-            <table class="held"><tr><th>notification</th><th>run</th><th>to</th><th>failed attempts</th><th>next attempt</th></tr>\(n.held.map { h in
+            <div class="table"><table class="held"><tr><th>notification</th><th>run</th><th>to</th><th>failed attempts</th><th>next attempt</th></tr>\(n.held.map { h in
                 HTML("<tr class=\"held-notification\"><td>\(h.kind) <span class=\"muted\">\(h.id)</span></td><td>\(jobLink(h.job)) run \(h.runID) \(outcome(h.outcome))</td><td><code>\(h.notifier)</code></td><td>\(h.attempts)\(h.lastFailure.map { HTML("<br><span class=\"why\">\($0)</span>") } ?? "")</td><td>\(h.attempts == 0 && h.nextAttempt == nil ? HTML("being sent") : when(h.nextAttempt, now: now))</td></tr>")
-            })</table>
+            })</table></div>
             """)
         let gone = n.givenUp.isEmpty ? "" : HTML("""
             <h3>Given up or dropped</h3><ul class="gone">\(n.givenUp.prefix(20).map { g in
@@ -196,15 +239,15 @@ enum Pages {
         let id = d.job.identifier
         let base = "/api/jobs/" + HTML.segment(id) + "/instances"
         let failing = t.failing.isEmpty ? "<p class=\"muted\">No instance is failing.</p>" : HTML("""
-            <table><tr><th>instance</th><th>last outcome</th><th>retry streak</th></tr>\(t.failing.map { f in
+            <div class="table"><table><tr><th>instance</th><th>last outcome</th><th>retry streak</th></tr>\(t.failing.map { f in
                 HTML("<tr class=\"failing-instance\"><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(f.identifier))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
-            })</table>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50)</p>") : "")
+            })</table></div>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50)</p>") : "")
             """)
         let rows = t.instances.isEmpty ? "<p class=\"muted\">No instance on this page.</p>" : HTML("""
-            <table class="instances"><tr><th>instance</th><th>values</th><th></th></tr>\(t.instances.map { i in
+            <div class="table"><table class="instances"><tr><th>instance</th><th>values</th><th></th></tr>\(t.instances.map { i in
                 let name = InstanceName.identifier(template: i.template, key: i.key)
                 return HTML("<tr class=\"instance\"><td>\(jobLink(name))</td><td><code>\(i.valuesText)</code></td><td>\(actionForm(base + "/" + HTML.segment(i.key) + "/remove", "Remove", enabled: d.actionsEnabled))</td></tr>")
-            })</table>
+            })</table></div>
             """)
         let next: HTML = t.nextAfter.map { HTML("<p><a href=\"/jobs/\(HTML.segment(id))?after=\(HTML.segment($0))#instances\">Next instances →</a></p>") } ?? ""
         let fields = HTML.join(t.parameters.count > 1 ? t.parameters.map { p in HTML(" <label>\(p) <input name=\"\(p)\" size=\"10\" required></label>") } : [])
@@ -309,12 +352,12 @@ enum Pages {
 
     static func activities(_ d: ActivitiesData) -> HTML {
         let rows = d.activities.activities.isEmpty ? "<p class=\"muted\">No activity.</p>" : HTML("""
-            <table><tr><th>activity</th><th>state</th><th>progress</th><th>stale date</th><th>ends by (8 h)</th><th>dismissal</th><th>next deadline</th><th>updates</th><th></th></tr>\(d.activities.activities.map { a in
+            <div class="table"><table><tr><th>activity</th><th>state</th><th>progress</th><th>stale date</th><th>ends by (8 h)</th><th>dismissal</th><th>next deadline</th><th>updates</th><th></th></tr>\(d.activities.activities.map { a in
                 let progress: HTML = a.progressPercent.map { HTML("<meter min=\"0\" max=\"100\" value=\"\(Int($0))\"></meter> \(Int($0))%") } ?? "—"
                 let held: HTML = a.held.map { _ in HTML(" · 1 held") } ?? ""
                 let end: HTML = a.state.isLive ? actionForm("/api/activities/" + HTML.segment(a.id) + "/end", "End", enabled: d.actionsEnabled) : ""
                 return HTML("<tr id=\"\(HTML.segment(a.id))\"><td>\(a.id)<br><span class=\"muted\">\(a.type) · \(a.owner ?? "—") · \(a.namespace)</span></td><td>\(a.state.rawValue)</td><td>\(progress)</td><td>\(when(a.staleDate, now: d.now))</td><td>\(when(a.endsBy, now: d.now))</td><td>\(when(a.dismissal, now: d.now))</td><td>\(a.nextDeadlineKind ?? "") \(when(a.nextDeadline, now: d.now))</td><td>\(a.updatesApplied) applied · \(a.updatesIgnored) ignored\(held) · budget \(a.budgetUsed)/\(a.budget)</td><td>\(end)</td></tr>")
-            })</table>
+            })</table></div>
             """)
         let dismissed = d.activities.recentlyDismissed.isEmpty ? "" : HTML("<h2>Recently dismissed</h2><ul>\(d.activities.recentlyDismissed.map { HTML("<li>\($0.id)</li>") })</ul>")
         return layout("Activities", active: "/activities", "<h1>Activities</h1>\(rows)\(dismissed)")

@@ -15,26 +15,26 @@ struct Routes: Sendable {
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: SecurityHeaders())
-        router.get("/") { _, _ in try await page { Pages.overview(try await overview()) } }
+        router.get("/") { request, _ in try await page(request) { Pages.overview(try await overview()) } }
         router.get("/api/overview") { _, _ in try await json { try await overview() } }
-        router.get("/jobs") { _, _ in try await page { Pages.jobs(try await jobs()) } }
+        router.get("/jobs") { request, _ in try await page(request) { Pages.jobs(try await jobs()) } }
         router.get("/api/jobs") { _, _ in try await json { try await jobs() } }
         router.get("/jobs/:id") { request, context in
-            try await page { Pages.job(try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request))) }
+            try await page(request) { Pages.job(try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request))) }
         }
         router.get("/api/jobs/:id") { request, context in
             try await json { try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request)) }
         }
-        router.get("/widgets") { _, _ in try await page { Pages.widgets(try await widgets()) } }
+        router.get("/widgets") { request, _ in try await page(request) { Pages.widgets(try await widgets()) } }
         router.get("/api/widgets") { _, _ in try await json { try await widgets() } }
         router.get("/widgets/:kind/:family/rendition") { _, context in
             try await rendition(kind: Self.parameter(context, "kind"), family: Self.parameter(context, "family"))
         }
-        router.get("/activities") { _, _ in try await page { Pages.activities(try await activities()) } }
+        router.get("/activities") { request, _ in try await page(request) { Pages.activities(try await activities()) } }
         router.get("/api/activities") { _, _ in try await json { try await activities() } }
         router.get("/overview.svg") { _, _ in try await picture() }
         router.get("/simulate") { request, _ in
-            try await page { Pages.simulate(try await simulate(request), days: request.uri.queryParameters.get("days")) }
+            try await page(request) { Pages.simulate(try await simulate(request), days: request.uri.queryParameters.get("days")) }
         }
         router.get("/api/simulate") { request, _ -> Response in
             guard let data = try await simulate(request) else {
@@ -59,16 +59,16 @@ struct Routes: Sendable {
             Self.response(.ok, "text/css; charset=utf-8", Assets.style)
         }
         router.post("/api/jobs/:id/run") { request, context in
-            try await action(request) { ControlRequest(.submit, identifier: try Self.parameter(context, "id")) }
+            try await action(request, back: Self.jobPage(context)) { ControlRequest(.submit, identifier: try Self.parameter(context, "id")) }
         }
         router.post("/api/jobs/:id/cancel") { request, context in
-            try await action(request) { ControlRequest(.cancel, identifier: try Self.parameter(context, "id")) }
+            try await action(request, back: Self.jobPage(context)) { ControlRequest(.cancel, identifier: try Self.parameter(context, "id")) }
         }
         router.post("/api/jobs/:id/expire") { request, context in
-            try await action(request) { ControlRequest(.simulateExpiration, identifier: try Self.parameter(context, "id")) }
+            try await action(request, back: Self.jobPage(context)) { ControlRequest(.simulateExpiration, identifier: try Self.parameter(context, "id")) }
         }
         router.post("/api/jobs/:id/instances") { request, context in
-            try await action(request) {
+            try await action(request, back: Self.jobPage(context)) {
                 var values: [String: String] = [:]
                 var key: String?
                 for (name, value) in request.uri.queryParameters {
@@ -86,7 +86,7 @@ struct Routes: Sendable {
             }
         }
         router.post("/api/jobs/:id/instances/:key/remove") { request, context in
-            try await action(request) {
+            try await action(request, back: Self.jobPage(context)) {
                 var command = ControlRequest(.instanceRemove)
                 command.template = try Self.parameter(context, "id")
                 command.key = try Self.parameter(context, "key")
@@ -94,10 +94,10 @@ struct Routes: Sendable {
             }
         }
         router.post("/api/widgets/:kind/reload") { request, context in
-            try await action(request) { ControlRequest(.reload, kind: try Self.parameter(context, "kind")) }
+            try await action(request, back: "/widgets") { ControlRequest(.reload, kind: try Self.parameter(context, "kind")) }
         }
         router.post("/api/activities/:id/end") { request, context in
-            try await action(request) {
+            try await action(request, back: "/activities") {
                 let line = ["activity": "end", "id": try Self.parameter(context, "id")]
                 let text = String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self)
                 return ControlRequest(.activity, activity: text)
@@ -125,8 +125,19 @@ struct Routes: Sendable {
         let (status, allRuns, counters) = try await source.readStore { store in
             (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7))
         }
-        let rows = live.jobs.values.sorted { $0.identifier < $1.identifier }.map {
-            Views.jobRow($0, live, lastRun: Self.lastRun(of: $0.identifier, status), allRuns: allRuns, counters: counters)
+        // Templates' instances counted on the loop when the page is asked for (linear in the
+        // instances), not with every gather of the live facts.
+        let templates = live.jobs.values.filter { $0.template != nil }.map(\.identifier)
+        let runtime = source.runtime
+        let sizes = templates.isEmpty ? [:] : try await source.onLoop {
+            Dictionary(uniqueKeysWithValues: templates.map { ($0, runtime.instances(of: $0)?.count ?? 0) })
+        }
+        let rows = live.jobs.values.sorted { $0.identifier < $1.identifier }.map { spec in
+            let counts = sizes[spec.identifier].map {
+                InstanceCounts.make(spec.identifier, count: $0, live, failing: Views.failingInstances(of: spec.identifier, live, status: status).count)
+            }
+            return Views.jobRow(spec, live, lastRun: Self.lastRun(of: spec.identifier, status, instances: counts != nil), allRuns: allRuns,
+                                counters: counters, instances: counts)
         }
         return JobsData(now: live.now, jobs: rows)
     }
@@ -147,8 +158,8 @@ struct Routes: Sendable {
             (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7),
              try Views.runs(of: id, before: before, in: store))
         }
-        let row = Views.jobRow(spec, id: id, live, lastRun: Self.lastRun(of: id, status), allRuns: allRuns, counters: counters)
         var template: TemplateData?
+        var counts: InstanceCounts?
         if isTemplate, let parameters = spec.template?.parameters {
             var list = ControlRequest(.instanceList)
             list.template = id
@@ -163,11 +174,18 @@ struct Routes: Sendable {
             // Counted on the loop when the page is asked for (linear in the instances, as the
             // list itself is), not with every gather of the live facts.
             let count = try await source.onLoop { runtime.instances(of: id)?.count ?? 0 }
+            counts = InstanceCounts.make(id, count: count, live, failing: failing.count)
             template = TemplateData(parameters: parameters, count: count,
                                     failing: Array(failing.prefix(50)), failingMore: failing.count > 50,
                                     instances: reply.instances ?? [], nextAfter: reply.nextAfter)
         }
-        return JobData(now: live.now, job: row, command: spec.action == nil ? spec.command.argv : nil, action: spec.action?.name,
+        let row = Views.jobRow(spec, id: id, live, lastRun: Self.lastRun(of: id, status, instances: counts != nil), allRuns: allRuns,
+                               counters: counters, instances: counts)
+        // An instance's page shows what its runs execute: the template's command filled with
+        // its values.
+        var shown = spec
+        if instanceOf != nil, let values = try await source.onLoop({ runtime.instance(id)?.values }) { shown = spec.filled(values) }
+        return JobData(now: live.now, job: row, command: shown.action == nil ? shown.command.argv : nil, action: shown.action?.name,
                        allowanceMilliseconds: Int64(spec.definition.allowance.components.seconds * 1000),
                        runs: page.runs.map { Views.runRow($0, tails: source.tails) }, nextBefore: page.nextBefore,
                        nextSlots: Views.nextSlots(spec, after: live.now), actionsEnabled: token != nil,
@@ -228,7 +246,8 @@ struct Routes: Sendable {
         let live = try await source.live()
         let since = live.now - .seconds(86_400)
         let runs = try await source.readStore { try Views.runs(since: since, in: $0).runs }
-        let svg = try OverviewPicture.svg(runs: runs, jobs: Array(live.jobs.keys), now: live.now, violations: live.violations)
+        let templates = Set(live.jobs.values.filter { $0.template != nil }.map(\.identifier))
+        let svg = OverviewPicture.svg(runs: runs, jobs: Array(live.jobs.keys), templates: templates, now: live.now, violations: live.violations)
         return Self.response(.ok, "image/svg+xml", svg)
     }
 
@@ -296,8 +315,20 @@ struct Routes: Sendable {
     /// Carries out an action for a request that holds the token: 401 without a bearer token,
     /// 403 with another one or when actions are off; otherwise the control reply as JSON,
     /// with a status from its error code.
-    func action(_ request: Request, _ make: () throws -> ControlRequest) async throws -> Response {
-        if let refusal = authorize(request) { return refusal }
+    ///
+    /// A form a browser sends without JavaScript (form-encoded, asking for HTML, and so without
+    /// the bearer header, which only the page's script adds) is refused too, but answered 303
+    /// back to `back` (the page of the button) with the refusal's code, which that page tells
+    /// in words.
+    func action(_ request: Request, back: String, _ make: () throws -> ControlRequest) async throws -> Response {
+        if let refusal = authorize(request) {
+            guard request.headers[.authorization] == nil,
+                  request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+                  request.headers[.accept]?.contains("text/html") == true
+            else { return refusal }
+            let code = token == nil ? "actions-off" : "no-token"
+            return Response(status: .seeOther, headers: [.location: back + "?refused=" + code])
+        }
         let reply = try await source.command(try make())
         let status: HTTPResponse.Status = switch reply.error?.code {
         case nil: .ok
@@ -343,8 +374,10 @@ struct Routes: Sendable {
     // MARK: Helpers
 
     /// A job's latest run: its own, or for a timeline job its providers' latest.
-    static func lastRun(of id: String, _ status: StatusReport) -> StatusReport.Run? {
-        status.jobs.filter { Views.belongs($0.identifier, to: id) }.map(\.lastRun).max { $0.runID < $1.runID }
+    /// `instances`: a template's, its instances' latest.
+    static func lastRun(of id: String, _ status: StatusReport, instances: Bool = false) -> StatusReport.Run? {
+        status.jobs.filter { Views.belongs($0.identifier, to: id) || (instances && $0.identifier.hasPrefix(id + "[")) }
+            .map(\.lastRun).max { $0.runID < $1.runID }
     }
 
     static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
@@ -369,8 +402,19 @@ struct Routes: Sendable {
         return text
     }
 
-    func page(_ make: () async throws -> HTML) async throws -> Response {
-        Self.response(.ok, "text/html; charset=utf-8", try await make().text)
+    /// A page; `?refused=CODE` (a plain form's refused action, see `action`) puts the
+    /// refusal's words where the script puts action results.
+    func page(_ request: Request, _ make: () async throws -> HTML) async throws -> Response {
+        var text = try await make().text
+        if let code = request.uri.queryParameters.get("refused"), let notice = Pages.refusal(code, page: request.uri.path) {
+            text = text.replacingOccurrences(of: Pages.messagesMarker.text, with: notice.text)
+        }
+        return Self.response(.ok, "text/html; charset=utf-8", text)
+    }
+
+    /// `/jobs/ID` of an action's `:id`: where its button is.
+    static func jobPage(_ context: BasicRequestContext) -> String {
+        "/jobs/" + HTML.segment((try? parameter(context, "id")) ?? "")
     }
 
     func json<T: Encodable>(_ make: () async throws -> T) async throws -> Response {

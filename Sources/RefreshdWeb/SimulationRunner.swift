@@ -35,6 +35,18 @@ final class SimulationRunner: @unchecked Sendable {
         var svg: String
     }
 
+    /// The largest picture the page shows: the renderer draws one mark a run, and one job run
+    /// every second for 31 days is an 18 MB SVG a browser does not draw.
+    static let maxPictureBytes = 4 << 20
+
+    /// `svg`, or when it is over `maxPictureBytes` a small picture that says so.
+    static func bounded(_ svg: String, days: Int) -> String {
+        let size = svg.utf8.count
+        guard size > maxPictureBytes else { return svg }
+        let mb = String(format: "%.1f", Double(size) / 1_048_576)
+        return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1100\" height=\"60\" viewBox=\"0 0 1100 60\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"14\"><rect width=\"100%\" height=\"100%\" fill=\"#fff\"/><text x=\"10\" y=\"34\">Too many runs to draw: the picture of \(days) day\(days == 1 ? "" : "s") would be \(mb) MB (at most \(maxPictureBytes >> 20) MB is drawn). Simulate fewer days; the table below has every figure.</text></svg>"
+    }
+
     private let lock = Lock()
     /// Guarded by `lock`.
     private var latest: Result?
@@ -120,7 +132,7 @@ final class SimulationRunner: @unchecked Sendable {
                 let simulation = Simulation(scenario: scenario)
                 simulation.stopRequested = { limits.shouldStop() }
                 let report = simulation.run()
-                let svg = SimulationPicture.svg(report)
+                let svg = Self.bounded(SimulationPicture.svg(report), days: scenario.days)
                 let elapsed = ContinuousClock.now - began
                 let ms = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
                 continuation.resume(returning: Result(scenario: scenario, report: report, stopped: limits.reason, elapsedMilliseconds: ms, svg: svg))

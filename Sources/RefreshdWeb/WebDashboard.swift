@@ -33,8 +33,8 @@ package final class WebDashboard: @unchecked Sendable {
 
     /// How long an idle connection (or one sending its request slowly) is kept.
     static let idleTimeout: TimeAmount = .seconds(30)
-    /// The largest request head accepted (all header fields together); larger is refused 431
-    /// by the HTTP parser and the connection closed.
+    /// The largest request head accepted (all header fields together); larger is refused 400
+    /// by the HTTP parser (Hummingbird answers every parser error so) and the connection closed.
     static let maxHeaderBytes = 16 * 1024
 
     init(settings: WebSettings, parts: DaemonParts, logger: Logger) {

@@ -6,18 +6,26 @@ one JSON object with what it saw; the Swift test checks it. Exits 0 when it coul
 browser at all (the checks themselves are judged by the test), 3 when chromium or selenium is
 missing.
 
-  dashboard_check.py BASE TOKEN OUTDIR REFRESHD STATE JOB WIDGET_KIND WIDGET_FAMILY TEMPLATE
+  dashboard_check.py BASE TOKEN OUTDIR REFRESHD STATE JOB WIDGET_KIND WIDGET_FAMILY TEMPLATE PID
+
+After the pages and actions: live updates leave the operator alone (a typed value, its focus and
+an open <details> survive 20 events; action results stay 5 s later, on every page), every page
+fits 390 px and 1400 px without scrolling sideways, and, last, refreshd (PID) is stopped and the
+page must say its stream is down and stop its countdowns.
 """
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 
 
 def main():
-    base, token, out, refreshd, state, job, kind, family, template = sys.argv[1:10]
+    base, token, out, refreshd, state, job, kind, family, template, pid = sys.argv[1:11]
     result = {"pages": {}, "errors": [], "screenshots": []}
     try:
         from selenium import webdriver
@@ -55,6 +63,11 @@ def main():
                 pass
             time.sleep(0.02)
         return False
+
+    def message():
+        # The action results shown (they stay until dismissed), newest last.
+        items = driver.find_elements(By.CSS_SELECTOR, "#messages .message")
+        return items[-1].text.rstrip("×").strip() if items else ""
 
     def screenshot(name):
         height = driver.execute_script("return Math.min(4000, document.documentElement.scrollHeight)")
@@ -131,13 +144,13 @@ def main():
         driver.get(base + "/jobs/" + job)
         driver.execute_script("sessionStorage.setItem('refreshd-token', arguments[0])", token)
         driver.find_element(By.CSS_SELECTOR, "form.action[action$='/run'] button").click()
-        wait(lambda: driver.find_element(By.ID, "action-result").text != "", 5)
-        result["actions"]["button"] = driver.find_element(By.ID, "action-result").text
+        wait(lambda: message() != "", 5)
+        result["actions"]["button"] = message()
         # An instance added from the template's page with the token, then removed from it.
         driver.get(base + "/jobs/" + template)
         driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']").send_keys("erin")
         driver.find_element(By.CSS_SELECTOR, "form.action[action$='/instances'] button").click()
-        wait(lambda: driver.find_element(By.ID, "action-result").text != "" if driver.find_elements(By.ID, "action-result") else False, 5)
+        wait(lambda: message() != "", 5)
         wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove']")) > 0, 5)
         result["actions"]["instanceAdded"] = len(driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove']")) > 0
         screenshot("template-after-add")
@@ -149,10 +162,165 @@ def main():
         status, body = post("/api/activities/web-pack/end", "Bearer " + token)
         result["actions"]["end"] = [status, body.get("message") or body.get("error")]
         console("actions")
+        operator(driver, By, base, token, job, template, kind, int(pid), result, wait, message, post, console)
     finally:
         driver.quit()
     print(json.dumps(result))
     return 0
+
+
+
+def operator(driver, By, base, token, job, template, kind, pid, result, wait, message, post, console):
+    """What an operator feels: live updates that leave them alone, results that stay, any
+    screen, and a page that says when refreshd is gone."""
+    checks = result["operator"] = {}
+
+    def attempt(name, body):
+        # A phase that throws (an element replaced under the driver: the bug itself) is recorded,
+        # and the next phases still run.
+        try:
+            body()
+        except Exception as error:
+            checks.setdefault(name, {})["error"] = repr(error)[:300]
+    stop = threading.Event()
+
+    def pump():
+        # Events: "Run now" of a job that runs `true` (submitted, launched, finished: 3 events).
+        while not stop.is_set():
+            post("/api/jobs/web.nightly/run", "Bearer " + token)
+            stop.wait(0.3)
+
+    def events(count, timeout=20, duration=0):
+        # Waits until the open page has been sent `count` more events (those it refreshes for),
+        # and at least `duration` seconds, with events coming all along.
+        begun = time.monotonic()
+        driver.execute_script("""
+            window.__seen = 0;
+            var s = new EventSource('/api/events');
+            s.addEventListener('observation', function (e) { if (JSON.parse(e.data).kind !== 'output') window.__seen++; });
+            window.__counter = s;""")
+        worker = threading.Thread(target=pump)
+        stop.clear()
+        worker.start()
+        try:
+            seen = wait(lambda: driver.execute_script("return window.__seen") >= count, timeout)
+            time.sleep(max(0, duration - (time.monotonic() - begun)))
+            time.sleep(0.6)  # the refresh of the last event lands
+        finally:
+            stop.set()
+            worker.join()
+        got = driver.execute_script("window.__counter.close(); return window.__seen")
+        return seen, got
+
+    # A half-typed key keeps its value and its focus through 20 events.
+    def phase_typed():
+        driver.get(base + "/jobs/" + template)
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        field = driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']")
+        field.send_keys("half-typ")
+        _, got = events(20)
+        field = driver.find_element(By.CSS_SELECTOR, "form.action input[name='key']")
+        checks["typed"] = {"events": got, "value": field.get_attribute("value"),
+                           "focused": driver.execute_script("return document.activeElement && document.activeElement.name === 'key'")}
+
+    attempt("typed", phase_typed)
+
+    # An opened <details> stays open, and a reload's result stays 5 s with events coming.
+    def phase_widgets():
+        driver.get(base + "/widgets")
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        driver.execute_script("sessionStorage.setItem('refreshd-token', arguments[0])", token)
+        driver.find_element(By.CSS_SELECTOR, "article.widget details summary").click()
+        driver.find_element(By.CSS_SELECTOR, "form.action[action$='/reload'] button").click()
+        wait(lambda: message() != "", 5)
+        said = message()
+        _, got = events(20, duration=5)
+        checks["widgets"] = {"events": got, "open": driver.execute_script("return document.querySelector('article.widget details').open"),
+                             "message": said, "after5s": message()}
+
+    attempt("widgets", phase_widgets)
+
+    # Activities: a wrong token is said and stays; a cancelled token prompt is said too.
+    def phase_activities():
+        driver.get(base + "/activities")
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        driver.execute_script("sessionStorage.setItem('refreshd-token', 'x'.repeat(24))")
+        buttons = driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/end'] button")
+        if buttons:
+            buttons[0].click()
+            wait(lambda: message() != "", 5)
+        wrong = message()
+        driver.get_log("browser")  # the refused request (403) the browser logs is the point here
+        _, got = events(12, duration=5)
+        checks["activities"] = {"events": got, "message": wrong, "after5s": message()}
+        buttons = driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/end'] button")
+        cancelled = ""
+        if buttons:
+            buttons[0].click()  # no token now (the wrong one was forgotten): the prompt asks
+            if wait(lambda: driver.switch_to.alert is not None, 3):
+                driver.switch_to.alert.dismiss()
+            wait(lambda: "no token" in message(), 3)
+            cancelled = message()
+        checks["cancelled"] = cancelled
+
+    attempt("activities", phase_activities)
+
+    # The job page: the button's result is still there 5 s later, with events coming.
+    def phase_job():
+        driver.get(base + "/jobs/" + job)
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        driver.execute_script("sessionStorage.setItem('refreshd-token', arguments[0])", token)
+        driver.find_element(By.CSS_SELECTOR, "form.action[action$='/cancel'] button").click()
+        wait(lambda: message() != "", 5)
+        said = message()
+        _, got = events(12, duration=5)
+        checks["job"] = {"events": got, "message": said, "after5s": message()}
+        # Until dismissed: the button takes it away.
+        shown = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message"))
+        driver.find_elements(By.CSS_SELECTOR, "#messages .message .dismiss")[-1].click()
+        checks["job"]["dismissed"] = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message")) == shown - 1
+        console("operator")
+
+    attempt("job", phase_job)
+
+    # Every page at 1400 px and at 390 px: no sideways scroll of the page itself.
+    def phase_widths():
+        pages = ["/", "/jobs", "/jobs/" + job, "/jobs/" + template, "/jobs/" + template + "%5Balice%5D", "/widgets",
+                 "/activities", "/simulate", "/simulate?days=3", "/no-such-page"]
+        widths = {}
+        for width, height in ((1400, 1000), (390, 844)):
+            driver.set_window_size(width, height)
+            for path in pages:
+                driver.get(base + path)
+                time.sleep(0.2)
+                widths["%d %s" % (width, path)] = driver.execute_script(
+                    "return [document.documentElement.scrollWidth, window.innerWidth]")
+            if width == 390:
+                for name, path in (("phone-overview", "/"), ("phone-template", "/jobs/" + template)):
+                    driver.get(base + path)
+                    time.sleep(0.3)
+                    driver.save_screenshot("%s/%s.png" % (os.path.dirname(result["screenshots"][0]), name))
+        checks["widths"] = widths
+        driver.set_window_size(1400, 1000)
+
+    attempt("widths", phase_widths)
+
+    # Refreshd stops: the page says its stream is down, and no countdown moves any more.
+    def phase_down():
+        driver.get(base + "/")
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        texts = "return Array.prototype.map.call(document.querySelectorAll('[data-countdown]'), function (t) { return t.textContent; })"
+        before = driver.execute_script(texts)
+        time.sleep(2.2)
+        ticking = driver.execute_script(texts) != before
+        os.kill(pid, signal.SIGTERM)
+        shown = wait(lambda: driver.find_element(By.ID, "stream-down").is_displayed(), 10)
+        frozen = driver.execute_script(texts)
+        time.sleep(2.2)
+        checks["down"] = {"banner": shown, "text": driver.execute_script("var b = document.getElementById('stream-down'); return b && b.textContent"),
+                          "tickedWhileUp": ticking, "frozen": driver.execute_script(texts) == frozen}
+
+    attempt("down", phase_down)
 
 
 if __name__ == "__main__":

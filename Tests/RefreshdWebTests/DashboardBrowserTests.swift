@@ -61,9 +61,41 @@ import Testing
         #expect(waitFor(timeout: 10) { HTTP.request(port, "/api/jobs/web.feed").text.contains("\"web.feed[bob]\"") })
 
         // A live activity, for the activities page (ended from the page's API below).
-        let activity = try Daemon.run(["ctl", "activity", "start", "web-pack", "--type", "Download", "--progress", "0.4",
-                                       "--stale-date", "+30m", "--state", project.state])
-        #expect(activity.0 == 0, "\(activity.1)")
+        // Two: one ended through the API, one whose End button the operator checks use.
+        for id in ["web-pack", "web-pack-2"] {
+            let activity = try Daemon.run(["ctl", "activity", "start", id, "--type", "Download", "--progress", "0.4",
+                                           "--stale-date", "+30m", "--state", project.state])
+            #expect(activity.0 == 0, "\(activity.1)")
+        }
+
+        // Pages as a plain client reads them (no browser needed).
+        let template = HTTP.request(port, "/jobs/web.feed").text
+        #expect(template.contains("/api/jobs/web.feed/instances") && !template.contains("/api/jobs/web.feed/run")
+                && !template.contains("/api/jobs/web.feed/expire"), "a template offers actions the API refuses")
+        #expect(HTTP.request(port, "/jobs/web.feed%5Balice%5D").text.contains(" -c echo feed for alice; test alice != bob</code>"),
+                "an instance's page shows its command filled")
+        #expect(waitFor(timeout: 10) {
+            let jobs = HTTP.request(port, "/jobs").text
+            return jobs.contains("template · 3 instances") && jobs.contains("1 failing")
+        }, "the template's row counts its instances: \(HTTP.request(port, "/jobs").text)")
+        let jobsPage = HTTP.request(port, "/jobs").text
+        #expect(jobsPage.contains("<span class=\"muted\">timeline</span>"))
+        let sleeperPage = HTTP.request(port, "/jobs/web.sleeper").text
+        #expect(!sleeperPage.contains("Since this refreshd started"), "a job's page shows every job's notification counts")
+        #expect(sleeperPage.contains("Actions need the token"))
+        let picture = HTTP.request(port, "/overview.svg").text
+        #expect(picture.contains(">web.feed[*]</text>") && !picture.contains("web.feed[alice]") && picture.contains(":00</text>")
+                && !picture.contains("seed") && !picture.contains("invariants"), "\(picture.prefix(600))")
+        // Without JavaScript a button posts a plain form: refused (no token), sent back to its
+        // page, which says so, rather than showing raw JSON.
+        let plain = HTTP.request(port, "/api/jobs/web.sleeper/run", method: "POST",
+                                 headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: text/html,application/xhtml+xml"])
+        #expect(plain.status == 303 && plain.text.contains("Location: /jobs/web.sleeper?refused=no-token"), "\(plain.text.prefix(300))")
+        let told = HTTP.request(port, "/jobs/web.sleeper?refused=no-token").text
+        #expect(told.contains("class=\"message refused\"><span>Not done: actions need the bearer token"))
+        #expect(!HTTP.request(port, "/jobs/web.sleeper?refused=%3Cb%3Eyou+won%3C%2Fb%3E").text.contains("message refused"))
+        // An API client without a token still gets 401 and the JSON reply.
+        #expect(HTTP.request(port, "/api/jobs/web.sleeper/run", method: "POST").status == 401)
 
         let screenshots = Self.repository + "/.build/dashboard-screenshots"
         try? FileManager.default.removeItem(atPath: screenshots)
@@ -71,8 +103,8 @@ import Testing
         let outputFile = project.root + "/driver.json"
         let command = ["/usr/bin/python3", Self.repository + "/Tests/Browser/dashboard_check.py",
                        "http://127.0.0.1:\(port)", Self.token, screenshots, Daemon.binary, project.state,
-                       "web.sleeper", "picture", "systemMedium", "web.feed"]
-        let status = try Self.shell(command, output: outputFile, timeout: 120)
+                       "web.sleeper", "picture", "systemMedium", "web.feed", String(daemon.pid)]
+        let status = try Self.shell(command, output: outputFile, timeout: 240)
         let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
         // Kept beside the screenshots: what the browser saw, for a person to read.
         try? text.write(toFile: screenshots + "/driver.json", atomically: true, encoding: .utf8)
@@ -119,6 +151,32 @@ import Testing
         // The widget's rendition image was shown (decoded by the browser: natural width > 0).
         #expect(result["widgetImage"] as? Bool == true)
         #expect((result["screenshots"] as? [String])?.count == 9)
+
+        // Live updates leave the operator alone (issue 33).
+        let checks = result["operator"] as? [String: Any] ?? [:]
+        let typed = checks["typed"] as? [String: Any] ?? [:]
+        #expect((typed["events"] as? Int ?? 0) >= 20 && typed["value"] as? String == "half-typ" && typed["focused"] as? Bool == true,
+                "a half-typed key did not survive 20 events: \(typed)")
+        let widgets = checks["widgets"] as? [String: Any] ?? [:]
+        #expect((widgets["events"] as? Int ?? 0) >= 20 && widgets["open"] as? Bool == true, "an open <details> closed: \(widgets)")
+        #expect((widgets["message"] as? String)?.isEmpty == false && widgets["after5s"] as? String == widgets["message"] as? String,
+                "the reload's result did not stay: \(widgets)")
+        let activities = checks["activities"] as? [String: Any] ?? [:]
+        #expect((activities["message"] as? String)?.contains("does not match") == true
+                && activities["after5s"] as? String == activities["message"] as? String, "\(activities)")
+        #expect((checks["cancelled"] as? String)?.contains("no token given") == true, "\(checks["cancelled"] ?? "")")
+        let job = checks["job"] as? [String: Any] ?? [:]
+        #expect((job["message"] as? String)?.isEmpty == false && job["after5s"] as? String == job["message"] as? String
+                && job["dismissed"] as? Bool == true, "\(job)")
+        // Every page fits 1400 px and 390 px: the page never scrolls sideways.
+        let widths = checks["widths"] as? [String: [Int]] ?? [:]
+        #expect(widths.count == 20, "\(widths)")
+        for (page, pair) in widths.sorted(by: { $0.key < $1.key }) {
+            #expect(pair.count == 2 && pair[0] <= pair[1], "\(page): the page is \(pair.first ?? 0) px wide in a \(pair.last ?? 0) px window")
+        }
+        // refreshd stopped: a banner says so, and the countdowns stop.
+        let down = checks["down"] as? [String: Any] ?? [:]
+        #expect(down["banner"] as? Bool == true && down["tickedWhileUp"] as? Bool == true && down["frozen"] as? Bool == true, "\(down)")
     }
 
     /// Runs a command with stdout to `output`; returns its exit status.
