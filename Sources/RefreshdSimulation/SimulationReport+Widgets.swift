@@ -198,7 +198,7 @@ extension SimulationReport {
             firstDay[t.id] = min(firstDay[t.id] ?? d, d)
             lastDayOf[t.id] = max(lastDayOf[t.id] ?? d, d)
         }
-        for (id, lane) in lanes.sorted(by: { $0.key < $1.key }) {
+        for (id, lane) in lanes.sorted(by: { NaturalOrder.less($0.key, $1.key) }) {
             guard let first = firstDay[id] else { continue }
             var state: String?
             for day in first..<dayLabels.count {
@@ -210,9 +210,9 @@ extension SimulationReport {
             }
         }
         let kinds = sim.side.templatesOfKinds
-        guard !kinds.isEmpty else { return (widgets, activities, widgetLanes, lanes.values.sorted { $0.id < $1.id }) }
+        guard !kinds.isEmpty else { return (widgets, activities, widgetLanes, lanes.values.sorted { NaturalOrder.less($0.id, $1.id) }) }
         return (widgets.map { foldInstances($0, templates: kinds) }, activities, foldInstances(widgetLanes, templates: kinds),
-                lanes.values.sorted { $0.id < $1.id })
+                lanes.values.sorted { NaturalOrder.less($0.id, $1.id) })
     }
 
     /// A day's rows with each timeline template's instances' widgets folded into one row per
