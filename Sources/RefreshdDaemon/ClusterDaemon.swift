@@ -91,12 +91,8 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// Guarded by `hostsLock` (the factory adds under the node's lock; `onFence` reads).
     var hosts: [ShardHost] = []
     let hostsLock = Mutex(())
-    /// A reload asked for (its reason), and a read of the job files finished (its result and
-    /// reason), for the node thread's next wake-up.
-    let reloadWanted = Mutex<String?>(nil)
-    let reloadRead = Mutex<(result: Result<[JobConfig], ConfigErrors>, reason: String)?>(nil)
-    /// Node thread only: a read of the job files is in flight (a request meanwhile waits for it).
-    var reloading = false
+    /// The job files read again as `ReloadMachine` says, on the control loop (as on one machine).
+    var reloader: JobFilesReloader?
     var clusterControl: ClusterControl?
     /// Sends the shards' `on-failure`/`on-recovery` webhooks (set by `run`).
     var webhooks: WebhookSender?
@@ -265,10 +261,15 @@ package final class ClusterDaemon: @unchecked Sendable {
         try server.start()
         scheduler.runtime.load([])
         clusterControl = cluster
-        // The jobs folder's watch lives on the control loop (a loop with nothing else to do).
+        // The reloads and the jobs folder's watch live on the control loop (a loop with nothing
+        // else to do): the same `JobFilesReloader` as one machine's, applied to the node.
+        reloader = JobFilesReloader(
+            directory: jobsDirectory, loop: scheduler, timeout: .seconds(10), logger: logger, load: { JobDirectory.load($0) },
+            jobsInForce: { cluster.jobs.count }, isStopping: { [weak self] in self?.node?.isStopping ?? true },
+            apply: { [weak self] result, reason in self?.applyReload(result, reason: reason) })
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [weak self] in
             guard let self else { return }
-            requestReload("\(jobsDirectory) changed")
+            reloader?.request("\(jobsDirectory) changed")
         }) {
             logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
         }
@@ -283,43 +284,29 @@ package final class ClusterDaemon: @unchecked Sendable {
         control = (scheduler, server, ended)
     }
 
-    /// Asks for the job files to be read again (any thread): SIGHUP, the jobs folder changed.
+    /// Asks for the job files to be read again (any thread): SIGHUP.
     func requestReload(_ reason: String) {
-        reloadWanted.withLock { $0 = $0 ?? reason }
-        wake()
+        control?.scheduler.performOnLoop { [weak self] in self?.reloader?.request(reason) }
     }
 
-    /// Node thread: starts the read asked for (on a thread of its own: a slow file system must
-    /// not hold the lease renewals), and applies a read that finished: refused whole (an invalid
-    /// file, or a job cluster mode does not run: the jobs in force stay), or handed to the node,
-    /// whose shards each apply their diff in one transaction.
-    func reloadIfAsked() {
-        guard !(node?.isStopping ?? true), !done else { return }
-        if let (result, reason) = reloadRead.withLock({ read in defer { read = nil }; return read }) {
-            reloading = false
-            var refused: [ConfigError] = []
-            switch result {
-            case let .failure(errors): refused = errors.errors
-            case let .success(configs):
-                refused = ClusterSupport.refusals(configs)
-                if refused.isEmpty {
-                    let specs = configs.map(\.spec)
-                    clusterControl?.jobs = specs
-                    node?.reload(specs, reason: reason)
-                }
-            }
-            if !refused.isEmpty {
-                logger.error("reload refused (\(reason)): \(refused.count) error\(refused.count == 1 ? "" : "s") in \(jobsDirectory); the jobs in force stay")
-                for error in refused { logger.error("\(error)") }
+    /// Control loop: a finished read, refused whole (an invalid file, or a job cluster mode
+    /// does not run: the jobs in force stay), or handed to the node, whose shards each apply
+    /// their diff in one transaction.
+    func applyReload(_ result: Result<[JobConfig], ConfigErrors>, reason: String) {
+        var refused: [ConfigError] = []
+        switch result {
+        case let .failure(errors): refused = errors.errors
+        case let .success(configs):
+            refused = ClusterSupport.refusals(configs)
+            if refused.isEmpty {
+                let specs = configs.map(\.spec)
+                clusterControl?.jobs = specs
+                node?.reload(specs, reason: reason)
             }
         }
-        guard !reloading, let reason = reloadWanted.withLock({ wanted in defer { wanted = nil }; return wanted }) else { return }
-        reloading = true
-        let directory = jobsDirectory
-        Thread.detachNewThread { [weak self] in
-            let result = JobDirectory.load(directory)
-            self?.reloadRead.withLock { $0 = (result, reason) }
-            self?.wake()
+        if !refused.isEmpty {
+            logger.error("reload refused (\(reason)): \(refused.count) error\(refused.count == 1 ? "" : "s") in \(jobsDirectory); the jobs in force stay")
+            for error in refused { logger.error("\(error)") }
         }
     }
 
@@ -354,7 +341,6 @@ package final class ClusterDaemon: @unchecked Sendable {
             } else {
                 for shard in queued.shards.sorted() { daemon.node?.applyQueuedCommands(shard: shard) }
             }
-            daemon.reloadIfAsked()
             daemon.afterNode()
         }
         async.pointee.data = Unmanaged.passUnretained(self).toOpaque()

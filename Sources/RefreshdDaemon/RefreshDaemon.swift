@@ -53,11 +53,9 @@ package final class RefreshDaemon: @unchecked Sendable {
     /// Reads the job directory; replaceable so tests can stand in a slow or hung read.
     var loadJobs: @Sendable (String) -> Result<[JobConfig], ConfigErrors> = { JobDirectory.load($0) }
     var scheduler: RefreshScheduler?
-    /// The reload rules (loop thread): coalescing, the timeout, their log lines. This host only
-    /// reads, arms the timer and applies, as the machine says (made at the first reload, so it
-    /// takes `reloadTimeout` as set).
-    var reloads: ReloadMachine?
-    var reloadTimer: OneShotTimer?
+    /// The job files read again as `ReloadMachine` says (loop thread; made at the first reload,
+    /// so it takes `reloadTimeout` and `loadJobs` as set).
+    var reloader: JobFilesReloader?
 
     package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String? = nil,
                 maxConcurrentRuns: Int = 4, seed: UInt64? = nil, logger: Logger = Logger(label: "refreshd")) {
@@ -145,43 +143,17 @@ package final class RefreshDaemon: @unchecked Sendable {
     /// running config stays.
     ///
     /// The files are read and validated on a worker thread, so a slow disk or a hostile file
-    /// never holds up timers, launches or signals. When to read, what to do with a request that
-    /// comes during a read, and when to give a read up are `ReloadMachine`'s rules; this host
-    /// only carries out its effects.
+    /// never holds up timers, launches or signals (`JobFilesReloader`: `ReloadMachine`'s rules,
+    /// the same for a cluster node).
     func reload(reason: String) {
         guard let scheduler, !scheduler.isStopping else { return }
-        drive(.requested(reason: reason))
-    }
-
-    /// Feeds the reload machine one event and carries out its effects, in order (loop thread).
-    /// `result` is the read that `.readFinished` reports, applied if the machine says so.
-    func drive(_ event: ReloadMachine.Event, result: Result<[JobConfig], ConfigErrors>? = nil) {
-        guard let scheduler else { return }
-        if reloads == nil { reloads = ReloadMachine(directory: jobsDirectory, timeout: reloadTimeout) }
-        for effect in reloads!.handle(event) {
-            switch effect {
-            case let .armTimer(after, generation):
-                if reloadTimer == nil { reloadTimer = scheduler.makeTimer() }
-                reloadTimer?.start(after: after) { [unowned self] in
-                    let count = self.scheduler?.runtime.jobsInForce.count ?? 0
-                    self.drive(.timerFired(generation: generation, jobsInForce: count))
-                }
-            case .stopTimer:
-                reloadTimer?.stop()
-            case let .startRead(generation):
-                guard !scheduler.isStopping else { continue }
-                let directory = jobsDirectory, load = loadJobs
-                Thread.detachNewThread { [weak self, weak scheduler] in
-                    let result = load(directory)
-                    let daemon = self
-                    scheduler?.performOnLoop { daemon?.drive(.readFinished(generation: generation), result: result) }
-                }
-            case let .apply(reason):
-                if let result { apply(result, reason: reason) }
-            case let .logError(text):
-                logger.error("\(text)")
-            }
+        if reloader == nil {
+            reloader = JobFilesReloader(directory: jobsDirectory, loop: scheduler, timeout: reloadTimeout, logger: logger, load: loadJobs,
+                                        jobsInForce: { [weak scheduler] in scheduler?.runtime.jobsInForce.count ?? 0 },
+                                        isStopping: { [weak scheduler] in scheduler?.isStopping ?? true },
+                                        apply: { [unowned self] result, reason in apply(result, reason: reason) })
         }
+        reloader?.request(reason)
     }
 
     /// Applies a directory read as a diff against the config in force (the runtime's
