@@ -117,7 +117,8 @@ final class BlackholeProxy: @unchecked Sendable {
             }
             var sent = 0
             while sent < count {
-                let n = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + sent, count - sent) }
+                // send, not write: a peer gone away must not SIGPIPE the test process.
+                let n = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
                 if n <= 0 { return }
                 sent += n
             }

@@ -9,8 +9,10 @@ import Testing
 /// Issue 24's real-process proof: three `refreshd run --store` nodes on one private PostgreSQL,
 /// one job per shard appending (run id, node, time) to a file every second and one long job,
 /// and rounds of faults: SIGKILL of a leader (restarted once another node took its shards over),
-/// SIGSTOP of a leader past its lease then SIGCONT (the zombie), and a PostgreSQL restart (fast
-/// and immediate in turn). After every round nothing is left of a fenced node's job processes;
+/// SIGSTOP of a leader past its lease then SIGCONT (the zombie), a partition of the long job's
+/// leader (issue 32: its connection blackholed by a TCP proxy that stops forwarding without
+/// closing, so its calls hang; it must fence and kill its runs by its own deadline, and go on
+/// after the heal), and a PostgreSQL restart (fast and immediate in turn). After every round nothing is left of a fenced node's job processes;
 /// at the end no slot ran twice (no two runs of one job at one `earliest`, no run id twice),
 /// none was lost (every line's run is committed, every successful run has its line), and no
 /// process is left. The takeover time of each fault is printed (p50, p99, max by kind).
@@ -63,10 +65,15 @@ import Testing
             """.write(toFile: root + "/jobs/fault.long.yaml", atomically: true, encoding: .utf8)
 
         var nodes: [String: Node] = [:]
+        // Each node reaches the database through a proxy of its own, so any can be cut off.
+        var proxies: [String: BlackholeProxy] = [:]
+        defer { for proxy in proxies.values { proxy.stop() } }
+        for name in ["a", "b", "c"] { proxies[name] = try BlackholeProxy(socketPath: server.folder + "/.s.PGSQL.5432") }
         func startNode(_ name: String) throws {
+            let store = conninfo.replacingOccurrences(of: "host=\(server.folder)", with: "host=127.0.0.1 port=\(proxies[name]!.port)")
             nodes[name] = try Node.start(
                 ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
-                 "--store", conninfo, "--node", name, "--lease", leaseText],
+                 "--store", store, "--node", name, "--lease", leaseText],
                 environment: ["NODE": name, "REFRESHD_TEST_TAG": tag], output: root + "/\(name).log")
         }
         defer {
@@ -151,7 +158,29 @@ import Testing
                     failures.append("round \(round): job processes \(alive()) of the fenced \(zombie) outlived its fence")
                 }
             }
-            // 3. PostgreSQL restarts: fast in odd rounds (pg_ctl restart), immediate in even ones
+            // 3. A partition of the long job's leader for three leases: its calls hang (no
+            // answer), yet it fences itself by its own deadline and its job processes die; the
+            // others take its shards; after the heal it goes on (it stops at the end like all).
+            if let cut = (try? monitor.owners())?[longShard], let node = nodes[cut], let proxy = proxies[cut] {
+                let shards = Set(((try? monitor.owners()) ?? [:]).filter { $0.value == cut }.keys)
+                let jobsBefore = processes(tagged: tag).filter { $0 != node.pid && environmentOf($0)["NODE"] == cut }
+                let at = now()
+                proxy.cut()
+                let alive = { jobsBefore.filter { kill($0, 0) == 0 && !isZombieProcess($0) } }
+                if !waitFor(lease + 1, { alive().isEmpty }) {
+                    failures.append("round \(round): job processes \(alive()) of the cut-off \(cut) outlived its deadline")
+                }
+                if let seconds = takeover(shards, from: at, excluding: cut, limit: bound, "round \(round) partition \(cut)") {
+                    takeovers["partition", default: []].append(seconds)
+                } else {
+                    failures.append("round \(round): shards \(shards.sorted()) of cut-off \(cut) not taken over in \(bound) s")
+                }
+                let spent = now() - at
+                if spent < 3 * lease { usleep(UInt32((3 * lease - spent) * 1_000_000)) }
+                proxy.heal()
+                if !node.log().contains("fenced shard") { failures.append("round \(round): the cut-off \(cut) never fenced") }
+            }
+            // 4. PostgreSQL restarts: fast in odd rounds (pg_ctl restart), immediate in even ones
             // (pg_ctl restart -m immediate: a crash and recovery).
             let immediate = round % 2 == 0
             let kind = immediate ? "postgres restart -m immediate" : "postgres restart"
