@@ -431,16 +431,18 @@ package final class ClusterNode: @unchecked Sendable {
     }
 
     /// The default command applier: the control protocol's `submit`, `simulate-launch`,
-    /// `simulate-expiration`, `cancel` and `cancel-all` (what `ClusterControl` queues).
+    /// `simulate-expiration`, `cancel` and `cancel-all` (what `ClusterControl` queues), by the
+    /// protocol's typed command names; the runtime's operator entry points decide what each does.
     package static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) {
-        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)) else { return }
-        if request.command == "cancel-all" { return runtime.cancelAll() }
+        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)),
+              let name = ControlCommandName(rawValue: request.command) else { return }
+        if name == .cancelAll { return runtime.cancelAll() }
         guard let identifier = request.identifier else { return }
-        switch request.command {
-        case "submit": try? runtime.submitForOperator(identifier, earliest: request.earliest)
-        case "simulate-launch": try? runtime.launchNow(identifier)
-        case "cancel": runtime.cancel(identifier)
-        case "simulate-expiration": try? runtime.expireNow(identifier)
+        switch name {
+        case .submit: try? runtime.submitForOperator(identifier, earliest: request.earliest)
+        case .simulateLaunch: try? runtime.launchNow(identifier)
+        case .cancel: runtime.cancel(identifier)
+        case .simulateExpiration: try? runtime.expireNow(identifier)
         default: break
         }
     }
