@@ -1,0 +1,55 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@_spi(Benchmarks) import RefreshdPostgres
+
+/// What a test of real cluster nodes sets up, once: a fresh database of the shared private
+/// server with `shards` shards, a temporary folder with `jobs/`, a tag carried by every process
+/// the test starts (`processes(tagged:)`), and the nodes, each with its own state folder and log.
+/// `close()` thaws and kills every node and every tagged process and removes the folder, pass or
+/// fail.
+final class ClusterSandbox {
+    let server: PrivateServer
+    let conninfo: String
+    let root: String
+    let tag: String
+    var nodes: [String: Node] = [:]
+
+    init(_ name: String, shards: Int) throws {
+        server = try PrivateServer.shared.get()
+        conninfo = try server.freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: shards).close()
+        let suffix = UUID().uuidString.prefix(8)
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-\(name)-\(suffix)").path
+        tag = "\(name)-\(suffix)"
+        try FileManager.default.createDirectory(atPath: root + "/jobs", withIntermediateDirectories: true)
+    }
+
+    /// Writes a job file into `jobs/`.
+    func job(_ file: String, _ text: String) throws {
+        try text.write(toFile: root + "/jobs/" + file, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts node `name` (NODE=name in its environment) on `store` (default: the database).
+    func start(_ name: String, lease: String, store: String? = nil, environment: [String: String] = [:]) throws {
+        nodes[name] = try Node.start(
+            ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
+             "--store", store ?? conninfo, "--node", name, "--lease", lease],
+            environment: environment.merging(["NODE": name, "REFRESHD_TEST_TAG": tag]) { $1 }, output: root + "/\(name).log")
+    }
+
+    /// The end of every node's log, for a failure's message.
+    func logs() -> String {
+        nodes.keys.sorted().map { "\n--- \($0):\n" + (nodes[$0]?.log().suffix(3000) ?? "") }.joined()
+    }
+
+    func close() {
+        for node in nodes.values {
+            node.kill(SIGCONT)
+            node.kill(SIGKILL)
+        }
+        for pid in processes(tagged: tag) { kill(pid, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
