@@ -39,6 +39,11 @@ extension RefreshRuntime {
         }
     }
 
+    /// The `limit` most recent runs of one identifier, newest first (empty without a store).
+    package func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
+        try lock.withLock { () throws -> [RunRecord] in try store?.recentRuns(of: identifier, limit: limit) ?? [] }
+    }
+
     /// The `limit` most recent runs from the store, newest first (empty without a store).
     package func recentRuns(limit: Int) throws -> [RunRecord] {
         try lock.withLock { () throws -> [RunRecord] in try store?.recentRuns(limit: limit) ?? [] }
