@@ -23,8 +23,6 @@ let package = Package(
         // Metrics in the Prometheus text format (issue 13): the API and its exposition.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // Failure notifications' webhook POSTs (issue 25), on the client's own event loop thread.
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // The web dashboard (issue 25): an HTTP server on SwiftNIO's threads beside the libuv loop.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         // Hummingbird's own dependency, named to stop the dashboard gracefully (ServiceGroup).
@@ -41,6 +39,10 @@ let package = Package(
         // longjmp errors into return values).
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // libcurl from Debian's libcurl4-openssl-dev: the failure notifications' webhook POSTs
+        // (issue 36: it replaced async-http-client, whose TLS stack and event loops were half of
+        // a cold build; libpq already brings OpenSSL to the package's dependencies).
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Deterministic scheduling core: events in, effects out. No clock, no I/O.
         .target(name: "RefreshdCore", dependencies: [
@@ -87,11 +89,10 @@ let package = Package(
         // sd_notify, metrics and the daemon's log line format, on the libuv host. Not a product:
         // the refreshd executable is its one user, so its declarations are package, not public.
         .target(name: "RefreshdDaemon", dependencies: [
-            "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
+            "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV", "CCurl",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         // The web dashboard (issue 25): server-rendered pages, a JSON API, SSE and actions over
         // Hummingbird on SwiftNIO's threads. It reaches the runtime only through the daemon's

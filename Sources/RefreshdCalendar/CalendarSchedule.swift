@@ -22,6 +22,7 @@ package struct CalendarSchedule: Sendable, Equatable {
     /// `:`, `.` or `~`), anything else is read as a systemd calendar event.
     package init(parsing expression: String) throws(CalendarParseError) {
         source = expression
+        if let words = PlainWords.everyPhrase(expression) { throw words }
         isCron = CronParser.looksLikeCron(expression)
         specs = isCron
             ? try CronParser.parse(expression)

@@ -49,9 +49,9 @@ struct ExpressionScanner {
     }
 
     /// An error at `position`; `found` defaults to the token starting there.
-    func error(_ expected: String, at position: Int? = nil, found: String? = nil) -> CalendarParseError {
+    func error(_ expected: String, at position: Int? = nil, found: String? = nil, hint: String? = nil) -> CalendarParseError {
         let at = position ?? index
-        return CalendarParseError(column: at + 1, expected: expected, found: found ?? token(at: at))
+        return CalendarParseError(column: at + 1, expected: expected, found: found ?? token(at: at), hint: hint)
     }
 
     /// The text from `position` up to the next space (at least one character), or nil at the end.

@@ -53,7 +53,8 @@ enum SystemdParser {
         } else if TimeZone(identifier: word) != nil, word.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
             spec.zoneName = word
         } else {
-            throw s.error("a time zone (UTC or an IANA name such as Europe/Paris)", at: space + 1, found: word)
+            throw s.error("a time zone (UTC or an IANA name such as Europe/Paris)", at: space + 1, found: word,
+                          hint: PlainWords.zoneHint(for: word))
         }
         s.end = space
         while s.end > s.index && s.scalars[s.end - 1] == " " { s.end -= 1 }

@@ -87,10 +87,10 @@ package enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
     static func calendarProblem(_ error: CalendarParseError, in text: String) -> Problem {
         let found = error.found.map { EchoText.quoted($0) } ?? "end of expression"
         if error.column == 1 {
-            return Problem("expected \(expectation), found \(EchoText.quoted(text)) (as a calendar expression: expected \(error.expected))",
-                           column: 1)
+            return Problem("expected \(expectation), found \(EchoText.quoted(text)) (as a calendar expression: expected \(error.expected))"
+                + error.hintSuffix, column: 1)
         }
-        return Problem("expected \(error.expected), found \(found)", column: error.column)
+        return Problem("expected \(error.expected), found \(found)\(error.hintSuffix)", column: error.column)
     }
 
     /// `YYYY-MM-DDT...`: written as ISO 8601, so held to its rules (an offset is required).

@@ -227,7 +227,7 @@ struct JobSettings {
             } catch {
                 let found = error.found.map { EchoText.quoted($0) } ?? "end of expression"
                 sink.add(at: node.location(ofTextColumn: error.column, in: source),
-                         "resubmit.calendar: expected \(error.expected), found \(found)")
+                         "resubmit.calendar: expected \(error.expected), found \(found)\(error.hintSuffix)")
             }
         }
         if let (text, node) = earliestText {

@@ -1,3 +1,4 @@
+import RefreshdCore
 
 /// Walks a mapping's keys, reporting keys that are not settings and suggesting the closest one.
 ///
@@ -41,29 +42,11 @@ enum MappingReader {
         guard key.utf8.count <= 40 else { return nil }  // no setting name is near a long text
         var best: (key: String, distance: Int)?
         for candidate in known {
-            let distance = editDistance(key.lowercased(), candidate)
+            let distance = EditDistance.between(key.lowercased(), candidate, limit: 2)
             if distance <= 2, distance < (best?.distance ?? Int.max) {
                 best = (candidate, distance)
             }
         }
         return best?.key
-    }
-
-    /// Levenshtein distance over Unicode scalars (insertions, deletions, substitutions).
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            }
-            swap(&previous, &current)
-        }
-        return previous[b.count]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdCalendar
 
 /// Typed reads of job-file nodes that turn a wrong shape into a located "expected X, found Y" message.
 ///
@@ -99,7 +100,8 @@ struct ValueReader {
         // Only the characters of IANA names reach Foundation: it reads the name as a C string
         // and caches zones, so "UTC\0x" would be taken for UTC.
         if Self.isZoneName(text), let zone = TimeZone(identifier: text) { return zone }
-        sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text))")
+        let hint = Self.isZoneName(text) ? PlainWords.zoneHint(for: text).map { " (\($0))" } ?? "" : ""
+        sink.add(at: node.location, "\(key): expected \(expected), found \(EchoText.quoted(text))\(hint)")
         return nil
     }
 

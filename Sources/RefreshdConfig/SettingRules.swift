@@ -79,8 +79,28 @@ enum SettingRules {
             argv[0] = path
             return argv
         case .failure(let message):
-            sink.add(at: programNode.location, message.description)
+            var text = message.description
+            // A string is one program, never a command line: `bin/fetch.sh --verbose` names a
+            // file of that whole name. Point at the list form when the words were meant apart.
+            if case .scalar = reader.node, let words = Self.commandLineWords(argv[0]) {
+                text += "; a string names one program, not a command line: for a program and its arguments "
+                    + "write the list command: [\(words.joined(separator: ", "))]"
+            }
+            sink.add(at: programNode.location, text)
             return nil
+        }
+    }
+
+    /// The words of a string that reads as a command line (a space between non-empty words), as
+    /// YAML flow-list items (quoted where YAML needs it); nil for one word.
+    static func commandLineWords(_ text: String) -> [String]? {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard words.count > 1, words.count <= 20, text.utf8.count <= 200 else { return nil }
+        return words.map { word in
+            let plain = word.unicodeScalars.allSatisfy { s in
+                ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || "/._-=+@%".unicodeScalars.contains(s)
+            }
+            return plain ? word : EchoText.quoted(word)
         }
     }
 

@@ -3,6 +3,9 @@
 package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The identifier is not declared (no job of that name).
     case notDeclared(identifier: String)
+    /// The identifier is a template's: it never runs itself, its instances (`template[key]`) do.
+    /// The same code as `notDeclared` (no job of that name), with a message naming the way.
+    case template(identifier: String)
     /// Nothing is pending for the identifier, so there is nothing to launch.
     case notPending(identifier: String)
     /// A run of the identifier is already in flight (one run per identifier).
@@ -19,7 +22,7 @@ package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible 
     /// A stable lowercase code for machine readers.
     package var code: String {
         switch self {
-        case .notDeclared: "not-declared"
+        case .notDeclared, .template: "not-declared"
         case .notPending: "not-pending"
         case .runInFlight: "run-in-flight"
         case .atCapacity: "at-capacity"
@@ -33,6 +36,9 @@ package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible 
         switch self {
         case let .notDeclared(id):
             "\(id) is not a declared job; expected the identifier of a loaded job"
+        case let .template(id):
+            "\(id) is a template, not a job: its instances run, not it; expected an instance, \(id)[KEY] "
+                + "(refreshd ctl instance list \(id) lists them, refreshd ctl instance add \(id) KEY adds one)"
         case let .notPending(id):
             "\(id) has no pending request to launch; submit one first (refreshd ctl submit \(id))"
         case let .runInFlight(id, runID):

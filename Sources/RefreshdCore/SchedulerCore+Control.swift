@@ -7,7 +7,7 @@ extension SchedulerCore {
     package mutating func launchNow(_ identifier: String, at now: Instant,
                                    into effects: inout [SchedulerEffect]) throws(ControlRefusal) {
         guard !isStopping else { throw .stopping }
-        guard definitions[identifier] != nil else { throw .notDeclared(identifier: identifier) }
+        guard definitions[identifier] != nil else { throw undeclared(identifier) }
         if let runID = runs.run(for: identifier) { throw .runInFlight(identifier: identifier, runID: runID) }
         guard let request = queue[identifier], let slot = queue.slots[identifier] else {
             throw .notPending(identifier: identifier)
@@ -32,5 +32,13 @@ extension SchedulerCore {
         active[runID] = run
         expireOverdue(at: now, into: &effects)
         finishEvent(into: &effects)
+    }
+}
+
+extension SchedulerCore {
+    /// Why an order naming an undeclared identifier is refused: a template's identifier says
+    /// that its instances run (`template[key]`), any other that no job has that name.
+    package func undeclared(_ identifier: String) -> ControlRefusal {
+        isTemplate(identifier) ? .template(identifier: identifier) : .notDeclared(identifier: identifier)
     }
 }

@@ -30,12 +30,21 @@ extension SchedulerCore {
     /// Updates the failure streak and, after a failure, schedules the retry.
     ///
     /// A retry replaces the pending request only when it is sooner, so a retry never pushes back
-    /// the job's regular next request. An interrupted run of a job without a retry policy is
-    /// requested again right away: the interruption was refreshd's doing, not the job's.
+    /// the job's regular next request. An interrupted run (refreshd stopped or died during it)
+    /// is the same attempt requested again right away, with or without a retry policy: the
+    /// interruption was refreshd's doing, not the job's, so it neither counts in the failure
+    /// streak (no backoff, no retry used up) nor ends it (issue 36).
     mutating func recordOutcome(_ outcome: Outcome, identifier: String, slot hint: SlotHint = .none,
                                 at now: Instant, into effects: inout [SchedulerEffect]) {
         if outcome == .success, failureStreaks.isEmpty { return }
         let streak = failureStreaks[identifier, default: 0]
+        if outcome == .interrupted {
+            guard let definition = definitions[identifier] else { return }
+            if let existing = queue[identifier], existing.earliest <= now { return }
+            enqueueLogged(makePending(definition, earliest: now, at: now, origin: .retry), into: &effects)
+            effects.append(.log(.retryScheduled(identifier: identifier, attempt: streak + 1, at: now)))
+            return
+        }
         if outcome == .success {
             if streak != 0 {
                 failureStreaks[identifier] = nil
@@ -53,8 +62,6 @@ extension SchedulerCore {
                 return
             }
             retryAt = now + delay
-        } else if outcome == .interrupted {
-            retryAt = now
         } else {
             return
         }

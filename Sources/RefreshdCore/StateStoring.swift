@@ -23,6 +23,9 @@
     /// The `limit` most recent runs with a run id below `before` (a page of the history; nil:
     /// from the newest), newest first.
     func recentRuns(limit: Int, before: Int64?) throws -> [RunRecord]
+    /// The `limit` most recent runs of one identifier, newest first, however many runs of
+    /// other identifiers came after them.
+    func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord]
     /// The latest run of each identifier that ever ran, by identifier.
     func lastRunPerJob() throws -> [RunRecord]
     /// Per-day counters, newest day first, then by identifier; `days` limits to the most
@@ -34,4 +37,14 @@
     func records(table: String) throws -> [MachineRecord]
     /// Releases the store; further calls may fail.
     func close()
+}
+
+extension StateStoring {
+    /// For a store without an index by identifier: its runs among the 10,000 most recent, else
+    /// its last run (every store keeps each identifier's last run).
+    @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
+        let among = try recentRuns(limit: 10_000).filter { $0.identifier == identifier }.prefix(max(0, limit))
+        if !among.isEmpty || limit <= 0 { return Array(among) }
+        return try lastRunPerJob().filter { $0.identifier == identifier }
+    }
 }

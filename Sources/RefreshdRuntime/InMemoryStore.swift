@@ -168,6 +168,10 @@ import Synchronization
         try read { t in Array(t.runRows.suffix(max(0, limit)).reversed()) }
     }
 
+    @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws(Failure) -> [RunRecord] {
+        try read { t in Array(t.runRows.reversed().lazy.filter { $0.identifier == identifier }.prefix(max(0, limit))) }
+    }
+
     @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(Failure) -> [RunRecord] {
         guard let before else { return try recentRuns(limit: limit) }
         return try read { t in

@@ -13,13 +13,17 @@ extension RefreshRuntime {
     /// (`TaskRequest.forJob`, its definition's kind and conditions), due at `earliest`
     /// or now, replacing a pending one; committed before this returns.
     ///
-    /// - Throws: `ControlRefusal.notDeclared` for an identifier no job declares; the core's
-    ///   `SchedulerError` otherwise (namespace full, stopping, not saved).
+    /// - Throws: `ControlRefusal.notDeclared` for an identifier no job declares (`.template` for
+    ///   a template's); the core's `SchedulerError` otherwise (namespace full, stopping, not saved).
     package func submitForOperator(_ identifier: String, earliest: Instant?) throws {
-        guard let request = lock.withLock({ machine.operatorRequest(identifier, earliest: earliest) }) else {
-            throw ControlRefusal.notDeclared(identifier: identifier)
-        }
+        let request = try lock.withLock { try machine.operatorRequest(identifier, earliest: earliest) }
         try submit(request)
+    }
+
+    /// The refusal of an order naming an identifier no job declares (a template's names its
+    /// instances), as the core words it.
+    package func undeclared(_ identifier: String) -> ControlRefusal {
+        lock.withLock { machine.undeclared(identifier) }
     }
 
     /// Delivers the expiration of the identifier's run in flight now (`SchedulerCore.expireNow`).
@@ -33,6 +37,11 @@ extension RefreshRuntime {
             guard let store else { return nil }
             return try StatusReport(store: store, runs: runs, days: days)
         }
+    }
+
+    /// The `limit` most recent runs of one identifier, newest first (empty without a store).
+    package func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
+        try lock.withLock { () throws -> [RunRecord] in try store?.recentRuns(of: identifier, limit: limit) ?? [] }
     }
 
     /// The `limit` most recent runs from the store, newest first (empty without a store).

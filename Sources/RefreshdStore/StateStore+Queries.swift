@@ -91,6 +91,12 @@ extension StateStore {
                              [.int(max(0, limit))], context: "reading recent runs", runRecord)
     }
 
+    /// The `limit` most recent runs of one identifier, newest first (by the identifier's index).
+    @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws(StoreError) -> [RunRecord] {
+        try connection.query("SELECT \(Query.runColumns) FROM runs WHERE identifier = ? ORDER BY run_id DESC LIMIT ?",
+                             [.text(identifier), .int(max(0, limit))], context: "reading the runs of \(identifier)", runRecord)
+    }
+
     /// The `limit` most recent runs with a run id below `before` (nil: from the newest).
     @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(StoreError) -> [RunRecord] {
         guard let before else { return try recentRuns(limit: limit) }

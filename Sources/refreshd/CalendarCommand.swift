@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RefreshdCalendar
+import RefreshdCore
 
 /// `refreshd calendar EXPR`: shows how a calendar expression is understood and when it
 /// elapses next, in the style of `systemd-analyze calendar`, so job authors can check an
@@ -43,8 +44,19 @@ struct CalendarCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(prefix)\(expression): \(error)\n\(caret)\n".utf8))
             throw ExitCode(1)
         }
-        let zone = try resolveZone()
-        let baseDate = try resolveBase()
+        // An option's bad value is reported as the expression's is (exit 1), not as a usage error.
+        func refuse(_ message: String) -> ExitCode {
+            FileHandle.standardError.write(Data("refreshd: calendar: \(message)\n".utf8))
+            return ExitCode(1)
+        }
+        guard let zone = resolveZone() else {
+            let name = timezone ?? ""
+            throw refuse("--timezone \(EchoText.quoted(name, limit: 80)): expected an IANA time zone like Europe/Paris (or UTC)"
+                + (PlainWords.zoneHint(for: name).map { "; \($0)" } ?? ""))
+        }
+        guard let baseDate = resolveBase() else {
+            throw refuse("--base \(EchoText.quoted(base ?? "", limit: 80)): expected an ISO 8601 date and time, e.g. 2026-11-21T12:00:00Z")
+        }
         let dates = schedule.elapses(after: baseDate, in: zone, count: iterations)
         if json {
             let items = dates.map { "\"\(Self.isoUTC($0))\"" }
@@ -62,21 +74,19 @@ struct CalendarCommand: ParsableCommand {
         }
     }
 
-    private func resolveZone() throws -> TimeZone {
+    /// The zone `--timezone` names (nil: it names none), else the machine's.
+    private func resolveZone() -> TimeZone? {
         guard let timezone else { return TimeZone.current }
-        guard let zone = TimeZone(identifier: timezone) else {
-            throw ValidationError("unknown time zone \"\(timezone)\"")
-        }
-        return zone
+        return TimeZone(identifier: timezone)
     }
 
-    private func resolveBase() throws -> Date {
+    /// The instant `--base` gives (nil: it is no ISO 8601 date and time), else now.
+    private func resolveBase() -> Date? {
         guard let base else { return Date() }
         let formatter = ISO8601DateFormatter()
         if let date = formatter.date(from: base) { return date }
         formatter.formatOptions.insert(.withFractionalSeconds)
-        if let date = formatter.date(from: base) { return date }
-        throw ValidationError("--base must be ISO 8601, e.g. 2026-11-21T12:00:00Z")
+        return formatter.date(from: base)
     }
 
     private static func pad(_ label: String) -> String {

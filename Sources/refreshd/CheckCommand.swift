@@ -68,14 +68,14 @@ struct CheckCommand: ParsableCommand {
                 print("\(d.identifier): \(parts.joined(separator: ", "))  (\(job.file))")
                 if d.schedule != nil, let first = job.earliest.schedule, let elapse = first.next(after: now) {
                     let zone = CalendarScheduleBuilder.zone(of: first) ?? TimeZone.current
-                    print("  earliest: \(Self.iso(elapse, in: zone)) (\(Self.iso(elapse, in: Self.utc)))")
+                    print("  earliest: \(Self.localAndUTC(elapse, in: zone))")
                 }
                 if let schedule = Self.calendar(of: job) {
                     let zone = CalendarScheduleBuilder.zone(of: schedule) ?? TimeZone.current
                     let elapses = CalendarScheduleBuilder.elapses(of: schedule, after: now, count: 3)
                     if elapses.isEmpty { print("  next: never") }
                     for elapse in elapses {
-                        print("  next: \(Self.iso(elapse, in: zone)) (\(Self.iso(elapse, in: Self.utc)))")
+                        print("  next: \(Self.localAndUTC(elapse, in: zone))")
                     }
                 }
             }
@@ -157,6 +157,13 @@ struct CheckCommand: ParsableCommand {
     static let utc = TimeZone(identifier: "UTC")!
 
     /// `2026-11-22T04:00:00+01:00` in `zone` (`Z` in UTC).
+    /// `2026-12-05T07:00:00+01:00 (2026-12-05T06:00:00Z)`; once when the zone's reading is UTC's
+    /// (a UTC machine printed `next: X (X)`).
+    static func localAndUTC(_ instant: Instant, in zone: TimeZone) -> String {
+        let local = iso(instant, in: zone), utc = iso(instant, in: Self.utc)
+        return local == utc ? local : "\(local) (\(utc))"
+    }
+
     static func iso(_ instant: Instant, in zone: TimeZone) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = zone

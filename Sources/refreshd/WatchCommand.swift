@@ -59,11 +59,12 @@ struct WatchCommand: ParsableCommand {
             ControlOutput.printJSON(first)
         } else if !tty {
             let now = Instant(milliseconds: Self.nowMilliseconds() + serverOffset)
+            // The latest events come next, pushed after the reply, then each new one.
             for line in Self.screen(WatchView.render(snapshot: snapshot, events: [], now: now, timelines: timelines,
-                                                     activities: activities, instance: instance), cluster, snapshot) {
+                                                     activities: activities, instance: instance, eventsFollow: true),
+                                    cluster, snapshot) {
                 print(line)
             }
-            print("")
             fflush(nil)
         }
         while end.map({ Date() < $0 }) ?? true {

@@ -64,7 +64,7 @@ struct WhyCommand: ParsableCommand {
         let definition = specs?.first { $0.identifier == identifier && $0.widget == nil }?.definition
         let pending = try store.pendingRequests().first { $0.identifier == identifier }
         let allRuns = try store.recentRuns(limit: 500)
-        let runs = allRuns.filter { $0.identifier == identifier }.prefix(5)
+        let runs = try store.recentRuns(of: identifier, limit: 5)
         let missed = try store.dailyCounters(days: 7).filter { $0.identifier == identifier && $0.missed > 0 }
         let streak = try store.restoredState().failureStreaks[identifier] ?? 0
         let saved = try SavedMachineState(store: store)

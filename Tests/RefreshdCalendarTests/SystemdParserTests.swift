@@ -51,6 +51,36 @@ import RefreshdCalendar
         }
     }
 
+    /// Issue 36: `every 5 minutes` was read as an expression ending in the time zone "minutes".
+    @Test(arguments: [
+        ("every 5 minutes", "for every 5 minutes write *:0/5, or the cron line */5 * * * *"),
+        ("Every hour", "for every hour write hourly (*:00:00), or the cron line 0 * * * *"),
+        ("every 2 hours", "for every 2 hours write 0/2:00, or the cron line 0 */2 * * *"),
+        ("every 30 seconds", "for every 30 seconds write *:*:0/30"),
+        ("every day", "for every day write daily (00:00), or a time such as 06:00"),
+        ("every full moon", "e.g. *:0/5 is every 5 minutes, hourly, daily, Mon..Fri 06:00, or a cron line such as */5 * * * *"),
+    ])
+    func plainWordsAreAnsweredWithTheSyntaxMeant(_ input: String, _ hint: String) {
+        #expect(throws: CalendarParseError(column: 1, expected: "a calendar expression (systemd's syntax or a cron line), not words",
+                                           found: input, hint: hint)) {
+            try CalendarSchedule(parsing: input)
+        }
+    }
+
+    /// Issue 36: a misspelt zone is answered with the zones near it.
+    @Test func aMisspeltZoneSuggestsTheNearOnes() {
+        #expect(PlainWords.zoneSuggestions(for: "Europe/Berln").first == "Europe/Berlin")
+        #expect(PlainWords.zoneSuggestions(for: "europe/paris") == ["Europe/Paris"])
+        #expect(PlainWords.zoneSuggestions(for: "Berlin") == ["Europe/Berlin"])
+        #expect(PlainWords.zoneSuggestions(for: "Mars/Olympus").isEmpty)
+        #expect(throws: CalendarParseError(column: 7, expected: "a time zone (UTC or an IANA name such as Europe/Paris)",
+                                           found: "Europe/Berln", hint: "did you mean Europe/Berlin?")) {
+            try CalendarSchedule(parsing: "daily Europe/Berln")
+        }
+        let error = CalendarParseError(column: 7, expected: "a time zone", found: "Europe/Berln", hint: "did you mean Europe/Berlin?")
+        #expect(error.description == "column 7: expected a time zone, found \"Europe/Berln\"; did you mean Europe/Berlin?")
+    }
+
     @Test func errorDescription() {
         let error = CalendarParseError(column: 7, expected: "an hour 0-23", found: "25")
         #expect(error.description == "column 7: expected an hour 0-23, found \"25\"")

@@ -77,6 +77,25 @@ import Testing
         }
     }
 
+    /// Issue 36: `command: bin/fetch.sh --verbose` said the file `bin/fetch.sh --verbose` does
+    /// not exist, and no more: the string names one program; the list form was meant.
+    @Test func aCommandLineInAStringPointsAtTheListForm() {
+        withProject { root in
+            let result = JobDirectory.parse(yaml: "identifier: a.b\ncommand: bin/fetch.sh --verbose\n",
+                                            file: "Jobs/a.yaml", projectRoot: root, searchPath: nil)
+            guard case .failure(let errors) = result else { Issue.record("should fail"); return }
+            let message = errors.errors.first?.message ?? ""
+            #expect(message.hasPrefix("command: \"bin/fetch.sh --verbose\" ("), "\(message)")
+            #expect(message.hasSuffix("; a string names one program, not a command line: for a program and its arguments "
+                + "write the list command: [bin/fetch.sh, --verbose]"), "\(message)")
+            // One word, or the list form: no such hint.
+            let one = JobDirectory.parse(yaml: "identifier: a.b\ncommand: bin/fetch.sh\n", file: "Jobs/a.yaml", projectRoot: root, searchPath: nil)
+            guard case .failure(let oneErrors) = one else { Issue.record("should fail"); return }
+            #expect(oneErrors.errors.first?.message.contains("list") == false)
+            #expect(SettingRules.commandLineWords("Scripts/x 'a b' --n=1") == ["Scripts/x", "\"'a\"", "\"b'\"", "--n=1"])
+        }
+    }
+
     @Test func temporaryProjectIsRemoved() throws {
         let root = withProject { $0 }
         #expect(!FileManager.default.fileExists(atPath: root))

@@ -108,6 +108,15 @@ import Testing
 extension JobSettingsTests {
     private static let head = "identifier: com.example.refresh\ncommand: [true]\n"
 
+    /// Issue 36: a misspelt zone, or a schedule in words, is answered with what was meant.
+    @Test func aMisspeltZoneAndAScheduleInWordsSayWhatWasMeant() throws {
+        let zone = try #require(TestSupport.onlyError(Self.head + "resubmit: {calendar: daily}\ntimezone: Europe/Berln\n"))
+        #expect(zone.message == "timezone: expected an IANA time zone like Europe/Paris, found \"Europe/Berln\" (did you mean Europe/Berlin?)")
+        let words = try #require(TestSupport.onlyError(Self.head + "resubmit: {calendar: every 5 minutes}\n"))
+        #expect(words.message.hasSuffix("found \"every 5 minutes\"; for every 5 minutes write *:0/5, or the cron line */5 * * * *"),
+                "\(words.message)")
+    }
+
     @Test func fullCalendarJob() throws {
         let config = try #require(TestSupport.config(Self.head + """
             resubmit: {calendar: "*-*-* 04:00", timezone: Europe/Paris}
@@ -240,7 +249,7 @@ extension JobSettingsTests {
             """)
         #expect(errors.map(\.description) == [
             "Jobs/test.yaml:3:11: timezone: expected an IANA time zone like Europe/Paris, found \"Mars/Olympus\"",
-            "Jobs/test.yaml:4:39: resubmit.timezone: expected an IANA time zone like Europe/Paris, found \"europe/paris\"",
+            "Jobs/test.yaml:4:39: resubmit.timezone: expected an IANA time zone like Europe/Paris, found \"europe/paris\" (did you mean Europe/Paris?)",
         ])
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import RefreshdCore
 @testable import RefreshdConfig
 
 @Suite struct MappingReaderTests {
@@ -13,9 +14,9 @@ import Testing
     }
 
     @Test func editDistance() {
-        #expect(MappingReader.editDistance("kitten", "sitting") == 3)
-        #expect(MappingReader.editDistance("", "abc") == 3)
-        #expect(MappingReader.editDistance("same", "same") == 0)
+        #expect(EditDistance.between("kitten", "sitting") == 3)
+        #expect(EditDistance.between("", "abc") == 3)
+        #expect(EditDistance.between("same", "same") == 0)
     }
 
     @Test func nestedUnknownKeysNameTheirSetting() throws {

@@ -43,6 +43,21 @@ import Testing
         }
     }
 
+    /// Issue 36: an operator's order naming a template (`ctl submit TEMPLATE`) is refused with
+    /// the way to what runs, an instance `TEMPLATE[KEY]`; another unknown name stays not declared.
+    @Test func anOrderNamingATemplatePointsAtItsInstances() {
+        var core = Self.core()
+        var effects: [SchedulerEffect] = []
+        #expect(throws: ControlRefusal.template(identifier: "app.feed.refresh")) {
+            try core.launchNow("app.feed.refresh", at: Self.t0, into: &effects)
+        }
+        let refusal = core.undeclared("app.feed.refresh")
+        #expect(refusal.code == "not-declared")
+        #expect(refusal.description.contains("app.feed.refresh is a template, not a job"), "\(refusal)")
+        #expect(refusal.description.contains("app.feed.refresh[KEY]"), "\(refusal)")
+        #expect(core.undeclared("app.nothing") == .notDeclared(identifier: "app.nothing"))
+    }
+
     @Test func instancesShareTheTemplatesRulesAndAreExemptFromTheNamespaceLimit() {
         var core = Self.core()
         for key in ["a", "b", "c"] {

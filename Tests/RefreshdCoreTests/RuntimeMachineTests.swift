@@ -216,11 +216,11 @@ import Testing
         let t0 = Self.t0
         var machine = Self.machine()
         // An operator's submit is the job's own request, due when the operator says.
-        #expect(machine.operatorRequest("app.job", earliest: t0 + .hours(2))
+        #expect(try machine.operatorRequest("app.job", earliest: t0 + .hours(2))
             == TaskRequest(identifier: "app.job", kind: .appRefresh, earliestBeginDate: t0 + .hours(2)))
-        #expect(machine.operatorRequest("no.such.job", earliest: nil) == nil)
+        #expect(throws: ControlRefusal.notDeclared(identifier: "no.such.job")) { try machine.operatorRequest("no.such.job", earliest: nil) }
         var effects: [SchedulerEffect] = []
-        try machine.submit(#require(machine.operatorRequest("app.job", earliest: t0 + .hours(2))), at: t0, into: &effects)
+        try machine.submit(machine.operatorRequest("app.job", earliest: t0 + .hours(2)), at: t0, into: &effects)
         #expect(effects == [.armTimer(at: t0 + .hours(2))])
 
         // Launch now, whatever the date; then expire now.

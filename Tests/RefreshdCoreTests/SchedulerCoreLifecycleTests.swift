@@ -45,13 +45,40 @@ import Foundation
         d.record(d.core.restore(state, at: d.now))
         #expect(d.outcomes == [.interrupted])
         #expect(d.logEvents.contains(.droppedUndeclared(identifier: "gone.job")))
-        #expect(d.core.pending("p.crashy")?.earliest == d.now + .seconds(30))
+        // Interrupted by refreshd's death: the same attempt again at once, no backoff (issue 36).
+        #expect(d.core.pending("p.crashy")?.earliest == d.now)
+        #expect(d.core.failureStreaks["p.crashy"] == nil)
         d.advance(by: .minutes(1))
         // 29 missed hourly slots, one run; then the next request is an hour after that launch.
         #expect(d.launched.filter { $0.identifier == "app.missed" }.count == 1)
         #expect(d.launched.first!.runID == 18)
         #expect(d.core.pending("app.missed")?.earliest == d.launched.first!.started + .hours(1))
-        #expect(d.launched.first { $0.identifier == "p.crashy" }?.attempt == 2)
+        #expect(d.launched.first { $0.identifier == "p.crashy" }?.attempt == 1)
+    }
+
+    /// Issue 36: an interruption (Ctrl-C, a stop, refreshd's death) is not the job's fault: it
+    /// neither adds to the failure streak (no backoff, no retry used up) nor ends it; the
+    /// interrupted attempt is requested again at once, and runs as the same attempt.
+    @Test func anInterruptedRunNeitherCountsInTheFailureStreakNorEndsIt() throws {
+        let retry = RetryPolicy(initial: .minutes(10), limit: 5)
+        let def = TaskDefinition(identifier: "app.job", kind: .processing, allowance: .minutes(5), grace: .seconds(5), retry: retry)
+        var d = VirtualDriver([def])
+        try d.submit("app.job")
+        d.fireNext()
+        d.finish(1, .exited(1))
+        d.advance(by: .minutes(10))
+        d.finish(2, .exited(1))
+        #expect(d.core.failureStreaks["app.job"] == 2)
+        d.advance(by: .minutes(20))
+        #expect(d.launched.last?.attempt == 3)
+        d.send(.shutdown)
+        d.advance(by: .seconds(5))
+        d.finish(3, .signaled(9))
+        #expect(d.outcomes.last == .interrupted)
+        #expect(d.core.failureStreaks["app.job"] == 2, "the interruption is not a third failure")
+        let pending = try #require(d.core.pending("app.job"))
+        #expect(pending.earliest == d.now, "no backoff after an interruption")
+        #expect(d.logEvents.contains(.retryScheduled(identifier: "app.job", attempt: 3, at: d.now)))
     }
 
     @Test func sequencesContinueAfterRestore() throws {

@@ -60,8 +60,9 @@ import RefreshdRuntime
         #expect(report.violations.isEmpty, "\(report.violations)")
         let runs = report.jobs[0].runs
         #expect(runs.map(\.outcome) == [.interrupted, .success, .success])
-        // Restarted at 04:00:30, the interrupted run is retried by its policy 30 s later.
-        #expect(runs[1].started == Self.monday + .seconds(4 * 3600 + 60))
+        // Restarted at 04:00:30, the interrupted attempt runs again at once: an interruption is
+        // not the job's fault, so no backoff (issue 36).
+        #expect(runs[1].started == Self.monday + .seconds(4 * 3600 + 30))
     }
 
     /// Regression (a false alarm of the kill invariant): `missed: skip` moves a calendar request

@@ -27,6 +27,32 @@ import Testing
         return list.compactMap { $0["key"] as? String }
     }
 
+    /// Issue 36: `ctl submit TEMPLATE` (and the other orders) said "is not a declared job" with
+    /// no word of the instances, `TEMPLATE[KEY]`, that run in its place.
+    @Test func anOrderNamingATemplatePointsAtItsInstances() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("feed.yaml", """
+            identifier: test.feed.refresh
+            template: true
+            parameters: [user]
+            command: ["/bin/true", "{user}"]
+            """)
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        for order in [["submit"], ["simulate-launch"], ["cancel"]] {
+            let r = try CLI.run(["ctl"] + order + ["test.feed.refresh", "--state", box.state])
+            #expect(r.status == 1, "\(order): \(r.stdout) \(r.stderr)")
+            #expect(r.stderr.contains("test.feed.refresh is a template, not a job"), "\(order): \(r.stderr)")
+            #expect(r.stderr.contains("expected an instance, test.feed.refresh[KEY]"), "\(order): \(r.stderr)")
+        }
+        let unknown = try CLI.run(["ctl", "submit", "test.feed", "--state", box.state])
+        #expect(unknown.stderr.contains("test.feed is not a declared job"), "\(unknown.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(daemon.wait() == 0)
+    }
+
     @Test func aThousandInstancesRunSurviveKill9AndRemovalIsForGood() throws {
         let box = Sandbox()
         defer { box.remove() }

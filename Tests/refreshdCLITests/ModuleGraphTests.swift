@@ -11,7 +11,7 @@ import Testing
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
         "RefreshdPostgres", "CLibPQ",
-        "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "AsyncHTTPClient", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
+        "CCurl", "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
     ]
 
     /// What each module (a folder of Sources/ or Examples/) may import among `governed`.
@@ -27,7 +27,7 @@ import Testing
         "Sources/RefreshdStaging": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"],
         "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV"],
         "Sources/RefreshdDaemon": ["Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
-                                   "Prometheus", "CoreMetrics", "AsyncHTTPClient"],
+                                   "CCurl", "Prometheus", "CoreMetrics"],
         // The dashboard sits above the daemon; nothing below it sees Hummingbird (issue 25).
         "Sources/RefreshdWeb": ["RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore",
                                 "RefreshdSimulation", "Hummingbird", "HummingbirdCore", "ServiceLifecycle"],

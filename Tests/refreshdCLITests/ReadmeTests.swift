@@ -109,6 +109,16 @@ import RefreshdTestSupport
         #expect(checked == 6)
     }
 
+    /// Issue 36: the README offered `swift run refreshd status`, which builds a second, debug
+    /// binary (a minute of compiling right after Scripts/test). One way: the built binary.
+    @Test func theBinaryIsTheBuiltOneNotSwiftRun() throws {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        #expect(!readme.contains("swift run refreshd "), "README offers `swift run refreshd`")
+        #expect(readme.contains("the binary is `.build/release/refreshd`"))
+        let run = try String(contentsOfFile: Self.root + "/Scripts/run", encoding: .utf8)
+        #expect(run.contains("bin=.build/release/refreshd"), "Scripts/run runs the binary the README names")
+    }
+
     @Test func everyJSONBlockIsJSON() throws {
         for block in try Self.blocks("json") {
             #expect((try? JSONSerialization.jsonObject(with: Data(block.text.utf8))) != nil,

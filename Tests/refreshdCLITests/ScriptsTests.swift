@@ -9,13 +9,13 @@ import Testing
         var stderr: String
     }
 
-    /// Runs `Scripts/NAME ARGUMENTS...` through the shell (after `before`, shell text such as
-    /// `cd DIR &&`), output captured in files.
+    /// Runs `Scripts/NAME ARGUMENTS...` (or the program at NAME, an absolute path) through the
+    /// shell (after `before`, shell text such as `cd DIR &&`), output captured in files.
     static func script(_ name: String, _ arguments: [String], before: String = "") throws -> Output {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let quoted = ([Repository.root + "/Scripts/" + name] + arguments)
+        let quoted = ([name.hasPrefix("/") ? name : Repository.root + "/Scripts/" + name] + arguments)
             .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let raw = system("\(before) \(quoted) </dev/null >'\(dir)/out' 2>'\(dir)/err'")
         return Output(status: (raw >> 8) & 0xff,
@@ -34,6 +34,60 @@ import Testing
         #expect(r.stderr.hasPrefix("building refreshd (release)…\n"))
         #expect(r.stderr.contains("waiting for another build of this checkout to finish: SwiftPM (PID: 4242) holds the lock on .build"))
         #expect(!r.stderr.contains("compiled"), "the build's own output stays hidden")
+    }
+
+    /// Issue 36: a first Scripts/run showed one line for 9.5 minutes. On a terminal (`script`
+    /// gives it one) the progress is one line rewritten in place from the first second, SwiftPM's
+    /// steps of the total and the time so far; a first build says how long it takes here; the
+    /// end says how long it took. On a pipe: the first and last lines only.
+    @Test func quietBuildShowsItsProgressOnOneLineAndAFirstBuildsLength() throws {
+        let fake = #"echo "Fetching https://example"; sleep 1; echo "Building for production..."; sleep 1; "# +
+            #"for i in 1 2 3; do echo "[$i/790] Compiling X$i.swift"; sleep 1; done"#
+        let quiet = Repository.root + "/Scripts/quiet-build"
+        let command = "'\(quiet)' --cold-if-missing /nonexistent/refreshd --cpu-minutes 9 'refreshd (release)' /bin/sh -c '\(fake)'"
+        let r = try Self.script("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let screen = r.stdout
+        #expect(screen.hasPrefix("building refreshd (release)…\r\n"), "\(screen.debugDescription)")
+        #expect(screen.contains("first build of refreshd (release): it compiles refreshd and its dependencies, about "), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[Kbuilding refreshd (release): resolving packages, 0s"), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[Kbuilding refreshd (release): planning, "), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[Kbuilding refreshd (release): 3/790 compiled, "), "\(screen.debugDescription)")
+        #expect(screen.contains("\r\u{1B}[Kbuilt refreshd (release) in "), "erased, then the length: \(screen.debugDescription)")
+        #expect(!screen.contains("Compiling"), "the build's own output stays hidden")
+
+        // On a pipe: no line in place; a build that is not a first one says nothing of its length.
+        let piped = try Self.script("quiet-build", ["--cold-if-missing", quiet, "--cpu-minutes", "9", "refreshd (release)", "/bin/sh", "-c", fake])
+        #expect(piped.status == 0)
+        #expect(piped.stderr.hasPrefix("building refreshd (release)…\nbuilt refreshd (release) in "), "\(piped.stderr.debugDescription)")
+        #expect(!piped.stderr.contains("\u{1B}") && !piped.stderr.contains("first build"), "\(piped.stderr.debugDescription)")
+    }
+
+    /// Issue 36: Scripts/run made `.refreshd` with the umask's 0755 for the sample library, so
+    /// refreshd's first line was `made private: state directory .refreshd was mode 0755`. Run on
+    /// a copy of the scripts with stand-ins for swift and the binary (nothing is built).
+    @Test func runMakesTheStateDirectoryPrivateAndRunsTheBuiltBinary() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try FileManager.default.copyItem(atPath: Repository.root + "/Scripts", toPath: box.root + "/Scripts")
+        try box.writeScript("Scripts/bootstrap", "#!/bin/sh\nexit 0\n")
+        // `swift build` makes the binary: it records how it was run and the state directory's mode.
+        try box.writeScript("fake/swift", """
+            #!/bin/sh
+            mkdir -p .build/release
+            cat > .build/release/refreshd <<'EOF'
+            #!/bin/sh
+            if [ "$1" = staging ]; then mkdir -p "$3"; exit 0; fi
+            echo "ran $*" >&2
+            stat -c 'mode %a' .refreshd >&2
+            EOF
+            chmod +x .build/release/refreshd
+            """)
+        let r = try Self.script(box.root + "/Scripts/run", [], before: "cd '\(box.root)' && umask 022 && PATH='\(box.root)/fake':\"$PATH\" REFRESHD_HTTP=off")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("first build of refreshd (release)"), "\(r.stderr)")
+        #expect(r.stderr.contains("ran run --jobs Jobs --state .refreshd"), "\(r.stderr)")
+        #expect(r.stderr.contains("mode 700"), "\(r.stderr)")
     }
 
     @Test func quietBuildShowsTheOutputOfAFailedBuildAndItsStatus() throws {

@@ -129,11 +129,18 @@ package struct RuntimeMachine: Sendable {
     }
 
     /// What an operator's submit (`refreshd ctl submit`) asks for: the job's own request
-    /// (`TaskRequest.forJob`: its kind and conditions), due at `earliest` or now; nil for an
-    /// identifier no job declares. The operator chooses when, never what.
-    package func operatorRequest(_ identifier: String, earliest: Instant?) -> TaskRequest? {
-        machines.scheduler.definitions[identifier].map { .forJob($0, earliest: earliest) }
+    /// (`TaskRequest.forJob`: its kind and conditions), due at `earliest` or now; refused for an
+    /// identifier no job declares (`SchedulerCore.undeclared`: a template's names its instances).
+    /// The operator chooses when, never what.
+    package func operatorRequest(_ identifier: String, earliest: Instant?) throws(ControlRefusal) -> TaskRequest {
+        guard let definition = machines.scheduler.definitions[identifier] else {
+            throw machines.scheduler.undeclared(identifier)
+        }
+        return .forJob(definition, earliest: earliest)
     }
+
+    /// The refusal of an order naming an identifier no job declares (`SchedulerCore.undeclared`).
+    package func undeclared(_ identifier: String) -> ControlRefusal { machines.scheduler.undeclared(identifier) }
 
     /// What a run's end reports of its results: the accepted lines (compact JSON, handed to the
     /// machines with the run's end) and its log lines: one per refused line, then the count

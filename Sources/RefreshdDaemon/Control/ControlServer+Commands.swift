@@ -195,7 +195,7 @@ extension ControlServer {
             reply.message = "submitted \(id) earliest \(reply.pending?.first?.earliest.description ?? "now")"
         case .cancel:
             let id = try identifier(request)
-            guard runtime.definitions[id] != nil else { throw ControlRefusal.notDeclared(identifier: id) }
+            guard runtime.definitions[id] != nil else { throw runtime.undeclared(id) }
             let had = runtime.pending(id) != nil
             runtime.cancel(id)
             reply.message = had ? "cancelled \(id)" : "\(id) had no pending request; nothing to cancel"

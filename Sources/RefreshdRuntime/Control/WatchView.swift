@@ -10,9 +10,12 @@ package enum WatchView {
     /// when several of its instances run, and a "Templates" section with counts and the most
     /// failing instances (`FailingInstances`). `instance` (`template[key]`) shows that one
     /// instance instead: its requests, runs, failure streak and events, nothing folded.
+    /// `eventsFollow`: the screen is printed once, on no terminal, and the events follow it a
+    /// line each, the latest ones first: it ends with their heading, not "(none yet)".
     package static func render(snapshot: SchedulerSnapshot, events: [RuntimeObservation], now: Instant,
                               timelines: TimelineSnapshot? = nil, activities: ActivitySnapshot? = nil,
-                              width: Int = 80, maxPending: Int = 8, maxEvents: Int = 8, instance: String? = nil) -> [String] {
+                              width: Int = 80, maxPending: Int = 8, maxEvents: Int = 8, instance: String? = nil,
+                              eventsFollow: Bool = false) -> [String] {
         var lines: [String] = []
         let state = snapshot.isStopping ? "stopping" : "running"
         lines.append("refreshd \(state) at \(now)  \(snapshot.pending.count) pending, \(snapshot.runs.count) in flight")
@@ -96,6 +99,10 @@ package enum WatchView {
             }
         }
         lines.append("")
+        if eventsFollow {
+            lines.append("Events (the latest first, then each as it happens)")
+            return lines.map { $0.count > width ? String($0.prefix(width)) : $0 }
+        }
         lines.append("Latest events")
         let latest = instance.map { id in events.filter { $0.identifier == id } } ?? events
         if latest.isEmpty { lines.append("  (none yet)") }

@@ -114,7 +114,9 @@ package enum WhyExplainer {
         for event in f.recentEvents.suffix(3) where event.kind == .missed || event.kind == .retriesExhausted {
             parts.append("Lately: \(event.message).")
         }
-        if f.recentRuns.isEmpty {
+        if f.recentRuns.isEmpty && f.failureStreak > 0 {
+            parts.append("Its runs are no longer in the history; the last \(f.failureStreak) failed in a row.")
+        } else if f.recentRuns.isEmpty {
             parts.append("It has not run yet.")
         } else {
             let runs = f.recentRuns.prefix(3).map { r -> String in
@@ -236,7 +238,16 @@ package enum WhyExplainer {
         var text = "\(id) has a pending \(p.kind.rawValue) request (\(p.origin.rawValue)) with earliest begin \(p.earliest)"
         text += due ? ", \(human(f.now.duration(since: p.earliest))) ago" : ", in \(human(p.earliest.duration(since: f.now)))"
         parts.append(text + ".")
-        if p.origin == .retry && f.failureStreak > 0 {
+        if p.origin == .retry, let last = f.recentRuns.first, last.outcome == Outcome.interrupted.rawValue {
+            // The core requests an interrupted attempt again at once, streak untouched.
+            reasons.append(.interrupted)
+            var t = "It runs again the attempt run \(last.runID) was, interrupted when refreshd stopped or died: "
+                + "not the job's fault, so no backoff and no retry used up"
+            if f.failureStreak > 0 {
+                t += " (the \(f.failureStreak) failure\(f.failureStreak == 1 ? "" : "s") in a row before it still count)"
+            }
+            parts.append(t + ".")
+        } else if p.origin == .retry && f.failureStreak > 0 {
             reasons.append(.backoff)
             var t = "It is a retry: backoff after \(f.failureStreak) failure\(f.failureStreak == 1 ? "" : "s") in a row"
             if let retry = f.definition?.retry { t += " (\(retry.backoff.rawValue) from \(human(retry.initial)), at most \(retry.limit) retries)" }

@@ -61,7 +61,9 @@ extension RefreshRuntime {
         let core = snapshot()
         let definition = definitions[id]
         let allRuns = try recentRuns(limit: 500)
-        let runs = allRuns.filter { $0.identifier == id }.prefix(5).map(StatusReport.Run.init)
+        // Its own, however many runs of other jobs came since (a job failing for days among
+        // busy ones had none in the 500 latest and read "It has not run yet": issue 36).
+        let runs = try recentRuns(of: id, limit: 5).map(StatusReport.Run.init)
         let missed = try dailyCounters(days: 7).filter { $0.identifier == id && $0.missed > 0 }
             .map { (day: $0.day, count: $0.missed) }
         let timelines = timelineSnapshot()

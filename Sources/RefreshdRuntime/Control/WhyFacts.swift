@@ -146,33 +146,12 @@ package enum WhySubject: Sendable, Hashable {
             let nameFamily = nameHash.map { String(name[name.index(after: $0)...]) }
             let sameJob = nameStem == stem
             let related = sameJob || nameStem.hasPrefix(stem + ".") || stem.hasPrefix(nameStem + ".")
-                || editDistance(identifier, name, limit: 2) <= 2
+                || EditDistance.between(identifier, name, limit: 2) <= 2
             // `JOB#FAMILY` asks for a provider: the job's other families, or other jobs' providers
             // of the same family.
             if related && (family == nil || (nameFamily != nil && (sameJob || nameFamily == family))) { found.append(name) }
         }
         return Array(found.prefix(3))
-    }
-
-    /// Levenshtein distance of `a` and `b`, or `limit + 1` once it is certainly over `limit`.
-    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
-        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
-        if abs(a.count - b.count) > limit { return limit + 1 }
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var row = Array(0...b.count)
-        for i in 1...a.count {
-            var diagonal = row[0]
-            row[0] = i
-            var best = i
-            for j in 1...b.count {
-                let above = row[j]
-                row[j] = min(above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
-                diagonal = above
-                best = min(best, row[j])
-            }
-            if best > limit { return limit + 1 }
-        }
-        return min(row[b.count], limit + 1)
     }
 }
 

@@ -14,6 +14,8 @@ package struct WhyReport: Codable, Sendable, Equatable {
         case retriesExhausted = "retries-exhausted"
         case earliestBegin = "earliest-begin"
         case backoff
+        /// Its request runs again an attempt that refreshd's stop or death interrupted.
+        case interrupted
         case calendarSlot = "calendar-slot"
         case blockedByRun = "blocked-by-run"
         case concurrencyCap = "concurrency-cap"

@@ -70,6 +70,37 @@ import RefreshdRuntime
         #expect(r.paragraph.contains("backoff after 3 failures"))
     }
 
+    /// Issue 36: after Ctrl-C interrupted a run, `why` said "It is a retry: backoff after 1
+    /// failure in a row". An interruption is not the job's fault: its attempt runs again, at once.
+    @Test func aRerunOfAnInterruptedAttemptIsNoBackoff() {
+        let def = TaskDefinition(identifier: id, retry: RetryPolicy(initial: .seconds(30), limit: 5))
+        let interrupted = StatusReport.Run(RunRecord(runID: 9, identifier: id, kind: .processing, submitted: now, earliest: now,
+                                                     started: now - .seconds(100), deadline: now, attempt: 3,
+                                                     ended: now - .seconds(60), outcome: .interrupted))
+        for streak in [0, 2] {
+            let r = explain(WhyFacts(identifier: id, now: now, live: false, definition: def,
+                                     pending: pending(nil, earliest: now - .seconds(60), origin: .retry),
+                                     failureStreak: streak, recentRuns: [interrupted]))
+            #expect(r.reasons.first == .interrupted, "\(r.reasons)")
+            #expect(!r.reasons.contains(.backoff))
+            #expect(!r.paragraph.contains("backoff after"), "\(r.paragraph)")
+            #expect(r.paragraph.contains("It runs again the attempt run 9 was, interrupted when refreshd stopped or died: not the job's fault"),
+                    "\(r.paragraph)")
+            #expect(r.paragraph.contains("2 failures in a row before it still count") == (streak == 2), "\(r.paragraph)")
+        }
+    }
+
+    /// Issue 36: a job failing 4 times in a row whose runs `why` was not given read "It has not
+    /// run yet" (the facts now carry its own runs; without any, it does not claim it never ran).
+    @Test func aFailingJobWithoutRunsAtHandIsNotSaidNeverToHaveRun() {
+        let def = TaskDefinition(identifier: id, retry: RetryPolicy(initial: .seconds(30), limit: 5))
+        let r = explain(WhyFacts(identifier: id, now: now, live: true, definition: def,
+                                 pending: pending(.queued, earliest: now + .seconds(120), origin: .retry), maxConcurrentRuns: 4,
+                                 failureStreak: 4))
+        #expect(!r.paragraph.contains("It has not run yet"), "\(r.paragraph)")
+        #expect(r.paragraph.contains("the last 4 failed in a row"), "\(r.paragraph)")
+    }
+
     @Test func retriesExhausted() {
         let def = TaskDefinition(identifier: id, retry: RetryPolicy(initial: .seconds(30), limit: 2))
         let runs = [StatusReport.Run(RunRecord(runID: 3, identifier: id, kind: .processing, submitted: now, earliest: now,

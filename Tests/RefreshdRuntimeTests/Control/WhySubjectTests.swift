@@ -88,8 +88,8 @@ import Testing
     }
 
     @Test func editDistanceIsBounded() {
-        #expect(WhySubject.editDistance("heartbeat", "heartbet", limit: 2) == 1)
-        #expect(WhySubject.editDistance("abc", "xyz", limit: 2) == 3)
-        #expect(WhySubject.editDistance("", "ab", limit: 2) == 2)
+        #expect(EditDistance.between("heartbeat", "heartbet", limit: 2) == 1)
+        #expect(EditDistance.between("abc", "xyz", limit: 2) == 3)
+        #expect(EditDistance.between("", "ab", limit: 2) == 2)
     }
 }
