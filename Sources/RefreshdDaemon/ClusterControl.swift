@@ -97,7 +97,11 @@ final class ClusterControl: @unchecked Sendable {
         guard let id = request.identifier, !id.isEmpty else {
             throw ControlFailure(code: "bad-request", message: "\"\(request.command)\" needs \"identifier\": the job's identifier")
         }
-        guard declared(id) else { throw ControlRefusal.notDeclared(identifier: id) }
+        guard declared(id) else {
+            // A template never runs itself (the same refusal as one machine's: its instances do).
+            let template = jobs.contains { $0.template != nil && $0.identifier == id }
+            throw template ? ControlRefusal.template(identifier: id) : ControlRefusal.notDeclared(identifier: id)
+        }
         return id
     }
 

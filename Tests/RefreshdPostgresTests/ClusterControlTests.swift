@@ -12,36 +12,6 @@ import Testing
 /// PostgreSQL (`PrivateServer`). Every node is killed and every folder removed, pass or fail.
 @Suite(.serialized) struct ClusterControlTests {
     /// A temporary folder with a jobs folder, removed at the end.
-    final class Scratch {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-ctl-\(UUID().uuidString.prefix(8))").path
-        var nodes: [String: Node] = [:]
-        let tag = "cluster-ctl-\(UUID().uuidString.prefix(8))"
-        init() throws { try FileManager.default.createDirectory(atPath: root + "/jobs", withIntermediateDirectories: true) }
-        deinit {
-            for node in nodes.values { node.kill(SIGKILL) }
-            try? FileManager.default.removeItem(atPath: root)
-        }
-
-        func startNode(_ name: String, conninfo: String, lease: String = "2s") throws {
-            nodes[name] = try Node.start(
-                ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
-                 "--store", conninfo, "--node", name, "--lease", lease],
-                environment: ["NODE": name, "REFRESHD_TEST_TAG": tag], output: root + "/\(name).log")
-        }
-
-        /// Runs `refreshd ARGS` to its end: its exit status and its output (stdout and stderr).
-        func cli(_ arguments: [String]) throws -> (status: Int32?, output: String) {
-            let output = root + "/cli-\(UUID().uuidString.prefix(8)).out"
-            let process = try Node.start(arguments, environment: [:], output: output)
-            let status = process.wait(30)
-            return (status, process.log())
-        }
-
-        func logs() -> String {
-            nodes.keys.sorted().map { "\n--- \($0):\n" + (nodes[$0]?.log().suffix(3000) ?? "") }.joined()
-        }
-    }
-
     static var repository: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     }
@@ -49,7 +19,7 @@ import Testing
     // MARK: Refusals at the start
 
     @Test func aTimelineJobIsRefusedAtTheStartNamingTheFileAndLine() throws {
-        let scratch = try Scratch()
+        let scratch = try ClusterSandbox("ctl", shards: nil)
         let conninfo = try PrivateServer.shared.get().freshDatabase()
         try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-widget.yaml", toPath: scratch.root + "/jobs/widget.yaml")
         let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
@@ -61,7 +31,7 @@ import Testing
     }
 
     @Test func aBuiltInActionIsRefusedAtTheStartNamingTheFileAndLine() throws {
-        let scratch = try Scratch()
+        let scratch = try ClusterSandbox("ctl", shards: nil)
         let conninfo = try PrivateServer.shared.get().freshDatabase()
         try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-refresh.yaml", toPath: scratch.root + "/jobs/stage.yaml")
         let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
@@ -72,7 +42,7 @@ import Testing
     }
 
     @Test func liveActivitySettingsAreRefusedWithStore() throws {
-        let scratch = try Scratch()
+        let scratch = try ClusterSandbox("ctl", shards: nil)
         for flags in [["--no-activities"], ["--max-activities", "3"]] {
             let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
                                                     "--store", "host=/nonexistent dbname=x"] + flags)
@@ -84,7 +54,7 @@ import Testing
     // MARK: ctl, status and why against any node
 
     /// The job's shard and its leader, from `status --json` on `node`.
-    func leader(_ scratch: Scratch, via node: String, of identifier: String) throws -> (shard: Int, owner: String?, report: StatusReport?) {
+    func leader(_ scratch: ClusterSandbox, via node: String, of identifier: String) throws -> (shard: Int, owner: String?, report: StatusReport?) {
         let (_, output) = try scratch.cli(["status", "--json", "--state", scratch.root + "/state-" + node])
         guard let report = try? JSONDecoder().decode(StatusReport.self, from: Data(output.utf8)), let cluster = report.cluster else {
             return (-1, nil, nil)
@@ -94,7 +64,7 @@ import Testing
     }
 
     @Test func aSubmitToAnyNodeRunsOnceOnTheShardsLeaderAndARetryIsAppliedOnce() throws {
-        let scratch = try Scratch()
+        let scratch = try ClusterSandbox("ctl", shards: nil)
         let conninfo = try PrivateServer.shared.get().freshDatabase()
         try PostgresDatabase(connection: conninfo, shardCount: 4).close()
         let out = scratch.root + "/runs.txt"
@@ -106,7 +76,15 @@ import Testing
             earliest: +1h
             allowance: 5s
             """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
-        for name in ["a", "b"] { try scratch.startNode(name, conninfo: conninfo) }
+        try """
+            identifier: test.feed
+            template: true
+            parameters: [user]
+            kind: processing
+            command: ["/bin/true", "{user}"]
+            earliest: +1h
+            """.write(toFile: scratch.root + "/jobs/feed.yaml", atomically: true, encoding: .utf8)
+        for name in ["a", "b"] { try scratch.start(name, lease: "2s", store: conninfo) }
         func lines() -> [[Substring]] {
             ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map { $0.split(separator: " ") }
         }
@@ -153,6 +131,10 @@ import Testing
         #expect(reload.status != 0 && reload.output.contains("not-in-cluster"), "\(reload.output)")
         let unknown = try scratch.cli(["ctl", "submit", "test.nothing", "--state", scratch.root + "/state-" + other])
         #expect(unknown.status != 0 && unknown.output.contains("not-declared"), "\(unknown.output)")
+        // A template never runs itself: the refusal names its instances, as on one machine.
+        let template = try scratch.cli(["ctl", "submit", "test.feed", "--state", scratch.root + "/state-" + other])
+        #expect(template.status != 0 && template.output.contains("test.feed is a template, not a job") && template.output.contains("test.feed[KEY]"),
+                "\(template.output)")
 
         for node in scratch.nodes.values { node.kill(SIGTERM) }
         for (name, node) in scratch.nodes { #expect(node.wait(15) == 0, "\(name) did not stop cleanly: \(scratch.logs())") }
@@ -162,7 +144,7 @@ import Testing
     /// LISTEN/NOTIFY: with a 30 s lease the node surveys every 10 s, yet a command submitted
     /// through the control socket runs at once: its NOTIFY woke the leader.
     @Test func aQueuedCommandWakesTheLeaderAtOnce() throws {
-        let scratch = try Scratch()
+        let scratch = try ClusterSandbox("ctl", shards: nil)
         let conninfo = try PrivateServer.shared.get().freshDatabase()
         try PostgresDatabase(connection: conninfo, shardCount: 2).close()
         let out = scratch.root + "/runs.txt"
@@ -173,7 +155,7 @@ import Testing
             earliest: +1h
             allowance: 5s
             """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
-        try scratch.startNode("a", conninfo: conninfo, lease: "30s")
+        try scratch.start("a", lease: "30s", store: conninfo)
         #expect(waitFor(20) { (try? leader(scratch, via: "a", of: "test.manual").owner) == "a" }, "node a leads nothing: \(scratch.logs())")
         // Past the first survey's commands read: the next survey is ~10 s away.
         usleep(500_000)
@@ -194,7 +176,7 @@ import Testing
     /// applies its shards' diff); SIGHUP reloads and does not stop a node; a folder cluster mode
     /// would not run is refused whole and the jobs in force stay.
     @Test func aChangedJobsFolderIsReloadedByEachShardsLeader() throws {
-        let scratch = try Scratch()
+        let scratch = try ClusterSandbox("ctl", shards: nil)
         let conninfo = try PrivateServer.shared.get().freshDatabase()
         try PostgresDatabase(connection: conninfo, shardCount: 4).close()
         let out = scratch.root + "/runs.txt"
@@ -205,7 +187,7 @@ import Testing
             earliest: +1h
             allowance: 5s
             """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
-        for name in ["a", "b"] { try scratch.startNode(name, conninfo: conninfo) }
+        for name in ["a", "b"] { try scratch.start(name, lease: "2s", store: conninfo) }
         func lines() -> [String] {
             ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
@@ -264,7 +246,7 @@ import Testing
     /// A failed run's `on-failure` webhook is delivered in cluster mode too (the shards' hosts
     /// had no HTTP client: every delivery failed "this refreshd has no HTTP client").
     @Test func aFailedRunsWebhookIsDeliveredByTheShardsLeader() throws {
-        let scratch = try Scratch()
+        let scratch = try ClusterSandbox("ctl", shards: nil)
         let conninfo = try PrivateServer.shared.get().freshDatabase()
         try PostgresDatabase(connection: conninfo, shardCount: 2).close()
         // A loopback receiver (python3's http.server): one line per POST, answered 200.
@@ -299,7 +281,7 @@ import Testing
             allowance: 5s
             on-failure: {webhook: "http://127.0.0.1:\(port)/hook"}
             """.write(toFile: scratch.root + "/jobs/failing.yaml", atomically: true, encoding: .utf8)
-        try scratch.startNode("a", conninfo: conninfo)
+        try scratch.start("a", lease: "2s", store: conninfo)
         let received = { (try? String(contentsOfFile: scratch.root + "/received.txt", encoding: .utf8)) ?? "" }
         #expect(waitFor(15) { received().contains("test.failing") }, "no webhook received: \(scratch.logs())")
         #expect(!scratch.logs().contains("no HTTP client"), "\(scratch.logs())")

@@ -11,15 +11,20 @@ import Glibc
 /// fail.
 final class ClusterSandbox {
     let server: PrivateServer
+    /// The fresh database (empty when `shards` was nil).
     let conninfo: String
     let root: String
     let tag: String
     var nodes: [String: Node] = [:]
 
-    init(_ name: String, shards: Int) throws {
+    init(_ name: String, shards: Int?) throws {
         server = try PrivateServer.shared.get()
-        conninfo = try server.freshDatabase()
-        try PostgresDatabase(connection: conninfo, shardCount: shards).close()
+        if let shards {
+            conninfo = try server.freshDatabase()
+            try PostgresDatabase(connection: conninfo, shardCount: shards).close()
+        } else {
+            conninfo = ""
+        }
         let suffix = UUID().uuidString.prefix(8)
         root = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-\(name)-\(suffix)").path
         tag = "\(name)-\(suffix)"
@@ -39,10 +44,20 @@ final class ClusterSandbox {
             environment: environment.merging(["NODE": name, "REFRESHD_TEST_TAG": tag]) { $1 }, output: root + "/\(name).log")
     }
 
+    /// Runs `refreshd ARGS` to its end: its exit status and its output (stdout and stderr).
+    func cli(_ arguments: [String]) throws -> (status: Int32?, output: String) {
+        let output = root + "/cli-\(UUID().uuidString.prefix(8)).out"
+        let process = try Node.start(arguments, environment: [:], output: output)
+        let status = process.wait(30)
+        return (status, process.log())
+    }
+
     /// The end of every node's log, for a failure's message.
     func logs() -> String {
         nodes.keys.sorted().map { "\n--- \($0):\n" + (nodes[$0]?.log().suffix(3000) ?? "") }.joined()
     }
+
+    deinit { close() }
 
     func close() {
         for node in nodes.values {
