@@ -43,6 +43,8 @@ extension JobModel {
             let u2 = random.unit("duration.b", identifier, Int64(run))
             let z = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
             duration = .milliseconds(Int64(min(9e15, m * exp(z * sigma))))
+        case let .quantiles(values):
+            duration = Self.quantileDraw(values, random.unit("duration", identifier, Int64(run)))
         }
         duration = duration + growth * (run - 1)
         let w = outcomes
@@ -57,5 +59,16 @@ extension JobModel {
             }
         }
         return (duration, exit)
+    }
+
+    /// The inverse of the piecewise-linear distribution function through `values` (evenly
+    /// spaced quantiles, p0 to p100) at `unit` in [0, 1), to the millisecond.
+    static func quantileDraw(_ values: [Duration], _ unit: Double) -> Duration {
+        guard let first = values.first else { return .zero }
+        guard values.count > 1 else { return first }
+        let position = unit * Double(values.count - 1)
+        let index = min(values.count - 2, Int(position))
+        let low = Double(values[index].wholeMilliseconds), high = Double(values[index + 1].wholeMilliseconds)
+        return .milliseconds(Int64((low + (high - low) * (position - Double(index))).rounded(.down)))
     }
 }

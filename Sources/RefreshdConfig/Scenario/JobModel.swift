@@ -67,6 +67,11 @@ package struct JobModel: Sendable, Hashable {
         /// Log-normal-ish: around `median`, rarely above `p99` (a heavy right tail, as real
         /// fetches have).
         case skewed(median: Duration, p99: Duration)
+        /// An empirical distribution (`simulate --calibrate` writes it from what ran): values
+        /// at evenly spaced quantiles from the fastest (p0) to the slowest (p100), in
+        /// non-decreasing order; a draw picks a point between two neighbours, so a run is never
+        /// faster or slower than any run seen.
+        case quantiles([Duration])
     }
 
     /// Weights of success, failure (exit 1) and crash (a signal refreshd did not send).
