@@ -15,7 +15,10 @@ extension Calibration.Job {
         guard runs > 0 else {
             return "# \(who): no finished run to calibrate from\(leftOutText)\n"
         }
-        lines.append("# \(who): calibrated from \(runs) run\(runs == 1 ? "" : "s") over \(last.duration(since: first).compactText), "
+        // The period to the second (to the millisecond under one): "over 1m14s", not "1m14s72ms".
+        let span = last.duration(since: first)
+        let period = span < .seconds(1) ? span : .seconds(span.wholeMilliseconds / 1000)
+        lines.append("# \(who): calibrated from \(runs) run\(runs == 1 ? "" : "s") over \(period.compactText), "
                      + "started \(first.iso8601) to \(last.iso8601)")
         if thin {
             lines.append("# too thin to trust: fewer than \(Calibration.minimumRuns) runs")
