@@ -8,6 +8,7 @@ import RefreshdCore
 ///   duration: 2s                  # or {uniform: [1s, 5s]}, {median: 2s, p99: 30s} or {quantiles: [1s, 2s, 9s]}
 ///   growth: 10s                   # added per earlier run
 ///   outcomes: {success: 0.9, failure: 0.08, crash: 0.02}
+///   retry-outcomes: {success: 0.99, failure: 0.01}   # a retry's (attempt 2 and later); default: outcomes
 ///   ignores-sigterm: true
 ///   output: ["fetched 12 images"]
 ///   results: ['{"entries": []}']
@@ -20,7 +21,7 @@ import RefreshdCore
 /// ```
 enum SimulateBlock {
     static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results", "timeline", "activity",
-                       "children", "results-held-open", "instances", "failing"]
+                       "children", "results-held-open", "instances", "failing", "retry-outcomes"]
     static let durationForms = "a duration like 2s, {uniform: [1s, 5s]}, {median: 2s, p99: 30s} or {quantiles: [1s, 2s, 9s]}"
     /// Most values a `quantiles:` list holds: p0 to p100, one a percent.
     static let maximumQuantiles = 101
@@ -40,6 +41,8 @@ enum SimulateBlock {
                 if let growth = value.duration(&sink, positive: false) { model.growth = growth }
             case "outcomes":
                 if let weights = outcomes(value, &sink) { model.outcomes = weights }
+            case "retry-outcomes":
+                if let weights = outcomes(value, &sink) { model.retryOutcomes = weights }
             case "ignores-sigterm":
                 if let flag = value.bool(&sink) { model.ignoresTerminate = flag }
             case "output":

@@ -52,11 +52,21 @@ extension Calibration.Job {
         default:
             break
         }
-        if successes + failures + crashed > 0 {
-            lines.append("  outcomes: {success: \(successes), failure: \(failures), crash: \(crashed)}")
+        if let weights = model.retryOutcomes {
+            if successes + failures + crashed > retriesSucceeded + retryFailures + retryCrashes {
+                lines.append("  outcomes: \(Self.weights(model.outcomes))   # first attempts")
+            }
+            lines.append("  retry-outcomes: \(Self.weights(weights))   # retries")
+        } else if successes + failures + crashed > 0 {
+            lines.append("  outcomes: \(Self.weights(model.outcomes))")
         }
         if model.ignoresTerminate { lines.append("  ignores-sigterm: true") }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `{success: 45, failure: 3, crash: 1}`: the counts, which are whole numbers.
+    static func weights(_ w: JobModel.OutcomeWeights) -> String {
+        "{success: \(Int(w.success)), failure: \(Int(w.failure)), crash: \(Int(w.crash))}"
     }
 
     /// The calibration as `--json` prints it.

@@ -17,7 +17,9 @@ import RefreshdConfig
 ///   past their deadline), as their empirical distribution (`quantiles:`), so the simulator
 ///   expires the same share of runs under the same allowance instead of being told to;
 /// - outcome weights are the counts of the runs that ended on their own (success, failure,
-///   crash); an expired run is the allowance's doing, reproduced by its duration;
+///   crash), first attempts in `outcomes:`, retries in `retry-outcomes:` (a retry often
+///   succeeds where a first attempt failed); an expired run is the allowance's doing,
+///   reproduced by its duration;
 /// - `ignores-sigterm: true` when more than half the expired runs were killed after the grace;
 /// - an instance's runs (`template[key]`) calibrate its template;
 /// - fewer than `minimumRuns` counted runs: the model is printed, marked too thin to trust.
@@ -53,6 +55,9 @@ package enum Calibration {
         /// Retries among the counted runs (attempt > 1), and how many of them succeeded.
         package var retries = 0
         package var retriesSucceeded = 0
+        /// Retries that failed, and that crashed.
+        package var retryFailures = 0
+        package var retryCrashes = 0
         /// Left out: interrupted runs, and runs without an end (in flight when read).
         package var interrupted = 0
         package var unfinished = 0
@@ -67,8 +72,14 @@ package enum Calibration {
             if let low = quantiles.first, let high = quantiles.last {
                 model.duration = low == high ? .fixed(low) : .quantiles(quantiles)
             }
-            if successes + failures + crashed > 0 {
-                model.outcomes = .init(success: Double(successes), failure: Double(failures), crash: Double(crashed))
+            let retried = retriesSucceeded + retryFailures + retryCrashes
+            let first = (success: successes - retriesSucceeded, failure: failures - retryFailures, crash: crashed - retryCrashes)
+            if first.success + first.failure + first.crash > 0 {
+                model.outcomes = .init(success: Double(first.success), failure: Double(first.failure), crash: Double(first.crash))
+            }
+            if retried > 0 {
+                model.retryOutcomes = .init(success: Double(retriesSucceeded), failure: Double(retryFailures),
+                                            crash: Double(retryCrashes))
             }
             model.ignoresTerminate = killedAfterGrace * 2 > expired
             return model
@@ -119,7 +130,12 @@ package enum Calibration {
             }
             if run.attempt > 1 {
                 job.retries += 1
-                if outcome == .success { job.retriesSucceeded += 1 }
+                switch outcome {
+                case .success: job.retriesSucceeded += 1
+                case .failure: job.retryFailures += 1
+                case .crashed: job.retryCrashes += 1
+                default: break
+                }
             }
             job.runs += 1
             if firstCounted == nil { firstCounted = run.started }

@@ -26,8 +26,9 @@ package struct SeededRandom: Sendable, Hashable {
 }
 
 extension JobModel {
-    /// The behaviour of a job's `run`-th run (1-based) under `random`.
-    func draw(run: Int, identifier: String, random: SeededRandom) -> (duration: Duration, exit: RunExit) {
+    /// The behaviour of a job's `run`-th run (1-based), its `attempt` (2 and later: a retry),
+    /// under `random`.
+    func draw(run: Int, attempt: Int = 1, identifier: String, random: SeededRandom) -> (duration: Duration, exit: RunExit) {
         var duration: Duration
         switch self.duration {
         case let .fixed(d):
@@ -47,7 +48,7 @@ extension JobModel {
             duration = Self.quantileDraw(values, random.unit("duration", identifier, Int64(run)))
         }
         duration = duration + growth * (run - 1)
-        let w = outcomes
+        let w = attempt > 1 ? retryOutcomes ?? outcomes : outcomes
         let total = max(0, w.success) + max(0, w.failure) + max(0, w.crash)
         var exit = RunExit.exited(0)
         if total > 0 {

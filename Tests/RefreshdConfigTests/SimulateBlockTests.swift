@@ -159,6 +159,16 @@ import Testing
         #expect(e.message == "simulate.duration: expected quantiles: alone, found median: beside it")
     }
 
+    /// Issue 34: `retry-outcomes:` weighs a retry's ends apart from a first attempt's.
+    @Test func retryOutcomes() throws {
+        let model = try #require(simulated("simulate: {outcomes: {success: 1, failure: 1}, retry-outcomes: {success: 9, crash: 1}}"))
+        #expect(model.outcomes == .init(success: 1, failure: 1, crash: 0))
+        #expect(model.retryOutcomes == .init(success: 9, failure: 0, crash: 1))
+        #expect(simulated("simulate: {duration: 1s}")?.retryOutcomes == nil)
+        let e = try #require(onlyError("simulate: {retry-outcomes: {success: x}}"))
+        #expect(e.message == "simulate.retry-outcomes.success: expected a number 0 or greater, like 0.9 or 1, found \"x\"")
+    }
+
     @Test func outcomeErrors() throws {
         var e = try #require(onlyError("simulate: {outcomes: {success: -1}}"))
         #expect(e.position == "3:32")

@@ -55,8 +55,11 @@ import RefreshdConfig
         expected.unfinished = 1
         #expect(fetch == expected)
         #expect(fetch.thin)
-        #expect(fetch.model == JobModel(duration: .quantiles([100, 200, 300, 400, 10_001].map { .milliseconds($0) }),
-                                        outcomes: .init(success: 2, failure: 1, crash: 1)))
+        // First attempts and retries weighed apart.
+        var model = JobModel(duration: .quantiles([100, 200, 300, 400, 10_001].map { .milliseconds($0) }),
+                             outcomes: .init(success: 1, failure: 1, crash: 1))
+        model.retryOutcomes = .init(success: 1, failure: 0, crash: 0)
+        #expect(fetch.model == model)
         let feed = jobs[0]
         #expect(feed.instances == 2 && feed.runs == 3 && feed.expired == 1 && feed.killedAfterGrace == 1)
         // The only expired run was killed after the grace: it ignores SIGTERM.
@@ -109,6 +112,27 @@ import RefreshdConfig
                                                               allowance: .seconds(20), resubmit: .after(.seconds(900))),
                                    command: CommandJob(argv: ["fetch"]), firstRequest: .after(.seconds(1))),
                      model: model)
+    }
+
+    /// Retries as observed: a job whose first attempts fail half the time and whose retries
+    /// always succeed (the transient failure) is calibrated back to both weights, and the block
+    /// says so in `retry-outcomes:`.
+    @Test func retriesAreWeighedApartFromFirstAttempts() throws {
+        var known = JobModel(duration: .fixed(.seconds(1)), outcomes: .init(success: 0.5, failure: 0.5, crash: 0))
+        known.retryOutcomes = .init(success: 1, failure: 0, crash: 0)
+        var job = Self.job(known)
+        job.spec.definition.retry = RetryPolicy(initial: .seconds(60), maximum: .seconds(600), limit: 3)
+        let simulation = Simulation(scenario: Scenario(name: "retries", jobs: [job], device: DeviceModel(discretion: .exact),
+                                                       start: Self.monday, days: 7, seed: 34))
+        #expect(simulation.run().violations.isEmpty)
+        let calibrated = try #require(Calibration.derive(runs: try simulation.store.recentRuns(limit: 100_000)).first)
+        #expect(calibrated.retries > 200)
+        #expect(calibrated.retriesSucceeded == calibrated.retries)
+        let firstAttempts = Double(calibrated.runs - calibrated.retries)
+        #expect(abs(Double(calibrated.failures) / firstAttempts - 0.5) < 0.06)
+        #expect(calibrated.model.retryOutcomes == .init(success: Double(calibrated.retries), failure: 0, crash: 0))
+        #expect(calibrated.yaml.contains("\n  outcomes: {success: \(calibrated.runs - calibrated.retries - calibrated.failures), "))
+        #expect(calibrated.yaml.hasSuffix("   # first attempts\n  retry-outcomes: {success: \(calibrated.retries), failure: 0, crash: 0}   # retries\n"))
     }
 
     /// The round trip: a week of a job with a known model (log-normal durations around 2 s with

@@ -12,6 +12,9 @@ package struct JobModel: Sendable, Hashable {
     package var growth: Duration
     /// Relative weights of how a run ends on its own.
     package var outcomes: OutcomeWeights
+    /// How a retry (attempt 2 and later, after failures) ends on its own; nil: as `outcomes`.
+    /// Transient failures are common: a retry often succeeds where first attempts fail.
+    package var retryOutcomes: OutcomeWeights?
     /// Whether it ignores the expiration (SIGTERM) and is killed after the grace.
     package var ignoresTerminate: Bool
     /// Lines it prints at start.
