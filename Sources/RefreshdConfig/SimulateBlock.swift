@@ -5,9 +5,10 @@ import RefreshdCore
 ///
 /// ```yaml
 /// simulate:
-///   duration: 2s                  # or {uniform: [1s, 5s]} or {median: 2s, p99: 30s}
+///   duration: 2s                  # or {uniform: [1s, 5s]}, {median: 2s, p99: 30s} or {quantiles: [1s, 2s, 9s]}
 ///   growth: 10s                   # added per earlier run
 ///   outcomes: {success: 0.9, failure: 0.08, crash: 0.02}
+///   retry-outcomes: {success: 0.99, failure: 0.01}   # a retry's (attempt 2 and later); default: outcomes
 ///   ignores-sigterm: true
 ///   output: ["fetched 12 images"]
 ///   results: ['{"entries": []}']
@@ -20,8 +21,10 @@ import RefreshdCore
 /// ```
 enum SimulateBlock {
     static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results", "timeline", "activity",
-                       "children", "results-held-open", "instances", "failing"]
-    static let durationForms = "a duration like 2s, {uniform: [1s, 5s]} or {median: 2s, p99: 30s}"
+                       "children", "results-held-open", "instances", "failing", "retry-outcomes"]
+    static let durationForms = "a duration like 2s, {uniform: [1s, 5s]}, {median: 2s, p99: 30s} or {quantiles: [1s, 2s, 9s]}"
+    /// Most values a `quantiles:` list holds: p0 to p100, one a percent.
+    static let maximumQuantiles = 101
 
     /// The model, or nil with every problem reported at its value.
     static func read(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel? {
@@ -38,6 +41,8 @@ enum SimulateBlock {
                 if let growth = value.duration(&sink, positive: false) { model.growth = growth }
             case "outcomes":
                 if let weights = outcomes(value, &sink) { model.outcomes = weights }
+            case "retry-outcomes":
+                if let weights = outcomes(value, &sink) { model.retryOutcomes = weights }
             case "ignores-sigterm":
                 if let flag = value.bool(&sink) { model.ignoresTerminate = flag }
             case "output":
@@ -91,7 +96,8 @@ enum SimulateBlock {
         return .closesAfter(span)
     }
 
-    /// `2s`, `{uniform: [LOW, HIGH]}` (LOW <= HIGH) or `{median: M, p99: P}` (0 < M <= P).
+    /// `2s`, `{uniform: [LOW, HIGH]}` (LOW <= HIGH), `{median: M, p99: P}` (0 < M <= P) or
+    /// `{quantiles: [Q0, ..., QN]}` (2 to 101 durations, each at least the one before).
     static func durationModel(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel.DurationModel? {
         guard case .mapping = reader.node else {
             if reader.node.scalarText == nil {
@@ -100,7 +106,14 @@ enum SimulateBlock {
             }
             return reader.duration(&sink, positive: false).map { .fixed($0) }
         }
-        guard let pairs = reader.mapping(known: ["uniform", "median", "p99"], &sink) else { return nil }
+        guard let pairs = reader.mapping(known: ["uniform", "median", "p99", "quantiles"], &sink) else { return nil }
+        if let quantiles = pairs.first(where: { $0.key == "quantiles" }) {
+            if let other = pairs.first(where: { $0.key != "quantiles" }) {
+                sink.add(at: other.keyNode.location, "\(reader.key): expected quantiles: alone, found \(other.key): beside it")
+                return nil
+            }
+            return quantileModel(ValueReader(key: reader.key + ".quantiles", node: quantiles.value), &sink)
+        }
         let uniform = pairs.first { $0.key == "uniform" }
         let median = pairs.first { $0.key == "median" }
         let p99 = pairs.first { $0.key == "p99" }
@@ -128,6 +141,28 @@ enum SimulateBlock {
             return nil
         }
         return .skewed(median: medianValue, p99: p99Value)
+    }
+
+    /// `[Q0, ..., QN]`: 2 to 101 durations, each at least the one before (evenly spaced
+    /// quantiles of the run durations, from the fastest to the slowest).
+    private static func quantileModel(_ reader: ValueReader, _ sink: inout ErrorSink) -> JobModel.DurationModel? {
+        let expected = "a list of 2 to \(maximumQuantiles) durations in increasing order like [1s, 2s, 9s]"
+        guard case .sequence(let items, _) = reader.node, (2...maximumQuantiles).contains(items.count) else {
+            let found = if case .sequence(let items, _) = reader.node { "a list of \(items.count)" } else { reader.node.foundDescription }
+            sink.add(at: reader.node.location, "\(reader.key): expected \(expected), found \(found)")
+            return nil
+        }
+        var values: [Duration] = []
+        for item in items {
+            guard let value = ValueReader(key: reader.key, node: item).duration(&sink, positive: false) else { return nil }
+            if let previous = values.last, value < previous {
+                sink.add(at: item.location, "\(reader.key): expected each duration to be at least the one before "
+                    + "(\(DurationParser.format(previous))), found \(EchoText.quoted(DurationParser.format(value)))")
+                return nil
+            }
+            values.append(value)
+        }
+        return .quantiles(values)
     }
 
     /// `[LOW, HIGH]` with LOW <= HIGH.

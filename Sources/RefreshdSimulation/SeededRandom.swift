@@ -26,8 +26,9 @@ package struct SeededRandom: Sendable, Hashable {
 }
 
 extension JobModel {
-    /// The behaviour of a job's `run`-th run (1-based) under `random`.
-    func draw(run: Int, identifier: String, random: SeededRandom) -> (duration: Duration, exit: RunExit) {
+    /// The behaviour of a job's `run`-th run (1-based), its `attempt` (2 and later: a retry),
+    /// under `random`.
+    func draw(run: Int, attempt: Int = 1, identifier: String, random: SeededRandom) -> (duration: Duration, exit: RunExit) {
         var duration: Duration
         switch self.duration {
         case let .fixed(d):
@@ -43,9 +44,11 @@ extension JobModel {
             let u2 = random.unit("duration.b", identifier, Int64(run))
             let z = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
             duration = .milliseconds(Int64(min(9e15, m * exp(z * sigma))))
+        case let .quantiles(values):
+            duration = Self.quantileDraw(values, random.unit("duration", identifier, Int64(run)))
         }
         duration = duration + growth * (run - 1)
-        let w = outcomes
+        let w = attempt > 1 ? retryOutcomes ?? outcomes : outcomes
         let total = max(0, w.success) + max(0, w.failure) + max(0, w.crash)
         var exit = RunExit.exited(0)
         if total > 0 {
@@ -57,5 +60,16 @@ extension JobModel {
             }
         }
         return (duration, exit)
+    }
+
+    /// The inverse of the piecewise-linear distribution function through `values` (evenly
+    /// spaced quantiles, p0 to p100) at `unit` in [0, 1), to the millisecond.
+    static func quantileDraw(_ values: [Duration], _ unit: Double) -> Duration {
+        guard let first = values.first else { return .zero }
+        guard values.count > 1 else { return first }
+        let position = unit * Double(values.count - 1)
+        let index = min(values.count - 2, Int(position))
+        let low = Double(values[index].wholeMilliseconds), high = Double(values[index + 1].wholeMilliseconds)
+        return .milliseconds(Int64((low + (high - low) * (position - Double(index))).rounded(.down)))
     }
 }

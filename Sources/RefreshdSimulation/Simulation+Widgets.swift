@@ -16,7 +16,7 @@ extension Simulation {
         let model = model ?? .quickSuccess
         let n = counter.next(id, hint: order.slot)
         let providerRun = side.nextProviderRun(job)
-        var (duration, exit) = model.draw(run: n, identifier: id, random: random)
+        var (duration, exit) = model.draw(run: n, attempt: order.attempt, identifier: id, random: random)
         var garbage = false
         for fault in faults {
             switch fault {

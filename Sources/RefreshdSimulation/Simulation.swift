@@ -168,7 +168,7 @@ package final class Simulation: @unchecked Sendable {
             let n = counter.next(id, hint: order.slot)
             // An instance of a template (issue 23) behaves as its template's model says.
             let model = models[id] ?? InstanceName.split(id).flatMap { models[$0.template] } ?? .quickSuccess
-            var (duration, exit) = model.draw(run: n, identifier: id, random: random)
+            var (duration, exit) = model.draw(run: n, attempt: order.attempt, identifier: id, random: random)
             var ignores = model.ignoresTerminate
             var silentAfter: Duration?
             for fault in faults {

@@ -56,7 +56,21 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "With --nodes: run this many fault plans drawn from seeds (seed, seed+1, ...), an hour each, and report each.")
     var explore: Int?
 
+    @Flag(name: .long, help: "Derive each job's simulate: block from what really ran (the state's run history) and print it.")
+    var calibrate = false
+
+    @Option(name: .long, help: ArgumentHelp("With --calibrate: the runs started in this last span (like 7d or 12h) or since this ISO 8601 date (default: 7d).",
+                                            valueName: "span-or-date"))
+    var since: String?
+
+    @Option(name: .long, help: "With --calibrate: the state directory whose runs are read (default: .refreshd).")
+    var state: String?
+
+    @Flag(name: .long, help: "With --calibrate: simulate --jobs with the calibrated models instead of printing them.")
+    var apply = false
+
     func validate() throws {
+        try validateCalibration()
         if let days, !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
         if let nodes, !(1...16).contains(nodes) { throw ValidationError("--nodes must be between 1 and 16") }
         if nodes == nil, !nodeFault.isEmpty || explore != nil { throw ValidationError("--node-fault and --explore need --nodes") }
@@ -130,6 +144,7 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
+        if calibrate, !apply { return printCalibration() }
         let zone = TimeZone.current
         let startInstant = try start.map(Self.parseStart) ?? Self.comingMidnight(in: zone)
         var setup: Scenario
@@ -147,6 +162,7 @@ struct SimulateCommand: ParsableCommand {
         }
         if let days { setup.days = days }
         if let seed { setup.seed = seed }
+        if calibrate { applyCalibration(to: &setup) }
         // Real commands run the real built-in actions too (without --exec they are modelled).
         if exec { setup.actions = StagingActions.binding }
         var temporary: String?

@@ -108,7 +108,7 @@ import Testing
         #expect(e.position == "3:22")
         #expect(e.message == "simulate.duration: expected a duration like 30s, 10m or 1h30m, found \"soon\"")
         e = try #require(onlyError("simulate: {duration: [1s, 2s]}"))
-        #expect(e.message == "simulate.duration: expected a duration like 2s, {uniform: [1s, 5s]} or {median: 2s, p99: 30s}, found a list")
+        #expect(e.message == "simulate.duration: expected a duration like 2s, {uniform: [1s, 5s]}, {median: 2s, p99: 30s} or {quantiles: [1s, 2s, 9s]}, found a list")
         e = try #require(onlyError("simulate: {duration: {uniform: [1s]}}"))
         #expect(e.position == "3:32")
         #expect(e.message == "simulate.duration.uniform: expected a list of two durations like [1s, 5s], found a list of 1")
@@ -133,6 +133,40 @@ import Testing
         e = try #require(onlyError("simulate: {growth: -1s}"))
         #expect(e.position == "3:20")
         #expect(e.message.hasPrefix("simulate.growth: expected a duration like 30s, 10m or 1h30m, found \"-1s\""))
+    }
+
+    /// Issue 34: `{quantiles: [...]}`, the empirical distribution `simulate --calibrate`
+    /// prints: 2 to 101 durations in order, read over several lines too; each misuse refused at
+    /// its value.
+    @Test func quantileDurations() throws {
+        #expect(simulated("simulate: {duration: {quantiles: [1s, 1s500ms, 9s]}}")?.duration
+                == .quantiles([.seconds(1), .milliseconds(1500), .seconds(9)]))
+        #expect(simulated("simulate:\n  duration:\n    quantiles: [10ms, 20ms,\n                30ms]\n")?.duration
+                == .quantiles([.milliseconds(10), .milliseconds(20), .milliseconds(30)]))
+        var e = try #require(onlyError("simulate: {duration: {quantiles: [1s, 3s, 2s]}}"))
+        #expect(e.position == "3:43")
+        #expect(e.message == "simulate.duration.quantiles: expected each duration to be at least the one before (3s), found \"2s\"")
+        e = try #require(onlyError("simulate: {duration: {quantiles: [1s]}}"))
+        #expect(e.position == "3:34")
+        #expect(e.message == "simulate.duration.quantiles: expected a list of 2 to 101 durations in increasing order like [1s, 2s, 9s], found a list of 1")
+        e = try #require(onlyError("simulate: {duration: {quantiles: [" + Array(repeating: "1s", count: 102).joined(separator: ", ") + "]}}"))
+        #expect(e.message.hasSuffix("found a list of 102"))
+        e = try #require(onlyError("simulate: {duration: {quantiles: [1s, soon]}}"))
+        #expect(e.position == "3:39")
+        #expect(e.message.hasPrefix("simulate.duration.quantiles: expected a duration like 30s"))
+        e = try #require(onlyError("simulate: {duration: {quantiles: [1s, 2s], median: 2s}}"))
+        #expect(e.position == "3:44")
+        #expect(e.message == "simulate.duration: expected quantiles: alone, found median: beside it")
+    }
+
+    /// Issue 34: `retry-outcomes:` weighs a retry's ends apart from a first attempt's.
+    @Test func retryOutcomes() throws {
+        let model = try #require(simulated("simulate: {outcomes: {success: 1, failure: 1}, retry-outcomes: {success: 9, crash: 1}}"))
+        #expect(model.outcomes == .init(success: 1, failure: 1, crash: 0))
+        #expect(model.retryOutcomes == .init(success: 9, failure: 0, crash: 1))
+        #expect(simulated("simulate: {duration: 1s}")?.retryOutcomes == nil)
+        let e = try #require(onlyError("simulate: {retry-outcomes: {success: x}}"))
+        #expect(e.message == "simulate.retry-outcomes.success: expected a number 0 or greater, like 0.9 or 1, found \"x\"")
     }
 
     @Test func outcomeErrors() throws {

@@ -12,6 +12,9 @@ package struct JobModel: Sendable, Hashable {
     package var growth: Duration
     /// Relative weights of how a run ends on its own.
     package var outcomes: OutcomeWeights
+    /// How a retry (attempt 2 and later, after failures) ends on its own; nil: as `outcomes`.
+    /// Transient failures are common: a retry often succeeds where first attempts fail.
+    package var retryOutcomes: OutcomeWeights?
     /// Whether it ignores the expiration (SIGTERM) and is killed after the grace.
     package var ignoresTerminate: Bool
     /// Lines it prints at start.
@@ -67,6 +70,11 @@ package struct JobModel: Sendable, Hashable {
         /// Log-normal-ish: around `median`, rarely above `p99` (a heavy right tail, as real
         /// fetches have).
         case skewed(median: Duration, p99: Duration)
+        /// An empirical distribution (`simulate --calibrate` writes it from what ran): values
+        /// at evenly spaced quantiles from the fastest (p0) to the slowest (p100), in
+        /// non-decreasing order; a draw picks a point between two neighbours, so a run is never
+        /// faster or slower than any run seen.
+        case quantiles([Duration])
     }
 
     /// Weights of success, failure (exit 1) and crash (a signal refreshd did not send).
