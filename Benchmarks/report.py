@@ -157,6 +157,13 @@ def main():
             ratio(k["launches_per_s"], c and c["launches_per_s"]), "-", "", "ref: posix_spawn floor")
         row("", "time to drain s", k["drain_s"], c and c["drain_s"], ratio(k["drain_s"], c and c["drain_s"]), "-", "")
         row("", "scheduler CPU s (children excluded)", k["cpu_s"], c and c["cpu_s"], ratio(k["cpu_s"], c and c["cpu_s"]), "-", "")
+        # Issue 35: the same runs tracked without a cgroup (the /proc sweep), and embedded.
+        for impl, label in (("refreshd-sweep", "without cgroups (/proc sweep)"), ("refreshd-embedded", "embedded (cgroup moved after spawn + sweep)")):
+            o = find(rows, impl, "commands")
+            if o:
+                row(f"  {label}", "launches per s", o["launches_per_s"], c and c["launches_per_s"],
+                    ratio(o["launches_per_s"], c and c["launches_per_s"]), "-", "")
+                row("", "scheduler CPU s (children excluded)", o["cpu_s"], c and c["cpu_s"], ratio(o["cpu_s"], c and c["cpu_s"]), "-", "")
 
     g = find(rows, "refreshd", "check")
     if g:

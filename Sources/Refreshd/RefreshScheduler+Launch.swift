@@ -168,6 +168,10 @@ extension RefreshScheduler: RuntimeHost {
         sweepEndedRun(run, instance: instance, done: done)
     }
 
+    package func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? {
+        sweepRunByItsCgroup(run)
+    }
+
     package func scheduleDrain() {
         lock.withLock { if asyncOpen { _ = uv_async_send(async) } }
     }

@@ -16,13 +16,14 @@ import Synchronization
 ///   (`OrphanReaper`): every process whose initial environment names the run
 ///   (`REFRESH_INSTANCE` and `REFRESH_RUN_ID`), and every process of the run's session.
 extension RefreshScheduler {
-    /// Picks how runs' processes are tracked (at init; logged when the loop is prepared).
+    /// Picks how runs' processes are tracked (at init; logged when the loop is prepared). A
+    /// daemon in a delegated subtree moves itself into its `supervisor/` leaf here.
     func prepareProcessTracking() {
         guard options.runCgroups else {
             trackingNote = "run cgroups are off"
             return
         }
-        switch RunCgroups.detect(instance: runtime.instance) {
+        switch RunCgroups.detect(instance: runtime.instance, ownsProcess: options.ownsProcess) {
         case let .success(found):
             cgroups = found
         case let .failure(unusable):
@@ -30,18 +31,23 @@ extension RefreshScheduler {
         }
     }
 
+    /// How runs' processes are tracked and why (`status` shows it).
+    package var processTracking: ProcessTracking {
+        if let cgroups {
+            return ProcessTracking(mode: "cgroup", reason: cgroups.why, cgroup: cgroups.parent, home: cgroups.home,
+                                   controllers: cgroups.controllers)
+        }
+        return ProcessTracking(mode: subreaping ? "subreaper" : "sweep", reason: trackingNote ?? "")
+    }
+
     /// Becomes a subreaper where no cgroup is used (if asked to), and says how runs are tracked.
     func startProcessTracking() {
-        if let cgroups {
-            logger.info("each run's processes are tracked in a cgroup of their own under \(cgroups.parent)")
-            return
-        }
-        guard options.ownsProcess else {
-            logger.info("no cgroup for runs (\(trackingNote ?? "")): a run's processes are found by process group, session and environment")
+        guard cgroups == nil, options.ownsProcess else {
+            logger.info("process tracking: \(processTracking.summary)")
             return
         }
         guard refreshd_set_child_subreaper() == 0 else {
-            logger.warning("no cgroup for runs (\(trackingNote ?? "")) and cannot become a child subreaper: \(String(cString: strerror(errno)))")
+            logger.warning("process tracking: no cgroup per run (\(trackingNote ?? "")) and cannot become a child subreaper (\(String(cString: strerror(errno)))): a run's processes are found by process group, session and environment")
             return
         }
         subreaping = true
@@ -55,7 +61,7 @@ extension RefreshScheduler {
         }, SIGCHLD)
         uv_unref(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self))
         signals.append(handle)
-        logger.info("no cgroup for runs (\(trackingNote ?? "")): refreshd is a child subreaper, orphans of runs come back to it")
+        logger.info("process tracking: \(processTracking.summary)")
     }
 
     /// Waits for dead orphans of runs (SIGCHLD, loop thread), never for a command libuv waits for.
@@ -110,6 +116,7 @@ extension RefreshScheduler {
         }
         if joined || cgroups.attach(pid: pid, to: cgroup) {
             runCgroups[order.runID] = cgroup
+            if joined { bornInCgroup.insert(order.runID) }
         } else {
             logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup): \(String(cString: strerror(errno)))")
             removeCgroup(cgroup)
@@ -145,6 +152,23 @@ extension RefreshScheduler {
         }
     }
 
+    /// The end of a run whose command was born in its cgroup (issue 35): every process it
+    /// started is in that cgroup (one leaves a cgroup only with write access to another), so
+    /// killing the cgroup is the whole sweep, done now on the loop (a few small files): no pass
+    /// over /proc, no worker thread, no closure. Nil for any other run (`sweepEndedRun`).
+    func sweepRunByItsCgroup(_ run: RunRecord) -> [Int32]? {
+        guard let cgroups, bornInCgroup.remove(run.runID) != nil, let cgroup = runCgroups.removeValue(forKey: run.runID) else {
+            return nil
+        }
+        var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
+        let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
+        killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
+        removeCgroup(cgroup)
+        // After the run's end is committed (the runtime commits it when this returns).
+        if CrashPoint.armed == .runEnded { performOnLoop { CrashPoint.reach(.runEnded) } }
+        return killed.sorted()
+    }
+
     /// The sweep at a command run's end: its cgroup on the loop (the files are quick), the /proc
     /// sweep on a worker thread (reading every process's stat takes milliseconds on a busy
     /// machine, which the loop's timers must not wait for), then `done` back on the loop. Runs
@@ -153,6 +177,7 @@ extension RefreshScheduler {
         var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
         let cgroup = runCgroups.removeValue(forKey: run.runID)
+        bornInCgroup.remove(run.runID)
         if let cgroups, let cgroup {
             killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
         }

@@ -123,6 +123,9 @@ public final class RefreshScheduler: @unchecked Sendable {
     var subreaping = false
     /// Each command run's cgroup, from its spawn to its sweep.
     var runCgroups: [Int64: String] = [:]
+    /// The runs whose command was born in its cgroup (refreshd joined it for the spawn): their
+    /// cgroup holds every process they started, so their end needs no /proc sweep.
+    var bornInCgroup: Set<Int64> = []
     /// Processes killed in a run's cgroup when its leader exited, reported with its sweep.
     var killedAtExit: [Int64: Set<Int32>] = [:]
     /// The process group of each run whose leader has exited (already sent SIGKILL), until its sweep.

@@ -106,6 +106,8 @@ package struct StatusReport: Codable, Sendable, Equatable {
     /// In cluster mode (issue 24): who leads each shard, from the database; the report's other
     /// parts are every shard's, merged.
     package var cluster: ClusterStatus?
+    /// How the running refreshd tracks its runs' processes, and why (issue 35); only live.
+    package var processTracking: ProcessTracking?
 
     /// A notification waiting to be delivered, as its record holds it.
     package struct HeldNotification: Codable, Sendable, Equatable {
@@ -147,5 +149,39 @@ package struct StatusReport: Codable, Sendable, Equatable {
             .compactMap { try? decoder.decode(RunNotification.self, from: Data($0.value.utf8)) }
             .sorted { ($0.runID, $0.kind.rawValue) < ($1.runID, $1.kind.rawValue) }
             .map(HeldNotification.init)
+    }
+}
+
+/// How the host tracks a command run's processes, and why (issue 35): the start log line and
+/// `status` show it.
+package struct ProcessTracking: Codable, Sendable, Equatable {
+    /// `cgroup`: a cgroup per run (killed whole at the run's end); `subreaper`: refreshd is a
+    /// child subreaper and sweeps /proc at each run's end; `sweep`: the /proc sweep alone (a
+    /// scheduler embedded in another program's process).
+    package var mode: String
+    /// Why this mode: the layout chosen, or why no cgroup can be used.
+    package var reason: String
+    /// The runs' parent cgroup directory, with `cgroup`.
+    package var cgroup: String?
+    /// Where refreshd's own process lives (its `supervisor/` leaf in a delegated subtree).
+    package var home: String?
+    /// The controllers enabled for the runs.
+    package var controllers: [String]
+
+    package init(mode: String, reason: String, cgroup: String? = nil, home: String? = nil, controllers: [String] = []) {
+        self.mode = mode
+        self.reason = reason
+        self.cgroup = cgroup
+        self.home = home
+        self.controllers = controllers
+    }
+
+    /// One line: `a cgroup per run under DIR (why)`, or `no cgroup per run (why): ...`.
+    package var summary: String {
+        switch mode {
+        case "cgroup": "a cgroup per run under \(cgroup ?? "?") (\(reason))"
+        case "subreaper": "no cgroup per run (\(reason)): refreshd is a child subreaper and sweeps /proc at each run's end"
+        default: "no cgroup per run (\(reason)): a run's processes are found by process group, session and environment (/proc sweep)"
+        }
     }
 }

@@ -30,7 +30,7 @@ struct StatusCommand: ParsableCommand {
     @Option(name: .long, help: "Job directory, read for widget budgets when refreshd is not running.")
     var jobs = "Jobs"
 
-    @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines, activities and heldNotifications; on an error, an object with the key error.")
+    @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines, activities and heldNotifications (and, live, processTracking); on an error, an object with the key error.")
     var json = false
 
     func validate() throws {
@@ -196,6 +196,7 @@ struct StatusCommand: ParsableCommand {
         }
         let snapshot = reply.snapshot
         print("Live from the running refreshd (\(state)/control.sock).")
+        if let tracking = report.processTracking { print("Process tracking: \(tracking.summary).") }
         print("Pending requests (\(report.pending.count)):")
         for line in Self.folded(snapshot?.pending ?? [], \.identifier, { "  " + ControlOutput.describe($0, now: now) },
                                 Self.snapshotPendingFold) { print(line) }

@@ -74,6 +74,91 @@ import Testing
         #expect(unusable.reason.contains("Delegate=yes"))
     }
 
+    // The decision (issue 35), a pure function of /proc/self/cgroup, mountinfo, whether
+    // refreshd owns its process, and the facts read about the directory found.
+
+    static let unifiedMount = "24 18 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
+    static let allControllers = ["cpuset", "cpu", "io", "memory", "hugetlb", "pids", "rdma", "misc"]
+
+    func plan(_ selfCgroup: String?, mount mountinfo: String? = unifiedMount, ownsProcess: Bool = true,
+              _ facts: RunCgroups.Facts, seen: UnsafeMutablePointer<String>? = nil) -> Result<RunCgroups.Plan, RunCgroups.Unusable> {
+        RunCgroups.plan(selfCgroup: selfCgroup, mountinfo: mountinfo, ownsProcess: ownsProcess) { directory in
+            seen?.pointee = directory
+            return facts
+        }
+    }
+
+    /// The unit install-service writes (Delegate=yes): refreshd moves into `supervisor/`, the
+    /// runs are its siblings, and the controllers the subtree offers among cpu, io, memory and
+    /// pids are enabled.
+    @Test func delegatedServiceMovesIntoItsLeafAndEnablesControllers() throws {
+        let facts = RunCgroups.Facts(writable: true, delegated: true, isRoot: false, controllers: Self.allControllers)
+        let service = "/sys/fs/cgroup/system.slice/refreshd.service"
+        #expect(try plan("0::/system.slice/refreshd.service\n", facts).get() == RunCgroups.Plan(
+            parent: service, home: service + "/supervisor", enable: ["cpu", "io", "memory", "pids"],
+            why: "delegated \(service): refreshd in supervisor/, controllers cpu io memory pids"))
+        // Only what the subtree offers (a user manager delegates cpu, memory and pids).
+        let user = RunCgroups.Facts(writable: true, delegated: true, isRoot: false, controllers: ["memory", "pids"])
+        let unit = "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/refreshd.service"
+        #expect(try plan("0::/user.slice/user-1000.slice/user@1000.service/app.slice/refreshd.service\n", user).get() == RunCgroups.Plan(
+            parent: unit, home: unit + "/supervisor", enable: ["memory", "pids"],
+            why: "delegated \(unit): refreshd in supervisor/, controllers memory pids"))
+        let none = RunCgroups.Facts(writable: true, delegated: true, isRoot: false, controllers: [])
+        #expect(try plan("0::/system.slice/refreshd.service\n", none).get().why == "delegated \(service): refreshd in supervisor/, controllers none offered")
+    }
+
+    /// Without Delegate=yes a unit's cgroup is systemd's, writable or not: the reason says so.
+    @Test func undelegatedUnitIsRefusedWithItsReason() {
+        let facts = RunCgroups.Facts(writable: true, delegated: false, isRoot: false, controllers: Self.allControllers)
+        guard case let .failure(unusable) = plan("0::/system.slice/refreshd.service\n", facts) else {
+            Issue.record("run cgroups in a systemd unit that was not delegated")
+            return
+        }
+        #expect(unusable.reason == "not delegated: refreshd's cgroup /system.slice/refreshd.service belongs to systemd (the unit has no Delegate=yes)")
+        let scope = plan("0::/user.slice/user-1000.slice/session-3.scope\n", facts)
+        #expect((try? scope.get()) == nil)
+    }
+
+    /// Delegated to someone else (a system unit delegated to root while refreshd runs as a user):
+    /// not writable, and the reason names the directory.
+    @Test func notWritableIsRefusedNamingTheDirectory() {
+        let facts = RunCgroups.Facts(writable: false, delegated: true, isRoot: false, controllers: Self.allControllers)
+        guard case let .failure(unusable) = plan("0::/system.slice/refreshd.service\n", facts) else {
+            Issue.record("run cgroups in a directory that is not writable")
+            return
+        }
+        #expect(unusable.reason == "not delegated: /sys/fs/cgroup/system.slice/refreshd.service is not writable")
+    }
+
+    /// A writable cgroup that is not delegated (root in a container, the hierarchy's root): the
+    /// run cgroups only group; refreshd stays where it is and enables nothing.
+    @Test func writableButNotDelegatedOnlyGroups() throws {
+        var seen = ""
+        let facts = RunCgroups.Facts(writable: true, delegated: false, isRoot: true, controllers: ["hugetlb"])
+        let hybrid = "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+        #expect(try plan("4:memory:/x\n0::/\n", mount: hybrid, facts, seen: &seen).get() == RunCgroups.Plan(
+            parent: "/sys/fs/cgroup/unified", home: "/sys/fs/cgroup/unified", enable: [],
+            why: "/sys/fs/cgroup/unified is writable but not a delegated subtree: the run cgroups only group, no controller"))
+        #expect(seen == "/sys/fs/cgroup/unified")
+        // A mount whose root is a cgroup (a container's view): the path is taken below it.
+        let container = "30 20 0:26 /docker/abc /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+        #expect(try plan("0::/docker/abc/jobs\n", mount: container, facts, seen: &seen).get().parent == "/sys/fs/cgroup/jobs")
+        #expect(seen == "/sys/fs/cgroup/jobs")
+        // The real root is never left for a leaf, even when marked delegated.
+        let root = RunCgroups.Facts(writable: true, delegated: true, isRoot: true, controllers: Self.allControllers)
+        #expect(try plan("0::/\n", root).get().home == "/sys/fs/cgroup")
+    }
+
+    /// Embedded (a library in another program's process): refreshd does not move the process it
+    /// shares, so it enables no controller even in a delegated subtree.
+    @Test func embeddedStaysInItsCgroup() throws {
+        let facts = RunCgroups.Facts(writable: true, delegated: true, isRoot: false, controllers: Self.allControllers)
+        let service = "/sys/fs/cgroup/system.slice/app.service"
+        #expect(try plan("0::/system.slice/app.service\n", ownsProcess: false, facts).get() == RunCgroups.Plan(
+            parent: service, home: service, enable: [],
+            why: "delegated \(service), but refreshd shares its process (embedded): it stays in its cgroup, no controller"))
+    }
+
     /// As a subreaper refreshd reaps dead orphans, never a child it spawned itself: not one in
     /// its own session, not a registered one (libuv's commands, waited for by pid). The three
     /// dead children are real; a planted /proc tree says which is which, so the sweep cannot

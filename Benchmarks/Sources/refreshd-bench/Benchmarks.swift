@@ -241,6 +241,8 @@ struct FinishCounter: LogHandler {
         var firstLaunchNanos: Int64 = 0
         var lastFinishNanos: Int64 = 0
         var onDone: (@Sendable () -> Void)?
+        /// The scheduler's "process tracking: ..." line (how the runs' processes were tracked).
+        var tracking = ""
     }
     let state: State
     var logLevel: Logger.Level = .info
@@ -252,6 +254,7 @@ struct FinishCounter: LogHandler {
 
     func log(event: LogEvent) {
         let text = "\(event.message)"
+        if text.hasPrefix("process tracking: ") { state.tracking = String(text.dropFirst(18)) }
         if text.hasPrefix("launched "), state.firstLaunchNanos == 0 { state.firstLaunchNanos = Measure.realtimeNanos() }
         if event.level >= .warning { warn("\(text)") }
         guard text.hasPrefix("finished ") else { return }
@@ -263,13 +266,20 @@ struct FinishCounter: LogHandler {
     }
 }
 
-/// N `/bin/true` command jobs, all due at once, under the concurrency cap.
-func commands(count n: Int, cap: Int, program: String) throws {
+/// N `/bin/true` command jobs, all due at once, under the concurrency cap, with the runs'
+/// processes tracked as `tracking` says (issue 35):
+/// - `cgroup`: as the daemon does where it may make cgroups (the process is the scheduler's
+///   own): each command born in its run's cgroup, killed with it at the run's end, no /proc sweep;
+/// - `sweep`: as the daemon does without cgroups: a child subreaper and the /proc sweep;
+/// - `embedded`: as a library in another program's process (what this line measured before
+///   issue 35): the command moved into its cgroup after the spawn, and the /proc sweep.
+func commands(count n: Int, cap: Int, program: String, tracking: String) throws {
     let state = FinishCounter.State()
     state.target = n
     let logger = Logger(label: "bench") { _ in FinishCounter(state: state) }
     let scheduler = try RefreshScheduler(options: .init(
-        stateDirectory: nil, configuration: configuration(cap: cap), logger: logger))
+        stateDirectory: nil, configuration: configuration(cap: cap), logger: logger,
+        runCgroups: tracking != "sweep", ownsProcess: tracking != "embedded"))
     state.onDone = { [unowned scheduler] in scheduler.stop() }
     let ids = identifiers(n, prefix: "cmd")
     for id in ids { scheduler.register(TaskDefinition(identifier: id), command: CommandJob(argv: [program])) }
@@ -284,8 +294,9 @@ func commands(count n: Int, cap: Int, program: String) throws {
     let drain = Double(end - start) / 1e9
 
     var out = JSONLine()
-    out.add("impl", "refreshd")
+    out.add("impl", tracking == "cgroup" ? "refreshd" : "refreshd-\(tracking)")
     out.add("bench", "commands")
+    out.add("tracking", state.tracking)
     out.add("n", n)
     out.add("cap", cap)
     out.add("finished", state.finished)

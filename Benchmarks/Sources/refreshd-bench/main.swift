@@ -7,6 +7,7 @@ import Glibc
 let usage = """
     usage: refreshd-bench dispatch|memory|idle|commands|layers|instances|shared-database|shared-launches [--count N] [--spread-ms MS] [--margin-ms MS]
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
+                          commands: [--tracking cgroup|sweep|embedded]
                           instances: [--state DIR [--fill yes]] [--due N]
                           shared-database: --database CONNINFO --state DIR [--shards N]
                           shared-launches: --database CONNINFO [--shards N] [--count N] [--spread-ms MS]
@@ -59,7 +60,12 @@ do {
                            marginMs: Int64(int("margin-ms", 8_000)), cap: int("cap", 64), conninfo: conninfo,
                            shards: int("shards", 16))
     case "commands":
-        try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true")
+        let tracking = options["tracking"] ?? "cgroup"
+        guard ["cgroup", "sweep", "embedded"].contains(tracking) else {
+            warn("refreshd-bench commands: --tracking expects cgroup, sweep or embedded, found \(tracking)")
+            exit(2)
+        }
+        try commands(count: int("count", 1_000), cap: int("cap", 4), program: options["program"] ?? "/bin/true", tracking: tracking)
     default:
         warn(usage)
         exit(2)

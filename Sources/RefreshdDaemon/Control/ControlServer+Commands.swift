@@ -124,6 +124,7 @@ extension ControlServer {
         let base = live
         let timelines = runtime.timelineSnapshot()
         let activities = runtime.activitySnapshot()
+        let tracking = scheduler.processTracking
         let runs = request.runs ?? 20
         let before = request.before
         let directory = stateDirectory
@@ -136,6 +137,7 @@ extension ControlServer {
                 var status = try StatusReport(store: readOnlyStore!, runs: runs, days: 7, before: before)
                 status.timelines = timelines
                 status.activities = activities
+                status.processTracking = tracking
                 reply.status = status
                 bytes = try JSONEncoder.control.encode(reply) + [0x0A]
             } catch {
