@@ -45,13 +45,10 @@ package final class ClusterDaemon: @unchecked Sendable {
     package let database: any ShardDatabase
     package let nodeName: String
     package let lease: Duration
-    package var maxConcurrentRuns: Int
-    package var seed: UInt64?
+    /// The scheduler's settings (`run`'s options), as one machine takes them.
+    package var settings: RunSettings
     package var logger: Logger
-    package var runRetention: Duration? = SchedulerConfiguration().runRetention
     package var actions: ActionBinding = .none
-    /// As `RefreshDaemon.runCgroups`.
-    package var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
     /// The control socket's bounds (`run --max-control-clients`).
     package var controlLimits = ControlServer.Limits()
     /// Called once the control socket is served (`run` wires PostgreSQL's NOTIFY here): sends a
@@ -113,15 +110,14 @@ package final class ClusterDaemon: @unchecked Sendable {
     let metricsWriting = NSLock()
 
     package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String?, database: any ShardDatabase,
-                 node: String, lease: Duration, maxConcurrentRuns: Int, seed: UInt64?, logger: Logger) {
+                 node: String, lease: Duration, settings: RunSettings, logger: Logger) {
         self.jobsDirectory = jobsDirectory
         self.stateDirectory = stateDirectory
         self.sharedContainer = sharedContainer
         self.database = database
         nodeName = node
         self.lease = lease
-        self.maxConcurrentRuns = maxConcurrentRuns
-        self.seed = seed
+        self.settings = settings
         self.logger = logger
     }
 
@@ -155,8 +151,7 @@ package final class ClusterDaemon: @unchecked Sendable {
         let shared = sharedContainer ?? stateDirectory + "/shared"
         _ = mkdir(stateDirectory, 0o700)
         _ = mkdir(shared, 0o755)
-        var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? RefreshDaemon.machineSeed())
-        configuration.runRetention = runRetention
+        let configuration = settings.configuration
         let options = RefreshRuntime.Options(configuration: configuration, sharedContainer: shared, logger: logger, actions: actions)
         let node = ClusterNode(
             name: nodeName, database: database, jobs: loaded.map(\.spec), settings: LeaseMachine.Settings(lease: lease),
@@ -194,7 +189,7 @@ package final class ClusterDaemon: @unchecked Sendable {
         try startControl(jobs: loaded.map(\.spec), options: options)
         startMetricsFile()
         prepareLoop()
-        logger.info("refreshd started: cluster node \(nodeName), \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(database.shardCount) shards, lease \(lease.wholeMilliseconds) ms, shared container \(shared), max \(maxConcurrentRuns) concurrent runs per shard")
+        logger.info("refreshd started: cluster node \(nodeName), \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(database.shardCount) shards, lease \(lease.wholeMilliseconds) ms, shared container \(shared), max \(settings.maxConcurrentRuns) concurrent runs per shard")
         node.start()
         afterNode()
         uv_run(loop, UV_RUN_DEFAULT)
@@ -222,7 +217,7 @@ package final class ClusterDaemon: @unchecked Sendable {
             reported?(reason)
             self?.wake()
         }
-        let hostOptions = RefreshScheduler.Options(configuration: options.configuration, logger: logger, runCgroups: runCgroups)
+        let hostOptions = RefreshScheduler.Options(configuration: options.configuration, logger: logger, runCgroups: settings.runCgroups)
         let scheduler = try RefreshScheduler(store: store, runtimeOptions: options, options: hostOptions)
         if let webhooks { scheduler.webhookSender = { notification, done in webhooks.send(notification, done: done) } }
         hostsLock.withLock { _ in hosts.append(ShardHost(shard: shard, epoch: epoch, scheduler: scheduler)) }

@@ -17,8 +17,8 @@ package final class RefreshDaemon: @unchecked Sendable {
     package var jobsDirectory: String
     package var stateDirectory: String
     package var sharedContainer: String?
-    package var maxConcurrentRuns: Int
-    package var seed: UInt64?
+    /// The scheduler's settings (`run`'s options), as a cluster node takes them too.
+    package var settings: RunSettings
     package var logger: Logger
     /// Install SIGTERM/SIGINT/SIGHUP handlers (true for `refreshd run`; tests embed without).
     package var handleSignals = true
@@ -30,14 +30,6 @@ package final class RefreshDaemon: @unchecked Sendable {
     package var metricsFile: String?
     /// Live activity rules (enabled, concurrent activities per namespace, update budgets).
     package var activitySettings = ActivitySettings()
-    /// How long finished runs stay in the state (nil: for ever); see
-    /// `SchedulerConfiguration.runRetention`.
-    package var runRetention: Duration? = SchedulerConfiguration().runRetention
-    /// Put each run in a cgroup of its own where the system allows one; false (or
-    /// `REFRESHD_PROCESS_TRACKING=subreaper` in the environment) uses the child subreaper
-    /// instead. Either way a run's processes never outlive it (see README, "No job process
-    /// survives its run").
-    package var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
     package var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket's bounds (clients, subscribers, queued bytes, descriptor reserve).
@@ -62,8 +54,7 @@ package final class RefreshDaemon: @unchecked Sendable {
         self.jobsDirectory = jobsDirectory
         self.stateDirectory = stateDirectory
         self.sharedContainer = sharedContainer
-        self.maxConcurrentRuns = maxConcurrentRuns
-        self.seed = seed
+        settings = RunSettings(maxConcurrentRuns: maxConcurrentRuns, seed: seed)
         self.logger = logger
     }
 
@@ -79,14 +70,13 @@ package final class RefreshDaemon: @unchecked Sendable {
             for number in RefreshScheduler.nonStopSignals { Glibc.signal(number, SIG_IGN) }
         }
         let loaded = try loadJobs(jobsDirectory).get()
-        var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? Self.machineSeed())
-        configuration.runRetention = runRetention
+        let configuration = settings.configuration
         // `refreshd run` owns its process (no other thread forks, every child is a run's); an
         // embedded daemon (tests) does not.
         var options = RefreshScheduler.Options(
             stateDirectory: stateDirectory, sharedContainer: sharedContainer,
             configuration: configuration, handleSignals: handleSignals, logger: logger,
-            runCgroups: runCgroups, ownsProcess: handleSignals)
+            runCgroups: settings.runCgroups, ownsProcess: handleSignals)
         options.actions = actions
         let scheduler = try RefreshScheduler(options: options)
         self.scheduler = scheduler
@@ -117,7 +107,7 @@ package final class RefreshDaemon: @unchecked Sendable {
         let pending = scheduler.runtime.load(loaded.map(\.spec))
         // After the load: the settings reach the activity machine once it is restored.
         if activitySettings != ActivitySettings() { scheduler.runtime.setActivitySettings(activitySettings) }
-        logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(maxConcurrentRuns) concurrent runs")
+        logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(settings.maxConcurrentRuns) concurrent runs")
         scheduler.onHangup = { [unowned self] in
             // The jobs folder's watch follows inodes: SIGHUP re-arms it on what is at the path now.
             for watch in self.scheduler?.directoryWatches ?? [] { watch.rearm() }

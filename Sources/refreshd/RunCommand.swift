@@ -98,6 +98,13 @@ struct RunCommand: ParsableCommand {
         return .milliseconds(milliseconds)
     }
 
+    /// The scheduler's settings from the options, one value for either composition.
+    var settings: RunSettings {
+        var settings = RunSettings(maxConcurrentRuns: maxConcurrent, seed: seed)
+        settings.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
+        return settings
+    }
+
     /// `--store`: one node of a cluster (ClusterDaemon).
     func runClusterNode(_ conninfo: String, logger: Logger) throws {
         let database: PostgresDatabase
@@ -114,9 +121,8 @@ struct RunCommand: ParsableCommand {
         defer { database.close() }
         let daemon = ClusterDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, database: database,
                                    node: node ?? ClusterDaemon.defaultNodeName(), lease: leaseLength,
-                                   maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
+                                   settings: settings, logger: logger)
         daemon.actions = StagingActions.binding
-        daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
         daemon.controlLimits.maxClients = maxControlClients
         daemon.metricsFile = metricsFile
         // LISTEN/NOTIFY: a command queued on any node wakes its shard's leader at once.
@@ -131,14 +137,13 @@ struct RunCommand: ParsableCommand {
         LoggingSystem.bootstrap { LineLogHandler(label: $0) }
         let logger = Logger(label: "refreshd")
         if let store { return try runClusterNode(store, logger: logger) }
-        let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
-                                   maxConcurrentRuns: maxConcurrent, seed: seed, logger: logger)
+        let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, logger: logger)
+        daemon.settings = settings
         daemon.metricsFile = metricsFile
         daemon.actions = StagingActions.binding
         daemon.controlLimits.maxClients = maxControlClients
         daemon.activitySettings.enabled = !noActivities
         daemon.activitySettings.maxConcurrentPerNamespace = maxActivities
-        daemon.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
         if let http {
             // Checked before anything starts: a bad address or token file refuses to start.
             do {
