@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+@_spi(Benchmarks) import Refreshd
+import RefreshdConfig
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
+
+/// A cluster node's control loop: the control socket answered from the database, the jobs
+/// folder's watch and its reloads (`JobFilesReloader`, as on one machine). Moved out of
+/// ClusterDaemon.swift, which keeps the node thread, its loop and the shards' loops.
+extension ClusterDaemon {
+    /// The node's control socket (`STATE/control.sock`; the state directory's lock is held): the
+    /// one-machine `ControlServer` unchanged (its limits, peer credentials, error codes,
+    /// `watch`), hosted by a scheduler with no jobs over an in-memory store on a loop and thread
+    /// of their own, its commands answered from the database by `ClusterControl`. Its calls
+    /// block on the network, so neither on a shard's loop nor on the node's lease thread.
+    func startControl(jobs: [JobSpec], options: RefreshRuntime.Options) throws {
+        var runtimeOptions = RefreshRuntime.Options(configuration: options.configuration, logger: logger)
+        runtimeOptions.logger.logLevel = .warning
+        let scheduler = try RefreshScheduler(store: InMemoryStore(), runtimeOptions: runtimeOptions,
+                                             options: RefreshScheduler.Options(configuration: options.configuration, logger: runtimeOptions.logger,
+                                                                               runCgroups: false))
+        let server = ControlServer(scheduler: scheduler, stateDirectory: stateDirectory, limits: controlLimits)
+        let cluster = ClusterControl(database: database, node: nodeName, jobs: jobs)
+        cluster.notify = commandNotifier
+        let node = self.node
+        cluster.nodeCounters = { node?.counters ?? ClusterNode.Counters() }
+        cluster.launches = { [weak self] in self?.launchCount.withLock { $0 } ?? 0 }
+        server.clusterAnswer = { cluster.answer($0, $1) }
+        // `watch`: every shard from the database, then the cluster again every second.
+        server.clusterView = { try? cluster.view() }
+        server.onClusterSubscriber = { [weak self] in self?.startWatchTimer() }
+        try server.start()
+        scheduler.runtime.load([])
+        clusterControl = cluster
+        // The reloads and the jobs folder's watch live on the control loop (a loop with nothing
+        // else to do): the same `JobFilesReloader` as one machine's, applied to the node.
+        reloader = JobFilesReloader(
+            directory: jobsDirectory, loop: scheduler, timeout: .seconds(10), logger: logger, load: { JobDirectory.load($0) },
+            jobsInForce: { cluster.jobs.count }, isStopping: { [weak self] in self?.node?.isStopping ?? true },
+            apply: { [weak self] result, reason in self?.applyReload(result, reason: reason) })
+        if !scheduler.watchDirectory(jobsDirectory, onChange: { [weak self] in
+            guard let self else { return }
+            reloader?.request("\(jobsDirectory) changed")
+        }) {
+            logger.warning("cannot watch \(jobsDirectory) for changes; send SIGHUP to reload")
+        }
+        let ended = DispatchSemaphore(value: 0)
+        let logger = self.logger
+        let thread = Thread {
+            do { try scheduler.run() } catch { logger.warning("control socket stopped: \(error)") }
+            ended.signal()
+        }
+        thread.name = "refreshd-control"
+        thread.start()
+        control = (scheduler, server, ended)
+    }
+
+    /// Asks for the job files to be read again (any thread): SIGHUP.
+    func requestReload(_ reason: String) {
+        control?.scheduler.performOnLoop { [weak self] in self?.reloader?.request(reason) }
+    }
+
+    /// Control loop: a finished read, refused whole (an invalid file, or a job cluster mode
+    /// does not run: the jobs in force stay), or handed to the node, whose shards each apply
+    /// their diff in one transaction.
+    func applyReload(_ result: Result<[JobConfig], ConfigErrors>, reason: String) {
+        var refused: [ConfigError] = []
+        switch result {
+        case let .failure(errors): refused = errors.errors
+        case let .success(configs):
+            refused = ClusterSupport.refusals(configs)
+            if refused.isEmpty {
+                let specs = configs.map(\.spec)
+                clusterControl?.jobs = specs
+                node?.reload(specs, reason: reason)
+            }
+        }
+        if !refused.isEmpty {
+            logger.error("reload refused (\(reason)): \(refused.count) error\(refused.count == 1 ? "" : "s") in \(jobsDirectory); the jobs in force stay")
+            for error in refused { logger.error("\(error)") }
+        }
+    }
+}
