@@ -223,9 +223,9 @@ extension RefreshScheduler {
             do throws(AtomicFile.Failure) {
                 // Folders below the container are opened without following symlinks.
                 if let contents = publication.contents {
-                    try AtomicFile.write(Array(contents.utf8), root: container, relative: publication.path)
+                    try AtomicFile.write(Array(contents.utf8), root: container, relative: publication.path, gate: publicationGate)
                 } else {
-                    try AtomicFile.remove(root: container, relative: publication.path)
+                    try AtomicFile.remove(root: container, relative: publication.path, gate: publicationGate)
                 }
             } catch {
                 runtime.publicationFailed(publication.path, reason: error.description)

@@ -109,6 +109,11 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// Told of every publication as it is made (loop thread): the control socket pushes fresh
     /// widget and activity snapshots to watchers on it (an activity update logs nothing).
     package var publicationListeners: [(Publication) -> Void] = []
+    /// Asked right before each publication's rename into the shared container (publisher
+    /// queue): a cluster node's shard host answers whether its lease still holds, so a node
+    /// paused or cut off mid-publication writes nothing once its lease has lapsed (issue 32).
+    /// Nil: always written (one machine).
+    package var publicationGate: (@Sendable () -> Bool)?
     var monitor: ConditionsMonitor?
     var clockWatch: ClockWatch?
     package var directoryWatches: [DirectoryWatch] = []

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one results line of a sync job says about a template's instances (issue 23):
 /// `{"instances": "app.feed.refresh", "add": ["alice", {"key": "k1", "user": "bob", "region": "eu"}],
 /// "remove": ["carol"]}`, or `"set": [...]`: the complete list (the `set` lines of one run
@@ -59,6 +61,33 @@ package struct InstanceLines: Sendable, Hashable {
             return .failure(BadLine("nothing to do; " + expected))
         }
         return .success(lines)
+    }
+
+    /// The line as the results channel writes it (`read` reads it back): `{"instances": T,
+    /// "add": [{"key": K, NAME: VALUE, ...}], "remove": [K, ...], "set": [...]}`.
+    package var object: [String: Any] {
+        func items(_ records: [InstanceRecord]) -> [[String: String]] {
+            records.map { record in record.values.merging(["key": record.key]) { _, key in key } }
+        }
+        var object: [String: Any] = ["instances": template]
+        if !add.isEmpty { object["add"] = items(add) }
+        if !remove.isEmpty { object["remove"] = remove }
+        if let set { object["set"] = items(set) }
+        return object
+    }
+
+    /// Lines as one command's payload for another shard's leader (issue 32):
+    /// `{"instance-lines": [LINE, ...]}`.
+    package static func payload(_ lines: [InstanceLines]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: ["instance-lines": lines.map(\.object)], options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The lines of a `payload`, or nil for a payload that is not one (an operator's request).
+    package static func lines(ofPayload text: String) -> [InstanceLines]? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+              let items = object["instance-lines"] as? [[String: Any]] else { return nil }
+        return items.compactMap { try? read($0).get() }
     }
 
     package struct BadLine: Error, Sendable, Hashable {

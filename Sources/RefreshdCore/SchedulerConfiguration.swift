@@ -30,6 +30,10 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// run's request counts as run: a slot never runs twice. Its next slot was requested at its
     /// launch (`ResubmitPolicy`), so the job keeps its future.
     public var retriesInterruptedRuns: Bool = true
+    /// The shard this scheduler's state is, on a cluster node (issue 32; nil on one machine): a
+    /// sync job's instance lines about instances of other shards are sent to those shards'
+    /// leaders in the run's own commit (`ShardCommand.outboxTable`), not applied here.
+    package var shardPlace: ShardPlace?
 
     /// The BGTaskScheduler limits by default: 4 runs at once, 1 pending app refresh and 10 pending
     /// processing requests per namespace, seed 0 (`maxConcurrentRuns` is at least 1).

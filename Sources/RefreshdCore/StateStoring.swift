@@ -35,11 +35,22 @@
     func seedSpec(for identifier: String) throws -> String?
     /// A table's machine records, by key (UTF-8 byte order).
     func records(table: String) throws -> [MachineRecord]
+    /// A page of at most `limit` of `template`'s instances in key order (UTF-8 bytes), after the
+    /// key `after` (nil: from the first): a cluster lists a template's instances across shards.
+    func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord]
     /// Releases the store; further calls may fail.
     func close()
 }
 
 extension StateStoring {
+    /// For a store without an index of instances: read from the whole state.
+    @_spi(Benchmarks) public func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord] {
+        let all = try restoredState().instances.filter { record in
+            record.template == template && (after.map { Array($0.utf8).lexicographicallyPrecedes(Array(record.key.utf8)) } ?? true)
+        }
+        return Array(all.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }.prefix(max(0, limit)))
+    }
+
     /// For a store without an index by identifier: its runs among the 10,000 most recent, else
     /// its last run (every store keeps each identifier's last run).
     @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {

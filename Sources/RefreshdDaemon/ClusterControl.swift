@@ -41,8 +41,6 @@ final class ClusterControl: @unchecked Sendable {
     var nodeCounters: () -> ClusterNode.Counters = { ClusterNode.Counters() }
     var launches: () -> Int = { 0 }
 
-    static let served = "served in cluster mode: submit, cancel, cancel-all, simulate-launch, simulate-expiration, pending, status, why, watch, metrics"
-
     init(database: any ShardDatabase, node: String, jobs: [JobSpec]) {
         self.database = database
         self.node = node
@@ -55,8 +53,35 @@ final class ClusterControl: @unchecked Sendable {
         do {
             switch command {
             case .hello, .subscribe: return nil
-            case .submit, .cancel, .simulateLaunch, .simulateExpiration: return try queue(request)
-            case .cancelAll: return try queueEverywhere(request)
+            case .submit, .cancel, .simulateLaunch, .simulateExpiration:
+                let id = try identifier(request)
+                return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
+            case .cancelAll: return try queueEverywhere(request, what: "each leader cancels its shard's pending requests")
+            case .instanceAdd, .instanceRemove:
+                let id = try instanceIdentifier(request)
+                return try queue(request, shard: map.shard(of: id), naming: id)
+            case .instanceList: return try instanceList(request)
+            case .activity:
+                let (shard, what) = try activityShard(request)
+                return try queue(request, shard: shard, naming: what)
+            case .reload:
+                // A widget kind is a plain job's (in its namespace's shard) or an instance's
+                // (spread): each leader reloads the kinds its shard has.
+                return try queueEverywhere(request, what: "each leader asks the widgets of its shard for a reload")
+            case .stats:
+                var counters: [WidgetDayCounter] = []
+                for shard in 0..<database.shardCount { counters += try SavedMachineState(store: database.store(shard: shard, epoch: 0)).counters }
+                var reply = ControlReply(id: request.id, now: now())
+                reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: now())
+                    .folding(instanceWidgetTemplates(Set(counters.map(\.kind))))
+                return reply
+            case .snapshot:
+                let (snapshot, cluster) = try view()
+                var reply = ControlReply(id: request.id, now: now())
+                reply.snapshot = snapshot
+                reply.cluster = cluster
+                (reply.timelines, reply.activities) = try machines()
+                return reply
             case .pending:
                 var reply = ControlReply(id: request.id, now: now())
                 reply.pending = try everyShard { try $0.pendingRequests() }.map(SchedulerSnapshot.Pending.init)
@@ -67,16 +92,13 @@ final class ClusterControl: @unchecked Sendable {
                 var reply = ControlReply(id: request.id, now: now())
                 reply.metrics = try metricsText(counters: nodeCounters(), launches: launches())
                 return reply
-            case .stats:
-                // Widget reload counters: cluster mode runs no timeline job (refused at the start).
-                throw ControlFailure(code: "not-in-cluster", message: "\"stats\" counts widget reloads, and cluster mode runs no timeline job (refused at the start); the jobs' counters are in \"status\" and \"metrics\". \(Self.served)")
-            case .snapshot, .reload, .activity, .instanceAdd, .instanceRemove, .instanceList:
-                throw ControlFailure(code: "not-in-cluster", message: "\"\(command.rawValue)\" is not available in cluster mode (refreshd run --store); \(Self.served)")
             }
-        } catch let failure as ControlFailure {
-            return .failure(id: request.id, failure)
-        } catch let refusal as ControlRefusal {
-            return .failure(id: request.id, ControlFailure(code: refusal.code, message: refusal.description))
+        } catch let error as ControlFailure {
+            return .failure(id: request.id, error)
+        } catch let error as ControlRefusal {
+            return .failure(id: request.id, ControlFailure(of: error))
+        } catch let error as InstanceError {
+            return .failure(id: request.id, ControlFailure(of: error))
         } catch {
             return .failure(id: request.id, ControlFailure(code: "database", message: "the cluster's database could not be read or written: \(error)"))
         }
@@ -105,10 +127,8 @@ final class ClusterControl: @unchecked Sendable {
         return id
     }
 
-    /// Queues a command for the leader of the identifier's shard.
-    func queue(_ request: ControlRequest) throws -> ControlReply {
-        let id = try identifier(request)
-        let shard = map.shard(of: id)
+    /// Queues a command for the leader of `shard` (`naming` what it is about, for the reply).
+    func queue(_ request: ControlRequest, shard: Int, naming id: String) throws -> ControlReply {
         var payload = request
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
         payload.commandID = commandID
@@ -122,8 +142,9 @@ final class ClusterControl: @unchecked Sendable {
         return reply
     }
 
-    /// `cancel-all`: one command per shard (ids `ID/SHARD`, so a retried one is applied once too).
-    func queueEverywhere(_ request: ControlRequest) throws -> ControlReply {
+    /// A command for every shard (`cancel-all`, a widget `reload`): one per shard (ids
+    /// `ID/SHARD`, so a retried one is applied once too).
+    func queueEverywhere(_ request: ControlRequest, what: String) throws -> ControlReply {
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
         var queued = 0
         for shard in 0..<database.shardCount {
@@ -137,7 +158,7 @@ final class ClusterControl: @unchecked Sendable {
             }
         }
         var reply = ControlReply(id: request.id, now: now())
-        reply.message = "queued cancel-all for \(queued) of \(database.shardCount) shards (each leader cancels its shard's pending requests); command id \(commandID)"
+        reply.message = "queued \(request.command) for \(queued) of \(database.shardCount) shards (\(what)); command id \(commandID)"
         return reply
     }
 
@@ -172,7 +193,8 @@ final class ClusterControl: @unchecked Sendable {
         let runs = request.runs ?? 20
         var merged: StatusReport?
         for shard in 0..<database.shardCount {
-            let report = try StatusReport(store: try database.store(shard: shard, epoch: 0), runs: runs, days: 7, before: request.before)
+            var report = try StatusReport(store: try database.store(shard: shard, epoch: 0), runs: runs, days: 7, before: request.before)
+            for index in report.pending.indices { report.pending[index].shard = shard }
             guard var all = merged else {
                 merged = report
                 continue
@@ -191,6 +213,9 @@ final class ClusterControl: @unchecked Sendable {
         report.jobs.sort { $0.identifier < $1.identifier }
         report.counters.sort { ($0.day, $0.identifier) < ($1.day, $1.identifier) }
         report.cluster = try clusterStatus()
+        let (timelines, activities) = try machines()
+        report.timelines = timelines.widgets.isEmpty ? nil : timelines
+        report.activities = activities.activities.isEmpty ? nil : activities
         var reply = ControlReply(id: request.id, now: now())
         reply.status = report
         return reply
@@ -202,7 +227,7 @@ final class ClusterControl: @unchecked Sendable {
         guard let id = request.identifier, !id.isEmpty else {
             throw ControlFailure(code: "bad-request", message: "\"why\" needs \"identifier\": the job's identifier")
         }
-        let shard = map.shard(of: id)
+        let shard = map.shard(ofJob: id, in: jobs)
         let store = try database.store(shard: shard, epoch: 0)
         let now = now()
         let jobs = self.jobs
@@ -228,5 +253,94 @@ final class ClusterControl: @unchecked Sendable {
         var reply = ControlReply(id: request.id, now: now)
         reply.why = report
         return reply
+    }
+}
+
+/// Instances, activities and widgets in cluster mode (issue 32): each lives in one shard
+/// (`ShardMap`), so a command about one is queued for that shard's leader, and a list or a
+/// count reads every shard.
+extension ClusterControl {
+    /// `TEMPLATE[KEY]` of an instance command, once the template is one of the job files' and
+    /// the key one an instance may have (the leader checks the values, as one machine does).
+    func instanceIdentifier(_ request: ControlRequest) throws -> String {
+        let template = try templateName(request)
+        guard let key = request.key else {
+            throw ControlFailure(code: "bad-request", message: "\"\(request.command)\" needs \"key\": the instance's key (\(InstanceName.keyExpectation))")
+        }
+        if let problem = InstanceName.keyProblem(key) { throw InstanceError.badKey(template: template, key: key, problem: problem) }
+        return InstanceName.identifier(template: template, key: key)
+    }
+
+    func templateName(_ request: ControlRequest) throws -> String {
+        guard let template = request.template, !template.isEmpty else {
+            throw ControlFailure(code: "bad-request", message: "\"\(request.command)\" needs \"template\": the identifier of a job file with template: true")
+        }
+        guard jobs.contains(where: { $0.template != nil && $0.identifier == template }) else { throw InstanceError.unknownTemplate(template) }
+        return template
+    }
+
+    /// `instance-list` across shards: a page in key order (UTF-8 bytes), after `after`.
+    func instanceList(_ request: ControlRequest) throws -> ControlReply {
+        let template = try templateName(request)
+        let limit = request.limit ?? ControlRequest.Bounds.instances.upperBound
+        var page: [InstanceRecord] = []
+        for shard in 0..<database.shardCount {
+            page += try database.store(shard: shard, epoch: 0).instances(of: template, after: request.after, limit: limit + 1)
+        }
+        page.sort { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+        var reply = ControlReply(id: request.id, now: now())
+        reply.instances = Array(page.prefix(limit))
+        if page.count > limit { reply.nextAfter = reply.instances?.last?.key }
+        reply.message = "\(template): \(reply.instances?.count ?? 0) instance\(reply.instances?.count == 1 ? "" : "s")"
+            + (request.after.map { " after \($0)" } ?? "") + (page.count > limit ? " (more: ask after \(reply.nextAfter ?? ""))" : "")
+        return reply
+    }
+
+    /// The shard of an `activity` request: a start's namespace's; an update's or end's, the
+    /// shard whose state holds the activity (nil: refused as the machine refuses it).
+    func activityShard(_ request: ControlRequest) throws -> (Int, String) {
+        let (text, namespace) = try RefreshRuntime.activityNamespace(request)
+        let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        let id = object["id"] as? String ?? ""
+        if object["activity"] as? String == "start" { return (map.shard(of: namespace), "\(id) (namespace \(namespace))") }
+        for shard in 0..<database.shardCount where try SavedMachineState(store: database.store(shard: shard, epoch: 0)).activities.contains(where: { $0.id == id }) {
+            return (shard, id)
+        }
+        throw ControlFailure(ActivityError.unknownActivity(id: id, event: object["activity"] as? String == "end" ? .end : .update))
+    }
+
+    /// Every shard's widgets and activities as the database holds them.
+    func machines() throws -> (TimelineSnapshot, ActivitySnapshot) {
+        var timelines: TimelineSnapshot?
+        var activities: ActivitySnapshot?
+        let now = now()
+        for shard in 0..<database.shardCount {
+            let saved = try SavedMachineState(store: database.store(shard: shard, epoch: 0))
+            let t = saved.timelineSnapshot(at: now), a = saved.activitySnapshot(at: now)
+            if var all = timelines { all.widgets += t.widgets; timelines = all } else { timelines = t }
+            if var all = activities { all.activities += a.activities; activities = all } else { activities = a }
+        }
+        return (timelines ?? SavedMachineState(widgets: [], counters: [], activities: []).timelineSnapshot(at: now),
+                activities ?? SavedMachineState(widgets: [], counters: [], activities: []).activitySnapshot(at: now))
+    }
+
+    /// Which of `kinds` are instances' widgets, by their template (what `stats` folds into one
+    /// row per template): a kind no plain job declares that has the text around the template's
+    /// placeholders (`feed.{user}`: begins `feed.`). Read from the job files, not from a
+    /// million instances.
+    func instanceWidgetTemplates(_ kinds: Set<String>) -> [String: String] {
+        let jobs = self.jobs
+        let plain = Set(jobs.filter { $0.template == nil }.compactMap { $0.widget?.kind })
+        var templates: [String: String] = [:]
+        for spec in jobs where spec.template != nil {
+            guard let pattern = spec.widget?.kind, let open = pattern.firstIndex(of: "{"),
+                  let close = pattern.lastIndex(of: "}") else { continue }
+            let prefix = pattern[..<open], suffix = pattern[pattern.index(after: close)...]
+            for kind in kinds where !plain.contains(kind) && kind.count > prefix.count + suffix.count
+                && kind.hasPrefix(prefix) && kind.hasSuffix(suffix) && templates[kind] == nil {
+                templates[kind] = spec.identifier
+            }
+        }
+        return templates
     }
 }

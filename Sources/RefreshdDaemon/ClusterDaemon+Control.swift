@@ -61,24 +61,18 @@ extension ClusterDaemon {
         control?.scheduler.performOnLoop { [weak self] in self?.reloader?.request(reason) }
     }
 
-    /// Control loop: a finished read, refused whole (an invalid file, or a job cluster mode
-    /// does not run: the jobs in force stay), or handed to the node, whose shards each apply
-    /// their diff in one transaction.
+    /// Control loop: a finished read, refused whole (an invalid file: the jobs in force stay),
+    /// or handed to the node, whose shards each apply their diff in one transaction.
     func applyReload(_ result: Result<[JobConfig], ConfigErrors>, reason: String) {
-        var refused: [ConfigError] = []
         switch result {
-        case let .failure(errors): refused = errors.errors
-        case let .success(configs):
-            refused = ClusterSupport.refusals(configs)
-            if refused.isEmpty {
-                let specs = configs.map(\.spec)
-                clusterControl?.jobs = specs
-                node?.reload(specs, reason: reason)
-            }
-        }
-        if !refused.isEmpty {
+        case let .failure(errors):
+            let refused = errors.errors
             logger.error("reload refused (\(reason)): \(refused.count) error\(refused.count == 1 ? "" : "s") in \(jobsDirectory); the jobs in force stay")
             for error in refused { logger.error("\(error)") }
+        case let .success(configs):
+            let specs = configs.map(\.spec)
+            clusterControl?.jobs = specs
+            node?.reload(specs, reason: reason)
         }
     }
 }

@@ -146,8 +146,6 @@ package final class ClusterDaemon: @unchecked Sendable {
         Glibc.signal(SIGHUP, SIG_IGN)  // a reload, once the loop handles it; never the default (exit)
         for number in RefreshScheduler.nonStopSignals { Glibc.signal(number, SIG_IGN) }
         let loaded = try JobDirectory.load(jobsDirectory).get()
-        let refused = ClusterSupport.refusals(loaded)
-        if !refused.isEmpty { throw ConfigErrors(refused) }
         let shared = sharedContainer ?? stateDirectory + "/shared"
         _ = mkdir(stateDirectory, 0o700)
         _ = mkdir(shared, 0o755)
@@ -157,8 +155,9 @@ package final class ClusterDaemon: @unchecked Sendable {
             name: nodeName, database: database, jobs: loaded.map(\.spec), settings: LeaseMachine.Settings(lease: lease),
             options: options, monotonic: { Self.monotonicNow() },
             makeRuntime: { [unowned self] shard, epoch, store, options in try self.makeRuntime(shard, epoch, store, options) })
-        // Live activities are off in cluster mode (`ClusterSupport`): a start is refused `disabled`.
-        node.activitySettings = ActivitySettings(enabled: false)
+        // A namespace's live activities live in its shard (`ShardMap`): each shard's machine
+        // takes the rules of `run`.
+        if settings.activities != ActivitySettings() { node.activitySettings = settings.activities }
         node.onHistory = { [logger, nodeName] _, line in logger.info("node \(nodeName): \(line)") }
         // Operator commands are applied on the shard's own loop (its runtime's execution context).
         node.onShardContext = { [unowned self] shard, epoch, body in
@@ -220,6 +219,9 @@ package final class ClusterDaemon: @unchecked Sendable {
         let hostOptions = RefreshScheduler.Options(configuration: options.configuration, logger: logger, runCgroups: settings.runCgroups)
         let scheduler = try RefreshScheduler(store: store, runtimeOptions: options, options: hostOptions)
         if let webhooks { scheduler.webhookSender = { notification, done in webhooks.send(notification, done: done) } }
+        // A publication is written by the shard's leader only, while its lease holds.
+        let node = self.node
+        scheduler.publicationGate = { [weak node] in node?.mayPublish(shard: shard, epoch: epoch) ?? false }
         hostsLock.withLock { _ in hosts.append(ShardHost(shard: shard, epoch: epoch, scheduler: scheduler)) }
         let server = control?.server
         scheduler.runtime.observe { [weak self, weak server] observation in

@@ -28,8 +28,6 @@ package final class RefreshDaemon: @unchecked Sendable {
     /// Where to write the metrics (Prometheus text, replaced atomically) for node_exporter's
     /// textfile collector; nil writes none (the control socket's `metrics` still answers).
     package var metricsFile: String?
-    /// Live activity rules (enabled, concurrent activities per namespace, update budgets).
-    package var activitySettings = ActivitySettings()
     /// The environment read for systemd's `NOTIFY_SOCKET` and `WATCHDOG_USEC`.
     package var environment: [String: String] = ProcessInfo.processInfo.environment
     /// The control socket's bounds (clients, subscribers, queued bytes, descriptor reserve).
@@ -106,7 +104,7 @@ package final class RefreshDaemon: @unchecked Sendable {
         self.control = control
         let pending = scheduler.runtime.load(loaded.map(\.spec))
         // After the load: the settings reach the activity machine once it is restored.
-        if activitySettings != ActivitySettings() { scheduler.runtime.setActivitySettings(activitySettings) }
+        if settings.activities != ActivitySettings() { scheduler.runtime.setActivitySettings(settings.activities) }
         logger.info("refreshd started: \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(pending) pending, state in \(stateDirectory), max \(settings.maxConcurrentRuns) concurrent runs")
         scheduler.onHangup = { [unowned self] in
             // The jobs folder's watch follows inodes: SIGHUP re-arms it on what is at the path now.

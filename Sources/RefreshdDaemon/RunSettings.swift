@@ -17,6 +17,9 @@ package struct RunSettings: Sendable {
     /// instead. Either way a run's processes never outlive it (see README, "No job process
     /// survives its run").
     package var runCgroups = ProcessInfo.processInfo.environment["REFRESHD_PROCESS_TRACKING"] != "subreaper"
+    /// Live activity rules (`--no-activities`, `--max-activities`): on a cluster node every
+    /// shard's activity machine takes them (a namespace's activities live in its shard).
+    package var activities = ActivitySettings()
 
     package init(maxConcurrentRuns: Int = 4, seed: UInt64? = nil) {
         self.maxConcurrentRuns = maxConcurrentRuns

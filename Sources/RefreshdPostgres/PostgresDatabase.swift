@@ -26,8 +26,6 @@ import Darwin
     package static let defaultShardCount = 16
     /// The most shards a database may have: each shard's run ids are a range of their own.
     package static let maximumShardCount = 1024
-    /// Each shard's run ids start at `shard × runIDSpan + 1` (see `PostgresShardStore`).
-    package static let runIDSpan: Int64 = 1_000_000_000_000
 
     package let shardCount: Int
     /// `database NAME at HOST[:PORT] as USER`, for messages (never the password).

@@ -13,7 +13,7 @@
 /// new owner's restore (ARCHITECTURE.md, "Fenced commits").
 ///
 /// Run ids: the core hands them out from `restoredState().nextRunID`; an empty shard starts at
-/// `shard × PostgresDatabase.runIDSpan + 1` (shard 0 at 1, as SQLite), so the runs of different
+/// `shard × ShardMap.runIDSpan + 1` (shard 0 at 1, as SQLite), so the runs of different
 /// shards never share an id, and a shard's leaders (one at a time, fenced) continue its range.
 /// With runs, the next id is the largest + 1, exactly as SQLite.
 ///
@@ -152,6 +152,17 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 INSERT INTO refreshd.job_state (shard, identifier, seed_spec) VALUES ($1, $2, $3)
                 ON CONFLICT (shard, identifier) DO UPDATE SET seed_spec = excluded.seed_spec
                 """, [s, .bytes(identifier), .bytes(spec)], context: context)
+        case let .putRecord(record) where record.table == ShardCommand.outboxTable:
+            // A command for another shard (a sync run's instance lines), queued in this very
+            // transaction: sent if and only if this shard's change commits, once (its id). The
+            // NOTIFY is delivered at the commit and wakes that shard's leader at once.
+            guard let command = ShardCommand(outbox: record), (0..<database.shardCount).contains(command.shard) else {
+                throw invalid("an outbox record that is not a command for a shard: \(record.key)", context)
+            }
+            try c.execute("""
+                INSERT INTO refreshd.commands (id, shard, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING
+                """, [.text(command.id), .int4(Int32(command.shard)), .text(command.payload)], context: context)
+            try c.execute("SELECT pg_notify('refreshd_commands', $1)", [.text("\(command.shard)")], context: context)
         case let .putRecord(record):
             try c.execute("""
                 INSERT INTO refreshd.records (shard, table_name, key, value) VALUES ($1, $2, $3, $4)
@@ -221,13 +232,13 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
 
     /// One past the largest run id; an empty shard starts its range (see the type's comment).
     private func nextRunID(after maximum: Int64?, _ context: String) throws(PostgresError) -> Int64 {
-        let base = Int64(shard) * PostgresDatabase.runIDSpan
+        let base = Int64(shard) * ShardMap.runIDSpan
         guard let maximum else { return base + 1 }
         guard maximum < Int64.max else {
             throw PostgresError(kind: .corrupt, target: database.target, context: context,
                                 detail: "run id \(maximum) leaves no next run id")
         }
-        if maximum >= base, maximum - base >= PostgresDatabase.runIDSpan - 1, shard + 1 < database.shardCount {
+        if maximum >= base, maximum - base >= ShardMap.runIDSpan - 1, shard + 1 < database.shardCount {
             throw PostgresError(kind: .corrupt, target: database.target, context: context,
                                 detail: "shard \(shard) used up its run ids (run \(maximum)); the next is shard \(shard + 1)'s")
         }
@@ -294,6 +305,21 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 """, [shardValue, .bytes(table)], context: context)
             return (0..<result.count).map {
                 MachineRecord(table: result.string($0, 0), key: result.string($0, 1), value: result.string($0, 2))
+            }
+        }
+    }
+
+    func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord] {
+        let context = "reading shard \(shard)'s instances of \(template)"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> [InstanceRecord] in
+            let result = try c.execute("""
+                SELECT key, parameter_values FROM refreshd.instances WHERE shard = $1 AND template = $2
+                AND ($3::bytea IS NULL OR key > $3) ORDER BY key LIMIT $4
+                """, [shardValue, .bytes(template), .optionalBytes(after), .int8(Int64(max(0, limit)))],
+                context: context)
+            return (0..<result.count).map {
+                InstanceRecord(template: template, key: result.string($0, 0),
+                               values: InstanceRecord.restoredValues(fromText: result.string($0, 1)))
             }
         }
     }

@@ -90,8 +90,9 @@ package enum AtomicFile {
             sync()
         }
 
-        /// Writes `name` atomically in this folder.
-        package func write(_ contents: some Collection<UInt8>, to name: String) throws(Failure) {
+        /// Writes `name` atomically in this folder. `gate`, asked after the data is on disk and
+        /// right before the rename, may still refuse the write (a cluster shard's lease lapsed).
+        package func write(_ contents: some Collection<UInt8>, to name: String, gate: (() -> Bool)? = nil) throws(Failure) {
             guard AtomicFile.isPlainName(name) else { throw Failure(path: path(of: name), reason: "not a plain file name") }
             let (fd, temporary) = try createTemporary(prefix: "." + name)
             let bytes = Array(contents)
@@ -107,6 +108,10 @@ package enum AtomicFile {
             guard ok else {
                 unlinkat(descriptor, temporary, 0)
                 throw Failure(path: path(of: name), reason: "write failed: \(String(cString: strerror(code)))")
+            }
+            if let gate, !gate() {
+                unlinkat(descriptor, temporary, 0)
+                throw Failure(path: path(of: name), reason: AtomicFile.gateClosed)
             }
             try commit(temporary, as: name)
         }
@@ -144,13 +149,19 @@ package enum AtomicFile {
 
     /// Replaces `relative` under the trusted folder `root` with `contents` atomically; missing
     /// folders below `root` are created, symlinked ones refused.
-    package static func write(_ contents: some Collection<UInt8>, root: String, relative: String) throws(Failure) {
+    package static func write(_ contents: some Collection<UInt8>, root: String, relative: String,
+                              gate: (() -> Bool)? = nil) throws(Failure) {
         let (folder, name) = split(relative)
-        try directory(root: root, relative: folder, create: true).write(contents, to: name)
+        try directory(root: root, relative: folder, create: true).write(contents, to: name, gate: gate)
     }
 
-    /// Removes `relative` under `root` (no error if it or its folder does not exist).
-    package static func remove(root: String, relative: String) throws(Failure) {
+    /// Why a gated write was not made (`write(_:root:relative:gate:)`).
+    package static let gateClosed = "not written: this node no longer leads the shard (its lease lapsed)"
+
+    /// Removes `relative` under `root` (no error if it or its folder does not exist); `gate`
+    /// may refuse it as it may a write.
+    package static func remove(root: String, relative: String, gate: (() -> Bool)? = nil) throws(Failure) {
+        if let gate, !gate() { throw Failure(path: root + "/" + relative, reason: gateClosed) }
         let (folder, name) = split(relative)
         let directory: Directory
         do {

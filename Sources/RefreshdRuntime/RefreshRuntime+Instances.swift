@@ -173,6 +173,18 @@ extension RefreshRuntime {
     }
 
     /// Applies a template's `instances:` file as its complete set, in one transaction.
+    /// Applies instance lines another shard's sync run sent this one (a cluster command).
+    package func applyInstanceLines(_ lines: [InstanceLines]) {
+        lock.withLock {
+            startIfNeeded()
+            applyLiveBacklog()
+            scratch.removeAll(keepingCapacity: true)
+            machines.applyInstanceLines(lines, at: clock(), into: &scratch)
+            _ = commit(scratch)
+        }
+        kick()
+    }
+
     func applyInstanceSource(_ spec: JobSpec) {
         guard let source = spec.instanceSource, spec.template != nil else { return }
         lock.withLock {

@@ -16,6 +16,8 @@ package struct StatusReport: Codable, Sendable, Equatable {
         package var origin: PendingRequest.Origin
         package var requiresExternalPower: Bool
         package var requiresNetworkConnectivity: Bool
+        /// In cluster mode: the shard whose state holds it (nil on one machine).
+        package var shard: Int?
 
         package init(_ p: PendingRequest) {
             identifier = p.identifier

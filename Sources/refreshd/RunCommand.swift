@@ -81,9 +81,6 @@ struct RunCommand: ParsableCommand {
             }
             _ = lease
             if http != nil { throw ValidationError("--http is not available with --store yet (no dashboard in cluster mode)") }
-            if noActivities || maxActivities != 5 {
-                throw ValidationError("--no-activities and --max-activities do not apply with --store: live activities are off in cluster mode (their limits are not split by shard)")
-            }
             if let node, node.isEmpty || node.count > 200 { throw ValidationError("--node: expected a name of 1 to 200 characters") }
         }
     }
@@ -102,6 +99,8 @@ struct RunCommand: ParsableCommand {
     var settings: RunSettings {
         var settings = RunSettings(maxConcurrentRuns: maxConcurrent, seed: seed)
         settings.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
+        settings.activities.enabled = !noActivities
+        settings.activities.maxConcurrentPerNamespace = maxActivities
         return settings
     }
 
@@ -142,8 +141,6 @@ struct RunCommand: ParsableCommand {
         daemon.metricsFile = metricsFile
         daemon.actions = StagingActions.binding
         daemon.controlLimits.maxClients = maxControlClients
-        daemon.activitySettings.enabled = !noActivities
-        daemon.activitySettings.maxConcurrentPerNamespace = maxActivities
         if let http {
             // Checked before anything starts: a bad address or token file refuses to start.
             do {

@@ -236,7 +236,7 @@ struct StatusCommand: ParsableCommand {
         print("Pending requests (\(report.pending.count)):")
         for line in Self.folded(report.pending, \.identifier, { p in
             let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"
-            return "  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)  shard \(ShardMap(shardCount: cluster.shards.count).shard(of: p.identifier))"
+            return "  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)\(p.shard.map { "  shard \($0)" } ?? "")"
         }, { label, pending in "  \(label)  \(pending.count) instances pending" }) { print(line) }
         print("Recent runs (\(report.runs.count)):")
         for r in report.runs {
@@ -248,6 +248,7 @@ struct StatusCommand: ParsableCommand {
         print("Jobs (last outcome):")
         for line in Self.folded(report.jobs, \.identifier, { j in "  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)" },
                                 { template, jobs in Self.lastOutcomeFold(template, jobs.map(\.lastOutcome)) }) { print(line) }
+        Self.printMachines(report.timelines, report.activities, now: now)
         Self.printHeld(report.heldNotifications, running: true)
     }
 

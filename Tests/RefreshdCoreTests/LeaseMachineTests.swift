@@ -85,6 +85,23 @@ import Testing
         #expect(m.led.isEmpty)
     }
 
+    /// A publication's gate (issue 32): a term may write while it holds its shard at its epoch
+    /// (led or being handed over) and before its self-fence instant; never after, never for an
+    /// older epoch, never once released.
+    @Test func aTermMayWriteOnlyWhileItsLeaseHoldsAtItsEpoch() {
+        var m = Self.leading(shards: [0, 1], of: 2, live: ["a"])
+        #expect(m.mayWrite(shard: 0, epoch: 1, at: Self.at(7.9)))
+        #expect(!m.mayWrite(shard: 0, epoch: 1, at: Self.at(8)), "at the self-fence instant (sent + lease - margin)")
+        #expect(!m.mayWrite(shard: 0, epoch: 2, at: Self.at(1)), "another epoch's term")
+        // A node paused past its lease writes nothing at resume, even before its next event.
+        #expect(!m.mayWrite(shard: 1, epoch: 1, at: Self.at(30)))
+        // Handed over: still held (renewed while its runs end), so its runs' results may land.
+        _ = m.handle(.surveyed(live: ["a", "b"], leases: [Self.lease(0, "a"), Self.lease(1, "a")], databaseNow: Self.db0), at: Self.at(1))
+        #expect(!m.mayLaunch(shard: 1, at: Self.at(1)) && m.mayWrite(shard: 1, epoch: 1, at: Self.at(1)))
+        _ = m.handle(.drained(shard: 1), at: Self.at(2))
+        #expect(!m.mayWrite(shard: 1, epoch: 1, at: Self.at(2)), "released")
+    }
+
     @Test func aPausePastTheLeaseFencesEveryShardFirstAtTheNextEvent() {
         var m = Self.leading(shards: [0, 1], of: 2, live: ["a"])
         // SIGSTOP for 30 s: the next event, whatever it is (here a late renewal answer), fences

@@ -7,48 +7,12 @@ import Glibc
 @_spi(Benchmarks) import RefreshdRuntime
 import Testing
 
-/// Operating cluster mode (issue 24) through the real CLI: what `refreshd run --store` refuses
-/// at the start, and `ctl`, `status`, `why` against ANY node, on real nodes and a private
+/// Operating cluster mode (issue 24) through the real CLI: `ctl`, `status`, `why` against ANY node, on real nodes and a private
 /// PostgreSQL (`PrivateServer`). Every node is killed and every folder removed, pass or fail.
 @Suite(.serialized) struct ClusterControlTests {
     /// A temporary folder with a jobs folder, removed at the end.
     static var repository: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-
-    // MARK: Refusals at the start
-
-    @Test func aTimelineJobIsRefusedAtTheStartNamingTheFileAndLine() throws {
-        let scratch = try ClusterSandbox("ctl", shards: nil)
-        let conninfo = try PrivateServer.shared.get().freshDatabase()
-        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-widget.yaml", toPath: scratch.root + "/jobs/widget.yaml")
-        let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
-                                                "--store", conninfo, "--node", "a"])
-        #expect(status == 1, "\(output)")
-        #expect(output.contains(scratch.root + "/jobs/widget.yaml:5:1: kind: timeline: design.example.wallpaper.widget is a timeline job (widget:), not supported in cluster mode"), "\(output)")
-        #expect(output.contains("cluster mode (--store) runs command jobs"), "\(output)")
-        #expect(output.contains("refusing to start: 1 error"), "\(output)")
-    }
-
-    @Test func aBuiltInActionIsRefusedAtTheStartNamingTheFileAndLine() throws {
-        let scratch = try ClusterSandbox("ctl", shards: nil)
-        let conninfo = try PrivateServer.shared.get().freshDatabase()
-        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-refresh.yaml", toPath: scratch.root + "/jobs/stage.yaml")
-        let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
-                                                "--store", conninfo, "--node", "a"])
-        #expect(status == 1, "\(output)")
-        #expect(output.contains(scratch.root + "/jobs/stage.yaml:9:1: action: stage-playlist: built-in actions are not supported in cluster mode"), "\(output)")
-        #expect(output.contains("Use command: instead"), "\(output)")
-    }
-
-    @Test func liveActivitySettingsAreRefusedWithStore() throws {
-        let scratch = try ClusterSandbox("ctl", shards: nil)
-        for flags in [["--no-activities"], ["--max-activities", "3"]] {
-            let (status, output) = try scratch.cli(["run", "--jobs", scratch.root + "/jobs", "--state", scratch.root + "/state",
-                                                    "--store", "host=/nonexistent dbname=x"] + flags)
-            #expect(status != 0 && status != nil, "\(flags): \(output)")
-            #expect(output.contains("--no-activities and --max-activities do not apply with --store: live activities are off in cluster mode"), "\(flags): \(output)")
-        }
     }
 
     // MARK: ctl, status and why against any node
@@ -59,7 +23,9 @@ import Testing
         guard let report = try? JSONDecoder().decode(StatusReport.self, from: Data(output.utf8)), let cluster = report.cluster else {
             return (-1, nil, nil)
         }
-        let shard = ShardMap(shardCount: cluster.shards.count).shard(of: identifier)
+        // A plain job is in the shard of its namespace (here: the identifier without its last label).
+        let namespace = identifier.split(separator: ".").dropLast().joined(separator: ".")
+        let shard = ShardMap(shardCount: cluster.shards.count).shard(ofJob: identifier, namespace: namespace)
         return (shard, cluster.shards.first { $0.shard == shard && $0.led }?.owner, report)
     }
 
@@ -126,9 +92,9 @@ import Testing
         #expect(waitFor(10) { lines().count == 2 }, "the second submit did not run: \(scratch.logs())")
         usleep(1_500_000)
         #expect(lines().count == 2, "a command ran twice: \(lines())")
-        // What a cluster does not serve is refused with a code, not answered from an empty runtime.
-        let reload = try scratch.cli(["ctl", "reload", "--all", "--state", scratch.root + "/state-" + other, "--json"])
-        #expect(reload.status != 0 && reload.output.contains("not-in-cluster"), "\(reload.output)")
+        // A widget reload goes to every shard's leader (a kind may be a plain job's or an instance's).
+        let reload = try scratch.cli(["ctl", "reload", "--all", "--state", scratch.root + "/state-" + other])
+        #expect(reload.status == 0 && reload.output.contains("queued reload for 4 of 4 shards"), "\(reload.output)")
         let unknown = try scratch.cli(["ctl", "submit", "test.nothing", "--state", scratch.root + "/state-" + other])
         #expect(unknown.status != 0 && unknown.output.contains("not-declared"), "\(unknown.output)")
         // A template never runs itself: the refusal names its instances, as on one machine.
@@ -196,11 +162,13 @@ import Testing
             let owners = cluster.shards.filter(\.led).compactMap(\.owner)
             return owners.count == 4 && owners.filter { $0 == "a" }.count == 2
         }, "the shards were not spread: \(scratch.logs())")
-        // Six jobs added (spread over the shards, so over both nodes): each runs once.
+        // Six jobs added (each in a namespace of its own: spread over the shards, so over both
+        // nodes): each runs once.
         let added = (0..<6).map { "test.added.\($0)" }
         for id in added {
             try """
                 identifier: \(id)
+                namespace: \(id)
                 kind: processing
                 command: ["/bin/sh", "-c", "echo \\"$REFRESH_TASK_IDENTIFIER $NODE\\" >> \(out)"]
                 allowance: 5s
@@ -213,9 +181,9 @@ import Testing
         // SIGHUP: a reload, never the end of a node.
         for node in scratch.nodes.values { node.kill(SIGHUP) }
         #expect(waitFor(10) { scratch.nodes.values.allSatisfy { $0.log().contains("reloaded the jobs (SIGHUP)") } }, "\(scratch.logs())")
-        // A job cluster mode does not run: the reload is refused whole, the jobs in force stay.
-        try FileManager.default.copyItem(atPath: Self.repository + "/Jobs/wallpaper-widget.yaml", toPath: scratch.root + "/jobs/widget.yaml")
-        #expect(waitFor(10) { scratch.nodes.values.allSatisfy { $0.log().contains("reload refused") && $0.log().contains("widget.yaml:5:1: kind: timeline") } },
+        // An invalid job file: the reload is refused whole, located, and the jobs in force stay.
+        try "identifier: test.bad\nkind: nightly\ncommand: [/bin/true]\n".write(toFile: scratch.root + "/jobs/bad.yaml", atomically: true, encoding: .utf8)
+        #expect(waitFor(10) { scratch.nodes.values.allSatisfy { $0.log().contains("reload refused") && $0.log().contains("bad.yaml:2:7: ") } },
                 "\(scratch.logs())")
         let submitted = try scratch.cli(["ctl", "submit", "test.added.0", "--state", scratch.root + "/state-b"])
         #expect(submitted.status == 0, "\(submitted.output)")

@@ -138,14 +138,17 @@ final class Node: @unchecked Sendable {
     /// pid), so that a test process killed outright leaves no node running: the signal comes when
     /// the spawning thread ends, and that thread is the test's, busy until the test has stopped
     /// its nodes anyway.
-    static func start(_ arguments: [String], environment extra: [String: String], output: String) throws -> Node {
+    static func start(_ arguments: [String], environment extra: [String: String], output: String,
+                      directory: String? = nil) throws -> Node {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ["/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--", binary] + arguments
+        // `env -C DIR` execs refreshd in DIR (same pid): Glibc's addchdir is not in Swift's module.
+        let argv = ["/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--"] + (directory.map { ["/usr/bin/env", "-C", $0] } ?? [])
+            + [binary] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var environment = ProcessInfo.processInfo.environment

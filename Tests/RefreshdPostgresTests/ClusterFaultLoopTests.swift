@@ -35,7 +35,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: root + "/jobs", withIntermediateDirectories: true)
         let out = root + "/runs.txt"
         let tag = "faults-\(UUID().uuidString.prefix(8))"
-        // One every-second job in each shard, and a long job whose run a fenced node must kill.
+        // One every-second job in each shard (each in a namespace of its own: a plain job is in
+        // its namespace's shard), and a long job whose run a fenced node must kill.
         let map = ShardMap(shardCount: shardCount)
         var tickJobs: [Int: String] = [:]
         var candidate = 0
@@ -48,6 +49,7 @@ import Testing
         for identifier in tickJobs.values {
             try """
                 identifier: \(identifier)
+                namespace: \(identifier)
                 kind: processing
                 command: ["/bin/sh", "-c", "\(line); sleep 0.4"]
                 resubmit: {calendar: "*:*:00/1"}
@@ -92,7 +94,7 @@ import Testing
         func settled(after: Double) -> Bool {
             guard let owners = try? monitor.owners(), owners.count == shardCount else { return false }
             let recent = monitor.lines().filter { $0.at > after }
-            return Set(recent.map { $0.runID / PostgresDatabase.runIDSpan }).count == shardCount
+            return Set(recent.map { $0.runID / ShardMap.runIDSpan }).count == shardCount
         }
         #expect(waitFor(30) { settled(after: 0) }, "the cluster did not start: \(logs(nodes))")
 
@@ -107,11 +109,11 @@ import Testing
             var takers: [String] = []
             _ = waitFor(limit) {
                 let after = monitor.lines().filter { $0.at > start && $0.node != excluded }
-                let byShard = Dictionary(grouping: after) { Int($0.runID / PostgresDatabase.runIDSpan) }
+                let byShard = Dictionary(grouping: after) { Int($0.runID / ShardMap.runIDSpan) }
                 guard shards.allSatisfy({ byShard[$0] != nil }) else { return false }
                 let firsts = shards.sorted().map { byShard[$0]!.min { $0.at < $1.at }! }
                 first = firsts.map(\.at).max()
-                takers = firsts.map { "\(Int($0.runID / PostgresDatabase.runIDSpan))->\($0.node)" }
+                takers = firsts.map { "\(Int($0.runID / ShardMap.runIDSpan))->\($0.node)" }
                 return true
             }
             if let first { faults.append((first - start, "\(what) (shards \(takers.joined(separator: " ")))")) }
@@ -138,7 +140,7 @@ import Testing
             }
             // 2. SIGSTOP of the long job's leader past its lease, then SIGCONT: the zombie fences
             // itself at resume and its job processes are killed.
-            let longShard = map.shard(of: "fault.long")
+            let longShard = map.shard(of: "fault")  // fault.long's namespace
             if let zombie = (try? monitor.owners())?[longShard], let node = nodes[zombie] {
                 let shards = Set(((try? monitor.owners()) ?? [:]).filter { $0.value == zombie }.keys)
                 let jobsBefore = processes(tagged: tag).filter { $0 != node.pid && environmentOf($0)["NODE"] == zombie }

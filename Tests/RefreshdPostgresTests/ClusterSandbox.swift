@@ -37,11 +37,15 @@ final class ClusterSandbox {
     }
 
     /// Starts node `name` (NODE=name in its environment) on `store` (default: the database).
-    func start(_ name: String, lease: String, store: String? = nil, environment: [String: String] = [:]) throws {
+    /// `directory`: the node's working directory (default: the test's), where relative paths
+    /// of job files resolve.
+    func start(_ name: String, lease: String, store: String? = nil, environment: [String: String] = [:],
+               directory: String? = nil, extra: [String] = []) throws {
         nodes[name] = try Node.start(
             ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
-             "--store", store ?? conninfo, "--node", name, "--lease", lease],
-            environment: environment.merging(["NODE": name, "REFRESHD_TEST_TAG": tag]) { $1 }, output: root + "/\(name).log")
+             "--store", store ?? conninfo, "--node", name, "--lease", lease] + extra,
+            environment: environment.merging(["NODE": name, "REFRESHD_TEST_TAG": tag]) { $1 }, output: root + "/\(name).log",
+            directory: directory)
     }
 
     /// Runs `refreshd ARGS` to its end: its exit status and its output (stdout and stderr).

@@ -55,7 +55,7 @@ import Testing
                 """)) ?? []).map { $0[0] })
         }
         #expect(waitFor(30) { leaders() == ["a", "b"] }, "both nodes do not lead: \(leaders()) \(logs())")
-        let longShard = ShardMap(shardCount: 4).shard(of: "watch.long")
+        let longShard = ShardMap(shardCount: 4).shard(of: "watch")  // watch.long's namespace
         let longLeader = try #require(try monitor.run("SELECT owner FROM refreshd.leases WHERE shard = \(longShard)"))
         let other = longLeader == "a" ? "b" : "a"
         #expect(waitFor(10) { (try? monitor.integer("SELECT count(*) FROM refreshd.runs WHERE encode(identifier, 'escape') = 'watch.long' AND ended IS NULL")) == 1 },

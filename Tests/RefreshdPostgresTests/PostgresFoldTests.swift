@@ -87,7 +87,7 @@ import RefreshdTestSupport
         #expect(a.pending.map(\.identifier.bytes) == b.pending.map(\.identifier.bytes), "\(where_): pending ids")
         #expect(a.unfinishedRuns == b.unfinishedRuns, "\(where_): unfinished runs")
         #expect(entries(a.failureStreaks) == entries(b.failureStreaks), "\(where_): failure streaks")
-        let base = Int64(shard) * PostgresDatabase.runIDSpan
+        let base = Int64(shard) * ShardMap.runIDSpan
         let expectedNext = try memory.recentRuns(limit: 1).isEmpty ? base + 1 : b.nextRunID
         #expect(a.nextRunID == expectedNext, "\(where_): next run id")
         #expect(entries(a.seedSpecs) == entries(b.seedSpecs), "\(where_): seed specs")

@@ -24,6 +24,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    /// A gated write (a cluster shard's publication) asks its gate after the data is on disk and
+    /// before the rename: refused, the old file stays whole and no temporary file is left.
+    @Test func aClosedGateLeavesTheOldFileAndNoTemporary() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try AtomicFile.write(Array("old".utf8), root: root, relative: "widgets/k/systemSmall.json", gate: { true })
+        var asked = 0
+        #expect(throws: AtomicFile.Failure.self) {
+            try AtomicFile.write(Array("new".utf8), root: root, relative: "widgets/k/systemSmall.json", gate: { asked += 1; return false })
+        }
+        #expect(asked == 1)
+        #expect(try String(contentsOfFile: root + "/widgets/k/systemSmall.json", encoding: .utf8) == "old")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/widgets/k") == ["systemSmall.json"])
+        #expect(throws: AtomicFile.Failure.self) {
+            try AtomicFile.remove(root: root, relative: "widgets/k/systemSmall.json", gate: { false })
+        }
+        #expect(FileManager.default.fileExists(atPath: root + "/widgets/k/systemSmall.json"))
+    }
+
     @Test func aParentThatIsAFileIsAnErrorNamingThePath() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -57,7 +57,7 @@ import Testing
         let map = ShardMap(shardCount: 4)
         for shard in 0..<4 {
             let ids = node.runtime(of: shard)!.pendingRequests().map(\.identifier).sorted()
-            #expect(ids == (0..<4).map { "job\($0)" }.filter { map.shard(of: $0) == shard })
+            #expect(ids == Self.jobs(4).filter { map.shard(ofSpec: $0) == shard }.map(\.identifier).sorted())
         }
         // A minute: renewals keep the leases, every job runs every 20 s.
         for _ in 0..<600 {
@@ -99,7 +99,7 @@ import Testing
         try db.release(shard: 0, node: "a", epoch: row.epoch)
         _ = try db.acquire(shard: 0, node: "b", lease: .seconds(10))
         // The next commit of shard 0 (an operator's submit) is refused by the fence.
-        try? node.runtime(of: 0)!.submitForOperator(jobs.first { ShardMap(shardCount: 2).shard(of: $0.identifier) == 0 }!.identifier, earliest: now + .seconds(100))
+        try? node.runtime(of: 0)!.submitForOperator(jobs.first { ShardMap(shardCount: 2).shard(ofSpec: $0) == 0 }!.identifier, earliest: now + .seconds(100))
         node.settle()
         #expect(node.terms.keys.sorted() == [1])
         #expect(node.history.contains { $0.line.hasPrefix("fenced shard 0 (epoch 1): a commit was refused") })

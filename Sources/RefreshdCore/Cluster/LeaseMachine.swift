@@ -164,6 +164,15 @@ package struct LeaseMachine: Sendable, Hashable {
         return now < settings.selfFence(sentAt: confirmed)
     }
 
+    /// Whether the term of `shard` at `epoch` may still write what its runs made (a widget's
+    /// publication into the shared container) at `now`: held at that epoch, led or being handed
+    /// over (its runs still end), before its self-fence instant. A node paused or cut off past
+    /// that instant writes nothing more, whatever was queued before (issue 32).
+    package func mayWrite(shard: Int, epoch: Int64, at now: Instant) -> Bool {
+        guard let state = shards[shard], state.epoch == epoch, let confirmed = state.confirmed else { return false }
+        return now < settings.selfFence(sentAt: confirmed)
+    }
+
     /// This node's even share of the shards: ceil(shards / live nodes).
     package var share: Int {
         let nodes = max(1, live.count + (live.contains(node) ? 0 : 1))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Several nodes on one database (issue 24): what a node needs of the database they share.
 ///
 /// Jobs and template instances hash into `shardCount` shards (`ShardMap`). Each shard has one
@@ -91,6 +93,29 @@ package struct ShardCommand: Sendable, Hashable, Codable {
     /// applies it, so the command leaves `pendingCommands` exactly when (and only if) that
     /// transaction commits; its id stays known, and a resent one is not queued again.
     package static let appliedTable = "cluster-command"
+    /// A record of this table is a command for ANOTHER shard, sent in the transaction that
+    /// commits it (a shared store inserts it into the commands table and keeps no record): key
+    /// `ID`, value `{"shard": TARGET, "payload": TEXT}`. A sync run's instance lines about
+    /// other shards' instances travel so, applied once by their leaders.
+    package static let outboxTable = "cluster-outbox"
+
+    /// The outbox record that sends `payload` to `shard` as command `id`.
+    package static func outbox(id: String, shard: Int, payload: String) -> MachineRecord {
+        let value = (try? JSONEncoder().encode(Outbox(shard: shard, payload: payload))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return MachineRecord(table: outboxTable, key: id, value: value)
+    }
+
+    /// The command an outbox record sends, or nil for a record that is not one.
+    package init?(outbox record: MachineRecord) {
+        guard record.table == Self.outboxTable,
+              let sent = try? JSONDecoder().decode(Outbox.self, from: Data(record.value.utf8)) else { return nil }
+        self.init(id: record.key, shard: sent.shard, payload: sent.payload)
+    }
+
+    private struct Outbox: Codable {
+        var shard: Int
+        var payload: String
+    }
 
     package init(id: String, shard: Int, payload: String) {
         self.id = id

@@ -5,7 +5,22 @@ extension Machines {
     /// A successful run's instance lines (issue 23): adds and removes in order, then each
     /// template's `set` (the union of the run's `set` lines) made the complete list. Each add
     /// and removal is the core's, as through `ctl`; refusals are logged.
-    mutating func applyInstances(_ lines: [InstanceLines], at now: Instant, into effects: inout [SchedulerEffect]) {
+    ///
+    /// On a cluster node (issue 32) the lines of a run (`sentAs`: the id its commands take) are
+    /// split by the shard of each instance: this shard applies its part, and each other shard's
+    /// part is an outbox record in this same commit, which the shared store turns into a
+    /// command its leader applies once (`applyInstanceLines`). A `set` reaches every shard.
+    mutating func applyInstances(_ lines: [InstanceLines], sentAs: String? = nil, at now: Instant,
+                                 into effects: inout [SchedulerEffect]) {
+        var lines = lines
+        if let place = scheduler.configuration.shardPlace, let sentAs {
+            let parts = place.map.split(lines)
+            lines = parts[place.shard] ?? []
+            for (shard, part) in parts.sorted(by: { $0.key < $1.key }) where shard != place.shard {
+                effects.append(.persist(.putRecord(ShardCommand.outbox(id: "\(sentAs)>\(shard)", shard: shard,
+                                                                       payload: InstanceLines.payload(part)))))
+            }
+        }
         var sets: [(template: String, records: [InstanceRecord])] = []
         func remove(_ template: String, _ key: String) {
             do throws(InstanceError) {
@@ -44,6 +59,13 @@ extension Machines {
                 add(record)
             }
         }
+    }
+
+    /// Instance lines another shard's sync run sent this shard (issue 32), applied as its own.
+    package mutating func applyInstanceLines(_ lines: [InstanceLines], at now: Instant, into effects: inout [SchedulerEffect]) {
+        let start = effects.count
+        applyInstances(lines, at: now, into: &effects)
+        settle(from: start, at: now, rearm: false, into: &effects)
     }
 
     /// A template's complete list of instances (its `instances:` file at a load or reload):

@@ -303,7 +303,7 @@ package struct Machines: Sendable {
                 apply(line, from: end.identifier, at: now, into: &effects)
             }
         }
-        if !instanceLines.isEmpty { applyInstances(instanceLines, at: now, into: &effects) }
+        if !instanceLines.isEmpty { applyInstances(instanceLines, sentAs: "instances-of-run-\(end.runID)", at: now, into: &effects) }
         if !providers.isEmpty, let widget = providers[end.identifier] {
             let result: ProviderResult
             switch (end.outcome, timeline, problem) {

@@ -23,19 +23,9 @@ extension ControlServer {
             do {
                 try request.checkBounds(now: runtime.now)
                 result = try perform(command, request, nil)
-            } catch let failure as ControlFailure {
-                result = .failure(id: request.id, failure)
-            } catch let refusal as ControlRefusal {
-                result = .failure(id: request.id, ControlFailure(code: refusal.code, message: refusal.description))
-            } catch let error as ActivityError {
-                result = .failure(id: request.id, ControlFailure(error))
-            } catch let error as InstanceError {
-                // As the socket answers it (`unknown-instance`, `bad-key`...), not `internal`.
-                result = .failure(id: request.id, ControlFailure(code: error.code, message: error.description))
-            } catch let error as SchedulerError {
-                result = .failure(id: request.id, Self.failure(error))
             } catch {
-                result = .failure(id: request.id, ControlFailure(code: "internal", message: "\(error)"))
+                // As the socket answers it (`unknown-instance`, `bad-key`...), not `internal`.
+                result = .failure(id: request.id, ControlFailure(of: error))
             }
         }
         if command.changesState, !committed, result.ok {

@@ -99,18 +99,8 @@ extension ControlServer {
             reply(try perform(command, request, connection), to: connection, changed: command.changesState)
         } catch is Handled {
             return
-        } catch let failure as ControlFailure {
-            reply(.failure(id: id, failure), to: connection)
-        } catch let refusal as ControlRefusal {
-            reply(.failure(id: id, ControlFailure(code: refusal.code, message: refusal.description)), to: connection)
-        } catch let error as ActivityError {
-            reply(.failure(id: id, ControlFailure(error)), to: connection)
-        } catch let error as InstanceError {
-            reply(.failure(id: id, ControlFailure(code: error.code, message: error.description)), to: connection)
-        } catch let error as SchedulerError {
-            reply(.failure(id: id, Self.failure(error)), to: connection)
         } catch {
-            reply(.failure(id: id, ControlFailure(code: "internal", message: "\(error)")), to: connection)
+            reply(.failure(id: id, ControlFailure(of: error)), to: connection)
         }
     }
 
@@ -162,23 +152,6 @@ extension ControlServer {
         (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["id"] as? Int
     }
 
-    static func failure(_ error: SchedulerError) -> ControlFailure {
-        let code = switch error {
-        case .tooManyPendingTaskRequests: "too-many-pending"
-        case .notPermitted: "not-permitted"
-        case .unavailable: "unavailable"
-        case .notSaved: "not-saved"
-        }
-        return ControlFailure(code: code, message: error.description)
-    }
-
-    func identifier(_ request: ControlRequest) throws -> String {
-        guard let id = request.identifier, !id.isEmpty else {
-            throw ControlFailure(code: "bad-request", message: "\"\(request.command)\" needs \"identifier\": the job's identifier")
-        }
-        return id
-    }
-
     func perform(_ command: ControlCommandName, _ request: ControlRequest,
                  _ connection: ControlConnection?) throws -> ControlReply {
         var reply = ControlReply(id: request.id, now: runtime.now)
@@ -188,44 +161,11 @@ extension ControlServer {
                                        stateDirectory: stateDirectory,
                                        commands: ControlCommandName.allCases.filter(\.isSupported).map(\.rawValue),
                                        maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns)
-        case .pending:
-            reply.pending = runtime.snapshot().pending
-        case .submit:
-            let id = try identifier(request)
-            try runtime.submitForOperator(id, earliest: request.earliest)
-            reply.pending = runtime.snapshot().pending.filter { $0.identifier == id }
-            reply.message = "submitted \(id) earliest \(reply.pending?.first?.earliest.description ?? "now")"
-        case .cancel:
-            let id = try identifier(request)
-            guard runtime.definitions[id] != nil else { throw runtime.undeclared(id) }
-            let had = runtime.pending(id) != nil
-            runtime.cancel(id)
-            reply.message = had ? "cancelled \(id)" : "\(id) had no pending request; nothing to cancel"
-        case .cancelAll:
-            let count = runtime.snapshot().pending.count
-            runtime.cancelAll()
-            reply.message = "cancelled \(count) pending request\(count == 1 ? "" : "s")"
-        case .simulateLaunch:
-            let id = try identifier(request)
-            try runtime.launchNow(id)
-            let run = runtime.snapshot().runs.first { $0.identifier == id }
-            reply.snapshot = runtime.snapshot()
-            reply.message = "launched \(id)" + (run.map { " run \($0.runID), deadline \($0.deadline)" } ?? "")
-        case .simulateExpiration:
-            let id = try identifier(request)
-            try runtime.expireNow(id)
-            reply.snapshot = runtime.snapshot()
-            let run = reply.snapshot?.runs.first { $0.identifier == id }
-            reply.message = "delivered the expiration to \(id)" + (run.map { " run \($0.runID)" } ?? "")
         case .status:
             // Served by `startStatus`, off the loop.
             throw ControlFailure(code: "internal", message: "status is served apart")
         case .why:
-            reply.why = WhyExplainer.explain(try whyFacts(try identifier(request)))
-        case .snapshot:
-            reply.snapshot = runtime.snapshot()
-            reply.timelines = runtime.timelineSnapshot()
-            reply.activities = runtime.activitySnapshot()
+            reply.why = WhyExplainer.explain(try whyFacts(try RefreshRuntime.identifier(request)))
         case .subscribe:
             // Another server of the daemon's (the web dashboard) has no socket to push to.
             guard let connection else { throw ControlFailure(code: "bad-request", message: "subscribe needs a control socket connection") }
@@ -265,83 +205,14 @@ extension ControlServer {
             throw Handled()
         case .metrics:
             reply.metrics = metricsText?() ?? ""
-        case .reload:
-            try reload(request, into: &reply)
-        case .activity:
-            try activity(request, into: &reply)
-        case .stats:
-            let counters = try runtime.savedMachineState()?.counters ?? []
-            reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: runtime.now)
-                .folding(runtime.instanceWidgetTemplates())
-        case .instanceAdd, .instanceRemove, .instanceList:
-            try instance(command, request, into: &reply)
+        default:
+            // The commands on the runtime's state: one function for every server and node.
+            guard let answered = try runtime.performOperatorCommand(command, request) else {
+                throw ControlFailure(code: "internal", message: "\(command.rawValue) has no answer")
+            }
+            return answered
         }
         return reply
-    }
-
-    /// `reload`: one kind (`kind`) or every kind (`all`), explicit, or exempt as an app in the
-    /// foreground (`foreground`). Over budget a reload is deferred, never dropped.
-    func reload(_ request: ControlRequest, into reply: inout ControlReply) throws {
-        let reason: ReloadReason = request.foreground == true ? .appForeground : .explicitAPI
-        let kinds = Set(runtime.timelineSnapshot().widgets.map(\.kind))
-        if request.all == true {
-            guard request.kind == nil else {
-                throw ControlFailure(code: "bad-request", message: "\"reload\" takes \"kind\" or \"all\": true, not both")
-            }
-            runtime.reloadAllTimelines(reason: reason)
-            reply.message = "asked every widget (\(kinds.count) kind\(kinds.count == 1 ? "" : "s")) for a reload (\(reason))"
-        } else {
-            guard let kind = request.kind, !kind.isEmpty else {
-                throw ControlFailure(code: "bad-request", message: "\"reload\" needs \"kind\": a widget kind, or \"all\": true")
-            }
-            guard kinds.contains(kind) else {
-                let known = kinds.sorted().joined(separator: ", ")
-                throw ControlFailure(code: "unknown-kind", message: "no loaded job declares widget kind \"\(kind)\"; expected one of: \(known.isEmpty ? "(none)" : known)")
-            }
-            runtime.reloadTimelines(ofKind: kind, reason: reason)
-            reply.message = "asked \(kind) for a reload (\(reason))"
-        }
-        reply.timelines = runtime.timelineSnapshot()
-    }
-
-    /// `activity`: a start, update or end, as a results-channel activity line; the machine's
-    /// refusals come back as error replies with their codes.
-    func activity(_ request: ControlRequest, into reply: inout ControlReply) throws {
-        let expected = "expected \"activity\": a JSON object as text, like {\"activity\":\"start\",\"id\":\"pack\",\"type\":\"Download\",\"content\":{\"progress\":0.1}}"
-        guard let text = request.activity,
-              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
-            throw ControlFailure(code: "bad-request", message: expected)
-        }
-        var namespace = "default"
-        if let value = object["namespace"] {
-            guard let name = value as? String, !name.isEmpty else {
-                throw ControlFailure(code: "bad-request", message: "\"namespace\": expected a non-empty string")
-            }
-            namespace = name
-        }
-        let now = runtime.now
-        let touched: String
-        switch ResultLine.parse(text, owner: ActivityRequest.operatorOwner, namespace: namespace, now: now) {
-        case let .activity(.request(start)):
-            try runtime.requestActivity(start)
-            reply.message = "started activity \(start.id)"
-            touched = start.id
-        case let .activity(.update(update)):
-            try runtime.updateActivity(update)
-            reply.message = "updated activity \(update.id)"
-            touched = update.id
-        case let .activity(.end(id, content, policy, _)):
-            try runtime.endActivity(id, content: content, policy: policy)
-            reply.message = "ended activity \(id) (dismissal \(policy))"
-            touched = id
-        case let .badActivity(problem):
-            throw ControlFailure(code: "bad-request", message: problem)
-        default:
-            throw ControlFailure(code: "bad-request", message: expected)
-        }
-        // Only what the request changed: every activity in every reply made 500 pipelined
-        // starts cost 46 MB of replies.
-        reply.activities = runtime.activitySnapshot(of: touched)
     }
 
     /// What `why` needs from the live runtime (gathered by `RefreshRuntime.whyFacts`, shared

@@ -121,6 +121,7 @@ extension ClusterNode {
     func lead(_ shard: Int, _ epoch: Int64) {
         var options = self.options
         options.configuration.retriesInterruptedRuns = false
+        options.configuration.shardPlace = ShardPlace(map: map, shard: shard)
         options.onFenced = { [weak self] reason in
             self?.lock.withLock { self?.reported.append(.commitFailed(shard: shard, epoch: epoch, reason: reason)) }
         }

@@ -36,8 +36,9 @@ package final class ClusterNode: @unchecked Sendable {
     /// Makes a shard's runtime over `store` with `options`, attached to a host of its own.
     package typealias RuntimeFactory = (_ shard: Int, _ epoch: Int64, _ store: any StateStoring,
                                        _ options: RefreshRuntime.Options) throws -> RefreshRuntime
-    /// Carries out one operator command on the shard's runtime (from `pendingCommands`).
-    package typealias CommandApplier = (_ runtime: RefreshRuntime, _ command: ShardCommand) -> Void
+    /// Carries out one operator command on the shard's runtime (from `pendingCommands`) and
+    /// says what came of it (kept as the command's applied record, one JSON object).
+    package typealias CommandApplier = (_ runtime: RefreshRuntime, _ command: ShardCommand) -> String
 
     package let name: String
     package let database: any ShardDatabase
@@ -127,10 +128,10 @@ package final class ClusterNode: @unchecked Sendable {
     }
 
     /// The jobs a shard's runtime registers: templates in every shard (with the instances of
-    /// their list that fall in it), every other job in the shard of its identifier.
+    /// their list that fall in it), every other job in the shard of its namespace (`ShardMap`).
     package func jobs(of shard: Int) -> [JobSpec] {
         jobs.compactMap { spec in
-            guard spec.template != nil else { return map.shard(of: spec.identifier) == shard ? spec : nil }
+            guard spec.template != nil else { return map.shard(ofSpec: spec) == shard ? spec : nil }
             var spec = spec
             if let source = spec.instanceSource {
                 spec.instanceSource = InstanceSource(source.records.filter { map.shard(of: $0.identifier) == shard })
@@ -214,6 +215,12 @@ package final class ClusterNode: @unchecked Sendable {
     /// Whether `shard` may launch now on this node (led, before its self-fence instant).
     package func mayLaunch(shard: Int) -> Bool { lock.withLock { machine.mayLaunch(shard: shard, at: monotonic()) } }
 
+    /// Whether the term of `shard` at `epoch` may still write into the shared container now:
+    /// it is led at that epoch, before its self-fence instant (a publication's gate).
+    package func mayPublish(shard: Int, epoch: Int64) -> Bool {
+        lock.withLock { machine.mayWrite(shard: shard, epoch: epoch, at: monotonic()) }
+    }
+
     func note(_ line: String) {
         let at = monotonic()
         if history.count >= Self.historyLimit { history.removeFirst(history.count - Self.historyLimit + 1) }
@@ -262,28 +269,38 @@ package final class ClusterNode: @unchecked Sendable {
                 // The command's changes and its id's record in ONE transaction (fenced): applied
                 // once, or not at all when the lease is gone.
                 _ = runtime.grouped {
-                    applyCommand(runtime, command)
-                    runtime.group?.changes.append(.putRecord(MachineRecord(table: ShardCommand.appliedTable, key: command.id, value: "{}")))
+                    let outcome = applyCommand(runtime, command)
+                    runtime.group?.changes.append(.putRecord(MachineRecord(table: ShardCommand.appliedTable, key: command.id, value: outcome)))
                 }
             }
         }
         if let onShardContext { onShardContext(shard, term.epoch, body) } else { body() }
     }
 
-    /// The default command applier: the control protocol's `submit`, `simulate-launch`,
-    /// `simulate-expiration`, `cancel` and `cancel-all` (what `ClusterControl` queues), by the
-    /// protocol's typed command names; the runtime's operator entry points decide what each does.
-    package static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) {
+    /// The default command applier: a control request queued by `ClusterControl`, carried out
+    /// by the one function that answers it on one machine too (`performOperatorCommand`); its
+    /// outcome is `{"ok":true,"message":...}` or `{"ok":false,"code":...,"message":...}`.
+    package static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) -> String {
+        func outcome(_ ok: Bool, _ code: String?, _ message: String) -> String {
+            var object: [String: Any] = ["ok": ok, "message": message]
+            if let code { object["code"] = code }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+            return String(decoding: data, as: UTF8.self)
+        }
+        if let lines = InstanceLines.lines(ofPayload: command.payload) {
+            runtime.applyInstanceLines(lines)
+            return outcome(true, nil, "applied \(lines.count) instance line\(lines.count == 1 ? "" : "s") of another shard's sync run")
+        }
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)),
-              let name = ControlCommandName(rawValue: request.command) else { return }
-        if name == .cancelAll { return runtime.cancelAll() }
-        guard let identifier = request.identifier else { return }
-        switch name {
-        case .submit: try? runtime.submitForOperator(identifier, earliest: request.earliest)
-        case .simulateLaunch: try? runtime.launchNow(identifier)
-        case .cancel: runtime.cancel(identifier)
-        case .simulateExpiration: try? runtime.expireNow(identifier)
-        default: break
+              let name = ControlCommandName(rawValue: request.command) else {
+            return outcome(false, "bad-request", "not a control request this refreshd knows")
+        }
+        do {
+            let reply = try runtime.performOperatorCommand(name, request)
+            return outcome(true, nil, reply?.message ?? name.rawValue)
+        } catch {
+            let failure = ControlFailure(of: error)
+            return outcome(false, failure.code, failure.message)
         }
     }
 }

@@ -48,7 +48,7 @@ package struct ClusterStatus: Codable, Sendable, Equatable {
         for owner in Set(led.map { $0.owner! }).sorted() {
             let mine = led.filter { $0.owner == owner }
             let shardSet = Set(mine.map(\.shard))
-            let running = runs.filter { shardSet.contains(map.shard(of: $0.identifier)) }.map { "\($0.identifier) run \($0.runID)" }
+            let running = runs.filter { shardSet.contains(map.shard(ofRun: $0.runID)) }.map { "\($0.identifier) run \($0.runID)" }
             lines.append("  \(owner)\(owner == node ? " (this node)" : "")  \(mine.count) shard\(mine.count == 1 ? "" : "s"): "
                 + mine.map { "\($0.shard) e\($0.epoch)" }.joined(separator: ", ")
                 + (running.isEmpty ? "" : "  running: " + running.joined(separator: ", ")))

@@ -177,7 +177,20 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
             guard row.epoch == epoch, row.expiresAt > clock else {
                 throw ShardFenced(shard: shard, epoch: epoch, current: row)
             }
-            try stores[shard].apply(changes)
+            // Commands for other shards (a sync run's instance lines) are queued with the commit,
+            // as PostgreSQL's store does, and kept as no record.
+            let sent = changes.compactMap { change -> ShardCommand? in
+                if case let .putRecord(record) = change { return ShardCommand(outbox: record) }
+                return nil
+            }
+            try stores[shard].apply(sent.isEmpty ? changes : changes.filter {
+                if case let .putRecord(record) = $0 { return record.table != ShardCommand.outboxTable }
+                return true
+            })
+            for command in sent where !commandIDs.contains(command.id) {
+                commandIDs.insert(command.id)
+                commands.append(command)
+            }
         }
     }
 
