@@ -12,7 +12,8 @@ struct JobFileParser {
     static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
                        "resubmit", "retry", "requires", "namespace", "environment",
                        "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
-                       "provider", "simulate", "on-failure", "on-recovery", "template", "parameters", "instances"]
+                       "provider", "simulate", "on-failure", "on-recovery", "template", "parameters", "instances",
+                       "limits"]
 
     let file: String
     let projectRoot: String
