@@ -54,4 +54,11 @@ import Testing
         #expect(limits.position == "4:1")
         #expect(limits.message == "limits: apply to the job's command, and this job runs action: stage-playlist in refreshd; expected command:, or no limits:")
     }
+
+    /// `simulate.memory:` is the modelled peak, read as `limits.memory` is.
+    @Test func simulatedMemory() throws {
+        #expect(TestSupport.config(Self.header + "simulate: {memory: 300M}\n")?.simulate?.memoryBytes == 300 << 20)
+        let e = try #require(TestSupport.onlyError(Self.header + "simulate: {memory: lots}\n"))
+        #expect(e.message == "simulate.memory: expected \(LimitsReader.sizeExpected), found \"lots\"")
+    }
 }
