@@ -137,10 +137,12 @@ extension String {
 }
 
 extension RunCgroups {
-    /// Writes limit files of a run's cgroup; the failures, in words.
+    /// Writes limit files of a run's cgroup; the failures, in words. A missing
+    /// `memory.swap.max` is none: the kernel accounts no swap, so the memory limit holds alone.
     func write(_ files: [(file: String, value: String)], at path: String) -> [String] {
         files.compactMap { file, value in
-            Self.write(value, to: "\(path)/\(file)") ? nil : "\(file): \(String(cString: strerror(errno)))"
+            if Self.write(value, to: "\(path)/\(file)") || (file == "memory.swap.max" && errno == ENOENT) { return nil }
+            return "\(file): \(String(cString: strerror(errno)))"
         }
     }
 }
