@@ -192,7 +192,7 @@ extension RefreshScheduler {
         var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
         killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
-        usages[run.runID] = RunLimits.usage(ofCgroup: cgroup)
+        usages[run.runID] = RunLimits.usage(ofCgroup: cgroup, memory: cgroups.controllers.contains("memory"))
         removeCgroup(cgroup)
         // After the run's end is committed (the runtime commits it when this returns).
         if CrashPoint.armed == .runEnded { performOnLoop { CrashPoint.reach(.runEnded) } }
@@ -210,7 +210,7 @@ extension RefreshScheduler {
         bornInCgroup.remove(run.runID)
         if let cgroups, let cgroup {
             killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
-            usages[run.runID] = RunLimits.usage(ofCgroup: cgroup)
+            usages[run.runID] = RunLimits.usage(ofCgroup: cgroup, memory: cgroups.controllers.contains("memory"))
         }
         // Decided now, on the loop: which runs are in flight (a run launched while the worker
         // reads /proc has a newer id, so it counts as in flight too).

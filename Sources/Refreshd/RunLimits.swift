@@ -93,11 +93,15 @@ enum RunLimits {
     }
 
     /// What a run used, from its cgroup's files: `cpu.stat` usage_usec (there without the cpu
-    /// controller), `memory.peak` (the memory controller, Linux 5.19), `memory.events` oom_kill.
-    static func usage(ofCgroup path: String) -> RunUsage {
-        RunUsage(cpuMicroseconds: ConditionsProbe.readFile(path + "/cpu.stat").flatMap { field("usage_usec", in: $0) },
-                 peakMemoryBytes: ConditionsProbe.readFile(path + "/memory.peak").flatMap { Int64($0.trimmingSpaces) },
-                 memoryLimitKills: ConditionsProbe.readFile(path + "/memory.events").flatMap { field("oom_kill", in: $0) }.map(Int.init) ?? 0)
+    /// controller), and with the memory controller (`memory`) `memory.peak` (Linux 5.19) and
+    /// `memory.events` oom_kill. Read at every command run's end: a file per measure, none
+    /// that cannot be there.
+    static func usage(ofCgroup path: String, memory: Bool = true) -> RunUsage {
+        let cpu = ConditionsProbe.readFile(path + "/cpu.stat").flatMap { field("usage_usec", in: $0) }
+        guard memory else { return RunUsage(cpuMicroseconds: cpu) }
+        return RunUsage(cpuMicroseconds: cpu,
+                        peakMemoryBytes: ConditionsProbe.readFile(path + "/memory.peak").flatMap { Int64($0.trimmingSpaces) },
+                        memoryLimitKills: ConditionsProbe.readFile(path + "/memory.events").flatMap { field("oom_kill", in: $0) }.map(Int.init) ?? 0)
     }
 
     /// The value of `name` in a flat-keyed cgroup file (`usage_usec 1234` lines).

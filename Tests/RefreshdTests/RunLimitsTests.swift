@@ -38,6 +38,8 @@ import Testing
         try "35651584\n".write(toFile: dir + "/memory.peak", atomically: true, encoding: .utf8)
         try "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n".write(toFile: dir + "/memory.events", atomically: true, encoding: .utf8)
         #expect(RunLimits.usage(ofCgroup: dir) == RunUsage(cpuMicroseconds: 212_345, peakMemoryBytes: 35_651_584, memoryLimitKills: 1))
+        // Without the memory controller its files are not even looked for.
+        #expect(RunLimits.usage(ofCgroup: dir, memory: false) == RunUsage(cpuMicroseconds: 212_345))
         try FileManager.default.removeItem(atPath: dir + "/memory.peak")
         try FileManager.default.removeItem(atPath: dir + "/memory.events")
         #expect(RunLimits.usage(ofCgroup: dir) == RunUsage(cpuMicroseconds: 212_345))
