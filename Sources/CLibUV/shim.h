@@ -8,6 +8,9 @@
 #include <sys/prctl.h>
 #include <sys/xattr.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /// prctl is variadic, which Swift cannot call: makes the calling process a child subreaper.
 static inline int refreshd_set_child_subreaper(void) {
@@ -20,5 +23,12 @@ static inline pid_t refreshd_peek_zombie(void) {
     info.si_pid = 0;
     if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -1;
     return info.si_pid;
+}
+
+/// prlimit(2) needs _GNU_SOURCE, which Swift's Glibc module does not define: sets another
+/// process's RLIMIT_DATA (soft and hard) to `bytes`. 0, or -1 with errno.
+static inline int refreshd_limit_data(pid_t pid, unsigned long long bytes) {
+    struct rlimit limit = { .rlim_cur = bytes, .rlim_max = bytes };
+    return (int)syscall(SYS_prlimit64, pid, RLIMIT_DATA, &limit, NULL);
 }
 #endif

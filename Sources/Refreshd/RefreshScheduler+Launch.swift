@@ -47,14 +47,17 @@ extension RefreshScheduler: RuntimeHost {
                 self?.forgetIfDone(order.runID)
             })
         let env = environment()
-        let joined = joinRunCgroup(cgroup)
+        let joins = willJoinRunCgroup(cgroup)
+        if !job.limits.isEmpty, let cgroup { limitRunCgroup(order, cgroup, RunLimits.beforeSpawn(
+            job.limits, controllers: cgroups?.controllers ?? [], extraTasks: joins ? RunLimits.ownThreads() : 0)) }
+        let joined = joins && joinRunCgroup(cgroup)
         if let error = process.spawn(loop: loop, argv: job.argv, environment: env,
                                      workingDirectory: job.workingDirectory) {
             if joined { cgroups?.leave() }
             if let cgroup { removeCgroup(cgroup) }
             return .failed("\(job.argv.first ?? "?"): \(error)")
         }
-        enterRunCgroup(order, pid: process.pid, cgroup: cgroup, joined: joined)
+        enterRunCgroup(order, pid: process.pid, cgroup: cgroup, joined: joined, limits: job.limits)
         processes[order.runID] = process
         _ = liveGroups.withLock { $0.insert(process.pid) }
         CrashPoint.reach(.spawned)
@@ -170,6 +173,10 @@ extension RefreshScheduler: RuntimeHost {
 
     package func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? {
         sweepRunByItsCgroup(run)
+    }
+
+    package func takeUsage(runID: Int64) -> RunUsage {
+        usages.removeValue(forKey: runID) ?? .none
     }
 
     package func scheduleDrain() {

@@ -100,26 +100,55 @@ extension RefreshScheduler {
         }
     }
 
-    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there;
-    /// only in a process that is refreshd's alone (`ownsProcess`).
+    /// Whether refreshd will move into the run's cgroup for the spawn: only in a process that is
+    /// refreshd's alone (`ownsProcess`).
+    func willJoinRunCgroup(_ cgroup: String?) -> Bool {
+        options.ownsProcess && cgroup != nil && cgroups != nil
+    }
+
+    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there.
     func joinRunCgroup(_ cgroup: String?) -> Bool {
-        guard options.ownsProcess, let cgroup, let cgroups else { return false }
+        guard willJoinRunCgroup(cgroup), let cgroup, let cgroups else { return false }
         return cgroups.join(cgroup)
     }
 
-    /// After the spawn: refreshd back in its own cgroup, the command in the run's (moved there
-    /// now if it was not born there).
-    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, joined: Bool) {
+    /// Writes limit files of a run's cgroup; a file that cannot be written is a warning.
+    func limitRunCgroup(_ order: LaunchOrder, _ cgroup: String, _ files: [(file: String, value: String)]) {
+        guard let cgroups, !files.isEmpty else { return }
+        let failures = cgroups.write(files, at: cgroup)
+        if !failures.isEmpty {
+            logger.warning("\(order.identifier)[\(order.runID)] cannot set limits in \(cgroup): \(failures.joined(separator: "; "))")
+        }
+    }
+
+    /// After the spawn: refreshd back in its own cgroup, the limits it could not set with itself
+    /// in the run's cgroup (`RunLimits.afterSpawn`), then the command in the run's cgroup (moved
+    /// there now if it was not born there), then its process limits; the log says which apply.
+    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, joined: Bool, limits: JobLimits) {
+        defer { limitProcess(order, pid: pid, limits: limits, inCgroup: cgroup != nil && runCgroups[order.runID] != nil) }
         guard let cgroup, let cgroups else { return }
         if joined, !cgroups.leave() {
             logger.critical("cannot move refreshd back out of \(cgroup): \(String(cString: strerror(errno)))")
         }
+        if !limits.isEmpty { limitRunCgroup(order, cgroup, RunLimits.afterSpawn(limits, controllers: cgroups.controllers)) }
         if joined || cgroups.attach(pid: pid, to: cgroup) {
             runCgroups[order.runID] = cgroup
             if joined { bornInCgroup.insert(order.runID) }
         } else {
             logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup): \(String(cString: strerror(errno)))")
             removeCgroup(cgroup)
+        }
+    }
+
+    /// The limits set on the command itself (`nice`, and `memory` without the memory
+    /// controller), and the run's log line saying where each limit went.
+    func limitProcess(_ order: LaunchOrder, pid: Int32, limits: JobLimits, inCgroup: Bool) {
+        guard !limits.isEmpty else { return }
+        let controllers = inCgroup ? cgroups?.controllers : nil
+        let failures = RunLimits.applyToProcess(limits, pid: pid, controllers: controllers)
+        logger.info("\(order.identifier)[\(order.runID)] \(RunLimits.describe(RunLimits.placement(limits, controllers: controllers)))")
+        if !failures.isEmpty {
+            logger.warning("\(order.identifier)[\(order.runID)] cannot set limits on pid \(pid): \(failures.joined(separator: "; "))")
         }
     }
 
@@ -163,6 +192,7 @@ extension RefreshScheduler {
         var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
         killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
+        usages[run.runID] = RunLimits.usage(ofCgroup: cgroup, memory: cgroups.controllers.contains("memory"))
         removeCgroup(cgroup)
         // After the run's end is committed (the runtime commits it when this returns).
         if CrashPoint.armed == .runEnded { performOnLoop { CrashPoint.reach(.runEnded) } }
@@ -180,6 +210,7 @@ extension RefreshScheduler {
         bornInCgroup.remove(run.runID)
         if let cgroups, let cgroup {
             killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
+            usages[run.runID] = RunLimits.usage(ofCgroup: cgroup, memory: cgroups.controllers.contains("memory"))
         }
         // Decided now, on the loop: which runs are in flight (a run launched while the worker
         // reads /proc has a newer id, so it counts as in flight too).

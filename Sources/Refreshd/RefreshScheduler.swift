@@ -133,6 +133,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     var bornInCgroup: Set<Int64> = []
     /// Processes killed in a run's cgroup when its leader exited, reported with its sweep.
     var killedAtExit: [Int64: Set<Int32>] = [:]
+    /// What each swept run used (read from its cgroup at its sweep), until the runtime takes it.
+    var usages: [Int64: RunUsage] = [:]
     /// The process group of each run whose leader has exited (already sent SIGKILL), until its sweep.
     var exitedGroups: [Int64: Int32] = [:]
     var staleCgroupsSwept = false

@@ -230,7 +230,7 @@ final class RunCgroups {
 
     private func write(_ text: String, to file: String) -> Bool { Self.write(text, to: file) }
 
-    private static func write(_ text: String, to file: String) -> Bool {
+    static func write(_ text: String, to file: String) -> Bool {
         let fd = open(file, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }

@@ -16,8 +16,9 @@ extension JobConfig {
         case let .absolute(instant): .at(instant)
         case let .calendar(schedule): .nextSlot(schedule)
         }
-        return JobSpec(definition: definition,
-                       command: CommandJob(argv: command, environment: environment, workingDirectory: projectRoot),
+        var job = CommandJob(argv: command, environment: environment, workingDirectory: projectRoot)
+        job.limits = limits
+        return JobSpec(definition: definition, command: job,
                        // A timeline template's widget is its instances' (its kind a pattern), not its own.
                        firstRequest: first, widget: parameters == nil ? widget : nil, action: action,
                        template: parameters.map { TemplateSpec(parameters: $0, firstRequest: first, pathParameters: pathParameters,

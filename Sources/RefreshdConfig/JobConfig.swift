@@ -40,6 +40,8 @@ package struct JobConfig: Sendable, Hashable {
     package var notifiers: JobNotifiers
     /// A staging template's `stage-playlist.widget` holding placeholders (`TemplateSpec.stagedKind`).
     package var stagedKind: String?
+    /// What each run of its command may use (`limits:`, issue 35).
+    package var limits = JobLimits()
     /// Where `widget.kind`'s value is (line, column), for errors found later about the kind
     /// (a reload whose plain widget would take an instance's kind).
     var widgetKindLocation: Location?

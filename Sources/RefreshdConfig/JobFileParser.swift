@@ -10,7 +10,7 @@ import RefreshdCore
 struct JobFileParser {
     /// Every top-level setting, in the order the documentation lists them.
     static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
-                       "resubmit", "retry", "requires", "namespace", "environment",
+                       "resubmit", "retry", "requires", "namespace", "environment", "limits",
                        "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
                        "provider", "simulate", "on-failure", "on-recovery", "template", "parameters", "instances"]
 

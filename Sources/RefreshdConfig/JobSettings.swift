@@ -76,6 +76,10 @@ struct JobSettings {
     var stagedKind: String?
     /// `template: true` and `parameters:` (issue 23), and the nodes whose placeholders it checks.
     var template = TemplateSettings()
+    /// `limits:` (issue 35): what each run of the command may use.
+    var limits = JobLimits()
+    /// Where the `limits:` key is, for the rule that limits apply to a command.
+    var limitsLocation: Location?
 
     init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
          source: SourceText) {
@@ -169,6 +173,9 @@ struct JobSettings {
             actionIsValid = reader.oneOf([ActionSpec.stagePlaylistName], &sink) != nil
         case ActionSpec.stagePlaylistName:
             stageNode = (keyNode, value)
+        case "limits":
+            limitsLocation = keyNode.location
+            limits = LimitsReader.read(reader, &sink) ?? limits
         case "on-failure":
             notifiers.onFailure = NotifierReader.read(reader, resolver: CommandResolver(projectRoot: projectRoot, searchPath: searchPath), &sink)
         case "on-recovery":
@@ -265,6 +272,10 @@ struct JobSettings {
                 + "(expected a list like [\"Scripts/refresh\", \"--flag\"], or action: stage-playlist)")
         }
         checkAction(&sink)
+        if let limitsLocation, !commandSeen, providerIsPlaylist || actionLocation != nil {
+            sink.add(at: limitsLocation, "limits: apply to the job's command, and this job runs "
+                + (providerIsPlaylist ? "provider: playlist" : "action: stage-playlist") + " in refreshd; expected command:, or no limits:")
+        }
         if kindIsValid, kind == .appRefresh, requires.power || requires.network {
             let needs = [requires.power ? "external-power" : nil, requires.network ? "network" : nil]
                 .compactMap { $0 }.joined(separator: " and ")
@@ -379,6 +390,7 @@ struct JobSettings {
                          parameters: template.isTemplate ? template.parameters : nil, instances: template.source,
                          notifiers: notifiers, pathParameters: template.pathParameters, stagedKind: stagedKind)
         config.widgetKindLocation = widgetKindLocation
+        config.limits = limits
         return config
     }
 

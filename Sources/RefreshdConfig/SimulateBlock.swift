@@ -18,10 +18,11 @@ import RefreshdCore
 ///   results-held-open: 2s         # or forever: a daemon it started keeps fd 3 open after its exit
 ///   instances: 10000              # a template: 10,000 instances, keys drawn from the seed
 ///   failing: 2%                   # a template: the share of them whose every run fails
+///   memory: 300M                  # its peak: over the job's limits.memory, killed by the limit
 /// ```
 enum SimulateBlock {
     static let keys = ["duration", "growth", "outcomes", "ignores-sigterm", "output", "results", "timeline", "activity",
-                       "children", "results-held-open", "instances", "failing", "retry-outcomes"]
+                       "children", "results-held-open", "instances", "failing", "retry-outcomes", "memory"]
     static let durationForms = "a duration like 2s, {uniform: [1s, 5s]}, {median: 2s, p99: 30s} or {quantiles: [1s, 2s, 9s]}"
     /// Most values a `quantiles:` list holds: p0 to p100, one a percent.
     static let maximumQuantiles = 101
@@ -61,6 +62,8 @@ enum SimulateBlock {
                 if let count = value.integer(in: 1...1_000_000, &sink) { model.instances = count }
             case "failing":
                 if let share = share(value, &sink) { model.failing = share }
+            case "memory":
+                if let bytes = LimitsReader.size(value, &sink) { model.memoryBytes = bytes }
             default:
                 break
             }

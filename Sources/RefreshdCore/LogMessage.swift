@@ -7,7 +7,9 @@
     case waitingForConditions(identifier: String, needsPower: Bool, needsNetwork: Bool)
     case expirationDelivered(runID: Int64, identifier: String)
     case killed(runID: Int64, identifier: String)
-    case finished(runID: Int64, identifier: String, outcome: Outcome, exit: RunExit, duration: Duration)
+    /// A run ended: `reason` when the outcome needs one ("memory limit"), `usage` what it used.
+    case finished(runID: Int64, identifier: String, outcome: Outcome, exit: RunExit, duration: Duration,
+                  reason: String? = nil, usage: RunUsage = .none)
     case retryScheduled(identifier: String, attempt: Int, at: Instant)
     case retriesExhausted(identifier: String, attempts: Int)
     case recoveredInterrupted(runID: Int64, identifier: String)
@@ -46,8 +48,9 @@
             "expired \(id) run \(runID): allowance used up, expiration delivered"
         case let .killed(runID, id):
             "killed \(id) run \(runID): grace period over"
-        case let .finished(runID, id, outcome, exit, duration):
-            "finished \(id) run \(runID): \(outcome.rawValue) (\(describe(exit))) after \(formatDuration(duration))"
+        case let .finished(runID, id, outcome, exit, duration, reason, usage):
+            "finished \(id) run \(runID): \(outcome.rawValue) (\(reason.map { "\($0), " } ?? "")\(describe(exit))) after "
+                + formatDuration(duration) + (usage.summary.map { "; \($0)" } ?? "")
         case let .retryScheduled(id, attempt, at):
             "retry \(id) attempt \(attempt) at \(at)"
         case let .retriesExhausted(id, attempts):

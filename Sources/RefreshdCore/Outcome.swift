@@ -6,7 +6,8 @@ public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
     case failure
     /// The allowance ran out and the expiration was delivered.
     case expired
-    /// Killed by a signal refreshd did not send.
+    /// Killed by a signal refreshd did not send, or by its memory limit (the run's reason then
+    /// says "memory limit").
     case crashed
     /// refreshd stopped or died while the run was in flight.
     case interrupted

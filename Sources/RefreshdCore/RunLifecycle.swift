@@ -103,10 +103,14 @@ package struct RunLifecycle: Sendable {
         }
     }
 
-    /// The outcome of a run: the host reports what happened, the lifecycle knows why.
-    package static func outcome(of run: ActiveRun, exit: RunExit) -> Outcome {
+    /// The outcome of a run: the host reports what happened, the lifecycle knows why. A run
+    /// the kernel killed a process of over its memory limit (`usage.memoryLimitKills`) is
+    /// `crashed`, whatever its leader's exit said (a shell reports its child's SIGKILL as
+    /// status 137), unless refreshd had already ended it (stop, expiration).
+    package static func outcome(of run: ActiveRun, exit: RunExit, usage: RunUsage = .none) -> Outcome {
         if run.stoppedByShutdown { return .interrupted }
         if run.expirationDelivered { return .expired }
+        if usage.memoryLimitKills > 0 { return .crashed }
         switch exit {
         case .exited(0): return .success
         case .exited: return .failure
@@ -115,5 +119,11 @@ package struct RunLifecycle: Sendable {
         case .abandoned: return .expired
         case .spawnFailed, .noHandler: return .failure
         }
+    }
+
+    /// Why a run ended as it did, in words, when the outcome and the exit do not say it: "memory
+    /// limit" for a run crashed by its memory limit; nil otherwise.
+    package static func reason(outcome: Outcome, usage: RunUsage) -> String? {
+        outcome == .crashed && usage.memoryLimitKills > 0 ? RunUsage.memoryLimitReason : nil
     }
 }

@@ -24,6 +24,10 @@
     package var processStartTicks: UInt64?
     /// The identifier's slot in the core's table, when the core made the record (`SlotHint`).
     package var slot: SlotHint = .none
+    /// Why it ended so, when the outcome and exit do not say it ("memory limit").
+    package var reason: String?
+    /// What it used (CPU time, peak memory) where the host measured it; kept with the run.
+    package var usage = RunUsage.none
 
     @_spi(Benchmarks) public init(runID: Int64, identifier: String, kind: TaskKind, submitted: Instant,
                 earliest: Instant, started: Instant, deadline: Instant, attempt: Int = 1,

@@ -44,7 +44,7 @@ extension SchedulerCore {
         case .conditionsChanged:
             checkNothingDueLeft(at: now, into: &violations)
             checkWaitingDisallowed(into: &violations)
-        case let .runFinished(runID, _, _):
+        case let .runFinished(runID, _, _, _):
             if let run = active[runID] {
                 violations.append(.init(.finishedRunStillActive, identifier: run.order.identifier, runID: runID,
                                         "run is still in flight after runFinished"))

@@ -1,21 +1,23 @@
 extension SchedulerCore {
     /// Records the end of a run, applies the retry policy and launches what the run held back.
-    mutating func finish(runID: Int64, exit: RunExit, results: [String] = [], at now: Instant,
-                         into effects: inout [SchedulerEffect]) {
+    mutating func finish(runID: Int64, exit: RunExit, results: [String] = [], usage: RunUsage = .none,
+                         at now: Instant, into effects: inout [SchedulerEffect]) {
         guard let run = runs.end(runID) else { return }
         let identifier = run.order.identifier
-        let outcome = Self.outcome(of: run, exit: exit)
+        let outcome = RunLifecycle.outcome(of: run, exit: exit, usage: usage)
+        let reason = RunLifecycle.reason(outcome: outcome, usage: usage)
         let (status, signal): (Int32?, Int32?) = switch exit {
         case let .exited(code): (code, nil)
         case let .signaled(sig): (nil, sig)
         default: (nil, nil)
         }
         let hint = run.order.slot
-        persist(.runEnded(runID: runID, identifier: identifier, ended: now,
-                          outcome: outcome, exitStatus: status, signal: signal, slot: hint), into: &effects)
+        persist(.runEnded(runID: runID, identifier: identifier, ended: now, outcome: outcome, exitStatus: status,
+                          signal: signal, slot: hint, reason: reason, usage: usage), into: &effects)
         tally(identifier, slot: hint, at: now, into: &effects) { $0.count(outcome) }
         logRoutine(.finished(runID: runID, identifier: identifier, outcome: outcome, exit: exit,
-                             duration: now.duration(since: run.order.started)), into: &effects)
+                             duration: now.duration(since: run.order.started), reason: reason, usage: usage),
+                   into: &effects)
         recordOutcome(outcome, identifier: identifier, slot: hint, at: now, into: &effects)
         if configuration.emitsRunEnds {
             effects.append(.ended(runID: runID, identifier: identifier, outcome: outcome, results: results))
@@ -23,9 +25,6 @@ extension SchedulerCore {
         if !blockedByRun.isEmpty, let entry = blockedByRun.removeValue(forKey: identifier) { queue.reinsert(entry) }
         dispatch(at: now, freshConditions: false, into: &effects)
     }
-
-    /// The outcome the core assigns: the host reports what happened, the core knows why.
-    static func outcome(of run: ActiveRun, exit: RunExit) -> Outcome { RunLifecycle.outcome(of: run, exit: exit) }
 
     /// Updates the failure streak and, after a failure, schedules the retry.
     ///

@@ -118,8 +118,8 @@
             for p in queue.sorted() where namespace == nil || p.namespace == namespace {
                 cancel(p.identifier, into: &effects)
             }
-        case let .runFinished(runID, exit, results):
-            finish(runID: runID, exit: exit, results: results, at: now, into: &effects)
+        case let .runFinished(runID, exit, results, usage):
+            finish(runID: runID, exit: exit, results: results, usage: usage, at: now, into: &effects)
         case let .conditionsChanged(newConditions):
             if newConditions != conditions { effects.append(.log(.conditions(newConditions))) }
             conditions = newConditions

@@ -22,8 +22,9 @@
     case cancelAll(namespace: String?)
     /// The work of a run ended; the core decides the outcome. `results` are the structured
     /// results the run reported (JSON objects, one per element, already bounded and checked by
-    /// the runtime), for the machines that consume them (timelines, activities).
-    case runFinished(runID: Int64, exit: RunExit, results: [String] = [])
+    /// the runtime), for the machines that consume them (timelines, activities). `usage` is what
+    /// the host measured of the run (issue 35): kept with it, and a memory-limit kill crashes it.
+    case runFinished(runID: Int64, exit: RunExit, results: [String] = [], usage: RunUsage = .none)
     case conditionsChanged(Conditions)
     /// The wall clock was stepped (either way), or the machine resumed from suspend. `expected`
     /// is what the wall clock would read without the change (the shell keeps it from the

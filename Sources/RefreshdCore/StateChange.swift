@@ -6,8 +6,11 @@
     case savePending(PendingRequest)
     case deletePending(identifier: String, slot: SlotHint = .none)
     indirect case runStarted(RunRecord)
+    /// A run ended. `reason` says why when the outcome and exit do not ("memory limit"), and
+    /// `usage` is what the run used (its CPU time and peak memory, where measured).
     case runEnded(runID: Int64, identifier: String, ended: Instant, outcome: Outcome,
-                  exitStatus: Int32?, signal: Int32?, slot: SlotHint = .none)
+                  exitStatus: Int32?, signal: Int32?, slot: SlotHint = .none, reason: String? = nil,
+                  usage: RunUsage = .none)
     /// Consecutive failed attempts of a job, reset by a success; drives the retry backoff.
     case failureStreak(identifier: String, count: Int, slot: SlotHint = .none)
     /// A job's counters for one UTC day (launches, outcomes, missed calendar slots), as the core

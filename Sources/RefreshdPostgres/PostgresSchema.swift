@@ -105,6 +105,13 @@ enum PostgresSchema {
             PRIMARY KEY (shard, template, key)
         );
         """,
+        // Version 2 (issue 35), as the SQLite store's version 6: why a run ended so when its
+        // outcome does not say it ("memory limit", refreshd's words: text), and what it used.
+        """
+        ALTER TABLE refreshd.runs ADD COLUMN reason text;
+        ALTER TABLE refreshd.runs ADD COLUMN cpu_usec bigint;
+        ALTER TABLE refreshd.runs ADD COLUMN peak_memory bigint;
+        """,
     ]
 
     /// The version this refreshd writes and understands.

@@ -118,12 +118,14 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 .optional(r.exitStatus), .optional(r.signal), .optional(r.processGroup),
                 .optional(r.processStartTicks.map { Int64(bitPattern: $0) }),
             ], context: context)
-        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _):
+        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _, reason, usage):
             let result = try c.execute("""
-                UPDATE refreshd.runs SET ended = $3, outcome = $4, exit_status = $5, signal = $6
+                UPDATE refreshd.runs SET ended = $3, outcome = $4, exit_status = $5, signal = $6, reason = $8,
+                                         cpu_usec = $9, peak_memory = $10
                 WHERE shard = $1 AND run_id = $2 AND identifier = $7 AND ended IS NULL
                 """, [s, .int8(runID), .int8(ended.milliseconds), .text(outcome.rawValue), .optional(exitStatus),
-                      .optional(signal), .bytes(identifier)], context: context)
+                      .optional(signal), .bytes(identifier), .optionalText(reason), .optional(usage.cpuMicroseconds),
+                      .optional(usage.peakMemoryBytes)], context: context)
             guard result.changed == 1 else { throw invalid("no unfinished run \(runID) of \(identifier) to end", context) }
         case let .failureStreak(identifier, count, _):
             try c.execute("""
@@ -368,7 +370,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
             } else {
                 nil
             }
-            runs.append(RunRecord(
+            var record = RunRecord(
                 runID: runID, identifier: result.string(row, 1),
                 kind: try decode(TaskKind.self, result.string(row, 2), "runs", "run \(runID)", context),
                 submitted: Instant(milliseconds: result.int64(row, 3)), earliest: Instant(milliseconds: result.int64(row, 4)),
@@ -376,7 +378,10 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 attempt: result.int(row, 7), ended: result.optionalInt64(row, 8).map(Instant.init(milliseconds:)),
                 outcome: outcome, exitStatus: result.optionalInt32(row, 10), signal: result.optionalInt32(row, 11),
                 processGroup: result.optionalInt32(row, 12),
-                processStartTicks: result.optionalInt64(row, 13).map { UInt64(bitPattern: $0) }))
+                processStartTicks: result.optionalInt64(row, 13).map { UInt64(bitPattern: $0) })
+            record.reason = result.optionalString(row, 14)
+            record.usage = RunUsage(cpuMicroseconds: result.optionalInt64(row, 15), peakMemoryBytes: result.optionalInt64(row, 16))
+            runs.append(record)
         }
         return runs
     }
@@ -394,7 +399,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
 private enum SQL {
     static let runColumns = """
         run_id, identifier, kind, submitted, earliest, started, deadline, attempt, ended, outcome,
-        exit_status, signal, process_group, process_start_ticks
+        exit_status, signal, process_group, process_start_ticks, reason, cpu_usec, peak_memory
         """
     static let savePending = """
         INSERT INTO refreshd.pending (shard, identifier, namespace, kind, earliest, submitted, sequence,

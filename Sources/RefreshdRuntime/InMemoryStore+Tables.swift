@@ -166,7 +166,7 @@ extension InMemoryStore {
                     latestRun[Int(slot)] = run.runID
                     journal.append(.latestRun(slot, latest))
                 }
-            case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _):
+            case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _, reason, usage):
                 guard let index = runIndex(runID), runRows[index].ended == nil,
                       Key(runRows[index].identifier) == Key(identifier) else {
                     throw Failure(.invalidChange, "no unfinished run \(runID) of \(identifier) to end")
@@ -177,6 +177,9 @@ extension InMemoryStore {
                 runRows[index].outcome = outcome
                 runRows[index].exitStatus = exitStatus
                 runRows[index].signal = signal
+                runRows[index].reason = reason
+                // As the SQLite store keeps it: the numbers measured, not the kill count.
+                runRows[index].usage = RunUsage(cpuMicroseconds: usage.cpuMicroseconds, peakMemoryBytes: usage.peakMemoryBytes)
             case let .failureStreak(identifier, count, hint):
                 updateJob(identifier, hint: hint, journal: &journal) { $0.failureStreak = count }
             case let .counters(c):

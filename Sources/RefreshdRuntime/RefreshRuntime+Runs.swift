@@ -88,10 +88,14 @@ extension RefreshRuntime {
             lock.withLock { machine.sweepStarted(order.runID) }
             if let killed = host.sweepRunNow(record, instance: instance) {
                 // Swept at once (the simulated host): no closure kept, nothing allocated for it.
-                sweepEnded(order, killed: killed) { finishRun(runID, exit: exit, results: results) }
+                sweepEnded(order, killed: killed) {
+                    finishRun(runID, exit: exit, results: results, usage: host.takeUsage(runID: runID))
+                }
             } else {
                 host.sweepRun(record, instance: instance) { [self] killed in
-                    sweepEnded(order, killed: killed) { finishRun(runID, exit: exit, results: results) }
+                    sweepEnded(order, killed: killed) {
+                        finishRun(runID, exit: exit, results: results, usage: self.host?.takeUsage(runID: runID) ?? .none)
+                    }
                 }
             }
         } else {
@@ -100,8 +104,10 @@ extension RefreshRuntime {
     }
 
     /// The run's end, with its results checked, to the machines (committed).
-    func finishRun(_ runID: Int64, exit: RunExit, results: [String]) {
-        feedMachine { machine, now, effects in machine.finishRun(runID, exit: exit, results: results, at: now, into: &effects) }
+    func finishRun(_ runID: Int64, exit: RunExit, results: [String], usage: RunUsage = .none) {
+        feedMachine { machine, now, effects in
+            machine.finishRun(runID, exit: exit, results: results, usage: usage, at: now, into: &effects)
+        }
     }
 
     /// A run's processes never outlive it: at a command run's end, before the end is committed,

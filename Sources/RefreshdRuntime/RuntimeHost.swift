@@ -61,6 +61,10 @@ package protocol RuntimeHost: AnyObject {
     /// pids killed; nil (the default) when the host sweeps off the execution context. Saves the
     /// runtime two closures and their allocations at every command run's end.
     func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]?
+    /// What a command run used (CPU time, peak memory, memory-limit kills: issue 35), measured
+    /// by its sweep; called once, after `sweepRun`'s `done` (or `sweepRunNow`), and forgotten
+    /// by the host then. By default nothing is measured.
+    func takeUsage(runID: Int64) -> RunUsage
     /// Effects are queued and the caller is not on the execution context: run `drain()` there.
     func scheduleDrain()
     /// Whether the current thread is the execution context.
@@ -84,6 +88,8 @@ extension RuntimeHost {
     }
 
     package func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? { nil }
+
+    package func takeUsage(runID: Int64) -> RunUsage { .none }
 
     package func reapNotifierLeftovers(instance: String) -> [Int32] { [] }
 

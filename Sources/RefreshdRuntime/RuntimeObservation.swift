@@ -108,7 +108,7 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
             self.init(time: time, kind: .expired, identifier: id, runID: runID, message: text)
         case let .killed(runID, id):
             self.init(time: time, kind: .killed, identifier: id, runID: runID, message: text)
-        case let .finished(runID, id, outcome, _, _):
+        case let .finished(runID, id, outcome, _, _, _, _):
             self.init(time: time, kind: .finished, identifier: id, runID: runID, outcome: outcome, message: text)
         case let .retryScheduled(id, attempt, date):
             self.init(time: time, kind: .retry, identifier: id, at: date, count: attempt, message: text)

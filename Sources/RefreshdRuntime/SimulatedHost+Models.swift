@@ -37,11 +37,15 @@ extension SimulatedHost {
         /// A process outside its group (a grandchild in a session of its own) that inherited
         /// its results channel and holds it open after the leader's exit (nil: none).
         package var resultsHolder: ResultsHolder?
+        /// The most memory it uses, in bytes (nil: not modelled): over its job's `limits.memory`,
+        /// the limit kills it (SIGKILL at its end, reported as a memory-limit kill).
+        package var memoryBytes: Int64?
 
         package init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
                     ignoresTerminate: Bool = false, output: [String] = [], results: [String] = [],
                     startFailure: String? = nil, timedResults: [TimedLine] = [], groupChildren: Int = 0,
-                    resultsHolder: ResultsHolder? = nil, timedOutput: [TimedOutput] = []) {
+                    resultsHolder: ResultsHolder? = nil, timedOutput: [TimedOutput] = [], memoryBytes: Int64? = nil) {
+            self.memoryBytes = memoryBytes
             self.duration = duration
             self.exit = exit
             self.ignoresTerminate = ignoresTerminate

@@ -85,6 +85,8 @@
     var watchingConditions = false
     var conditionsReportDue = false
     var processes: [Int64: Process] = [:]
+    /// What each modelled run uses (its `memory:` against its job's limit), until its end is reported.
+    var usages: [Int64: RunUsage] = [:]
     /// Built-in actions running, by run id.
     var actionRuns: [Int64: ActionRun] = [:]
     var nextPID: Int32 = 1000
@@ -375,8 +377,17 @@
         let instance = runtime?.instance ?? ""
         nextPID += 1
         let start = clock
+        // Over its job's memory limit, it is killed by it as the kernel would: at its end (its
+        // peak reached last), SIGKILL, one process killed by the limit (`memory.events`).
+        var exit = b.exit
+        if let memory = b.memoryBytes {
+            let over = job.limits.memoryBytes.map { memory > $0 } ?? false
+            if over { exit = .signaled(9) }
+            usages[order.runID] = RunUsage(peakMemoryBytes: over ? job.limits.memoryBytes : memory,
+                                           memoryLimitKills: over ? 1 : 0)
+        }
         var process = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
-                              exit: b.exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
+                              exit: exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
                               timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) },
                               output: b.timedOutput.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.read) })
         let leader = nextPID
@@ -396,6 +407,8 @@
 
     package func signal(runID: Int64, _ signal: RunSignal) {
         guard var p = processes[runID], !p.exited else { return }
+        // Stopped before its peak: the limit never killed it.
+        if signal == .kill || !p.ignoresTerminate { usages[runID]?.memoryLimitKills = 0 }
         switch signal {
         case .terminate:
             // The children die of it; the leader, unless it ignores it.
@@ -441,6 +454,10 @@
 
     /// The runtime's periodic re-read: the modelled conditions, reported at once.
     package func readConditions() { runtime?.send(.conditionsChanged(conditions)) }
+
+    package func takeUsage(runID: Int64) -> RunUsage {
+        usages.isEmpty ? .none : usages.removeValue(forKey: runID) ?? .none
+    }
 
     /// One run's sweep at its end, at once (what `reapLeftovers` does for it, without arrays).
     package func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? {

@@ -45,6 +45,11 @@ package struct StatusReport: Codable, Sendable, Equatable {
         package var ended: Instant?
         package var exitStatus: Int32?
         package var signal: Int32?
+        /// Why it ended so, when the outcome and exit do not say it ("memory limit").
+        package var reason: String?
+        /// CPU time of its processes (microseconds) and their peak memory (bytes), where measured.
+        package var cpuMicroseconds: Int64?
+        package var peakMemoryBytes: Int64?
 
         package init(_ r: RunRecord) {
             runID = r.runID
@@ -59,6 +64,15 @@ package struct StatusReport: Codable, Sendable, Equatable {
             ended = r.ended
             exitStatus = r.exitStatus
             signal = r.signal
+            reason = r.reason
+            cpuMicroseconds = r.usage.cpuMicroseconds
+            peakMemoryBytes = r.usage.peakMemoryBytes
+        }
+
+        /// `  cpu 0.21s, peak memory 12.3 MiB`, what `status` adds to an ended run's line
+        /// (empty where nothing was measured).
+        package var costText: String {
+            RunUsage(cpuMicroseconds: cpuMicroseconds, peakMemoryBytes: peakMemoryBytes).summary.map { "  " + $0 } ?? ""
         }
     }
 

@@ -93,7 +93,7 @@ final class Journal: @unchecked Sendable {
                              "\(r.identifier) ran twice for the request due \(r.earliest)")
                     }
                     Self.noteRun(r, job: job, in: &runs[r.runID, default: RunAudit()])
-                case let .runEnded(runID, identifier, _, _, _, _, _):
+                case let .runEnded(runID, identifier, _, _, _, _, _, _, _):
                     let job = runs[runID].map(\.job).flatMap { $0 >= 0 ? $0 : nil } ?? jobs.number(of: identifier)
                     if let job, jobAudits[Int(job)].running == runID {
                         jobAudits[Int(job)].running = nil

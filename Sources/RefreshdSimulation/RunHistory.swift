@@ -36,7 +36,7 @@ final class RunHistory: @unchecked Sendable {
                     } else {
                         entries.insert(entry, at: entries.lowerBound(of: record.runID, by: \.run.runID))
                     }
-                case let .runEnded(runID, _, ended, outcome, _, _, _):
+                case let .runEnded(runID, _, ended, outcome, _, _, _, _, _):
                     guard let index = index(of: runID) else { continue }
                     entries[index].run.ended = ended
                     entries[index].run.outcome = outcome

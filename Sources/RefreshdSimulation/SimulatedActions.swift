@@ -94,7 +94,7 @@ struct SimulatedActions: Sendable {
     /// off unless a violation needs them for its report.)
     func fold(_ changes: [StateChange]) {
         guard !staging.isEmpty else { return }
-        for case let .runEnded(runID, identifier, _, outcome, _, _, _) in changes where stagingModel(identifier) != nil {
+        for case let .runEnded(runID, identifier, _, outcome, _, _, _, _, _) in changes where stagingModel(identifier) != nil {
             container.finish(runID: runID, success: outcome == .success)
         }
     }

@@ -219,7 +219,7 @@ package final class Simulation: @unchecked Sendable {
                                                case let .closesAfter(span): .closesAfter(span)
                                                case .forever: .never
                                                }
-                                           })
+                                           }, memoryBytes: model.memoryBytes)
         }
         host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
             modelled(order)

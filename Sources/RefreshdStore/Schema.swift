@@ -91,6 +91,14 @@ enum Schema {
             UNIQUE (template, key)
         );
         """,
+        // Version 6 (issue 35): why a run ended so when its outcome does not say it ("memory
+        // limit"), and what it used: CPU time in microseconds, peak memory in bytes (NULL where
+        // not measured).
+        """
+        ALTER TABLE runs ADD COLUMN reason TEXT;
+        ALTER TABLE runs ADD COLUMN cpu_usec INTEGER;
+        ALTER TABLE runs ADD COLUMN peak_memory INTEGER;
+        """,
     ]
 
     /// The version this refreshd writes and understands.

@@ -62,10 +62,11 @@ extension StateStore {
                 .optional(r.signal), .optional(r.processGroup),
                 .optional(r.processStartTicks.map { Int64(bitPattern: $0) }),
             ], context: SQL.context)
-        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _):
+        case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, _, reason, usage):
             let changed = try connection.run(SQL.endRun, [
                 .integer(ended.milliseconds), .text(outcome.rawValue), .optional(exitStatus),
-                .optional(signal), .integer(runID), .text(identifier),
+                .optional(signal), .optional(reason), .optional(usage.cpuMicroseconds),
+                .optional(usage.peakMemoryBytes), .integer(runID), .text(identifier),
             ], context: SQL.context)
             guard changed == 1 else {
                 throw StoreError(kind: .invalidChange, path: path, context: SQL.context,
@@ -124,7 +125,8 @@ private enum SQL {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     static let endRun = """
-        UPDATE runs SET ended = ?, outcome = ?, exit_status = ?, signal = ?
+        UPDATE runs SET ended = ?, outcome = ?, exit_status = ?, signal = ?, reason = ?, cpu_usec = ?,
+                        peak_memory = ?
         WHERE run_id = ? AND identifier = ? AND ended IS NULL
         """
     static let recordProcess = "UPDATE runs SET process_group = ?, process_start_ticks = ? WHERE run_id = ?"

@@ -142,7 +142,7 @@ extension StateStore {
         } else {
             outcome = nil
         }
-        return RunRecord(
+        var record = RunRecord(
             runID: runID, identifier: row.text(1),
             kind: try decode(TaskKind.self, row.text(2), "runs", "run \(runID)"),
             submitted: Instant(milliseconds: row.int64(3)), earliest: Instant(milliseconds: row.int64(4)),
@@ -151,6 +151,9 @@ extension StateStore {
             outcome: outcome, exitStatus: row.optionalInt32(10), signal: row.optionalInt32(11),
             processGroup: row.optionalInt32(12),
             processStartTicks: row.optionalInt64(13).map { UInt64(bitPattern: $0) })
+        record.reason = row.optionalText(14)
+        record.usage = RunUsage(cpuMicroseconds: row.optionalInt64(15), peakMemoryBytes: row.optionalInt64(16))
+        return record
     }
 
     /// An enumeration from its stored raw value; an unknown value means the file was damaged or
@@ -170,6 +173,6 @@ enum Query {
     /// The columns `StateStore.runRecord(_:)` reads, in its order.
     static let runColumns = """
         run_id, identifier, kind, submitted, earliest, started, deadline, attempt, ended, outcome,
-        exit_status, signal, process_group, process_start_ticks
+        exit_status, signal, process_group, process_start_ticks, reason, cpu_usec, peak_memory
         """
 }

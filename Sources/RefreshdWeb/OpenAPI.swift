@@ -873,6 +873,15 @@ enum OpenAPI {
      },
      "signal": {
       "type": "integer"
+     },
+     "reason": {
+      "type": "string"
+     },
+     "cpuMicroseconds": {
+      "type": "integer"
+     },
+     "peakMemoryBytes": {
+      "type": "integer"
      }
     },
     "required": [

@@ -118,7 +118,10 @@ struct CheckCommand: ParsableCommand {
             catchUp: d.missed == .all ? DurationParser.format(d.catchUp) : nil,
             resubmit: resubmit, nextElapses: nextElapses, retry: retry,
             action: action.map { CheckReport.Action(name: $0.name, options: options(of: $0)) },
-            widget: job.widget.map(describe), simulate: job.simulate != nil)
+            widget: job.widget.map(describe), simulate: job.simulate != nil,
+            limits: job.limits.isEmpty ? nil : CheckReport.Limits(memory: job.limits.memoryBytes, cpu: job.limits.cpuPercent,
+                                                                   tasks: job.limits.tasks, nice: job.limits.nice,
+                                                                   ioWeight: job.limits.ioWeight))
     }
 
     /// `["external-power", "network"]`, as `requires:` names them.

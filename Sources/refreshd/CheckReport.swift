@@ -62,6 +62,17 @@ struct CheckReport: Encodable {
         var widget: String?
         /// Whether the job has a `simulate:` block (without one, it is a quick success in simulation).
         var simulate: Bool
+        /// What each run may use (`limits:`); absent without one.
+        var limits: Limits?
+    }
+
+    /// `limits:` as read: memory in bytes, cpu in percent of one CPU; absent keys are unset.
+    struct Limits: Encodable {
+        var memory: Int64?
+        var cpu: Int?
+        var tasks: Int?
+        var nice: Int?
+        var ioWeight: Int?
     }
 
     /// `retry: {backoff, initial, max, limit}` with every default filled in.

@@ -216,6 +216,8 @@ struct StatusCommand: ParsableCommand {
             if let ended = r.ended { text += " after \(formatDuration(ended.duration(since: r.started)))" }
             if let status = r.exitStatus { text += " (exit \(status))" }
             if let signal = r.signal { text += " (signal \(signal))" }
+            if let reason = r.reason { text += " (\(reason))" }
+            text += r.costText
             if r.attempt > 1 { text += "  attempt \(r.attempt)" }
             print("  " + text)
         }
@@ -267,6 +269,8 @@ struct StatusCommand: ParsableCommand {
             text += "\(outcome.rawValue) after \(formatDuration(ended.duration(since: r.started)))"
             if let status = r.exitStatus { text += " (exit \(status))" }
             if let signal = r.signal { text += " (signal \(signal))" }
+            if let reason = r.reason { text += " (\(reason))" }
+            text += StatusReport.Run(r).costText
         } else {
             text += "running, deadline \(r.deadline)"
         }

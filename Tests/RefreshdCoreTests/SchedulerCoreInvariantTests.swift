@@ -160,7 +160,7 @@ import Testing
         mutating func send(_ event: SchedulerEvent) {
             let definitions = core.definitions, stopping = core.isStopping
             var dispatched = true
-            if case let .runFinished(runID, _, _) = event {
+            if case let .runFinished(runID, _, _, _) = event {
                 dispatched = running.contains(runID)
                 running.removeAll { $0 == runID }
                 finished.append(runID)

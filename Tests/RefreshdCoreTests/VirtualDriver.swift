@@ -67,7 +67,7 @@ struct VirtualDriver {
     mutating func finish(_ runID: Int64, _ exit: RunExit) { send(.runFinished(runID: runID, exit: exit)) }
 
     var outcomes: [Outcome] {
-        stored.compactMap { if case let .runEnded(_, _, _, outcome, _, _, _) = $0 { outcome } else { nil } }
+        stored.compactMap { if case let .runEnded(_, _, _, outcome, _, _, _, _, _) = $0 { outcome } else { nil } }
     }
 
     var logEvents: [LogMessage] { log.compactMap { if case let .log(e) = $0 { e } else { nil } } }

@@ -164,8 +164,13 @@ package struct ChangeGenerator {
         let signal = outcome == .crashed ? random.pick([9, 11, Int32.max]) : nil
         if valid {
             let (id, identifier) = runs.open.remove(at: random.int(0...(runs.open.count - 1)))
+            // What the run used (issue 35), where measured; the memory-limit reason of a crash.
+            let usage = random.chance(0.5) ? RunUsage.none
+                : RunUsage(cpuMicroseconds: random.pick([0, 212_345, Int64.max]),
+                           peakMemoryBytes: random.chance(0.3) ? nil : random.pick([1, 33_554_432, Int64.max]))
+            let reason = outcome == .crashed && random.chance(0.5) ? RunUsage.memoryLimitReason : nil
             return .runEnded(runID: id, identifier: identifier, ended: ended, outcome: outcome,
-                             exitStatus: exitStatus, signal: signal)
+                             exitStatus: exitStatus, signal: signal, reason: reason, usage: usage)
         }
         // An ended run, an unknown run, or an open run under another identifier: all refused
         // (unless the other identifier happens to be the run's own).

@@ -16,14 +16,15 @@ final class LoopHarness: @unchecked Sendable {
 
     init(directory: String? = nil, configuration: SchedulerConfiguration = .init(),
          probe: ConditionsProbe = ConditionsProbe(), fallback: Duration = .seconds(60),
-         clock: WallClockSource = .system,
+         clock: WallClockSource = .system, runCgroups: Bool = true,
          register: (RefreshScheduler) -> Void = { _ in }) throws {
         self.directory = directory ?? TempDirectory.make()
         let sink = lines
         let logger = Logger(label: "test") { _ in CapturingLogHandler(sink: sink) }
         scheduler = try RefreshScheduler(options: .init(
             stateDirectory: self.directory + "/state", configuration: configuration,
-            conditionsProbe: probe, conditionsFallbackInterval: fallback, logger: logger, clock: clock))
+            conditionsProbe: probe, conditionsFallbackInterval: fallback, logger: logger, clock: clock,
+            runCgroups: runCgroups))
         register(scheduler)
     }
 

@@ -79,3 +79,27 @@ import Testing
         #expect((errors.first?["message"] as? String)?.contains("does not exist") == true)
     }
 }
+
+/// Issue 35: `check` locates a bad `limits:` value as every error (file:line:column, the field
+/// in `--json`), and `--json` shows a valid job's limits.
+@Suite struct CheckLimitsTests {
+    @Test func limitsAreLocatedAndShown() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("a.yaml", "identifier: test.a\ncommand: [\"/bin/true\"]\nlimits: {memory: 256M, cpu: 150%, nice: 10}\n")
+        let j = try CLI.run(["check", box.jobs, "--json"])
+        #expect(j.status == 0, "\(j.stdout)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        let limits = try #require((report["jobs"] as? [[String: Any]])?.first?["limits"] as? [String: Any])
+        #expect(limits["memory"] as? Int == 256 << 20 && limits["cpu"] as? Int == 150 && limits["nice"] as? Int == 10)
+        #expect(limits["tasks"] == nil)
+
+        try box.write("a.yaml", "identifier: test.a\ncommand: [\"/bin/true\"]\nlimits: {memory: 256MB}\n")
+        let r = try CLI.run(["check", box.jobs])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("a.yaml:3:18: limits.memory: expected a size like 256M or 1G"), "\(r.stdout)")
+        let e = try CLI.run(["check", box.jobs, "--json"])
+        let error = try #require(((try JSONSerialization.jsonObject(with: Data(e.stdout.utf8)) as? [String: Any])?["errors"] as? [[String: Any]])?.first)
+        #expect(error["field"] as? String == "limits.memory" && error["line"] as? Int == 3 && error["column"] as? Int == 18)
+    }
+}

@@ -37,6 +37,10 @@ package struct JobModel: Sendable, Hashable {
     /// For a template's simulated instances: the share (0...1) whose every run fails, the
     /// first `instances * failing` of them (the others follow `outcomes`).
     package var failing: Double = 0
+    /// The most memory a run uses, in bytes (`memory: 300M`; nil: not modelled). Over the job's
+    /// `limits.memory`, the run is killed by the limit and ends `crashed` ("memory limit"), as
+    /// in production.
+    package var memoryBytes: Int64?
 
     /// How long a process outside the job's group keeps its results channel open after its exit.
     package enum HeldOpen: Sendable, Hashable {

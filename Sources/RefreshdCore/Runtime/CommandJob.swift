@@ -6,6 +6,8 @@ public struct CommandJob: Sendable, Hashable {
     public var environment: [String: String]
     /// Where the command runs (nil: refreshd's own working directory).
     public var workingDirectory: String?
+    /// What each run may use (a job file's `limits:`); none by default.
+    package var limits = JobLimits()
 
     /// A command as given; it runs in a process group (and cgroup) of its own at each launch.
     public init(argv: [String], environment: [String: String] = [:], workingDirectory: String? = nil) {

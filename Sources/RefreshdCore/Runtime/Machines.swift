@@ -230,11 +230,11 @@ package struct Machines: Sendable {
                     notifications.launched(order)
                     effects.swapAt(kept, i)
                     kept += 1
-                case let .persist(.runEnded(runID, _, _, _, exitStatus, signal, _)) where !notifications.notifiers.isEmpty:
+                case let .persist(.runEnded(runID, _, _, _, exitStatus, signal, _, _, _)) where !notifications.notifiers.isEmpty:
                     endExits[runID] = (exitStatus, signal)
                     effects.swapAt(kept, i)
                     kept += 1
-                case let .log(.finished(runID, _, _, exit, _)) where !notifications.notifiers.isEmpty:
+                case let .log(.finished(runID, _, _, exit, _, _, _)) where !notifications.notifiers.isEmpty:
                     if endExits[runID] == nil { endExits[runID] = Self.exitFacts(exit) }
                     effects.swapAt(kept, i)
                     kept += 1

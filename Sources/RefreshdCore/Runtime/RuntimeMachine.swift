@@ -165,16 +165,16 @@ package struct RuntimeMachine: Sendable {
 
     /// A run's work ended with these raw results lines: they are checked (`checkResults`), and
     /// the end is one event: the results' log lines, then the machines' effects of the run's end
-    /// with the lines accepted.
-    package mutating func finishRun(_ runID: Int64, exit: RunExit, results: [String], at now: Instant,
-                                    into effects: inout [SchedulerEffect]) {
+    /// with the lines accepted and what the host measured of the run (`usage`).
+    package mutating func finishRun(_ runID: Int64, exit: RunExit, results: [String], usage: RunUsage = .none,
+                                    at now: Instant, into effects: inout [SchedulerEffect]) {
         var accepted: [String] = []
         if !results.isEmpty {
             let report = checkResults(runID, results)
             for log in report.logs { effects.append(.log(log)) }
             accepted = report.accepted
         }
-        handle(.runFinished(runID: runID, exit: exit, results: accepted), at: now, into: &effects)
+        handle(.runFinished(runID: runID, exit: exit, results: accepted, usage: usage), at: now, into: &effects)
     }
 
     /// The log line when a run's results channel is closed at the end of the grace.

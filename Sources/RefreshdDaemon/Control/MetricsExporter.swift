@@ -15,7 +15,9 @@ import RefreshdRuntime
 ///   `refreshd_missed_slots_total{job}` (counters since this process started);
 /// - `refreshd_launch_lateness_seconds{job}` (histogram: launch after the earliest begin date);
 /// - `refreshd_notifications_total{job,kind,result}` (counter: failure and recovery notifications
-///   delivered, retried, given up or dropped; issue 25).
+///   delivered, retried, given up or dropped; issue 25);
+/// - `refreshd_run_cpu_seconds{job}` and `refreshd_run_peak_memory_bytes{job}` (histograms: what
+///   each ended command run used, where measured: from its cgroup; issue 35).
 /// An instance of a template (`template[key]`) counts under its template's `job` label; what
 /// is per instance is bounded (issue 23): `refreshd_failing_instances{job}` (gauge: instances of
 /// the template whose last attempts failed) and `refreshd_failing_instance_streak{job,instance}`
@@ -49,6 +51,10 @@ final class MetricsExporter: @unchecked Sendable {
     private let staleWidgets: CoreMetrics.Gauge
     private var activityStates: [ActivityState: CoreMetrics.Gauge] = [:]
     static let latenessName = "refreshd_launch_lateness_seconds"
+    static let cpuName = "refreshd_run_cpu_seconds"
+    static let memoryName = "refreshd_run_peak_memory_bytes"
+    private var cpu: [String: CoreMetrics.Timer] = [:]
+    private var memory: [String: CoreMetrics.Recorder] = [:]
     private var failingInstances: [String: CoreMetrics.Gauge] = [:]
     /// `template\0key` -> its streak gauge, for the instances now in their template's top.
     private var instanceStreaks: [String: CoreMetrics.Gauge] = [:]
@@ -59,6 +65,12 @@ final class MetricsExporter: @unchecked Sendable {
             .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
             .milliseconds(500), .seconds(1), .seconds(5), .seconds(30), .seconds(60), .seconds(300), .seconds(3600),
         ]
+        factory.durationHistogramBuckets[Self.cpuName] = [
+            .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5),
+            .seconds(10), .seconds(30), .seconds(60), .seconds(300), .seconds(1800),
+        ]
+        // 1 MiB to 16 GiB, by fours.
+        factory.valueHistogramBuckets[Self.memoryName] = (0...7).map { Double(1 << (20 + 2 * $0)) }
         self.factory = factory
         pending = CoreMetrics.Gauge(label: "refreshd_pending_requests", factory: factory)
         inFlight = CoreMetrics.Gauge(label: "refreshd_runs_in_flight", factory: factory)
@@ -94,6 +106,7 @@ final class MetricsExporter: @unchecked Sendable {
                 }
             case .finished:
                 if let outcome = o.outcome { runCounter(id, outcome.rawValue).increment() }
+                if case let .finished(_, _, _, _, _, _, usage)? = o.logMessage { record(usage, of: id) }
             case .interrupted:
                 runCounter(id, Outcome.interrupted.rawValue).increment()
             case .missed:
@@ -256,6 +269,21 @@ final class MetricsExporter: @unchecked Sendable {
                                     dimensions: [("job", id), ("kind", kind), ("result", result)], factory: factory)
         notifications[key] = c
         return c
+    }
+
+    /// A run's CPU time and peak memory, where measured, in its job's histograms.
+    private func record(_ usage: RunUsage, of id: String) {
+        if let micros = usage.cpuMicroseconds {
+            let timer = cpu[id] ?? CoreMetrics.Timer(label: Self.cpuName, dimensions: [("job", id)], factory: factory)
+            cpu[id] = timer
+            timer.recordNanoseconds(micros.multipliedReportingOverflow(by: 1000).overflow ? .max : micros * 1000)
+        }
+        if let bytes = usage.peakMemoryBytes {
+            let recorder = memory[id] ?? CoreMetrics.Recorder(label: Self.memoryName, dimensions: [("job", id)], aggregate: true,
+                                                              factory: factory)
+            memory[id] = recorder
+            recorder.record(bytes)
+        }
     }
 
     private func timer(_ id: String) -> CoreMetrics.Timer {
