@@ -6,7 +6,8 @@ import Synchronization
 /// The control socket's answers in cluster mode (issue 24), on ANY node: what the database
 /// holds, never one node's memory, so every node answers alike.
 ///
-/// - `submit`, `cancel`, `cancel-all`, `simulate-launch`, `simulate-expiration` are queued in the
+/// - `submit`, `cancel`, `cancel-all`, `simulate-launch`, `simulate-expiration`, `pause`, `resume`
+///   (a template's to every shard) are queued in the
 ///   commands table for the shard's leader (`ShardDatabase.enqueueCommand`, idempotent by the
 ///   request's `commandID`): the leader applies each exactly once inside a fenced commit, at
 ///   once when woken (`notify`: PostgreSQL's NOTIFY) or at its next survey. The reply says the
@@ -41,7 +42,7 @@ final class ClusterControl: @unchecked Sendable {
     var nodeCounters: () -> ClusterNode.Counters = { ClusterNode.Counters() }
     var launches: () -> Int = { 0 }
 
-    static let served = "served in cluster mode: submit, cancel, cancel-all, simulate-launch, simulate-expiration, pending, status, why, watch, metrics"
+    static let served = "served in cluster mode: submit, cancel, cancel-all, pause, resume, simulate-launch, simulate-expiration, pending, status, why, watch, metrics"
 
     init(database: any ShardDatabase, node: String, jobs: [JobSpec]) {
         self.database = database
@@ -57,6 +58,10 @@ final class ClusterControl: @unchecked Sendable {
             case .hello, .subscribe: return nil
             case .submit, .cancel, .simulateLaunch, .simulateExpiration: return try queue(request)
             case .cancelAll: return try queueEverywhere(request)
+            case .pause, .resume:
+                // A template's instances live in every shard: its pause goes to each leader.
+                let template = jobs.contains { $0.template != nil && $0.identifier == request.identifier }
+                return try template ? queueEverywhere(request) : queue(request)
             case .pending:
                 var reply = ControlReply(id: request.id, now: now())
                 reply.pending = try everyShard { try $0.pendingRequests() }.map(SchedulerSnapshot.Pending.init)
@@ -122,7 +127,7 @@ final class ClusterControl: @unchecked Sendable {
         return reply
     }
 
-    /// `cancel-all`: one command per shard (ids `ID/SHARD`, so a retried one is applied once too).
+    /// `cancel-all`, a template's `pause` or `resume`: one command per shard (ids `ID/SHARD`, so a retried one is applied once too).
     func queueEverywhere(_ request: ControlRequest) throws -> ControlReply {
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
         var queued = 0
@@ -137,7 +142,9 @@ final class ClusterControl: @unchecked Sendable {
             }
         }
         var reply = ControlReply(id: request.id, now: now())
-        reply.message = "queued cancel-all for \(queued) of \(database.shardCount) shards (each leader cancels its shard's pending requests); command id \(commandID)"
+        reply.message = request.command == ControlCommandName.cancelAll.rawValue
+            ? "queued cancel-all for \(queued) of \(database.shardCount) shards (each leader cancels its shard's pending requests); command id \(commandID)"
+            : "queued \(request.command) \(request.identifier ?? "") for \(queued) of \(database.shardCount) shards (each leader applies it to its shard's instances); command id \(commandID)"
         return reply
     }
 
@@ -182,6 +189,7 @@ final class ClusterControl: @unchecked Sendable {
             all.jobs += report.jobs
             all.counters += report.counters
             all.heldNotifications += report.heldNotifications
+            all.paused += report.paused.filter { p in !all.paused.contains { $0.identifier == p.identifier } }
             merged = all
         }
         guard var report = merged else { throw ControlFailure(code: "internal", message: "the database has no shard") }
@@ -221,6 +229,7 @@ final class ClusterControl: @unchecked Sendable {
         let saved = try SavedMachineState(store: store)
         facts.addSubject(jobs: jobs, timelines: saved.timelineSnapshot(at: now, definitions: []),
                          activities: saved.activitySnapshot(at: now), runs: allRuns)
+        facts.paused = WhyFacts.pause(of: id, among: try StatusReport.paused(in: store))
         var report = WhyExplainer.explain(facts)
         if report.subject != .unknown {
             report.paragraph += " In the cluster, \(id) is in shard \(shard), \(try leader(of: shard)) (answered by node \(node) from the database)."

@@ -205,6 +205,18 @@ extension ControlServer {
             let count = runtime.snapshot().pending.count
             runtime.cancelAll()
             reply.message = "cancelled \(count) pending request\(count == 1 ? "" : "s")"
+        case .pause:
+            let id = try identifier(request)
+            try runtime.pause(id)
+            let waiting = runtime.snapshot().pending.filter { $0.identifier == id || InstanceName.split($0.identifier)?.template == id }.count
+            reply.message = "paused \(id): nothing of it launches until refreshd ctl resume \(id)"
+                + (waiting == 0 ? "" : "; \(waiting) pending request\(waiting == 1 ? "" : "s") kept")
+        case .resume:
+            let id = try identifier(request)
+            try runtime.resume(id)
+            reply.snapshot = runtime.snapshot()
+            let launched = reply.snapshot?.runs.filter { $0.identifier == id || InstanceName.split($0.identifier)?.template == id }.count ?? 0
+            reply.message = "resumed \(id)" + (launched == 0 ? "" : "; \(launched) run\(launched == 1 ? "" : "s") in flight")
         case .simulateLaunch:
             let id = try identifier(request)
             try runtime.launchNow(id)
@@ -358,7 +370,7 @@ extension ControlCommandName {
     /// Feeds the machines an event whose changes are committed (its reply says it was done).
     var changesState: Bool {
         [.submit, .cancel, .cancelAll, .simulateLaunch, .simulateExpiration, .reload, .activity,
-         .instanceAdd, .instanceRemove].contains(self)
+         .instanceAdd, .instanceRemove, .pause, .resume].contains(self)
     }
 }
 

@@ -271,7 +271,7 @@ package final class ClusterNode: @unchecked Sendable {
     }
 
     /// The default command applier: the control protocol's `submit`, `simulate-launch`,
-    /// `simulate-expiration`, `cancel` and `cancel-all` (what `ClusterControl` queues), by the
+    /// `simulate-expiration`, `cancel`, `cancel-all`, `pause` and `resume` (what `ClusterControl` queues), by the
     /// protocol's typed command names; the runtime's operator entry points decide what each does.
     package static func applyControlRequest(_ runtime: RefreshRuntime, _ command: ShardCommand) {
         guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(command.payload.utf8)),
@@ -283,6 +283,8 @@ package final class ClusterNode: @unchecked Sendable {
         case .simulateLaunch: try? runtime.launchNow(identifier)
         case .cancel: runtime.cancel(identifier)
         case .simulateExpiration: try? runtime.expireNow(identifier)
+        case .pause: try? runtime.pause(identifier)
+        case .resume: try? runtime.resume(identifier)
         default: break
         }
     }
