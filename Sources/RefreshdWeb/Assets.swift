@@ -243,6 +243,7 @@ enum Assets {
     .outcome.success { background: var(--ok); } .outcome.failure { background: var(--fail); }
     .outcome.expired { background: var(--exp); } .outcome.crashed { background: var(--crash); }
     .outcome.interrupted { background: var(--int); } .outcome.running { background: var(--run); }
+    .outcome.paused { background: #5b5b66; }
     .counts { display: flex; gap: 1em; flex-wrap: wrap; margin-bottom: .6em; }
     .count { border-left: 5px solid #ccc; padding: .2em .7em; background: #fafbfc; }
     .count .n { font-size: 20px; font-weight: bold; }

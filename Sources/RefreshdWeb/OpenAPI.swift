@@ -342,6 +342,82 @@ enum OpenAPI {
     }
    }
   },
+  "/api/jobs/{id}/pause": {
+   "post": {
+    "summary": "Pause the job, instance or template: it keeps its pending request and launches nothing until resumed (kept across restarts)",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/JobID"
+     }
+    ],
+    "responses": {
+     "200": {
+      "$ref": "#/components/responses/Done"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/NoToken"
+     },
+     "403": {
+      "$ref": "#/components/responses/WrongToken"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     },
+     "409": {
+      "$ref": "#/components/responses/Refused"
+     },
+     "503": {
+      "$ref": "#/components/responses/NotSaved"
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/resume": {
+   "post": {
+    "summary": "Resume a paused job, instance or template: slots it missed follow its missed policy, as after downtime",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/JobID"
+     }
+    ],
+    "responses": {
+     "200": {
+      "$ref": "#/components/responses/Done"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/NoToken"
+     },
+     "403": {
+      "$ref": "#/components/responses/WrongToken"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     },
+     "409": {
+      "$ref": "#/components/responses/Refused"
+     },
+     "503": {
+      "$ref": "#/components/responses/NotSaved"
+     }
+    }
+   }
+  },
   "/api/jobs/{id}/expire": {
    "post": {
     "summary": "Expire the job's running run",
@@ -765,7 +841,8 @@ enum OpenAPI {
        "queued",
        "waitingOnConditions",
        "blockedByRun",
-       "held"
+       "held",
+       "paused"
       ]
      },
      "heldUntil": {
@@ -1207,6 +1284,16 @@ enum OpenAPI {
      },
      "nextPlace": {
       "type": "string"
+     },
+     "paused": {
+      "description": "The pause that holds it (its own, or its template's: `identifier`) and since when; absent when it is not paused.",
+      "type": "object",
+      "properties": {
+       "identifier": {"type": "string"},
+       "since": {"$ref": "#/components/schemas/Instant"}
+      },
+      "required": ["identifier", "since"],
+      "additionalProperties": false
      },
      "running": {
       "$ref": "#/components/schemas/RunningRun"

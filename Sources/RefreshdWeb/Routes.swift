@@ -64,6 +64,12 @@ struct Routes: Sendable {
         router.post("/api/jobs/:id/cancel") { request, context in
             try await action(request, back: Self.jobPage(context)) { ControlRequest(.cancel, identifier: try Self.parameter(context, "id")) }
         }
+        router.post("/api/jobs/:id/pause") { request, context in
+            try await action(request, back: Self.jobPage(context)) { ControlRequest(.pause, identifier: try Self.parameter(context, "id")) }
+        }
+        router.post("/api/jobs/:id/resume") { request, context in
+            try await action(request, back: Self.jobPage(context)) { ControlRequest(.resume, identifier: try Self.parameter(context, "id")) }
+        }
         router.post("/api/jobs/:id/expire") { request, context in
             try await action(request, back: Self.jobPage(context)) { ControlRequest(.simulateExpiration, identifier: try Self.parameter(context, "id")) }
         }
