@@ -171,7 +171,10 @@ enum Assets {
           forms[i].dataset.bound = "1";
           forms[i].addEventListener("submit", function (e) {
             e.preventDefault();
-            var form = e.currentTarget, label = form.textContent.trim(), t = token();
+            var form = e.currentTarget, label = form.textContent.trim();
+            // A bulk action asks first (the Failures page's Retry all).
+            if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) { say(label + ": not sent (cancelled).", false); return; }
+            var t = token();
             if (!t) { say(label + ": not sent, no token given (actions need the token in refreshd's --http-token-file).", false); return; }
             // A form with fields (adding an instance) sends them in the query string.
             var url = form.getAttribute("action"), fields = new URLSearchParams(new FormData(form)).toString();

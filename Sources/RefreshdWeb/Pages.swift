@@ -6,7 +6,7 @@
 enum Pages {
     static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
         let api = api ?? (active.isEmpty ? "/api/openapi.json" : "/api" + (active == "/" ? "/overview" : active))
-        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
+        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
         let nav = HTML.join(tabs.map { path, name in
             path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
         })
