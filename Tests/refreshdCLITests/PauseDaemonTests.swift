@@ -43,7 +43,8 @@ import Testing
         // kill -9: the pause was committed, so the restarted refreshd holds it.
         first.signal(SIGKILL)
         first.wait()
-        let second = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        let metrics = box.root + "/metrics.prom"
+        let second = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state, "--metrics-file", metrics])
         defer { second.cleanUp() }
         #expect(waitFor { second.errors().contains("refreshd started") })
         usleep(2_500_000)
@@ -55,6 +56,11 @@ import Testing
         let why = json(try CLI.run(["why", "test.beat", "--state", box.state, "--json"]).stdout)
         #expect((why?["reasons"] as? [String])?.first == "paused", "\(String(describing: why))")
         #expect((why?["paragraph"] as? String)?.contains("test.beat is paused since ") == true)
+        func metric() -> String? {
+            (try? String(contentsOfFile: metrics, encoding: .utf8))?.split(separator: "\n")
+                .first { $0.hasPrefix("refreshd_paused{job=\"test.beat\"} ") }.map(String.init)
+        }
+        #expect(metric()?.hasSuffix(" 1") == true || metric()?.hasSuffix(" 1.0") == true, "\(metric() ?? "no refreshd_paused")")
         let run = try CLI.run(["ctl", "simulate-launch", "test.beat", "--state", box.state, "--json"])
         #expect(((json(run.stdout)?["error"] as? [String: Any])?["code"] as? String) == "paused")
 
@@ -62,6 +68,7 @@ import Testing
         #expect(resume.status == 0 && resume.stdout.hasPrefix("resumed test.beat"), "\(resume.stdout)\(resume.stderr)")
         #expect(waitFor { lastRunID(box) > paused + 1 }, "it runs again once resumed")
         #expect(second.errors().contains("resumed test.beat after "))
+        #expect(waitFor { metric()?.hasSuffix(" 0") == true || metric()?.hasSuffix(" 0.0") == true }, "\(metric() ?? "no refreshd_paused")")
         let notPaused = try CLI.run(["ctl", "resume", "test.beat", "--state", box.state, "--json"])
         #expect(((json(notPaused.stdout)?["error"] as? [String: Any])?["code"] as? String) == "not-paused")
         second.signal(SIGTERM)
