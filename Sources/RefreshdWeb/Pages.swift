@@ -115,7 +115,7 @@ enum Pages {
             <p><img class="picture" src="/overview.svg?minute=\(d.now.milliseconds / 60_000)" alt="The last 24 hours of runs: one lane per job or template, each half hour coloured by its worst outcome, with its number of runs"></p></section>
             <div class="grid">
             <section><h2>Running now</h2>\(running)</section>
-            <section><h2>Failing jobs</h2>\(failing)</section>
+            <section><h2>Failing jobs</h2>\(failing)<p><a href="/failures">Failures: retrying, exhausted, expired, notifications →</a></p></section>
             <section><h2>What runs next</h2>\(next)</section>
             <section><h2>Recent runs</h2>\(recent)</section>
             <section><h2>Stale widgets</h2>\(stale)</section>
