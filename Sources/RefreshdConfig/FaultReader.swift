@@ -16,11 +16,12 @@ import RefreshdCore
 ///   - widget-intents: {at: +1d9h, count: 20}                   # button taps, a second apart
 ///   - low-power: {at: +1d, for: 8h}                            # Low Power Mode: counted reloads held
 ///   - notifier-down: {at: +1d, for: 10m}                       # failure notifications fail, retried
+///   - pause: {job: com.example.refresh, at: +1d, for: 6h}      # ctl pause, then ctl resume (no for: stays paused)
 /// ```
 enum FaultReader {
     static let kinds = ["down", "kill", "expire-run", "crash-run", "clock-step", "suspend",
                         "store-full", "power-loss", "network-loss", "provider-garbage", "provider-expires",
-                        "budget-empty", "activity-silent", "widget-intents", "low-power", "notifier-down"]
+                        "budget-empty", "activity-silent", "widget-intents", "low-power", "notifier-down", "pause"]
     static let example = "{kill: {at: +1d4h, restart-after: 30s}}"
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> [Fault]? {
@@ -78,6 +79,15 @@ enum FaultReader {
             let run = fields.required("run", &sink)?.integer(in: 1...1_000_000, &sink, expected: "a provider run number 1 or greater")
             guard let job, let run else { return nil }
             return .providerExpires(job: job, run: run)
+        case "pause":
+            let example = "{job: com.example.refresh, at: +1d, for: 6h}"
+            guard let fields = MappingFields(reader, known: ["job", "at", "for"], example: example, &sink) else { return nil }
+            let before = sink.errors.count
+            let job = fields.required("job", &sink).flatMap { references.job($0, &sink) }
+            let at = fields.required("at", &sink).flatMap { references.time($0, &sink) }
+            let length = fields.optional("for")?.duration(&sink, positive: true)
+            guard sink.errors.count == before, let job, let at else { return nil }
+            return .pause(job: job, at: at, for: length)
         case "activity-silent":
             let example = "{job: com.example.download, run: 1, after: 20m}"
             guard let fields = MappingFields(reader, known: ["job", "run", "after"], example: example, &sink) else { return nil }

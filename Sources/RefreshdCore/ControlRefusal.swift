@@ -1,4 +1,4 @@
-/// Why an operator's order to the core (`launchNow`, `expireNow`) was refused: the control
+/// Why an operator's order to the core (`launchNow`, `expireNow`, `pause`, `resume`) was refused: the control
 /// socket replies with it as an error, naming what was wrong and what was expected.
 package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// The identifier is not declared (no job of that name).
@@ -18,6 +18,12 @@ package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible 
     case alreadyExpiring(identifier: String, runID: Int64)
     /// The scheduler is stopping.
     case stopping
+    /// The identifier (or its template, `by`) is paused: it launches nothing until resumed.
+    case paused(identifier: String, by: String, since: Instant)
+    /// A pause of an identifier already paused.
+    case alreadyPaused(identifier: String, since: Instant)
+    /// A resume of an identifier that is not paused.
+    case notPaused(identifier: String)
 
     /// A stable lowercase code for machine readers.
     package var code: String {
@@ -29,6 +35,9 @@ package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible 
         case .notRunning: "not-running"
         case .alreadyExpiring: "already-expiring"
         case .stopping: "stopping"
+        case .paused: "paused"
+        case .alreadyPaused: "already-paused"
+        case .notPaused: "not-paused"
         }
     }
 
@@ -51,6 +60,13 @@ package enum ControlRefusal: Error, Sendable, Hashable, CustomStringConvertible 
             "\(id) run \(runID) has already been given its expiration"
         case .stopping:
             "refreshd is stopping and launches nothing more"
+        case let .paused(id, by, since):
+            (by == id ? "\(id) is paused" : "\(id) is paused with its template \(by)")
+                + " since \(since); expected a job that is not paused (refreshd ctl resume \(by))"
+        case let .alreadyPaused(id, since):
+            "\(id) is already paused, since \(since)"
+        case let .notPaused(id):
+            "\(id) is not paused; nothing to resume"
         }
     }
 }

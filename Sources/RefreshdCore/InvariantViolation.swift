@@ -6,7 +6,7 @@ package struct InvariantViolation: Sendable, Hashable, Codable, CustomStringConv
     package enum Invariant: String, Sendable, Hashable, Codable, CaseIterable {
         // Where pending requests are.
         /// A pending request is in none of the heap (as a live entry), `waitingOnConditions`,
-        /// `blockedByRun` or `held`: it would never launch.
+        /// `blockedByRun`, `held` or `parked`: it would never launch.
         case pendingUnplaced = "pending-unplaced"
         /// A pending request is in more than one of those places (or twice in the heap).
         case pendingInSeveralPlaces = "pending-in-several-places"
@@ -18,6 +18,9 @@ package struct InvariantViolation: Sendable, Hashable, Codable, CustomStringConv
         case heldMisfiled = "held-misfiled"
         /// An entry is blocked by a run, but no run of its identifier is in flight.
         case blockedWithoutRun = "blocked-without-run"
+        /// An entry is parked as paused although neither its identifier nor its template is
+        /// paused (it would wait for a resume that never comes), or while a run of it is in flight.
+        case parkedMisfiled = "parked-misfiled"
         /// An entry waits on conditions although its identifier has a run in flight (it should be
         /// blocked by the run) or its request needs no condition.
         case waitingMisfiled = "waiting-misfiled"

@@ -20,6 +20,10 @@
     case clockChanged(Instant, expected: Instant)
     /// A due request the admission policy holds back until an instant.
     case held(identifier: String, until: Instant)
+    /// An operator paused a job, an instance or a template (`template`: its instances too).
+    case paused(identifier: String, template: Bool)
+    /// An operator resumed it, after this long paused.
+    case resumed(identifier: String, pausedFor: Duration)
     /// Something the widget timeline machine did (published, reload asked or deferred, stale).
     case timeline(TimelineLog)
     /// Something the live activity machine did (a transition, a held or ignored update).
@@ -71,6 +75,10 @@
             "wall clock changed by \(formatDuration(now.duration(since: expected))): now \(now), expected \(expected)"
         case let .held(id, until):
             "held \(id): due, admitted at \(until) at the earliest"
+        case let .paused(id, template):
+            "paused \(id)\(template ? " and its instances" : ""): its pending request is kept, nothing launches until it is resumed"
+        case let .resumed(id, pausedFor):
+            "resumed \(id) after \(formatDuration(pausedFor)) paused"
         case let .stopping(running):
             "stopping: \(running) run\(running == 1 ? "" : "s") in flight"
         case let .timeline(log):

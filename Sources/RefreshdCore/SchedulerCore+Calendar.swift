@@ -61,10 +61,14 @@ extension SchedulerCore {
     }
 
     /// Applies missed-slot policies to calendar requests whose slot passed in `(since, now]`
-    /// (`since` nil: any time before now, i.e. while refreshd was down).
-    mutating func applyMissedPolicies(since: Instant?, at now: Instant, into effects: inout [SchedulerEffect]) {
+    /// (`since` nil: any time before now, i.e. while refreshd was down), of the identifiers
+    /// `only` accepts (all by default). A paused identifier's slots wait for its resume, which
+    /// applies its policy to every slot passed since.
+    mutating func applyMissedPolicies(since: Instant?, at now: Instant, only: ((String) -> Bool)? = nil,
+                                      into effects: inout [SchedulerEffect]) {
         for request in queue.sorted(earliestThrough: now) {
             guard request.earliest <= now, since.map({ request.earliest > $0 }) ?? true,
+                  only?(request.identifier) ?? true, pausedBy(request.identifier) == nil,
                   let definition = definitions[request.identifier], let schedule = definition.schedule
             else { continue }
             let first = slot(of: request, definition)

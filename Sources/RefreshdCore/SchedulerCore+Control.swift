@@ -9,6 +9,7 @@ extension SchedulerCore {
         guard !isStopping else { throw .stopping }
         guard definitions[identifier] != nil else { throw undeclared(identifier) }
         if let runID = runs.run(for: identifier) { throw .runInFlight(identifier: identifier, runID: runID) }
+        if let pause = pausedBy(identifier) { throw .paused(identifier: identifier, by: pause.identifier, since: pause.since) }
         guard let request = queue[identifier], let slot = queue.slots[identifier] else {
             throw .notPending(identifier: identifier)
         }

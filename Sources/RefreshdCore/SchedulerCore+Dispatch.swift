@@ -13,6 +13,10 @@ extension SchedulerCore {
                 blockedByRun[identifier] = entry
                 continue
             }
+            if !paused.isEmpty, pausedBy(identifier, slot: entry.slot) != nil {
+                parked[identifier] = entry
+                continue
+            }
             let needsConditions = request.requiresExternalPower || request.requiresNetworkConnectivity
             if needsConditions {
                 let allowed = conditions.allow(power: request.requiresExternalPower,
@@ -52,6 +56,7 @@ extension SchedulerCore {
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
         if !held.isEmpty { held.removeValue(forKey: request.identifier) }
+        if !parked.isEmpty { parked.removeValue(forKey: request.identifier) }
         let hint = hint(queueSlot: slot)
         persist(.deletePending(identifier: request.identifier, slot: hint), into: &effects)
         let definition = definition(queueSlot: slot, identifier: request.identifier)

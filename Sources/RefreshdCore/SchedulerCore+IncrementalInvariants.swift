@@ -60,13 +60,14 @@ extension SchedulerCore {
         waitingOnConditions.takeChanged(into: &identifiers)
         blockedByRun.takeChanged(into: &identifiers)
         held.takeChanged(into: &identifiers)
+        parked.takeChanged(into: &identifiers)
         failureStreaks.takeChanged(into: &identifiers)
         // A slot's or a run's identifier matters only through its side entries (a waiting,
         // held or blocked entry of it): with those three tables empty there is none to check,
         // and its failure streak is in `failureStreaks`' own notes. (Building an instance's
         // name for every changed slot, then finding its slot by name again, was 8% of a
         // simulated month of instances.)
-        if !waitingOnConditions.isEmpty || !blockedByRun.isEmpty || !held.isEmpty {
+        if !waitingOnConditions.isEmpty || !blockedByRun.isEmpty || !held.isEmpty || !parked.isEmpty {
             identifiers += tracking.runIdentifiers
             for slot in slots { identifiers.append(queue.identifiers[Int(slot)]) }
             for run in active.values { identifiers.append(run.order.identifier) }
@@ -106,7 +107,7 @@ extension SchedulerCore {
         tracking.runIdentifiers.removeAll(keepingCapacity: true)
         // (Only an entry that exists now can be left behind by a run that ends before the next
         // check: with the side tables empty, the next check needs no run of this one.)
-        if !waitingOnConditions.isEmpty || !blockedByRun.isEmpty || !held.isEmpty {
+        if !waitingOnConditions.isEmpty || !blockedByRun.isEmpty || !held.isEmpty || !parked.isEmpty {
             tracking.runIdentifiers += activeByIdentifier.keys
             for run in active.values { tracking.runIdentifiers.append(run.order.identifier) }
         }
@@ -125,6 +126,8 @@ extension SchedulerCore {
         blockedByRun.takeChanged(into: &tracking.identifiers)
         held.tracking = true
         held.takeChanged(into: &tracking.identifiers)
+        parked.tracking = true
+        parked.takeChanged(into: &tracking.identifiers)
         failureStreaks.tracking = true
         failureStreaks.takeChanged(into: &tracking.identifiers)
         tracking.identifiers.removeAll(keepingCapacity: true)
@@ -170,7 +173,7 @@ extension SchedulerCore {
         tracking.sequenceBySlot[index] = record.sequence
         // The slot's name is built (an instance's from its key) only where a rule needs it by
         // name: a side table that holds anything, a lookup in a table of other slots, a finding.
-        let sideTables = !waitingOnConditions.isEmpty || !blockedByRun.isEmpty || !held.isEmpty
+        let sideTables = !waitingOnConditions.isEmpty || !blockedByRun.isEmpty || !held.isEmpty || !parked.isEmpty
         let shared = queue.ids.sharesNames(with: definitions.table)
         let named: String? = sideTables || !shared ? queue.identifiers[index] : nil
         // (A local function, not a closure stored in a constant: that closure copied `self`,
@@ -186,9 +189,10 @@ extension SchedulerCore {
         let waiting = named.flatMap { waitingOnConditions[$0] }.map { queue.isLive($0) && $0.slot == slot } ?? false
         let blocked = named.flatMap { blockedByRun[$0] }.map { queue.isLive($0) && $0.slot == slot } ?? false
         let isHeld = named.flatMap { held[$0] }.map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false
+        let isParked = named.flatMap { parked[$0] }.map { queue.isLive($0) && $0.slot == slot } ?? false
         let declared = shared ? definitions.rule(at: slot) >= 0 : definitions.contains(id())
         checkRecord(record, of: id(), declared: declared, inHeap: inHeap, waiting: waiting, blocked: blocked,
-                    held: isHeld, into: &violations)
+                    held: isHeld, parked: isParked, into: &violations)
         if record.sequence >= nextSequence {
             violations.append(.init(.sequenceInvalid, identifier: id(),
                                     "sequence \(record.sequence) is not below nextSequence \(nextSequence)"))
@@ -224,6 +228,10 @@ extension SchedulerCore {
                 violations.append(.init(.blockedWithoutRun, identifier: identifier,
                                         "blocked by a run but no run of it is in flight"))
             }
+            checkWake(entry, into: &violations)
+        }
+        if let entry = parked[identifier] {
+            checkParked(identifier, entry, into: &violations)
             checkWake(entry, into: &violations)
         }
         if let streak = failureStreaks[identifier], streak <= 0 {

@@ -356,7 +356,7 @@ extension SchedulerCore {
     private mutating func firstRequest(slot: Int32, template definition: TaskDefinition, _ first: FirstRequest,
                                        at now: Instant, into effects: inout [SchedulerEffect]) {
         let bySlot = queue.ids.sharesNames(with: definitions.table) && queue.record(at: slot) == nil
-            && waitingOnConditions.isEmpty && blockedByRun.isEmpty && held.isEmpty
+            && waitingOnConditions.isEmpty && blockedByRun.isEmpty && held.isEmpty && parked.isEmpty
         let jittered: Bool
         if case .core = first { jittered = definition.schedule != nil } else { jittered = false }
         guard bySlot, !jittered else {

@@ -79,6 +79,7 @@ extension SchedulerCore {
         for entry in waitingOnConditions.values { checkWake(entry, into: &violations) }
         for entry in blockedByRun.values { checkWake(entry, into: &violations) }
         for h in held.values { checkWake(h.entry, into: &violations) }
+        for entry in parked.values { checkWake(entry, into: &violations) }
     }
 
     /// A live entry wakes at or after its request's earliest begin date.
@@ -116,6 +117,21 @@ extension SchedulerCore {
                                         "blocked by a run but no run of it is in flight"))
             }
         }
+        Self.inKeyOrder(parked, into: &violations) { identifier, entry, violations in
+            checkParked(identifier, entry, into: &violations)
+        }
+    }
+
+    /// A parked entry's rules (`parkedMisfiled`), shared by the full and the incremental check.
+    func checkParked(_ identifier: String, _ entry: PendingQueue.Entry, into violations: inout [InvariantViolation]) {
+        checkSideEntry(identifier, entry, place: "parked", into: &violations)
+        if pausedBy(identifier) == nil {
+            violations.append(.init(.parkedMisfiled, identifier: identifier, "parked but neither it nor its template is paused"))
+        }
+        if let runID = activeByIdentifier[identifier] {
+            violations.append(.init(.parkedMisfiled, identifier: identifier, runID: runID,
+                                    "parked as paused while run \(runID) of it is in flight"))
+        }
     }
 
     /// Runs `check` over a table as if in key order (the order violations are reported in)
@@ -151,14 +167,15 @@ extension SchedulerCore {
     /// `id` is built only for a finding (an instance's name is made from its key); `declared`:
     /// whether the identifier is declared, which the caller may know by slot.
     func checkRecord(_ record: PendingQueue.Record, of id: @autoclosure () -> String, declared: Bool, inHeap: Int,
-                     waiting: Bool, blocked: Bool, held isHeld: Bool, into violations: inout [InvariantViolation]) {
-        let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0)
+                     waiting: Bool, blocked: Bool, held isHeld: Bool, parked isParked: Bool,
+                     into violations: inout [InvariantViolation]) {
+        let places = inHeap + (waiting ? 1 : 0) + (blocked ? 1 : 0) + (isHeld ? 1 : 0) + (isParked ? 1 : 0)
         if places == 0 {
             violations.append(.init(.pendingUnplaced, identifier: id(),
-                                    "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held"))
+                                    "sequence \(record.sequence) is in none of the heap, waitingOnConditions, blockedByRun, held, parked"))
         } else if places > 1 {
             violations.append(.init(.pendingInSeveralPlaces, identifier: id(),
-                                    "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld)"))
+                                    "sequence \(record.sequence): \(inHeap) live heap entries, waiting \(waiting), blocked \(blocked), held \(isHeld), parked \(isParked)"))
         }
         if !declared {
             violations.append(.init(.pendingUndeclared, identifier: id(), "pending for an undeclared identifier"))
@@ -189,8 +206,10 @@ extension SchedulerCore {
                 && (waitingOnConditions[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
             let blocked = !blockedByRun.isEmpty && (blockedByRun[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
             let isHeld = !held.isEmpty && (held[id].map { queue.isLive($0.entry) && $0.entry.slot == slot } ?? false)
+            let isParked = !parked.isEmpty && (parked[id].map { queue.isLive($0) && $0.slot == slot } ?? false)
             checkRecord(record, of: id, declared: definitions.contains(id),  // (a lookup that copies no definition)
-                        inHeap: inHeap, waiting: waiting, blocked: blocked, held: isHeld, into: &violations)
+                        inHeap: inHeap, waiting: waiting, blocked: blocked, held: isHeld, parked: isParked,
+                        into: &violations)
             let other: Int32? = if pairwise {
                 (0..<index).first { queue.record(at: Int32($0))?.sequence == record.sequence }.map { Int32($0) }
             } else {

@@ -54,6 +54,7 @@ extension SchedulerCore {
         let unique = definitions.table.holdsNoInstanceNames
         for record in state.instances { restoreInstance(record, new: unique) }
         failureStreaks = TrackedTable(state.failureStreaks.filter { $0.value > 0 })
+        restorePauses(state.records)
         for p in state.pending {
             nextSequence = max(nextSequence, p.sequence + 1)
         }

@@ -18,6 +18,8 @@ extension SchedulerCore {
                 (place, entry) = (.blockedByRun, e)
             } else if let h = held[p.identifier], queue.isLive(h.entry) {
                 (place, entry) = (.held, h.entry)
+            } else if let e = parked[p.identifier], queue.isLive(e) {
+                (place, entry) = (.paused, e)
             }
             return SchedulerSnapshot.Pending(
                 identifier: p.identifier, namespace: p.namespace, kind: p.kind, earliest: p.earliest,
@@ -44,6 +46,9 @@ extension SchedulerCore {
                                          isStopping: isStopping, stopped: stoppedReported, conditions: conditions,
                                          watchingConditions: watchingConditions, nextRunID: nextRunID,
                                          nextSequence: nextSequence)
+        if !paused.isEmpty {
+            snapshot.paused = paused.sorted { $0.key < $1.key }.map { SchedulerSnapshot.Paused(identifier: $0.key, since: $0.value) }
+        }
         let declared = templates
         if !declared.isEmpty {
             snapshot.templates = declared.map {

@@ -81,6 +81,7 @@ extension SchedulerCore {
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: request.identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: request.identifier) }
         if !held.isEmpty { held.removeValue(forKey: request.identifier) }
+        if !parked.isEmpty { parked.removeValue(forKey: request.identifier) }
         if let slot { request.slot = hint(queueSlot: slot) }
         persist(.savePending(request), into: &effects)
         logRoutine(.submitted(request, replaced: existing != nil), into: &effects)
@@ -108,6 +109,7 @@ extension SchedulerCore {
         if !waitingOnConditions.isEmpty { waitingOnConditions.removeValue(forKey: identifier) }
         if !blockedByRun.isEmpty { blockedByRun.removeValue(forKey: identifier) }
         if !held.isEmpty { held.removeValue(forKey: identifier) }
+        if !parked.isEmpty { parked.removeValue(forKey: identifier) }
         return removed
     }
 }

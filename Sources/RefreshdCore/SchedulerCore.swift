@@ -39,6 +39,11 @@
     var waitingOnConditions = TrackedTable<PendingQueue.Entry>()
     /// Due entries the admission policy holds back, with the instant they are looked at again.
     var held = TrackedTable<(entry: PendingQueue.Entry, until: Instant)>()
+    /// Due entries of paused identifiers (`pause`): parked, out of the heap, until resumed.
+    var parked = TrackedTable<PendingQueue.Entry>()
+    /// Paused identifiers (a job, an instance or a template, whose instances are then paused),
+    /// with the instant each was paused; saved as `paused` records.
+    package internal(set) var paused: [String: Instant] = [:]
     /// Decides whether a due request may launch now (a reload budget, the system's discretion
     /// in simulation, a lease). Nil admits everything.
     package var admissionPolicy: (any AdmissionPolicy)?

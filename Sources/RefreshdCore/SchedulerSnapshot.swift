@@ -19,6 +19,8 @@
             case blockedByRun
             /// Due, but the admission policy holds it back until `heldUntil`.
             case held
+            /// Due, but it (or its template) is paused: it waits for the resume.
+            case paused
         }
 
         package var identifier: String
@@ -152,6 +154,20 @@
     /// Declared templates and how many instances each has (issue 23); nil when there are none,
     /// so snapshots without templates encode as before.
     package var templates: [Template]?
+    /// Paused jobs, instances and templates, by identifier, and since when (issue 33); nil when
+    /// nothing is paused, so snapshots encode as before.
+    package var paused: [Paused]?
+
+    /// An identifier an operator paused: nothing of it launches until it is resumed.
+    package struct Paused: Codable, Equatable, Sendable {
+        package var identifier: String
+        package var since: Instant
+
+        package init(identifier: String, since: Instant) {
+            self.identifier = identifier
+            self.since = since
+        }
+    }
 
     /// A declared template: its identifier, parameters and instance count.
     package struct Template: Codable, Equatable, Sendable {

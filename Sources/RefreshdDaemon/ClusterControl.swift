@@ -6,7 +6,8 @@ import Synchronization
 /// The control socket's answers in cluster mode (issue 24), on ANY node: what the database
 /// holds, never one node's memory, so every node answers alike.
 ///
-/// - `submit`, `cancel`, `cancel-all`, `simulate-launch`, `simulate-expiration` are queued in the
+/// - `submit`, `cancel`, `cancel-all`, `simulate-launch`, `simulate-expiration`, `pause`, `resume`
+///   (a template's to every shard) are queued in the
 ///   commands table for the shard's leader (`ShardDatabase.enqueueCommand`, idempotent by the
 ///   request's `commandID`): the leader applies each exactly once inside a fenced commit, at
 ///   once when woken (`notify`: PostgreSQL's NOTIFY) or at its next survey. The reply says the
@@ -82,6 +83,13 @@ final class ClusterControl: @unchecked Sendable {
                 reply.cluster = cluster
                 (reply.timelines, reply.activities) = try machines()
                 return reply
+            case .pause, .resume:
+                // A template's instances live in every shard: its pause goes to each leader.
+                let id = try RefreshRuntime.identifier(request)
+                if jobs.contains(where: { $0.template != nil && $0.identifier == id }) {
+                    return try queueEverywhere(request, what: "each leader applies it to its shard's instances of \(id)")
+                }
+                return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
             case .pending:
                 var reply = ControlReply(id: request.id, now: now())
                 reply.pending = try everyShard { try $0.pendingRequests() }.map(SchedulerSnapshot.Pending.init)
@@ -142,8 +150,8 @@ final class ClusterControl: @unchecked Sendable {
         return reply
     }
 
-    /// A command for every shard (`cancel-all`, a widget `reload`): one per shard (ids
-    /// `ID/SHARD`, so a retried one is applied once too).
+    /// A command for every shard (`cancel-all`, a widget `reload`, a template's `pause` or
+    /// `resume`): one per shard (ids `ID/SHARD`, so a retried one is applied once too).
     func queueEverywhere(_ request: ControlRequest, what: String) throws -> ControlReply {
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
         var queued = 0
@@ -204,6 +212,7 @@ final class ClusterControl: @unchecked Sendable {
             all.jobs += report.jobs
             all.counters += report.counters
             all.heldNotifications += report.heldNotifications
+            all.paused += report.paused.filter { p in !all.paused.contains { $0.identifier == p.identifier } }
             merged = all
         }
         guard var report = merged else { throw ControlFailure(code: "internal", message: "the database has no shard") }
@@ -246,6 +255,7 @@ final class ClusterControl: @unchecked Sendable {
         let saved = try SavedMachineState(store: store)
         facts.addSubject(jobs: jobs, timelines: saved.timelineSnapshot(at: now, definitions: []),
                          activities: saved.activitySnapshot(at: now), runs: allRuns)
+        facts.paused = WhyFacts.pause(of: id, among: try StatusReport.paused(in: store))
         var report = WhyExplainer.explain(facts)
         if report.subject != .unknown {
             report.paragraph += " In the cluster, \(id) is in shard \(shard), \(try leader(of: shard)) (answered by node \(node) from the database)."

@@ -31,6 +31,21 @@ extension RefreshRuntime {
         try feedControl(.expireNow(identifier: identifier))
     }
 
+    /// Pauses a job, an instance or a template (`SchedulerCore.pause`); committed before this returns.
+    package func pause(_ identifier: String) throws(ControlRefusal) {
+        try feedControl(.pause(identifier: identifier))
+    }
+
+    /// Resumes what `pause` paused (`SchedulerCore.resume`); committed before this returns.
+    package func resume(_ identifier: String) throws(ControlRefusal) {
+        try feedControl(.resume(identifier: identifier))
+    }
+
+    /// The paused identifiers and since when, by identifier.
+    package var paused: [(identifier: String, since: Instant)] {
+        lock.withLock { machines.scheduler.paused.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    }
+
     /// The status report read from the runtime's store (nil without a store), under the lock.
     package func statusReport(runs: Int, days: Int) throws -> StatusReport? {
         try lock.withLock { () throws -> StatusReport? in

@@ -37,6 +37,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         case notificationDropped = "notification-dropped"
         /// Instances of templates (issue 23): added, removed, or kept/refused.
         case instanceAdded = "instance-added", instanceRemoved = "instance-removed", instance
+        /// An operator paused a job, an instance or a template, or resumed it (issue 33).
+        case paused, resumed
     }
 
     /// When it happened (the runtime's clock: real or virtual).
@@ -129,6 +131,10 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
             self.init(time: time, kind: .clockChanged, message: text)
         case let .held(id, until):
             self.init(time: time, kind: .held, identifier: id, at: until, message: text)
+        case let .paused(id, _):
+            self.init(time: time, kind: .paused, identifier: id, message: text)
+        case let .resumed(id, _):
+            self.init(time: time, kind: .resumed, identifier: id, message: text)
         case let .instance(log):
             switch log {
             case let .added(id):

@@ -124,6 +124,9 @@ package struct StatusReport: Codable, Sendable, Equatable {
     package var cluster: ClusterStatus?
     /// How the running refreshd tracks its runs' processes, and why (issue 35); only live.
     package var processTracking: ProcessTracking?
+    /// Paused jobs, instances and templates and since when (issue 33), by identifier: they keep
+    /// their pending requests and launch nothing until resumed.
+    package var paused: [SchedulerSnapshot.Paused] = []
 
     /// A notification waiting to be delivered, as its record holds it.
     package struct HeldNotification: Codable, Sendable, Equatable {
@@ -165,6 +168,13 @@ package struct StatusReport: Codable, Sendable, Equatable {
             .compactMap { try? decoder.decode(RunNotification.self, from: Data($0.value.utf8)) }
             .sorted { ($0.runID, $0.kind.rawValue) < ($1.runID, $1.kind.rawValue) }
             .map(HeldNotification.init)
+        paused = try Self.paused(in: store)
+    }
+
+    /// The pauses a store holds (issue 33), by identifier.
+    package static func paused(in store: any StateStoring) throws -> [SchedulerSnapshot.Paused] {
+        SchedulerCore.pauses(in: try store.records(table: SchedulerCore.pausedTable))
+            .sorted { $0.key < $1.key }.map { SchedulerSnapshot.Paused(identifier: $0.key, since: $0.value) }
     }
 }
 

@@ -15,6 +15,8 @@ extension Fault {
         case let .lowPower(span): return "Low Power Mode from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
         case let .widgetIntents(at, count): return "\(count) widget intent\(count == 1 ? "" : "s") (button taps) from \(at.instant(start: start))"
         case let .notifierDown(span): return "notification receivers fail from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
+        case let .pause(job, at, length):
+            return "\(job) paused at \(at.instant(start: start))" + (length.map { ", resumed after \(formatDuration($0))" } ?? " to the end")
         default: return label
         }
     }

@@ -21,6 +21,7 @@ extension Simulation {
             case reload(ReloadReason)
             case budgetEmpty(Bool)
             case lowPower
+            case pause(String), resume(String)
         }
     }
 
@@ -89,6 +90,11 @@ extension Simulation {
             case let .notifierDown(span):
                 let t = span.start.instant(start: start)
                 faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
+            case let .pause(job, at, length):
+                let t = at.instant(start: start)
+                add(t, .pause(job))
+                if let length { add(t + length, .resume(job)) }
+                faultLog.append(.init(kind: fault.label, at: t, until: length.map { t + $0 }, detail: fault.detail(start: start)))
             case .providerGarbage, .providerExpires, .activitySilent:
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
             }
@@ -148,6 +154,10 @@ extension Simulation {
         case .lowPower:
             guard let runtime = host.runtime, !host.stopped else { return }
             runtime.setLowPowerMode(isLowPower(at: host.clock))
+        case let .pause(job), let .resume(job):
+            // An operator's command: lost, like one sent to the socket, while refreshd is down.
+            guard let runtime = host.runtime, !host.stopped else { return }
+            if case .pause = event.action { try? runtime.pause(job) } else { try? runtime.resume(job) }
         case let .budgetEmpty(on):
             budgetEmpty = on
             guard let runtime = host.runtime, !host.stopped else { return }

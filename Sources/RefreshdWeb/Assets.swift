@@ -171,7 +171,10 @@ enum Assets {
           forms[i].dataset.bound = "1";
           forms[i].addEventListener("submit", function (e) {
             e.preventDefault();
-            var form = e.currentTarget, label = form.textContent.trim(), t = token();
+            var form = e.currentTarget, label = form.textContent.trim();
+            // A bulk action asks first (the Failures page's Retry all).
+            if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) { say(label + ": not sent (cancelled).", false); return; }
+            var t = token();
             if (!t) { say(label + ": not sent, no token given (actions need the token in refreshd's --http-token-file).", false); return; }
             // A form with fields (adding an instance) sends them in the query string.
             var url = form.getAttribute("action"), fields = new URLSearchParams(new FormData(form)).toString();
@@ -243,6 +246,7 @@ enum Assets {
     .outcome.success { background: var(--ok); } .outcome.failure { background: var(--fail); }
     .outcome.expired { background: var(--exp); } .outcome.crashed { background: var(--crash); }
     .outcome.interrupted { background: var(--int); } .outcome.running { background: var(--run); }
+    .outcome.paused { background: #5b5b66; }
     .counts { display: flex; gap: 1em; flex-wrap: wrap; margin-bottom: .6em; }
     .count { border-left: 5px solid #ccc; padding: .2em .7em; background: #fafbfc; }
     .count .n { font-size: 20px; font-weight: bold; }

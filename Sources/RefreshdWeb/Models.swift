@@ -45,8 +45,10 @@ struct JobRow: Codable, Sendable {
     /// The schedule in words: "every day at 04:00 (Europe/Paris), up to 10 min later".
     var schedule: String
     var next: Instant?
-    /// Where the pending request waits (`queued`, `waitingOnConditions`, `blockedByRun`, `held`).
+    /// Where the pending request waits (`queued`, `waitingOnConditions`, `blockedByRun`, `held`, `paused`).
     var nextPlace: String?
+    /// The pause that holds it (its own, or its template's), and since when (issue 33).
+    var paused: SchedulerSnapshot.Paused?
     var running: SchedulerSnapshot.Run?
     var lastRun: StatusReport.Run?
     var retryStreak: Int
@@ -242,7 +244,8 @@ enum Views {
         let schedule = Words.schedule(spec) + (spec.template != nil ? "; a template: its instances run, it never does" : "")
         let kindName = spec.widget != nil ? "timeline" : spec.definition.kind.rawValue
         return JobRow(identifier: id, kind: spec.definition.kind, kindName: kindName, instances: instances, schedule: schedule,
-                      next: pending?.earliest, nextPlace: pending?.place?.rawValue, running: running,
+                      next: pending?.earliest, nextPlace: pending?.place?.rawValue,
+                      paused: WhyFacts.pause(of: id, among: live.snapshot.paused ?? []), running: running,
                       lastRun: lastRun, retryStreak: streak, unmet: unmet,
                       why: why(id, live, allRuns: allRuns, counters: counters))
     }
@@ -267,6 +270,7 @@ enum Views {
                              recentRuns: Array(runs), missedByDay: missed,
                              recentEvents: live.recent.filter { $0.identifier == id }, widget: widget)
         facts.addSubject(jobs: Array(live.jobs.values), timelines: live.timelines, activities: live.activities, runs: allRuns)
+        facts.paused = WhyFacts.pause(of: id, among: core.paused ?? [])
         return WhyExplainer.explain(facts)
     }
 

@@ -34,6 +34,72 @@ enum OpenAPI {
     }
    }
   },
+  "/api/failures": {
+   "get": {
+    "summary": "The Failures page's facts: retrying, retries exhausted, runs expired or crashed, notifications held or given up",
+    "responses": {
+     "200": {
+      "description": "The Failures page's facts",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Failures"
+        }
+       }
+      }
+     },
+     "503": {
+      "$ref": "#/components/responses/Busy"
+     }
+    }
+   }
+  },
+  "/api/failures/retry": {
+   "post": {
+    "summary": "Retry now, in bulk: a list of the Failures page as it is now (`list`), or the jobs and instances named (`id`, repeated), each submitted for now (`ctl submit`); 409 when any was refused",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "name": "list",
+      "in": "query",
+      "required": false,
+      "schema": {"type": "string", "enum": ["retrying", "exhausted", "all"]}
+     },
+     {
+      "name": "id",
+      "in": "query",
+      "required": false,
+      "schema": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 512}, "maxItems": 1000},
+      "style": "form",
+      "explode": true
+     }
+    ],
+    "responses": {
+     "200": {
+      "$ref": "#/components/responses/Done"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/NoToken"
+     },
+     "403": {
+      "$ref": "#/components/responses/WrongToken"
+     },
+     "409": {
+      "$ref": "#/components/responses/Refused"
+     },
+     "503": {
+      "$ref": "#/components/responses/NotSaved"
+     }
+    }
+   }
+  },
   "/api/jobs": {
    "get": {
     "summary": "The jobs page's facts",
@@ -307,6 +373,82 @@ enum OpenAPI {
   "/api/jobs/{id}/cancel": {
    "post": {
     "summary": "Cancel the job's pending request",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/JobID"
+     }
+    ],
+    "responses": {
+     "200": {
+      "$ref": "#/components/responses/Done"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/NoToken"
+     },
+     "403": {
+      "$ref": "#/components/responses/WrongToken"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     },
+     "409": {
+      "$ref": "#/components/responses/Refused"
+     },
+     "503": {
+      "$ref": "#/components/responses/NotSaved"
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/pause": {
+   "post": {
+    "summary": "Pause the job, instance or template: it keeps its pending request and launches nothing until resumed (kept across restarts)",
+    "security": [
+     {
+      "bearer": []
+     }
+    ],
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/JobID"
+     }
+    ],
+    "responses": {
+     "200": {
+      "$ref": "#/components/responses/Done"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "401": {
+      "$ref": "#/components/responses/NoToken"
+     },
+     "403": {
+      "$ref": "#/components/responses/WrongToken"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     },
+     "409": {
+      "$ref": "#/components/responses/Refused"
+     },
+     "503": {
+      "$ref": "#/components/responses/NotSaved"
+     }
+    }
+   }
+  },
+  "/api/jobs/{id}/resume": {
+   "post": {
+    "summary": "Resume a paused job, instance or template: slots it missed follow its missed policy, as after downtime",
     "security": [
      {
       "bearer": []
@@ -765,7 +907,8 @@ enum OpenAPI {
        "queued",
        "waitingOnConditions",
        "blockedByRun",
-       "held"
+       "held",
+       "paused"
       ]
      },
      "heldUntil": {
@@ -1217,6 +1360,16 @@ enum OpenAPI {
      "nextPlace": {
       "type": "string"
      },
+     "paused": {
+      "description": "The pause that holds it (its own, or its template's: `identifier`) and since when; absent when it is not paused.",
+      "type": "object",
+      "properties": {
+       "identifier": {"type": "string"},
+       "since": {"$ref": "#/components/schemas/Instant"}
+      },
+      "required": ["identifier", "since"],
+      "additionalProperties": false
+     },
      "running": {
       "$ref": "#/components/schemas/RunningRun"
      },
@@ -1484,6 +1637,40 @@ enum OpenAPI {
      "violations",
      "notifications"
     ],
+    "additionalProperties": false
+   },
+   "FailureRow": {
+    "type": "object",
+    "properties": {
+     "identifier": {"type": "string"},
+     "retryStreak": {"type": "integer", "minimum": 1},
+     "next": {"$ref": "#/components/schemas/Instant"},
+     "lastRun": {"$ref": "#/components/schemas/Run"},
+     "paused": {
+      "type": "object",
+      "properties": {
+       "identifier": {"type": "string"},
+       "since": {"$ref": "#/components/schemas/Instant"}
+      },
+      "required": ["identifier", "since"],
+      "additionalProperties": false
+     }
+    },
+    "required": ["identifier", "retryStreak"],
+    "additionalProperties": false
+   },
+   "Failures": {
+    "type": "object",
+    "properties": {
+     "now": {"$ref": "#/components/schemas/Instant"},
+     "retrying": {"description": "Failing with a retry still to come; `next` is the next attempt.", "type": "array", "items": {"$ref": "#/components/schemas/FailureRow"}},
+     "exhausted": {"description": "Failing with every retry used (or no retry policy); `next` is a regular next run, if any.", "type": "array", "items": {"$ref": "#/components/schemas/FailureRow"}},
+     "more": {"description": "Failing identifiers beyond the 500 rows of each list.", "type": "integer", "minimum": 0},
+     "expiredOrCrashed": {"description": "Runs of the last 24 h that expired or crashed, newest first, at most 100.", "type": "array", "items": {"$ref": "#/components/schemas/Run"}},
+     "notifications": {"$ref": "#/components/schemas/Notifications"},
+     "actionsEnabled": {"type": "boolean"}
+    },
+    "required": ["now", "retrying", "exhausted", "more", "expiredOrCrashed", "notifications", "actionsEnabled"],
     "additionalProperties": false
    },
    "Jobs": {

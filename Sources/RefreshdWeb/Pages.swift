@@ -6,7 +6,7 @@
 enum Pages {
     static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
         let api = api ?? (active.isEmpty ? "/api/openapi.json" : "/api" + (active == "/" ? "/overview" : active))
-        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
+        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
         let nav = HTML.join(tabs.map { path, name in
             path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
         })
@@ -115,7 +115,7 @@ enum Pages {
             <p><img class="picture" src="/overview.svg?minute=\(d.now.milliseconds / 60_000)" alt="The last 24 hours of runs: one lane per job or template, each half hour coloured by its worst outcome, with its number of runs"></p></section>
             <div class="grid">
             <section><h2>Running now</h2>\(running)</section>
-            <section><h2>Failing jobs</h2>\(failing)</section>
+            <section><h2>Failing jobs</h2>\(failing)<p><a href="/failures">Failures: retrying, exhausted, expired, notifications →</a></p></section>
             <section><h2>What runs next</h2>\(next)</section>
             <section><h2>Recent runs</h2>\(recent)</section>
             <section><h2>Stale widgets</h2>\(stale)</section>
@@ -132,17 +132,19 @@ enum Pages {
         let last: HTML = j.lastRun.map { r in HTML("\(runLink(r)) \(outcome(r.outcome)) \(when(r.ended ?? r.started, now: now))") } ?? "<span class=\"muted\">never ran</span>"
         if let c = j.instances {
             // A template: its instances, counted.
-            let next: HTML = c.pending == 0 ? "<span class=\"muted\">none pending</span>"
-                : HTML("\(c.pending) pending, the first \(when(j.next, now: now))")
+            let paused: HTML = j.paused.map { HTML("<span class=\"outcome paused\">paused</span> <span class=\"muted\">since \(when($0.since, now: now))</span><br>") } ?? ""
+            let next: HTML = c.pending == 0 ? HTML("\(paused)<span class=\"muted\">none pending</span>")
+                : HTML("\(paused)\(c.pending) pending, the first \(when(j.next, now: now))")
             let last: HTML = j.lastRun.map { r in HTML("\(runLink(r)) \(jobLink(r.identifier)) \(outcome(r.outcome)) \(when(r.ended ?? r.started, now: now))") }
                 ?? "<span class=\"muted\">no instance ran</span>"
             let failing: HTML = c.failing == 0 ? "0 failing" : HTML("<span class=\"outcome failure\">\(c.failing) failing</span>\(j.retryStreak > 0 ? HTML("<br><span class=\"muted\">longest streak \(j.retryStreak)</span>") : "")")
             return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">template · \(c.count) instance\(c.count == 1 ? "" : "s") · \(c.running) running</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(failing)</td><td>—</td><td class=\"why\">\(j.why.paragraph)</td>"
         }
+        let paused: HTML = j.paused.map { HTML("<span class=\"outcome paused\">paused</span> <span class=\"muted\">since \(when($0.since, now: now))</span><br>") } ?? ""
         let next: HTML = j.running != nil ? "<span class=\"outcome running\">running now</span>"
             : j.next.map { HTML("\(when($0, now: now))\(j.nextPlace.map { HTML(" <span class=\"muted\">(\($0))</span>") } ?? "")") } ?? "<span class=\"muted\">none pending</span>"
         let unmet: HTML = j.unmet.isEmpty ? "<span class=\"muted\">—</span>" : HTML("<span class=\"outcome failure\">needs \(j.unmet.joined(separator: " and "))</span>")
-        return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">\(j.kindName)</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(j.retryStreak)</td><td>\(unmet)</td><td class=\"why\">\(j.why.paragraph)</td>"
+        return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">\(j.kindName)</span></td><td>\(j.schedule)</td><td>\(paused)\(next)</td><td>\(last)</td><td>\(j.retryStreak)</td><td>\(unmet)</td><td class=\"why\">\(j.why.paragraph)</td>"
     }
 
     static func jobs(_ d: JobsData) -> HTML {
@@ -170,10 +172,19 @@ enum Pages {
     static func job(_ d: JobData) -> HTML {
         let j = d.job
         let base = "/api/jobs/" + HTML.segment(j.identifier)
-        // A template never runs (its instances do): the API refuses these for it.
-        let actions: HTML = d.template != nil ? "" : HTML("""
-            <section><h2>Actions</h2><div class="actions">\(actionForm(base + "/run", "Run now", enabled: d.actionsEnabled))\(actionForm(base + "/cancel", "Cancel pending request", enabled: d.actionsEnabled))\(actionForm(base + "/expire", "Expire the running run", enabled: d.actionsEnabled))</div>
-            \(actionsNote(d.actionsEnabled, example: base + "/run"))</section>
+        // A template never runs (its instances do): the API refuses run, cancel and expire for
+        // it; it is paused and resumed whole (issue 33).
+        let pausing: HTML = j.paused.map { p in
+            p.identifier == j.identifier ? actionForm(base + "/resume", "Resume", enabled: d.actionsEnabled)
+                : HTML("<span class=\"muted\">paused with its template \(jobLink(p.identifier))</span>")
+        } ?? actionForm(base + "/pause", "Pause", enabled: d.actionsEnabled)
+        let pausedNote: HTML = j.paused.map { p in
+            HTML("<p class=\"paused\"><span class=\"outcome paused\">paused</span> since \(Words.time(p.since)) (\(when(p.since, now: d.now)))\(p.identifier == j.identifier ? "" : HTML(" with its template \(jobLink(p.identifier))")): it keeps its pending request and launches nothing until resumed.</p>")
+        } ?? ""
+        let runActions: HTML = d.template != nil ? "" : HTML("\(actionForm(base + "/run", "Run now", enabled: d.actionsEnabled))\(actionForm(base + "/cancel", "Cancel pending request", enabled: d.actionsEnabled))\(actionForm(base + "/expire", "Expire the running run", enabled: d.actionsEnabled))")
+        let actions = HTML("""
+            <section><h2>Actions</h2>\(pausedNote)<div class="actions">\(runActions)\(pausing)</div>
+            \(actionsNote(d.actionsEnabled, example: base + (d.template != nil ? "/pause" : "/run")))</section>
             """)
         let newest = d.runs.first?.run.runID
         let none: HTML = d.template != nil ? "<p class=\"muted\">A template never runs: its instances' runs are on their pages (below).</p>"

@@ -25,6 +25,8 @@ struct Routes: Sendable {
         router.get("/api/jobs/:id") { request, context in
             try await json { try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request)) }
         }
+        router.get("/failures") { request, _ in try await page(request) { Pages.failures(try await failures()) } }
+        router.get("/api/failures") { _, _ in try await json { try await failures() } }
         router.get("/widgets") { request, _ in try await page(request) { Pages.widgets(try await widgets()) } }
         router.get("/api/widgets") { _, _ in try await json { try await widgets() } }
         router.get("/widgets/:kind/:family/rendition") { _, context in
@@ -64,6 +66,12 @@ struct Routes: Sendable {
         router.post("/api/jobs/:id/cancel") { request, context in
             try await action(request, back: Self.jobPage(context)) { ControlRequest(.cancel, identifier: try Self.parameter(context, "id")) }
         }
+        router.post("/api/jobs/:id/pause") { request, context in
+            try await action(request, back: Self.jobPage(context)) { ControlRequest(.pause, identifier: try Self.parameter(context, "id")) }
+        }
+        router.post("/api/jobs/:id/resume") { request, context in
+            try await action(request, back: Self.jobPage(context)) { ControlRequest(.resume, identifier: try Self.parameter(context, "id")) }
+        }
         router.post("/api/jobs/:id/expire") { request, context in
             try await action(request, back: Self.jobPage(context)) { ControlRequest(.simulateExpiration, identifier: try Self.parameter(context, "id")) }
         }
@@ -93,6 +101,7 @@ struct Routes: Sendable {
                 return command
             }
         }
+        router.post("/api/failures/retry") { request, _ in try await retryNow(request) }
         router.post("/api/widgets/:kind/reload") { request, context in
             try await action(request, back: "/widgets") { ControlRequest(.reload, kind: try Self.parameter(context, "kind")) }
         }
@@ -118,6 +127,18 @@ struct Routes: Sendable {
         return Views.overview(live, window: window, truncated: truncated, status: status,
                               notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
                                                                     notices: source.notices))
+    }
+
+    func failures() async throws -> FailuresData {
+        let live = try await source.live()
+        let since = live.now - .seconds(86_400)
+        let (window, status) = try await source.readStore { store in
+            (try Views.runs(since: since, in: store).runs, try StatusReport(store: store, runs: 0, days: 1))
+        }
+        return Views.failures(live, window: window, status: status,
+                              notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
+                                                                    notices: source.notices),
+                              actionsEnabled: token != nil)
     }
 
     func jobs() async throws -> JobsData {
@@ -321,14 +342,7 @@ struct Routes: Sendable {
     /// back to `back` (the page of the button) with the refusal's code, which that page tells
     /// in words.
     func action(_ request: Request, back: String, _ make: () throws -> ControlRequest) async throws -> Response {
-        if let refusal = authorize(request) {
-            guard request.headers[.authorization] == nil,
-                  request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
-                  request.headers[.accept]?.contains("text/html") == true
-            else { return refusal }
-            let code = token == nil ? "actions-off" : "no-token"
-            return Response(status: .seeOther, headers: [.location: back + "?refused=" + code])
-        }
+        if let refusal = refused(request, back: back) { return refusal }
         let reply = try await source.command(try make())
         let status: HTTPResponse.Status = switch reply.error?.code {
         case nil: .ok
@@ -339,6 +353,58 @@ struct Routes: Sendable {
         default: .conflict
         }
         return try Self.json(reply, status: status)
+    }
+
+    /// The Failures page's bulk retry: `?list=retrying`, `?list=exhausted` or `?list=all` (the
+    /// page's lists as they are now, what its buttons send), or `?id=A&id=B...` (1 to
+    /// `Views.maxFailureRows` * 2); each the control server's own `submit` of that job or
+    /// instance now (what a row's Retry now sends), one after another. The reply says how many
+    /// were submitted and which were refused: 409 with the first refusal's code when any was.
+    func retryNow(_ request: Request) async throws -> Response {
+        if let refusal = refused(request, back: "/failures") { return refusal }
+        var ids: [String] = request.uri.queryParameters.getAll("id").map { String($0) }
+        if let list = request.uri.queryParameters.get("list") {
+            guard ids.isEmpty, ["retrying", "exhausted", "all"].contains(list) else {
+                throw WebError.badRequest("?list= takes retrying, exhausted or all, and no ?id= beside it")
+            }
+            let now = try await failures()
+            ids = (list == "exhausted" ? [] : now.retrying.map(\.identifier)) + (list == "retrying" ? [] : now.exhausted.map(\.identifier))
+            guard !ids.isEmpty else {
+                var reply = ControlReply(id: nil)
+                reply.message = "nothing to retry: no job or instance is \(list == "all" ? "failing" : list) now"
+                return try Self.json(reply, status: .ok)
+            }
+        }
+        guard !ids.isEmpty, ids.count <= Views.maxFailureRows * 2, ids.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 512 }) else {
+            throw WebError.badRequest("retrying needs ?list=retrying|exhausted|all, or ?id=JOB repeated 1 to \(Views.maxFailureRows * 2) times, each 1 to 512 bytes")
+        }
+        var submitted = 0
+        var refusals: [(id: String, failure: ControlFailure)] = []
+        for id in ids {
+            let reply = try await source.command(ControlRequest(.submit, identifier: id))
+            if let error = reply.error { refusals.append((id, error)) } else { submitted += 1 }
+        }
+        let done = "submitted \(submitted) of \(ids.count) now"
+        guard let first = refusals.first else {
+            var reply = ControlReply(id: nil)
+            reply.message = done
+            return try Self.json(reply, status: .ok)
+        }
+        let listed = refusals.prefix(5).map { "\($0.id): \($0.failure.message)" }.joined(separator: "; ")
+        let message = done + "; refused \(refusals.count): " + listed + (refusals.count > 5 ? "; ..." : "")
+        return try Self.json(ControlReply.failure(id: nil, ControlFailure(code: first.failure.code, message: message)), status: .conflict)
+    }
+
+    /// The refusal of an action without the token (nil: authorized): the API's 401 or 403, or
+    /// for a plain form of a page without JavaScript, 303 back to `back` with the refusal's code.
+    func refused(_ request: Request, back: String) -> Response? {
+        guard let refusal = authorize(request) else { return nil }
+        guard request.headers[.authorization] == nil,
+              request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+              request.headers[.accept]?.contains("text/html") == true
+        else { return refusal }
+        let code = token == nil ? "actions-off" : "no-token"
+        return Response(status: .seeOther, headers: [.location: back + "?refused=" + code])
     }
 
     func authorize(_ request: Request) -> Response? {

@@ -8,8 +8,8 @@ import RefreshdRuntime
 struct CtlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ctl",
-        abstract: "Act on the running refreshd: pending requests, submit, cancel, simulate a launch or an expiration, reload widgets, drive live activities, add and remove instances of templates.",
-        subcommands: [Pending.self, Submit.self, Cancel.self, CancelAll.self, SimulateLaunch.self,
+        abstract: "Act on the running refreshd: pending requests, submit, cancel, pause and resume, simulate a launch or an expiration, reload widgets, drive live activities, add and remove instances of templates.",
+        subcommands: [Pending.self, Submit.self, Cancel.self, CancelAll.self, Pause.self, Resume.self, SimulateLaunch.self,
                       SimulateExpiration.self, Reload.self, ActivityCommand.self, InstanceCommand.self])
 
     struct Options: ParsableArguments {
@@ -73,6 +73,40 @@ struct CtlCommand: ParsableCommand {
             let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl cancel")
             if options.json { return ControlOutput.printJSON(reply) }
             print(reply.message ?? "cancelled \(identifier)")
+        }
+    }
+
+    struct Pause: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pause a job, an instance or a template: it keeps its pending request and launches nothing until resumed (kept across restarts).")
+        @OptionGroup var options: Options
+        @Argument(help: "The job's, instance's or template's identifier.") var identifier: String
+        @Option(name: .customLong("command-id"), help: "Cluster mode: the command's id; a retry with the same id is applied once (default: a new id).")
+        var commandID: String?
+
+        func run() throws {
+            var request = ControlRequest(.pause, identifier: identifier)
+            request.commandID = commandID
+            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl pause")
+            if options.json { return ControlOutput.printJSON(reply) }
+            print(reply.message ?? "paused \(identifier)")
+        }
+    }
+
+    struct Resume: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Resume a paused job, instance or template: slots it missed while paused follow its missed policy, as after downtime.")
+        @OptionGroup var options: Options
+        @Argument(help: "The paused identifier.") var identifier: String
+        @Option(name: .customLong("command-id"), help: "Cluster mode: the command's id; a retry with the same id is applied once (default: a new id).")
+        var commandID: String?
+
+        func run() throws {
+            var request = ControlRequest(.resume, identifier: identifier)
+            request.commandID = commandID
+            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl resume")
+            if options.json { return ControlOutput.printJSON(reply) }
+            print(reply.message ?? "resumed \(identifier)")
         }
     }
 

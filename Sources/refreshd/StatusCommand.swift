@@ -30,7 +30,7 @@ struct StatusCommand: ParsableCommand {
     @Option(name: .long, help: "Job directory, read for widget budgets when refreshd is not running.")
     var jobs = "Jobs"
 
-    @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines, activities and heldNotifications (and, live, processTracking); on an error, an object with the key error.")
+    @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines, activities, heldNotifications and paused (and, live, processTracking); on an error, an object with the key error.")
     var json = false
 
     func validate() throws {
@@ -85,6 +85,8 @@ struct StatusCommand: ParsableCommand {
             let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"
             return "  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)"
         }, Self.pendingFold) { print(line) }
+        let paused = try StatusReport.paused(in: store)
+        Self.printPaused(paused, now: now)
         print("Recent runs (\(recent.count)):")
         for r in recent { print("  " + Self.describe(r)) }
         print("Jobs (last outcome):")
@@ -206,6 +208,7 @@ struct StatusCommand: ParsableCommand {
                 print("  \(t.identifier) [\(t.parameters.joined(separator: ", "))]  \(t.instances) instance\(t.instances == 1 ? "" : "s") (refreshd ctl instance list \(t.identifier))")
             }
         }
+        Self.printPaused(report.paused, now: now)
         print("Running (\(snapshot?.runs.count ?? 0)):")
         for r in snapshot?.runs ?? [] {
             print("  run \(r.runID)  \(r.identifier)  started \(r.started)  deadline \(r.deadline)  attempt \(r.attempt)")
@@ -240,6 +243,7 @@ struct StatusCommand: ParsableCommand {
             let wait = p.earliest > now ? "in \(formatDuration(p.earliest.duration(since: now)))" : "due"
             return "  \(p.identifier)  \(p.kind.rawValue)  earliest \(p.earliest) (\(wait))  \(p.origin.rawValue)\(p.shard.map { "  shard \($0)" } ?? "")"
         }, { label, pending in "  \(label)  \(pending.count) instances pending" }) { print(line) }
+        Self.printPaused(report.paused, now: now)
         print("Recent runs (\(report.runs.count)):")
         for r in report.runs {
             var text = "run \(r.runID)  \(r.identifier)  started \(r.started)  \(r.outcome)"
@@ -255,6 +259,13 @@ struct StatusCommand: ParsableCommand {
     }
 
     /// The notifications waiting to be delivered, when there are any.
+    /// `Paused (1):` and a line per paused identifier, since when; nothing when none is.
+    static func printPaused(_ paused: [SchedulerSnapshot.Paused], now: Instant) {
+        guard !paused.isEmpty else { return }
+        print("Paused (\(paused.count)): nothing of these launches until refreshd ctl resume ID")
+        for p in paused { print("  \(p.identifier)  since \(p.since) (\(formatDuration(now.duration(since: p.since))) ago)") }
+    }
+
     static func printHeld(_ held: [StatusReport.HeldNotification], running: Bool) {
         guard !held.isEmpty else { return }
         print("Held notifications (\(held.count)\(running ? ", being retried" : ", sent at the next start")):")

@@ -75,6 +75,7 @@ struct WhyCommand: ParsableCommand {
                              recentRuns: runs.map(StatusReport.Run.init),
                              missedByDay: missed.map { (day: $0.day, count: $0.missed) })
         facts.addSubject(jobs: specs, timelines: timelines, activities: saved.activitySnapshot(at: now), runs: allRuns)
+        facts.paused = WhyFacts.pause(of: identifier, among: try StatusReport.paused(in: store))
         return facts
     }
 }

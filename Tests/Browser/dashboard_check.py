@@ -96,7 +96,8 @@ def main():
         screenshot("overview-live")
 
         pages = {"overview": "/", "jobs": "/jobs", "job": "/jobs/" + job, "widgets": "/widgets",
-                 "activities": "/activities", "template": "/jobs/" + template, "simulate": "/simulate?days=3"}
+                 "activities": "/activities", "template": "/jobs/" + template, "simulate": "/simulate?days=3",
+                 "failures": "/failures"}
         for name, path in pages.items():
             driver.get(base + path)
             live = wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
@@ -121,6 +122,8 @@ def main():
                 result["pages"][name]["picture"] = wait(lambda: driver.execute_script(
                     "var i = document.getElementById('simulation-picture'); return i && i.complete && i.naturalWidth > 0"), 15)
                 result["pages"][name]["report"] = driver.find_element(By.CSS_SELECTOR, "pre.report").text[:20000]
+            if name == "failures":
+                result["pages"][name]["exhausted"] = [e.get_attribute("data-job") for e in driver.find_elements(By.CSS_SELECTOR, "#exhausted tr.failure-row")]
             if name == "widgets":
                 result["widgetImage"] = wait(lambda: driver.execute_script(
                     "var i = document.querySelector('img.rendition'); return i && i.complete && i.naturalWidth > 0"), 5)
@@ -157,6 +160,38 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove'] button").click()
         result["actions"]["instanceRemoved"] = wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "form.action[action$='/instances/erin/remove']")) == 0, 5)
         console("instances")
+        # The Failures page (issue 33): Retry now for one row, then for the whole list, which
+        # asks first (dismissed: nothing sent; accepted: each submitted).
+        driver.get(base + "/failures")
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        failures = {}
+        shown = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message"))
+        driver.find_element(By.CSS_SELECTOR, "#exhausted tr.failure-row form.action button").click()
+        wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#messages .message")) > shown, 5)
+        failures["one"] = message()
+        bulk = "#exhausted form.bulk button"
+        def confirm(accept):
+            driver.find_element(By.CSS_SELECTOR, bulk).click()
+            if not wait(lambda: driver.switch_to.alert is not None, 3):
+                return None
+            alert = driver.switch_to.alert
+            text = alert.text
+            if accept:
+                alert.accept()
+            else:
+                alert.dismiss()
+            return text
+        shown = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message"))
+        failures["confirm"] = confirm(False)
+        wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#messages .message")) > shown, 3)
+        failures["dismissed"] = message()
+        shown = len(driver.find_elements(By.CSS_SELECTOR, "#messages .message"))
+        confirm(True)
+        wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#messages .message")) > shown, 8)
+        failures["bulk"] = message()
+        result["failures"] = failures
+        screenshot("failures-after-retry")
+        console("failures")
         status, body = post("/api/widgets/%s/reload" % kind, "Bearer " + token)
         result["actions"]["reload"] = [status, body.get("message")]
         status, body = post("/api/activities/web-pack/end", "Bearer " + token)
@@ -286,7 +321,7 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
     # Every page at 1400 px and at 390 px: no sideways scroll of the page itself.
     def phase_widths():
         pages = ["/", "/jobs", "/jobs/" + job, "/jobs/" + template, "/jobs/" + template + "%5Balice%5D", "/widgets",
-                 "/activities", "/simulate", "/simulate?days=3", "/no-such-page"]
+                 "/activities", "/simulate", "/simulate?days=3", "/failures", "/no-such-page"]
         widths = {}
         for width, height in ((1400, 1000), (390, 844)):
             driver.set_window_size(width, height)
@@ -296,7 +331,7 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
                 widths["%d %s" % (width, path)] = driver.execute_script(
                     "return [document.documentElement.scrollWidth, window.innerWidth]")
             if width == 390:
-                for name, path in (("phone-overview", "/"), ("phone-template", "/jobs/" + template)):
+                for name, path in (("phone-overview", "/"), ("phone-template", "/jobs/" + template), ("phone-failures", "/failures")):
                     driver.get(base + path)
                     time.sleep(0.3)
                     driver.save_screenshot("%s/%s.png" % (os.path.dirname(result["screenshots"][0]), name))

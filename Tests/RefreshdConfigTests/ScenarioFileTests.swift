@@ -165,6 +165,10 @@ import Testing
         #expect(parsed(Self.jobs + "device: {charging: never}")?.device.charging == .init(start: 0, end: 0))
         #expect(parsed(Self.jobs + "faults: []\nexpect:\n")?.faults == [])
         #expect(parsed(Self.jobs + "faults: [{kill: {at: +1h}}]")?.faults == [.kill(at: .afterStart(.seconds(3600)), restartAfter: .zero)])
+        // Issue 33: an operator's pause, resumed after `for`, or never.
+        #expect(parsed(Self.jobs + "faults: [{pause: {job: test.nightly, at: +1h, for: 2h}}, {pause: {job: test.nightly, at: +5h}}]")?.faults
+                == [.pause(job: "test.nightly", at: .afterStart(.seconds(3600)), for: .seconds(7200)),
+                    .pause(job: "test.nightly", at: .afterStart(.seconds(18000)), for: nil)])
         #expect(parsed(Self.jobs + "expect: [{no-violation: }]")?.expectations == [.noViolation])
     }
 
@@ -334,10 +338,10 @@ import Testing
     @Test func faultErrors() throws {
         let cases: [(String, String, String)] = [
             ("faults: [{kil: {at: +1h}}]", "8:11", "unknown key \"kil\" in faults (did you mean \"kill\"?)"),
-            ("faults: [reboot]", "8:10", "unknown key \"reboot\" in faults; expected one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down"),
+            ("faults: [reboot]", "8:10", "unknown key \"reboot\" in faults; expected one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down, pause"),
             ("faults: [{down: {at: +1h, for: 1h}, kill: {at: +2h}}]", "8:37", "faults: expected one kind per item, found down and kill in one item; start each with its own -"),
             ("faults: [kill]", "8:10", "kill: expected a mapping like {at: +1d4h, restart-after: 30s}, found nothing (null)"),
-            ("faults: [[kill]]", "8:10", "faults: expected an item like {kill: {at: +1d4h, restart-after: 30s}} (one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down), found a list"),
+            ("faults: [[kill]]", "8:10", "faults: expected an item like {kill: {at: +1d4h, restart-after: 30s}} (one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down, pause), found a list"),
             ("faults: {kill: {at: +1h}}", "8:9", "faults: expected a list of faults like [{kill: {at: +1d4h, restart-after: 30s}}], found a mapping"),
             ("faults: [{kill: {restart-after: 1s}}]", "8:17", "kill: missing required key \"at\" (expected {at: +1d4h, restart-after: 30s})"),
             ("faults: [{kill: {at: +1h, restart-after: soon}}]", "8:42", "kill.restart-after: expected a duration like 30s, 10m or 1h30m, found \"soon\""),
@@ -348,6 +352,8 @@ import Testing
             ("faults: [{clock-step: {at: +1h, by: -x}}]", "8:37", "clock-step.by: expected a duration with an optional sign, like -1h or +30m, found \"-x\""),
             ("faults: [{suspend: {at: +1h, for: 1h, until: +2h}}]", "8:39", "unknown key \"until\" in suspend; expected one of at, for, seen"),
             ("faults: [{suspend: {at: +1h, for: 1h, seen: never}}]", "8:45", "suspend.seen: expected one of at-resume, at-wake-up, found \"never\""),
+            ("faults: [{pause: {at: +1h}}]", "8:18", "pause: missing required key \"job\" (expected {job: com.example.refresh, at: +1d, for: 6h})"),
+            ("faults: [{pause: {job: test.nightly, at: +1h, for: 0s}}]", "8:52", "pause.for: expected a duration greater than zero, found \"0s\""),
         ]
         for (line, position, message) in cases {
             let e = try #require(onlyError(Self.jobs + line))

@@ -66,6 +66,9 @@ import Testing
         var seen: Set<String> = []
         var stopped = false
         var failures: [String] = []
+        /// Whether operators pause and resume jobs during the walk (issue 33); off, the walk
+        /// draws exactly what it drew before pauses existed.
+        var pauses = false
         let seed: UInt64
         let declared: [TaskDefinition]
         let encoder: JSONEncoder = {
@@ -104,6 +107,7 @@ import Testing
                 case .disarmTimer: armed = nil
                 case let .launch(order):
                     launches += 1
+                    if let pause = core.pausedBy(order.identifier) { fail("launched \(order.identifier) while \(pause.identifier) is paused") }
                     running.append(order.runID)
                     if stoppingBefore { fail("launched \(order.identifier) while stopping") }
                     guard let record = started[order.runID] else {
@@ -221,6 +225,18 @@ import Testing
 
         mutating func step() {
             let identifiers = declared.map(\.identifier) + ["undeclared.job"]
+            if pauses, rng.chance(0.08) {
+                let id = rng.pick(identifiers)
+                let definitions = core.definitions, stopping = core.isStopping
+                var effects: [SchedulerEffect] = []
+                do {
+                    if core.paused[id] != nil { try core.resume(id, at: now, into: &effects) } else { try core.pause(id, at: now, into: &effects) }
+                } catch {
+                    if error != .notDeclared(identifier: id) || definitions.contains(id) { fail("pause or resume of \(id) threw \(error)") }
+                }
+                after(effects, event: nil, dispatched: false, definitionsBefore: definitions, stoppingBefore: stopping)
+                return
+            }
             switch rng.int(0...99) {
             case 0..<18:
                 let id = rng.pick(identifiers)
@@ -333,6 +349,24 @@ import Testing
         // The walks must actually exercise the core.
         #expect(totalSteps > 6_000)
         #expect(totalLaunches > 500)
+    }
+
+    /// Issue 33: the same walks with operators pausing and resuming jobs (and withdrawn ones):
+    /// every invariant holds, nothing paused launches, and the walks park requests.
+    @Test func randomWalksWithPausesKeepEveryInvariant() {
+        var seen: Set<String> = []
+        var launches = 0
+        for seed in UInt64(1)...25 {
+            var walk = Walk(seed: seed &* 0x9E37_79B9)
+            walk.pauses = true
+            for _ in 0..<250 { walk.step() }
+            walk.shutDown()
+            for failure in walk.failures { Issue.record("\(failure)") }
+            seen.formUnion(walk.seen)
+            launches += walk.launches
+        }
+        #expect(seen.contains("paused"), "\(seen)")
+        #expect(launches > 300)
     }
 
     @Test func aWalkRepeatsExactlyFromItsSeed() {
@@ -642,6 +676,25 @@ import Testing
         d.send(.conditionsChanged(Conditions(externalPower: true, network: true)))
         #expect(d.core.checkInvariants(after: .conditionsChanged(d.core.conditions), at: d.now) == [])
         #expect(d.launched.map(\.identifier) == ["a.plain", "p.wait"])
+    }
+
+    /// Issue 33: a parked request whose identifier is not paused (it would wait for a resume
+    /// that never comes), or parked while a run of it is in flight.
+    @Test func parkedMisfiled() throws {
+        var d = VirtualDriver([Self.plain], configuration: SchedulerConfiguration(maxPendingAppRefresh: 5), start: Self.start)
+        try d.submit("a.plain")
+        var effects: [SchedulerEffect] = []
+        try d.core.pause("a.plain", at: d.now, into: &effects)
+        d.record(effects)
+        d.fireNext()
+        #expect(d.core.parked["a.plain"] != nil)
+        #expect(d.core.checkInvariants() == [])
+        var core = d.core
+        core.paused = [:]
+        expectCaught(core, .parkedMisfiled, identifier: "a.plain")
+        core = d.core
+        core.activeByIdentifier["a.plain"] = 1
+        expectCaught(core, .parkedMisfiled, identifier: "a.plain")
     }
 
     struct HoldUntil: AdmissionPolicy {

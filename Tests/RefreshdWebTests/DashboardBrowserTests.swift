@@ -119,7 +119,7 @@ import Testing
 
         // Every page loaded, connected to the event stream, and logged no console error.
         let pages = result["pages"] as? [String: [String: Any]] ?? [:]
-        #expect(Set(pages.keys) == ["overview", "jobs", "job", "widgets", "activities", "template", "simulate"], "\(text)")
+        #expect(Set(pages.keys) == ["overview", "jobs", "job", "widgets", "activities", "template", "simulate", "failures"], "\(text)")
         for (name, page) in pages {
             #expect(page["live"] as? Bool == true, "\(name) did not connect to /api/events: \(page)")
         }
@@ -148,9 +148,17 @@ import Testing
         #expect((actions["end"] as? [Any])?.first as? Int == 200, "\(actions)")
         // An instance added from the template's page with the token, and removed from it.
         #expect(actions["instanceAdded"] as? Bool == true && actions["instanceRemoved"] as? Bool == true, "\(actions)")
+        // The Failures page (issue 33): the failing job and the failing instance have no retry
+        // left; Retry now on one, then Retry all, asked first: dismissed sends nothing.
+        #expect(Set(pages["failures"]?["exhausted"] as? [String] ?? []) == ["web.failing", "web.feed[bob]"], "\(pages["failures"] ?? [:])")
+        let failures = result["failures"] as? [String: Any] ?? [:]
+        #expect((failures["one"] as? String)?.hasPrefix("submitted web.failing earliest ") == true, "\(failures)")
+        #expect((failures["confirm"] as? String)?.hasPrefix("Retry all 2 exhausted jobs now?") == true, "\(failures)")
+        #expect(failures["dismissed"] as? String == "Retry all 2 now: not sent (cancelled).", "\(failures)")
+        #expect(failures["bulk"] as? String == "submitted 2 of 2 now", "\(failures)")
         // The widget's rendition image was shown (decoded by the browser: natural width > 0).
         #expect(result["widgetImage"] as? Bool == true)
-        #expect((result["screenshots"] as? [String])?.count == 9)
+        #expect((result["screenshots"] as? [String])?.count == 11)
 
         // Live updates leave the operator alone (issue 33).
         let checks = result["operator"] as? [String: Any] ?? [:]
@@ -170,7 +178,7 @@ import Testing
                 && job["dismissed"] as? Bool == true, "\(job)")
         // Every page fits 1400 px and 390 px: the page never scrolls sideways.
         let widths = checks["widths"] as? [String: [Int]] ?? [:]
-        #expect(widths.count == 20, "\(widths)")
+        #expect(widths.count == 22, "\(widths)")
         for (page, pair) in widths.sorted(by: { $0.key < $1.key }) {
             #expect(pair.count == 2 && pair[0] <= pair[1], "\(page): the page is \(pair.first ?? 0) px wide in a \(pair.last ?? 0) px window")
         }

@@ -59,6 +59,12 @@ import Testing
             "POST! /api/jobs/web.tick/run", "POST! /api/jobs/web.feed/instances?key=dave",
             "POST! /api/jobs/web.feed/instances/dave/remove", "POST! /api/jobs/web.feed/instances/nobody/remove",
             "POST! /api/jobs/web.feed/instances?key=bad%20key", "POST! /api/jobs/nope/cancel", "POST! /api/widgets/picture/reload",
+            // Issue 33: a template paused (its rows and its instances' say so), refused twice, resumed.
+            "POST! /api/jobs/web.feed/pause", "GET /api/jobs", "GET /api/jobs/web.feed", "GET /api/jobs/web.feed%5Balice%5D",
+            "POST? /api/jobs/web.feed/pause", "POST! /api/jobs/web.feed/resume", "POST! /api/jobs/web.feed/resume",
+            // The Failures page's facts and its bulk retry (issue 33).
+            "GET /api/failures", "POST! /api/failures/retry?list=all", "POST! /api/failures/retry?id=web.failing&id=nope",
+            "POST! /api/failures/retry?list=bogus", "POST /api/failures/retry?list=all",
         ]
         let output = project.root + "/api.json"
         let status = try DashboardBrowserTests.shell([Self.python, DashboardBrowserTests.repository + "/Tests/Browser/api_check.py",
@@ -79,6 +85,12 @@ import Testing
         #expect(statuses["POST! /api/jobs/web.feed/instances?key=dave"] == 200, "\(statuses)")
         #expect(statuses["POST! /api/jobs/web.feed/instances/nobody/remove"] == 404, "\(statuses)")
         #expect(statuses["POST! /api/jobs/web.feed/instances?key=bad%20key"] == 400, "\(statuses)")
+        #expect(statuses["POST! /api/failures/retry?list=all"] == 200 && statuses["POST! /api/failures/retry?id=web.failing&id=nope"] == 409
+                && statuses["POST! /api/failures/retry?list=bogus"] == 400 && statuses["POST /api/failures/retry?list=all"] == 401, "\(statuses)")
+        #expect(statuses["POST! /api/jobs/web.feed/pause"] == 200 && statuses["POST? /api/jobs/web.feed/pause"] == 403, "\(statuses)")
+        // The second resume finds nothing paused: refused, 409, in the error shape.
+        #expect(checked.filter { $0["target"] as? String == "POST! /api/jobs/web.feed/resume" }.compactMap { $0["status"] as? Int } == [200, 409],
+                "\(checked)")
         // Every real response is one the document lists, in the shape it gives.
         #expect((result["errors"] as? [String])?.isEmpty == true, "\((result["errors"] as? [String] ?? []).joined(separator: "\n"))")
 

@@ -49,7 +49,8 @@ import Testing
     static let identifiers = ["test.later", "test.sleep", "test.unknown", "", "test.later\n", "..", "test.later#x"]
     // Every command but cancel-all (which would cancel the heartbeat being measured).
     static let commands = ["hello", "pending", "submit", "cancel", "simulate-launch", "simulate-expiration",
-                           "status", "why", "snapshot", "subscribe", "metrics", "reload", "activity", "stats", "nope", ""]
+                           "status", "why", "snapshot", "subscribe", "metrics", "reload", "activity", "stats",
+                           "pause", "resume", "nope", ""]
 
     struct Fuzzer {
         var random: Seeded
@@ -130,7 +131,7 @@ import Testing
             case "submit":
                 r["identifier"] = pick(["test.later", "test.sleep"])
                 if chance(70) { r["earliest"] = ISO8601.format(now + .seconds(Int64.random(in: 60...86_400, using: &random))) }
-            case "cancel", "simulate-launch", "simulate-expiration", "why":
+            case "cancel", "simulate-launch", "simulate-expiration", "why", "pause", "resume":
                 r["identifier"] = pick(["test.later", "test.sleep"])
             case "status":
                 r["runs"] = Int.random(in: 0...50, using: &random)

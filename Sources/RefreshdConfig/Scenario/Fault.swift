@@ -42,6 +42,9 @@ package enum Fault: Sendable, Hashable {
     /// Every failure-notification receiver (webhook or command) fails for a span: attempts are
     /// retried with backoff, or given up.
     case notifierDown(TimeSpan)
+    /// An operator pauses a job or template (`refreshd ctl pause`) at an instant and resumes it
+    /// `for` later (nil: it stays paused to the end).
+    case pause(job: String, at: SimulationTime, for: Duration?)
 
     /// A short label for reports: `kill`, `down`, `clock-step`...
     package var label: String {
@@ -62,6 +65,7 @@ package enum Fault: Sendable, Hashable {
         case .widgetIntents: "widget-intents"
         case .lowPower: "low-power"
         case .notifierDown: "notifier-down"
+        case .pause: "pause"
         }
     }
 }

@@ -115,6 +115,11 @@ package struct RuntimeMachine: Sendable {
         case launchNow(identifier: String)
         /// Deliver its run's expiration now.
         case expireNow(identifier: String)
+        /// Pause it (a job, an instance or a template): it keeps its pending request and
+        /// launches nothing until resumed (`SchedulerCore.pause`).
+        case pause(identifier: String)
+        /// Resume it: missed slots follow its missed policy as after downtime (`SchedulerCore.resume`).
+        case resume(identifier: String)
     }
 
     /// An operator's order: a refusal (nothing pending, nothing running, stopping) changes nothing.
@@ -124,6 +129,8 @@ package struct RuntimeMachine: Sendable {
             switch command {
             case let .launchNow(identifier): try core.launchNow(identifier, at: now, into: &effects)
             case let .expireNow(identifier): try core.expireNow(identifier, at: now, into: &effects)
+            case let .pause(identifier): try core.pause(identifier, at: now, into: &effects)
+            case let .resume(identifier): try core.resume(identifier, at: now, into: &effects)
             }
         }
     }

@@ -229,7 +229,7 @@ extension ControlCommandName {
     /// Feeds the machines an event whose changes are committed (its reply says it was done).
     var changesState: Bool {
         [.submit, .cancel, .cancelAll, .simulateLaunch, .simulateExpiration, .reload, .activity,
-         .instanceAdd, .instanceRemove].contains(self)
+         .instanceAdd, .instanceRemove, .pause, .resume].contains(self)
     }
 }
 

@@ -30,6 +30,8 @@ import RefreshdRuntime
 ///   a timeline template's instances' widgets only as `refreshd_template_widgets{job}` and
 ///   `refreshd_template_widgets_stale{job}` (no series per instance's kind);
 /// - `refreshd_activities{state}` (gauge: activities in each state, `dismissed` the recent ones).
+/// - `refreshd_paused{job}` (gauge, issue 33): 1 while the job or template is paused; an
+///   instance paused on its own adds 1 under its template's label; 0 once resumed.
 ///
 /// `writeFile` replaces the file atomically (temporary file, then rename) for
 /// node_exporter's textfile collector.
@@ -58,6 +60,8 @@ final class MetricsExporter: @unchecked Sendable {
     private var failingInstances: [String: CoreMetrics.Gauge] = [:]
     /// `template\0key` -> its streak gauge, for the instances now in their template's top.
     private var instanceStreaks: [String: CoreMetrics.Gauge] = [:]
+    /// Per job label, its paused gauge (kept at 0 once resumed, so the series stays readable).
+    private var paused: [String: CoreMetrics.Gauge] = [:]
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -130,6 +134,18 @@ final class MetricsExporter: @unchecked Sendable {
         pending.record(snapshot.pending.count)
         inFlight.record(snapshot.runs.count)
         recordFailingInstances(snapshot.failureStreaks)
+        recordPaused(snapshot.paused ?? [])
+    }
+
+    /// `refreshd_paused{job}`: what is paused, an instance under its template's label.
+    func recordPaused(_ pauses: [SchedulerSnapshot.Paused]) {
+        var counts: [String: Int] = [:]
+        for p in pauses { counts[InstanceName.split(p.identifier)?.template ?? p.identifier, default: 0] += 1 }
+        for job in Set(paused.keys).union(counts.keys) {
+            let gauge = paused[job] ?? CoreMetrics.Gauge(label: "refreshd_paused", dimensions: [("job", job)], factory: factory)
+            paused[job] = gauge
+            gauge.record(counts[job] ?? 0)
+        }
     }
 
     /// The most failing instances of each template, from the core's failure streaks (only

@@ -12,6 +12,8 @@ package enum ControlCommandName: String, Codable, Sendable, CaseIterable {
     case reload, activity, stats
     /// Instances of templates (issue 23).
     case instanceAdd = "instance-add", instanceRemove = "instance-remove", instanceList = "instance-list"
+    /// Pausing and resuming a job, an instance or a template (issue 33).
+    case pause, resume
 
     /// Whether this refreshd carries the command out (every command now; kept so a client can
     /// tell, and an older client's check still compiles).

@@ -32,6 +32,18 @@ extension RefreshRuntime {
             let count = snapshot().pending.count
             cancelAll()
             reply.message = "cancelled \(count) pending request\(count == 1 ? "" : "s")"
+        case .pause:
+            let id = try Self.identifier(request)
+            try pause(id)
+            let waiting = snapshot().pending.filter { $0.identifier == id || InstanceName.split($0.identifier)?.template == id }.count
+            reply.message = "paused \(id): nothing of it launches until refreshd ctl resume \(id)"
+                + (waiting == 0 ? "" : "; \(waiting) pending request\(waiting == 1 ? "" : "s") kept")
+        case .resume:
+            let id = try Self.identifier(request)
+            try resume(id)
+            reply.snapshot = snapshot()
+            let launched = reply.snapshot?.runs.filter { $0.identifier == id || InstanceName.split($0.identifier)?.template == id }.count ?? 0
+            reply.message = "resumed \(id)" + (launched == 0 ? "" : "; \(launched) run\(launched == 1 ? "" : "s") in flight")
         case .simulateLaunch:
             let id = try Self.identifier(request)
             try launchNow(id)

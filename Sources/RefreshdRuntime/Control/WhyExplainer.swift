@@ -56,9 +56,19 @@ package enum WhyExplainer {
         let id = f.identifier
         let source = fromFiles(f)
 
+        if let pause = f.paused {
+            reasons.append(.paused)
+            var text = "\(id) is paused since \(pause.since) (\(human(f.now.duration(since: pause.since))) ago)"
+            if pause.identifier != id { text += " with its template \(pause.identifier)" }
+            text += ": it keeps its pending request and launches nothing until refreshd ctl resume \(pause.identifier)"
+            if f.definition?.schedule != nil, let policy = f.definition?.missed {
+                text += "; slots it misses meanwhile then follow missed: \(policy.rawValue), as after downtime"
+            }
+            parts.append(text + ".")
+        }
         if f.isTemplate {
             let count = f.templateInstances.map { "it has \($0) instance\($0 == 1 ? "" : "s")" } ?? "its instances are listed by refreshd ctl instance list \(id)"
-            return ["\(id) is a template: it never runs itself, its instances do (\(count)); "
+            return parts + ["\(id) is a template: it never runs itself, its instances do (\(count)); "
                 + "ask about one as refreshd why '\(id)[KEY]'."]
         }
         if let template = f.instanceOf, let key = InstanceName.split(id)?.key {
@@ -256,6 +266,10 @@ package enum WhyExplainer {
             reasons.append(.calendarSlot)
             parts.append("That is the next slot of its calendar \(schedule.text).")
         }
+        if f.paused != nil {
+            parts.append(due ? "It is due, and waits for the resume." : "If it is still paused when it comes due, it waits for the resume.")
+            return parts
+        }
         if !due && f.live {
             reasons.append(.earliestBegin)
             parts.append("Nothing holds it: it waits for its earliest begin date, a lower bound.")
@@ -289,6 +303,9 @@ package enum WhyExplainer {
             reasons.append(.admissionHold)
             let until = p.heldUntil.map { " until \($0) (in \(human($0.duration(since: f.now))))" } ?? ""
             parts.append("It is due but the admission policy (a budget, the system's discretion) holds it\(until).")
+        case .paused?:
+            reasons.append(.paused)
+            parts.append("It is due, and waits for the resume.")
         case .queued?, nil:
             if let cap = f.maxConcurrentRuns, f.runsInFlight.count >= cap {
                 reasons.append(.concurrencyCap)

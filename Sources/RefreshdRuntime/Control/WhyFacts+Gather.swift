@@ -80,6 +80,7 @@ extension RefreshRuntime {
                              recentRuns: Array(runs), missedByDay: missed,
                              recentEvents: recent, widget: widget)
         facts.addSubject(jobs: Array(jobsInForce.values), timelines: timelines, activities: activitySnapshot(), runs: allRuns)
+        facts.paused = WhyFacts.pause(of: id, among: core.paused ?? [])
         if facts.isTemplate { facts.templateInstances = instances(of: id)?.count }
         if facts.instanceOf == nil, let record = instance(id) { facts.instanceOf = record.template }
         return facts

@@ -49,6 +49,8 @@ package struct WhyFacts: Sendable {
     package var instanceOf: String?
     package var isTemplate = false
     package var templateInstances: Int?
+    /// The pause that holds it (its own, or its template's), if any (issue 33).
+    package var paused: SchedulerSnapshot.Paused?
 
     package init(identifier: String, now: Instant, live: Bool, definition: TaskDefinition? = nil,
                 knownUndeclared: Bool = false, pending: SchedulerSnapshot.Pending? = nil,
@@ -79,6 +81,14 @@ package struct WhyFacts: Sendable {
         self.activities = activities
         self.dismissed = dismissed
         self.suggestions = suggestions
+    }
+}
+
+extension WhyFacts {
+    /// The pause among `paused` that holds `identifier`: its own, else its template's.
+    package static func pause(of identifier: String, among paused: [SchedulerSnapshot.Paused]) -> SchedulerSnapshot.Paused? {
+        let template = InstanceName.split(identifier)?.template
+        return paused.first { $0.identifier == identifier } ?? paused.first { $0.identifier == template }
     }
 }
 

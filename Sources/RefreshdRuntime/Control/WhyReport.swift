@@ -21,6 +21,8 @@ package struct WhyReport: Codable, Sendable, Equatable {
         case concurrencyCap = "concurrency-cap"
         case conditions
         case admissionHold = "admission-hold"
+        /// An operator paused it, or its template (issue 33): nothing launches until resumed.
+        case paused
         case missedSlots = "missed-slots"
         case refreshdDown = "refreshd-down"
         case due
