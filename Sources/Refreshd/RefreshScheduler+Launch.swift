@@ -220,6 +220,10 @@ extension RefreshScheduler {
             publicationGenerations[path, default: 0] += 1
             return publicationGenerations[path]!
         }
+        // A cluster shard's gate (nil on one machine), with the test hook of a pause before it.
+        let gate: (() -> Bool)? = publicationGate.map { gate in
+            { HostPausePoint.reach(.publicationBeforeRename); return gate() }
+        }
         publisher.async { [runtime, self] in
             let latest = publicationLock.withLock { () -> Bool in
                 guard publicationGenerations[path] == generation else { return false }
@@ -230,9 +234,9 @@ extension RefreshScheduler {
             do throws(AtomicFile.Failure) {
                 // Folders below the container are opened without following symlinks.
                 if let contents = publication.contents {
-                    try AtomicFile.write(Array(contents.utf8), root: container, relative: publication.path, gate: publicationGate)
+                    try AtomicFile.write(Array(contents.utf8), root: container, relative: publication.path, gate: gate)
                 } else {
-                    try AtomicFile.remove(root: container, relative: publication.path, gate: publicationGate)
+                    try AtomicFile.remove(root: container, relative: publication.path, gate: gate)
                 }
             } catch {
                 runtime.publicationFailed(publication.path, reason: error.description)

@@ -6,9 +6,10 @@ import Synchronization
 /// The control socket's answers in cluster mode (issue 24), on ANY node: what the database
 /// holds, never one node's memory, so every node answers alike.
 ///
-/// - `submit`, `cancel`, `cancel-all`, `simulate-launch`, `simulate-expiration`, `pause`, `resume`
-///   (a template's to every shard) are queued in the
-///   commands table for the shard's leader (`ShardDatabase.enqueueCommand`, idempotent by the
+/// - `submit`, `cancel`, `cancel-all`, `simulate-launch`, `simulate-expiration`, `pause`, `resume`,
+///   `instance-add`, `instance-remove`, `activity` and a widget `reload` (`cancel-all`, `reload`
+///   and a template's pause to every shard) are queued in the commands table for the leader of
+///   the shard they concern (`ShardDatabase.enqueueCommand`, idempotent by the
 ///   request's `commandID`): the leader applies each exactly once inside a fenced commit, at
 ///   once when woken (`notify`: PostgreSQL's NOTIFY) or at its next survey. The reply says the
 ///   command was queued (durably) and which node leads the shard; it does not wait for the run.
@@ -16,8 +17,7 @@ import Synchronization
 ///   recent runs, counters, and who leads each shard (owner, epoch, expiry in database time).
 /// - `metrics`: the cluster from the database and this node's lease counters
 ///   (`ClusterControl+Views`).
-/// - Commands of one machine's state (widgets and their `stats`, activities, instances added at
-///   run time, snapshot of a runtime) are refused `not-in-cluster`, naming what is served.
+/// - `stats`, `snapshot`, `instance-list`: every shard's widgets, activities and instances.
 /// `hello` and `subscribe` are the server's own; `subscribe` (`watch`) sends every shard's
 /// snapshot and who leads each (`view`), then the observations of the shards this node leads
 /// and, every second while someone watches, the cluster again.

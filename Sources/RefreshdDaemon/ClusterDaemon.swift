@@ -32,8 +32,8 @@ import Synchronization
 /// when it holds none; the node then exits, giving its last releases a moment to be sent.
 ///
 /// Job files are read again at SIGHUP and when the jobs folder changes; each led shard applies
-/// its diff in one transaction (`ClusterNode.reload`). Timeline jobs and
-/// built-in actions are refused at the start (`ClusterSupport`), live activities are off. The
+/// its diff in one transaction (`ClusterNode.reload`). Every kind of job runs (issue 32); a
+/// shard's publications are written only while its lease holds (`publicationGate`). The
 /// control socket (`STATE/control.sock`) answers from the database on every node
 /// (`ClusterControl`: `watch` and `metrics` too, and `--metrics-file`); no dashboard in cluster mode yet. The state directory
 /// (locked, one node per directory) holds the socket and the default shared container

@@ -491,7 +491,11 @@
     /// How many publications (writes and removals) were made.
     package private(set) var publicationCount = 0
 
+    /// Called for each publication (the cluster simulation counts them across shard terms).
+    package var onPublish: ((Publication) -> Void)?
+
     package func publish(_ publication: Publication, in container: String) {
+        onPublish?(publication)
         publicationCount += 1
         publications[publication.path] = publication.contents
     }

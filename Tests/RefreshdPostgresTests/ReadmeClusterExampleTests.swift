@@ -12,9 +12,12 @@ import RefreshdTestSupport
 /// the example starts (its `initdb`/`pg_ctl` lines are skipped; `host=/tmp/pg dbname=postgres`
 /// becomes the private server's socket folder and a fresh database: the same role `refreshd`,
 /// trust authentication, a unix socket, as `PrivateServer` makes it), and `/tmp/` becomes a
-/// folder of the test's own. The shell lines run in the repository's root as the example says;
-/// each `refreshd` line runs the built binary: the three `run` lines as nodes, the operating
-/// lines (`status`, `why`, and the `ctl submit` the text gives) against them.
+/// folder of the test's own. The lines run in a copy of the project (its `Jobs/` and `Scripts/`,
+/// as a user's checkout: the sample library is made there, not in the repository); each
+/// `refreshd` line runs the built binary: the three `run` lines as nodes, the others (the
+/// sample library, and the operating lines: `status`, `why`, the `ctl submit` the text gives)
+/// to their end. The whole shipped `Jobs/` runs: the playlist staged, the widget published,
+/// the download's live activity started, the heartbeat run.
 @Suite(.serialized) struct ReadmeClusterExampleTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
@@ -31,6 +34,9 @@ import RefreshdTestSupport
         let box = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-readme-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: box, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: box) }
+        let project = box + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        for folder in ["Jobs", "Scripts"] { try FileManager.default.copyItem(atPath: Self.root + "/" + folder, toPath: project + "/" + folder) }
         let tag = "readme-\(UUID().uuidString.prefix(8))"
         func substituted(_ line: String) -> String {
             line.replacingOccurrences(of: "host=/tmp/pg dbname=postgres", with: "\u{1}")
@@ -53,13 +59,15 @@ import RefreshdTestSupport
             let words = shellWords(substituted(line))
             guard let program = words.first else { continue }
             if line.contains("/usr/lib/postgresql/") || line.contains("chown postgres") { continue }
-            if program == "refreshd" {
-                #expect(words.dropFirst().first == "run", "README: \(line)")
+            if program == "refreshd", words.dropFirst().first == "run" {
                 let name = try #require(words.firstIndex(of: "--node").map { words[$0 + 1] }, "README: \(line)")
                 nodes[name] = try Node.start(Array(words.dropFirst()), environment: ["REFRESHD_TEST_TAG": tag],
-                                             output: box + "/\(name).log")
+                                             output: box + "/\(name).log", directory: project)
+            } else if program == "refreshd" {
+                let r = try Self.run(words, in: project)
+                #expect(r.status == 0, "README: \(line): \(r.output)")
             } else {
-                let r = try Self.shell(substituted(line))
+                let r = try Self.shell(substituted(line), in: project)
                 #expect(r.status == 0, "README: \(line): \(r.output)")
             }
         }
@@ -74,12 +82,19 @@ import RefreshdTestSupport
         }
         #expect(waitFor(40) { leaders() == ["a", "b", "c"] }, "not every node leads a shard: \(leaders()) \(logs())")
         #expect(waitFor(20) { nodes.values.contains { $0.log().contains("heartbeat 20") } }, "the heartbeat never ran: \(logs())")
+        // Every kind of the shipped jobs, on whichever nodes lead their shards: the playlist
+        // staged by the built-in action, the widget published from it, the download's activity.
+        let shared = box + "/shared"
+        #expect(waitFor(60) {
+            FileManager.default.fileExists(atPath: shared + "/widgets/wallpaper/systemSmall.json")
+                && ((try? FileManager.default.contentsOfDirectory(atPath: shared + "/activities")) ?? []).contains { $0.hasPrefix("pack-autumn-") }
+        }, "the widget or the activity was not published: \(logs())")
 
         // The operating lines, against the nodes, as written.
         var operated = 0
         for block in blocks.dropFirst() {
             for line in block.split(separator: "\n").map(String.init) where line.hasPrefix("refreshd ") {
-                let r = try Self.run(shellWords(substituted(line)))
+                let r = try Self.run(shellWords(substituted(line)), in: project)
                 #expect(r.status == 0, "README: \(line): \(r.output)")
                 if line.hasPrefix("refreshd status") { #expect(r.output.contains("a"), "README: \(line): \(r.output)") }
                 if line.hasPrefix("refreshd why") {
@@ -91,7 +106,7 @@ import RefreshdTestSupport
         // `ctl submit` is given in the text: the same command, as written.
         let submitLine = try #require(section.components(separatedBy: "`refreshd ctl submit ").dropFirst().first?
             .prefix { $0 != "`" }, "README: no `refreshd ctl submit ...` in the section")
-        let submit = try Self.run(shellWords(substituted("refreshd ctl submit " + submitLine)))
+        let submit = try Self.run(shellWords(substituted("refreshd ctl submit " + submitLine)), in: project)
         #expect(submit.status == 0 && submit.output.contains("queued submit"), "README: ctl submit \(submitLine): \(submit.output)")
         #expect(operated >= 2)
 
@@ -121,15 +136,15 @@ import RefreshdTestSupport
         return blocks
     }
 
-    /// Runs `line` with /bin/sh in the repository's root; status and output (stdout and stderr).
-    static func shell(_ line: String) throws -> (status: Int32, output: String) {
-        try run(["/bin/sh", "-c", "cd \"$0\" && \(line)", root], binary: false)
+    /// Runs `line` with /bin/sh in `directory`; status and output (stdout and stderr).
+    static func shell(_ line: String, in directory: String) throws -> (status: Int32, output: String) {
+        try run(["/bin/sh", "-c", "cd \"$0\" && \(line)", directory], binary: false, in: directory)
     }
 
-    /// Runs `refreshd ARGUMENTS[1...]` (the built binary; `ARGUMENTS[0]` is "refreshd") in the
-    /// repository's root, or a program when `binary` is false; waits at most 30 s for it.
+    /// Runs `refreshd ARGUMENTS[1...]` (the built binary; `ARGUMENTS[0]` is "refreshd") in
+    /// `directory`, or a program when `binary` is false; waits at most 60 s for it.
     /// posix_spawn, not Foundation's Process: test threads block signals (see `Node`).
-    static func run(_ arguments: [String], binary: Bool = true) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], binary: Bool = true, in directory: String) throws -> (status: Int32, output: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-readme-out-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         var actions = posix_spawn_file_actions_t()
@@ -138,7 +153,7 @@ import RefreshdTestSupport
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = binary ? ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", root, Node.binary] + arguments.dropFirst() : arguments
+        let argv = binary ? ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory, Node.binary] + arguments.dropFirst() : arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var cEnv = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -147,7 +162,7 @@ import RefreshdTestSupport
         let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
         guard rc == 0 else { throw PrivateServer.Failure("posix_spawn \(argv[0]): \(String(cString: strerror(rc)))") }
         let process = Node(pid: pid, output: output)
-        let status = process.wait(30) ?? -1
+        let status = process.wait(60) ?? -1
         return (status, process.log())
     }
 }

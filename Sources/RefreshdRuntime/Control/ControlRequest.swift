@@ -40,9 +40,9 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// `Bounds.instances`) after the instance with key `after` (default: from the first).
     package var after: String?
     package var limit: Int?
-    /// In cluster mode (issue 24), `submit`, `cancel`, `cancel-all`, `simulate-launch` and
-    /// `simulate-expiration` are queued in the database for the shard's leader under this id
-    /// (default: a new one): a retried request with the same id is applied once.
+    /// In cluster mode (issues 24, 32) every command that changes a shard's state is queued in
+    /// the database for the shard's leader under this id (default: a new one): a retried request
+    /// with the same id is applied once.
     package var commandID: String?
 
     package static let version = 1

@@ -24,6 +24,15 @@ extension ClusterSimulation.Report {
         var events: [String]
         var ownership: [Span]
         var marks: [Mark]
+        struct Job: Encodable {
+            var day: String, job: String, launches: Int, success: Int, failed: Int, expired: Int, crashed: Int, interrupted: Int, missed: Int
+        }
+        struct Widget: Encodable {
+            var day: String, kind: String, family: String, requested: Int, performed: Int, deferred: Int, providerCalls: Int, staleMinutes: Int64
+        }
+        var jobs: [Job]
+        var widgets: [Widget]
+        var publications: Int
     }
 
     static func seconds(of d: Duration) -> Double {
@@ -37,7 +46,13 @@ extension ClusterSimulation.Report {
                     takeoverSeconds: takeoverTimes.map(s), stopSeconds: stopTimes.map(s),
                     duplicates: duplicates, lost: lost, zombieOverlaps: zombieOverlaps, violations: violations,
                     events: events, ownership: ownership.map { JSON.Span(shard: $0.shard, node: $0.node, from: s($0.from), to: s($0.to)) },
-                    marks: marks.map { JSON.Mark(at: s($0.at), what: $0.what) })
+                    marks: marks.map { JSON.Mark(at: s($0.at), what: $0.what) },
+                    jobs: jobs.map { JSON.Job(day: $0.day, job: $0.identifier, launches: $0.launches, success: $0.successes, failed: $0.failures,
+                                              expired: $0.expired, crashed: $0.crashed, interrupted: $0.interrupted, missed: $0.missed) },
+                    widgets: widgets.map { JSON.Widget(day: $0.day, kind: $0.kind, family: $0.family.rawValue, requested: $0.requested,
+                                                       performed: $0.performed, deferred: $0.deferred, providerCalls: $0.providerCalls,
+                                                       staleMinutes: $0.staleMinutes) },
+                    publications: publications)
     }
 
     /// The report as one JSON object (keys sorted, so the same run prints the same bytes).

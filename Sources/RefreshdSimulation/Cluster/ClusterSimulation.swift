@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RefreshdConfig
 @_spi(Benchmarks) import RefreshdCore
 @_spi(Benchmarks) import RefreshdRuntime
@@ -59,6 +60,13 @@ package final class ClusterSimulation: @unchecked Sendable {
         package var ownership: [Span] = []
         /// Fault boundaries (offset, what), for the picture.
         package var marks: [(at: Duration, what: String)] = []
+        /// What every job did, per UTC day, across all shards (the database's daily counters,
+        /// as one machine's report counts them).
+        package var jobs: [DailyCounter] = []
+        /// Every widget's reloads per UTC day and family, across all shards.
+        package var widgets: [WidgetDayCounter] = []
+        /// Publications written into the shared container (widget entries, activity files).
+        package var publications = 0
 
         /// One node leading one shard from `from` to `to`.
         package struct Span: Sendable, Hashable {
@@ -82,6 +90,19 @@ package final class ClusterSimulation: @unchecked Sendable {
             }
             out.append("duplicates: \(duplicates), lost: \(lost), zombie overlaps: \(zombieOverlaps), violations: \(violations.count)")
             out += violations.map { "violation: \($0)" }
+            if !jobs.isEmpty {
+                out.append("per day and job: launches, success/failed/expired/crashed/interrupted, missed")
+                for c in jobs {
+                    out.append("  \(c.day)  \(c.identifier)  \(c.launches), \(c.successes)/\(c.failures)/\(c.expired)/\(c.crashed)/\(c.interrupted), \(c.missed)")
+                }
+            }
+            if !widgets.isEmpty {
+                out.append("per day and widget: reloads requested, performed, deferred; provider calls; stale minutes")
+                for w in widgets {
+                    out.append("  \(w.day)  \(w.kind)/\(w.family.rawValue)  \(w.requested), \(w.performed), \(w.deferred); \(w.providerCalls); \(w.staleMinutes)")
+                }
+            }
+            out.append("publications: \(publications)")
             return out
         }
 
@@ -127,6 +148,10 @@ package final class ClusterSimulation: @unchecked Sendable {
     let faults: [Fault]
     let jobs: [JobSpec]
     let behaviour: @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour
+    /// What each node gives its shards' runtimes (the actions binding, the shared container).
+    let options: RefreshRuntime.Options
+    /// The one-machine simulation whose models (staging, providers) the behaviour reads.
+    var keepAlive: AnyObject?
     var nodes: [Node] = []
     var report: Report
     /// Every request launched, (shard, identifier, submitted, earliest) -> run id.
@@ -152,7 +177,9 @@ package final class ClusterSimulation: @unchecked Sendable {
 
     package init(jobs: [JobSpec], nodes: Int, shards: Int = 16, start: Instant, duration: Duration,
                 faults: [Fault] = [], settings: LeaseMachine.Settings = .init(), callBound: Duration = .seconds(10),
+                options: RefreshRuntime.Options = .init(),
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { _, _ in .quickSuccess }) {
+        self.options = options
         self.shards = shards
         self.settings = settings
         self.start = start
@@ -187,7 +214,7 @@ package final class ClusterSimulation: @unchecked Sendable {
         node.callAnswers = []
         node.stoppedAt = nil
         let cluster = ClusterNode(name: node.name, database: connection, jobs: jobs,
-                                  settings: settings, monotonic: { [unowned self, unowned node] in self.monotonic(node, self.world) },
+                                  settings: settings, options: options, monotonic: { [unowned self, unowned node] in self.monotonic(node, self.world) },
                                   makeRuntime: { [unowned self, unowned node] shard, epoch, store, options in
                                       try self.makeRuntime(node, shard, epoch, store, options)
                                   })
@@ -230,6 +257,7 @@ package final class ClusterSimulation: @unchecked Sendable {
             return behaviour(order, job)
         }
         node.hosts.append((shard, epoch, host))
+        host.onPublish = { [unowned self] _ in self.report.publications += 1 }
         var options = options
         options.logger.logLevel = .critical
         return try host.start(store: store, options: options)
@@ -289,6 +317,21 @@ package final class ClusterSimulation: @unchecked Sendable {
         for node in nodes { for term in node.hosts { term.host.advance(to: world) } }
         for shard in open.keys.sorted() { if let span = open[shard] { close(shard: shard, node: span.node) } }
         report.marks = faultBoundaries().map { ($0.at.duration(since: start), "\($0.action)") }
+        // What the jobs and widgets did, from every shard's committed state, summed per day.
+        var jobs: [String: DailyCounter] = [:], widgets: [String: WidgetDayCounter] = [:]
+        for shard in 0..<shards {
+            let store = database.committed(shard: shard)
+            for c in (try? store.dailyCounters(days: nil)) ?? [] {
+                let key = "\(c.day) \(c.identifier)"
+                guard var sum = jobs[key] else { jobs[key] = c; continue }
+                sum.launches += c.launches; sum.successes += c.successes; sum.failures += c.failures
+                sum.expired += c.expired; sum.crashed += c.crashed; sum.interrupted += c.interrupted; sum.missed += c.missed
+                jobs[key] = sum
+            }
+            for w in (try? SavedMachineState(store: store).counters) ?? [] { widgets["\(w.day) \(w.kind) \(w.family.rawValue)"] = w }
+        }
+        report.jobs = jobs.keys.sorted().map { jobs[$0]! }
+        report.widgets = widgets.keys.sorted().map { widgets[$0]! }
         return report
     }
 
@@ -332,15 +375,25 @@ extension NodeFault {
 }
 
 extension ClusterSimulation {
-    /// A scenario's jobs and models on `nodes` nodes, for its days, with `faults`.
-    /// (Widgets and built-in actions are left out: their models share state a cluster run does
-    /// not split by shard yet.)
+    /// A scenario's jobs and models on `nodes` nodes, for its days, with `faults`: every kind of
+    /// job (issue 32), each shard's runtime bound to the modelled built-in actions and the
+    /// scenario's shared container as one machine's is, and every shard's commits folded into
+    /// the one staging model the providers read (the shared container every node mounts).
     package convenience init(scenario: Scenario, nodes: Int, shards: Int = 16, faults: [Fault],
                             duration: Duration? = nil, settings: LeaseMachine.Settings = .init()) {
         let single = Simulation(scenario: scenario)
-        self.init(jobs: single.specs.filter { $0.widget == nil && $0.action == nil }, nodes: nodes, shards: shards,
+        var logger = Logger(label: "simulate") { _ in SwiftLogNoOpLogHandler() }
+        logger.logLevel = .critical
+        let options = RefreshRuntime.Options(
+            configuration: SchedulerConfiguration(maxConcurrentRuns: scenario.maxConcurrentRuns, seed: scenario.seed),
+            sharedContainer: scenario.sharedContainer, logger: logger,
+            actions: SimulatedActions.binding.merging(scenario.actions))
+        self.init(jobs: single.specs, nodes: nodes, shards: shards,
                   start: scenario.start, duration: duration ?? .seconds(Int64(scenario.days) * 86_400), faults: faults,
-                  settings: settings, behaviour: single.host.behaviour)
+                  settings: settings, options: options, behaviour: single.host.behaviour)
+        let actions = single.actions
+        database.onCommit = { changes in actions.fold(changes) }
+        keepAlive = single
     }
 
     /// A seeded fault plan for `nodes` nodes over `duration`: a kill with a restart, a pause past

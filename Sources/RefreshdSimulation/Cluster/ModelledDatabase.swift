@@ -29,6 +29,9 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     var rows: [ShardLease]
     var alive: [String: Instant] = [:]
     var stores: [InMemoryStore]
+    /// Every committed batch of any shard (under the database's lock): the simulation folds
+    /// them into what the shared container holds (staged playlists the providers read).
+    package var onCommit: (([StateChange]) -> Void)?
     var commands: [ShardCommand] = []
     var commandIDs: Set<String> = []
     /// How long a call of a cut-off node waits for an answer that never comes before it fails
@@ -187,6 +190,7 @@ package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
                 if case let .putRecord(record) = $0 { return record.table != ShardCommand.outboxTable }
                 return true
             })
+            onCommit?(changes)
             for command in sent where !commandIDs.contains(command.id) {
                 commandIDs.insert(command.id)
                 commands.append(command)
