@@ -209,6 +209,15 @@ extension RefreshScheduler {
     /// order published (one serial queue; a path's stale ones skipped), atomically. A failure is logged as a warning; the
     /// machine's state is already committed and the next publication replaces the file anyway.
     /// (Without a container the runtime reports the failure itself and never calls this.)
+    /// A cluster shard's gate with the test hook of a pause just before it is asked.
+    static func pausable(_ gate: (@Sendable () -> Bool)?) -> (@Sendable () -> Bool)? {
+        guard let gate else { return nil }
+        return {
+            HostPausePoint.reach(.publicationBeforeRename)
+            return gate()
+        }
+    }
+
     package func publish(_ publication: Publication, in container: String) {
         for listener in publicationListeners { listener(publication) }
         let path = "\(container)/\(publication.path)"
@@ -221,9 +230,7 @@ extension RefreshScheduler {
             return publicationGenerations[path]!
         }
         // A cluster shard's gate (nil on one machine), with the test hook of a pause before it.
-        let gate: (() -> Bool)? = publicationGate.map { gate in
-            { HostPausePoint.reach(.publicationBeforeRename); return gate() }
-        }
+        let gate: (@Sendable () -> Bool)? = Self.pausable(publicationGate)
         publisher.async { [runtime, self] in
             let latest = publicationLock.withLock { () -> Bool in
                 guard publicationGenerations[path] == generation else { return false }

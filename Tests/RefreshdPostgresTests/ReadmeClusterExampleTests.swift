@@ -144,7 +144,7 @@ import RefreshdTestSupport
     /// Runs `refreshd ARGUMENTS[1...]` (the built binary; `ARGUMENTS[0]` is "refreshd") in
     /// `directory`, or a program when `binary` is false; waits at most 60 s for it.
     /// posix_spawn, not Foundation's Process: test threads block signals (see `Node`).
-    static func run(_ arguments: [String], binary: Bool = true, in directory: String) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], binary: Bool = true, in directory: String = root) throws -> (status: Int32, output: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("refreshd-readme-out-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         var actions = posix_spawn_file_actions_t()

@@ -99,7 +99,8 @@ extension Machines {
 
     /// Hands the saved records to the timeline and activity machines (once, at start; always,
     /// even with nothing saved). A record that cannot be read is skipped, never fatal.
-    mutating func restoreSideMachines(_ records: [MachineRecord], at now: Instant, into effects: inout [SchedulerEffect]) {
+    mutating func restoreSideMachines(_ records: [MachineRecord], providersWaiting: Set<WidgetID> = [], at now: Instant,
+                                      into effects: inout [SchedulerEffect]) {
         var widgets: [WidgetRecord] = []
         var counters: [WidgetDayCounter] = []
         var saved: [Activity] = []
@@ -117,7 +118,8 @@ extension Machines {
             }
         }
         if let latest = counters.map(\.day).max() { counters = counters.filter { $0.day == latest } }
-        feed(.restore(TimelineMachine.RestoredState(records: widgets, counters: counters)), at: now, into: &effects)
+        feed(.restore(TimelineMachine.RestoredState(records: widgets, counters: counters, providersWaiting: providersWaiting)),
+             at: now, into: &effects)
         feed(activity: .restore(saved), at: now, into: &effects)
         notifications.restore(records, into: &effects)
     }

@@ -83,7 +83,11 @@ package struct Machines: Sendable {
             stagedKinds = nil
             // The side machines first: the scheduler's restore ends interrupted runs, and an
             // interrupted provider run is a failed reload of a widget that must already be known.
-            restoreSideMachines(state.records, at: now, into: &effects)
+            // A provider call whose run never started (its request is still pending: a shard
+            // handed over while it was held, or refreshd stopped before the launch) is not
+            // interrupted: its request launches and delivers (issue 32).
+            let waiting = Set(state.pending.compactMap { providers[$0.identifier] })
+            restoreSideMachines(state.records, providersWaiting: waiting, at: now, into: &effects)
         case let .addInstance(record) where widgetTemplates[record.template] != nil || stagingTemplates[record.template] != nil:
             do throws(InstanceError) {
                 try addingInstance(record, at: now, into: &effects)

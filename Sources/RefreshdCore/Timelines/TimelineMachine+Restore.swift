@@ -6,10 +6,14 @@ extension TimelineMachine {
         /// The `widget-day` rows of the most recent day that has any (more days may be given:
         /// the machine goes on counting into whichever rows it is given).
         package var counters: [WidgetDayCounter]
+        /// Widgets whose provider call's request is still pending (never launched): their call
+        /// is still in flight, not interrupted.
+        package var providersWaiting: Set<WidgetID>
 
-        package init(records: [WidgetRecord] = [], counters: [WidgetDayCounter] = []) {
+        package init(records: [WidgetRecord] = [], counters: [WidgetDayCounter] = [], providersWaiting: Set<WidgetID> = []) {
             self.records = records
             self.counters = counters
+            self.providersWaiting = providersWaiting
         }
     }
 
@@ -19,7 +23,8 @@ extension TimelineMachine {
     /// - The current entry is published at once (entries that passed while down are skipped).
     /// - A provider call that was in flight failed (`interrupted`): stale from when it was asked
     ///   if its reload demanded freshness, and asked again now, budget permitting (the
-    ///   interrupted call stays counted).
+    ///   interrupted call stays counted). Unless its run never started (its request is still
+    ///   pending, `providersWaiting`): then the call is still in flight and its run delivers.
     /// - A policy reload that fell due while refreshd was down makes the widget stale ("refreshd
     ///   down") from the due instant; it is asked for now, budget permitting.
     /// - A deferred reload whose release passed is released now.
@@ -55,11 +60,13 @@ extension TimelineMachine {
             if definition.budget.limit == nil { w.ledger.removeAll() }
             w.ledger.sort()
             Self.prune(&w.ledger, window: definition.window, at: now)
-            let interrupted = w.inFlight
+            let interrupted = state.providersWaiting.contains(id) ? nil : w.inFlight
             let interruptedSince = w.inFlightSince ?? now
-            w.inFlight = nil
-            w.inFlightSince = nil
-            if w.queued != nil, interrupted == nil {
+            if interrupted != nil {
+                w.inFlight = nil
+                w.inFlightSince = nil
+            }
+            if w.queued != nil, w.inFlight == nil {
                 switch releaseInstant(&w, definition, at: now) {
                 case .none: w.release = now
                 case let .some(release): w.release = release

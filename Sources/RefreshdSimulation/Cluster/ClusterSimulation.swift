@@ -152,6 +152,9 @@ package final class ClusterSimulation: @unchecked Sendable {
     let options: RefreshRuntime.Options
     /// The one-machine simulation whose models (staging, providers) the behaviour reads.
     var keepAlive: AnyObject?
+    /// Gives each shard term's host what one machine's host has beyond its behaviour (the
+    /// modelled built-in actions, the notification receiver).
+    var configureHost: ((SimulatedHost) -> Void)?
     var nodes: [Node] = []
     var report: Report
     /// Every request launched, (shard, identifier, submitted, earliest) -> run id.
@@ -258,6 +261,7 @@ package final class ClusterSimulation: @unchecked Sendable {
         }
         node.hosts.append((shard, epoch, host))
         host.onPublish = { [unowned self] _ in self.report.publications += 1 }
+        configureHost?(host)
         var options = options
         options.logger.logLevel = .critical
         return try host.start(store: store, options: options)
@@ -394,6 +398,11 @@ extension ClusterSimulation {
         let actions = single.actions
         database.onCommit = { changes in actions.fold(changes) }
         keepAlive = single
+        let model = single.host
+        configureHost = { host in
+            host.actionBehaviour = model.actionBehaviour
+            host.notificationReceiver = model.notificationReceiver
+        }
     }
 
     /// A seeded fault plan for `nodes` nodes over `duration`: a kill with a restart, a pause past

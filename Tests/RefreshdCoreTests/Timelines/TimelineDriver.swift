@@ -92,14 +92,15 @@ struct TimelineDriver {
 
     /// Kill -9 and start again on the same store: a new machine, the same declarations, the
     /// records and the latest day's rows, at `at`.
-    mutating func restart(at instant: Instant) {
+    /// `waiting`: widgets whose provider request was still pending (never launched).
+    mutating func restart(at instant: Instant, providersWaiting waiting: Set<WidgetID> = []) {
         machine = TimelineMachine()
         running.removeAll()
         now = instant
         for d in definitions { send(.declare(d)) }
         let latestDay = counterRows.values.map(\.day).max()
         send(.restore(.init(records: records.values.sorted { $0.widget < $1.widget },
-                            counters: counterRows.values.filter { $0.day == latestDay })))
+                            counters: counterRows.values.filter { $0.day == latestDay }, providersWaiting: waiting)))
     }
 
     func calls(of id: WidgetID) -> [Instant] { calls.filter { $0.0 == id }.map(\.2) }

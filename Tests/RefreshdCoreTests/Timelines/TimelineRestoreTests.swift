@@ -73,6 +73,29 @@ import Testing
         #expect(d.row("2026-11-22", Self.small)?.failed == 1)
     }
 
+    /// Issue 32: a shard handed over while its provider request was held (or refreshd stopped
+    /// before the launch): the call never started, its request is restored pending and will
+    /// run. It is not interrupted: no failure, no stale span, no second call, and the result of
+    /// the run that does launch is taken (before, it was "ignored: no provider call in flight"
+    /// and the widget waited out the reload spacing).
+    @Test func aProviderCallWhoseRunNeverStartedIsStillInFlightAfterARestore() throws {
+        var d = TimelineDriver([Self.definition], start: .at(5, 0))
+        d.complete(Self.small, .timeline(Self.day(), upstreamFetch: true))
+        d.advance(to: .at(22, 0))  // the atEnd reload asked; its run held, never launched
+        try Self.throughJSON(&d)
+        let callsBefore = d.calls(of: Self.small).count
+        d.restart(at: .at(22, 5), providersWaiting: [Self.small])
+        let record = d.machine.record(Self.small)
+        #expect(record?.stale == nil)
+        #expect(!d.logs.contains(.interrupted(Self.small, since: .at(22, 0))))
+        #expect(d.calls(of: Self.small).count == callsBefore, "asked again while its call is still in flight")
+        #expect(record?.ledger == [.at(5, 0), .at(22, 0)])  // counted once
+        d.complete(Self.small, .timeline(Self.day(1), upstreamFetch: true))
+        #expect(d.machine.record(Self.small)?.timelineReceived == .at(22, 5), "the restored call's result was not taken")
+        #expect(d.machine.record(Self.small)?.inFlight == nil)
+        #expect(d.row("2026-11-22", Self.small)?.failed == 0)
+    }
+
     @Test func theBudgetLedgerAndADeferredReloadSurviveARestart() throws {
         var d = TimelineDriver([Self.definition], start: .at(5, 0)) { _, now in
             .timeline(timeline([now], .never), upstreamFetch: false)
