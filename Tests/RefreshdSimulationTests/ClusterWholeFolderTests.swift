@@ -30,7 +30,9 @@ import Testing
         #expect(Set(wallpaper.map(\.family.rawValue)) == ["systemSmall", "systemMedium"], "\(report.widgets)")
         #expect(wallpaper.allSatisfy { $0.performed >= 1 }, "\(wallpaper)")
         #expect(report.publications > 0)
+        #expect(report.ignoredProviderResults == 0, "a reload lost: \(report.lines.joined(separator: "\n"))")
         #expect(report.lines.contains { $0.hasPrefix("per day and widget") })
         #expect(report.jsonText().contains("\"publications\""))
     }
 }
+

@@ -34,6 +34,7 @@ extension ClusterSimulation.Report {
         var jobs: [Job]
         var widgets: [Widget]
         var publications: Int
+        var ignoredProviderResults: Int
     }
 
     static func seconds(of d: Duration) -> Double {
@@ -53,7 +54,7 @@ extension ClusterSimulation.Report {
                     widgets: widgets.map { JSON.Widget(day: $0.day, kind: $0.kind, family: $0.family.rawValue, requested: $0.requested,
                                                        performed: $0.performed, deferred: $0.deferred, providerCalls: $0.providerCalls,
                                                        staleMinutes: $0.staleMinutes) },
-                    publications: publications)
+                    publications: publications, ignoredProviderResults: ignoredProviderResults)
     }
 
     /// The report as one JSON object (keys sorted, so the same run prints the same bytes).

@@ -67,6 +67,9 @@ package final class ClusterSimulation: @unchecked Sendable {
         package var widgets: [WidgetDayCounter] = []
         /// Publications written into the shared container (widget entries, activity files).
         package var publications = 0
+        /// Provider runs whose result a widget ignored (no call in flight for it): a reload
+        /// lost, as after a hand-over that restored a held provider call as interrupted.
+        package var ignoredProviderResults = 0
 
         /// One node leading one shard from `from` to `to`.
         package struct Span: Sendable, Hashable {
@@ -102,7 +105,7 @@ package final class ClusterSimulation: @unchecked Sendable {
                     out.append("  \(w.day)  \(w.kind)/\(w.family.rawValue)  \(w.requested), \(w.performed), \(w.deferred); \(w.providerCalls); \(w.staleMinutes)")
                 }
             }
-            out.append("publications: \(publications)")
+            out.append("publications: \(publications), provider results ignored: \(ignoredProviderResults)")
             return out
         }
 
@@ -264,7 +267,13 @@ package final class ClusterSimulation: @unchecked Sendable {
         configureHost?(host)
         var options = options
         options.logger.logLevel = .critical
-        return try host.start(store: store, options: options)
+        let runtime = try host.start(store: store, options: options)
+        runtime.observe { [unowned self] observation in
+            if observation.kind == .widget, observation.message.contains("ignored: no provider call in flight") {
+                self.report.ignoredProviderResults += 1
+            }
+        }
+        return runtime
     }
 
     /// A process starts: its lease must be valid at this database instant, the request new.
