@@ -18,6 +18,8 @@ package struct RuntimeMachine: Sendable {
     package var machines: Machines
     /// Each running run's job-output rate limit (`OutputRateLimiter`).
     package private(set) var outputLimits: [Int64: OutputRateLimiter] = [:]
+    /// Each running run's kept output (`RunOutput.Tail`), committed with its end.
+    package private(set) var outputTails: [Int64: RunOutput.Tail] = [:]
     /// Live results lines applied this second, per running run.
     package private(set) var liveLineRate: [Int64: LiveRate] = [:]
     /// Live results lines taken and not yet applied: applied together, in one commit, before
@@ -97,7 +99,24 @@ package struct RuntimeMachine: Sendable {
 
     /// A scheduler event (a timer, a run's end, a shutdown, an API call): the machines' effects.
     package mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        guard case let .runFinished(runID, _, results, _) = event else {
+            machines.handle(event, at: now, into: &effects)
+            return
+        }
+        let tail = outputTails.removeValue(forKey: runID)
+        let keeps = keepsOutput && (tail != nil || !results.isEmpty)
+            && machines.scheduler.isActive(runID)
         machines.handle(event, at: now, into: &effects)
+        guard keeps else { return }
+        // In the end's own commit: the kept output is there exactly when the end is.
+        var output = tail?.output ?? RunOutput()
+        output.results = results
+        effects.append(.persist(.runOutput(runID: runID, output: output)))
+    }
+
+    /// Whether runs' output is kept in the store (`SchedulerConfiguration.keptOutputLines`).
+    private var keepsOutput: Bool {
+        machines.scheduler.configuration.emitsStateChanges && machines.scheduler.configuration.keptOutputLines > 0
     }
 
     /// A request from the API or an operator (`refreshd ctl submit`): the core may refuse it,
@@ -244,6 +263,7 @@ package struct RuntimeMachine: Sendable {
     private mutating func abandonAndShutDown(dropping failed: [SchedulerEffect], at now: Instant,
                                              into effects: inout [SchedulerEffect]) {
         var scratch: [SchedulerEffect] = []
+        outputTails.removeAll()  // nothing more is committed
         for case let .launch(order) in failed {
             machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
         }
@@ -393,6 +413,10 @@ package struct RuntimeMachine: Sendable {
         let admitted = lines.filter { limiter.admit(length: $0.utf8.count) }
         outputLimits[order.runID] = limiter
         machines.notifications.output(order.runID, admitted)  // the tail a notification carries
+        if keepsOutput, !admitted.isEmpty {
+            outputTails[order.runID, default: RunOutput.Tail()]
+                .append(admitted, limit: min(machines.scheduler.configuration.keptOutputLines, RunOutput.maxLines))
+        }
         return OutputAction(dropped: dropped.map { drop(order, $0) }, admitted: admitted)
     }
 
