@@ -73,7 +73,7 @@ import Testing
         // status (live, through the control socket): the failed run's last lines.
         let text = try stdout(["status", "--state", project.state, "--runs", "1", "--before", "2"])
         #expect(text.contains("run 1  web.failing  started ") && text.contains("failure after "), "\(text)")
-        #expect(text.contains("    | ... 98 lines before these\n    | progress 149\n    | progress 150\n    | fatal: disk full\n"), "\(text)")
+        #expect(text.contains("    | ... 148 lines before these\n    | progress 149\n    | progress 150\n    | fatal: disk full\n"), "\(text)")
         // --json: the whole kept tail, its bound and the results line.
         let page = json(try stdout(["status", "--state", project.state, "--json", "--runs", "1", "--before", "2"]))
         let run = try #require((page?["runs"] as? [[String: Any]])?.first)
