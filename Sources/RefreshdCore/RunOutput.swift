@@ -5,8 +5,9 @@
 /// commits it with the run's end (`StateChange.runOutput`, in the end's transaction), so a failed
 /// run's output survives other runs and restarts; it goes with the run's row when the retention
 /// prunes it. Bounded per run: the last `lines` lines (`refreshd run --keep-output`, default
-/// `defaultLines`, at most `maxLines`) and at most `maxBytes` bytes of them; results lines as the
-/// results channel caps them (`RunResults.maxLines` lines of at most `RunResults.maxLineBytes`).
+/// `defaultLines`, at most `maxLines`) and at most `maxBytes` bytes of them; results lines (those
+/// applied live while it ran, then those accepted at its end) as the results channel caps them:
+/// the last `RunResults.maxLines`, each at most `RunResults.maxLineBytes`.
 /// A run killed with refreshd (kill -9) keeps nothing: the tail was in memory.
 @_spi(Benchmarks) public struct RunOutput: Sendable, Hashable {
     /// Lines kept per run by default: a failing job's last screenful or several, not its log.
@@ -41,6 +42,13 @@
         private var bytes = 0
 
         package init() {}
+
+        /// A results line applied while the run ran (a live activity update, taken off the
+        /// channel): kept as the lines accepted at its end are, the last `RunResults.maxLines`.
+        package mutating func appendLive(_ line: String) {
+            output.results.append(line)
+            if output.results.count > RunResults.maxLines { output.results.removeFirst() }
+        }
 
         package mutating func append(_ lines: [String], limit: Int) {
             for line in lines {

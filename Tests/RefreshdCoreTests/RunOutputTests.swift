@@ -48,6 +48,15 @@ import Testing
         #expect(machine.outputTails.isEmpty, "the tail is forgotten at the end")
     }
 
+    @Test func resultsLinesAppliedLiveAreKeptBeforeTheEndsOwn() throws {
+        var machine = Self.machine(keeping: 200)
+        let order = try Self.launch(&machine)
+        let live = #"{"activity":"start","id":"a","content":{}}"#
+        #expect(machine.resultLine(order, live, at: Self.t0).taken)
+        let changes = Self.end(&machine, order, results: [#"{"b":2}"#])
+        #expect(changes.contains(.runOutput(runID: order.runID, output: RunOutput(results: [live, #"{"b":2}"#]))), "\(changes)")
+    }
+
     @Test func aTailKeepsAtMost64KiBAndNoNewline() {
         var tail = RunOutput.Tail()
         let long = String(repeating: "x", count: 16 * 1024)

@@ -109,8 +109,9 @@ package struct RuntimeMachine: Sendable {
         machines.handle(event, at: now, into: &effects)
         guard keeps else { return }
         // In the end's own commit: the kept output is there exactly when the end is.
+        // The lines applied live first (they were taken as written), then those accepted at the end.
         var output = tail?.output ?? RunOutput()
-        output.results = results
+        output.results = Array((output.results + results).suffix(RunResults.maxLines))
         effects.append(.persist(.runOutput(runID: runID, output: output)))
     }
 
@@ -473,21 +474,21 @@ package struct RuntimeMachine: Sendable {
     /// `JSONSerialization`, as `RunResults` checks it. Both give the same `ResultLine`.
     package mutating func resultLine(_ order: LaunchOrder, _ line: String, at now: Instant) -> (taken: Bool, first: Bool) {
         if line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line),
-           let taken = takeLiveLine(order, at: now, { namespace in
+           let taken = takeLiveLine(order, line, at: now, { namespace in
                ResultLine.fastActivity(members, owner: order.identifier, namespace: namespace, now: now)
            }) {
             return taken
         }
         // Decoded once: the object `RunResults` checked is the one parsed.
         guard case let .accepted(_, object) = RunResults.verdict(line, number: 1) else { return (false, false) }
-        return takeLiveLine(order, at: now) { namespace in
+        return takeLiveLine(order, line, at: now) { namespace in
             ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
         } ?? (false, false)
     }
 
     /// Takes a line `read` parses (nil: it cannot tell, nothing is counted and nil is
     /// returned): within the run's live-line rate, a live line joins the backlog.
-    private mutating func takeLiveLine(_ order: LaunchOrder, at now: Instant,
+    private mutating func takeLiveLine(_ order: LaunchOrder, _ line: String, at now: Instant,
                                        _ read: (_ namespace: String) -> ResultLine?) -> (taken: Bool, first: Bool)? {
         // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the run's end.
         let second = now.milliseconds / 1000
@@ -500,6 +501,7 @@ package struct RuntimeMachine: Sendable {
         liveLineRate[order.runID] = rate
         guard parsed.isLive else { return (false, false) }
         liveBacklog.append((parsed, now, order.identifier))
+        if keepsOutput { outputTails[order.runID, default: RunOutput.Tail()].appendLive(line) }
         return (true, liveBacklog.count == 1)
     }
 
