@@ -28,6 +28,9 @@
     package var reason: String?
     /// What it used (CPU time, peak memory) where the host measured it; kept with the run.
     package var usage = RunUsage.none
+    /// Its kept output and results lines (`RunOutput`), where the store read them: the queries
+    /// of a page of runs do, the latest run of every job and the restore do not.
+    package var output = RunOutput.none
 
     @_spi(Benchmarks) public init(runID: Int64, identifier: String, kind: TaskKind, submitted: Instant,
                 earliest: Instant, started: Instant, deadline: Instant, attempt: Int = 1,

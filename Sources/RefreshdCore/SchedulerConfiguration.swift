@@ -23,6 +23,9 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// start minus the retention go, except each job's latest. The daily counters keep the
     /// totals. A per-minute job is 43,200 rows in 30 days, 525,600 in a year.
     public var runRetention: Duration? = .seconds(30 * 86_400)
+    /// Lines of each run's output the store keeps with the run (`RunOutput`; 0: none, and no
+    /// results lines either), within `RunOutput.maxLines`.
+    package var keptOutputLines = RunOutput.defaultLines
     /// Whether a run found unfinished at the restore (in flight when refreshd died) is retried
     /// (at once, or by its retry policy). On one machine it is: the restart reaped its processes
     /// first. A shard taken over by another node of a cluster (issue 24) cannot reap the old

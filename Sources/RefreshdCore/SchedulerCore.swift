@@ -209,6 +209,9 @@
     /// Runs in flight, by run id.
     package var activeRuns: [LaunchOrder] { active.values.map(\.order).sorted { $0.runID < $1.runID } }
 
+    /// Whether a run is in flight.
+    package func isActive(_ runID: Int64) -> Bool { active[runID] != nil }
+
     /// The instant the wake-up timer is armed for, if any.
     @_spi(Benchmarks) public var nextWakeUp: Instant? { armedAt }
 

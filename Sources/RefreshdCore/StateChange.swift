@@ -11,6 +11,9 @@
     case runEnded(runID: Int64, identifier: String, ended: Instant, outcome: Outcome,
                   exitStatus: Int32?, signal: Int32?, slot: SlotHint = .none, reason: String? = nil,
                   usage: RunUsage = .none)
+    /// What the store keeps of a run's output (`RunOutput`), committed with its end: replaces
+    /// what the run's row kept (no error if the run is not there).
+    case runOutput(runID: Int64, output: RunOutput)
     /// Consecutive failed attempts of a job, reset by a success; drives the retry backoff.
     case failureStreak(identifier: String, count: Int, slot: SlotHint = .none)
     /// A job's counters for one UTC day (launches, outcomes, missed calendar slots), as the core

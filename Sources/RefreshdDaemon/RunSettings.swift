@@ -12,6 +12,8 @@ package struct RunSettings: Sendable {
     /// How long finished runs stay in the state (nil: for ever); see
     /// `SchedulerConfiguration.runRetention`.
     package var runRetention: Duration? = SchedulerConfiguration().runRetention
+    /// Lines of each run's output the store keeps with it (`RunOutput`; 0: none).
+    package var keptOutputLines = RunOutput.defaultLines
     /// Put each run in a cgroup of its own where the system allows one; false (or
     /// `REFRESHD_PROCESS_TRACKING=subreaper` in the environment) uses the child subreaper
     /// instead. Either way a run's processes never outlive it (see README, "No job process
@@ -30,6 +32,7 @@ package struct RunSettings: Sendable {
     package var configuration: SchedulerConfiguration {
         var configuration = SchedulerConfiguration(maxConcurrentRuns: maxConcurrentRuns, seed: seed ?? RefreshDaemon.machineSeed())
         configuration.runRetention = runRetention
+        configuration.keptOutputLines = keptOutputLines
         return configuration
     }
 }

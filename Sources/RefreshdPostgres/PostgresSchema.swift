@@ -112,6 +112,13 @@ enum PostgresSchema {
         ALTER TABLE refreshd.runs ADD COLUMN cpu_usec bigint;
         ALTER TABLE refreshd.runs ADD COLUMN peak_memory bigint;
         """,
+        // Version 3 (issue 33), as the SQLite store's version 7: what is kept of a run's output
+        // (bytea: a job's line may hold a NUL), how many lines came before it, its results lines.
+        """
+        ALTER TABLE refreshd.runs ADD COLUMN output bytea;
+        ALTER TABLE refreshd.runs ADD COLUMN output_earlier bigint;
+        ALTER TABLE refreshd.runs ADD COLUMN results bytea;
+        """,
     ]
 
     /// The version this refreshd writes and understands.

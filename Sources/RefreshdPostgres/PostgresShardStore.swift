@@ -127,6 +127,13 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                       .optional(signal), .bytes(identifier), .optionalText(reason), .optional(usage.cpuMicroseconds),
                       .optional(usage.peakMemoryBytes)], context: context)
             guard result.changed == 1 else { throw invalid("no unfinished run \(runID) of \(identifier) to end", context) }
+        case let .runOutput(runID, output):
+            // bytea: a line a job printed may hold a NUL, which text refuses.
+            try c.execute("""
+                UPDATE refreshd.runs SET output = $3, output_earlier = $4, results = $5 WHERE shard = $1 AND run_id = $2
+                """, [s, .int8(runID), .optionalBytes(RunOutput.joined(output.lines)),
+                      .optional(output.earlier == 0 ? nil : Int64(output.earlier)),
+                      .optionalBytes(RunOutput.joined(output.results))], context: context)
         case let .failureStreak(identifier, count, _):
             try c.execute("""
                 INSERT INTO refreshd.job_state (shard, identifier, failure_streak) VALUES ($1, $2, $3)
@@ -268,9 +275,9 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
         let context = "reading shard \(shard)'s recent runs"
         return try database.withConnection(context) { (c) throws(PostgresError) -> [RunRecord] in
             try runs(c.execute("""
-                SELECT \(SQL.runColumns) FROM refreshd.runs WHERE shard = $1 AND ($2::bigint IS NULL OR run_id < $2)
+                SELECT \(SQL.runColumnsWithOutput) FROM refreshd.runs WHERE shard = $1 AND ($2::bigint IS NULL OR run_id < $2)
                 ORDER BY run_id DESC LIMIT $3
-                """, [shardValue, .optional(before), .int8(Int64(max(0, limit)))], context: context), context)
+                """, [shardValue, .optional(before), .int8(Int64(max(0, limit)))], context: context), context, withOutput: true)
         }
     }
 
@@ -361,7 +368,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
         }
     }
 
-    private func runs(_ result: PGResult, _ context: String) throws(PostgresError) -> [RunRecord] {
+    private func runs(_ result: PGResult, _ context: String, withOutput: Bool = false) throws(PostgresError) -> [RunRecord] {
         var runs: [RunRecord] = []
         for row in 0..<result.count {
             let runID = result.int64(row, 0)
@@ -381,6 +388,11 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 processStartTicks: result.optionalInt64(row, 13).map { UInt64(bitPattern: $0) })
             record.reason = result.optionalString(row, 14)
             record.usage = RunUsage(cpuMicroseconds: result.optionalInt64(row, 15), peakMemoryBytes: result.optionalInt64(row, 16))
+            if withOutput {
+                record.output = RunOutput(lines: RunOutput.split(result.optionalString(row, 17)),
+                                          earlier: result.optionalInt64(row, 18).map { Int($0) } ?? 0,
+                                          results: RunOutput.split(result.optionalString(row, 19)))
+            }
             runs.append(record)
         }
         return runs
@@ -401,6 +413,8 @@ private enum SQL {
         run_id, identifier, kind, submitted, earliest, started, deadline, attempt, ended, outcome,
         exit_status, signal, process_group, process_start_ticks, reason, cpu_usec, peak_memory
         """
+    /// With the kept output: a page of runs reads it, the restore and the latest runs do not.
+    static let runColumnsWithOutput = runColumns + ", output, output_earlier, results"
     static let savePending = """
         INSERT INTO refreshd.pending (shard, identifier, namespace, kind, earliest, submitted, sequence,
                                       requires_power, requires_network, origin)

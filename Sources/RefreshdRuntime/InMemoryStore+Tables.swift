@@ -158,7 +158,9 @@ extension InMemoryStore {
                 guard runIndex(run.runID) == nil else {
                     throw Failure(.invalidChange, "run \(run.runID) already exists")
                 }
-                insertOrdered(run)
+                var row = run
+                row.output = .none  // kept only by `runOutput`, as the other stores keep it
+                insertOrdered(row)
                 journal.append(.insertedRun(run.runID))
                 let slot = intern(run.identifier, hint: run.slot)
                 let latest = latestRun[Int(slot)]
@@ -180,6 +182,10 @@ extension InMemoryStore {
                 runRows[index].reason = reason
                 // As the SQLite store keeps it: the numbers measured, not the kill count.
                 runRows[index].usage = RunUsage(cpuMicroseconds: usage.cpuMicroseconds, peakMemoryBytes: usage.peakMemoryBytes)
+            case let .runOutput(runID, output):
+                guard let index = runIndex(runID) else { return }
+                journal.append(.run(runRows[index]))
+                runRows[index].output = output
             case let .failureStreak(identifier, count, hint):
                 updateJob(identifier, hint: hint, journal: &journal) { $0.failureStreak = count }
             case let .counters(c):

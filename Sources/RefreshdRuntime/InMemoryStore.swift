@@ -144,7 +144,7 @@ import Synchronization
             }
             return SchedulerCore.RestoredState(
                 pending: t.orderedPending(),
-                unfinishedRuns: t.runRows.filter { $0.ended == nil },
+                unfinishedRuns: t.runRows.filter { $0.ended == nil }.map(\.withoutOutput),
                 failureStreaks: Dictionary(jobs.filter { $0.failureStreak > 0 }.map { ($0.identifier, $0.failureStreak) },
                                            uniquingKeysWith: { _, last in last }),
                 nextRunID: nextRunID,
@@ -183,7 +183,7 @@ import Synchronization
     @_spi(Benchmarks) public func lastRunPerJob() throws(Failure) -> [RunRecord] {
         try read { t in
             t.latestRun.indices.compactMap { slot in t.latestRun[slot].map { (Key(t.names[slot]), $0) } }
-                .sorted { $0.0 < $1.0 }.compactMap { t.run($0.1) }
+                .sorted { $0.0 < $1.0 }.compactMap { t.run($0.1)?.withoutOutput }
         }
     }
 
@@ -244,5 +244,16 @@ private struct State: Sendable {
 
     func requireOpen() throws(InMemoryStore.Failure) {
         if closed { throw InMemoryStore.Failure(.closed, "the in-memory store was closed") }
+    }
+}
+
+extension RunRecord {
+    /// The record as the restore and the latest runs read it: without its kept output (the
+    /// other stores do not read it there).
+    var withoutOutput: RunRecord {
+        guard !output.isEmpty else { return self }
+        var record = self
+        record.output = .none
+        return record
     }
 }

@@ -50,6 +50,15 @@ package struct StatusReport: Codable, Sendable, Equatable {
         /// CPU time of its processes (microseconds) and their peak memory (bytes), where measured.
         package var cpuMicroseconds: Int64?
         package var peakMemoryBytes: Int64?
+        /// The last lines it printed, as the store keeps them (`RunOutput`); absent when none
+        /// were kept (or read: a job's last run in `jobs` has none).
+        package var output: [String]?
+        /// Lines printed before `output` and not kept.
+        package var outputEarlier: Int?
+        /// Its accepted results lines (compact JSON).
+        package var results: [String]?
+        /// True when the report left its kept output out (`StatusReport.outputBudget`).
+        package var outputOmitted: Bool?
 
         package init(_ r: RunRecord) {
             runID = r.runID
@@ -67,6 +76,21 @@ package struct StatusReport: Codable, Sendable, Equatable {
             reason = r.reason
             cpuMicroseconds = r.usage.cpuMicroseconds
             peakMemoryBytes = r.usage.peakMemoryBytes
+            output = r.output.lines.isEmpty ? nil : r.output.lines
+            outputEarlier = r.output.earlier == 0 ? nil : r.output.earlier
+            results = r.output.results.isEmpty ? nil : r.output.results
+        }
+
+        /// Lines `status` prints under a run that did not succeed: the last `count` lines it
+        /// printed (`    | line`), after how many more the state keeps; none for a success or a
+        /// run still running.
+        package func outputExcerpt(_ count: Int = 3) -> [String] {
+            guard outcome != Outcome.success.rawValue, outcome != "running", let output, !output.isEmpty else { return [] }
+            let shown = output.suffix(count)
+            let more = output.count - shown.count + (outputEarlier ?? 0)
+            var lines = more > 0 ? ["    | ... \(more) line\(more == 1 ? "" : "s") before these"] : []
+            lines += shown.map { "    | " + $0 }
+            return lines
         }
 
         /// `  cpu 0.21s, peak memory 12.3 MiB`, what `status` adds to an ended run's line
@@ -158,7 +182,7 @@ package struct StatusReport: Codable, Sendable, Equatable {
     /// `before`, if given), the last run of each job, and the counters of its `days` most recent days.
     package init(store: any StateStoring, runs: Int, days: Int, before: Int64? = nil) throws {
         pending = try store.pendingRequests().map(Pending.init)
-        self.runs = try store.recentRuns(limit: runs, before: before).map(Run.init)
+        self.runs = Self.withinOutputBudget(try store.recentRuns(limit: runs, before: before).map(Run.init))
         if runs > 0, self.runs.count == runs, let oldest = self.runs.last?.runID, oldest > 1 { nextBefore = oldest }
         jobs = try store.lastRunPerJob().map { Job(identifier: $0.identifier, lastOutcome: $0.outcome?.rawValue ?? "running",
                                                      lastRun: Run($0)) }
@@ -169,6 +193,29 @@ package struct StatusReport: Codable, Sendable, Equatable {
             .sorted { ($0.runID, $0.kind.rawValue) < ($1.runID, $1.kind.rawValue) }
             .map(HeldNotification.init)
         paused = try Self.paused(in: store)
+    }
+
+    /// The most bytes of kept output one report carries (the control socket queues at most
+    /// 4 MiB for a client): newest runs first; older runs of a long page go without theirs
+    /// (`output` absent, `outputOmitted`), a smaller page (`--runs`, `--before`) shows it.
+    package static let outputBudget = 2 * 1024 * 1024
+
+    static func withinOutputBudget(_ runs: [Run]) -> [Run] {
+        var left = outputBudget
+        return runs.map { run in
+            let bytes = (run.output ?? []).reduce(0) { $0 + $1.utf8.count + 1 } + (run.results ?? []).reduce(0) { $0 + $1.utf8.count + 1 }
+            guard bytes > left else {
+                left -= bytes
+                return run
+            }
+            var trimmed = run
+            trimmed.output = nil
+            trimmed.outputEarlier = nil
+            trimmed.results = nil
+            trimmed.outputOmitted = true
+            left = 0
+            return trimmed
+        }
     }
 
     /// The pauses a store holds (issue 33), by identifier.

@@ -99,6 +99,14 @@ enum Schema {
         ALTER TABLE runs ADD COLUMN cpu_usec INTEGER;
         ALTER TABLE runs ADD COLUMN peak_memory INTEGER;
         """,
+        // Version 7 (issue 33): what is kept of a run's output (`RunOutput`), written with its
+        // end and pruned with its row: the last lines, each ended by a newline (NULL: none),
+        // how many were printed before them, and the accepted results lines, likewise.
+        """
+        ALTER TABLE runs ADD COLUMN output TEXT;
+        ALTER TABLE runs ADD COLUMN output_earlier INTEGER;
+        ALTER TABLE runs ADD COLUMN results TEXT;
+        """,
     ]
 
     /// The version this refreshd writes and understands.

@@ -17,6 +17,7 @@ extension StateStore {
     /// - `runEnded` sets the end of an unfinished run of that identifier; an unknown, already
     ///   ended, or mismatched run is an `.invalidChange` error.
     /// - `counters` replaces a job's row for a day with what the core counted.
+    /// - `runOutput` sets what a run's row keeps of its output (no error if there is no row).
     /// - `failureStreak` sets the identifier's streak.
     /// - `putRecord` inserts or replaces a machine record; `deleteRecord` removes it.
     /// - `saveInstance` inserts or replaces an instance (a replaced one keeps its place);
@@ -72,6 +73,11 @@ extension StateStore {
                 throw StoreError(kind: .invalidChange, path: path, context: SQL.context,
                                  detail: "no unfinished run \(runID) of \(identifier) to end")
             }
+        case let .runOutput(runID, output):
+            try connection.run(SQL.keepOutput, [
+                .optional(RunOutput.joined(output.lines)), .optional(output.earlier == 0 ? nil : Int64(output.earlier)),
+                .optional(RunOutput.joined(output.results)), .integer(runID),
+            ], context: SQL.context)
         case let .failureStreak(identifier, count, _):
             try connection.run(SQL.setFailureStreak, [.text(identifier), .int(count)], context: SQL.context)
         case let .counters(c):
@@ -129,6 +135,7 @@ private enum SQL {
                         peak_memory = ?
         WHERE run_id = ? AND identifier = ? AND ended IS NULL
         """
+    static let keepOutput = "UPDATE runs SET output = ?, output_earlier = ?, results = ? WHERE run_id = ?"
     static let recordProcess = "UPDATE runs SET process_group = ?, process_start_ticks = ? WHERE run_id = ?"
     static let setFailureStreak = """
         INSERT INTO job_state (identifier, failure_streak) VALUES (?, ?)

@@ -87,21 +87,46 @@ extension StateStore {
 
     /// The `limit` most recent runs, newest (highest run id) first.
     @_spi(Benchmarks) public func recentRuns(limit: Int) throws(StoreError) -> [RunRecord] {
-        try connection.query("SELECT \(Query.runColumns) FROM runs ORDER BY run_id DESC LIMIT ?",
-                             [.int(max(0, limit))], context: "reading recent runs", runRecord)
+        try connection.query("SELECT \(Query.runColumnsWithOutput) FROM runs ORDER BY run_id DESC LIMIT ?",
+                             [.int(max(0, limit))], context: "reading recent runs", runRecordWithOutput)
     }
 
     /// The `limit` most recent runs of one identifier, newest first (by the identifier's index).
     @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws(StoreError) -> [RunRecord] {
-        try connection.query("SELECT \(Query.runColumns) FROM runs WHERE identifier = ? ORDER BY run_id DESC LIMIT ?",
-                             [.text(identifier), .int(max(0, limit))], context: "reading the runs of \(identifier)", runRecord)
+        try connection.query("SELECT \(Query.runColumnsWithOutput) FROM runs WHERE identifier = ? ORDER BY run_id DESC LIMIT ?",
+                             [.text(identifier), .int(max(0, limit))], context: "reading the runs of \(identifier)", runRecordWithOutput)
     }
 
     /// The `limit` most recent runs with a run id below `before` (nil: from the newest).
     @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(StoreError) -> [RunRecord] {
         guard let before else { return try recentRuns(limit: limit) }
+        return try connection.query("SELECT \(Query.runColumnsWithOutput) FROM runs WHERE run_id < ? ORDER BY run_id DESC LIMIT ?",
+                                    [.integer(before), .int(max(0, limit))], context: "reading recent runs", runRecordWithOutput)
+    }
+
+    /// `recentRuns(limit:before:)` without the kept output (`withOutput: false`): for scans of
+    /// many runs (the dashboard's 24 h window, a job's runs among all), which then read the
+    /// output of the few they show with `keptOutput(of:)`.
+    package func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws(StoreError) -> [RunRecord] {
+        if withOutput { return try recentRuns(limit: limit, before: before) }
         return try connection.query("SELECT \(Query.runColumns) FROM runs WHERE run_id < ? ORDER BY run_id DESC LIMIT ?",
-                                    [.integer(before), .int(max(0, limit))], context: "reading recent runs", runRecord)
+                                    [.integer(before ?? Int64.max), .int(max(0, limit))], context: "reading recent runs", runRecord)
+    }
+
+    /// The runs given, each with its kept output, in the order given (a run no longer kept is left out).
+    package func withKeptOutput(_ runs: [RunRecord]) throws(StoreError) -> [RunRecord] {
+        var result: [RunRecord] = []
+        for var run in runs {
+            let kept = try connection.query("SELECT output, output_earlier, results FROM runs WHERE run_id = ?",
+                                            [.integer(run.runID)], context: "reading the output of run \(run.runID)") { row in
+                RunOutput(lines: RunOutput.split(row.optionalText(0)), earlier: row.optionalInt64(1).map { Int($0) } ?? 0,
+                          results: RunOutput.split(row.optionalText(2)))
+            }
+            guard let output = kept.first else { continue }
+            run.output = output
+            result.append(run)
+        }
+        return result
     }
 
     /// Finished runs started at or after `since`, counted by identifier and outcome (for
@@ -156,6 +181,14 @@ extension StateStore {
         return record
     }
 
+    /// A `runs` row selected with `Query.runColumnsWithOutput`: the record with its kept output.
+    func runRecordWithOutput(_ row: Row) throws(StoreError) -> RunRecord {
+        var record = try runRecord(row)
+        record.output = RunOutput(lines: RunOutput.split(row.optionalText(17)), earlier: row.optionalInt64(18).map { Int($0) } ?? 0,
+                                  results: RunOutput.split(row.optionalText(19)))
+        return record
+    }
+
     /// An enumeration from its stored raw value; an unknown value means the file was damaged or
     /// written by something else.
     private func decode<T: RawRepresentable>(_ type: T.Type, _ raw: String, _ table: String,
@@ -175,4 +208,7 @@ enum Query {
         run_id, identifier, kind, submitted, earliest, started, deadline, attempt, ended, outcome,
         exit_status, signal, process_group, process_start_ticks, reason, cpu_usec, peak_memory
         """
+    /// `runColumns` and the kept output (`StateStore.runRecordWithOutput(_:)`): the queries of a
+    /// page of runs read it, the latest run of every job and the restore do not.
+    static let runColumnsWithOutput = runColumns + ", output, output_earlier, results"
 }

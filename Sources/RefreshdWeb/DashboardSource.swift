@@ -17,12 +17,12 @@ import RefreshdDaemon
 /// - **The store** (`readStore`): runs, counters and widget records are read on a serial queue
 ///   of the dashboard's own, through a read-only SQLite connection (WAL: it never blocks the
 ///   writer), as `status` does on the control socket.
-/// - **Observations** arrive from `RefreshRuntime.observe` (on the loop) into `EventFeed` and
-///   `RunTails` under their own locks, and are taken from there by the SSE streams.
+/// - **Observations** arrive from `RefreshRuntime.observe` (on the loop) into `EventFeed` under
+///   its lock, and are taken from there by the SSE streams. A run's output is not kept here:
+///   the store keeps it with the run (`RunOutput`), so it survives other runs and restarts.
 final class DashboardSource: @unchecked Sendable {
     let parts: DaemonParts
     let feed = EventFeed()
-    let tails = RunTails()
     let simulations = SimulationRunner()
     let notices = NotificationNotices()
     private let storeQueue = DispatchQueue(label: "refreshd.web.store")
@@ -43,9 +43,8 @@ final class DashboardSource: @unchecked Sendable {
 
     init(parts: DaemonParts) {
         self.parts = parts
-        let feed = feed, tails = tails, notices = notices
+        let feed = feed, notices = notices
         parts.scheduler.runtime.observe { observation in
-            tails.record(observation)
             notices.record(observation)
             feed.publish(observation)
         }

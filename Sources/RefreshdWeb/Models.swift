@@ -82,9 +82,9 @@ struct RunRow: Codable, Sendable {
     var run: StatusReport.Run
     var durationMilliseconds: Int64?
     var allowanceMilliseconds: Int64
-    /// The run's last output and results lines, as logged while this refreshd ran.
-    var output: [String]
-    var results: [String]
+    /// The run's kept output and results lines (`run.output`, `run.results`: the store's).
+    var output: [String] { run.output ?? [] }
+    var results: [String] { run.results ?? [] }
 }
 
 struct JobData: Codable, Sendable {
@@ -172,7 +172,7 @@ enum Views {
         var found: [RunRecord] = []
         var before: Int64?
         while found.count < limit {
-            let batch = try store.recentRuns(limit: 500, before: before)
+            let batch = try store.recentRuns(limit: 500, before: before, withOutput: false)
             for run in batch {
                 // Run ids grow with launches: once runs started before the window come, older ids
                 // did too (a clock step back can break that; the window then ends early).
@@ -192,21 +192,21 @@ enum Views {
         runIdentifier == job || (runIdentifier.hasPrefix(job) && runIdentifier.dropFirst(job.count).first == "#")
     }
 
-    /// One job's runs (a timeline job's: its providers'), newest first, a page below `before`;
-    /// scans at most 20 batches of 500.
+    /// One job's runs (a timeline job's: its providers'), newest first, a page below `before`,
+    /// with their kept output; scans at most 20 batches of 500 (without it).
     static func runs(of identifier: String, before: Int64?, in store: StateStore) throws -> (runs: [RunRecord], nextBefore: Int64?) {
         var found: [RunRecord] = []
         var cursor = before
         for _ in 0..<20 {
-            let batch = try store.recentRuns(limit: 500, before: cursor)
+            let batch = try store.recentRuns(limit: 500, before: cursor, withOutput: false)
             for run in batch where belongs(run.identifier, to: identifier) {
                 found.append(run)
-                if found.count == pageSize { return (found, run.runID > 1 ? run.runID : nil) }
+                if found.count == pageSize { return (try store.withKeptOutput(found), run.runID > 1 ? run.runID : nil) }
             }
-            guard batch.count == 500, let last = batch.last else { return (found, nil) }
+            guard batch.count == 500, let last = batch.last else { return (try store.withKeptOutput(found), nil) }
             cursor = last.runID
         }
-        return (found, cursor)
+        return (try store.withKeptOutput(found), cursor)
     }
 
     static func overview(_ live: Live, window: [RunRecord], truncated: Bool, status: StatusReport,
@@ -290,12 +290,10 @@ enum Views {
         return rows.sorted { ($0.retryStreak, $0.lastRunID) > ($1.retryStreak, $1.lastRunID) }
     }
 
-    static func runRow(_ record: RunRecord, tails: RunTails) -> RunRow {
-        let tail = tails.tail(record.runID)
-        return RunRow(run: StatusReport.Run(record),
-                      durationMilliseconds: record.ended.map { $0.milliseconds - record.started.milliseconds },
-                      allowanceMilliseconds: record.deadline.milliseconds - record.started.milliseconds,
-                      output: tail?.output ?? [], results: tail?.results ?? [])
+    static func runRow(_ record: RunRecord) -> RunRow {
+        RunRow(run: StatusReport.Run(record),
+               durationMilliseconds: record.ended.map { $0.milliseconds - record.started.milliseconds },
+               allowanceMilliseconds: record.deadline.milliseconds - record.started.milliseconds)
     }
 
     /// The next `count` slots of a calendar job after `now` (none for other jobs).

@@ -1025,6 +1025,31 @@ enum OpenAPI {
      },
      "peakMemoryBytes": {
       "type": "integer"
+     },
+     "output": {
+      "description": "The last lines the run printed (stdout and stderr, as logged), as the store keeps them with the run: at most refreshd run --keep-output lines (default 200, at most 2000) and 64 KiB.",
+      "type": "array",
+      "items": {
+       "type": "string"
+      },
+      "maxItems": 2000
+     },
+     "outputEarlier": {
+      "description": "Lines printed before the kept output, not kept.",
+      "type": "integer",
+      "minimum": 1
+     },
+     "results": {
+      "description": "The run's accepted results lines (compact JSON).",
+      "type": "array",
+      "items": {
+       "type": "string"
+      },
+      "maxItems": 64
+     },
+     "outputOmitted": {
+      "description": "True when a long page of runs left this run's kept output out (ask a smaller page).",
+      "type": "boolean"
      }
     },
     "required": [
@@ -1703,27 +1728,11 @@ enum OpenAPI {
      },
      "allowanceMilliseconds": {
       "type": "integer"
-     },
-     "output": {
-      "type": "array",
-      "items": {
-       "type": "string"
-      },
-      "maxItems": 20
-     },
-     "results": {
-      "type": "array",
-      "items": {
-       "type": "string"
-      },
-      "maxItems": 20
      }
     },
     "required": [
      "run",
-     "allowanceMilliseconds",
-     "output",
-     "results"
+     "allowanceMilliseconds"
     ],
     "additionalProperties": false
    },

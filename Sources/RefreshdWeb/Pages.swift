@@ -191,12 +191,14 @@ enum Pages {
             : "<p class=\"muted\">No runs recorded.</p>"
         let runs = d.runs.isEmpty ? none : HTML.join(d.runs.map { row in
             let r = row.run
-            let open: HTML = r.runID == newest ? " open" : ""
+            // The newest run's output is open, and a failed run's: what an operator came for.
+            let failed = !["success", "running"].contains(r.outcome)
+            let open: HTML = r.runID == newest || failed ? " open" : ""
             let bar: HTML = row.durationMilliseconds.map { ms in
                 HTML("<meter min=\"0\" max=\"\(max(1, row.allowanceMilliseconds))\" low=\"\(row.allowanceMilliseconds * 3 / 4)\" high=\"\(row.allowanceMilliseconds * 9 / 10)\" optimum=\"0\" value=\"\(min(ms, row.allowanceMilliseconds))\"></meter> \(Words.milliseconds(ms)) of \(Words.milliseconds(row.allowanceMilliseconds))")
             } ?? HTML("running, allowance \(Words.milliseconds(row.allowanceMilliseconds))")
             let exit: HTML = r.exitStatus.map { HTML("exit \($0)") } ?? r.signal.map { HTML("signal \($0)") } ?? ""
-            let output: HTML = row.output.isEmpty ? "" : HTML("<details\(open)><summary>output (last \(row.output.count) line\(row.output.count == 1 ? "" : "s"))</summary><pre>\(row.output.joined(separator: "\n"))</pre></details>")
+            let output: HTML = row.output.isEmpty ? "" : HTML("<details\(open)><summary>output (last \(row.output.count) line\(row.output.count == 1 ? "" : "s")\(r.outputEarlier.map { HTML(" of \($0 + row.output.count)") } ?? ""))</summary><pre>\(row.output.joined(separator: "\n"))</pre></details>")
             let results: HTML = row.results.isEmpty ? "" : HTML("<details\(open)><summary>results (\(row.results.count) line\(row.results.count == 1 ? "" : "s"))</summary><pre>\(row.results.joined(separator: "\n"))</pre></details>")
             return HTML("""
                 <article class="run" id="run-\(r.runID)"><h3>run \(r.runID) \(outcome(r.outcome)) <span class="muted">attempt \(r.attempt) · started \(Words.time(r.started)) (\(when(r.started, now: d.now)))</span></h3>

@@ -144,7 +144,7 @@ struct Routes: Sendable {
     func jobs() async throws -> JobsData {
         let live = try await source.live()
         let (status, allRuns, counters) = try await source.readStore { store in
-            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7))
+            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500, before: nil, withOutput: false), try store.dailyCounters(days: 7))
         }
         // Templates' instances counted on the loop when the page is asked for (linear in the
         // instances), not with every gather of the live facts.
@@ -176,7 +176,7 @@ struct Routes: Sendable {
         }
         let isTemplate = spec.template != nil && instanceOf == nil
         let (status, allRuns, counters, page) = try await source.readStore { store in
-            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500), try store.dailyCounters(days: 7),
+            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500, before: nil, withOutput: false), try store.dailyCounters(days: 7),
              try Views.runs(of: id, before: before, in: store))
         }
         var template: TemplateData?
@@ -208,7 +208,7 @@ struct Routes: Sendable {
         if instanceOf != nil, let values = try await source.onLoop({ runtime.instance(id)?.values }) { shown = spec.filled(values) }
         return JobData(now: live.now, job: row, command: shown.action == nil ? shown.command.argv : nil, action: shown.action?.name,
                        allowanceMilliseconds: Int64(spec.definition.allowance.components.seconds * 1000),
-                       runs: page.runs.map { Views.runRow($0, tails: source.tails) }, nextBefore: page.nextBefore,
+                       runs: page.runs.map { Views.runRow($0) }, nextBefore: page.nextBefore,
                        nextSlots: Views.nextSlots(spec, after: live.now), actionsEnabled: token != nil,
                        notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
                                                              notices: source.notices, job: id),

@@ -50,6 +50,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("keep-runs"), help: "Days a finished run stays in the state (each job's latest always stays; 0 keeps every run).")
     var keepRuns = Self.defaultKeepRuns
 
+    @Option(name: .customLong("keep-output"), help: "Lines of each run's output kept with the run in the state, shown by status --runs and the dashboard (at most 64 KiB; 0 keeps none; at most \(RunOutput.maxLines)).")
+    var keepOutput = RunOutput.defaultLines
+
     /// The core's default retention, in days (one source for the default).
     @Option(name: .long, help: "Serve the web dashboard at HOST:PORT (e.g. 127.0.0.1:8080; off by default). An address other than loopback needs --http-token-file.")
     var http: String?
@@ -72,6 +75,9 @@ struct RunCommand: ParsableCommand {
         guard maxConcurrent >= 1 else { throw ValidationError("--max-concurrent must be at least 1") }
         guard (1...1000).contains(maxActivities) else { throw ValidationError("--max-activities must be 1 to 1000") }
         guard (1...10_000).contains(maxControlClients) else { throw ValidationError("--max-control-clients must be 1 to 10000") }
+        guard (0...RunOutput.maxLines).contains(keepOutput) else {
+            throw ValidationError("--keep-output must be 0 (keep no output) to \(RunOutput.maxLines) lines")
+        }
         guard (0...36_500).contains(keepRuns) else { throw ValidationError("--keep-runs must be 0 (keep every run) to 36500 days") }
         if httpTokenFile != nil, http == nil { throw ValidationError("--http-token-file needs --http HOST:PORT") }
         if store == nil, node != nil { throw ValidationError("--node needs --store (a cluster node)") }
@@ -99,6 +105,7 @@ struct RunCommand: ParsableCommand {
     var settings: RunSettings {
         var settings = RunSettings(maxConcurrentRuns: maxConcurrent, seed: seed)
         settings.runRetention = keepRuns == 0 ? nil : .seconds(Int64(keepRuns) * 86_400)
+        settings.keptOutputLines = keepOutput
         settings.activities.enabled = !noActivities
         settings.activities.maxConcurrentPerNamespace = maxActivities
         return settings

@@ -88,7 +88,10 @@ struct StatusCommand: ParsableCommand {
         let paused = try StatusReport.paused(in: store)
         Self.printPaused(paused, now: now)
         print("Recent runs (\(recent.count)):")
-        for r in recent { print("  " + Self.describe(r)) }
+        for r in recent {
+            print("  " + Self.describe(r))
+            for line in StatusReport.Run(r).outputExcerpt() { print(line) }
+        }
         print("Jobs (last outcome):")
         for line in Self.folded(last, \.identifier, { r in
             "  \(r.identifier)  \(r.outcome?.rawValue ?? "running")  run \(r.runID) at \(r.started)"
@@ -223,6 +226,7 @@ struct StatusCommand: ParsableCommand {
             text += r.costText
             if r.attempt > 1 { text += "  attempt \(r.attempt)" }
             print("  " + text)
+            for line in r.outputExcerpt() { print(line) }
         }
         print("Jobs (last outcome):")
         for line in Self.folded(report.jobs, \.identifier, { j in "  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)" },
@@ -250,6 +254,7 @@ struct StatusCommand: ParsableCommand {
             if let ended = r.ended { text += " after \(formatDuration(ended.duration(since: r.started)))" }
             if let status = r.exitStatus { text += " (exit \(status))" }
             print("  " + text)
+            for line in r.outputExcerpt() { print(line) }
         }
         print("Jobs (last outcome):")
         for line in Self.folded(report.jobs, \.identifier, { j in "  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)" },

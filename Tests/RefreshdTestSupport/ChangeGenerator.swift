@@ -49,6 +49,7 @@ package struct ChangeGenerator {
                                        value: random.pick(["{}", "{\"a\":1}", "", "é"])))
             : .deleteRecord(table: random.pick(["widget", "activity"]), key: identifier())
         case 92..<96: .pruneRuns(endedBefore: instant())
+        case 96..<98: runOutput()
         default: seedSpec()
         }
     }
@@ -154,6 +155,17 @@ package struct ChangeGenerator {
             processStartTicks: random.chance(0.2) ? random.pick([0, 12_345, UInt64.max]) : nil)
         record.slot = hint(for: identifier)
         return record
+    }
+
+    /// A run's kept output (issue 33): of a run known, pruned or never started (no error in
+    /// any store), lines with an empty one, a NUL and non-ASCII text, or nothing.
+    private mutating func runOutput() -> StateChange {
+        let id = runs.all.isEmpty || random.chance(0.2) ? runs.next + Int64(random.int(0...5)) : random.pick(runs.all).id
+        let output = random.chance(0.2) ? RunOutput.none
+            : RunOutput(lines: random.pick([[], ["one"], ["", "caf\u{E9}", "a\0b"], ["x  y", ""]]),
+                        earlier: random.pick([0, 0, 3, 1_000_000]),
+                        results: random.pick([[], ["{\"a\":1}"], ["{}", "{\"b\":\"\\n\"}"]]))
+        return .runOutput(runID: id, output: output)
     }
 
     private mutating func runEnded(valid: Bool) -> StateChange {

@@ -99,6 +99,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.state), "nothing was created")
     }
 
+    @Test func keepOutputTakesLinesFrom0To2000() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        for bad in ["-1", "2001", "lots"] {
+            let r = try CLI.run(["run", "--jobs", box.jobs, "--state", box.state, "--keep-output", bad])
+            #expect(r.status == 64, "\(bad): \(r.stderr)")
+            #expect(r.stderr.contains("keep-output"), "\(bad): \(r.stderr)")
+        }
+        let r = try CLI.run(["run", "--jobs", box.jobs, "--state", box.state, "--keep-output", "2001"])
+        #expect(r.stderr.contains("--keep-output must be 0 (keep no output) to 2000 lines"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: box.state), "nothing was created")
+    }
+
     @Test func refusesACorruptStateFileAndLeavesItAlone() throws {
         let box = Sandbox()
         defer { box.remove() }

@@ -18,6 +18,8 @@ package struct RuntimeMachine: Sendable {
     package var machines: Machines
     /// Each running run's job-output rate limit (`OutputRateLimiter`).
     package private(set) var outputLimits: [Int64: OutputRateLimiter] = [:]
+    /// Each running run's kept output (`RunOutput.Tail`), committed with its end.
+    package private(set) var outputTails: [Int64: RunOutput.Tail] = [:]
     /// Live results lines applied this second, per running run.
     package private(set) var liveLineRate: [Int64: LiveRate] = [:]
     /// Live results lines taken and not yet applied: applied together, in one commit, before
@@ -97,7 +99,25 @@ package struct RuntimeMachine: Sendable {
 
     /// A scheduler event (a timer, a run's end, a shutdown, an API call): the machines' effects.
     package mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        guard case let .runFinished(runID, _, results, _) = event else {
+            machines.handle(event, at: now, into: &effects)
+            return
+        }
+        let tail = outputTails.removeValue(forKey: runID)
+        let keeps = keepsOutput && (tail != nil || !results.isEmpty)
+            && machines.scheduler.isActive(runID)
         machines.handle(event, at: now, into: &effects)
+        guard keeps else { return }
+        // In the end's own commit: the kept output is there exactly when the end is.
+        // The lines applied live first (they were taken as written), then those accepted at the end.
+        var output = tail?.output ?? RunOutput()
+        output.results = Array((output.results + results).suffix(RunResults.maxLines))
+        effects.append(.persist(.runOutput(runID: runID, output: output)))
+    }
+
+    /// Whether runs' output is kept in the store (`SchedulerConfiguration.keptOutputLines`).
+    private var keepsOutput: Bool {
+        machines.scheduler.configuration.emitsStateChanges && machines.scheduler.configuration.keptOutputLines > 0
     }
 
     /// A request from the API or an operator (`refreshd ctl submit`): the core may refuse it,
@@ -244,6 +264,7 @@ package struct RuntimeMachine: Sendable {
     private mutating func abandonAndShutDown(dropping failed: [SchedulerEffect], at now: Instant,
                                              into effects: inout [SchedulerEffect]) {
         var scratch: [SchedulerEffect] = []
+        outputTails.removeAll()  // nothing more is committed
         for case let .launch(order) in failed {
             machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
         }
@@ -393,6 +414,10 @@ package struct RuntimeMachine: Sendable {
         let admitted = lines.filter { limiter.admit(length: $0.utf8.count) }
         outputLimits[order.runID] = limiter
         machines.notifications.output(order.runID, admitted)  // the tail a notification carries
+        if keepsOutput, !admitted.isEmpty {
+            outputTails[order.runID, default: RunOutput.Tail()]
+                .append(admitted, limit: min(machines.scheduler.configuration.keptOutputLines, RunOutput.maxLines))
+        }
         return OutputAction(dropped: dropped.map { drop(order, $0) }, admitted: admitted)
     }
 
@@ -449,21 +474,21 @@ package struct RuntimeMachine: Sendable {
     /// `JSONSerialization`, as `RunResults` checks it. Both give the same `ResultLine`.
     package mutating func resultLine(_ order: LaunchOrder, _ line: String, at now: Instant) -> (taken: Bool, first: Bool) {
         if line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line),
-           let taken = takeLiveLine(order, at: now, { namespace in
+           let taken = takeLiveLine(order, line, at: now, { namespace in
                ResultLine.fastActivity(members, owner: order.identifier, namespace: namespace, now: now)
            }) {
             return taken
         }
         // Decoded once: the object `RunResults` checked is the one parsed.
         guard case let .accepted(_, object) = RunResults.verdict(line, number: 1) else { return (false, false) }
-        return takeLiveLine(order, at: now) { namespace in
+        return takeLiveLine(order, line, at: now) { namespace in
             ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
         } ?? (false, false)
     }
 
     /// Takes a line `read` parses (nil: it cannot tell, nothing is counted and nil is
     /// returned): within the run's live-line rate, a live line joins the backlog.
-    private mutating func takeLiveLine(_ order: LaunchOrder, at now: Instant,
+    private mutating func takeLiveLine(_ order: LaunchOrder, _ line: String, at now: Instant,
                                        _ read: (_ namespace: String) -> ResultLine?) -> (taken: Bool, first: Bool)? {
         // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the run's end.
         let second = now.milliseconds / 1000
@@ -476,6 +501,7 @@ package struct RuntimeMachine: Sendable {
         liveLineRate[order.runID] = rate
         guard parsed.isLive else { return (false, false) }
         liveBacklog.append((parsed, now, order.identifier))
+        if keepsOutput { outputTails[order.runID, default: RunOutput.Tail()].appendLive(line) }
         return (true, liveBacklog.count == 1)
     }
 
