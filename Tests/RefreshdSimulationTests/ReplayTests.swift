@@ -65,4 +65,44 @@ import RefreshdConfig
         #expect(comparison.error.runsApart == 0 && comparison.error.outcomesApart == 0 && comparison.error.exactJobs == 1)
         #expect(comparison.errorLine.hasPrefix("simulator's error (replay with the same files against what ran): 3 runs ran, 3 replayed, 0 apart (0.0%)"))
     }
+
+    /// The round trip: what a simulation's world does (downtime, a kill -9, a network outage, a
+    /// pause, a clock step) is recorded by the runtime in its store as world events, and the
+    /// replay reads the same faults back from them.
+    @Test func theRuntimeRecordsTheWorldAndTheReplayReadsTheSameFaultsBack() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.feed", kind: .processing, allowance: .seconds(20),
+                                                      resubmit: .after(.seconds(60)), requiresNetworkConnectivity: true),
+                           command: CommandJob(argv: ["feed"]))
+        func m(_ minutes: Int64) -> Instant { t0 + .seconds(minutes * 60) }
+        var scenario = Scenario(name: "world", jobs: [.init(spec: spec)], start: t0, days: 1)
+        scenario.until = m(120)
+        scenario.faults = [
+            .down(TimeSpan(start: .afterStart(.seconds(630)), duration: .seconds(300))),
+            .kill(at: .afterStart(.seconds(1_800)), restartAfter: .seconds(120)),
+            .networkLoss(TimeSpan(start: .afterStart(.seconds(4_200)), duration: .seconds(600))),
+            .pause(job: "app.feed", at: .afterStart(.seconds(5_400)), for: .seconds(300)),
+            .clockStep(at: .afterStart(.seconds(6_000)), by: .seconds(600)),
+        ]
+        let simulation = Simulation(scenario: scenario)
+        let report = simulation.run()
+        #expect(report.violations.isEmpty)
+        let world = try simulation.store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
+        #expect(world.first == WorldEvent(at: t0, what: .started))
+        let runs = try simulation.store.recentRuns(limit: 1_000)
+        let (start, faults) = Replay.faults(world: world, runs: runs, from: t0, to: m(130))
+        #expect(start == t0)
+        #expect(faults.contains(.down(TimeSpan(start: .at(m(10) + .seconds(30)), duration: .seconds(300)))), "\(faults)")
+        // The kill: at the last instant the store knew of, the restart where it was.
+        let kill = faults.compactMap { if case let .kill(.at(at), after) = $0 { (at, at + after) } else { nil } }
+        #expect(kill.count == 1 && kill[0].0 <= m(30) && kill[0].0 > m(29) && kill[0].1 == m(32), "\(faults)")
+        // The job needs the network, so refreshd watches it; without notices conditions are
+        // re-read once a minute, so the outage is seen within one.
+        let outage = faults.compactMap { if case let .networkLoss(span) = $0 { span } else { nil } }
+        #expect(outage.count == 1, "\(faults)")
+        if let span = outage.first, case let .at(from) = span.start {
+            #expect(from >= m(70) && from <= m(71) && span.duration >= .seconds(540) && span.duration <= .seconds(660), "\(span)")
+        }
+        #expect(faults.contains(.pause(job: "app.feed", at: .at(m(90)), for: .seconds(300))), "\(faults)")
+        #expect(faults.contains(.clockStep(at: .at(m(100)), by: .seconds(600))), "\(faults)")
+    }
 }
