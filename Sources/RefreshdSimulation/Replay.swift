@@ -16,8 +16,9 @@ import RefreshdConfig
 ///   differs);
 /// - an operator's pause and resume (`Fault.pause`);
 /// - each job's Nth run lasts and ends as its Nth recorded run in the period did
-///   (`JobModel.replayed`), a run that was interrupted or unfinished, or one past the recorded,
-///   drawn from the model calibrated from the period's runs (`Calibration`).
+///   (`JobModel.replayed`; one refreshd interrupted lasts past the instant it was ended), an
+///   unfinished one, or one past the recorded, drawn from the model calibrated from the
+///   period's runs (`Calibration`).
 ///
 /// ```swift
 /// let setup = Replay.scenario(base, runs: runs, world: world, from: from, to: to)
@@ -74,8 +75,7 @@ package enum Replay {
         return Setup(scenario: setup, replayedJobs: replayed.sorted(), notes: notes)
     }
 
-    /// How a recorded run plays again; nil where it says nothing of the command (interrupted by
-    /// refreshd's own end, or unfinished).
+    /// How a recorded run plays again; nil for a run unfinished in the record.
     static func replayedRun(_ run: RunRecord) -> JobModel.ReplayedRun? {
         guard let ended = run.ended, let outcome = run.outcome else { return nil }
         let duration = ended.duration(since: run.started)
@@ -86,7 +86,10 @@ package enum Replay {
         case .expired:
             // Past its deadline, so that under the same allowance it expires again.
             return .init(duration: max(duration, run.deadline.duration(since: run.started) + .milliseconds(1)), exit: .exited(0))
-        case .interrupted: return nil
+        case .interrupted:
+            // Its own end is unknown; it ran at least until refreshd's stop ended it, so the
+            // replay's stop at the same instant finds it in flight again.
+            return .init(duration: duration + .milliseconds(1), exit: .exited(0))
         }
     }
 

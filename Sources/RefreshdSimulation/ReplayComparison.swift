@@ -177,3 +177,29 @@ extension SimulationReport {
         }
     }
 }
+
+extension ReplayComparison {
+    /// The replay's report with its job lanes paired for the picture (`--svg`): per job, its
+    /// runs as they ran, as replayed, and as with the other files, one lane each, over the
+    /// replay's downtime and faults.
+    package static func pairedReport(replayed: SimulationReport, ran: [RunRecord], whatIf: SimulationReport?) -> SimulationReport {
+        func lane(_ name: String, _ runs: [SimulationReport.Run]) -> SimulationReport.JobTotals {
+            var figures = SimulationReport.Figures()
+            figures.launched = runs.count
+            for run in runs { figures.count(run.outcome) }
+            return .init(identifier: name, figures: figures, runs: runs, instances: nil, failingInstances: nil)
+        }
+        let ranRuns = Dictionary(grouping: ran.filter { $0.started >= replayed.start && $0.started < replayed.end }, by: \.identifier)
+            .mapValues { $0.map { SimulationReport.Run(runID: $0.runID, earliest: $0.earliest, started: $0.started, ended: $0.ended, outcome: $0.outcome) } }
+        let replayedRuns = Dictionary(replayed.jobs.map { ($0.identifier, $0.runs) }, uniquingKeysWith: { a, _ in a })
+        let whatIfRuns = whatIf.map { Dictionary($0.jobs.map { ($0.identifier, $0.runs) }, uniquingKeysWith: { a, _ in a }) }
+        let names = Set(ranRuns.keys).union(replayedRuns.keys).union(whatIfRuns?.keys ?? [:].keys).sorted()
+        var paired = replayed
+        paired.jobs = names.flatMap { name in
+            [lane(name + " · ran", ranRuns[name] ?? []), lane(name + " · replayed", replayedRuns[name] ?? [])]
+                + (whatIfRuns.map { [lane(name + " · what if", $0[name] ?? [])] } ?? [])
+        }
+        paired.missed = []
+        return paired
+    }
+}

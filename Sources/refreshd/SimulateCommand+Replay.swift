@@ -19,8 +19,8 @@ extension SimulateCommand {
             if ranJobs != nil { throw ValidationError("--ran-jobs needs --replay") }
             return
         }
-        if scenario != nil || nodes != nil || exec || days != nil || start != nil || svg != nil {
-            throw ValidationError("--replay reads its period and job files: it cannot be combined with --scenario, --nodes, --exec, --days, --start or --svg")
+        if scenario != nil || nodes != nil || exec || days != nil || start != nil {
+            throw ValidationError("--replay reads its period and job files: it cannot be combined with --scenario, --nodes, --exec, --days or --start")
         }
         _ = try Self.period(replay, now: Instant(milliseconds: 0))
     }
@@ -88,6 +88,15 @@ extension SimulateCommand {
         let comparison = ReplayComparison(from: same.scenario.start, to: to, ran: ran, replayed: replayed.comparedRuns,
                                           whatIf: whatIf?.report.comparedRuns, whatIfJobs: whatIf == nil ? nil : jobs, zone: zone)
         let violations = replayed.violations + (whatIf?.report.violations ?? [])
+        if let svg {
+            let paired = ReplayComparison.pairedReport(replayed: replayed, ran: runs, whatIf: whatIf?.report)
+            do {
+                try SimulationPicture.svg(paired).write(toFile: svg, atomically: true, encoding: .utf8)
+            } catch {
+                FileHandle.standardError.write(Data("refreshd: cannot write \(svg): \(error.localizedDescription)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
         if json {
             struct Output: Encodable {
                 var state: String

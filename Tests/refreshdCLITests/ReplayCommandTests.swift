@@ -18,7 +18,7 @@ import Testing
         resubmit: {after: 2s}
         """
 
-    /// Runs refreshd for about 3 s, then ends it with `signal`.
+    /// Runs refreshd for `seconds`, then ends it with `signal`.
     func runFor(_ box: Sandbox, seconds: Double, endingWith signal: Int32) throws {
         let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { daemon.cleanUp() }
@@ -38,11 +38,12 @@ import Testing
         try box.write("tick.yaml", Self.tick)
         try box.write("failing.yaml", Self.failing)
         let from = Date()
-        try runFor(box, seconds: 3, endingWith: SIGTERM)
+        // Stops half-way between two launches: one right at a stop may fall on either side of it.
+        try runFor(box, seconds: 3.5, endingWith: SIGTERM)
         usleep(1_500_000)
-        try runFor(box, seconds: 3, endingWith: SIGKILL)
+        try runFor(box, seconds: 3.5, endingWith: SIGKILL)
         usleep(1_500_000)
-        try runFor(box, seconds: 3, endingWith: SIGTERM)
+        try runFor(box, seconds: 3.5, endingWith: SIGTERM)
         let to = Date()
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -54,7 +55,11 @@ import Testing
         try Self.tick.replacingOccurrences(of: "after: 1s", with: "after: 500ms").write(toFile: other + "/tick.yaml", atomically: true, encoding: .utf8)
         try Self.failing.write(toFile: other + "/failing.yaml", atomically: true, encoding: .utf8)
 
-        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--jobs", other, "--json"])
+        let svg = box.root + "/replay.svg"
+        // The table, for the failure messages below.
+        let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs]).stdout
+        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--jobs", other, "--json",
+                             "--svg", svg])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let faults = try #require(object["faults"] as? [[String: Any]]).compactMap { $0["kind"] as? String }
@@ -72,23 +77,29 @@ import Testing
         // The tolerance: one run per job. The replay launches where the daemon's loop did a few
         // milliseconds later, so a run right at a stop may fall on the other side of it.
         for row in [tick, failing] {
-            #expect(abs(value(row, "ran", "runs") - value(row, "replayed", "runs")) <= 1, "\(row)")
+            #expect(abs(value(row, "ran", "runs") - value(row, "replayed", "runs")) <= 1, "\(row)\n\(table)")
         }
         // Outcomes agree within the same tolerance (a run in flight at the stop or the kill ends
         // interrupted on both sides), and nothing is invented: the tick never fails, the
         // failing job never succeeds.
         for row in [tick, failing] {
             for outcome in ["success", "failure", "expired", "crashed", "interrupted"] {
-                #expect(abs(value(row, "ran", outcome) - value(row, "replayed", outcome)) <= 1, "\(outcome): \(row)")
+                #expect(abs(value(row, "ran", outcome) - value(row, "replayed", outcome)) <= 1, "\(outcome): \(row)\n\(table)")
             }
         }
         #expect(value(tick, "replayed", "failure") == 0 && value(failing, "replayed", "success") == 0, "\(jobs)")
         let error = try #require(comparison["error"] as? [String: Any])
-        #expect((error["runsApart"] as? Int ?? 99) <= 2, "\(error)")
+        #expect((error["runsApart"] as? Int ?? 99) <= 2, "\(table)")
 
         // The what-if: twice the ticks, the failing job as replayed.
         #expect(value(tick, "whatIf", "runs") >= value(tick, "replayed", "runs") * 3 / 2, "\(tick)")
         #expect(value(failing, "whatIf", "runs") == value(failing, "replayed", "runs"), "\(failing)")
+
+        // The picture pairs each job's lanes: as it ran, replayed, what if.
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        let lanes = ["test.failing · ran", "test.failing · replayed", "test.failing · what if", "test.tick · ran", "test.tick · replayed", "test.tick · what if"]
+        let places = lanes.compactMap { picture.range(of: ">\($0)</text>")?.lowerBound }
+        #expect(places.count == 6 && places == places.sorted(), "the lanes, in pairs, in order")
 
         // The table says the same, with the error line.
         let text = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs])
