@@ -156,6 +156,9 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 DELETE FROM refreshd.runs WHERE shard = $1 AND ended IS NOT NULL AND ended < $2
                 AND run_id NOT IN (SELECT max(run_id) FROM refreshd.runs WHERE shard = $1 GROUP BY identifier)
                 """, [s, .int8(cutoff.milliseconds)], context: context)
+            // The world's events go with the runs (`WorldEvent`: keys sort in time order).
+            try c.execute("DELETE FROM refreshd.records WHERE shard = $1 AND table_name = $2 AND key < $3",
+                          [s, .bytes(WorldEvent.table), .bytes(WorldEvent.key(from: cutoff))], context: context)
         case let .seedSpec(identifier, spec, _):
             try c.execute("""
                 INSERT INTO refreshd.job_state (shard, identifier, seed_spec) VALUES ($1, $2, $3)

@@ -209,6 +209,11 @@ extension InMemoryStore {
                 journal.append(.record(key, old))
             case let .pruneRuns(cutoff):
                 pruneRuns(endedBefore: cutoff, journal: &journal)
+                // The world's events go with the runs (`WorldEvent`: keys sort in time order).
+                let world = Key(WorldEvent.table), before = WorldEvent.key(from: cutoff)
+                for key in records.keys where key.table == world && Array(key.key.string.utf8).lexicographicallyPrecedes(Array(before.utf8)) {
+                    if let old = records.removeValue(forKey: key) { journal.append(.record(key, old)) }
+                }
             case let .saveInstance(record):
                 let key = RecordKey(table: Key(record.template), key: Key(record.key))
                 let old = instances[key]

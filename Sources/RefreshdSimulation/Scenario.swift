@@ -31,6 +31,9 @@ package struct Scenario: Sendable, Hashable {
     /// The first simulated instant.
     package var start: Instant
     package var days: Int
+    /// Where it ends when not after whole days (`simulate --replay FROM..TO`); nil: `days` after
+    /// the start.
+    package var until: Instant?
     package var seed: UInt64
     /// The zone calendars and daily windows are read in (IANA name), for the report's days.
     package var timeZone: String

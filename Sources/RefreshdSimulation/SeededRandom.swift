@@ -29,6 +29,7 @@ extension JobModel {
     /// The behaviour of a job's `run`-th run (1-based), its `attempt` (2 and later: a retry),
     /// under `random`.
     func draw(run: Int, attempt: Int = 1, identifier: String, random: SeededRandom) -> (duration: Duration, exit: RunExit) {
+        if run >= 1, run <= replayed.count, let recorded = replayed[run - 1] { return (recorded.duration, recorded.exit) }
         var duration: Duration
         switch self.duration {
         case let .fixed(d):

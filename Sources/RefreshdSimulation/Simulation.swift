@@ -79,7 +79,7 @@ package final class Simulation: @unchecked Sendable {
         executesCommands = executor != nil
         random = SeededRandom(seed: scenario.seed)
         zone = TimeZone(identifier: scenario.timeZone) ?? TimeZone(identifier: "UTC")!
-        end = scenario.start + .seconds(Int64(scenario.days) * 86_400)
+        end = scenario.until ?? scenario.start + .seconds(Int64(scenario.days) * 86_400)
         var specs = scenario.jobs.map(\.spec)
         if let override = scenario.device.widgetBudget {
             for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }

@@ -23,7 +23,7 @@ extension StateStore {
     /// - `saveInstance` inserts or replaces an instance (a replaced one keeps its place);
     ///   `deleteInstance` removes it (no error if there is none).
     /// - `pruneRuns` deletes the runs that ended before the instant, except each identifier's
-    ///   latest run.
+    ///   latest run, and the world's events (`WorldEvent` records) before it.
     @_spi(Benchmarks) public func apply(_ changes: [StateChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
         try requireWritable(SQL.context)
@@ -94,6 +94,7 @@ extension StateStore {
             }
         case let .pruneRuns(cutoff):
             try connection.run(SQL.pruneRuns, [.integer(cutoff.milliseconds)], context: SQL.context)
+            try connection.run(SQL.pruneWorld, [.text(WorldEvent.table), .text(WorldEvent.key(from: cutoff))], context: SQL.context)
         case let .seedSpec(identifier, spec, _):
             try connection.run(SQL.setSeedSpec, [.text(identifier), .text(spec)], context: SQL.context)
         case let .putRecord(record):
@@ -156,6 +157,8 @@ private enum SQL {
         ON CONFLICT (template, key) DO UPDATE SET parameter_values = excluded.parameter_values
         """
     static let deleteInstance = "DELETE FROM instances WHERE template = ? AND key = ?"
+    /// The world's events go with the runs (`WorldEvent`: keys sort in time order).
+    static let pruneWorld = "DELETE FROM records WHERE table_name = ? AND key < ?"
     static let pruneRuns = """
         DELETE FROM runs WHERE ended IS NOT NULL AND ended < ?
         AND run_id NOT IN (SELECT MAX(run_id) FROM runs GROUP BY identifier)

@@ -14,13 +14,13 @@ extension SimulateCommand {
 
     func validateCalibration() throws {
         if !calibrate {
-            for (set, name) in [(since != nil, "--since"), (state != nil, "--state"), (apply, "--apply")] where set {
+            for (set, name) in [(since != nil, "--since"), (state != nil && replay == nil, "--state"), (apply, "--apply")] where set {
                 throw ValidationError("\(name) needs --calibrate")
             }
             return
         }
         if scenario != nil { throw ValidationError("--calibrate reads job files (--jobs), not --scenario") }
-        if nodes != nil || exec { throw ValidationError("--calibrate cannot be combined with --nodes or --exec") }
+        if nodes != nil || exec || replay != nil { throw ValidationError("--calibrate cannot be combined with --nodes, --exec or --replay") }
         if !apply, days != nil || start != nil || seed != nil || svg != nil {
             throw ValidationError("--days, --start, --seed and --svg apply to a simulation: add --apply to run one with the calibrated models")
         }

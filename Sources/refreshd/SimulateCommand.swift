@@ -20,8 +20,11 @@ struct SimulateCommand: ParsableCommand {
         give the same report, byte for byte.
         """)
 
-    @Option(name: .long, help: "Directory of job files (*.yaml).")
-    var jobs = "Jobs"
+    @Option(name: .long, help: "Directory of job files (*.yaml) (default: Jobs). With --replay: the changed files of a what-if.")
+    var jobs: String?
+
+    /// `--jobs`, or the folder `refreshd run` reads by default.
+    var jobsFolder: String { jobs ?? "Jobs" }
 
     @Option(name: .long, help: "A scenario file (jobs, device, faults, expectations) instead of --jobs.")
     var scenario: String?
@@ -63,14 +66,22 @@ struct SimulateCommand: ParsableCommand {
                                             valueName: "span-or-date"))
     var since: String?
 
-    @Option(name: .long, help: "With --calibrate: the state directory whose runs are read (default: .refreshd).")
+    @Option(name: .long, help: "With --calibrate or --replay: the state directory whose runs are read (default: .refreshd).")
     var state: String?
 
     @Flag(name: .long, help: "With --calibrate: simulate --jobs with the calibrated models instead of printing them.")
     var apply = false
 
+    @Option(name: .long, help: ArgumentHelp("Re-run a recorded stretch of time (ISO 8601 dates, or spans back from now like 2h..30m) with what the world did then, against what ran; with --jobs, also with those files (a what-if).",
+                                            valueName: "from..to"))
+    var replay: String?
+
+    @Option(name: .long, help: "With --replay: the folder of job files refreshd ran from (default: Jobs).")
+    var ranJobs: String?
+
     func validate() throws {
         try validateCalibration()
+        try validateReplay()
         if let days, !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
         if let nodes, !(1...16).contains(nodes) { throw ValidationError("--nodes must be between 1 and 16") }
         if nodes == nil, !nodeFault.isEmpty || explore != nil { throw ValidationError("--node-fault and --explore need --nodes") }
@@ -145,6 +156,7 @@ struct SimulateCommand: ParsableCommand {
 
     func run() throws {
         if calibrate, !apply { return printCalibration() }
+        if replay != nil { return try runReplay() }
         let zone = TimeZone.current
         let startInstant = try start.map(Self.parseStart) ?? Self.comingMidnight(in: zone)
         var setup: Scenario
@@ -152,11 +164,11 @@ struct SimulateCommand: ParsableCommand {
             setup = try ScenarioLoading.load(path, now: startInstant, zone: zone)
             if let start { setup.start = try Self.parseStart(start) }
         } else {
-            switch JobsFolderSimulation.scenario(jobs: jobs, start: startInstant, zone: zone) {
+            switch JobsFolderSimulation.scenario(jobs: jobsFolder, start: startInstant, zone: zone) {
             case let .success(scenario): setup = scenario
             case let .failure(errors):
                 for error in errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
-                FileHandle.standardError.write(Data("refreshd: cannot simulate: \(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s") in \(jobs)\n".utf8))
+                FileHandle.standardError.write(Data("refreshd: cannot simulate: \(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s") in \(jobsFolder)\n".utf8))
                 throw ExitCode(1)
             }
         }
@@ -210,7 +222,7 @@ struct SimulateCommand: ParsableCommand {
         } else {
             print(report.text)
             if !report.violations.isEmpty {
-                print("reproduce: \(Self.reproduce(setup, path: scenario, jobs: jobs))")
+                print("reproduce: \(Self.reproduce(setup, path: scenario, jobs: jobsFolder))")
             }
         }
         if !report.violations.isEmpty { throw ExitCode(1) }

@@ -134,3 +134,24 @@ extension Result {
         if case .failure = self { true } else { false }
     }
 }
+
+/// The world's events (`WorldEvent`, for `simulate --replay`) go with the runs in a shard, as in
+/// SQLite and in memory (`WorldRecordPruneTests`).
+@Suite struct PostgresWorldPruneTests {
+    @Test func pruneRunsDropsTheWorldEventsBeforeItsCutoff() throws {
+        let server = try PrivateServer.shared.get()
+        let db = try PostgresDatabase(connection: try server.freshDatabase(), shardCount: 2)
+        defer { db.close() }
+        let lease = try #require(try db.acquire(shard: 1, node: "node-1", lease: .seconds(300)))
+        let store = try db.store(shard: 1, epoch: lease.epoch)
+        let t0 = Instant(milliseconds: 1_764_892_800_000)
+        let events = [WorldEvent(at: t0, what: .started), WorldEvent(at: t0 + .seconds(10), what: .stopping),
+                      WorldEvent(at: t0 + .seconds(86_400), what: .clockStep(expected: t0 + .seconds(86_000)))]
+        let other = MachineRecord(table: "paused", key: "app.feed", value: "{\"since\":1}")
+        try store.apply(events.map { .putRecord($0.record) } + [.putRecord(other)])
+        try store.apply([.pruneRuns(endedBefore: t0 + .seconds(3_600))])
+        #expect(try store.records(table: WorldEvent.table).compactMap(WorldEvent.init) == [events[2]])
+        #expect(try store.records(table: "paused") == [other])
+        try db.release(shard: 1, node: "node-1", epoch: lease.epoch)
+    }
+}

@@ -328,3 +328,26 @@ extension Result {
         }
     }
 }
+
+/// The world's events (`WorldEvent`, for `simulate --replay`) are bounded like the run
+/// history: `pruneRuns` drops those before its cutoff, alike in both stores.
+@Suite struct WorldRecordPruneTests {
+    @Test func pruneRunsDropsTheWorldEventsBeforeItsCutoffInBothStores() throws {
+        try withTemporaryDirectory { temp in
+            let sqlite = try StateStore.open(directory: temp + "/state")
+            defer { sqlite.close() }
+            let memory = InMemoryStore()
+            let events = [WorldEvent(at: at(1_000), what: .started), WorldEvent(at: at(2_000), what: .stopping),
+                          WorldEvent(at: at(90_000_000), what: .conditions(Conditions(externalPower: false, network: true))),
+                          WorldEvent(at: at(90_000_001), what: .pause("app.feed"))]
+            let other = MachineRecord(table: "paused", key: "app.feed", value: "{\"since\":1}")
+            for store in [sqlite, memory] as [any StateStoring] {
+                try store.apply(events.map { .putRecord($0.record) } + [.putRecord(other)])
+                try store.apply([.pruneRuns(endedBefore: at(3_000_000))])
+                let kept = try store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
+                #expect(kept == Array(events.suffix(2)), "\(store)")
+                #expect(try store.records(table: "paused") == [other], "another table is left alone")
+            }
+        }
+    }
+}

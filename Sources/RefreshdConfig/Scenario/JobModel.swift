@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// How a job behaves in simulation: the `simulate:` block of a job file (ignored by `run`).
 ///
@@ -41,6 +41,21 @@ package struct JobModel: Sendable, Hashable {
     /// `limits.memory`, the run is killed by the limit and ends `crashed` ("memory limit"), as
     /// in production.
     package var memoryBytes: Int64?
+    /// The runs that really happened, in order (`simulate --replay`, issue 34): the Nth run
+    /// (counting every launch of the identifier) lasts and ends as the Nth recorded run did;
+    /// nil at a place, or past the end, the model draws as usual. Never read from a file.
+    package var replayed: [ReplayedRun?] = []
+
+    /// A recorded run as a modelled process plays it: how long it ran, how its process ended.
+    package struct ReplayedRun: Sendable, Hashable {
+        package var duration: Duration
+        package var exit: RunExit
+
+        package init(duration: Duration, exit: RunExit) {
+            self.duration = duration
+            self.exit = exit
+        }
+    }
 
     /// How long a process outside the job's group keeps its results channel open after its exit.
     package enum HeldOpen: Sendable, Hashable {

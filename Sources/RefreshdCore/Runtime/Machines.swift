@@ -76,6 +76,7 @@ package struct Machines: Sendable {
     package mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         let start = effects.count
         var rearm = false
+        if stores { recordWorld(event, at: now, into: &effects) }
         switch event {
         case let .restore(state):
             // Instances' widgets are declared before their saved records are handed back.
@@ -374,5 +375,22 @@ package struct Machines: Sendable {
         }
         guard let owner = activities.activities[id]?.owner, owner != writer, InstanceName.split(owner) != nil else { return nil }
         return .notOwned(id: id, event: event.kind, owner: owner, writer: writer)
+    }
+}
+
+extension Machines {
+    /// What the world did, for `simulate --replay` (`WorldEvent`): a start (the restore), the
+    /// start of a stop, a clock step, conditions that changed. Before the scheduler sees the
+    /// event, so a change of conditions is one against what it knew.
+    mutating func recordWorld(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        let what: WorldEvent.What
+        switch event {
+        case .restore: what = .started
+        case .shutdown where !scheduler.isStopping: what = .stopping
+        case let .clockChanged(expected): what = .clockStep(expected: expected)
+        case let .conditionsChanged(new) where new != scheduler.conditions: what = .conditions(new)
+        default: return
+        }
+        effects.append(.persist(.putRecord(WorldEvent(at: now, what: what).record)))
     }
 }

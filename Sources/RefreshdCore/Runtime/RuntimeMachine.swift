@@ -153,6 +153,13 @@ package struct RuntimeMachine: Sendable {
             case let .resume(identifier): try core.resume(identifier, at: now, into: &effects)
             }
         }
+        // Recorded for `simulate --replay` (`WorldEvent`) once the order was taken.
+        guard machines.stores else { return }
+        switch command {
+        case let .pause(identifier): effects.append(.persist(.putRecord(WorldEvent(at: now, what: .pause(identifier)).record)))
+        case let .resume(identifier): effects.append(.persist(.putRecord(WorldEvent(at: now, what: .resume(identifier)).record)))
+        case .launchNow, .expireNow: break
+        }
     }
 
     /// What an operator's submit (`refreshd ctl submit`) asks for: the job's own request

@@ -1,0 +1,99 @@
+/// What the world did to refreshd, recorded for `simulate --replay` (issue 34): a start, the
+/// start of a stop, a wall-clock step, a change of conditions, an operator's pause or resume.
+///
+/// The core records each as a machine record in the `world` table when it handles the event
+/// (so every store folds it as it folds any record: no schema migration), keyed by the instant
+/// so that the keys sort in time order, and the stores forget them with the run history
+/// (`pruneRuns` drops the world records older than its cutoff). A start that no stop precedes
+/// was a kill -9 (or a crash): the replay places the kill at the last instant the store knew of.
+///
+/// ```swift
+/// WorldEvent(at: now, what: .clockStep(expected: expected)).record
+/// // MachineRecord(table: "world", key: "0001764900000000 clock-step", value: "{...}")
+/// ```
+package struct WorldEvent: Sendable, Hashable {
+    package enum What: Sendable, Hashable {
+        case started
+        case stopping
+        /// The wall clock read `at` where `expected` was due (`at - expected` is the step).
+        case clockStep(expected: Instant)
+        case conditions(Conditions)
+        case pause(String)
+        case resume(String)
+    }
+
+    package var at: Instant
+    package var what: What
+
+    package init(at: Instant, what: What) {
+        self.at = at
+        self.what = what
+    }
+
+    /// The records' table.
+    package static let table = "world"
+
+    /// The key of the first record at or after `instant`: keys are the instant's milliseconds
+    /// in 16 digits (then the event), so they sort in time order and a prune is a key range.
+    package static func key(from instant: Instant) -> String {
+        let digits = String(max(0, instant.milliseconds))
+        return String(repeating: "0", count: max(0, 16 - digits.count)) + digits
+    }
+
+    var name: String {
+        switch what {
+        case .started: "started"
+        case .stopping: "stopping"
+        case .clockStep: "clock-step"
+        case .conditions: "conditions"
+        case .pause: "pause"
+        case .resume: "resume"
+        }
+    }
+
+    /// The record the stores keep. Two events at one instant have distinct keys unless they
+    /// are of one kind (and job): then the later one stands, as the world then was.
+    package var record: MachineRecord {
+        var key = Self.key(from: at) + " " + name
+        var value = "{\"at\":\(at.milliseconds),\"event\":\"\(name)\""
+        switch what {
+        case .started, .stopping: break
+        case let .clockStep(expected): value += ",\"expected\":\(expected.milliseconds)"
+        case let .conditions(c): value += ",\"power\":\(c.externalPower),\"network\":\(c.network)"
+        case let .pause(job), let .resume(job):
+            key += " " + job
+            value += ",\"job\":" + (StrictJSON.compact(.string(job)) ?? "\"\"")
+        }
+        return MachineRecord(table: Self.table, key: key, value: value + "}")
+    }
+
+    /// A record read back (nil: not one this version wrote).
+    package init?(_ record: MachineRecord) {
+        guard record.table == Self.table, let members = StrictJSON.object(record.value) else { return nil }
+        func integer(_ name: String) -> Int64? {
+            if case let .integer(v)? = members.first(where: { $0.key == name })?.value { v } else { nil }
+        }
+        func text(_ name: String) -> String? {
+            if case let .string(v)? = members.first(where: { $0.key == name })?.value { v } else { nil }
+        }
+        func flag(_ name: String) -> Bool? {
+            if case let .bool(v)? = members.first(where: { $0.key == name })?.value { v } else { nil }
+        }
+        guard let at = integer("at"), let event = text("event") else { return nil }
+        self.at = Instant(milliseconds: at)
+        switch event {
+        case "started": what = .started
+        case "stopping": what = .stopping
+        case "clock-step":
+            guard let expected = integer("expected") else { return nil }
+            what = .clockStep(expected: Instant(milliseconds: expected))
+        case "conditions":
+            guard let power = flag("power"), let network = flag("network") else { return nil }
+            what = .conditions(Conditions(externalPower: power, network: network))
+        case "pause", "resume":
+            guard let job = text("job") else { return nil }
+            what = event == "pause" ? .pause(job) : .resume(job)
+        default: return nil
+        }
+    }
+}

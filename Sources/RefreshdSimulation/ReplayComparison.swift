@@ -1,0 +1,205 @@
+import Foundation
+@_spi(Benchmarks) import RefreshdCore
+
+/// A recorded period side by side (issue 34): as it ran, as replayed with the same files, and,
+/// for a what-if, as it would have been with other files; per day and per job, and the
+/// simulator's error (the replay with the same files against what ran).
+package struct ReplayComparison: Sendable, Encodable, Equatable {
+    /// One column: runs started in the span and how they ended, lateness (launch after earliest).
+    package struct Figures: Sendable, Encodable, Equatable {
+        package var runs = 0
+        package var success = 0
+        package var failure = 0
+        package var expired = 0
+        package var crashed = 0
+        package var interrupted = 0
+        package var latenessP50Ms: Int64 = 0
+        package var latenessMaxMs: Int64 = 0
+
+        init(_ runs: [Run]) {
+            self.runs = runs.count
+            for run in runs {
+                switch run.outcome {
+                case .success: success += 1
+                case .failure: failure += 1
+                case .expired: expired += 1
+                case .crashed: crashed += 1
+                case .interrupted: interrupted += 1
+                case nil: break
+                }
+            }
+            let late = runs.map { max(0, $0.started.milliseconds - $0.earliest.milliseconds) }.sorted()
+            latenessP50Ms = late.isEmpty ? 0 : late[(late.count - 1) / 2]
+            latenessMaxMs = late.last ?? 0
+        }
+
+        /// Runs apart, summed over the outcomes.
+        func outcomesApart(_ other: Figures) -> Int {
+            abs(success - other.success) + abs(failure - other.failure) + abs(expired - other.expired)
+                + abs(crashed - other.crashed) + abs(interrupted - other.interrupted)
+        }
+
+        var text: String {
+            var parts: [String] = []
+            for (n, word) in [(success, "ok"), (failure, "failed"), (expired, "expired"), (crashed, "crashed"),
+                              (interrupted, "interrupted")] where n > 0 { parts.append("\(n) \(word)") }
+            return "\(runs)" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")") + ", late p50 \(latenessP50Ms) ms"
+        }
+    }
+
+    /// A run as both sides have it.
+    package struct Run: Sendable, Equatable {
+        package var identifier: String
+        package var earliest: Instant
+        package var started: Instant
+        package var outcome: Outcome?
+
+        package init(identifier: String, earliest: Instant, started: Instant, outcome: Outcome?) {
+            self.identifier = identifier
+            self.earliest = earliest
+            self.started = started
+            self.outcome = outcome
+        }
+    }
+
+    package struct Row: Sendable, Encodable, Equatable {
+        /// The local day (yyyy-MM-dd); nil in the per-job totals.
+        package var day: String?
+        package var job: String
+        package var ran: Figures
+        package var replayed: Figures
+        package var whatIf: Figures?
+    }
+
+    /// The replay with the same files against what ran, over the whole period.
+    package struct SimulatorError: Sendable, Encodable, Equatable {
+        package var ranRuns = 0
+        package var replayedRuns = 0
+        /// Sum over jobs of |runs replayed - runs that ran|.
+        package var runsApart = 0
+        /// Sum over jobs and outcomes of the runs apart.
+        package var outcomesApart = 0
+        /// `runsApart` over the runs that ran.
+        package var relative = 0.0
+        /// The largest difference of a job's lateness p50, milliseconds.
+        package var latenessP50ApartMs: Int64 = 0
+        /// Jobs whose runs and outcomes agree exactly, of all.
+        package var exactJobs = 0
+        package var jobs = 0
+    }
+
+    package var from: Instant
+    package var to: Instant
+    package var whatIfJobs: String?
+    package var days: [Row]
+    package var jobs: [Row]
+    package var error: SimulatorError
+
+    /// - Parameters:
+    ///   - ran: the recorded runs started in `from..<to`.
+    ///   - replayed: the replay's runs with the same files; `whatIf`: with the other files.
+    package init(from: Instant, to: Instant, ran: [Run], replayed: [Run], whatIf: [Run]?, whatIfJobs: String?, zone: TimeZone) {
+        self.from = from
+        self.to = to
+        self.whatIfJobs = whatIfJobs
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = zone
+        formatter.dateFormat = "yyyy-MM-dd"
+        func day(_ run: Run) -> String { formatter.string(from: Date(timeIntervalSince1970: Double(run.started.milliseconds) / 1000)) }
+        let inPeriod: (Run) -> Bool = { $0.started >= from && $0.started < to }
+        let sides = [ran, replayed, whatIf ?? []].map { $0.filter(inPeriod) }
+        let names = Set(sides.flatMap { $0.map(\.identifier) }).sorted()
+        let dayNames = Set(sides.flatMap { $0.map(day) }).sorted()
+        func row(_ dayName: String?, _ job: String) -> Row? {
+            let pick = sides.map { $0.filter { $0.identifier == job && (dayName == nil || day($0) == dayName) } }
+            guard pick.contains(where: { !$0.isEmpty }) else { return nil }
+            return Row(day: dayName, job: job, ran: Figures(pick[0]), replayed: Figures(pick[1]),
+                       whatIf: whatIf == nil ? nil : Figures(pick[2]))
+        }
+        days = dayNames.flatMap { d in names.compactMap { row(d, $0) } }
+        jobs = names.compactMap { row(nil, $0) }
+        var e = SimulatorError()
+        for job in jobs {
+            e.jobs += 1
+            e.ranRuns += job.ran.runs
+            e.replayedRuns += job.replayed.runs
+            e.runsApart += abs(job.ran.runs - job.replayed.runs)
+            let apart = job.ran.outcomesApart(job.replayed)
+            e.outcomesApart += apart
+            e.latenessP50ApartMs = max(e.latenessP50ApartMs, abs(job.ran.latenessP50Ms - job.replayed.latenessP50Ms))
+            if apart == 0, job.ran.runs == job.replayed.runs { e.exactJobs += 1 }
+        }
+        e.relative = e.ranRuns == 0 ? 0 : Double(e.runsApart) / Double(e.ranRuns)
+        error = e
+    }
+
+    /// The line that states the simulator's error.
+    package var errorLine: String {
+        let percent = String(format: "%.1f", error.relative * 100)
+        return "simulator's error (replay with the same files against what ran): \(error.ranRuns) runs ran, "
+            + "\(error.replayedRuns) replayed, \(error.runsApart) apart (\(percent)%); outcomes \(error.outcomesApart) apart; "
+            + "lateness p50 at most \(error.latenessP50ApartMs) ms apart; \(error.exactJobs) of \(error.jobs) jobs exact"
+    }
+
+    /// The table: per day and job, then per job over the period, then the error line.
+    package var text: String {
+        var lines = ["replay \(from.iso8601)..\(to.iso8601): as it ran | as replayed with the same files"
+            + (whatIfJobs.map { " | what if with \($0)" } ?? "")]
+        func format(_ rows: [Row]) {
+            for r in rows {
+                var line = "  " + (r.day.map { $0 + "  " } ?? "") + r.job + ": " + r.ran.text + " | " + r.replayed.text
+                if let w = r.whatIf { line += " | " + w.text }
+                lines.append(line)
+            }
+        }
+        lines.append("per day:")
+        format(days)
+        lines.append("per job:")
+        format(jobs)
+        lines.append(errorLine)
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension ReplayComparison.Run {
+    /// A recorded run.
+    package init(_ record: RunRecord) {
+        self.init(identifier: record.identifier, earliest: record.earliest, started: record.started, outcome: record.outcome)
+    }
+}
+
+extension SimulationReport {
+    /// Every run the report kept, as a comparison reads them.
+    package var comparedRuns: [ReplayComparison.Run] {
+        jobs.flatMap { job in
+            job.runs.map { ReplayComparison.Run(identifier: job.identifier, earliest: $0.earliest, started: $0.started, outcome: $0.outcome) }
+        }
+    }
+}
+
+extension ReplayComparison {
+    /// The replay's report with its job lanes paired for the picture (`--svg`): per job, its
+    /// runs as they ran, as replayed, and as with the other files, one lane each, over the
+    /// replay's downtime and faults.
+    package static func pairedReport(replayed: SimulationReport, ran: [RunRecord], whatIf: SimulationReport?) -> SimulationReport {
+        func lane(_ name: String, _ runs: [SimulationReport.Run]) -> SimulationReport.JobTotals {
+            var figures = SimulationReport.Figures()
+            figures.launched = runs.count
+            for run in runs { figures.count(run.outcome) }
+            return .init(identifier: name, figures: figures, runs: runs, instances: nil, failingInstances: nil)
+        }
+        let ranRuns = Dictionary(grouping: ran.filter { $0.started >= replayed.start && $0.started < replayed.end }, by: \.identifier)
+            .mapValues { $0.map { SimulationReport.Run(runID: $0.runID, earliest: $0.earliest, started: $0.started, ended: $0.ended, outcome: $0.outcome) } }
+        let replayedRuns = Dictionary(replayed.jobs.map { ($0.identifier, $0.runs) }, uniquingKeysWith: { a, _ in a })
+        let whatIfRuns = whatIf.map { Dictionary($0.jobs.map { ($0.identifier, $0.runs) }, uniquingKeysWith: { a, _ in a }) }
+        let names = Set(ranRuns.keys).union(replayedRuns.keys).union(whatIfRuns?.keys ?? [:].keys).sorted()
+        var paired = replayed
+        paired.jobs = names.flatMap { name in
+            [lane(name + " · ran", ranRuns[name] ?? []), lane(name + " · replayed", replayedRuns[name] ?? [])]
+                + (whatIfRuns.map { [lane(name + " · what if", $0[name] ?? [])] } ?? [])
+        }
+        paired.missed = []
+        return paired
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import RefreshdConfig
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdRuntime
+@_spi(Benchmarks) @testable import RefreshdSimulation
+
+/// `Replay` (issue 34): recorded world events become the simulator's faults, recorded runs the
+/// jobs' runs, and the real engine runs them.
+@Suite struct ReplayTests {
+    let t0 = Instant(milliseconds: 1_764_892_800_000)  // 2025-12-05T00:00:00Z
+    func t(_ seconds: Int64) -> Instant { t0 + .seconds(seconds) }
+
+    func run(_ id: Int64, _ job: String, _ started: Int64, ms: Int64, _ outcome: Outcome, exit: Int32? = nil) -> RunRecord {
+        var record = RunRecord(runID: id, identifier: job, kind: .processing, submitted: t(started), earliest: t(started),
+                               started: t(started), deadline: t(started) + .seconds(30))
+        record.ended = t(started) + .milliseconds(ms)
+        record.outcome = outcome
+        record.exitStatus = exit
+        return record
+    }
+
+    @Test func theRecordedWorldBecomesFaults() {
+        let world: [WorldEvent] = [
+            .init(at: t(10), what: .started),
+            .init(at: t(20), what: .conditions(Conditions(externalPower: true, network: false))),
+            .init(at: t(30), what: .conditions(Conditions(externalPower: true, network: true))),
+            .init(at: t(100), what: .stopping),
+            .init(at: t(160), what: .started),
+            .init(at: t(400), what: .started),  // no stop before it: a kill -9
+            .init(at: t(500), what: .clockStep(expected: t(440))),
+            .init(at: t(600), what: .pause("app.feed")),
+            .init(at: t(660), what: .resume("app.feed")),
+        ]
+        let runs = [run(1, "app.feed", 170, ms: 2_000, .success), run(2, "app.feed", 300, ms: 5_000, .success)]
+        let (start, faults) = Replay.faults(world: world, runs: runs, from: t(0), to: t(1_000))
+        #expect(start == t(10), "refreshd first started at 10 s: the replay starts there")
+        #expect(faults == [
+            .networkLoss(TimeSpan(start: .at(t(20)), duration: .seconds(10))),
+            .down(TimeSpan(start: .at(t(100)), duration: .seconds(60))),
+            // The last instant known before the restart: the end of the run started at 300 s.
+            .kill(at: .at(t(305)), restartAfter: .seconds(95)),
+            .clockStep(at: .at(t(440)), by: .seconds(60)),
+            .pause(job: "app.feed", at: .at(t(600)), for: .seconds(60)),
+        ])
+    }
+
+    /// With the same files, each run lasts and ends as recorded, through the real runtime.
+    @Test func eachRunLastsAndEndsAsRecorded() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.feed", kind: .processing, allowance: .seconds(20),
+                                                      resubmit: .after(.seconds(60))),
+                           command: CommandJob(argv: ["feed"]))
+        let base = Scenario(name: "replay", jobs: [.init(spec: spec)], start: t(0))
+        let runs = [run(1, "app.feed", 0, ms: 1_500, .success), run(2, "app.feed", 60, ms: 2_500, .failure, exit: 4),
+                    run(3, "app.feed", 120, ms: 700, .success)]
+        let world = [WorldEvent(at: t(0), what: .started)]
+        let setup = Replay.scenario(base, runs: runs, world: world, from: t(0), to: t(180))
+        #expect(setup.replayedJobs == ["app.feed"])
+        let report = Simulation(scenario: setup.scenario).run()
+        let replayed = try #require(report.jobs.first { $0.identifier == "app.feed" }).runs
+        #expect(replayed.map { $0.ended.map { $0.milliseconds - t(0).milliseconds } } == [1_500, 62_500, 120_700])
+        #expect(replayed.map(\.outcome) == [.success, .failure, .success])
+        let comparison = ReplayComparison(from: t(0), to: t(180), ran: runs.map(ReplayComparison.Run.init),
+                                          replayed: report.comparedRuns, whatIf: nil, whatIfJobs: nil, zone: .gmt)
+        #expect(comparison.error.runsApart == 0 && comparison.error.outcomesApart == 0 && comparison.error.exactJobs == 1)
+        #expect(comparison.errorLine.hasPrefix("simulator's error (replay with the same files against what ran): 3 runs ran, 3 replayed, 0 apart (0.0%)"))
+    }
+
+    /// The round trip: what a simulation's world does (downtime, a kill -9, a network outage, a
+    /// pause, a clock step) is recorded by the runtime in its store as world events, and the
+    /// replay reads the same faults back from them.
+    @Test func theRuntimeRecordsTheWorldAndTheReplayReadsTheSameFaultsBack() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.feed", kind: .processing, allowance: .seconds(20),
+                                                      resubmit: .after(.seconds(60)), requiresNetworkConnectivity: true),
+                           command: CommandJob(argv: ["feed"]))
+        func m(_ minutes: Int64) -> Instant { t0 + .seconds(minutes * 60) }
+        var scenario = Scenario(name: "world", jobs: [.init(spec: spec)], start: t0, days: 1)
+        scenario.until = m(120)
+        scenario.faults = [
+            .down(TimeSpan(start: .afterStart(.seconds(630)), duration: .seconds(300))),
+            .kill(at: .afterStart(.seconds(1_800)), restartAfter: .seconds(120)),
+            .networkLoss(TimeSpan(start: .afterStart(.seconds(4_200)), duration: .seconds(600))),
+            .pause(job: "app.feed", at: .afterStart(.seconds(5_400)), for: .seconds(300)),
+            .clockStep(at: .afterStart(.seconds(6_000)), by: .seconds(600)),
+        ]
+        let simulation = Simulation(scenario: scenario)
+        let report = simulation.run()
+        #expect(report.violations.isEmpty)
+        let world = try simulation.store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
+        #expect(world.first == WorldEvent(at: t0, what: .started))
+        let runs = try simulation.store.recentRuns(limit: 1_000)
+        let (start, faults) = Replay.faults(world: world, runs: runs, from: t0, to: m(130))
+        #expect(start == t0)
+        #expect(faults.contains(.down(TimeSpan(start: .at(m(10) + .seconds(30)), duration: .seconds(300)))), "\(faults)")
+        // The kill: at the last instant the store knew of, the restart where it was.
+        let kill = faults.compactMap { if case let .kill(.at(at), after) = $0 { (at, at + after) } else { nil } }
+        #expect(kill.count == 1 && kill[0].0 <= m(30) && kill[0].0 > m(29) && kill[0].1 == m(32), "\(faults)")
+        // The job needs the network, so refreshd watches it; without notices conditions are
+        // re-read once a minute, so the outage is seen within one.
+        let outage = faults.compactMap { if case let .networkLoss(span) = $0 { span } else { nil } }
+        #expect(outage.count == 1, "\(faults)")
+        if let span = outage.first, case let .at(from) = span.start {
+            #expect(from >= m(70) && from <= m(71) && span.duration >= .seconds(540) && span.duration <= .seconds(660), "\(span)")
+        }
+        #expect(faults.contains(.pause(job: "app.feed", at: .at(m(90)), for: .seconds(300))), "\(faults)")
+        #expect(faults.contains(.clockStep(at: .at(m(100)), by: .seconds(600))), "\(faults)")
+    }
+}
