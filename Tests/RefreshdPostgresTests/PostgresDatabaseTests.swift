@@ -188,7 +188,7 @@ import Testing
 
         // A server that stops answering (every process of it stopped, as a partition looks from
         // the node): the call returns within the statement bound, not never.
-        let frozen = processes(under: server.folder).filter { $0 != server.watchdog }
+        let frozen = serverProcesses(under: server.folder)
         #expect(!frozen.isEmpty)
         frozen.forEach { kill($0, SIGSTOP) }
         let began = Date()

@@ -251,6 +251,16 @@ func processes(under folder: String) -> [pid_t] {
     }
 }
 
+/// The PostgreSQL processes of the server in `folder` (their executable is `postgres`): never a
+/// refreshd node whose `--store` names the folder, nor another test's process. A test that
+/// froze every process "under" the shared server's folder froze the cluster nodes of the tests
+/// running beside it (a node stopped by another test looked paused at its own pause point).
+func serverProcesses(under folder: String) -> [pid_t] {
+    processes(under: folder).filter { pid in
+        ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? "").hasSuffix("/postgres")
+    }
+}
+
 /// A plain libpq connection for a test's own statements (locks, counts), beside refreshd's.
 final class RawConnection {
     private var connection: OpaquePointer?
