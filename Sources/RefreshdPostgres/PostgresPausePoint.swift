@@ -27,6 +27,9 @@ package enum PostgresPausePoint: String, Sendable {
     @inline(__always)
     package static func reach(_ point: PostgresPausePoint) {
         guard let armed, armed == point, !reached.exchange(true, ordering: .relaxed) else { return }
-        kill(getpid(), SIGSTOP)
+        // The calling thread stops itself (a thread-directed signal, dequeued by this very
+        // thread before it returns): `kill(getpid(), ...)` let another thread take the signal
+        // while this one went on a few instructions, past its point, on a loaded machine.
+        raise(SIGSTOP)
     }
 }
