@@ -52,11 +52,8 @@ struct CtlCommand: ParsableCommand {
                 }
                 when = parsed
             }
-            var request = ControlRequest(.submit, identifier: identifier, earliest: when)
-            request.commandID = commandID
-            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl submit")
-            if options.json { return ControlOutput.printJSON(reply) }
-            print(reply.message ?? "submitted \(identifier)")
+            let request = ControlRequest(.submit, identifier: identifier, earliest: when)
+            try ControlOutput.perform(request, commandID: commandID, options: options, command: "ctl submit", otherwise: "submitted \(identifier)")
         }
     }
 
@@ -68,11 +65,8 @@ struct CtlCommand: ParsableCommand {
         var commandID: String?
 
         func run() throws {
-            var request = ControlRequest(.cancel, identifier: identifier)
-            request.commandID = commandID
-            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl cancel")
-            if options.json { return ControlOutput.printJSON(reply) }
-            print(reply.message ?? "cancelled \(identifier)")
+            let request = ControlRequest(.cancel, identifier: identifier)
+            try ControlOutput.perform(request, commandID: commandID, options: options, command: "ctl cancel", otherwise: "cancelled \(identifier)")
         }
     }
 
@@ -85,11 +79,8 @@ struct CtlCommand: ParsableCommand {
         var commandID: String?
 
         func run() throws {
-            var request = ControlRequest(.pause, identifier: identifier)
-            request.commandID = commandID
-            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl pause")
-            if options.json { return ControlOutput.printJSON(reply) }
-            print(reply.message ?? "paused \(identifier)")
+            let request = ControlRequest(.pause, identifier: identifier)
+            try ControlOutput.perform(request, commandID: commandID, options: options, command: "ctl pause", otherwise: "paused \(identifier)")
         }
     }
 
@@ -102,11 +93,8 @@ struct CtlCommand: ParsableCommand {
         var commandID: String?
 
         func run() throws {
-            var request = ControlRequest(.resume, identifier: identifier)
-            request.commandID = commandID
-            let reply = try ControlOutput.call(request, state: options.state, json: options.json, command: "ctl resume")
-            if options.json { return ControlOutput.printJSON(reply) }
-            print(reply.message ?? "resumed \(identifier)")
+            let request = ControlRequest(.resume, identifier: identifier)
+            try ControlOutput.perform(request, commandID: commandID, options: options, command: "ctl resume", otherwise: "resumed \(identifier)")
         }
     }
 
@@ -300,5 +288,18 @@ struct CtlCommand: ParsableCommand {
                 try ActivityCommand.send(line, options, "end")
             }
         }
+    }
+}
+
+extension ControlOutput {
+    /// A command queued by id in cluster mode (`--command-id`): sends `request` with that id,
+    /// prints the reply as JSON with `--json`, else its message (or `otherwise`).
+    static func perform(_ request: ControlRequest, commandID: String?, options: CtlCommand.Options, command: String,
+                        otherwise: String) throws {
+        var request = request
+        request.commandID = commandID
+        let reply = try call(request, state: options.state, json: options.json, command: command)
+        if options.json { return printJSON(reply) }
+        print(reply.message ?? otherwise)
     }
 }
