@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
         .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdConfig", "RefreshdRuntime", "RefreshdCore"]),
-        .testTarget(name: "RefreshdWebTests", dependencies: ["RefreshdWeb", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime"]),
+        .testTarget(name: "RefreshdWebTests", dependencies: ["RefreshdWeb", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -274,7 +274,7 @@ extension SchedulerCore {
     }
 
     /// The record with its one parameter's value, the key (as `checked` makes it).
-    static func withSingleValue(_ record: InstanceRecord, _ parameters: [String]) -> InstanceRecord {
+    package static func withSingleValue(_ record: InstanceRecord, _ parameters: [String]) -> InstanceRecord {
         guard parameters.count == 1 else { return record }
         var record = record
         record.values = [parameters[0]: record.key]

@@ -23,6 +23,12 @@
     /// The `limit` most recent runs with a run id below `before` (a page of the history; nil:
     /// from the newest), newest first.
     func recentRuns(limit: Int, before: Int64?) throws -> [RunRecord]
+    /// `recentRuns(limit:before:)`, without the kept output when `withOutput` is false: for
+    /// scans of many runs, which then read the output of the few they show (`withKeptOutput`).
+    func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws -> [RunRecord]
+    /// The runs given, each with its kept output, in the order given (a run no longer kept is
+    /// left out).
+    func withKeptOutput(_ runs: [RunRecord]) throws -> [RunRecord]
     /// The `limit` most recent runs of one identifier, newest first, however many runs of
     /// other identifiers came after them.
     func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord]
@@ -38,11 +44,35 @@
     /// A page of at most `limit` of `template`'s instances in key order (UTF-8 bytes), after the
     /// key `after` (nil: from the first): a cluster lists a template's instances across shards.
     func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord]
+    /// Each identifier's failure streak above zero (failed attempts in a row).
+    func failureStreaks() throws -> [String: Int]
+    /// How many instances `template` has in this store.
+    func instanceCount(of template: String) throws -> Int
+    /// The instance `template[key]`, if this store holds it.
+    func instance(of template: String, key: String) throws -> InstanceRecord?
     /// Releases the store; further calls may fail.
     func close()
 }
 
 extension StateStoring {
+    /// For a store that keeps every run's output with it (in memory): the runs as read.
+    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws -> [RunRecord] {
+        try recentRuns(limit: limit, before: before)
+    }
+
+    @_spi(Benchmarks) public func withKeptOutput(_ runs: [RunRecord]) throws -> [RunRecord] { runs }
+
+    @_spi(Benchmarks) public func failureStreaks() throws -> [String: Int] { try restoredState().failureStreaks }
+
+    /// For a store without an index of instances: counted from the whole state.
+    @_spi(Benchmarks) public func instanceCount(of template: String) throws -> Int {
+        try restoredState().instances.reduce(0) { $0 + ($1.template == template ? 1 : 0) }
+    }
+
+    @_spi(Benchmarks) public func instance(of template: String, key: String) throws -> InstanceRecord? {
+        try restoredState().instances.first { $0.template == template && $0.key == key }
+    }
+
     /// For a store without an index of instances: read from the whole state.
     @_spi(Benchmarks) public func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord] {
         let all = try restoredState().instances.filter { record in

@@ -8,13 +8,17 @@ extension ClusterControl {
     /// Every shard's pending requests and runs in flight as one snapshot (what `watch` draws),
     /// and who leads each shard. Runs in flight are each job's last run while it has not ended
     /// (a job runs once at a time); read from the database, so they include other nodes' runs.
-    /// What only a live core knows (a request's place, the next wake-up, failure streaks) is
-    /// left empty.
+    /// Failure streaks and pauses are the shards' committed ones. What only a live core knows
+    /// (a request's place, the next wake-up) is left empty.
     func view() throws -> (snapshot: SchedulerSnapshot, cluster: ClusterStatus) {
         var pending: [SchedulerSnapshot.Pending] = []
         var runs: [SchedulerSnapshot.Run] = []
+        var streaks: [SchedulerSnapshot.FailureStreak] = []
+        var paused: [SchedulerSnapshot.Paused] = []
         for shard in 0..<database.shardCount {
             let store = try database.store(shard: shard, epoch: 0)
+            streaks += try store.failureStreaks().map { SchedulerSnapshot.FailureStreak(identifier: $0.key, count: $0.value) }
+            paused += try StatusReport.paused(in: store).filter { p in !paused.contains { $0.identifier == p.identifier } }
             pending += try store.pendingRequests().map(SchedulerSnapshot.Pending.init)
             runs += try store.lastRunPerJob().filter { $0.ended == nil }.map {
                 SchedulerSnapshot.Run(runID: $0.runID, identifier: $0.identifier, kind: $0.kind, started: $0.started,
@@ -23,9 +27,11 @@ extension ClusterControl {
         }
         pending.sort { ($0.earliest, $0.identifier) < ($1.earliest, $1.identifier) }
         runs.sort { $0.runID < $1.runID }
-        let snapshot = SchedulerSnapshot(pending: pending, runs: runs, failureStreaks: [], nextWakeUp: nil, isStopping: false,
+        streaks.sort { $0.identifier < $1.identifier }
+        var snapshot = SchedulerSnapshot(pending: pending, runs: runs, failureStreaks: streaks, nextWakeUp: nil, isStopping: false,
                                          stopped: false, conditions: Conditions(), watchingConditions: false,
                                          nextRunID: 0, nextSequence: 0)
+        snapshot.paused = paused.isEmpty ? nil : paused.sorted { $0.identifier < $1.identifier }
         return (snapshot, try clusterStatus())
     }
 

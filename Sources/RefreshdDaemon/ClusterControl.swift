@@ -195,32 +195,15 @@ final class ClusterControl: @unchecked Sendable {
         return ClusterStatus(node: node, databaseNow: databaseNow, shards: shards)
     }
 
-    /// Every shard's status merged: pending in due order, the newest runs first across shards
-    /// (run ids say their shard, so `before` pages across shards alike).
+    /// Every shard's state, as `status` and the dashboard read it.
+    func reader() throws -> StateReader {
+        StateReader(stores: try (0..<database.shardCount).map { try database.store(shard: $0, epoch: 0) }, jobs: jobs)
+    }
+
+    /// Every shard's status merged (`StateReader.status`), who leads each shard, and every
+    /// shard's widgets and activities.
     func status(_ request: ControlRequest) throws -> ControlReply {
-        let runs = request.runs ?? 20
-        var merged: StatusReport?
-        for shard in 0..<database.shardCount {
-            var report = try StatusReport(store: try database.store(shard: shard, epoch: 0), runs: runs, days: 7, before: request.before)
-            for index in report.pending.indices { report.pending[index].shard = shard }
-            guard var all = merged else {
-                merged = report
-                continue
-            }
-            all.pending += report.pending
-            all.runs += report.runs
-            all.jobs += report.jobs
-            all.counters += report.counters
-            all.heldNotifications += report.heldNotifications
-            all.paused += report.paused.filter { p in !all.paused.contains { $0.identifier == p.identifier } }
-            merged = all
-        }
-        guard var report = merged else { throw ControlFailure(code: "internal", message: "the database has no shard") }
-        report.pending.sort { ($0.earliest, $0.identifier) < ($1.earliest, $1.identifier) }
-        report.runs = Array(report.runs.sorted { $0.runID > $1.runID }.prefix(runs))
-        report.nextBefore = runs > 0 && report.runs.count == runs ? report.runs.last?.runID : nil
-        report.jobs.sort { $0.identifier < $1.identifier }
-        report.counters.sort { ($0.day, $0.identifier) < ($1.day, $1.identifier) }
+        var report = try reader().status(runs: request.runs ?? 20, days: 7, before: request.before)
         report.cluster = try clusterStatus()
         let (timelines, activities) = try machines()
         report.timelines = timelines.widgets.isEmpty ? nil : timelines
@@ -321,17 +304,8 @@ extension ClusterControl {
 
     /// Every shard's widgets and activities as the database holds them.
     func machines() throws -> (TimelineSnapshot, ActivitySnapshot) {
-        var timelines: TimelineSnapshot?
-        var activities: ActivitySnapshot?
-        let now = now()
-        for shard in 0..<database.shardCount {
-            let saved = try SavedMachineState(store: database.store(shard: shard, epoch: 0))
-            let t = saved.timelineSnapshot(at: now), a = saved.activitySnapshot(at: now)
-            if var all = timelines { all.widgets += t.widgets; timelines = all } else { timelines = t }
-            if var all = activities { all.activities += a.activities; activities = all } else { activities = a }
-        }
-        return (timelines ?? SavedMachineState(widgets: [], counters: [], activities: []).timelineSnapshot(at: now),
-                activities ?? SavedMachineState(widgets: [], counters: [], activities: []).activitySnapshot(at: now))
+        let saved = try reader().savedMachineState(), now = now()
+        return (saved.timelineSnapshot(at: now), saved.activitySnapshot(at: now))
     }
 
     /// Which of `kinds` are instances' widgets, by their template (what `stats` folds into one

@@ -15,7 +15,8 @@ extension ClusterDaemon {
     /// of their own, its commands answered from the database by `ClusterControl`. Its calls
     /// block on the network, so neither on a shard's loop nor on the node's lease thread.
     func startControl(jobs: [JobSpec], options: RefreshRuntime.Options) throws {
-        var runtimeOptions = RefreshRuntime.Options(configuration: options.configuration, logger: logger)
+        // The shared container is the shards' (the dashboard shows the renditions there).
+        var runtimeOptions = RefreshRuntime.Options(configuration: options.configuration, sharedContainer: options.sharedContainer, logger: logger)
         runtimeOptions.logger.logLevel = .warning
         let scheduler = try RefreshScheduler(store: InMemoryStore(), runtimeOptions: runtimeOptions,
                                              options: RefreshScheduler.Options(configuration: options.configuration, logger: runtimeOptions.logger,
@@ -54,6 +55,15 @@ extension ClusterDaemon {
         thread.name = "refreshd-control"
         thread.start()
         control = (scheduler, server, ended)
+    }
+
+    /// What the dashboard reads on this node: the cluster from the database (`ClusterControl`,
+    /// as the control socket answers), this node's lease events and its shards' observations.
+    func nodeFacts(_ cluster: ClusterControl) -> NodeFacts {
+        NodeFacts(reader: { try cluster.reader() }, view: { try cluster.view() }, jobs: { cluster.jobs },
+                  history: { [weak self] in self?.recentHistory.withLock { $0 } ?? [] },
+                  observe: { [weak self] observer in self?.shardObservers.withLock { $0.append(observer) } },
+                  maxConcurrentRuns: settings.maxConcurrentRuns)
     }
 
     /// Asks for the job files to be read again (any thread): SIGHUP.

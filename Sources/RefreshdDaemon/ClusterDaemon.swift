@@ -108,6 +108,14 @@ package final class ClusterDaemon: @unchecked Sendable {
     /// The last metrics file error logged (each new one is logged once).
     let metricsFileError = Mutex<String?>(nil)
     let metricsWriting = NSLock()
+    /// Servers started beside the control socket (the dashboard of `run --http`), as on one
+    /// machine (`RefreshDaemon.companions`); each returns how to stop it.
+    package var companions: [(DaemonParts) throws -> () -> Void] = []
+    /// This node's latest lease events for the dashboard (the node's own `history` is the node
+    /// thread's): the newest `ClusterNode.historyLimit`.
+    let recentHistory = Mutex<[(at: Instant, line: String)]>([])
+    /// Observers of every shard this node leads (the dashboard's live updates).
+    let shardObservers = Mutex<[@Sendable (RuntimeObservation) -> Void]>([])
 
     package init(jobsDirectory: String, stateDirectory: String, sharedContainer: String?, database: any ShardDatabase,
                  node: String, lease: Duration, settings: RunSettings, logger: Logger) {
@@ -158,7 +166,15 @@ package final class ClusterDaemon: @unchecked Sendable {
         // A namespace's live activities live in its shard (`ShardMap`): each shard's machine
         // takes the rules of `run`.
         if settings.activities != ActivitySettings() { node.activitySettings = settings.activities }
-        node.onHistory = { [logger, nodeName] _, line in logger.info("node \(nodeName): \(line)") }
+        node.onHistory = { [logger, nodeName, weak self] _, line in
+            logger.info("node \(nodeName): \(line)")
+            // The node's instants are monotonic; the dashboard shows wall-clock times.
+            let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+            self?.recentHistory.withLock { lines in
+                if lines.count >= ClusterNode.historyLimit { lines.removeFirst() }
+                lines.append((now, line))
+            }
+        }
         // Operator commands are applied on the shard's own loop (its runtime's execution context).
         node.onShardContext = { [unowned self] shard, epoch, body in
             let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
@@ -187,6 +203,13 @@ package final class ClusterDaemon: @unchecked Sendable {
         defer { directoryLock.release() }
         try startControl(jobs: loaded.map(\.spec), options: options)
         startMetricsFile()
+        var stops: [() -> Void] = []
+        defer { for stop in stops.reversed() { stop() } }
+        if let control, let cluster = clusterControl {
+            let parts = DaemonParts(scheduler: control.scheduler, control: control.server, stateDirectory: stateDirectory,
+                                    jobsDirectory: jobsDirectory, node: nodeFacts(cluster))
+            for start in companions { stops.append(try start(parts)) }
+        }
         prepareLoop()
         logger.info("refreshd started: cluster node \(nodeName), \(loaded.count) job\(loaded.count == 1 ? "" : "s") from \(jobsDirectory), \(database.shardCount) shards, lease \(lease.wholeMilliseconds) ms, shared container \(shared), max \(settings.maxConcurrentRuns) concurrent runs per shard")
         node.start()
@@ -229,7 +252,10 @@ package final class ClusterDaemon: @unchecked Sendable {
             if observation.kind == .finished || observation.kind == .interrupted { self?.wake() }
             if observation.kind == .launched { self?.launchCount.withLock { $0 += 1 } }
             // `watch` on this node: its shards' events (not a shard's stop: the node goes on).
-            if observation.kind != .stopping, observation.kind != .stopped { server?.observed(observation) }
+            if observation.kind != .stopping, observation.kind != .stopped {
+                server?.observed(observation)
+                for observer in self?.shardObservers.withLock({ $0 }) ?? [] { observer(observation) }
+            }
         }
         return scheduler.runtime
     }

@@ -183,4 +183,24 @@ package struct DaemonParts: @unchecked Sendable {
     package let stateDirectory: String
     /// The jobs folder refreshd runs from (the dashboard's Simulate page reads it as `simulate` does).
     package let jobsDirectory: String
+    /// A cluster node's facts (issue 32), read from the database; nil on one machine, whose live
+    /// facts are its runtime's (`scheduler`) and whose state is the file in `stateDirectory`.
+    package var node: NodeFacts?
+}
+
+/// What a cluster node gives a server beside its control socket (the dashboard): the cluster
+/// as the database holds it, the same on every node, and this node's own lease events.
+package struct NodeFacts: Sendable {
+    /// Every shard's state, read-only (`StateReader`).
+    package var reader: @Sendable () throws -> StateReader
+    /// Every shard's pending requests and runs in flight, and who leads each shard (`watch`'s view).
+    package var view: @Sendable () throws -> (snapshot: SchedulerSnapshot, cluster: ClusterStatus)
+    /// The jobs in force on this node.
+    package var jobs: @Sendable () -> [JobSpec]
+    /// This node's latest lease events (takeovers, releases, fences), oldest first.
+    package var history: @Sendable () -> [(at: Instant, line: String)]
+    /// Adds an observer of every shard this node leads, now and after each takeover.
+    package var observe: @Sendable (@escaping @Sendable (RuntimeObservation) -> Void) -> Void
+    /// The bound on concurrent runs, per shard.
+    package var maxConcurrentRuns: Int
 }

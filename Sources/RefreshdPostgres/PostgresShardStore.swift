@@ -275,12 +275,58 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
     }
 
     func recentRuns(limit: Int, before: Int64?) throws -> [RunRecord] {
+        try recentRuns(limit: limit, before: before, withOutput: true)
+    }
+
+    func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws -> [RunRecord] {
         let context = "reading shard \(shard)'s recent runs"
         return try database.withConnection(context) { (c) throws(PostgresError) -> [RunRecord] in
             try runs(c.execute("""
-                SELECT \(SQL.runColumnsWithOutput) FROM refreshd.runs WHERE shard = $1 AND ($2::bigint IS NULL OR run_id < $2)
-                ORDER BY run_id DESC LIMIT $3
-                """, [shardValue, .optional(before), .int8(Int64(max(0, limit)))], context: context), context, withOutput: true)
+                SELECT \(withOutput ? SQL.runColumnsWithOutput : SQL.runColumns) FROM refreshd.runs
+                WHERE shard = $1 AND ($2::bigint IS NULL OR run_id < $2) ORDER BY run_id DESC LIMIT $3
+                """, [shardValue, .optional(before), .int8(Int64(max(0, limit)))], context: context), context, withOutput: withOutput)
+        }
+    }
+
+    func withKeptOutput(_ runs: [RunRecord]) throws -> [RunRecord] {
+        guard !runs.isEmpty else { return [] }
+        let context = "reading the output of shard \(shard)'s runs"
+        let kept = try database.withConnection(context) { (c) throws(PostgresError) -> [Int64: RunRecord] in
+            let ids = runs.map { String($0.runID) }.joined(separator: ",")
+            let found = try self.runs(c.execute("""
+                SELECT \(SQL.runColumnsWithOutput) FROM refreshd.runs WHERE shard = $1 AND run_id = ANY(('{' || $2 || '}')::bigint[])
+                """, [shardValue, .text(ids)], context: context), context, withOutput: true)
+            return Dictionary(found.map { ($0.runID, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return runs.compactMap { kept[$0.runID] }
+    }
+
+    func failureStreaks() throws -> [String: Int] {
+        let context = "reading shard \(shard)'s failure streaks"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> [String: Int] in
+            let result = try c.execute("SELECT identifier, failure_streak FROM refreshd.job_state WHERE shard = $1 AND failure_streak > 0",
+                                       [shardValue], context: context)
+            return Dictionary((0..<result.count).map { (result.string($0, 0), result.int($0, 1)) }, uniquingKeysWith: { _, last in last })
+        }
+    }
+
+    func instanceCount(of template: String) throws -> Int {
+        let context = "counting shard \(shard)'s instances of \(template)"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> Int in
+            let result = try c.execute("SELECT count(*) FROM refreshd.instances WHERE shard = $1 AND template = $2",
+                                       [shardValue, .bytes(template)], context: context)
+            return result.count > 0 ? result.int(0, 0) : 0
+        }
+    }
+
+    func instance(of template: String, key: String) throws -> InstanceRecord? {
+        let context = "reading shard \(shard)'s instance \(template)[\(key)]"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> InstanceRecord? in
+            let result = try c.execute("""
+                SELECT parameter_values FROM refreshd.instances WHERE shard = $1 AND template = $2 AND key = $3
+                """, [shardValue, .bytes(template), .bytes(key)], context: context)
+            guard result.count > 0 else { return nil }
+            return InstanceRecord(template: template, key: key, values: InstanceRecord.restoredValues(fromText: result.string(0, 0)))
         }
     }
 

@@ -38,6 +38,27 @@ extension StateStore {
         }
     }
 
+    /// Each identifier's failure streak above zero.
+    @_spi(Benchmarks) public func failureStreaks() throws(StoreError) -> [String: Int] {
+        Dictionary(try connection.query("SELECT identifier, failure_streak FROM job_state WHERE failure_streak > 0",
+                                        context: "reading the failure streaks") { row in (row.text(0), row.int(1)) },
+                   uniquingKeysWith: { _, last in last })
+    }
+
+    /// How many instances `template` has (its UNIQUE (template, key) index counts them).
+    @_spi(Benchmarks) public func instanceCount(of template: String) throws(StoreError) -> Int {
+        try connection.query("SELECT count(*) FROM instances WHERE template = ?", [.text(template)],
+                             context: "counting the instances of \(template)") { Int($0.int64(0)) }.first ?? 0
+    }
+
+    /// The instance `template[key]`, if there is one.
+    @_spi(Benchmarks) public func instance(of template: String, key: String) throws(StoreError) -> InstanceRecord? {
+        try connection.query("SELECT template, key, parameter_values FROM instances WHERE template = ? AND key = ?",
+                             [.text(template), .text(key)], context: "reading the instance \(template)[\(key)]") { row in
+            InstanceRecord(template: row.text(0), key: row.text(1), values: InstanceRecord.restoredValues(fromText: row.text(2)))
+        }.first
+    }
+
     /// A table's machine records, by key (UTF-8 byte order, SQLite's BINARY collation).
     @_spi(Benchmarks) public func records(table: String) throws(StoreError) -> [MachineRecord] {
         try connection.query("SELECT table_name, key, value FROM records WHERE table_name = ? ORDER BY key",
@@ -107,14 +128,14 @@ extension StateStore {
     /// `recentRuns(limit:before:)` without the kept output (`withOutput: false`): for scans of
     /// many runs (the dashboard's 24 h window, a job's runs among all), which then read the
     /// output of the few they show with `keptOutput(of:)`.
-    package func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws(StoreError) -> [RunRecord] {
+    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws(StoreError) -> [RunRecord] {
         if withOutput { return try recentRuns(limit: limit, before: before) }
         return try connection.query("SELECT \(Query.runColumns) FROM runs WHERE run_id < ? ORDER BY run_id DESC LIMIT ?",
                                     [.integer(before ?? Int64.max), .int(max(0, limit))], context: "reading recent runs", runRecord)
     }
 
     /// The runs given, each with its kept output, in the order given (a run no longer kept is left out).
-    package func withKeptOutput(_ runs: [RunRecord]) throws(StoreError) -> [RunRecord] {
+    @_spi(Benchmarks) public func withKeptOutput(_ runs: [RunRecord]) throws(StoreError) -> [RunRecord] {
         var result: [RunRecord] = []
         for var run in runs {
             let kept = try connection.query("SELECT output, output_earlier, results FROM runs WHERE run_id = ?",

@@ -14,7 +14,7 @@ import RefreshdDaemon
 ///   the reply comes back through a continuation. The loop does a few microseconds of work per
 ///   hop and never waits for the web side; live facts are shared by the requests of one 200 ms
 ///   window, so a flood of page loads costs the loop at most five gathers a second.
-/// - **The store** (`readStore`): runs, counters and widget records are read on a serial queue
+/// - **The state** (`readState`, a `StateReader`): runs, counters and widget records are read on a serial queue
 ///   of the dashboard's own, through a read-only SQLite connection (WAL: it never blocks the
 ///   writer), as `status` does on the control socket.
 /// - **Observations** arrive from `RefreshRuntime.observe` (on the loop) into `EventFeed` under
@@ -44,10 +44,13 @@ final class DashboardSource: @unchecked Sendable {
     init(parts: DaemonParts) {
         self.parts = parts
         let feed = feed, notices = notices
-        parts.scheduler.runtime.observe { observation in
+        let observer: @Sendable (RuntimeObservation) -> Void = { observation in
             notices.record(observation)
             feed.publish(observation)
         }
+        // A node: the observations of every shard it leads (other nodes' runs show at the next
+        // event here, or the next page load).
+        if let node = parts.node { node.observe(observer) } else { parts.scheduler.runtime.observe(observer) }
     }
 
     deinit { store?.close() }
@@ -92,7 +95,12 @@ final class DashboardSource: @unchecked Sendable {
             let control = parts.control, runtime = runtime
             let result: Result<Live, any Error>
             do {
-                result = .success(try await onLoop { Live.gather(runtime, control) })
+                if let node = parts.node {
+                    // A node's facts are the database's: read off the loop, on the store queue.
+                    result = .success(try await readState { try Live.gather(node, $0) })
+                } else {
+                    result = .success(try await onLoop { Live.gather(runtime, control) })
+                }
             } catch {
                 result = .failure(error)
             }
@@ -118,8 +126,9 @@ final class DashboardSource: @unchecked Sendable {
         return reply
     }
 
-    /// Reads the store on the dashboard's queue, through its read-only connection.
-    func readStore<T: Sendable>(_ body: @escaping @Sendable (StateStore) throws -> T) async throws -> T {
+    /// Reads the state on the dashboard's queue: one machine's through its read-only SQLite
+    /// connection, a node's every shard from the database (`StateReader` either way).
+    func readState<T: Sendable>(_ body: @escaping @Sendable (StateReader) throws -> T) async throws -> T {
         let admitted = lock.withLock { () -> Bool in
             guard storeReads < Self.maxStoreReads else { return false }
             storeReads += 1
@@ -131,8 +140,12 @@ final class DashboardSource: @unchecked Sendable {
             storeQueue.async { [self] in
                 defer { lock.withLock { storeReads -= 1 } }
                 do {
+                    if let node = parts.node {
+                        continuation.resume(returning: try body(try node.reader()))
+                        return
+                    }
                     if store == nil { store = try StateStore.open(directory: directory, readOnly: true) }
-                    continuation.resume(returning: try body(store!))
+                    continuation.resume(returning: try body(StateReader(stores: [store!], jobs: [])))
                 } catch {
                     store?.close()
                     store = nil
@@ -158,6 +171,22 @@ struct Live: Sendable {
     /// Failure notifications waiting (held) and what they came to since this refreshd started.
     var heldNotifications: [RunNotification]
     var notificationCounts: NotificationCounts
+
+    /// A node's: every shard's pending requests, runs in flight, widgets, activities and held
+    /// notifications from the database. What only a shard's live core knows (failure streaks,
+    /// the invariants, the latest observations) is not here: `why` and the pages say less.
+    static func gather(_ node: NodeFacts, _ reader: StateReader) throws -> Live {
+        let (snapshot, _) = try node.view()
+        let saved = try reader.savedMachineState()
+        let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+        let jobs = node.jobs()
+        var definitions = TaskDefinitions()
+        for spec in jobs where spec.template == nil { definitions[spec.identifier] = spec.definition }
+        return Live(now: now, snapshot: snapshot, timelines: saved.timelineSnapshot(at: now), activities: saved.activitySnapshot(at: now),
+                    jobs: Dictionary(jobs.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first }),
+                    violations: [], definitions: definitions, maxConcurrentRuns: node.maxConcurrentRuns, recent: [],
+                    heldNotifications: try reader.heldNotifications(), notificationCounts: NotificationCounts())
+    }
 
     static func gather(_ runtime: RefreshRuntime, _ control: ControlServer) -> Live {
         Live(now: runtime.now, snapshot: runtime.snapshot(), timelines: runtime.timelineSnapshot(),

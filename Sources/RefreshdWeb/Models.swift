@@ -161,52 +161,49 @@ struct ActivitiesData: Codable, Sendable {
     var actionsEnabled: Bool
 }
 
+/// `/cluster` on a node (issue 32): who leads each shard, at which epoch and until when (the
+/// database's leases, the same on every node), the nodes that lead, and this node's own latest
+/// lease events (takeovers, releases, fences), newest first.
+struct ClusterData: Codable, Sendable {
+    struct Node: Codable, Sendable {
+        var name: String
+        var shards: [Int]
+    }
+
+    struct Event: Codable, Sendable {
+        var at: Instant
+        var line: String
+    }
+
+    var now: Instant
+    var cluster: ClusterStatus
+    var nodes: [Node]
+    var unled: [Int]
+    var events: [Event]
+
+    static let maxEvents = 100
+
+    init(now: Instant, cluster: ClusterStatus, history: [(at: Instant, line: String)]) {
+        self.now = now
+        self.cluster = cluster
+        let led = cluster.shards.filter(\.led)
+        nodes = Dictionary(grouping: led, by: { $0.owner ?? "" }).map { Node(name: $0.key, shards: $0.value.map(\.shard).sorted()) }
+            .sorted { $0.name < $1.name }
+        unled = cluster.shards.filter { !$0.led }.map(\.shard)
+        events = history.suffix(Self.maxEvents).reversed().map { Event(at: $0.at, line: $0.line) }
+    }
+}
+
 /// How the pages' facts are put together from the live facts and the store.
 enum Views {
     /// The most runs of the last 24 h read for the overview (its counts say when there were more).
     static let maxWindowRuns = 5000
     static let pageSize = 20
 
-    /// Runs started at or after `since`, newest first, at most `limit`.
-    static func runs(since: Instant, in store: StateStore, limit: Int = maxWindowRuns) throws -> (runs: [RunRecord], truncated: Bool) {
-        var found: [RunRecord] = []
-        var before: Int64?
-        while found.count < limit {
-            let batch = try store.recentRuns(limit: 500, before: before, withOutput: false)
-            for run in batch {
-                // Run ids grow with launches: once runs started before the window come, older ids
-                // did too (a clock step back can break that; the window then ends early).
-                if run.started < since { return (found, false) }
-                found.append(run)
-                if found.count == limit { return (found, true) }
-            }
-            guard batch.count == 500, let last = batch.last else { break }
-            before = last.runID
-        }
-        return (found, false)
-    }
-
     /// Whether a run is the job's own or, for a timeline job, one of its families' provider runs
     /// (`JOB#FAMILY`).
     static func belongs(_ runIdentifier: String, to job: String) -> Bool {
         runIdentifier == job || (runIdentifier.hasPrefix(job) && runIdentifier.dropFirst(job.count).first == "#")
-    }
-
-    /// One job's runs (a timeline job's: its providers'), newest first, a page below `before`,
-    /// with their kept output; scans at most 20 batches of 500 (without it).
-    static func runs(of identifier: String, before: Int64?, in store: StateStore) throws -> (runs: [RunRecord], nextBefore: Int64?) {
-        var found: [RunRecord] = []
-        var cursor = before
-        for _ in 0..<20 {
-            let batch = try store.recentRuns(limit: 500, before: cursor, withOutput: false)
-            for run in batch where belongs(run.identifier, to: identifier) {
-                found.append(run)
-                if found.count == pageSize { return (try store.withKeptOutput(found), run.runID > 1 ? run.runID : nil) }
-            }
-            guard batch.count == 500, let last = batch.last else { return (try store.withKeptOutput(found), nil) }
-            cursor = last.runID
-        }
-        return (try store.withKeptOutput(found), cursor)
     }
 
     static func overview(_ live: Live, window: [RunRecord], truncated: Bool, status: StatusReport,

@@ -226,6 +226,36 @@ enum OpenAPI {
     }
    }
   },
+  "/api/cluster": {
+   "get": {
+    "summary": "The cluster page's facts, on a cluster node (run --store): every shard's lease from the database, the nodes that lead, and this node's latest lease events",
+    "responses": {
+     "200": {
+      "description": "The cluster page's facts",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Cluster"
+        }
+       }
+      }
+     },
+     "404": {
+      "description": "refreshd runs on one machine (no --store): there is no cluster",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "$ref": "#/components/responses/Busy"
+     }
+    }
+   }
+  },
   "/api/simulate": {
    "get": {
     "summary": "`refreshd simulate` of the jobs folder refreshd runs from (bounded: at most 31 days, 10 s, one at a time)",
@@ -1911,6 +1941,123 @@ enum OpenAPI {
      "now",
      "activities",
      "actionsEnabled"
+    ],
+    "additionalProperties": false
+   },
+   "Cluster": {
+    "type": "object",
+    "properties": {
+     "now": {
+      "$ref": "#/components/schemas/Instant"
+     },
+     "cluster": {
+      "type": "object",
+      "properties": {
+       "node": {
+        "type": "string",
+        "description": "the node that answered"
+       },
+       "databaseNow": {
+        "$ref": "#/components/schemas/Instant"
+       },
+       "shards": {
+        "type": "array",
+        "items": {
+         "type": "object",
+         "properties": {
+          "shard": {
+           "type": "integer"
+          },
+          "owner": {
+           "type": "string",
+           "description": "the lease's holder; absent: never held"
+          },
+          "epoch": {
+           "type": "integer"
+          },
+          "expiresAt": {
+           "$ref": "#/components/schemas/Instant"
+          },
+          "led": {
+           "type": "boolean",
+           "description": "the lease has not expired at databaseNow"
+          },
+          "pendingCommands": {
+           "type": "integer"
+          }
+         },
+         "required": [
+          "shard",
+          "epoch",
+          "expiresAt",
+          "led",
+          "pendingCommands"
+         ],
+         "additionalProperties": false
+        }
+       }
+      },
+      "required": [
+       "node",
+       "databaseNow",
+       "shards"
+      ],
+      "additionalProperties": false
+     },
+     "nodes": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "properties": {
+        "name": {
+         "type": "string"
+        },
+        "shards": {
+         "type": "array",
+         "items": {
+          "type": "integer"
+         }
+        }
+       },
+       "required": [
+        "name",
+        "shards"
+       ],
+       "additionalProperties": false
+      }
+     },
+     "unled": {
+      "type": "array",
+      "items": {
+       "type": "integer"
+      }
+     },
+     "events": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "properties": {
+        "at": {
+         "$ref": "#/components/schemas/Instant"
+        },
+        "line": {
+         "type": "string"
+        }
+       },
+       "required": [
+        "at",
+        "line"
+       ],
+       "additionalProperties": false
+      }
+     }
+    },
+    "required": [
+     "now",
+     "cluster",
+     "nodes",
+     "unled",
+     "events"
     ],
     "additionalProperties": false
    },

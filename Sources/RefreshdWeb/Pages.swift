@@ -4,9 +4,14 @@
 /// The pages, server-rendered: everything is in the HTML, so they work without JavaScript;
 /// `dashboard.js` only refreshes `<main>` when an event comes and ticks the countdowns.
 enum Pages {
+    /// Whether the page is served by a cluster node (set per request by `Routes.page`): the
+    /// Cluster tab is shown only there.
+    @TaskLocal static var onNode = false
+
     static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
         let api = api ?? (active.isEmpty ? "/api/openapi.json" : "/api" + (active == "/" ? "/overview" : active))
-        let tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
+        var tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
+        if onNode { tabs.append(("/cluster", "Cluster")) }
         let nav = HTML.join(tabs.map { path, name in
             path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
         })
@@ -374,6 +379,30 @@ enum Pages {
             """)
         let dismissed = d.activities.recentlyDismissed.isEmpty ? "" : HTML("<h2>Recently dismissed</h2><ul>\(d.activities.recentlyDismissed.map { HTML("<li>\($0.id)</li>") })</ul>")
         return layout("Activities", active: "/activities", "<h1>Activities</h1>\(rows)\(dismissed)")
+    }
+
+    /// The cluster as this node reads it from the database (issue 32).
+    static func cluster(_ d: ClusterData) -> HTML {
+        let items = HTML.join(d.nodes.map { n in
+            let this = n.name == d.cluster.node ? " (this node)" : ""
+            return HTML("<li><strong>\(n.name)</strong>\(this) leads \(n.shards.count) shard\(n.shards.count == 1 ? "" : "s"): \(n.shards.map(String.init).joined(separator: ", "))</li>")
+        })
+        let nodes: HTML = d.nodes.isEmpty ? "<p class=\"outcome failure\">No node leads a shard.</p>" : HTML("<ul>\(items)</ul>")
+        let unled: HTML = d.unled.isEmpty ? "" : HTML("<p class=\"outcome failure\">Not led now: shard\(d.unled.count == 1 ? "" : "s") \(d.unled.map(String.init).joined(separator: ", ")) (their jobs wait for a node to take them).</p>")
+        let rows = HTML.join(d.cluster.shards.map { s in
+            let state: HTML = s.led ? "led" : HTML("<span class=\"outcome failure\">\(s.owner == nil ? "never led" : "lapsed")</span>")
+            let commands: HTML = s.pendingCommands > 0 ? HTML("\(s.pendingCommands)") : "—"
+            return HTML("<tr><td>\(s.shard)</td><td>\(s.owner ?? "—")</td><td>\(s.epoch)</td><td>\(state)</td><td>\(when(s.expiresAt, now: d.cluster.databaseNow))</td><td>\(commands)</td></tr>")
+        })
+        let lines = HTML.join(d.events.map { HTML("<li>\(when($0.at, now: d.now)) \($0.line)</li>") })
+        let events: HTML = d.events.isEmpty ? "<p class=\"muted\">No lease event on this node yet.</p>" : HTML("<ul class=\"events\">\(lines)</ul>")
+        return layout("Cluster", active: "/cluster", """
+            <h1>Cluster</h1>
+            <p class="muted">Read by node \(d.cluster.node) from the database at \(d.cluster.databaseNow.iso8601) (database time); every node shows the same leases.</p>
+            <section><h2>Nodes</h2>\(nodes)\(unled)</section>
+            <section><h2>Shards</h2><div class="table"><table><tr><th>shard</th><th>leader</th><th>epoch</th><th>lease</th><th>until</th><th>commands queued</th></tr>\(rows)</table></div></section>
+            <section><h2>This node's lease events</h2>\(events)</section>
+            """)
     }
 
     /// An error page (also for 401/403/404), escaped like any page.

@@ -34,6 +34,8 @@ struct Routes: Sendable {
         }
         router.get("/activities") { request, _ in try await page(request) { Pages.activities(try await activities()) } }
         router.get("/api/activities") { _, _ in try await json { try await activities() } }
+        router.get("/cluster") { request, _ in try await page(request) { Pages.cluster(try await cluster()) } }
+        router.get("/api/cluster") { _, _ in try await json { try await cluster() } }
         router.get("/overview.svg") { _, _ in try await picture() }
         router.get("/simulate") { request, _ in
             try await page(request) { Pages.simulate(try await simulate(request), days: request.uri.queryParameters.get("days")) }
@@ -120,9 +122,9 @@ struct Routes: Sendable {
     func overview() async throws -> OverviewData {
         let live = try await source.live()
         let since = live.now - .seconds(86_400)
-        let (window, truncated, status) = try await source.readStore { store in
-            let window = try Views.runs(since: since, in: store)
-            return (window.runs, window.truncated, try StatusReport(store: store, runs: 0, days: 1))
+        let (window, truncated, status) = try await source.readState { state in
+            let window = try state.runs(since: since, limit: Views.maxWindowRuns)
+            return (window.runs, window.truncated, try state.status(runs: 0, days: 1))
         }
         return Views.overview(live, window: window, truncated: truncated, status: status,
                               notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
@@ -132,8 +134,8 @@ struct Routes: Sendable {
     func failures() async throws -> FailuresData {
         let live = try await source.live()
         let since = live.now - .seconds(86_400)
-        let (window, status) = try await source.readStore { store in
-            (try Views.runs(since: since, in: store).runs, try StatusReport(store: store, runs: 0, days: 1))
+        let (window, status) = try await source.readState { state in
+            (try state.runs(since: since, limit: Views.maxWindowRuns).runs, try state.status(runs: 0, days: 1))
         }
         return Views.failures(live, window: window, status: status,
                               notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
@@ -143,15 +145,12 @@ struct Routes: Sendable {
 
     func jobs() async throws -> JobsData {
         let live = try await source.live()
-        let (status, allRuns, counters) = try await source.readStore { store in
-            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500, before: nil, withOutput: false), try store.dailyCounters(days: 7))
-        }
-        // Templates' instances counted on the loop when the page is asked for (linear in the
-        // instances), not with every gather of the live facts.
+        // Templates' instances counted by the store when the page is asked for, not with every
+        // gather of the live facts.
         let templates = live.jobs.values.filter { $0.template != nil }.map(\.identifier)
-        let runtime = source.runtime
-        let sizes = templates.isEmpty ? [:] : try await source.onLoop {
-            Dictionary(uniqueKeysWithValues: templates.map { ($0, runtime.instances(of: $0)?.count ?? 0) })
+        let (status, allRuns, counters, sizes) = try await source.readState { state in
+            (try state.status(runs: 0, days: 1), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
+             Dictionary(uniqueKeysWithValues: try templates.map { ($0, try state.instanceCount(of: $0)) }))
         }
         let rows = live.jobs.values.sorted { $0.identifier < $1.identifier }.map { spec in
             let counts = sizes[spec.identifier].map {
@@ -167,17 +166,19 @@ struct Routes: Sendable {
         let live = try await source.live()
         // An instance (`TEMPLATE[KEY]`) has its template's spec.
         var instanceOf: String?
-        let runtime = source.runtime
+        var instance: InstanceRecord?
         if live.jobs[id] == nil, let split = InstanceName.split(id), live.jobs[split.template]?.template != nil {
-            if try await source.onLoop({ runtime.instance(id) != nil }) { instanceOf = split.template }
+            instance = try await source.readState { try $0.instance(id) }
+            if instance != nil { instanceOf = split.template }
         }
         guard let spec = live.jobs[id] ?? instanceOf.flatMap({ live.jobs[$0] }) else {
             throw WebError.notFound("no loaded job is called “\(id)”; see /jobs for the jobs in force")
         }
         let isTemplate = spec.template != nil && instanceOf == nil
-        let (status, allRuns, counters, page) = try await source.readStore { store in
-            (try StatusReport(store: store, runs: 0, days: 1), try store.recentRuns(limit: 500, before: nil, withOutput: false), try store.dailyCounters(days: 7),
-             try Views.runs(of: id, before: before, in: store))
+        let (status, allRuns, counters, page, count) = try await source.readState { state in
+            (try state.status(runs: 0, days: 1), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
+             try state.runs(of: id, before: before, pageSize: Views.pageSize, belongs: { Views.belongs($0, to: id) }),
+             isTemplate ? try state.instanceCount(of: id) : 0)
         }
         var template: TemplateData?
         var counts: InstanceCounts?
@@ -192,9 +193,6 @@ struct Routes: Sendable {
                 throw WebError.unavailable(error.message)
             }
             let failing = Views.failingInstances(of: id, live, status: status)
-            // Counted on the loop when the page is asked for (linear in the instances, as the
-            // list itself is), not with every gather of the live facts.
-            let count = try await source.onLoop { runtime.instances(of: id)?.count ?? 0 }
             counts = InstanceCounts.make(id, count: count, live, failing: failing.count)
             template = TemplateData(parameters: parameters, count: count,
                                     failing: Array(failing.prefix(50)), failingMore: failing.count > 50,
@@ -205,7 +203,8 @@ struct Routes: Sendable {
         // An instance's page shows what its runs execute: the template's command filled with
         // its values.
         var shown = spec
-        if instanceOf != nil, let values = try await source.onLoop({ runtime.instance(id)?.values }) { shown = spec.filled(values) }
+        // The store keeps no values for a template of one parameter: its value is the key.
+        if let instance { shown = spec.filled(SchedulerCore.withSingleValue(instance, spec.template?.parameters ?? []).values) }
         return JobData(now: live.now, job: row, command: shown.action == nil ? shown.command.argv : nil, action: shown.action?.name,
                        allowanceMilliseconds: Int64(spec.definition.allowance.components.seconds * 1000),
                        runs: page.runs.map { Views.runRow($0) }, nextBefore: page.nextBefore,
@@ -248,8 +247,8 @@ struct Routes: Sendable {
 
     func widgets() async throws -> WidgetsData {
         let live = try await source.live()
-        let records = try await source.readStore { store in
-            try SavedMachineState(store: store).widgets.map { ($0.widget, $0.timeline?.entries ?? [], $0.ledger) }
+        let records = try await source.readState { state in
+            try state.savedMachineState().widgets.map { ($0.widget, $0.timeline?.entries ?? [], $0.ledger) }
         }
         let rows = live.timelines.widgets.map { w -> WidgetRow in
             let record = records.first { $0.0.kind == w.kind && $0.0.family == w.family }
@@ -263,10 +262,18 @@ struct Routes: Sendable {
         return ActivitiesData(now: live.now, activities: live.activities, actionsEnabled: token != nil)
     }
 
+    func cluster() async throws -> ClusterData {
+        guard let node = source.parts.node else {
+            throw WebError.notFound("this refreshd runs on one machine (no --store): there is no cluster to show")
+        }
+        let view = try await source.readState { _ in try node.view() }
+        return ClusterData(now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970), cluster: view.cluster, history: node.history())
+    }
+
     func picture() async throws -> Response {
         let live = try await source.live()
         let since = live.now - .seconds(86_400)
-        let runs = try await source.readStore { try Views.runs(since: since, in: $0).runs }
+        let runs = try await source.readState { try $0.runs(since: since, limit: Views.maxWindowRuns).runs }
         let templates = Set(live.jobs.values.filter { $0.template != nil }.map(\.identifier))
         let svg = OverviewPicture.svg(runs: runs, jobs: Array(live.jobs.keys), templates: templates, now: live.now, violations: live.violations)
         return Self.response(.ok, "image/svg+xml", svg)
@@ -471,7 +478,7 @@ struct Routes: Sendable {
     /// A page; `?refused=CODE` (a plain form's refused action, see `action`) puts the
     /// refusal's words where the script puts action results.
     func page(_ request: Request, _ make: () async throws -> HTML) async throws -> Response {
-        var text = try await make().text
+        var text = try await Pages.$onNode.withValue(source.parts.node != nil) { try await make().text }
         if let code = request.uri.queryParameters.get("refused"), let notice = Pages.refusal(code, page: request.uri.path) {
             text = text.replacingOccurrences(of: Pages.messagesMarker.text, with: notice.text)
         }

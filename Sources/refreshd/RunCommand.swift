@@ -86,7 +86,6 @@ struct RunCommand: ParsableCommand {
                 throw ValidationError("--lease: expected a length such as 10s or 2500ms (1s to 1h), got '\(lease)'")
             }
             _ = lease
-            if http != nil { throw ValidationError("--http is not available with --store yet (no dashboard in cluster mode)") }
             if let node, node.isEmpty || node.count > 200 { throw ValidationError("--node: expected a name of 1 to 200 characters") }
         }
     }
@@ -131,6 +130,7 @@ struct RunCommand: ParsableCommand {
         daemon.actions = StagingActions.binding
         daemon.controlLimits.maxClients = maxControlClients
         daemon.metricsFile = metricsFile
+        daemon.companions = try dashboard(logger: logger)
         // LISTEN/NOTIFY: a command queued on any node wakes its shard's leader at once.
         let listener = PostgresCommandListener(connection: conninfo) { [weak daemon] shard in daemon?.commandsQueued(shard: shard) }
         daemon.commandNotifier = { shard in listener.notify(shard: shard) }
@@ -148,16 +148,20 @@ struct RunCommand: ParsableCommand {
         daemon.metricsFile = metricsFile
         daemon.actions = StagingActions.binding
         daemon.controlLimits.maxClients = maxControlClients
-        if let http {
-            // Checked before anything starts: a bad address or token file refuses to start.
-            do {
-                daemon.companions.append(WebDashboard.companion(try WebSettings.make(http: http, tokenFile: httpTokenFile), logger: logger))
-            } catch {
-                FileHandle.standardError.write(Data("refreshd: \(error)\n".utf8))
-                throw ExitCode(1)
-            }
-        }
+        daemon.companions = try dashboard(logger: logger)
         try reportingStartErrors { try daemon.run() }
+    }
+
+    /// `--http`: the web dashboard beside the control socket, on one machine or any node.
+    /// Checked before anything starts: a bad address or token file refuses to start.
+    func dashboard(logger: Logger) throws -> [(DaemonParts) throws -> () -> Void] {
+        guard let http else { return [] }
+        do {
+            return [WebDashboard.companion(try WebSettings.make(http: http, tokenFile: httpTokenFile), logger: logger)]
+        } catch {
+            FileHandle.standardError.write(Data("refreshd: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 
     /// Runs a daemon (one machine's or a cluster node's) and turns what refused its start into

@@ -23,6 +23,9 @@ import time
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import page_widths  # noqa: E402
+
 
 def main():
     base, token, out, refreshd, state, job, kind, family, template, pid = sys.argv[1:11]
@@ -322,21 +325,9 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
     def phase_widths():
         pages = ["/", "/jobs", "/jobs/" + job, "/jobs/" + template, "/jobs/" + template + "%5Balice%5D", "/widgets",
                  "/activities", "/simulate", "/simulate?days=3", "/failures", "/no-such-page"]
-        widths = {}
-        for width, height in ((1400, 1000), (390, 844)):
-            driver.set_window_size(width, height)
-            for path in pages:
-                driver.get(base + path)
-                time.sleep(0.2)
-                widths["%d %s" % (width, path)] = driver.execute_script(
-                    "return [document.documentElement.scrollWidth, window.innerWidth]")
-            if width == 390:
-                for name, path in (("phone-overview", "/"), ("phone-template", "/jobs/" + template), ("phone-failures", "/failures")):
-                    driver.get(base + path)
-                    time.sleep(0.3)
-                    driver.save_screenshot("%s/%s.png" % (os.path.dirname(result["screenshots"][0]), name))
-        checks["widths"] = widths
-        driver.set_window_size(1400, 1000)
+        shots = os.path.dirname(result["screenshots"][0])
+        checks["widths"] = page_widths.measure(driver, base, pages, [
+            ("phone-overview", "/", shots), ("phone-template", "/jobs/" + template, shots), ("phone-failures", "/failures", shots)])
 
     attempt("widths", phase_widths)
 

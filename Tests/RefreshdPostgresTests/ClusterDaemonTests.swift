@@ -138,8 +138,9 @@ final class Node: @unchecked Sendable {
     /// pid), so that a test process killed outright leaves no node running: the signal comes when
     /// the spawning thread ends, and that thread is the test's, busy until the test has stopped
     /// its nodes anyway.
+    /// `executable`: another program than the built refreshd (a test's browser script).
     static func start(_ arguments: [String], environment extra: [String: String], output: String,
-                      directory: String? = nil) throws -> Node {
+                      directory: String? = nil, executable: String? = nil) throws -> Node {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -148,7 +149,7 @@ final class Node: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // `env -C DIR` execs refreshd in DIR (same pid): Glibc's addchdir is not in Swift's module.
         let argv = ["/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--"] + (directory.map { ["/usr/bin/env", "-C", $0] } ?? [])
-            + [binary] + arguments
+            + [executable ?? binary] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var environment = ProcessInfo.processInfo.environment
@@ -162,6 +163,16 @@ final class Node: @unchecked Sendable {
     }
 
     func log() -> String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+
+    /// It has not exited (reaps it if it has).
+    var alive: Bool {
+        guard status == nil else { return false }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return true }
+        let signal = raw & 0x7f
+        status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+        return false
+    }
 
     func kill(_ signal: Int32) {
         guard status == nil else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdTestSupport
 import Testing
 
 /// The dashboard in a real browser: Debian's chromium, headless, driven by python3-selenium

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdTestSupport
 import Testing
 
 /// Issue 33: the Failures page and its Retry now, one and in bulk, against a real

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdTestSupport
 import Testing
 
 /// Requests an attacker sends the dashboard: traversal in rendition and job URLs (and a

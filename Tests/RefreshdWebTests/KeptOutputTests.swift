@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdTestSupport
 import Testing
 
 /// Issue 33, item 2: a failed run's output and results lines are kept in the store with the

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdTestSupport
 import Testing
 
 /// The JSON API against its OpenAPI document (`/api/openapi.json`), on a real
@@ -49,7 +50,7 @@ import Testing
         let targets = [
             "GET /api/overview", "GET /api/jobs", "GET /api/jobs/web.tick", "GET /api/jobs/web.failing",
             "GET /api/jobs/web.feed", "GET /api/jobs/web.feed?after=alice", "GET /api/jobs/web.feed%5Bbob%5D",
-            "GET /api/jobs/web.tick?before=1", "GET /api/widgets", "GET /api/activities", "GET /api/simulate?days=1",
+            "GET /api/jobs/web.tick?before=1", "GET /api/widgets", "GET /api/activities", "GET /api/cluster", "GET /api/simulate?days=1",
             "GET /api/simulate?days=2&seed=7&start=2026-12-01T00:00:00Z", "GET /healthz",
             // Refusals: documented statuses with the error shape.
             "GET /api/jobs/nope", "GET /api/jobs/web.tick?before=0", "GET /api/jobs/web.feed?after=zed",
@@ -81,6 +82,8 @@ import Testing
         #expect(checked.count == targets.count)
         let statuses = Dictionary(checked.map { ($0["target"] as? String ?? "", $0["status"] as? Int ?? 0) }, uniquingKeysWith: { a, _ in a })
         #expect(statuses["GET /api/jobs/nope"] == 404 && statuses["GET /api/simulate?days=99"] == 400, "\(statuses)")
+        // One machine has no cluster: the documented 404, in the error shape.
+        #expect(statuses["GET /api/cluster"] == 404, "\(statuses)")
         #expect(statuses["POST /api/jobs/web.tick/run"] == 401 && statuses["POST? /api/jobs/web.tick/run"] == 403, "\(statuses)")
         #expect(statuses["POST! /api/jobs/web.feed/instances?key=dave"] == 200, "\(statuses)")
         #expect(statuses["POST! /api/jobs/web.feed/instances/nobody/remove"] == 404, "\(statuses)")

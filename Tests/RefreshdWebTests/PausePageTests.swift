@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdTestSupport
 import Testing
 
 /// Issue 33: Pause and Resume on the dashboard, against a real `refreshd run --http` with a

@@ -1,4 +1,5 @@
 import Foundation
+import RefreshdTestSupport
 import Testing
 
 /// The Simulate page runs `refreshd simulate` of the jobs folder with the command's own code

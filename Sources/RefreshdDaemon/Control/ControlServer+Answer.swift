@@ -18,6 +18,15 @@ extension ControlServer {
         guard command != .status, command != .subscribe else {
             return .failure(id: request.id, ControlFailure(code: "bad-request", message: "\(command.rawValue) is served only on the control socket"))
         }
+        // A cluster node: the database answers, as on its socket (`ClusterControl`).
+        if let clusterAnswer {
+            do {
+                try request.checkBounds(now: runtime.now)
+                if let answer = clusterAnswer(request, command) { return answer }
+            } catch {
+                return .failure(id: request.id, ControlFailure(of: error))
+            }
+        }
         var result = ControlReply.failure(id: request.id, ControlFailure(code: "internal", message: "no reply"))
         let (_, committed) = runtime.grouped {
             do {

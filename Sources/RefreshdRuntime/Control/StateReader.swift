@@ -1,0 +1,154 @@
+import Foundation
+@_spi(Benchmarks) import RefreshdCore
+
+/// The state as a reader sees it, whatever the daemon (issue 32): one machine's store, or each
+/// shard's store of a cluster's database, read in shard order and merged. `status` on a node and
+/// the dashboard on either read through it, so a page or a report is put together once.
+///
+/// Reads are not fenced and never change the state. A job's own runs, counters and instances
+/// are in one store (`store(of:)`, as `ShardMap` places them); lists over every job are merged.
+package struct StateReader {
+    /// Each shard's store, by shard (one machine: its one store).
+    package let stores: [any StateStoring]
+    /// The jobs in force: which shard holds a plain job is its namespace's.
+    package var jobs: [JobSpec]
+    package var map: ShardMap { ShardMap(shardCount: stores.count) }
+
+    package init(stores: [any StateStoring], jobs: [JobSpec]) {
+        precondition(!stores.isEmpty, "the state has at least one store")
+        self.stores = stores
+        self.jobs = jobs
+    }
+
+    /// The store that holds `identifier`'s requests, runs and counters (a timeline job's
+    /// providers, `JOB#FAMILY`, are in their job's).
+    package func store(of identifier: String) -> any StateStoring {
+        guard stores.count > 1 else { return stores[0] }
+        let job = identifier.firstIndex(of: "#").map { String(identifier[..<$0]) } ?? identifier
+        return stores[map.shard(ofJob: job, in: jobs)]
+    }
+
+    /// Every store's status merged: pending in due order, runs newest first by run id (a
+    /// cluster's run ids say their shard, so `before` pages across shards alike), the last run
+    /// of each job, counters by day and job, held notifications and pauses.
+    package func status(runs: Int, days: Int, before: Int64? = nil) throws -> StatusReport {
+        var merged: StatusReport?
+        for (shard, store) in stores.enumerated() {
+            var report = try StatusReport(store: store, runs: runs, days: days, before: before)
+            if stores.count > 1 { for index in report.pending.indices { report.pending[index].shard = shard } }
+            guard var all = merged else {
+                merged = report
+                continue
+            }
+            all.pending += report.pending
+            all.runs += report.runs
+            all.jobs += report.jobs
+            all.counters += report.counters
+            all.heldNotifications += report.heldNotifications
+            all.paused += report.paused.filter { p in !all.paused.contains { $0.identifier == p.identifier } }
+            merged = all
+        }
+        guard var report = merged, stores.count > 1 else { return merged! }
+        report.pending.sort { ($0.earliest, $0.identifier) < ($1.earliest, $1.identifier) }
+        report.runs = StatusReport.withinOutputBudget(Array(report.runs.sorted { $0.runID > $1.runID }.prefix(runs)))
+        report.nextBefore = runs > 0 && report.runs.count == runs ? report.runs.last?.runID : nil
+        report.jobs.sort { $0.identifier < $1.identifier }
+        report.counters.sort { $0.day != $1.day ? $0.day > $1.day : $0.identifier < $1.identifier }
+        report.heldNotifications.sort { ($0.runID, $0.kind) < ($1.runID, $1.kind) }
+        report.paused.sort { $0.identifier < $1.identifier }
+        return report
+    }
+
+    /// The `limit` most recent runs without their output, newest start first across stores.
+    package func recentRuns(limit: Int) throws -> [RunRecord] {
+        if stores.count == 1 { return try stores[0].recentRuns(limit: limit, before: nil, withOutput: false) }
+        var all: [RunRecord] = []
+        for store in stores { all += try store.recentRuns(limit: limit, before: nil, withOutput: false) }
+        return Array(all.sorted { ($0.started, $0.runID) > ($1.started, $1.runID) }.prefix(limit))
+    }
+
+    /// Runs started at or after `since`, newest start first, at most `limit` (`truncated`: the
+    /// window held more). Each store is scanned back by run id until a run started before it.
+    package func runs(since: Instant, limit: Int) throws -> (runs: [RunRecord], truncated: Bool) {
+        var all: [RunRecord] = []
+        var truncated = false
+        for store in stores {
+            var before: Int64?
+            scan: while true {
+                let batch = try store.recentRuns(limit: 500, before: before, withOutput: false)
+                for run in batch {
+                    // Run ids grow with launches: once runs started before the window come, older
+                    // ids did too (a clock step back can break that; the window then ends early).
+                    if run.started < since { break scan }
+                    all.append(run)
+                    if all.count > limit * stores.count { truncated = true; break scan }
+                }
+                guard batch.count == 500, let last = batch.last else { break }
+                before = last.runID
+            }
+        }
+        all.sort { ($0.started, $0.runID) > ($1.started, $1.runID) }
+        if all.count > limit { truncated = true; all.removeLast(all.count - limit) }
+        return (all, truncated)
+    }
+
+    /// One job's runs for which `belongs` holds (a timeline job's: its providers' too), newest
+    /// first, a page of `pageSize` below `before`, with their kept output; scans at most 20
+    /// batches of 500 of the job's store.
+    package func runs(of identifier: String, before: Int64?, pageSize: Int,
+                      belongs: (String) -> Bool) throws -> (runs: [RunRecord], nextBefore: Int64?) {
+        let store = store(of: identifier)
+        var found: [RunRecord] = []
+        var cursor = before
+        for _ in 0..<20 {
+            let batch = try store.recentRuns(limit: 500, before: cursor, withOutput: false)
+            for run in batch where belongs(run.identifier) {
+                found.append(run)
+                if found.count == pageSize { return (try store.withKeptOutput(found), run.runID > 1 ? run.runID : nil) }
+            }
+            guard batch.count == 500, let last = batch.last else { return (try store.withKeptOutput(found), nil) }
+            cursor = last.runID
+        }
+        return (try store.withKeptOutput(found), cursor)
+    }
+
+    /// Every store's daily counters, newest day first, then by identifier.
+    package func dailyCounters(days: Int?) throws -> [DailyCounter] {
+        if stores.count == 1 { return try stores[0].dailyCounters(days: days) }
+        var all: [DailyCounter] = []
+        for store in stores { all += try store.dailyCounters(days: days) }
+        return all.sorted { $0.day != $1.day ? $0.day > $1.day : $0.identifier < $1.identifier }
+    }
+
+    /// Every store's widgets, their counters and live activities.
+    package func savedMachineState() throws -> SavedMachineState {
+        var merged = try SavedMachineState(store: stores[0])
+        for store in stores.dropFirst() {
+            let saved = try SavedMachineState(store: store)
+            merged.widgets += saved.widgets
+            merged.counters += saved.counters
+            merged.activities += saved.activities
+            merged.unreadable += saved.unreadable
+        }
+        return merged
+    }
+
+    /// The failure notifications every store holds, waiting to be delivered.
+    package func heldNotifications() throws -> [RunNotification] {
+        let decoder = JSONDecoder()
+        return try stores.flatMap { store in
+            try store.records(table: NotificationMachine.table).compactMap { try? decoder.decode(RunNotification.self, from: Data($0.value.utf8)) }
+        }.sorted { ($0.runID, $0.kind.rawValue) < ($1.runID, $1.kind.rawValue) }
+    }
+
+    /// How many instances `template` has, in every store.
+    package func instanceCount(of template: String) throws -> Int {
+        try stores.reduce(0) { $0 + (try $1.instanceCount(of: template)) }
+    }
+
+    /// The instance `identifier` (`TEMPLATE[KEY]`), from the store that holds it.
+    package func instance(_ identifier: String) throws -> InstanceRecord? {
+        guard let split = InstanceName.split(identifier) else { return nil }
+        return try store(of: identifier).instance(of: split.template, key: split.key)
+    }
+}

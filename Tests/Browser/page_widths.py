@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Loads dashboard pages in headless Chromium at 1400 px and at a 390 px phone: what each page's
+width comes to (it must fit without scrolling sideways), its console errors, and screenshots.
+
+`measure` is shared with dashboard_check.py; run alone (RefreshdPostgresTests' cluster
+dashboard test) it prints one JSON object:
+
+  page_widths.py BASE OUTDIR PATH...
+
+Exits 0 when the browser ran (the test judges the widths), 3 when chromium or selenium is missing.
+"""
+import json
+import os
+import sys
+import time
+
+
+def measure(driver, base, pages, shots=None, console=None):
+    """{"WIDTH PATH": [scrollWidth, innerWidth]} for every page at both widths; screenshots of
+    `shots` ([(name, path)], at 390 px) into OUTDIR; console errors by "WIDTH PATH" when given a
+    dict."""
+    widths = {}
+    for width, height in ((1400, 1000), (390, 844)):
+        driver.set_window_size(width, height)
+        for path in pages:
+            driver.get(base + path)
+            time.sleep(0.2)
+            widths["%d %s" % (width, path)] = driver.execute_script(
+                "return [document.documentElement.scrollWidth, window.innerWidth]")
+            if console is not None:
+                errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+                if errors:
+                    console["%d %s" % (width, path)] = errors
+        if width == 390:
+            for name, path, directory in shots or []:
+                driver.get(base + path)
+                time.sleep(0.3)
+                driver.save_screenshot("%s/%s.png" % (directory, name))
+    driver.set_window_size(1400, 1000)
+    return widths
+
+
+def main():
+    base, out = sys.argv[1:3]
+    pages = sys.argv[3:]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError as error:
+        print(json.dumps({"missing": "python3-selenium: %s" % error}))
+        return 3
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,1000", "--hide-scrollbars"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    try:
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    except Exception as error:  # no chromium, no driver
+        print(json.dumps({"missing": "chromium/chromedriver: %s" % error}))
+        return 3
+    driver.set_page_load_timeout(15)
+    console = {}
+    try:
+        shots = [("phone-" + (path.strip("/").replace("/", "-") or "overview"), path, out) for path in pages[:2]]
+        widths = measure(driver, base, pages, shots, console)
+    finally:
+        driver.quit()
+    print(json.dumps({"widths": widths, "console": console}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
