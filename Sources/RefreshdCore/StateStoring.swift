@@ -46,6 +46,8 @@
     func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord]
     /// Each identifier's failure streak above zero (failed attempts in a row).
     func failureStreaks() throws -> [String: Int]
+    /// Finished runs started at or after `since`, counted by identifier and outcome (`stats runs`).
+    func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)]
     /// How many instances `template` has in this store.
     func instanceCount(of template: String) throws -> Int
     /// The instance `template[key]`, if this store holds it.
@@ -63,6 +65,17 @@ extension StateStoring {
     @_spi(Benchmarks) public func withKeptOutput(_ runs: [RunRecord]) throws -> [RunRecord] { runs }
 
     @_spi(Benchmarks) public func failureStreaks() throws -> [String: Int] { try restoredState().failureStreaks }
+
+    /// For a store without an aggregate query: counted from its runs.
+    @_spi(Benchmarks) public func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)] {
+        var counts: [String: [Outcome: Int]] = [:]
+        for run in try recentRuns(limit: Int.max, before: nil, withOutput: false) where run.started >= since {
+            if let outcome = run.outcome { counts[run.identifier, default: [:]][outcome, default: 0] += 1 }
+        }
+        return counts.keys.sorted().flatMap { id in
+            counts[id]!.sorted { $0.key.rawValue < $1.key.rawValue }.map { (identifier: id, outcome: $0.key, count: $0.value) }
+        }
+    }
 
     /// For a store without an index of instances: counted from the whole state.
     @_spi(Benchmarks) public func instanceCount(of template: String) throws -> Int {

@@ -76,6 +76,10 @@ final class ClusterControl: @unchecked Sendable {
                 reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: now())
                     .folding(instanceWidgetTemplates(Set(counters.map(\.kind))))
                 return reply
+            case .runStats:
+                var reply = ControlReply(id: request.id, now: now())
+                reply.runStats = try RunStats.answer(request, try reader(), now: now())
+                return reply
             case .snapshot:
                 let (snapshot, cluster) = try view()
                 var reply = ControlReply(id: request.id, now: now())

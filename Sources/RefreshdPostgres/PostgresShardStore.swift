@@ -310,6 +310,20 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
         }
     }
 
+    func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)] {
+        let context = "counting shard \(shard)'s runs"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> [(identifier: String, outcome: Outcome, count: Int)] in
+            let result = try c.execute("""
+                SELECT identifier, outcome, count(*) FROM refreshd.runs WHERE shard = $1 AND started >= $2 AND outcome IS NOT NULL
+                GROUP BY identifier, outcome ORDER BY identifier, outcome
+                """, [shardValue, .int8(since.milliseconds)], context: context)
+            return try (0..<result.count).map { (row: Int) throws(PostgresError) in
+                (result.string(row, 0), try decode(Outcome.self, result.string(row, 1), "runs", "runs of \(result.string(row, 0))", context),
+                 result.int(row, 2))
+            }
+        }
+    }
+
     func instanceCount(of template: String) throws -> Int {
         let context = "counting shard \(shard)'s instances of \(template)"
         return try database.withConnection(context) { (c) throws(PostgresError) -> Int in

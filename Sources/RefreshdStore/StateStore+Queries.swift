@@ -152,7 +152,7 @@ extension StateStore {
 
     /// Finished runs started at or after `since`, counted by identifier and outcome (for
     /// `refreshd stats runs`; one pass over the history, no row per run read into memory).
-    package func runCounts(since: Instant) throws(StoreError) -> [(identifier: String, outcome: Outcome, count: Int)] {
+    @_spi(Benchmarks) public func runCounts(since: Instant) throws(StoreError) -> [(identifier: String, outcome: Outcome, count: Int)] {
         try connection.query("""
             SELECT identifier, outcome, COUNT(*) FROM runs
             WHERE started >= ? AND outcome IS NOT NULL

@@ -15,8 +15,9 @@ struct StatsCommand: ParsableCommand {
         abstract: "Counters over days: widget reloads, runs by job.",
         subcommands: [Reloads.self, Runs.self])
 
-    /// `refreshd stats runs`: runs by job and outcome over the last days, read from the state
-    /// (SQLite's WAL lets it read while refreshd runs). A template's instances are folded into
+    /// `refreshd stats runs`: runs by job and outcome over the last days, answered by the running
+    /// refreshd (`run-stats`: one machine's store or every shard's), or read from the stopped
+    /// one's state file by the same rule. A template's instances are folded into
     /// one row (issue 23): instances that ran, failing ones and the ten most failing;
     /// `--instance template[key]` shows that one instance.
     struct Runs: ParsableCommand {
@@ -46,16 +47,31 @@ struct StatsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
-            let since = now - .seconds(Int64(days) * 86_400)
+            var request = ControlRequest(.runStats, days: days)
+            request.identifier = instance
             let stats: RunStats
             do {
-                try StateDirectory.checkReadable(state)
-                let store = try StateStore.open(directory: state, readOnly: true)
-                defer { store.close() }
-                stats = RunStats(counts: try store.runCounts(since: since), days: days, since: since, instance: instance)
+                // A running refreshd answers (a cluster node: from every shard in the database).
+                let client = try ControlClient.connect(stateDirectory: state)
+                let reply = try client.request(request)
+                guard reply.ok, let live = reply.runStats else {
+                    ControlOutput.fail(reply.error ?? ControlFailure(code: "internal", message: "no run stats in the reply"),
+                                       json: json, command: "stats runs")
+                }
+                stats = live
+            } catch ControlClient.Failure.notRunning {
+                // Stopped: the state file, read by the same rule.
+                do {
+                    try StateDirectory.checkReadable(state)
+                    let store = try StateStore.open(directory: state, readOnly: true)
+                    defer { store.close() }
+                    stats = try RunStats.answer(request, StateReader(stores: [store], jobs: []),
+                                                now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
+                } catch let error as StoreError {
+                    ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json, command: "stats runs")
+                }
             } catch {
-                ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json, command: "stats runs")
+                ControlOutput.fail(ControlFailure(code: "connection", message: "\(error)"), json: json, command: "stats runs")
             }
             if json { return ControlOutput.printJSON(stats) }
             for line in stats.lines { print(line) }

@@ -10,8 +10,8 @@ import Testing
 /// private PostgreSQL: node a serves `--http`; every page answers from the database, so jobs,
 /// runs and instances in shards node b leads show on a's pages; an action taken on a's page
 /// reaches the shard's leader whichever node it is; the Cluster page shows who leads each shard
-/// at which epoch and a's own lease events; every page fits 1400 px and a 390 px phone in
-/// Debian's chromium.
+/// at which epoch and a's own lease events; `stats runs` answers alike through either node;
+/// every page fits 1400 px and a 390 px phone in Debian's chromium.
 extension ISO8601DateFormatter {
     nonisolated(unsafe) static let withFractions: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
@@ -126,6 +126,21 @@ extension ISO8601DateFormatter {
         #expect(refused.status == 401, "an action without the token: \(refused.text)")
         // The metrics are the cluster's (every node answers alike).
         #expect(HTTP.request(web, "/metrics").text.contains("refreshd_cluster_node_shards_led{node=\"a\"}"))
+
+        // `stats runs` through either node: the whole cluster's runs (b's tick, a's failure, the
+        // instances folded under their template), from the database.
+        for node in ["a", "b"] {
+            var rows: [String: [String: Any]] = [:]
+            #expect(waitFor(20) {
+                let (_, output) = (try? scratch.cli(["stats", "runs", "--json", "--state", scratch.root + "/state-" + node])) ?? (nil, "")
+                let object = (try? JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any] ?? [:]
+                rows = Dictionary((object["rows"] as? [[String: Any]] ?? []).map { ($0["identifier"] as? String ?? "", $0) },
+                                  uniquingKeysWith: { first, _ in first })
+                return ((rows["\(remote).tick"]?["outcomes"] as? [String: Int])?["success"] ?? 0) >= 2
+                    && (rows["\(local).failing"]?["outcomes"] as? [String: Int])?["failure"] == 1
+                    && rows["dash.feed"]?["instances"] as? Int == 4
+            }, "stats runs via \(node): \(rows)")
+        }
 
         // Every page fits 1400 px and a 390 px phone in the real browser, with no script error.
         let pages = ["/cluster", "/", "/jobs", "/jobs/dash.feed", "/jobs/\(local).failing", "/failures", "/widgets", "/activities"]

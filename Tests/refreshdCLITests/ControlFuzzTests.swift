@@ -50,7 +50,7 @@ import Testing
     // Every command but cancel-all (which would cancel the heartbeat being measured).
     static let commands = ["hello", "pending", "submit", "cancel", "simulate-launch", "simulate-expiration",
                            "status", "why", "snapshot", "subscribe", "metrics", "reload", "activity", "stats",
-                           "pause", "resume", "nope", ""]
+                           "pause", "resume", "run-stats", "nope", ""]
 
     struct Fuzzer {
         var random: Seeded
@@ -138,6 +138,9 @@ import Testing
                 if chance(30) { r["before"] = Int.random(in: 1...40, using: &random) }
             case "stats":
                 r["days"] = Int.random(in: 1...30, using: &random)
+            case "run-stats":
+                r["days"] = Int.random(in: 1...30, using: &random)
+                if chance(30) { r["identifier"] = pick(["test.later[a]", "test.sleep"]) }
             case "reload":
                 if chance(50) { r["all"] = true } else { r["kind"] = "clock" }
                 if chance(30) { r["foreground"] = true }

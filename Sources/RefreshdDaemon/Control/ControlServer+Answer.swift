@@ -15,7 +15,7 @@ extension ControlServer {
             if case let .refused(reply) = item { return reply }
             return .failure(id: request.id, ControlFailure(code: "internal", message: "undecodable request"))
         }
-        guard command != .status, command != .subscribe else {
+        guard command != .status, command != .subscribe, command != .runStats else {
             return .failure(id: request.id, ControlFailure(code: "bad-request", message: "\(command.rawValue) is served only on the control socket"))
         }
         // A cluster node: the database answers, as on its socket (`ClusterControl`).

@@ -96,6 +96,7 @@ extension ControlServer {
             try request.checkBounds(now: runtime.now)
             if let clusterAnswer, let answer = clusterAnswer(request, command) { return reply(answer, to: connection) }
             if command == .status { return try startStatus(request, connection) }
+            if command == .runStats { return startRunStats(request, connection) }
             reply(try perform(command, request, connection), to: connection, changed: command.changesState)
         } catch is Handled {
             return
@@ -111,12 +112,33 @@ extension ControlServer {
     func startStatus(_ request: ControlRequest, _ connection: ControlConnection) throws {
         var live = ControlReply(id: request.id, now: runtime.now)
         live.snapshot = runtime.snapshot()
-        let base = live
         let timelines = runtime.timelineSnapshot()
         let activities = runtime.activitySnapshot()
         let tracking = scheduler.processTracking
         let runs = request.runs ?? 20
         let before = request.before
+        readOffLoop(request, live, connection) { reader, reply in
+            var status = try reader.status(runs: runs, days: 7, before: before)
+            status.timelines = timelines
+            status.activities = activities
+            status.processTracking = tracking
+            reply.status = status
+        }
+    }
+
+    /// `run-stats`: the runs counted off the loop, as `status` reads the store.
+    func startRunStats(_ request: ControlRequest, _ connection: ControlConnection) {
+        let now = runtime.now
+        readOffLoop(request, ControlReply(id: request.id, now: now), connection) { reader, reply in
+            reply.runStats = try RunStats.answer(request, reader, now: now)
+        }
+    }
+
+    /// Reads the state on the status queue through the read-only connection (a scan of the
+    /// history never holds the loop), fills `base` with `fill`, and writes the reply back on the
+    /// loop; the connection reads no further request meanwhile.
+    func readOffLoop(_ request: ControlRequest, _ base: ControlReply, _ connection: ControlConnection,
+                     _ fill: @escaping @Sendable (StateReader, inout ControlReply) throws -> Void) {
         let directory = stateDirectory
         connection.busy = true
         statusQueue.async { [self] in
@@ -124,11 +146,7 @@ extension ControlServer {
             var bytes: [UInt8] = []
             do {
                 if readOnlyStore == nil { readOnlyStore = try StateStore.open(directory: directory, readOnly: true) }
-                var status = try StatusReport(store: readOnlyStore!, runs: runs, days: 7, before: before)
-                status.timelines = timelines
-                status.activities = activities
-                status.processTracking = tracking
-                reply.status = status
+                try fill(StateReader(stores: [readOnlyStore!], jobs: []), &reply)
                 bytes = try JSONEncoder.control.encode(reply) + [0x0A]
             } catch {
                 readOnlyStore?.close()
@@ -161,9 +179,9 @@ extension ControlServer {
                                        stateDirectory: stateDirectory,
                                        commands: ControlCommandName.allCases.filter(\.isSupported).map(\.rawValue),
                                        maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns)
-        case .status:
-            // Served by `startStatus`, off the loop.
-            throw ControlFailure(code: "internal", message: "status is served apart")
+        case .status, .runStats:
+            // Served by `startStatus` and `startRunStats`, off the loop.
+            throw ControlFailure(code: "internal", message: "\(command.rawValue) is served apart")
         case .why:
             reply.why = WhyExplainer.explain(try whyFacts(try RefreshRuntime.identifier(request)))
         case .subscribe:

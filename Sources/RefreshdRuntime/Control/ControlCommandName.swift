@@ -14,6 +14,8 @@ package enum ControlCommandName: String, Codable, Sendable, CaseIterable {
     case instanceAdd = "instance-add", instanceRemove = "instance-remove", instanceList = "instance-list"
     /// Pausing and resuming a job, an instance or a template (issue 33).
     case pause, resume
+    /// Runs by job and outcome over the last days (`stats runs`), read from the state off the loop.
+    case runStats = "run-stats"
 
     /// Whether this refreshd carries the command out (every command now; kept so a client can
     /// tell, and an older client's check still compiles).

@@ -28,6 +28,8 @@ package struct ControlReply: Codable, Sendable, Equatable {
     package var activities: ActivitySnapshot?
     /// `stats`: the per-day widget reload counters.
     package var stats: ReloadStats?
+    /// `run-stats`: runs by job and outcome over the last days.
+    package var runStats: RunStats?
     package var observation: RuntimeObservation?
     /// `metrics`: the Prometheus text exposition.
     package var metrics: String?

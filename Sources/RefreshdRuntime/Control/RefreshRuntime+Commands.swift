@@ -8,12 +8,13 @@ import Foundation
 /// points; what it says back is written here once.
 extension RefreshRuntime {
     /// The reply to `command` carried out on this runtime, or nil for a command that is not
-    /// about one runtime's state (`hello`, `status`, `why`, `subscribe`, `metrics`: the server's).
+    /// about one runtime's state (`hello`, `status`, `why`, `subscribe`, `metrics`, `run-stats`:
+    /// the server's).
     /// Throws the refusals the socket turns into error replies (`ControlFailure(of:)`).
     package func performOperatorCommand(_ command: ControlCommandName, _ request: ControlRequest) throws -> ControlReply? {
         var reply = ControlReply(id: request.id, now: now)
         switch command {
-        case .hello, .status, .why, .subscribe, .metrics:
+        case .hello, .status, .why, .subscribe, .metrics, .runStats:
             return nil
         case .pending:
             reply.pending = snapshot().pending

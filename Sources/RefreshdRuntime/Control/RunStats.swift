@@ -6,6 +6,14 @@ import RefreshdCore
 /// million users is one row and ten names. `instance` (`template[key]`) shows that one
 /// instance's row instead. Pure: the counts come from the store (`StateStore.runCounts`).
 package struct RunStats: Codable, Sendable, Equatable {
+    /// `run-stats` of `request` over `reader`'s state at `now`: its `days` (default 7) and its
+    /// `identifier` as the one instance to show (the same for one machine and a cluster node).
+    package static func answer(_ request: ControlRequest, _ reader: StateReader, now: Instant) throws -> RunStats {
+        let days = request.days ?? 7
+        let since = now - .seconds(Int64(days) * 86_400)
+        return RunStats(counts: try reader.runCounts(since: since), days: days, since: since, instance: request.identifier)
+    }
+
     /// One job, one template (its instances folded), or the one instance asked for.
     package struct Row: Codable, Sendable, Equatable {
         package var identifier: String

@@ -141,6 +141,13 @@ package struct StateReader {
         }.sorted { ($0.runID, $0.kind.rawValue) < ($1.runID, $1.kind.rawValue) }
     }
 
+    /// Finished runs started at or after `since`, by identifier and outcome, in every store.
+    package func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)] {
+        if stores.count == 1 { return try stores[0].runCounts(since: since) }
+        return try stores.flatMap { try $0.runCounts(since: since) }
+            .sorted { ($0.identifier, $0.outcome.rawValue) < ($1.identifier, $1.outcome.rawValue) }
+    }
+
     /// How many instances `template` has, in every store.
     package func instanceCount(of template: String) throws -> Int {
         try stores.reduce(0) { $0 + (try $1.instanceCount(of: template)) }
