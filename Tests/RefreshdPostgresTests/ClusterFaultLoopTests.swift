@@ -16,6 +16,10 @@ import Testing
 /// at the end no slot ran twice (no two runs of one job at one `earliest`, no run id twice),
 /// none was lost (every line's run is committed, every successful run has its line), and no
 /// process is left. The takeover time of each fault is printed (p50, p99, max by kind).
+/// Other kinds run through the same faults (issue 32, item 6): a template's instances (their
+/// runs checked as the jobs'), a widget timeline (no reload counted twice: counted reloads never
+/// exceed its provider runs, each committed and run once) and failure notifications (each failed
+/// run notified, or still held for the next leader, under one id; none lost).
 ///
 /// `REFRESHD_FAULT_ROUNDS` rounds (3 in the suite; `Scripts/fault-loop` runs 50), lease
 /// `REFRESHD_FAULT_LEASE` (1500ms: rounds of seconds).
@@ -66,6 +70,50 @@ import Testing
             allowance: 120s
             """.write(toFile: root + "/jobs/fault.long.yaml", atomically: true, encoding: .utf8)
 
+        // Every kind beside the command jobs (issue 32, item 6): a template's instances ticking
+        // every second (their runs are checked as the jobs' are), a widget timeline reloading
+        // every 2 s (its counted reloads against its provider runs: none counted twice), and a
+        // failing job whose failure notifications (a command) must each reach its run once.
+        try """
+            identifier: fault.feed
+            template: true
+            parameters: [user]
+            kind: processing
+            command: ["/bin/sh", "-c", "\(line); sleep 0.2"]
+            resubmit: {calendar: "*:*:00/1"}
+            missed: skip
+            allowance: 5s
+            """.write(toFile: root + "/jobs/fault.feed.yaml", atomically: true, encoding: .utf8)
+        let widgetLines = root + "/widget.txt", notes = root + "/notes.txt"
+        try """
+            #!/bin/sh
+            echo "$REFRESH_RUN_ID $NODE $(date +%s.%N)" >> \(widgetLines)
+            now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+            later=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
+            echo "{\\"entries\\":[{\\"date\\":\\"$now\\",\\"content\\":{\\"node\\":\\"$NODE\\"}}],\\"policy\\":{\\"after\\":\\"$later\\"}}" >&3
+            """.write(toFile: root + "/widget.sh", atomically: true, encoding: .utf8)
+        chmod(root + "/widget.sh", 0o755)
+        try """
+            identifier: fault.widget
+            kind: timeline
+            command: ["\(root)/widget.sh"]
+            allowance: 5s
+            widget:
+              kind: faultwidget
+              families: [systemSmall]
+              budget: unlimited
+              min-reload-interval: 0s
+            """.write(toFile: root + "/jobs/fault.widget.yaml", atomically: true, encoding: .utf8)
+        try """
+            identifier: fault.failing
+            kind: processing
+            command: ["/bin/sh", "-c", "exit 3"]
+            resubmit: {calendar: "*:*:00/2"}
+            missed: skip
+            allowance: 5s
+            on-failure: {command: ["/bin/sh", "-c", "echo \\"$REFRESHD_NOTIFICATION_ID $REFRESHD_RUN_ID\\" >> \(notes)"]}
+            """.write(toFile: root + "/jobs/fault.failing.yaml", atomically: true, encoding: .utf8)
+
         var nodes: [String: Node] = [:]
         // Each node reaches the database through a proxy of its own, so any can be cut off.
         var proxies: [String: BlackholeProxy] = [:]
@@ -97,6 +145,12 @@ import Testing
             return Set(recent.map { $0.runID / ShardMap.runIDSpan }).count == shardCount
         }
         #expect(waitFor(30) { settled(after: 0) }, "the cluster did not start: \(logs(nodes))")
+        for key in ["alice", "bob", "carol", "dave"] {
+            let output = root + "/add-\(key).log"
+            let added = try Node.start(["ctl", "instance", "add", "fault.feed", key, "--state", root + "/state-a"],
+                                       environment: [:], output: output)
+            #expect(added.wait(30) == 0, "\(added.log())")
+        }
 
         var takeovers: [String: [Double]] = [:]
         var failures: [String] = []
@@ -199,6 +253,11 @@ import Testing
             _ = waitFor(bound) { settled(after: now() - 1.5) }
         }
 
+        // Every failed run ended a moment ago has its notification sent before the stop.
+        let failed = { ((try? monitor.runs()) ?? []).filter { $0.identifier == "fault.failing" && $0.outcome == "failure" } }
+        let noted = { Monitor.pairs(notes) }
+        _ = waitFor(15) { Set(failed().map(\.runID)).isSubset(of: Set(noted().map(\.runID))) }
+
         // Stop every node gracefully; no job process may remain.
         for node in nodes.values { node.kill(SIGTERM) }
         for (name, node) in nodes { #expect(node.wait(20) == 0, "\(name) did not stop cleanly: \(logs(nodes))") }
@@ -218,11 +277,37 @@ import Testing
         let uncommitted = lineIDs.filter { byID[$0] == nil }
         #expect(uncommitted.isEmpty, "processes ran without their run committed: \(uncommitted)")
         let lineSet = Set(lineIDs)
-        let silent = runs.filter { $0.outcome == "success" && !lineSet.contains($0.runID) }.map(\.runID)
+        // (A provider's line goes to its own file, checked below.)
+        let silent = runs.filter { $0.outcome == "success" && !$0.identifier.hasPrefix("fault.widget#") && !lineSet.contains($0.runID) }.map(\.runID)
         #expect(silent.isEmpty, "successful runs without their line: \(silent)")
         #expect(lines.count > rounds * 10, "only \(lines.count) runs")
+        #expect(Set(runs.filter { $0.identifier.hasPrefix("fault.feed[") }.map(\.identifier)).count == 4, "the template's instances did not all run")
+
+        // The widget: each provider run committed and run once, and no reload counted twice
+        // (counted reloads never exceed the provider runs, whatever node ran them).
+        let providerRuns = runs.filter { $0.identifier == "fault.widget#systemSmall" }
+        let providerLines = Monitor.lines(widgetLines).map(\.runID)
+        #expect(Set(providerLines).count == providerLines.count, "a provider run's process ran twice")
+        #expect(providerLines.allSatisfy { byID[$0] != nil }, "provider processes ran without their run committed")
+        let silentProviders = providerRuns.filter { $0.outcome == "success" && !Set(providerLines).contains($0.runID) }.map(\.runID)
+        #expect(silentProviders.isEmpty, "successful provider runs without their line: \(silentProviders)")
+        let counted = try monitor.widgetCounters().filter { $0.kind == "faultwidget" }.reduce(0) { $0 + $1.performed + $1.exempt }
+        #expect(counted > 0 && counted <= providerRuns.count, "\(counted) reloads counted for \(providerRuns.count) provider runs")
+
+        // Failure notifications: each failed run's sent (or still held, to be sent by the next
+        // leader), under one id whatever node sent it; none for a run that did not fail.
+        let failedRuns = Set(failed().map(\.runID))
+        let pairs = noted()
+        let idsByRun = Dictionary(grouping: pairs, by: \.runID).mapValues { Set($0.map(\.id)) }
+        #expect(idsByRun.values.allSatisfy { $0.count == 1 }, "a run notified under two ids: \(idsByRun.filter { $0.value.count > 1 })")
+        #expect(Set(idsByRun.keys).isSubset(of: failedRuns), "notifications for runs that did not fail")
+        let held = try monitor.heldNotifications()
+        let lostNotes = failedRuns.subtracting(idsByRun.keys).subtracting(held)
+        #expect(lostNotes.isEmpty, "failed runs never notified: \(lostNotes.sorted())")
+        #expect(!failedRuns.isEmpty)
 
         var report = "cluster fault loop: \(rounds) rounds, lease \(leaseText), \(lines.count) runs, \(twice.count) duplicates, \(uncommitted.count) lost"
+            + "; widget: \(counted) reloads counted, \(providerRuns.count) provider runs; notifications: \(idsByRun.count) runs notified (\(pairs.count) sends), \(held.count) held, \(failedRuns.count) failed runs, \(lostNotes.count) lost"
         for kind in takeovers.keys.sorted() {
             let times = takeovers[kind]!.sorted()
             func at(_ p: Double) -> String { String(format: "%.2f", times[min(times.count - 1, Int(Double(times.count) * p))]) }
@@ -304,7 +389,32 @@ private final class Monitor {
         }
     }
 
-    func lines() -> [Line] {
+    /// The counted reloads of every widget, by day (every shard's records).
+    func widgetCounters() throws -> [WidgetDayCounter] {
+        try query("SELECT encode(value, 'escape') FROM refreshd.records WHERE table_name = '\(TimelineChange.counterTable)'::bytea").compactMap {
+            try? JSONDecoder().decode(WidgetDayCounter.self, from: Data($0[0].utf8))
+        }
+    }
+
+    /// The run ids of the failure notifications still held (not yet delivered) in every shard.
+    func heldNotifications() throws -> Set<Int64> {
+        Set(try query("SELECT encode(value, 'escape') FROM refreshd.records WHERE table_name = '\(NotificationMachine.table)'::bytea").compactMap {
+            (try? JSONDecoder().decode(RunNotification.self, from: Data($0[0].utf8)))?.runID
+        })
+    }
+
+    /// `ID RUN` lines of the notification command.
+    static func pairs(_ path: String) -> [(id: String, runID: Int64)] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard words.count == 2, let runID = Int64(words[1]) else { return nil }
+            return (String(words[0]), runID)
+        }
+    }
+
+    func lines() -> [Line] { Self.lines(output) }
+
+    static func lines(_ output: String) -> [Line] {
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let words = line.split(separator: " ")
