@@ -74,6 +74,18 @@ extension ClusterDaemon {
     /// Control loop: a finished read, refused whole (an invalid file: the jobs in force stay),
     /// or handed to the node, whose shards each apply their diff in one transaction.
     func applyReload(_ result: Result<[JobConfig], ConfigErrors>, reason: String) {
+        var result = result
+        // A plain timeline job taking an instance's widget kind (any shard's) refuses the
+        // reload whole, as on one machine.
+        if case let .success(configs) = result {
+            do {
+                let clashes = try clusterControl?.reader().instanceKindClashes(configs.map(\.spec)) ?? []
+                if !clashes.isEmpty { result = .failure(ConfigErrors(kindClashes: clashes, in: configs)) }
+            } catch {
+                logger.error("reload refused (\(reason)): the instances could not be read from the database: \(error); the jobs in force stay")
+                return
+            }
+        }
         switch result {
         case let .failure(errors):
             let refused = errors.errors

@@ -154,6 +154,19 @@ package final class ClusterDaemon: @unchecked Sendable {
         Glibc.signal(SIGHUP, SIG_IGN)  // a reload, once the loop handles it; never the default (exit)
         for number in RefreshScheduler.nonStopSignals { Glibc.signal(number, SIG_IGN) }
         let loaded = try JobDirectory.load(jobsDirectory).get()
+        // A plain timeline job may not take the widget kind of an instance in the state (any
+        // shard's): refused as one machine refuses it.
+        // A node may start while the database is away (it takes shards once it answers): then
+        // the check is the first reload's.
+        do {
+            let clashes = try StateReader(stores: try (0..<database.shardCount).map { try database.store(shard: $0, epoch: 0) },
+                                          jobs: loaded.map(\.spec)).instanceKindClashes(loaded.map(\.spec))
+            if !clashes.isEmpty { throw ConfigErrors(kindClashes: clashes, in: loaded, advice: ConfigErrors.startClashAdvice) }
+        } catch let errors as ConfigErrors {
+            throw errors
+        } catch {
+            logger.warning("the instances' widget kinds could not be checked against the job files (the database did not answer: \(error))")
+        }
         let shared = sharedContainer ?? stateDirectory + "/shared"
         _ = mkdir(stateDirectory, 0o700)
         _ = mkdir(shared, 0o755)

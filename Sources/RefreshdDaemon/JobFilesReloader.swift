@@ -75,3 +75,15 @@ final class JobFilesReloader: @unchecked Sendable {
         }
     }
 }
+
+extension ConfigErrors {
+    /// The refusal of a config whose plain timeline jobs take the widget kind of a template's
+    /// instance (`InstanceKind.clashes`): each located at the job's `widget.kind`, with `advice`
+    /// appended. One machine and a cluster node refuse a start and a reload by this one rule.
+    package static let startClashAdvice = "; the instance is in the state, restored at the start with its widget: give this job another kind to start"
+
+    package init(kindClashes clashes: [InstanceKind.Clash], in jobs: [JobConfig], advice: String = "") {
+        let byIdentifier = Dictionary(jobs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
+        self.init(clashes.compactMap { clash in byIdentifier[clash.job]?.widgetKindError(clash.message + advice) })
+    }
+}

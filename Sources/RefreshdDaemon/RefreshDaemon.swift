@@ -82,13 +82,7 @@ package final class RefreshDaemon: @unchecked Sendable {
         // run time is in the state, not in the files): the start is refused at the job's
         // widget.kind, as a reload is, and the instance keeps its kind and all its state.
         let clashes = scheduler.runtime.instanceKindClashes(loaded.map(\.spec))
-        if !clashes.isEmpty {
-            let byIdentifier = Dictionary(loaded.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
-            throw ConfigErrors(clashes.compactMap { clash in
-                byIdentifier[clash.job]?.widgetKindError(clash.message + "; the instance is in the state, restored at the "
-                    + "start with its widget: give this job another kind to start")
-            })
-        }
+        if !clashes.isEmpty { throw ConfigErrors(kindClashes: clashes, in: loaded, advice: ConfigErrors.startClashAdvice) }
         // Failure notifications' webhooks (issue 25): a thread of their own, at the first one.
         let webhooks = WebhookSender()
         defer { webhooks.shutdown() }
@@ -158,9 +152,7 @@ package final class RefreshDaemon: @unchecked Sendable {
             // widget.kind, the whole reload with it, as for any invalid job.
             let clashes = scheduler.runtime.instanceKindClashes(specs)
             guard clashes.isEmpty else {
-                let byIdentifier = Dictionary(jobs.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
-                let errors = clashes.compactMap { clash in byIdentifier[clash.job]?.widgetKindError(clash.message) }
-                scheduler.runtime.refuseReload(ConfigErrors(errors).errors.map(\.description), reason: reason)
+                scheduler.runtime.refuseReload(ConfigErrors(kindClashes: clashes, in: jobs).errors.map(\.description), reason: reason)
                 return
             }
             scheduler.runtime.reload(specs, reason: reason)

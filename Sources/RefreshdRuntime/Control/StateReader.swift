@@ -148,6 +148,33 @@ package struct StateReader {
             .sorted { ($0.identifier, $0.outcome.rawValue) < ($1.identifier, $1.outcome.rawValue) }
     }
 
+    /// Every instance of `template`, in every store (read a page at a time).
+    package func instances(of template: String) throws -> [InstanceRecord] {
+        var all: [InstanceRecord] = []
+        for store in stores {
+            var after: String?
+            while true {
+                let page = try store.instances(of: template, after: after, limit: 10_000)
+                all += page
+                guard page.count == 10_000, let last = page.last else { break }
+                after = last.key
+            }
+        }
+        return all
+    }
+
+    /// The plain timeline jobs of `specs` whose widget kind an instance of one of their timeline
+    /// templates has, with every instance in the state (`InstanceKind.clashes`; read only when
+    /// there is a plain timeline job and a timeline template).
+    package func instanceKindClashes(_ specs: [JobSpec]) throws -> [InstanceKind.Clash] {
+        var failure: (any Error)?
+        let clashes = InstanceKind.clashes(specs) { spec in
+            do { return try instances(of: spec.identifier) } catch { failure = error; return [] }
+        }
+        if let failure { throw failure }
+        return clashes
+    }
+
     /// How many instances `template` has, in every store.
     package func instanceCount(of template: String) throws -> Int {
         try stores.reduce(0) { $0 + (try $1.instanceCount(of: template)) }
