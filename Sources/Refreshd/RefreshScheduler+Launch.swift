@@ -49,7 +49,11 @@ extension RefreshScheduler: RuntimeHost {
                 self?.forgetIfDone(order.runID)
             },
             onExit: { [weak self] exit in
-                if let self, let group = self.processes[order.runID]?.pid { _ = self.liveGroups.withLock { $0.remove(group) } }
+                if let self, let process = self.processes[order.runID] {
+                    _ = self.liveGroups.withLock { $0.remove(process.pid) }
+                    // Without a cgroup, what the command used is its zombie's (the cgroup's is read at the sweep).
+                    if self.runCgroups[order.runID] == nil, let usage = process.exitUsage { self.usages[order.runID] = usage }
+                }
                 self?.leaderExited(runID: order.runID)
                 runtime.runLeaderExited(order.runID, exit: exit)
                 self?.forgetIfDone(order.runID)

@@ -15,8 +15,8 @@ import Glibc
 /// exec) are the command's, so expiration, the group's kill, the sweep and the reaper work
 /// across the switch: refreshd stays root and signals it; the run's cgroup, its limit files and
 /// the results pipe stay refreshd's (root's): the job can write fd 3 but cannot raise its own
-/// limits. Measured: `setpriv` costs about 1 ms a launch (a C program); refreshd's own binary
-/// as the trampoline cost 90 ms (debug build), so it is not used.
+/// limits. Measured: `setpriv` adds about 1.5 ms a launch (300 `/bin/true` through it, on a
+/// loaded machine); refreshd's own binary as the trampoline took 90 ms to start (debug build).
 enum RunAccount {
     /// `setpriv`'s path, looked for once.
     static let setpriv: String? = ["/usr/bin/setpriv", "/bin/setpriv"].first { access($0, X_OK) == 0 }
