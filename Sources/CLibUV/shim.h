@@ -25,6 +25,16 @@ static inline pid_t refreshd_peek_zombie(void) {
     return info.si_pid;
 }
 
+/// The resource usage of `pid`, a dead child not waited for yet, which stays so (WNOWAIT): its
+/// own and that of the children it waited for (the kernel's RUSAGE_BOTH of the zombie). The raw
+/// waitid, whose fifth argument glibc's wrapper does not pass. 0, or -1 if it has not exited.
+static inline int refreshd_peek_exit_usage(pid_t pid, struct rusage *usage) {
+    siginfo_t info;
+    info.si_pid = 0;
+    if (syscall(SYS_waitid, P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT, usage) != 0) return -1;
+    return info.si_pid == pid ? 0 : -1;
+}
+
 /// prlimit(2) needs _GNU_SOURCE, which Swift's Glibc module does not define: sets another
 /// process's RLIMIT_DATA (soft and hard) to `bytes`. 0, or -1 with errno.
 static inline int refreshd_limit_data(pid_t pid, unsigned long long bytes) {

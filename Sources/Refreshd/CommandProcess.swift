@@ -29,6 +29,8 @@ final class CommandProcess {
     private(set) var resultsOpen = false
     /// Whether the leader has exited (and was reaped).
     private(set) var hasExited = false
+    /// What the leader and the children it waited for used, read from its zombie (`ExitUsage`).
+    private(set) var exitUsage: RunUsage?
     /// The runtime decides what output is logged (`RefreshRuntime.runOutputLines`): the host
     /// reports what it read, and asks first whether the window is full, to skip splitting.
     private let isOverLimit: () -> Bool
@@ -104,6 +106,7 @@ final class CommandProcess {
         pid = process.pointee.pid
         let spawned = pid
         OrphanReaper.ownChildren.withLock { _ = $0.insert(spawned) }
+        ExitUsage.watch(spawned, on: loop)
         resultsOpen = true
         for pipe in pipes {
             uv_read_start(UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self),
@@ -171,6 +174,7 @@ final class CommandProcess {
     private func exited(status: Int64, signal: Int32) {
         let reaped = pid  // libuv has waited for it
         OrphanReaper.ownChildren.withLock { _ = $0.remove(reaped) }
+        exitUsage = ExitUsage.take(reaped)
         hasExited = true
         close(UnsafeMutableRawPointer(process))
         onExit(signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status)))

@@ -27,6 +27,14 @@ extension RefreshScheduler: RuntimeHost {
 
     package func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
         CrashPoint.reach(.launchCommitted)
+        var argv = job.argv
+        if let runAs = job.runAs {
+            switch RunAccount.argv(job.argv, as: runAs) {
+            case let .success(wrapped): argv = wrapped
+            case let .failure(refusal): return .failed(refusal.text)
+            }
+            logger.info("\(order.identifier)[\(order.runID)] runs as \(RunAccount.describe(runAs))")
+        }
         let runtime = self.runtime
         let cgroup = makeRunCgroup(order)
         newestRunID = max(newestRunID, order.runID)
@@ -41,7 +49,11 @@ extension RefreshScheduler: RuntimeHost {
                 self?.forgetIfDone(order.runID)
             },
             onExit: { [weak self] exit in
-                if let self, let group = self.processes[order.runID]?.pid { _ = self.liveGroups.withLock { $0.remove(group) } }
+                if let self, let process = self.processes[order.runID] {
+                    _ = self.liveGroups.withLock { $0.remove(process.pid) }
+                    // Without a cgroup, what the command used is its zombie's (the cgroup's is read at the sweep).
+                    if self.runCgroups[order.runID] == nil, let usage = process.exitUsage { self.usages[order.runID] = usage }
+                }
                 self?.leaderExited(runID: order.runID)
                 runtime.runLeaderExited(order.runID, exit: exit)
                 self?.forgetIfDone(order.runID)
@@ -51,7 +63,7 @@ extension RefreshScheduler: RuntimeHost {
         if !job.limits.isEmpty, let cgroup { limitRunCgroup(order, cgroup, RunLimits.beforeSpawn(
             job.limits, controllers: cgroups?.controllers ?? [], extraTasks: joins ? RunLimits.ownThreads() : 0)) }
         let joined = joins && joinRunCgroup(cgroup)
-        if let error = process.spawn(loop: loop, argv: job.argv, environment: env,
+        if let error = process.spawn(loop: loop, argv: argv, environment: env,
                                      workingDirectory: job.workingDirectory) {
             if joined { cgroups?.leave() }
             if let cgroup { removeCgroup(cgroup) }

@@ -18,6 +18,7 @@ extension JobConfig {
         }
         var job = CommandJob(argv: command, environment: environment, workingDirectory: projectRoot)
         job.limits = limits
+        job.runAs = runAs
         return JobSpec(definition: definition, command: job,
                        // A timeline template's widget is its instances' (its kind a pattern), not its own.
                        firstRequest: first, widget: parameters == nil ? widget : nil, action: action,

@@ -42,6 +42,8 @@ package struct JobConfig: Sendable, Hashable {
     package var stagedKind: String?
     /// What each run of its command may use (`limits:`, issue 35).
     package var limits = JobLimits()
+    /// Who its command runs as (`user:` and `group:`, issue 35); nil: refreshd's own user.
+    package var runAs: RunAs?
     /// Where `widget.kind`'s value is (line, column), for errors found later about the kind
     /// (a reload whose plain widget would take an instance's kind).
     var widgetKindLocation: Location?

@@ -19,12 +19,16 @@ package struct JobDirectory {
     ///   - limits: the pending-request limits per namespace that the job set must fit in.
     ///   - now: the load instant; calendar expressions that never elapse after it are refused.
     ///   - timeZone: the zone of calendar expressions in jobs without `timezone:` (the machine's).
+    ///   - accounts: how `user:` and `group:` are checked and resolved: this process's uid and
+    ///     the machine's user database by default; nil reads them unresolved (the simulator,
+    ///     which runs nothing as anyone, and commands that only show jobs).
     package static func load(
         _ directory: String,
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration(),
         now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),
-        timeZone: TimeZone = .current
+        timeZone: TimeZone = .current,
+        accounts: Accounts? = .system
     ) -> Result<[JobConfig], ConfigErrors> {
         let entries: [JobFileReader.Entry]
         do {
@@ -40,7 +44,7 @@ package struct JobDirectory {
                 message: "expected a folder of job files (*.yaml), but \(reason)")]))
         }
         return load(files: entries.map { ($0.name, $0.isUTF8) }, in: directory, searchPath: searchPath,
-                    limits: limits, now: now, timeZone: timeZone)
+                    limits: limits, now: now, timeZone: timeZone, accounts: accounts)
     }
 
     /// Checks one job file (`refreshd check FILE`): its own errors, and the rules across files
@@ -52,7 +56,8 @@ package struct JobDirectory {
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         limits: SchedulerConfiguration = SchedulerConfiguration(),
         now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),
-        timeZone: TimeZone = .current
+        timeZone: TimeZone = .current,
+        accounts: Accounts? = .system
     ) -> Result<[JobConfig], ConfigErrors> {
         let name = NSString(string: path).lastPathComponent
         let parent = NSString(string: path).deletingLastPathComponent
@@ -60,7 +65,8 @@ package struct JobDirectory {
         // The other job files, for the checks across files; none when the folder cannot be listed.
         let siblings = ((try? JobFileReader.entries(of: directory)) ?? []).filter { $0.isUTF8 && $0.name != name }
         return load(files: siblings.map { ($0.name, $0.isUTF8) } + [(name, true)], in: directory,
-                    focus: (name: name, shown: path), searchPath: searchPath, limits: limits, now: now, timeZone: timeZone)
+                    focus: (name: name, shown: path), searchPath: searchPath, limits: limits, now: now, timeZone: timeZone,
+                    accounts: accounts)
     }
 
     /// Reads and checks `files` (names in `directory`), then the set. With `focus`, only that
@@ -68,7 +74,7 @@ package struct JobDirectory {
     /// `shown` (the path as typed).
     private static func load(
         files: [(name: String, isUTF8: Bool)], in directory: String, focus: (name: String, shown: String)? = nil,
-        searchPath: String?, limits: SchedulerConfiguration, now: Instant, timeZone: TimeZone
+        searchPath: String?, limits: SchedulerConfiguration, now: Instant, timeZone: TimeZone, accounts: Accounts?
     ) -> Result<[JobConfig], ConfigErrors> {
         let projectRoot = PathText.projectRoot(of: directory)
         var jobs: [JobConfig] = []
@@ -93,6 +99,7 @@ package struct JobDirectory {
             var parser = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
                                        now: now, defaultTimeZone: timeZone)
             parser.modified = isFocus ? Int64.max : read.modified
+            parser.accounts = accounts
             let result = parser.parse(yaml: read.text)
             errors += result.errors
             if let job = result.job, focus == nil || isFocus { jobs.append(job) }
@@ -117,10 +124,13 @@ package struct JobDirectory {
         yaml: String, file: String, projectRoot: String,
         searchPath: String? = ProcessInfo.processInfo.environment["PATH"],
         now: Instant = Instant(secondsSinceEpoch: Date().timeIntervalSince1970),
-        timeZone: TimeZone = .current
+        timeZone: TimeZone = .current,
+        accounts: Accounts? = .system
     ) -> Result<JobConfig, ConfigErrors> {
-        let result = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
-                                   now: now, defaultTimeZone: timeZone).parse(yaml: yaml)
+        var parser = JobFileParser(file: file, projectRoot: projectRoot, searchPath: searchPath,
+                                   now: now, defaultTimeZone: timeZone)
+        parser.accounts = accounts
+        let result = parser.parse(yaml: yaml)
         if let job = result.job { return .success(job) }
         return .failure(ConfigErrors(result.errors))
     }

@@ -10,7 +10,7 @@ import RefreshdCore
 struct JobFileParser {
     /// Every top-level setting, in the order the documentation lists them.
     static let keys = ["identifier", "kind", "command", "action", "stage-playlist", "earliest", "allowance", "grace",
-                       "resubmit", "retry", "requires", "namespace", "environment", "limits",
+                       "resubmit", "retry", "requires", "namespace", "environment", "limits", "user", "group",
                        "timezone", "missed", "catch-up", "jitter", "fixed-jitter", "accuracy", "widget",
                        "provider", "simulate", "on-failure", "on-recovery", "template", "parameters", "instances"]
 
@@ -23,6 +23,8 @@ struct JobFileParser {
     let defaultTimeZone: TimeZone
     /// When the file was last modified (ns since the epoch), for `JobIdentity.modified`.
     var modified: Int64? = nil
+    /// How `user:` and `group:` are checked and resolved (nil: unresolved, for simulation).
+    var accounts: Accounts? = nil
 
     /// The parts of a job file's reading: the job (nil on any error) and what the checks across
     /// files need (nil when even the identifier could not be read).
@@ -91,6 +93,8 @@ struct JobFileParser {
         settings.resolveCalendars(&sink)
         settings.resolveWidget(&sink)
         settings.resolveAction(&sink)
+        settings.accounts = accounts
+        settings.resolveRunAs(&sink)
         settings.checkConsistency(mappingLocation: mappingLocation, &sink)
         settings.template.check(kindLocation: settings.kindLocation, isTimeline: settings.isTimeline,
                                 stageNode: settings.stageNode?.value, widgetNode: settings.widgetNode?.value,

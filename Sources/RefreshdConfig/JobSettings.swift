@@ -80,6 +80,12 @@ struct JobSettings {
     var limits = JobLimits()
     /// Where the `limits:` key is, for the rule that limits apply to a command.
     var limitsLocation: Location?
+    /// `user:` and `group:` (issue 35) as read, with their values' nodes; `runAs` once resolved.
+    var userNode: (text: String, node: YAMLNode)?
+    var groupNode: (text: String, node: YAMLNode)?
+    var runAs: RunAs?
+    /// How `user:` is checked and resolved (nil: read for simulation, unresolved).
+    var accounts: Accounts?
 
     init(file: String, projectRoot: String, searchPath: String?, now: Instant, defaultTimeZone: TimeZone,
          source: SourceText) {
@@ -176,6 +182,10 @@ struct JobSettings {
         case "limits":
             limitsLocation = keyNode.location
             limits = LimitsReader.read(reader, &sink) ?? limits
+        case "user":
+            if let text = reader.string(&sink, expected: RunAsReader.userExpected) { userNode = (text, value) }
+        case "group":
+            if let text = reader.string(&sink, expected: RunAsReader.groupExpected) { groupNode = (text, value) }
         case "on-failure":
             notifiers.onFailure = NotifierReader.read(reader, resolver: CommandResolver(projectRoot: projectRoot, searchPath: searchPath), &sink)
         case "on-recovery":
@@ -391,6 +401,7 @@ struct JobSettings {
                          notifiers: notifiers, pathParameters: template.pathParameters, stagedKind: stagedKind)
         config.widgetKindLocation = widgetKindLocation
         config.limits = limits
+        config.runAs = runAs
         return config
     }
 

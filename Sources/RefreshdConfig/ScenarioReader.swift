@@ -180,7 +180,7 @@ struct ScenarioReader {
             sink.add(at: node.location, "jobs: expected a jobs folder, found \(EchoText.quoted(text))\(shown), which is a file")
             return ([], nil)
         }
-        switch JobDirectory.load(path, searchPath: searchPath, limits: limits, now: start, timeZone: zone) {
+        switch JobDirectory.load(path, searchPath: searchPath, limits: limits, now: start, timeZone: zone, accounts: nil) {
         case .failure(let errors):
             otherFiles += errors.errors
             return ([], nil)

@@ -15,7 +15,7 @@ package enum JobsFolderSimulation {
     ///   - days, seed: nil keeps the defaults (7 days; the start's stable hash).
     package static func scenario(jobs: String, start: Instant, zone: TimeZone, days: Int? = nil,
                                  seed: UInt64? = nil) -> Result<Scenario, ConfigErrors> {
-        switch JobDirectory.load(jobs, now: start, timeZone: zone) {
+        switch JobDirectory.load(jobs, now: start, timeZone: zone, accounts: nil) {
         case let .failure(errors):
             return .failure(errors)
         case let .success(loaded):

@@ -64,6 +64,10 @@ struct CheckCommand: ParsableCommand {
                 let needs = Self.requirements(of: d)
                 if !needs.isEmpty { parts.append("requires \(needs.joined(separator: " and "))") }
                 parts.append("namespace \(d.namespace)")
+                if let account = job.runAs?.account {
+                    parts.append("runs as \(account.name) (uid \(account.uid), gid \(account.gid), groups "
+                        + account.groups.map(String.init).joined(separator: ",") + ")")
+                }
                 if let parameters = job.parameters { parts.insert("template [\(parameters.joined(separator: ", "))]", at: 0) }
                 print("\(d.identifier): \(parts.joined(separator: ", "))  (\(job.file))")
                 if d.schedule != nil, let first = job.earliest.schedule, let elapse = first.next(after: now) {
@@ -121,7 +125,10 @@ struct CheckCommand: ParsableCommand {
             widget: job.widget.map(describe), simulate: job.simulate != nil,
             limits: job.limits.isEmpty ? nil : CheckReport.Limits(memory: job.limits.memoryBytes, cpu: job.limits.cpuPercent,
                                                                    tasks: job.limits.tasks, nice: job.limits.nice,
-                                                                   ioWeight: job.limits.ioWeight))
+                                                                   ioWeight: job.limits.ioWeight),
+            runAs: job.runAs.map { CheckReport.RunAsReport(user: $0.user, group: $0.group, uid: $0.account?.uid,
+                                                           gid: $0.account?.gid, groups: $0.account?.groups,
+                                                           home: $0.account?.home) })
     }
 
     /// `["external-power", "network"]`, as `requires:` names them.

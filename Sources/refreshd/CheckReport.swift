@@ -64,6 +64,19 @@ struct CheckReport: Encodable {
         var simulate: Bool
         /// What each run may use (`limits:`); absent without one.
         var limits: Limits?
+        /// Who each run runs as (`user:` and `group:`); absent without `user:`.
+        var runAs: RunAsReport?
+    }
+
+    /// `user:` and `group:` as written and what they resolved to on this machine.
+    struct RunAsReport: Encodable {
+        var user: String
+        var group: String?
+        var uid: UInt32?
+        var gid: UInt32?
+        /// Every group of a run, the primary one first.
+        var groups: [UInt32]?
+        var home: String?
     }
 
     /// `limits:` as read: memory in bytes, cpu in percent of one CPU; absent keys are unset.

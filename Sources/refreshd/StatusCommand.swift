@@ -166,7 +166,7 @@ struct StatusCommand: ParsableCommand {
     /// their timeline templates, each with its instance as its job (so that they fold per
     /// template, as the live status shows them).
     static func widgetDefinitions(jobs: String, instances: [InstanceRecord] = []) -> [WidgetDefinition] {
-        guard case let .success(configs) = JobDirectory.load(jobs) else { return [] }
+        guard case let .success(configs) = JobDirectory.load(jobs, accounts: nil) else { return [] }
         func definition(_ widget: WidgetSpec, job: String) -> WidgetDefinition {
             WidgetDefinition(kind: widget.kind, families: Set(widget.families.compactMap(WidgetFamily.init(rawValue:))),
                              job: job, budget: widget.budget.map { .limited($0) } ?? .unlimited)

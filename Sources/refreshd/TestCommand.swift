@@ -169,7 +169,7 @@ struct TestCommand: ParsableCommand {
         if let path {
             base = try ScenarioLoading.load(path, now: start, zone: zone)
         } else {
-            switch JobDirectory.load(jobs, now: start, timeZone: zone) {
+            switch JobDirectory.load(jobs, now: start, timeZone: zone, accounts: nil) {
             case let .success(configs):
                 base = Scenario(name: jobs, jobs: configs.map(Scenario.Job.init),
                                 start: start, timeZone: zone.identifier)

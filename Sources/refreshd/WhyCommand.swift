@@ -60,7 +60,7 @@ struct WhyCommand: ParsableCommand {
         defer { store.close() }
         let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
         var specs: [JobSpec]?
-        if case let .success(configs) = JobDirectory.load(jobs) { specs = configs.map(\.spec) }
+        if case let .success(configs) = JobDirectory.load(jobs, accounts: nil) { specs = configs.map(\.spec) }
         let definition = specs?.first { $0.identifier == identifier && $0.widget == nil }?.definition
         let pending = try store.pendingRequests().first { $0.identifier == identifier }
         let allRuns = try store.recentRuns(limit: 500)

@@ -99,7 +99,7 @@ import Testing
             """))
         #expect(error.position == "3:1")
         #expect(error.message.hasPrefix("unknown key \"schedule\"; expected one of identifier, kind, command"))
-        #expect(error.message.hasSuffix("environment, limits, timezone, missed, catch-up, jitter, fixed-jitter, accuracy, widget, provider, simulate, on-failure, on-recovery, template, parameters, instances"))
+        #expect(error.message.hasSuffix("environment, limits, user, group, timezone, missed, catch-up, jitter, fixed-jitter, accuracy, widget, provider, simulate, on-failure, on-recovery, template, parameters, instances"))
     }
 
     @Test func missingRequiredKeysPointAtTheMapping() {

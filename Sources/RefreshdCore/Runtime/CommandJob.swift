@@ -8,6 +8,8 @@ public struct CommandJob: Sendable, Hashable {
     public var workingDirectory: String?
     /// What each run may use (a job file's `limits:`); none by default.
     package var limits = JobLimits()
+    /// Who each run runs as (a job file's `user:` and `group:`); refreshd's own user by default.
+    package var runAs: RunAs?
 
     /// A command as given; it runs in a process group (and cgroup) of its own at each launch.
     public init(argv: [String], environment: [String: String] = [:], workingDirectory: String? = nil) {
@@ -17,11 +19,12 @@ public struct CommandJob: Sendable, Hashable {
     }
 
     /// The environment a run of this command sees, as `KEY=value` sorted by key: refreshd's
-    /// own (`base`), the job's, then the REFRESH_ variables (the run's identifier, id, deadline,
+    /// own (`base`), the account's (`RunAs.environment`), the job's, then the REFRESH_ variables (the run's identifier, id, deadline,
     /// start, kind, attempt, the results descriptor, the state's `instance`, the shared container).
     package func environment(for order: LaunchOrder, base: [String: String], instance: String,
                             sharedContainer: String?) -> [String] {
         var env = base
+        for (key, value) in runAs?.environment ?? [:] { env[key] = value }
         for (key, value) in environment { env[key] = value }
         env["REFRESH_TASK_IDENTIFIER"] = order.identifier
         env["REFRESH_RUN_ID"] = String(order.runID)

@@ -17,7 +17,7 @@ import RefreshdRuntime
 /// - `refreshd_notifications_total{job,kind,result}` (counter: failure and recovery notifications
 ///   delivered, retried, given up or dropped; issue 25);
 /// - `refreshd_run_cpu_seconds{job}` and `refreshd_run_peak_memory_bytes{job}` (histograms: what
-///   each ended command run used, where measured: from its cgroup; issue 35).
+///   each ended command run used, where measured: from its cgroup, else from its zombie; issue 35).
 /// An instance of a template (`template[key]`) counts under its template's `job` label; what
 /// is per instance is bounded (issue 23): `refreshd_failing_instances{job}` (gauge: instances of
 /// the template whose last attempts failed) and `refreshd_failing_instance_streak{job,instance}`
