@@ -117,14 +117,21 @@ func processes(tagged tag: String) -> [Int32] {
 /// A `refreshd` process the test started (posix_spawn: test threads block signals, so
 /// Foundation's Process would never see its end), its output in one file.
 final class Node: @unchecked Sendable {
+    /// The process spawned (waited for).
     let pid: pid_t
+    /// Where signals go: refreshd itself (in a PID namespace of its own, `unshare`'s child).
+    let target: pid_t
     let output: String
     private var status: Int32?
 
-    init(pid: pid_t, output: String) {
+    init(pid: pid_t, target: pid_t? = nil, output: String) {
         self.pid = pid
+        self.target = target ?? pid
         self.output = output
     }
+
+    /// The node's processes as the test sees them (not its jobs).
+    var pids: Set<pid_t> { [pid, target] }
 
     /// The refreshd built beside this test bundle.
     static var binary: String {
@@ -139,8 +146,11 @@ final class Node: @unchecked Sendable {
     /// the spawning thread ends, and that thread is the test's, busy until the test has stopped
     /// its nodes anyway.
     /// `executable`: another program than the built refreshd (a test's browser script).
+    /// `pidNamespace`: refreshd runs as the init of a PID namespace (and a /proc) of its own, as
+    /// on a machine of its own: no other node's restore or sweep can see, let alone reap, its
+    /// job processes (`unshare`; signals go to refreshd, its host pid).
     static func start(_ arguments: [String], environment extra: [String: String], output: String,
-                      directory: String? = nil, executable: String? = nil) throws -> Node {
+                      directory: String? = nil, executable: String? = nil, pidNamespace: Bool = false) throws -> Node {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -148,8 +158,9 @@ final class Node: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // `env -C DIR` execs refreshd in DIR (same pid): Glibc's addchdir is not in Swift's module.
-        let argv = ["/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--"] + (directory.map { ["/usr/bin/env", "-C", $0] } ?? [])
-            + [executable ?? binary] + arguments
+        let argv = ["/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--"]
+            + (pidNamespace ? ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--kill-child", "--"] : [])
+            + (directory.map { ["/usr/bin/env", "-C", $0] } ?? []) + [executable ?? binary] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { cArgs.forEach { free($0) } }
         var environment = ProcessInfo.processInfo.environment
@@ -159,7 +170,19 @@ final class Node: @unchecked Sendable {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, &cEnv)
         guard rc == 0 else { throw PrivateServer.Failure("posix_spawn \(argv[0]): \(String(cString: strerror(rc)))") }
-        return Node(pid: pid, output: output)
+        guard pidNamespace else { return Node(pid: pid, output: output) }
+        // unshare's one child is refreshd (pid 1 inside).
+        var child: pid_t?
+        _ = waitFor(5) {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            child = text.split(separator: " ").first.flatMap { Int32($0) }
+            return child != nil
+        }
+        guard let child else {
+            Glibc.kill(pid, SIGKILL)
+            throw PrivateServer.Failure("unshare --pid started no refreshd: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
+        }
+        return Node(pid: pid, target: child, output: output)
     }
 
     func log() -> String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
@@ -176,7 +199,7 @@ final class Node: @unchecked Sendable {
 
     func kill(_ signal: Int32) {
         guard status == nil else { return }
-        _ = Glibc.kill(pid, signal)
+        _ = Glibc.kill(target, signal)
         if signal == SIGKILL { _ = wait(5) }
     }
 

@@ -7,6 +7,8 @@ import Glibc
 import Testing
 
 /// Issue 24's real-process proof: three `refreshd run --store` nodes on one private PostgreSQL,
+/// each in a PID namespace of its own, as on separate machines (issue 32: no node's restore or
+/// sweep can reap another's job processes, so a fenced node's runs die by its own hand or not),
 /// one job per shard appending (run id, node, time) to a file every second and one long job,
 /// and rounds of faults: SIGKILL of a leader (restarted once another node took its shards over),
 /// SIGSTOP of a leader past its lease then SIGCONT (the zombie), a partition of the long job's
@@ -124,7 +126,10 @@ import Testing
             nodes[name] = try Node.start(
                 ["run", "--jobs", root + "/jobs", "--state", root + "/state-" + name, "--shared", root + "/shared",
                  "--store", store, "--node", name, "--lease", leaseText],
-                environment: ["NODE": name, "REFRESHD_TEST_TAG": tag], output: root + "/\(name).log")
+                environment: ["NODE": name, "REFRESHD_TEST_TAG": tag], output: root + "/\(name).log", pidNamespace: true)
+            // refreshd is its namespace's init: pid 1 inside, another outside.
+            let status = (try? String(contentsOfFile: "/proc/\(nodes[name]!.target)/status", encoding: .utf8)) ?? ""
+            #expect(status.split(separator: "\n").contains { $0.hasPrefix("NSpid:") && $0.hasSuffix("\t1") }, "node \(name) is not in a PID namespace of its own")
         }
         defer {
             // Whatever happened: thaw, kill every node and every job process of the test.
@@ -197,7 +202,7 @@ import Testing
             let longShard = map.shard(of: "fault")  // fault.long's namespace
             if let zombie = (try? monitor.owners())?[longShard], let node = nodes[zombie] {
                 let shards = Set(((try? monitor.owners()) ?? [:]).filter { $0.value == zombie }.keys)
-                let jobsBefore = processes(tagged: tag).filter { $0 != node.pid && environmentOf($0)["NODE"] == zombie }
+                let jobsBefore = processes(tagged: tag).filter { !node.pids.contains($0) && environmentOf($0)["NODE"] == zombie }
                 let at = now()
                 node.kill(SIGSTOP)
                 if let seconds = takeover(shards, from: at, excluding: zombie, limit: bound, "round \(round) SIGSTOP \(zombie)") {
@@ -219,7 +224,7 @@ import Testing
             // others take its shards; after the heal it goes on (it stops at the end like all).
             if let cut = (try? monitor.owners())?[longShard], let node = nodes[cut], let proxy = proxies[cut] {
                 let shards = Set(((try? monitor.owners()) ?? [:]).filter { $0.value == cut }.keys)
-                let jobsBefore = processes(tagged: tag).filter { $0 != node.pid && environmentOf($0)["NODE"] == cut }
+                let jobsBefore = processes(tagged: tag).filter { !node.pids.contains($0) && environmentOf($0)["NODE"] == cut }
                 let at = now()
                 proxy.cut()
                 let alive = { jobsBefore.filter { kill($0, 0) == 0 && !isZombieProcess($0) } }
