@@ -28,13 +28,14 @@ package struct StateReader {
         return stores[map.shard(ofJob: job, in: jobs)]
     }
 
-    /// Every store's status merged: pending in due order, runs newest first by run id (a
-    /// cluster's run ids say their shard, so `before` pages across shards alike), the last run
-    /// of each job, counters by day and job, held notifications and pauses.
+    /// Every store's status merged: pending in due order, the runs newest start first across
+    /// stores (`runs(newest:before:)`), the last run of each job, counters by day and job, held
+    /// notifications and pauses.
     package func status(runs: Int, days: Int, before: Int64? = nil) throws -> StatusReport {
+        guard stores.count > 1 else { return try StatusReport(store: stores[0], runs: runs, days: days, before: before) }
         var merged: StatusReport?
         for (shard, store) in stores.enumerated() {
-            var report = try StatusReport(store: store, runs: runs, days: days, before: before)
+            var report = try StatusReport(store: store, runs: 0, days: days)
             if stores.count > 1 { for index in report.pending.indices { report.pending[index].shard = shard } }
             guard var all = merged else {
                 merged = report
@@ -48,15 +49,57 @@ package struct StateReader {
             all.paused += report.paused.filter { p in !all.paused.contains { $0.identifier == p.identifier } }
             merged = all
         }
-        guard var report = merged, stores.count > 1 else { return merged! }
+        guard var report = merged else { return merged! }
         report.pending.sort { ($0.earliest, $0.identifier) < ($1.earliest, $1.identifier) }
-        report.runs = StatusReport.withinOutputBudget(Array(report.runs.sorted { $0.runID > $1.runID }.prefix(runs)))
+        report.runs = StatusReport.withinOutputBudget(try self.runs(newest: runs, before: before).map(StatusReport.Run.init))
         report.nextBefore = runs > 0 && report.runs.count == runs ? report.runs.last?.runID : nil
         report.jobs.sort { $0.identifier < $1.identifier }
         report.counters.sort { $0.day != $1.day ? $0.day > $1.day : $0.identifier < $1.identifier }
         report.heldNotifications.sort { ($0.runID, $0.kind) < ($1.runID, $1.kind) }
         report.paused.sort { $0.identifier < $1.identifier }
         return report
+    }
+
+    /// A page of `count` runs with their kept output, newest start first across stores (ties by
+    /// run id), below the run `before` (the last of the previous page) in that order. Run ids
+    /// grow with launches within a store but say their shard across stores, so the order is by
+    /// start: each store is scanned back by run id past the runs at or above the cursor (a few,
+    /// launches and starts go together) for `count` candidates, at most 20 batches.
+    package func runs(newest count: Int, before: Int64?) throws -> [RunRecord] {
+        guard count > 0 else { return [] }
+        var cursor: (started: Instant, runID: Int64)?
+        if let before {
+            let shard = map.shard(ofRun: before)
+            // The run the previous page ended at (gone since: the page goes on by run id alone).
+            let run = shard < stores.count ? try stores[shard].recentRuns(limit: 1, before: before + 1, withOutput: false).first : nil
+            cursor = run.map { $0.runID == before ? ($0.started, $0.runID) : ($0.started, before) } ?? (.latest, before)
+        }
+        func below(_ run: RunRecord) -> Bool {
+            guard let cursor else { return true }
+            return (run.started, run.runID) < (cursor.started, cursor.runID)
+        }
+        var candidates: [(store: Int, run: RunRecord)] = []
+        for (index, store) in stores.enumerated() {
+            var found = 0
+            var page: Int64?
+            for _ in 0..<20 {
+                let batch = try store.recentRuns(limit: count + 50, before: page, withOutput: false)
+                for run in batch where below(run) && found < count {
+                    candidates.append((index, run))
+                    found += 1
+                }
+                guard found < count, batch.count == count + 50, let last = batch.last else { break }
+                page = last.runID
+            }
+        }
+        candidates.sort { ($0.run.started, $0.run.runID) > ($1.run.started, $1.run.runID) }
+        let chosen = candidates.prefix(count)
+        // Their kept output, store by store, back in the page's order.
+        var kept: [Int64: RunRecord] = [:]
+        for (index, group) in Dictionary(grouping: chosen, by: \.store) {
+            for run in try stores[index].withKeptOutput(group.map(\.run)) { kept[run.runID] = run }
+        }
+        return chosen.map { kept[$0.run.runID] ?? $0.run }
     }
 
     /// The `limit` most recent runs without their output, newest start first across stores.
