@@ -66,24 +66,26 @@ extension StateStoring {
 
     @_spi(Benchmarks) public func failureStreaks() throws -> [String: Int] { try restoredState().failureStreaks }
 
-    /// For a store without an aggregate query: counted from its runs.
+    /// For a store without an aggregate query: counted from its runs, by identifier (its bytes,
+    /// as the stores order and compare them) and outcome.
     @_spi(Benchmarks) public func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)] {
-        var counts: [String: [Outcome: Int]] = [:]
+        var counts: [[UInt8]: [Outcome: Int]] = [:]
         for run in try recentRuns(limit: Int.max, before: nil, withOutput: false) where run.started >= since {
-            if let outcome = run.outcome { counts[run.identifier, default: [:]][outcome, default: 0] += 1 }
+            if let outcome = run.outcome { counts[Array(run.identifier.utf8), default: [:]][outcome, default: 0] += 1 }
         }
-        return counts.keys.sorted().flatMap { id in
-            counts[id]!.sorted { $0.key.rawValue < $1.key.rawValue }.map { (identifier: id, outcome: $0.key, count: $0.value) }
+        return counts.keys.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { id in
+            counts[id]!.sorted { $0.key.rawValue < $1.key.rawValue }
+                .map { (identifier: String(decoding: id, as: UTF8.self), outcome: $0.key, count: $0.value) }
         }
     }
 
     /// For a store without an index of instances: counted from the whole state.
     @_spi(Benchmarks) public func instanceCount(of template: String) throws -> Int {
-        try restoredState().instances.reduce(0) { $0 + ($1.template == template ? 1 : 0) }
+        try restoredState().instances.reduce(0) { $0 + ($1.template.utf8.elementsEqual(template.utf8) ? 1 : 0) }
     }
 
     @_spi(Benchmarks) public func instance(of template: String, key: String) throws -> InstanceRecord? {
-        try restoredState().instances.first { $0.template == template && $0.key == key }
+        try restoredState().instances.first { $0.template.utf8.elementsEqual(template.utf8) && $0.key.utf8.elementsEqual(key.utf8) }
     }
 
     /// For a store without an index of instances: read from the whole state.
@@ -97,8 +99,9 @@ extension StateStoring {
     /// For a store without an index by identifier: its runs among the 10,000 most recent, else
     /// its last run (every store keeps each identifier's last run).
     @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
-        let among = try recentRuns(limit: 10_000).filter { $0.identifier == identifier }.prefix(max(0, limit))
+        let same = { (run: RunRecord) in run.identifier.utf8.elementsEqual(identifier.utf8) }  // by bytes, as stores compare
+        let among = try recentRuns(limit: 10_000).filter(same).prefix(max(0, limit))
         if !among.isEmpty || limit <= 0 { return Array(among) }
-        return try lastRunPerJob().filter { $0.identifier == identifier }
+        return try lastRunPerJob().filter(same)
     }
 }

@@ -230,10 +230,12 @@ final class ClusterControl: @unchecked Sendable {
         let definition = jobs.first { $0.identifier == id && $0.template == nil }?.definition
             ?? InstanceName.split(id).flatMap { split in jobs.first { $0.identifier == split.template }?.definition }
         let pending = try store.pendingRequests().first { $0.identifier == id }
-        let allRuns = try store.recentRuns(limit: 500)
-        let runs = allRuns.filter { $0.identifier == id }.prefix(5)
+        // The latest 500 runs without their output (what the subject rules read); its own five
+        // however many runs of other jobs came since (issue 36), as one machine reads them.
+        let allRuns = try store.recentRuns(limit: 500, before: nil, withOutput: false)
+        let runs = try store.recentRuns(of: id, limit: 5)
         let missed = try store.dailyCounters(days: 7).filter { $0.identifier == id && $0.missed > 0 }
-        let streak = try store.restoredState().failureStreaks[id] ?? 0
+        let streak = try store.failureStreaks()[id] ?? 0
         var facts = WhyFacts(identifier: id, now: now, live: false, definition: definition,
                              knownUndeclared: !declared(id) && pending == nil && runs.isEmpty,
                              pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,

@@ -288,6 +288,17 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
         }
     }
 
+    /// Through the index by identifier (`runs_by_identifier`), with the kept output, as SQLite's.
+    func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
+        let context = "reading shard \(shard)'s runs of \(identifier)"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> [RunRecord] in
+            try runs(c.execute("""
+                SELECT \(SQL.runColumnsWithOutput) FROM refreshd.runs WHERE shard = $1 AND identifier = $2
+                ORDER BY run_id DESC LIMIT $3
+                """, [shardValue, .bytes(identifier), .int8(Int64(max(0, limit)))], context: context), context, withOutput: true)
+        }
+    }
+
     func withKeptOutput(_ runs: [RunRecord]) throws -> [RunRecord] {
         guard !runs.isEmpty else { return [] }
         let context = "reading the output of shard \(shard)'s runs"

@@ -169,7 +169,8 @@ import Synchronization
     }
 
     @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws(Failure) -> [RunRecord] {
-        try read { t in Array(t.runRows.reversed().lazy.filter { $0.identifier == identifier }.prefix(max(0, limit))) }
+        // By bytes, as the other stores compare identifiers ("café" in NFC and NFD are two jobs).
+        try read { t in Array(t.runRows.reversed().lazy.filter { $0.identifier.utf8.elementsEqual(identifier.utf8) }.prefix(max(0, limit))) }
     }
 
     @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(Failure) -> [RunRecord] {

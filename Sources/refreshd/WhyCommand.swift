@@ -63,10 +63,10 @@ struct WhyCommand: ParsableCommand {
         if case let .success(configs) = JobDirectory.load(jobs, accounts: nil) { specs = configs.map(\.spec) }
         let definition = specs?.first { $0.identifier == identifier && $0.widget == nil }?.definition
         let pending = try store.pendingRequests().first { $0.identifier == identifier }
-        let allRuns = try store.recentRuns(limit: 500)
+        let allRuns = try store.recentRuns(limit: 500, before: nil, withOutput: false)
         let runs = try store.recentRuns(of: identifier, limit: 5)
         let missed = try store.dailyCounters(days: 7).filter { $0.identifier == identifier && $0.missed > 0 }
-        let streak = try store.restoredState().failureStreaks[identifier] ?? 0
+        let streak = try store.failureStreaks()[identifier] ?? 0
         let saved = try SavedMachineState(store: store)
         let timelines = saved.timelineSnapshot(at: now, definitions: StatusCommand.widgetDefinitions(jobs: jobs, instances: try store.instances()))
         var facts = WhyFacts(identifier: identifier, now: now, live: false, definition: definition,

@@ -112,6 +112,8 @@ import RefreshdTestSupport
         for identifier in ChangeGenerator.identifiers + ["never.seen"] {
             #expect(try store.seedSpec(for: identifier) == memory.seedSpec(for: identifier), "\(where_): seedSpec(\(identifier))")
         }
+        let reads = try storeReadMismatches(store, memory, identifiers: ChangeGenerator.identifiers)
+        #expect(reads.isEmpty, "\(where_): \(reads)")
         #expect(a.records == b.records, "\(where_): records")
         #expect(a.records.map { $0.table.bytes + [0] + $0.key.bytes } == b.records.map { $0.table.bytes + [0] + $0.key.bytes },
                 "\(where_): record keys")

@@ -284,6 +284,8 @@ import RefreshdTestSupport
             #expect(try sqlite.seedSpec(for: identifier) == memory.seedSpec(for: identifier),
                     "\(where_): seedSpec(for: \(identifier))")
         }
+        let reads = try storeReadMismatches(sqlite, memory, identifiers: identifiers)
+        #expect(reads.isEmpty, "\(where_): \(reads)")
         #expect(a.records == b.records, "\(where_): records")
         #expect(a.records.map { $0.table.bytes + [0] + $0.key.bytes } == b.records.map { $0.table.bytes + [0] + $0.key.bytes },
                 "\(where_): record keys")

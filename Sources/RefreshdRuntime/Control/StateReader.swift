@@ -188,7 +188,8 @@ package struct StateReader {
     package func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)] {
         if stores.count == 1 { return try stores[0].runCounts(since: since) }
         return try stores.flatMap { try $0.runCounts(since: since) }
-            .sorted { ($0.identifier, $0.outcome.rawValue) < ($1.identifier, $1.outcome.rawValue) }
+            .sorted { $0.identifier != $1.identifier
+                ? Array($0.identifier.utf8).lexicographicallyPrecedes(Array($1.identifier.utf8)) : $0.outcome.rawValue < $1.outcome.rawValue }
     }
 
     /// Every instance of `template`, in every store (read a page at a time).
