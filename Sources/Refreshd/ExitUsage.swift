@@ -15,9 +15,10 @@ import Synchronization
 /// watched command's usage while it is a zombie (`waitid` with `WNOWAIT`, which leaves it for
 /// libuv) and then calls libuv's. Exact per command, race-free (the same callback, on the loop
 /// thread, before the wait), at one `waitid` per live command per SIGCHLD. What it counts is
-/// `wait4`'s: the command and the descendants it waited for (not those it left behind, which
-/// the run's end kills); the peak is the largest single process's (`ru_maxrss`), where a
-/// cgroup's `memory.peak` is the run's whole. Relies on libuv 1.44's layout (`child_watcher`,
+/// `wait4`'s CPU time: the command and the descendants it waited for (not those it left
+/// behind, which the run's end kills). Not its peak memory: `ru_maxrss` keeps the high-water
+/// mark of the pages the child inherited from refreshd at the fork, so a `sleep` forked by a
+/// 74 MB process "peaked" at 74 MB. Relies on libuv 1.44's layout (`child_watcher`,
 /// `uv__chld` set by each `uv_spawn`), checked by `ExitUsageTests` on the machine's libuv.
 enum ExitUsage {
     /// Commands watched, by pid: nil until read dead. And libuv's own callback, once seen.
@@ -57,8 +58,10 @@ enum ExitUsage {
                 var rusage = Glibc.rusage()
                 guard refreshd_peek_exit_usage(pid, &rusage) == 0 else { continue }
                 let micros = { (time: timeval) in Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec) }
-                state.usages[pid] = RunUsage(cpuMicroseconds: micros(rusage.ru_utime) + micros(rusage.ru_stime),
-                                             peakMemoryBytes: Int64(rusage.ru_maxrss) * 1024)
+                // No peak memory: the kernel's `ru_maxrss` carries the high-water mark of the
+                // memory the child had before its exec, a copy of refreshd's (74 MB for a
+                // `sleep` forked by a large process): nothing is recorded rather than a wrong figure.
+                state.usages[pid] = RunUsage(cpuMicroseconds: micros(rusage.ru_utime) + micros(rusage.ru_stime), peakMemoryBytes: nil)
             }
             return state.libuvCallback
         }

@@ -26,13 +26,14 @@ import Testing
         let used = try #require(runs["t.used"]?.usage)
         let cpu = try #require(used.cpuMicroseconds, "\(used)")
         #expect(cpu >= 50_000 && cpu <= 5_000_000, "cpu \(cpu) µs")
-        let peak = try #require(used.peakMemoryBytes, "\(used)")
-        #expect(peak >= 30_000_000 && peak <= 1 << 30, "peak \(peak) bytes")
+        // No peak without a cgroup: `ru_maxrss` counts what the child inherited from this
+        // (large) process at the fork; in the full suite an idle `sleep` "peaked" at 74 MB.
+        #expect(used.peakMemoryBytes == nil, "\(used)")
         // Each run its own: the idle one used next to nothing, though both ran at once.
         let idle = try #require(runs["t.idle"]?.usage)
         #expect((idle.cpuMicroseconds ?? .max) < 50_000, "\(idle)")
-        #expect((idle.peakMemoryBytes ?? .max) < 30_000_000, "\(idle)")
-        #expect(h.lines.all.contains { $0.contains("finished t.used run 1: success (exit 0) after") && $0.contains("; cpu ") && $0.contains("peak memory") },
+        #expect(idle.peakMemoryBytes == nil, "\(idle)")
+        #expect(h.lines.all.contains { $0.contains("finished t.used run 1: success (exit 0) after") && $0.contains("; cpu ") && !$0.contains("peak memory") },
                 "\(h.lines.all)")
     }
 }

@@ -22,7 +22,7 @@ enum MetricsHelp {
         "refreshd_failing_instances": "Instances of a template whose last attempts failed (a retry streak), by template (job).",
         "refreshd_failing_instance_streak": "Consecutive failed attempts of the 10 most failing instances of each template, by job and instance key.",
         "refreshd_run_cpu_seconds": "CPU time of each ended command run, by job: all its processes (a cgroup per run), else the command and the children it waited for.",
-        "refreshd_run_peak_memory_bytes": "Peak memory of each ended command run, by job: all its processes (a cgroup per run with the memory controller), else its largest process.",
+        "refreshd_run_peak_memory_bytes": "Peak memory of each ended command run, by job: all its processes, measured only in a cgroup per run with the memory controller.",
         "refreshd_notifications_total": "Failure and recovery notifications since refreshd started, by job, kind and result (delivered, retry: an attempt failed, given_up, dropped).",
     ]
 
