@@ -93,6 +93,14 @@ package final class ClusterSimulation: @unchecked Sendable {
     /// Whether each node's own thread makes its database calls and waits for them (refreshd
     /// before issue 32): a deadline due during a call comes only when the call returns.
     package var callsOnNodeThread = false
+    /// The planted defect (`Scenario.Hooks.misplacePlainJobs`): plain jobs in the shard of their
+    /// identifier, not their namespace's, for this run (`ShardMap.plantedPlacementByIdentifier`).
+    package var misplacesPlainJobs = false
+    /// Each budget a namespace or kind shares (`budget-scope: kind|namespace`): its widget
+    /// kinds, limit and window, for the invariant that reads every shard's committed ledgers.
+    let sharedBudgets: [(group: String, kinds: Set<String>, limit: Int, window: Duration)]
+    /// Whether a commit since the last check wrote a widget record (its ledger).
+    var widgetsCommitted = false
 
     func close(shard: Int, node: Int) {
         guard let span = open[shard], span.node == node else { return }
@@ -110,6 +118,14 @@ package final class ClusterSimulation: @unchecked Sendable {
                 options: RefreshRuntime.Options = .init(), single: Simulation? = nil,
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { _, _ in .quickSuccess }) {
         self.options = options
+        var groups: [String: (kinds: Set<String>, limit: Int, window: Duration)] = [:]
+        for spec in jobs {
+            guard let widget = spec.widget, let limit = widget.budget,
+                  let group = widget.budgetGroup(namespace: spec.definition.namespace) else { continue }
+            groups[group, default: ([], limit, .seconds(86_400))].kinds.insert(widget.kind)
+            groups[group]!.limit = max(groups[group]!.limit, limit)
+        }
+        sharedBudgets = groups.keys.sorted().map { (group: $0, kinds: groups[$0]!.kinds, limit: groups[$0]!.limit, window: groups[$0]!.window) }
         self.single = single ?? {
             var scenario = Scenario(name: "\(jobs.count) jobs on \(nodes) nodes", jobs: jobs.map { Scenario.Job(spec: $0) }, start: start,
                                     days: Int(max(1, (duration.components.seconds + 86_399) / 86_400)))
@@ -130,9 +146,13 @@ package final class ClusterSimulation: @unchecked Sendable {
         for fault in faults { if case let .drift(n, rate) = fault, n < nodes { self.nodes[n].rate = rate } }
         // Every shard's commits, as one machine's store hands its own to the same journals.
         let history = self.single.history, actions = self.single.actions
-        database.onCommit = { changes in
+        database.onCommit = { [unowned self] changes in
             history.fold(changes)
             actions.fold(changes)
+            if !self.widgetsCommitted, !self.sharedBudgets.isEmpty, changes.contains(where: {
+                if case let .putRecord(record) = $0 { return record.table == TimelineChange.widgetTable }
+                return false
+            }) { self.widgetsCommitted = true }
         }
     }
 
@@ -249,6 +269,10 @@ package final class ClusterSimulation: @unchecked Sendable {
 
     /// Runs the whole plan.
     package func run() -> Report {
+        ShardMap.$plantedPlacementByIdentifier.withValue(misplacesPlainJobs) { runWorld() }
+    }
+
+    func runWorld() -> Report {
         let joining = Set(faults.compactMap { if case let .join(n, _) = $0 { n } else { nil } })
         for node in nodes where !joining.contains(node.index) { boot(node) }
         var boundaries = faultBoundaries()
@@ -360,11 +384,22 @@ extension ClusterSimulation {
         self.init(jobs: single.specs, nodes: nodes, shards: shards,
                   start: scenario.start, duration: duration ?? .seconds(Int64(scenario.days) * 86_400), faults: faults,
                   settings: settings, options: options, single: single, behaviour: single.host.behaviour)
+        misplacesPlainJobs = scenario.hooks.misplacePlainJobs
         let model = single.host
         configureHost = { host in
             host.actionBehaviour = model.actionBehaviour
             host.notificationReceiver = model.notificationReceiver
         }
+    }
+
+    /// One explored plan (`simulate --nodes N --explore K`): the scenario's jobs for an hour on
+    /// `nodes` nodes under the faults `plan(seed:)` draws for that hour.
+    package static func explored(_ setup: Scenario, nodes: Int, seed: UInt64) -> (faults: [Fault], report: Report) {
+        let hour = Duration.seconds(3600)
+        let faults = plan(seed: seed, nodes: nodes, duration: hour)
+        var one = setup
+        one.days = 1
+        return (faults, ClusterSimulation(scenario: one, nodes: nodes, faults: faults, duration: hour).run())
     }
 
     /// A seeded fault plan for `nodes` nodes over `duration`: a kill with a restart, a pause past
