@@ -31,6 +31,10 @@ import RefreshdConfig
 ///   fenced, no process left) within max(lease, the longest grace) + a renewal interval + 1 s;
 /// - liveness: after a kill or a pause, every shard the victim led is led again by a live node
 ///   within lease + renewal interval + 1 s (when some node can reach the database).
+/// - no provider result ignored by a widget with no call in flight (a reload lost, as when a
+///   hand-over restored a held provider call as interrupted);
+/// - a reload budget shared by a kind or a namespace spent at most to its limit across every
+///   shard's committed ledgers (`checkSharedBudgets`).
 package final class ClusterSimulation: @unchecked Sendable {
     package typealias Fault = NodeFault
 
@@ -237,7 +241,10 @@ package final class ClusterSimulation: @unchecked Sendable {
             side.record(observation)
             tally.record(observation)
             if observation.kind == .widget, observation.message.contains("ignored: no provider call in flight") {
+                // A provider ran and its timeline was dropped: a reload lost (the call was taken
+                // for interrupted, or asked twice).
                 self.report.ignoredProviderResults += 1
+                self.report.violations.append("\(node.name), shard \(shard) (epoch \(epoch)) at +\(Report.seconds(self.world.duration(since: self.start))) s: \(observation.message): a reload lost")
             }
         }
         return runtime
