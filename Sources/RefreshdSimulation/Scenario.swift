@@ -61,9 +61,14 @@ package struct Scenario: Sendable, Hashable {
     package struct Hooks: Sendable, Hashable {
         /// A restore that forgets one pending request after a kill -9 (a lost commit).
         package var losePendingAfterKill = false
+        /// On several nodes: plain jobs placed in the shard of their identifier instead of their
+        /// namespace's (`ShardMap.plantedPlacementByIdentifier`), so the rules a namespace shares
+        /// are split between shards (issue 32).
+        package var misplacePlainJobs = false
 
-        package init(losePendingAfterKill: Bool = false) {
+        package init(losePendingAfterKill: Bool = false, misplacePlainJobs: Bool = false) {
             self.losePendingAfterKill = losePendingAfterKill
+            self.misplacePlainJobs = misplacePlainJobs
         }
     }
 

@@ -13,17 +13,38 @@ package enum SimulationPicture {
     /// The narrowest a bar of an outcome other than success is drawn, in px.
     static let rareWidth = 4.0
 
-    package static func svg(_ report: SimulationReport) -> String {
+    /// Lanes another picture adds under the jobs', widgets' and activities' lanes (a cluster's
+    /// shards, `ClusterPicture`), drawn on the same time axis, under the same faults and grid.
+    package struct ExtraLanes {
+        /// Each lane's name (the label column fits the longest).
+        package var names: [String]
+        /// What the extra lanes' marks mean: SVG elements on a line at `y` from `left`, drawn
+        /// above the verdict.
+        package var legend: ((_ y: Double, _ left: Double) -> [String])?
+        /// The lanes' SVG elements, given where they start, the plot's top, a lane's height,
+        /// the plot's left edge and width, and the x of an instant.
+        package var draw: (_ lanesTop: Double, _ plotTop: Double, _ plotBottom: Double, _ lane: Double, _ left: Double,
+                           _ plotWidth: Double, _ x: (Instant) -> Double) -> [String]
+
+        package init(names: [String], legend: ((Double, Double) -> [String])? = nil,
+                     draw: @escaping (Double, Double, Double, Double, Double, Double, (Instant) -> Double) -> [String]) {
+            self.names = names
+            self.legend = legend
+            self.draw = draw
+        }
+    }
+
+    package static func svg(_ report: SimulationReport, extra: ExtraLanes? = nil) -> String {
         // The label column fits the longest lane name (12 px DejaVu Sans is under 7.5 px a
         // character), so a long identifier never runs into the plot.
         let names = report.jobs.map(\.identifier) + report.widgetLanes.map { "widget \($0.widget)" }
-            + report.activityLanes.map { "activity \($0.id)" }
+            + report.activityLanes.map { "activity \($0.id)" } + (extra?.names ?? [])
         let longest = names.map(\.count).max() ?? 0
         let left = max(300.0, 24 + 7.5 * Double(longest)), right = 30.0, top = 56.0, lane = 34.0, plotWidth = 1100.0
         let width = left + plotWidth + right
         let sideCount = report.widgetLanes.count + report.activityLanes.count
-        let laneCount = max(1, report.jobs.count + sideCount)
-        let height = top + lane * Double(laneCount) + 86 + (report.widgetLanes.isEmpty ? 0 : 22)
+        let laneCount = max(1, report.jobs.count + sideCount + (extra?.names.count ?? 0))
+        let height = top + lane * Double(laneCount) + 86 + (report.widgetLanes.isEmpty ? 0 : 22) + (extra?.legend == nil ? 0 : 22)
         let span = Double(max(1, report.end.milliseconds - report.start.milliseconds))
         func x(_ t: Instant) -> Double {
             left + plotWidth * Double(min(max(t.milliseconds, report.start.milliseconds), report.end.milliseconds)
@@ -95,6 +116,9 @@ package enum SimulationPicture {
             }
         }
         s += sideLanes(report, top: top + lane * Double(report.jobs.count), lane: lane, left: left, plotWidth: plotWidth, x: x)
+        if let extra {
+            s += extra.draw(top + lane * Double(report.jobs.count + sideCount), top, plotBottom, lane, left, plotWidth, x)
+        }
         // Legend.
         let legendY = plotBottom + 44
         var lx = left
@@ -128,6 +152,10 @@ package enum SimulationPicture {
             }
             s.append(##"<rect x="\##(format(wx))" y="\##(format(verdictY - 10))" width="12" height="12" fill="#ff6b6b" opacity="0.25"/>"##)
             s.append(##"<text x="\##(format(wx + 16))" y="\##(format(verdictY))">stale</text>"##)
+            verdictY += 22
+        }
+        if let legend = extra?.legend {
+            s += legend(verdictY, left)
             verdictY += 22
         }
         let verdict = report.violations.isEmpty ? "invariants held over \(report.steps) steps"

@@ -59,6 +59,11 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "With --nodes: run this many fault plans drawn from seeds (seed, seed+1, ...), an hour each, and report each.")
     var explore: Int?
 
+    /// The defect an explored plan must find (issue 32): plain jobs placed in the shard of their
+    /// identifier, not their namespace's, splitting the rules a namespace shares.
+    @Flag(name: .customLong("inject-misplaced-jobs"), help: .hidden)
+    var injectMisplacedJobs = false
+
     @Flag(name: .long, help: "Derive each job's simulate: block from what really ran (the state's run history) and print it.")
     var calibrate = false
 
@@ -87,6 +92,7 @@ struct SimulateCommand: ParsableCommand {
         if nodes == nil, !nodeFault.isEmpty || explore != nil { throw ValidationError("--node-fault and --explore need --nodes") }
         if let explore, !(1...1000).contains(explore) { throw ValidationError("--explore must be between 1 and 1000") }
         if nodes != nil, exec { throw ValidationError("--nodes cannot be combined with --exec") }
+        if nodes == nil, injectMisplacedJobs { throw ValidationError("--inject-misplaced-jobs needs --nodes") }
         for text in nodeFault { _ = try Self.parseNodeFault(text, nodes: nodes ?? 1) }
     }
 
@@ -107,11 +113,7 @@ struct SimulateCommand: ParsableCommand {
             var plans: [(seed: UInt64, report: ClusterSimulation.Report)] = []
             for offset in 0..<UInt64(explore) {
                 let seed = setup.seed &+ offset
-                let hour = Duration.seconds(3600)
-                let faults = ClusterSimulation.plan(seed: seed, nodes: nodes, duration: hour)
-                var one = setup
-                one.days = 1
-                let report = ClusterSimulation(scenario: one, nodes: nodes, faults: faults, duration: hour).run()
+                let (faults, report) = ClusterSimulation.explored(setup, nodes: nodes, seed: seed)
                 totals.takeovers += report.takeovers
                 totals.fences += report.fences
                 totals.duplicates += report.duplicates
@@ -174,6 +176,7 @@ struct SimulateCommand: ParsableCommand {
         }
         if let days { setup.days = days }
         if let seed { setup.seed = seed }
+        setup.hooks.misplacePlainJobs = injectMisplacedJobs
         if calibrate { applyCalibration(to: &setup) }
         // Real commands run the real built-in actions too (without --exec they are modelled).
         if exec { setup.actions = StagingActions.binding }

@@ -124,7 +124,7 @@ import Testing
         let svg = ClusterPicture.svg(report)
         #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
         #expect(svg.components(separatedBy: ">shard ").count == 17)  // a lane per shard
-        #expect(svg.components(separatedBy: "<line ").count == 2)  // the kill
+        #expect(svg.components(separatedBy: "class=\"node-fault\"").count == 2)  // the kill
     }
 
     @Test func aPausedNodeIsFencedAtResumeAndNoSlotRunsTwice() {

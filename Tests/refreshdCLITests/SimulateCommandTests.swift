@@ -37,6 +37,42 @@ import Testing
         #expect((plans["totals"] as? [String: Any])?["duplicates"] as? Int == 0)
     }
 
+    /// Issue 32: `--explore` on several nodes finds the planted placement of plain jobs by
+    /// identifier (hidden `--inject-misplaced-jobs`) that splits a namespace's shared budget, and
+    /// exits 1; the real placement passes the same plans. `--svg` draws job and shard lanes.
+    @Test func exploredPlansFindAMisplacedSharedBudgetAndThePictureHasJobAndShardLanes() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        for kind in ["weather", "photos"] {
+            try box.write("\(kind).yaml", """
+                identifier: test.app.\(kind)
+                kind: timeline
+                command: ["/bin/true"]
+                widget: {kind: \(kind), families: [systemSmall], budget: 6, budget-scope: namespace, min-reload-interval: 0s}
+                simulate: {duration: 2s, timeline: {every: 2m, count: 1, policy: at-end}}
+
+                """)
+        }
+        let args = ["simulate", "--jobs", box.jobs, "--start", "2026-11-23T00:00:00Z", "--seed", "7", "--nodes", "3", "--explore", "2"]
+        let real = try CLI.run(args, timeout: 120)
+        #expect(real.status == 0, "\(real.stdout)\(real.stderr)")
+        let planted = try CLI.run(args + ["--inject-misplaced-jobs"], timeout: 120)
+        #expect(planted.status == 1, "\(planted.stdout)\(planted.stderr)")
+        #expect(planted.stdout.components(separatedBy: "VIOLATED: the namespace test.app budget shared by photos, weather: ").count == 3,
+                "\(planted.stdout)")
+        let refused = try CLI.run(["simulate", "--jobs", box.jobs, "--inject-misplaced-jobs"])
+        #expect(refused.status == 64 && refused.stderr.contains("--inject-misplaced-jobs needs --nodes"), "\(refused.stderr)")
+        let svg = box.root + "/cluster.svg"
+        let drawn = try CLI.run(["simulate", "--jobs", box.jobs, "--start", "2026-11-23T00:00:00Z", "--days", "1", "--nodes", "2",
+                                 "--node-fault", "kill:0@600+60", "--svg", svg], timeout: 120)
+        #expect(drawn.status == 0, "\(drawn.stderr)")
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(picture.contains(">test.app.weather</text>") && picture.contains(">test.app.photos</text>"))
+        #expect(picture.contains(">widget weather/systemSmall</text>"))
+        #expect(picture.components(separatedBy: "font-size=\"12\">shard ").count == 17)
+        #expect(picture.contains("class=\"takeover\"") && picture.contains(">kill node0</text>"))
+    }
+
     /// A plan count that cannot run is refused with the range, not a trap (Int.max once asked
     /// for an array of that many results).
     @Test func exploreRefusesAPlanCountOutOfRange() throws {

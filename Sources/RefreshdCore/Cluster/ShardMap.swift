@@ -18,6 +18,13 @@ package struct ShardMap: Sendable, Hashable {
     /// Each shard's run ids start at `shard × runIDSpan + 1` (shard 0 at 1, as SQLite).
     package static let runIDSpan: Int64 = 1_000_000_000_000
 
+    /// A defect planted on purpose (issue 32: an explored plan must find a bug in how a shared
+    /// budget is sharded): plain jobs placed by their identifier instead of their namespace, so
+    /// that two jobs of one namespace may land in two shards, whose machines then each enforce
+    /// the namespace's rules on their half. Only the cluster simulation sets it (scenario hook
+    /// `misplacePlainJobs`), for the task that runs it; never true in refreshd.
+    @TaskLocal package static var plantedPlacementByIdentifier = false
+
     package init(shardCount: Int) {
         precondition(shardCount > 0, "a cluster has at least one shard")
         self.shardCount = shardCount
@@ -37,7 +44,7 @@ package struct ShardMap: Sendable, Hashable {
     /// The shard of the job `identifier` whose namespace is `namespace`: an instance by its
     /// identifier, any other job by its namespace.
     package func shard(ofJob identifier: String, namespace: String) -> Int {
-        InstanceName.split(identifier) != nil ? shard(of: identifier) : shard(of: namespace)
+        InstanceName.split(identifier) != nil || Self.plantedPlacementByIdentifier ? shard(of: identifier) : shard(of: namespace)
     }
 
     /// The shard of the job `identifier` among `jobs` (a plain job's namespace is its spec's); an
@@ -45,11 +52,13 @@ package struct ShardMap: Sendable, Hashable {
     package func shard(ofJob identifier: String, in jobs: [JobSpec]) -> Int {
         guard InstanceName.split(identifier) == nil,
               let spec = jobs.first(where: { $0.template == nil && $0.identifier == identifier }) else { return shard(of: identifier) }
-        return shard(of: spec.definition.namespace)
+        return shard(ofSpec: spec)
     }
 
     /// The shard a plain job's spec belongs to (a template's belongs to every shard).
-    package func shard(ofSpec spec: JobSpec) -> Int { shard(of: spec.definition.namespace) }
+    package func shard(ofSpec spec: JobSpec) -> Int {
+        shard(of: Self.plantedPlacementByIdentifier ? spec.identifier : spec.definition.namespace)
+    }
 
     /// `lines` split by the shard of each instance: `set` lists go to every shard (each keeps
     /// only what its part lists, so one with no part removes its instances of the template);

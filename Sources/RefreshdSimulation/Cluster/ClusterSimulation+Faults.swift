@@ -6,7 +6,24 @@ import RefreshdConfig
 /// The node faults of a cluster simulation: when each begins and ends, and what it does to the
 /// world (kill, restart, pause, resume, partition, database restart, join).
 extension ClusterSimulation {
-    enum Action { case kill(Int), restart(Int), pause(Int), resume(Int), cut(Int), join(Int), down, up, stop(Int) }
+    enum Action: CustomStringConvertible {
+        case kill(Int), restart(Int), pause(Int), resume(Int), cut(Int), join(Int), down, up, stop(Int)
+
+        /// As the picture and the report's marks name it.
+        var description: String {
+            switch self {
+            case let .kill(n): "kill node\(n)"
+            case let .restart(n): "start node\(n)"
+            case let .pause(n): "pause node\(n)"
+            case let .resume(n): "resume node\(n)"
+            case let .cut(n): "partition node\(n)"
+            case let .join(n): "heal node\(n)"
+            case .down: "database down"
+            case .up: "database up"
+            case let .stop(n): "SIGTERM node\(n)"
+            }
+        }
+    }
 
     func faultBoundaries() -> [(at: Instant, action: Action)] {
         var out: [(at: Instant, action: Action)] = []

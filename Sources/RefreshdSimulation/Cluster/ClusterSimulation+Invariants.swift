@@ -68,6 +68,10 @@ extension ClusterSimulation {
                 }
             }
         }
+        if widgetsCommitted {
+            widgetsCommitted = false
+            checkSharedBudgets()
+        }
         // Runs of one job alive at once on several nodes: never two of live leaders, never the
         // retry of an interrupted run while that run still runs (its slot twice); a zombie's
         // run beside the next slot's is counted (no one can stop a frozen node's processes).
@@ -99,6 +103,31 @@ extension ClusterSimulation {
                     }
                 }
             }
+        }
+    }
+
+    /// A budget a namespace (or a kind's families) shares is one budget across the cluster: the
+    /// counted reloads of its widgets within its window, read from every shard's committed
+    /// ledgers, never exceed its limit (the largest ceiling a ledger was counted under, if a
+    /// reload raised it). One machine's timeline machine keeps this within its own state; on
+    /// several nodes it holds only if every member lives in one shard (`ShardMap`).
+    func checkSharedBudgets() {
+        let decoder = JSONDecoder()
+        var ledgers: [String: [(shard: Int, reload: Instant)]] = [:], ceilings: [String: Int] = [:]
+        for shard in 0..<shards {
+            for record in (try? database.committed(shard: shard).records(table: TimelineChange.widgetTable)) ?? [] {
+                guard let w = try? decoder.decode(WidgetRecord.self, from: Data(record.value.utf8)),
+                      let budget = sharedBudgets.first(where: { $0.kinds.contains(w.widget.kind) }) else { continue }
+                ledgers[budget.group, default: []] += w.ledger.filter { $0 > world - budget.window && $0 <= world }.map { (shard, $0) }
+                ceilings[budget.group] = max(ceilings[budget.group] ?? 0, w.ledgerCeiling)
+            }
+        }
+        for budget in sharedBudgets {
+            let counted = ledgers[budget.group] ?? []
+            let limit = max(budget.limit, ceilings[budget.group] ?? 0)
+            guard counted.count > limit else { continue }
+            let shards = Set(counted.map(\.shard)).sorted().map(String.init).joined(separator: ", ")
+            report.violations.append("the \(budget.group) budget shared by \(budget.kinds.sorted().joined(separator: ", ")): \(counted.count) reloads counted within \(Report.seconds(budget.window)) s across shards \(shards), beyond its limit of \(limit)")
         }
     }
 }

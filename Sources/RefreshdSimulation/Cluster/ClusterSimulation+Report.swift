@@ -28,6 +28,12 @@ extension ClusterSimulation {
         package var events: [String] = []
         /// Who led each shard when (offsets from the start), for the picture.
         package var ownership: [Span] = []
+        /// Every shard a node began to lead (or took over from another node), fenced or
+        /// released, in order, as the node logged it: the picture's marks.
+        package var changes: [Change] = []
+        /// One machine's report of the cluster's runs: per job its runs and outcomes, the widgets'
+        /// and activities' lanes (what `simulate` without `--nodes` reports), for the picture.
+        package var machine: SimulationReport?
         /// Fault boundaries (offset, what), for the picture.
         package var marks: [(at: Duration, what: String)] = []
         /// What every job did, per UTC day, across all shards (the database's daily counters,
@@ -40,6 +46,21 @@ extension ClusterSimulation {
         /// Provider runs whose result a widget ignored (no call in flight for it): a reload
         /// lost, as after a hand-over that restored a held provider call as interrupted.
         package var ignoredProviderResults = 0
+
+        /// A shard's leadership changed at `at` (offset from the start).
+        package struct Change: Sendable, Hashable {
+            package enum What: String, Sendable, Hashable {
+                /// `leads`: the node began to lead the shard (first, or again after its own term).
+                case leads, takeover, fenced, released
+            }
+            package var at: Duration
+            package var node: Int
+            package var shard: Int
+            package var epoch: Int64
+            package var what: What
+            /// The node's history line.
+            package var line: String
+        }
 
         /// One node leading one shard from `from` to `to`.
         package struct Span: Sendable, Hashable {

@@ -31,6 +31,10 @@ import RefreshdConfig
 ///   fenced, no process left) within max(lease, the longest grace) + a renewal interval + 1 s;
 /// - liveness: after a kill or a pause, every shard the victim led is led again by a live node
 ///   within lease + renewal interval + 1 s (when some node can reach the database).
+/// - no provider result ignored by a widget with no call in flight (a reload lost, as when a
+///   hand-over restored a held provider call as interrupted);
+/// - a reload budget shared by a kind or a namespace spent at most to its limit across every
+///   shard's committed ledgers (`checkSharedBudgets`).
 package final class ClusterSimulation: @unchecked Sendable {
     package typealias Fault = NodeFault
 
@@ -73,8 +77,10 @@ package final class ClusterSimulation: @unchecked Sendable {
     let behaviour: @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour
     /// What each node gives its shards' runtimes (the actions binding, the shared container).
     let options: RefreshRuntime.Options
-    /// The one-machine simulation whose models (staging, providers) the behaviour reads.
-    var keepAlive: AnyObject?
+    /// The one-machine simulation whose models (staging, providers) the behaviour reads, and
+    /// whose journals hear every shard's commits and observations: its report (`Report.machine`)
+    /// is one machine's, of the whole cluster's runs.
+    let single: Simulation
     /// Gives each shard term's host what one machine's host has beyond its behaviour (the
     /// modelled built-in actions, the notification receiver).
     var configureHost: ((SimulatedHost) -> Void)?
@@ -91,6 +97,14 @@ package final class ClusterSimulation: @unchecked Sendable {
     /// Whether each node's own thread makes its database calls and waits for them (refreshd
     /// before issue 32): a deadline due during a call comes only when the call returns.
     package var callsOnNodeThread = false
+    /// The planted defect (`Scenario.Hooks.misplacePlainJobs`): plain jobs in the shard of their
+    /// identifier, not their namespace's, for this run (`ShardMap.plantedPlacementByIdentifier`).
+    package var misplacesPlainJobs = false
+    /// Each budget a namespace or kind shares (`budget-scope: kind|namespace`): its widget
+    /// kinds, limit and window, for the invariant that reads every shard's committed ledgers.
+    let sharedBudgets: [(group: String, kinds: Set<String>, limit: Int, window: Duration)]
+    /// Whether a commit since the last check wrote a widget record (its ledger).
+    var widgetsCommitted = false
 
     func close(shard: Int, node: Int) {
         guard let span = open[shard], span.node == node else { return }
@@ -100,12 +114,28 @@ package final class ClusterSimulation: @unchecked Sendable {
 
     /// Pairs of runs of one job seen alive at once with one of them a zombie's.
     var zombieOverlaps: Set<String> = []
+    /// Steps of the world loop (for the picture's verdict, as one machine counts its steps).
+    var steps = 0
 
     package init(jobs: [JobSpec], nodes: Int, shards: Int = 16, start: Instant, duration: Duration,
                 faults: [Fault] = [], settings: LeaseMachine.Settings = .init(), callBound: Duration = .seconds(10),
-                options: RefreshRuntime.Options = .init(),
+                options: RefreshRuntime.Options = .init(), single: Simulation? = nil,
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { _, _ in .quickSuccess }) {
         self.options = options
+        var groups: [String: (kinds: Set<String>, limit: Int, window: Duration)] = [:]
+        for spec in jobs {
+            guard let widget = spec.widget, let limit = widget.budget,
+                  let group = widget.budgetGroup(namespace: spec.definition.namespace) else { continue }
+            groups[group, default: ([], limit, .seconds(86_400))].kinds.insert(widget.kind)
+            groups[group]!.limit = max(groups[group]!.limit, limit)
+        }
+        sharedBudgets = groups.keys.sorted().map { (group: $0, kinds: groups[$0]!.kinds, limit: groups[$0]!.limit, window: groups[$0]!.window) }
+        self.single = single ?? {
+            var scenario = Scenario(name: "\(jobs.count) jobs on \(nodes) nodes", jobs: jobs.map { Scenario.Job(spec: $0) }, start: start,
+                                    days: Int(max(1, (duration.components.seconds + 86_399) / 86_400)))
+            scenario.until = start + duration
+            return Simulation(scenario: scenario)
+        }()
         self.shards = shards
         self.settings = settings
         self.start = start
@@ -118,6 +148,16 @@ package final class ClusterSimulation: @unchecked Sendable {
         report = Report(nodes: nodes, shards: shards, duration: duration, faults: faults)
         self.nodes = (0..<nodes).map { Node(index: $0) }
         for fault in faults { if case let .drift(n, rate) = fault, n < nodes { self.nodes[n].rate = rate } }
+        // Every shard's commits, as one machine's store hands its own to the same journals.
+        let history = self.single.history, actions = self.single.actions
+        database.onCommit = { [unowned self] changes in
+            history.fold(changes)
+            actions.fold(changes)
+            if !self.widgetsCommitted, !self.sharedBudgets.isEmpty, changes.contains(where: {
+                if case let .putRecord(record) = $0 { return record.table == TimelineChange.widgetTable }
+                return false
+            }) { self.widgetsCommitted = true }
+        }
     }
 
     /// The node's monotonic clock at world instant `t` (its rate applied since the start).
@@ -152,6 +192,13 @@ package final class ClusterSimulation: @unchecked Sendable {
             if line.hasPrefix("leads"), node.stoppedAt != nil, words.count > 4,
                !node.heldAtStop.contains("\(words[2])/\(words[4].filter(\.isNumber))") {
                 self.report.violations.append("\(node.name) \(line) after its stop signal")
+            }
+            if words.count > 4, let shard = Int(words[2]), let epoch = Int64(words[4].filter(\.isNumber)),
+               let what = Report.Change.What(rawValue: String(words[0])) {
+                // A shard led before by another node is taken over.
+                let before = self.report.changes.last { $0.shard == shard && ($0.what == .leads || $0.what == .takeover) }
+                let change = what == .leads && before.map { $0.node != node.index } == true ? .takeover : what
+                self.report.changes.append(.init(at: offset, node: node.index, shard: shard, epoch: epoch, what: change, line: line))
             }
             if words.count > 2, let shard = Int(words[2]) {
                 if line.hasPrefix("leads") {
@@ -188,9 +235,16 @@ package final class ClusterSimulation: @unchecked Sendable {
         var options = options
         options.logger.logLevel = .critical
         let runtime = try host.start(store: store, options: options)
+        let journal = single.journal, side = single.side, tally = single.notificationTally
         runtime.observe { [unowned self] observation in
+            journal.record(observation)
+            side.record(observation)
+            tally.record(observation)
             if observation.kind == .widget, observation.message.contains("ignored: no provider call in flight") {
+                // A provider ran and its timeline was dropped: a reload lost (the call was taken
+                // for interrupted, or asked twice).
                 self.report.ignoredProviderResults += 1
+                self.report.violations.append("\(node.name), shard \(shard) (epoch \(epoch)) at +\(Report.seconds(self.world.duration(since: self.start))) s: \(observation.message): a reload lost")
             }
         }
         return runtime
@@ -222,6 +276,10 @@ package final class ClusterSimulation: @unchecked Sendable {
 
     /// Runs the whole plan.
     package func run() -> Report {
+        ShardMap.$plantedPlacementByIdentifier.withValue(misplacesPlainJobs) { runWorld() }
+    }
+
+    func runWorld() -> Report {
         let joining = Set(faults.compactMap { if case let .join(n, _) = $0 { n } else { nil } })
         for node in nodes where !joining.contains(node.index) { boot(node) }
         var boundaries = faultBoundaries()
@@ -239,6 +297,7 @@ package final class ClusterSimulation: @unchecked Sendable {
                 for term in node.hosts { if let t = term.host.nextEventTime, node.cluster == nil { next = min(next, max(world, t)) } }
             }
             world = next
+            steps += 1
             database.time = world
             while let b = boundaries.first, b.at <= world {
                 boundaries.removeFirst()
@@ -265,6 +324,12 @@ package final class ClusterSimulation: @unchecked Sendable {
         }
         report.jobs = jobs.keys.sorted().map { jobs[$0]! }
         report.widgets = widgets.keys.sorted().map { widgets[$0]! }
+        // One machine's report of the whole cluster's runs (the node faults are the cluster's).
+        var machine = SimulationReport.build(single)
+        machine.scenario += " on \(nodes.count) nodes"
+        machine.steps = steps
+        machine.violations = report.violations.map { .init(time: world, invariant: "cluster", message: $0, recent: []) }
+        report.machine = machine
         return report
     }
 
@@ -314,6 +379,8 @@ extension ClusterSimulation {
     /// the one staging model the providers read (the shared container every node mounts).
     package convenience init(scenario: Scenario, nodes: Int, shards: Int = 16, faults: [Fault],
                             duration: Duration? = nil, settings: LeaseMachine.Settings = .init()) {
+        var scenario = scenario
+        if let duration { scenario.until = scenario.start + duration }
         let single = Simulation(scenario: scenario)
         var logger = Logger(label: "simulate") { _ in SwiftLogNoOpLogHandler() }
         logger.logLevel = .critical
@@ -323,15 +390,23 @@ extension ClusterSimulation {
             actions: SimulatedActions.binding.merging(scenario.actions))
         self.init(jobs: single.specs, nodes: nodes, shards: shards,
                   start: scenario.start, duration: duration ?? .seconds(Int64(scenario.days) * 86_400), faults: faults,
-                  settings: settings, options: options, behaviour: single.host.behaviour)
-        let actions = single.actions
-        database.onCommit = { changes in actions.fold(changes) }
-        keepAlive = single
+                  settings: settings, options: options, single: single, behaviour: single.host.behaviour)
+        misplacesPlainJobs = scenario.hooks.misplacePlainJobs
         let model = single.host
         configureHost = { host in
             host.actionBehaviour = model.actionBehaviour
             host.notificationReceiver = model.notificationReceiver
         }
+    }
+
+    /// One explored plan (`simulate --nodes N --explore K`): the scenario's jobs for an hour on
+    /// `nodes` nodes under the faults `plan(seed:)` draws for that hour.
+    package static func explored(_ setup: Scenario, nodes: Int, seed: UInt64) -> (faults: [Fault], report: Report) {
+        let hour = Duration.seconds(3600)
+        let faults = plan(seed: seed, nodes: nodes, duration: hour)
+        var one = setup
+        one.days = 1
+        return (faults, ClusterSimulation(scenario: one, nodes: nodes, faults: faults, duration: hour).run())
     }
 
     /// A seeded fault plan for `nodes` nodes over `duration`: a kill with a restart, a pause past
