@@ -49,29 +49,10 @@ struct StatsCommand: ParsableCommand {
         func run() throws {
             var request = ControlRequest(.runStats, days: days)
             request.identifier = instance
-            let stats: RunStats
-            do {
-                // A running refreshd answers (a cluster node: from every shard in the database).
-                let client = try ControlClient.connect(stateDirectory: state)
-                let reply = try client.request(request)
-                guard reply.ok, let live = reply.runStats else {
-                    ControlOutput.fail(reply.error ?? ControlFailure(code: "internal", message: "no run stats in the reply"),
-                                       json: json, command: "stats runs")
-                }
-                stats = live
-            } catch ControlClient.Failure.notRunning {
-                // Stopped: the state file, read by the same rule.
-                do {
-                    try StateDirectory.checkReadable(state)
-                    let store = try StateStore.open(directory: state, readOnly: true)
-                    defer { store.close() }
-                    stats = try RunStats.answer(request, StateReader(stores: [store], jobs: []),
-                                                now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
-                } catch let error as StoreError {
-                    ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json, command: "stats runs")
-                }
-            } catch {
-                ControlOutput.fail(ControlFailure(code: "connection", message: "\(error)"), json: json, command: "stats runs")
+            // A running refreshd answers (a cluster node: from every shard in the database);
+            // stopped, the state file is read by the same rule.
+            let stats = StatsCommand.answer(request, state: state, json: json, command: "stats runs", \.runStats) { store in
+                try RunStats.answer(request, StateReader(stores: [store], jobs: []), now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
             }
             if json { return ControlOutput.printJSON(stats) }
             for line in stats.lines { print(line) }
@@ -101,38 +82,48 @@ struct StatsCommand: ParsableCommand {
         }
 
         func run() throws {
-            let stats: ReloadStats
-            do {
-                let client = try ControlClient.connect(stateDirectory: state)
-                let reply = try client.request(ControlRequest(.stats, days: days))
-                guard reply.ok, let live = reply.stats else {
-                    ControlOutput.fail(reply.error ?? ControlFailure(code: "internal", message: "no stats in the reply"),
-                                       json: json, command: "stats reloads")
+            let stats = StatsCommand.answer(ControlRequest(.stats, days: days), state: state, json: json, command: "stats reloads",
+                                            \.stats) { store in
+                let saved = try SavedMachineState(store: store)
+                // The instances' widgets fold as the live refreshd folds them: whose each
+                // kind is, from the saved instances and their templates' files.
+                var templates: [String: String] = [:]
+                for definition in StatusCommand.widgetDefinitions(jobs: jobs, instances: try store.instances()) {
+                    if let split = InstanceName.split(definition.job) { templates[definition.kind] = split.template }
                 }
-                stats = live
-            } catch ControlClient.Failure.notRunning {
-                do {
-                    try StateDirectory.checkReadable(state)
-                    let store = try StateStore.open(directory: state, readOnly: true)
-                    defer { store.close() }
-                    let saved = try SavedMachineState(store: store)
-                    // The instances' widgets fold as the live refreshd folds them: whose each
-                    // kind is, from the saved instances and their templates' files.
-                    var templates: [String: String] = [:]
-                    for definition in StatusCommand.widgetDefinitions(jobs: jobs, instances: try store.instances()) {
-                        if let split = InstanceName.split(definition.job) { templates[definition.kind] = split.template }
-                    }
-                    stats = ReloadStats(counters: saved.counters, days: days,
-                                        now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970)).folding(templates)
-                } catch let error as StoreError {
-                    ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json,
-                                       command: "stats reloads")
-                }
-            } catch {
-                ControlOutput.fail(ControlFailure(code: "connection", message: "\(error)"), json: json, command: "stats reloads")
+                return ReloadStats(counters: saved.counters, days: days,
+                                   now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970)).folding(templates)
             }
             if json { return ControlOutput.printJSON(stats) }
             for line in stats.lines { print(line) }
+        }
+    }
+
+    /// `request` answered by the running refreshd (its reply's `field`), or, when none runs, by
+    /// `read` of the state file (read-only); a refusal or an unreadable state exits with
+    /// `ControlOutput.fail` (`--json` aware). Both `stats` subcommands ask this way.
+    static func answer<T>(_ request: ControlRequest, state: String, json: Bool, command: String,
+                          _ field: KeyPath<ControlReply, T?>, read: (StateStore) throws -> T) -> T {
+        do {
+            let reply = try ControlClient.connect(stateDirectory: state).request(request)
+            guard reply.ok, let live = reply[keyPath: field] else {
+                ControlOutput.fail(reply.error ?? ControlFailure(code: "internal", message: "no \(command) in the reply"),
+                                   json: json, command: command)
+            }
+            return live
+        } catch ControlClient.Failure.notRunning {
+            do {
+                try StateDirectory.checkReadable(state)
+                let store = try StateStore.open(directory: state, readOnly: true)
+                defer { store.close() }
+                return try read(store)
+            } catch let error as StoreError {
+                ControlOutput.fail(ControlFailure(code: error.kind.name, message: error.description), json: json, command: command)
+            } catch {
+                ControlOutput.fail(ControlFailure(code: "internal", message: "\(error)"), json: json, command: command)
+            }
+        } catch {
+            ControlOutput.fail(ControlFailure(code: "connection", message: "\(error)"), json: json, command: command)
         }
     }
 }

@@ -30,25 +30,11 @@ import page_widths  # noqa: E402
 def main():
     base, token, out, refreshd, state, job, kind, family, template, pid = sys.argv[1:11]
     result = {"pages": {}, "errors": [], "screenshots": []}
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-        from selenium.webdriver.common.by import By
-    except ImportError as error:
-        print(json.dumps({"missing": "python3-selenium: %s" % error}))
+    driver, missing = page_widths.start_driver()
+    if missing:
+        print(json.dumps({"missing": missing}))
         return 3
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,1000", "--hide-scrollbars"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    except Exception as error:  # no chromium, no driver
-        print(json.dumps({"missing": "chromium/chromedriver: %s" % error}))
-        return 3
-    driver.set_page_load_timeout(15)
+    from selenium.webdriver.common.by import By
 
     def console(name):
         # Console messages of level SEVERE (errors, CSP violations, failed loads).

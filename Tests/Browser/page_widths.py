@@ -40,15 +40,14 @@ def measure(driver, base, pages, shots=None, console=None):
     return widths
 
 
-def main():
-    base, out = sys.argv[1:3]
-    pages = sys.argv[3:]
+def start_driver():
+    """Debian's chromium, headless, at 1400x1000, keeping the console: (driver, None), or (None,
+    what is missing) to print as {"missing": ...} (exit 3)."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError as error:
-        print(json.dumps({"missing": "python3-selenium: %s" % error}))
-        return 3
+        return None, "python3-selenium: %s" % error
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -58,9 +57,18 @@ def main():
     try:
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     except Exception as error:  # no chromium, no driver
-        print(json.dumps({"missing": "chromium/chromedriver: %s" % error}))
-        return 3
+        return None, "chromium/chromedriver: %s" % error
     driver.set_page_load_timeout(15)
+    return driver, None
+
+
+def main():
+    base, out = sys.argv[1:3]
+    pages = sys.argv[3:]
+    driver, missing = start_driver()
+    if missing:
+        print(json.dumps({"missing": missing}))
+        return 3
     console = {}
     try:
         shots = [("phone-" + (path.strip("/").replace("/", "-") or "overview"), path, out) for path in pages[:2]]
