@@ -58,6 +58,8 @@ final class ClusterControl: @unchecked Sendable {
                 let id = try identifier(request)
                 return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
             case .cancelAll: return try queueEverywhere(request, what: "each leader cancels its shard's pending requests")
+            case .instanceAdd where request.keys != nil:
+                return try queueInstances(request)
             case .instanceAdd, .instanceRemove:
                 let id = try instanceIdentifier(request)
                 return try queue(request, shard: map.shard(of: id), naming: id)
@@ -151,6 +153,29 @@ final class ClusterControl: @unchecked Sendable {
         var reply = ControlReply(id: request.id, now: now())
         reply.message = (queued ? "queued \(request.command) \(id) for shard \(shard), " : "command \(commandID) was already queued (applied once): \(request.command) \(id), shard \(shard), ")
             + (try leader(of: shard)) + "; command id \(commandID)"
+        return reply
+    }
+
+    /// A batch `instance-add`: the keys split by the shard of each instance, one command a shard
+    /// (ids `ID/SHARD`, applied once), each applied by its leader in one transaction as a sync
+    /// run's lines are (`InstanceLines`): a million keys are 16 commands, not a million.
+    func queueInstances(_ request: ControlRequest) throws -> ControlReply {
+        let template = try templateName(request)
+        let records = try RefreshRuntime.instanceRecords(template: template, keys: request.keys ?? [], values: request.values)
+        let commandID = request.commandID ?? UUID().uuidString.lowercased()
+        var queued = 0
+        let parts = map.split([InstanceLines(template: template, add: records)])
+        for (shard, lines) in parts.sorted(by: { $0.key < $1.key }) {
+            let command = ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: InstanceLines.payload(lines))
+            if try database.enqueueCommand(command) {
+                queued += 1
+                notify?(shard)
+            }
+        }
+        var reply = ControlReply(id: request.id, now: now())
+        reply.message = "queued \(records.count) instance add\(records.count == 1 ? "" : "s") of \(template) as \(parts.count) command\(parts.count == 1 ? "" : "s"), "
+            + "one a shard, each applied once by the shard's leader in one transaction" + (queued < parts.count ? " (\(parts.count - queued) already queued)" : "")
+            + "; command id \(commandID)"
         return reply
     }
 

@@ -101,16 +101,40 @@ extension CtlCommand {
                     }
                     values[String(param[..<eq])] = String(param[param.index(after: eq)...])
                 }
-                let requests = try keys.allKeys().map { key in
+                // One key: its own reply. Several: batches, each committed in one transaction
+                // (one command a shard on a cluster node).
+                let all = try keys.allKeys()
+                let requests = (all.count == 1 ? [[all[0]]] : InstanceCommand.batches(all)).map { batch in
                     var request = ControlRequest(.instanceAdd)
                     request.template = keys.template
-                    request.key = key
+                    if all.count == 1 { request.key = batch[0] } else { request.keys = batch }
                     request.values = values.isEmpty ? nil : values
                     return request
                 }
                 InstanceCommand.report(try InstanceCommand.send(requests, options: options, command: "ctl instance add"),
                                        options: options, command: "ctl instance add")
             }
+        }
+
+        /// The keys in batches a request line can carry: at most `Bounds.instances` keys and
+        /// about 48 KiB of them (the socket's lines are at most 64 KiB; a key's quotes, comma and
+        /// escapes counted at 8 bytes).
+        static func batches(_ keys: [String]) -> [[String]] {
+            var batches: [[String]] = []
+            var current: [String] = []
+            var bytes = 0
+            for key in keys {
+                let size = key.utf8.count + 8
+                if !current.isEmpty, current.count == ControlRequest.Bounds.instances.upperBound || bytes + size > 48 * 1024 {
+                    batches.append(current)
+                    current = []
+                    bytes = 0
+                }
+                current.append(key)
+                bytes += size
+            }
+            if !current.isEmpty { batches.append(current) }
+            return batches
         }
 
         struct Remove: ParsableCommand {

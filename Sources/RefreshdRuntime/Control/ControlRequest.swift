@@ -35,6 +35,9 @@ package struct ControlRequest: Codable, Sendable, Equatable {
     /// the instance's key, and (add) its parameter values by name.
     package var template: String?
     package var key: String?
+    /// `instance-add` of many instances in one request (instead of `key`): committed in one
+    /// transaction on one machine, and on a cluster node queued as one command a shard.
+    package var keys: [String]?
     package var values: [String: String]?
     /// `instance-list`: a page of at most `limit` instances (default and most
     /// `Bounds.instances`) after the instance with key `after` (default: from the first).
@@ -101,6 +104,9 @@ extension ControlRequest {
         }
         if let limit, !Bounds.instances.contains(limit) {
             throw refuse("limit", "\(limit)", "\(Bounds.instances.lowerBound) to \(Bounds.instances.upperBound) instances (page with \"after\")")
+        }
+        if let keys, !Bounds.instances.contains(keys.count) {
+            throw refuse("keys", "\(keys.count) keys", "\(Bounds.instances.lowerBound) to \(Bounds.instances.upperBound) keys (send more in several requests)")
         }
         if let days, !Bounds.days.contains(days) {
             throw refuse("days", "\(days)", "\(Bounds.days.lowerBound) to \(Bounds.days.upperBound) days")

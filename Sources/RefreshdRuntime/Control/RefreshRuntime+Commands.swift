@@ -75,6 +75,15 @@ extension RefreshRuntime {
         return reply
     }
 
+    /// The records of a batch `instance-add` (`keys`, one set of `values`): refused whole, before
+    /// anything is added, when a key is not one an instance may have.
+    package static func instanceRecords(template: String, keys: [String], values: [String: String]?) throws -> [InstanceRecord] {
+        try keys.map { key in
+            if let problem = InstanceName.keyProblem(key) { throw InstanceError.badKey(template: template, key: key, problem: problem) }
+            return InstanceRecord(template: template, key: key, values: values ?? [:])
+        }
+    }
+
     package static func identifier(_ request: ControlRequest) throws -> String {
         guard let id = request.identifier, !id.isEmpty else {
             throw ControlFailure(code: "bad-request", message: "\"\(request.command)\" needs \"identifier\": the job's identifier")
@@ -172,6 +181,18 @@ extension RefreshRuntime {
             if start + page.count < list.count { reply.nextAfter = page.last?.key }
             reply.message = "\(template): \(list.count) instance\(list.count == 1 ? "" : "s")"
                 + (page.count < list.count ? " (\(page.count) shown from number \(start + 1))" : "")
+            return
+        }
+        if command == .instanceAdd, let keys = request.keys {
+            let records = try Self.instanceRecords(template: template, keys: keys, values: request.values)
+            let existed = records.reduce(0) { $0 + (instance($1.identifier) != nil ? 1 : 0) }
+            let refused = addInstances(records)
+            if let first = refused.first {
+                throw ControlFailure(code: ControlFailure(of: first.error).code, message: "\(refused.count) of \(records.count) instances of \(template) refused "
+                    + "(the others were added): first \(first.record.identifier): \(ControlFailure(of: first.error).message)")
+            }
+            reply.message = "added \(records.count - existed) instance\(records.count - existed == 1 ? "" : "s") of \(template)"
+                + (existed == 0 ? "" : ", kept \(existed) that already existed (their requests, backoff and retry streaks unchanged)")
             return
         }
         guard let key = request.key else {
