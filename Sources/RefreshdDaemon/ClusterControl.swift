@@ -98,7 +98,7 @@ final class ClusterControl: @unchecked Sendable {
                 return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
             case .pending:
                 var reply = ControlReply(id: request.id, now: now())
-                reply.pending = try everyShard { try $0.pendingRequests() }.map(SchedulerSnapshot.Pending.init)
+                reply.pending = try reader().stores.flatMap { try $0.pendingRequests() }.map(SchedulerSnapshot.Pending.init)
                 return reply
             case .status: return try status(request)
             case .why: return try why(request)
@@ -209,13 +209,6 @@ final class ClusterControl: @unchecked Sendable {
         return "led by node \(owner)\(owner == node ? " (this node)" : "") (epoch \(lease.epoch), lease until \(lease.expiresAt))"
     }
 
-    /// The same read of every shard's state, concatenated in shard order.
-    func everyShard<T>(_ read: (any StateStoring) throws -> [T]) throws -> [T] {
-        var all: [T] = []
-        for shard in 0..<database.shardCount { all += try read(try database.store(shard: shard, epoch: 0)) }
-        return all
-    }
-
     func clusterStatus() throws -> ClusterStatus {
         let databaseNow = try database.now()
         let shards = try database.leases().map { lease in
@@ -226,7 +219,7 @@ final class ClusterControl: @unchecked Sendable {
 
     /// Every shard's state, as `status` and the dashboard read it.
     func reader() throws -> StateReader {
-        StateReader(stores: try (0..<database.shardCount).map { try database.store(shard: $0, epoch: 0) }, jobs: jobs)
+        try StateReader(database: database, jobs: jobs)
     }
 
     /// Every shard's status merged (`StateReader.status`), who leads each shard, and every

@@ -20,6 +20,11 @@ package struct StateReader {
         self.jobs = jobs
     }
 
+    /// Every shard's state in a cluster's database, read-only (reads are not fenced).
+    package init(database: any ShardDatabase, jobs: [JobSpec]) throws {
+        self.init(stores: try (0..<database.shardCount).map { try database.store(shard: $0, epoch: 0) }, jobs: jobs)
+    }
+
     /// The store that holds `identifier`'s requests, runs and counters (a timeline job's
     /// providers, `JOB#FAMILY`, are in their job's).
     package func store(of identifier: String) -> any StateStoring {
