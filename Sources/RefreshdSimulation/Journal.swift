@@ -43,6 +43,14 @@ final class Journal: @unchecked Sendable {
     private var runs: [Int64: RunAudit] = [:]
     private var found: Found?
     static let recentCount = 20
+    /// Each plain timeline job's provider identifier (`JOB#family`) and its widget
+    /// (`kind/family`), set from the scenario: the audit of reloads counted once.
+    var providerWidgets: [String: String] = [:]
+    /// By widget: the provider calls its committed day rows count (by day), and its provider
+    /// runs committed as started.
+    private var callsCounted: [String: [String: Int]] = [:]
+    private var providerRuns: [String: Int] = [:]
+    private static let counterDecoder = JSONDecoder()
 
     func record(_ o: RuntimeObservation) {
         lock.withLock {
@@ -93,6 +101,7 @@ final class Journal: @unchecked Sendable {
                              "\(r.identifier) ran twice for the request due \(r.earliest)")
                     }
                     Self.noteRun(r, job: job, in: &runs[r.runID, default: RunAudit()])
+                    if !providerWidgets.isEmpty, let widget = providerWidgets[r.identifier] { providerRuns[widget, default: 0] += 1 }
                 case let .runEnded(runID, identifier, _, _, _, _, _, _, _):
                     let job = runs[runID].map(\.job).flatMap { $0 >= 0 ? $0 : nil } ?? jobs.number(of: identifier)
                     if let job, jobAudits[Int(job)].running == runID {
@@ -100,10 +109,28 @@ final class Journal: @unchecked Sendable {
                     }
                     // Its expiration and kill were seen before its end: nothing more to check.
                     runs[runID] = nil
+                case let .putRecord(record) where record.table == TimelineChange.counterTable && !providerWidgets.isEmpty:
+                    countCalls(record, at: now)
                 default:
                     break
                 }
             }
+        }
+    }
+
+    /// Under `lock`: a widget's day row committed. Every provider call it counts is a provider
+    /// run; one call at a time may be counted before its run starts (asked, its request not yet
+    /// launched). More is a reload counted twice (issue 32: a restore re-asked an interrupted
+    /// call, the run's interrupted end then failed that new call and another was asked beside it).
+    private func countCalls(_ record: MachineRecord, at now: Instant) {
+        guard let row = try? Self.counterDecoder.decode(WidgetDayCounter.self, from: Data(record.value.utf8)) else { return }
+        let widget = "\(row.kind)/\(row.family.rawValue)"
+        callsCounted[widget, default: [:]][row.day] = row.providerCalls
+        let counted = callsCounted[widget]!.values.reduce(0, +)
+        let started = providerRuns[widget] ?? 0
+        if counted > started + 1 {
+            flag(now, "reload-counted-once",
+                 "\(widget): \(counted) provider calls counted for \(started) provider runs started (one may wait for its launch)")
         }
     }
 

@@ -256,6 +256,10 @@ package final class Simulation: @unchecked Sendable {
         // that kept every simulation's store (a month of runs) alive: explored plans leaked
         // about 9 MB each, 10 GB for a thousand.
         let journal = self.journal
+        for job in scenario.jobs {
+            guard let widget = job.spec.widget else { continue }
+            for family in widget.families { journal.providerWidgets["\(job.spec.identifier)#\(family)"] = "\(widget.kind)/\(family)" }
+        }
         let history = self.history
         store.onCommit = { changes in
             history.fold(changes)

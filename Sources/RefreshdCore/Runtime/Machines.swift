@@ -52,6 +52,9 @@ package struct Machines: Sendable {
     var timelineEffects: [TimelineEffect] = []
     var activityEffects: [ActivityEffect] = []
     private var ended: [(runID: Int64, identifier: String, outcome: Outcome, results: [String])] = []
+    /// The restore event is being settled: the runs its scheduler ends as interrupted were in
+    /// flight before it, and a provider's was already failed by the timeline machine's restore.
+    private var settlingRestore = false
     /// Set up once, never changed.
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -89,6 +92,7 @@ package struct Machines: Sendable {
             // interrupted: its request launches and delivers (issue 32).
             let waiting = Set(state.pending.compactMap { providers[$0.identifier] })
             restoreSideMachines(state.records, providersWaiting: waiting, at: now, into: &effects)
+            settlingRestore = true
         case let .addInstance(record) where widgetTemplates[record.template] != nil || stagingTemplates[record.template] != nil:
             do throws(InstanceError) {
                 try addingInstance(record, at: now, into: &effects)
@@ -135,6 +139,7 @@ package struct Machines: Sendable {
             break
         }
         settle(from: start, at: now, rearm: rearm, into: &effects)
+        settlingRestore = false
     }
 
     /// A call that can be refused (a submit through the API, an operator's launch-now): the
@@ -310,6 +315,12 @@ package struct Machines: Sendable {
         }
         if !instanceLines.isEmpty { applyInstances(instanceLines, sentAs: "instances-of-run-\(end.runID)", at: now, into: &effects) }
         if !providers.isEmpty, let widget = providers[end.identifier] {
+            // A provider run the restore ends as interrupted is the call the timeline machine's
+            // own restore already failed and asked again (the widget's record said it was in
+            // flight). Its end is not that new call's: delivered, it failed the new call too, and
+            // a reload due meanwhile was asked beside it, so two reloads were counted for one
+            // provider run (found by the cluster fault loop at a takeover, issue 32).
+            if settlingRestore, end.outcome == .interrupted { return }
             let result: ProviderResult
             switch (end.outcome, timeline, problem) {
             case (.success, let (t, fetched)?, _):
