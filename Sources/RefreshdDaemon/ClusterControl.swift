@@ -242,27 +242,8 @@ final class ClusterControl: @unchecked Sendable {
             throw ControlFailure(code: "bad-request", message: "\"why\" needs \"identifier\": the job's identifier")
         }
         let shard = map.shard(ofJob: id, in: jobs)
-        let store = try database.store(shard: shard, epoch: 0)
         let now = now()
-        let jobs = self.jobs
-        let definition = jobs.first { $0.identifier == id && $0.template == nil }?.definition
-            ?? InstanceName.split(id).flatMap { split in jobs.first { $0.identifier == split.template }?.definition }
-        let pending = try store.pendingRequests().first { $0.identifier == id }
-        // The latest 500 runs without their output (what the subject rules read); its own five
-        // however many runs of other jobs came since (issue 36), as one machine reads them.
-        let allRuns = try store.recentRuns(limit: 500, before: nil, withOutput: false)
-        let runs = try store.recentRuns(of: id, limit: 5)
-        let missed = try store.dailyCounters(days: 7).filter { $0.identifier == id && $0.missed > 0 }
-        let streak = try store.failureStreaks()[id] ?? 0
-        var facts = WhyFacts(identifier: id, now: now, live: false, definition: definition,
-                             knownUndeclared: !declared(id) && pending == nil && runs.isEmpty,
-                             pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,
-                             recentRuns: runs.map(StatusReport.Run.init),
-                             missedByDay: missed.map { (day: $0.day, count: $0.missed) })
-        let saved = try SavedMachineState(store: store)
-        facts.addSubject(jobs: jobs, timelines: saved.timelineSnapshot(at: now, definitions: []),
-                         activities: saved.activitySnapshot(at: now), runs: allRuns)
-        facts.paused = WhyFacts.pause(of: id, among: try StatusReport.paused(in: store))
+        let facts = try WhyFacts.stored(id, in: try database.store(shard: shard, epoch: 0), jobs: jobs, now: now)
         var report = WhyExplainer.explain(facts)
         if report.subject != .unknown {
             report.paragraph += " In the cluster, \(id) is in shard \(shard), \(try leader(of: shard)) (answered by node \(node) from the database)."

@@ -160,27 +160,12 @@ struct StatusCommand: ParsableCommand {
         }
     }
 
-    /// The widget kinds the job files declare (budget, families, job), for an offline status;
-    /// none when the job files cannot be read (budgets then come from the saved records).
     /// The widgets the job files declare, and (issue 23) those of the saved `instances` of
-    /// their timeline templates, each with its instance as its job (so that they fold per
-    /// template, as the live status shows them).
+    /// their timeline templates, for an offline status (`WidgetSpec.definitions`); none when
+    /// the job files cannot be read (budgets then come from the saved records).
     static func widgetDefinitions(jobs: String, instances: [InstanceRecord] = []) -> [WidgetDefinition] {
         guard case let .success(configs) = JobDirectory.load(jobs, accounts: nil) else { return [] }
-        func definition(_ widget: WidgetSpec, job: String) -> WidgetDefinition {
-            WidgetDefinition(kind: widget.kind, families: Set(widget.families.compactMap(WidgetFamily.init(rawValue:))),
-                             job: job, budget: widget.budget.map { .limited($0) } ?? .unlimited)
-        }
-        var definitions = configs.compactMap { config in config.spec.widget.map { definition($0, job: config.spec.identifier) } }
-        let templates = Dictionary(configs.compactMap { config in
-            config.spec.template.flatMap { $0.widget != nil ? (config.spec.identifier, $0) : nil }
-        }, uniquingKeysWith: { a, _ in a })
-        guard !templates.isEmpty else { return definitions }
-        for record in instances {
-            guard let template = templates[record.template], let widget = template.instanceWidget(template.values(of: record)) else { continue }
-            definitions.append(definition(widget, job: record.identifier))
-        }
-        return definitions
+        return WidgetSpec.definitions(of: configs.map(\.spec), instances: instances)
     }
 
     /// Prints the live refreshd's status; false when none runs on this state directory.

@@ -53,29 +53,14 @@ struct WhyCommand: ParsableCommand {
         if report.subject == .unknown { throw ExitCode(1) }
     }
 
-    /// What the state files (read-only) and the job files say.
+    /// What the state files (read-only) and the job files say (gathered as a cluster node
+    /// gathers them from a shard: `WhyFacts.stored`).
     func factsFromFiles() throws -> WhyFacts {
         try StateDirectory.checkReadable(state)
         let store = try StateStore.open(directory: state, readOnly: true)
         defer { store.close() }
-        let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
         var specs: [JobSpec]?
         if case let .success(configs) = JobDirectory.load(jobs, accounts: nil) { specs = configs.map(\.spec) }
-        let definition = specs?.first { $0.identifier == identifier && $0.widget == nil }?.definition
-        let pending = try store.pendingRequests().first { $0.identifier == identifier }
-        let allRuns = try store.recentRuns(limit: 500, before: nil, withOutput: false)
-        let runs = try store.recentRuns(of: identifier, limit: 5)
-        let missed = try store.dailyCounters(days: 7).filter { $0.identifier == identifier && $0.missed > 0 }
-        let streak = try store.failureStreaks()[identifier] ?? 0
-        let saved = try SavedMachineState(store: store)
-        let timelines = saved.timelineSnapshot(at: now, definitions: StatusCommand.widgetDefinitions(jobs: jobs, instances: try store.instances()))
-        var facts = WhyFacts(identifier: identifier, now: now, live: false, definition: definition,
-                             knownUndeclared: specs != nil && definition == nil && pending == nil && runs.isEmpty,
-                             pending: pending.map(SchedulerSnapshot.Pending.init), failureStreak: streak,
-                             recentRuns: runs.map(StatusReport.Run.init),
-                             missedByDay: missed.map { (day: $0.day, count: $0.missed) })
-        facts.addSubject(jobs: specs, timelines: timelines, activities: saved.activitySnapshot(at: now), runs: allRuns)
-        facts.paused = WhyFacts.pause(of: identifier, among: try StatusReport.paused(in: store))
-        return facts
+        return try WhyFacts.stored(identifier, in: store, jobs: specs, now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
     }
 }
