@@ -8,6 +8,9 @@ takeover: K independent 3-node clusters (a database each, same server) side by s
   10 s lease; in each, M times: SIGKILL of the node leading the most shards, then the time until
   every shard it led is leased by another node (database time, polled every 100 ms); the killed
   node is started again and the next kill follows. Prints p50/p99/max over K x M kills.
+instances: N instances of one template added through one of 3 nodes (16 shards), as an operator
+  does (`ctl instance add TEMPLATE --keys-from FILE`): the time until every instance is in its
+  shard, and each node's resident memory before and after against the instances its shards hold.
 One JSON line per measurement on stdout.
 """
 import json, os, shutil, signal, sqlite3, subprocess, sys, threading, time
@@ -173,11 +176,85 @@ def takeover(refreshd, host, work, clusters, kills, jobs):
                       "takeover_max_s": max(times)}), flush=True)
 
 
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def instances(refreshd, host, work, count):
+    base = os.path.join(work, "instances")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base + "/jobs")
+    with open(base + "/jobs/feed.yaml", "w") as f:
+        f.write("""identifier: bench.feed
+template: true
+parameters: [user]
+kind: processing
+command: ["/bin/true", "{user}"]
+earliest: +1d
+allowance: 30s
+""")
+    with open(base + "/keys.txt", "w") as f:
+        f.writelines(f"user{i:07d}\n" for i in range(count))
+    db = "instances"
+    psql(host, "postgres", f"DROP DATABASE IF EXISTS {db}")
+    psql(host, "postgres", f"CREATE DATABASE {db}")
+    conninfo = f"host={host} dbname={db} user=refreshd"
+    processes = []
+    try:
+        for i in range(3):
+            processes.append(start(refreshd, ["--jobs", base + "/jobs", "--state", f"{base}/state-{i}", "--shared",
+                                              base + "/shared", "--store", conninfo, "--node", f"n{i}"], f"{base}/node-{i}.log"))
+        # Every shard led before the add, and the nodes' memory settled.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                led = psql(host, db, "SELECT count(*) FROM refreshd.leases WHERE owner IS NOT NULL AND expires_at > clock_timestamp()")
+                if int(led[0][0]) == 16:
+                    break
+            except RuntimeError:
+                pass
+            time.sleep(0.2)
+        time.sleep(3)
+        before = [rss_bytes(p.pid) for p in processes]
+        t0 = time.monotonic()
+        added = subprocess.run([refreshd, "ctl", "instance", "add", "bench.feed", "--keys-from", base + "/keys.txt",
+                                "--state", base + "/state-0"], capture_output=True, text=True, timeout=1800)
+        if added.returncode != 0:
+            raise RuntimeError(f"ctl instance add: {added.stdout[-500:]} {added.stderr[-500:]}")
+        sent = time.monotonic() - t0
+        while True:
+            stored = int(psql(host, db, "SELECT count(*) FROM refreshd.instances")[0][0])
+            if stored >= count or time.monotonic() - t0 > 1800:
+                break
+            time.sleep(0.1)
+        took = time.monotonic() - t0
+        time.sleep(2)
+        after = [rss_bytes(p.pid) for p in processes]
+        owners = dict(psql(host, db, "SELECT shard, owner FROM refreshd.leases"))
+        per_shard = dict(psql(host, db, "SELECT shard, count(*) FROM refreshd.instances GROUP BY shard"))
+        held = [sum(int(n) for shard, n in per_shard.items() if owners.get(shard) == f"n{i}") for i in range(3)]
+        if any(p.poll() is not None for p in processes):
+            raise RuntimeError(f"a node of {base} ended early (its log is there)")
+    finally:
+        stop(processes)
+    per_instance = [round((a - b) / h) if h else None for a, b, h in zip(after, before, held)]
+    print(json.dumps({"impl": "refreshd", "bench": "cluster-instances", "nodes": 3, "shards": 16, "instances": count,
+                      "stored": stored, "ctl_s": round(sent, 2), "all_stored_s": round(took, 2),
+                      "instances_per_node": held, "rss_before_mb": [round(b / 1e6, 1) for b in before],
+                      "rss_after_mb": [round(a / 1e6, 1) for a in after], "bytes_per_instance": per_instance}), flush=True)
+
+
 if __name__ == "__main__":
     refreshd, host, work, mode = sys.argv[1:5]
     if mode == "launches":
         store, nodes, jobs, seconds, warmup = sys.argv[5], int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8]), float(sys.argv[9])
         launches(refreshd, host, work, store, nodes, jobs, seconds, warmup)
+    elif mode == "instances":
+        instances(refreshd, host, work, int(sys.argv[5]))
     else:
         clusters, kills, jobs = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
         takeover(refreshd, host, work, clusters, kills, jobs)

@@ -275,6 +275,16 @@ def main():
             "s p50 / p99 / max", f"{fmt(tk['takeover_p50_s'])} / {fmt(tk['takeover_p99_s'])} / {fmt(tk['takeover_max_s'])}",
             "-", "", "-", "", "p99 < 15 s", f"{met(tk['takeover_p99_s'] < 15)} ({tk['takeover_p99_s']:.1f} s)")
 
+    ci = find(rows, "refreshd", "cluster-instances")
+    if ci:
+        worst = max((b for b in ci["bytes_per_instance"] if b is not None), default=None)
+        row(f"Cluster instances: {ci['instances']:,} of one template added through 1 of 3 nodes ({ci['shards']} shards)",
+            "s until all stored", ci["all_stored_s"], "-", "", "-", "",
+            "<= 3 s", f"{met(ci['all_stored_s'] <= 3 and ci['stored'] >= ci['instances'])} ({ci['all_stored_s']:.1f} s, {ci['stored']:,} stored)")
+        row("", "B an instance on each node (RSS growth / instances its shards hold)",
+            " / ".join(fmt(b) for b in ci["bytes_per_instance"]), "-", "", "-", "",
+            "<= 128 B", f"{met(worst is not None and worst <= 128)} ({fmt(worst)} B at worst)")
+
     renders = [r for r in rows if r.get("impl") == "refreshd" and r.get("bench") == "render"]
     red = next((r for r in renders if r["strategy"] == "reduced-scale"), None)
     full = next((r for r in renders if r["strategy"] == "full-decode"), None)
