@@ -25,6 +25,9 @@ final class Journal: @unchecked Sendable {
     private struct JobAudit {
         var running: Int64?
         var slotsRun: [Int64] = []
+        /// Slots whose last run was interrupted (refreshd stopped or died during it): run again
+        /// by a first attempt, as an interruption is not the job's fault (not a slot run twice).
+        var interruptedSlots: [Int64] = []
     }
 
     /// What the audit keeps of a run in flight: its deadline, when its expiration came, and
@@ -33,6 +36,7 @@ final class Journal: @unchecked Sendable {
         var deadline: Instant?
         var expiredAt: Instant?
         var job: Int32 = -1
+        var earliest: Int64 = 0
     }
 
     /// Jobs by identifier, looked up once a run (at its start); a run's end finds its job through
@@ -96,16 +100,19 @@ final class Journal: @unchecked Sendable {
                         flag(now, "one-run-per-identifier",
                              "\(r.identifier) run \(r.runID) launched while run \(other) of it was in flight")
                     }
-                    if !fresh, r.attempt == 1 {
+                    if !fresh, r.attempt == 1, !Self.takeInterrupted(r.earliest.milliseconds, from: &jobAudits[Int(job)]) {
                         flag(now, "slot-run-twice",
                              "\(r.identifier) ran twice for the request due \(r.earliest)")
                     }
                     Self.noteRun(r, job: job, in: &runs[r.runID, default: RunAudit()])
                     if !providerWidgets.isEmpty, let widget = providerWidgets[r.identifier] { providerRuns[widget, default: 0] += 1 }
-                case let .runEnded(runID, identifier, _, _, _, _, _, _, _):
+                case let .runEnded(runID, identifier, _, outcome, _, _, _, _, _):
                     let job = runs[runID].map(\.job).flatMap { $0 >= 0 ? $0 : nil } ?? jobs.number(of: identifier)
                     if let job, jobAudits[Int(job)].running == runID {
                         jobAudits[Int(job)].running = nil
+                    }
+                    if outcome == .interrupted, let job, let earliest = runs[runID]?.earliest {
+                        jobAudits[Int(job)].interruptedSlots.append(earliest)
                     }
                     // Its expiration and kill were seen before its end: nothing more to check.
                     runs[runID] = nil
@@ -144,6 +151,14 @@ final class Journal: @unchecked Sendable {
     private static func noteRun(_ r: RunRecord, job: Int32, in run: inout RunAudit) {
         run.deadline = r.deadline
         run.job = job
+        run.earliest = r.earliest.milliseconds
+    }
+
+    /// Whether `slot`'s last run was interrupted (and forgets it: one rerun each).
+    private static func takeInterrupted(_ slot: Int64, from job: inout JobAudit) -> Bool {
+        guard let index = job.interruptedSlots.firstIndex(of: slot) else { return false }
+        job.interruptedSlots.remove(at: index)
+        return true
     }
 
     /// A run of the job starts: the run in flight before it, and whether its slot is new.

@@ -16,8 +16,8 @@ import RefreshdRuntime
                               earliest: at(earliest), started: at(started ?? earliest), deadline: at(deadline), attempt: attempt))
     }
 
-    static func end(_ id: Int64, _ identifier: String = "a", at seconds: Int64 = 5) -> StateChange {
-        .runEnded(runID: id, identifier: identifier, ended: at(seconds), outcome: .success, exitStatus: 0, signal: nil)
+    static func end(_ id: Int64, _ identifier: String = "a", at seconds: Int64 = 5, outcome: Outcome = .success) -> StateChange {
+        .runEnded(runID: id, identifier: identifier, ended: at(seconds), outcome: outcome, exitStatus: 0, signal: nil)
     }
 
     static func seen(_ kind: RuntimeObservation.Kind, _ id: Int64, at seconds: Int64) -> RuntimeObservation {
@@ -56,6 +56,20 @@ import RefreshdRuntime
                             [Self.end(2)], [Self.run(3, "b", earliest: 120, started: 130)]]) == nil)
         #expect(Self.audit([[Self.run(1, earliest: 120, started: 120)], [Self.end(1)], [Self.run(2, earliest: 60, started: 130)],
                             [Self.end(2)], [Self.run(3, earliest: 60, started: 140)]]) == "slot-run-twice")
+    }
+
+    /// An interruption is refreshd's doing (a stop or a crash during the run), not the job's:
+    /// its slot runs again as a first attempt. That rerun is not a slot run twice; a third run,
+    /// or a rerun after a run that was not interrupted, is (issue 34's finding: a `down` fault
+    /// landing on a launch instant tripped the audit).
+    @Test func aSlotRunAgainAfterAnInterruptionIsNotTwice() {
+        #expect(Self.audit([[Self.run(1, earliest: 0)], [Self.end(1, outcome: .interrupted)],
+                            [Self.run(2, earliest: 0, started: 120)]]) == nil)
+        #expect(Self.audit([[Self.run(1, earliest: 0)], [Self.end(1, outcome: .interrupted)],
+                            [Self.run(2, earliest: 0, started: 120)], [Self.end(2)],
+                            [Self.run(3, earliest: 0, started: 130)]]) == "slot-run-twice")
+        #expect(Self.audit([[Self.run(1, earliest: 0)], [Self.end(1, outcome: .failure)],
+                            [Self.run(2, earliest: 0, started: 120)]]) == "slot-run-twice")
     }
 
     @Test func anExpirationBeforeTheDeadlineIsFlagged() {
