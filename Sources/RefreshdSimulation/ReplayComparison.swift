@@ -5,47 +5,9 @@ import Foundation
 /// for a what-if, as it would have been with other files; per day and per job, and the
 /// simulator's error (the replay with the same files against what ran).
 package struct ReplayComparison: Sendable, Encodable, Equatable {
-    /// One column: runs started in the span and how they ended, lateness (launch after earliest).
-    package struct Figures: Sendable, Encodable, Equatable {
-        package var runs = 0
-        package var success = 0
-        package var failure = 0
-        package var expired = 0
-        package var crashed = 0
-        package var interrupted = 0
-        package var latenessP50Ms: Int64 = 0
-        package var latenessMaxMs: Int64 = 0
-
-        init(_ runs: [Run]) {
-            self.runs = runs.count
-            for run in runs {
-                switch run.outcome {
-                case .success: success += 1
-                case .failure: failure += 1
-                case .expired: expired += 1
-                case .crashed: crashed += 1
-                case .interrupted: interrupted += 1
-                case nil: break
-                }
-            }
-            let late = runs.map { max(0, $0.started.milliseconds - $0.earliest.milliseconds) }.sorted()
-            latenessP50Ms = late.isEmpty ? 0 : late[(late.count - 1) / 2]
-            latenessMaxMs = late.last ?? 0
-        }
-
-        /// Runs apart, summed over the outcomes.
-        func outcomesApart(_ other: Figures) -> Int {
-            abs(success - other.success) + abs(failure - other.failure) + abs(expired - other.expired)
-                + abs(crashed - other.crashed) + abs(interrupted - other.interrupted)
-        }
-
-        var text: String {
-            var parts: [String] = []
-            for (n, word) in [(success, "ok"), (failure, "failed"), (expired, "expired"), (crashed, "crashed"),
-                              (interrupted, "interrupted")] where n > 0 { parts.append("\(n) \(word)") }
-            return "\(runs)" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")") + ", late p50 \(latenessP50Ms) ms"
-        }
-    }
+    /// One column: runs started in the span and how they ended, lateness (launch after
+    /// earliest): the simulation report's own figures and names (`missed` stays 0 here).
+    package typealias Figures = SimulationReport.Figures
 
     /// A run as both sides have it.
     package struct Run: Sendable, Equatable {
@@ -114,21 +76,22 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
         func row(_ dayName: String?, _ job: String) -> Row? {
             let pick = sides.map { $0.filter { $0.identifier == job && (dayName == nil || day($0) == dayName) } }
             guard pick.contains(where: { !$0.isEmpty }) else { return nil }
-            return Row(day: dayName, job: job, ran: Figures(pick[0]), replayed: Figures(pick[1]),
-                       whatIf: whatIf == nil ? nil : Figures(pick[2]))
+            func figures(_ runs: [Run]) -> Figures { Figures(runs: runs.map { ($0.earliest, $0.started, $0.outcome) }) }
+            return Row(day: dayName, job: job, ran: figures(pick[0]), replayed: figures(pick[1]),
+                       whatIf: whatIf == nil ? nil : figures(pick[2]))
         }
         days = dayNames.flatMap { d in names.compactMap { row(d, $0) } }
         jobs = names.compactMap { row(nil, $0) }
         var e = SimulatorError()
         for job in jobs {
             e.jobs += 1
-            e.ranRuns += job.ran.runs
-            e.replayedRuns += job.replayed.runs
-            e.runsApart += abs(job.ran.runs - job.replayed.runs)
+            e.ranRuns += job.ran.launched
+            e.replayedRuns += job.replayed.launched
+            e.runsApart += abs(job.ran.launched - job.replayed.launched)
             let apart = job.ran.outcomesApart(job.replayed)
             e.outcomesApart += apart
-            e.latenessP50ApartMs = max(e.latenessP50ApartMs, abs(job.ran.latenessP50Ms - job.replayed.latenessP50Ms))
-            if apart == 0, job.ran.runs == job.replayed.runs { e.exactJobs += 1 }
+            e.latenessP50ApartMs = max(e.latenessP50ApartMs, abs(job.ran.latenessP50 - job.replayed.latenessP50))
+            if apart == 0, job.ran.launched == job.replayed.launched { e.exactJobs += 1 }
         }
         e.relative = e.ranRuns == 0 ? 0 : Double(e.runsApart) / Double(e.ranRuns)
         error = e
@@ -184,10 +147,8 @@ extension ReplayComparison {
     /// replay's downtime and faults.
     package static func pairedReport(replayed: SimulationReport, ran: [RunRecord], whatIf: SimulationReport?) -> SimulationReport {
         func lane(_ name: String, _ runs: [SimulationReport.Run]) -> SimulationReport.JobTotals {
-            var figures = SimulationReport.Figures()
-            figures.launched = runs.count
-            for run in runs { figures.count(run.outcome) }
-            return .init(identifier: name, figures: figures, runs: runs, instances: nil, failingInstances: nil)
+            .init(identifier: name, figures: SimulationReport.Figures(runs: runs.map { ($0.earliest, $0.started, $0.outcome) }),
+                  runs: runs, instances: nil, failingInstances: nil)
         }
         let ranRuns = Dictionary(grouping: ran.filter { $0.started >= replayed.start && $0.started < replayed.end }, by: \.identifier)
             .mapValues { $0.map { SimulationReport.Run(runID: $0.runID, earliest: $0.earliest, started: $0.started, ended: $0.ended, outcome: $0.outcome) } }
@@ -201,5 +162,22 @@ extension ReplayComparison {
         }
         paired.missed = []
         return paired
+    }
+}
+
+/// What a replay's columns say of the figures: runs apart, and the table's words.
+extension SimulationReport.Figures {
+    /// Runs apart, summed over the outcomes.
+    func outcomesApart(_ other: Self) -> Int {
+        abs(success - other.success) + abs(failure - other.failure) + abs(expired - other.expired)
+            + abs(crashed - other.crashed) + abs(interrupted - other.interrupted)
+    }
+
+    /// `12 (10 ok, 2 failed), late p50 3 ms`.
+    var text: String {
+        var parts: [String] = []
+        for (n, word) in [(success, "ok"), (failure, "failed"), (expired, "expired"), (crashed, "crashed"),
+                          (interrupted, "interrupted")] where n > 0 { parts.append("\(n) \(word)") }
+        return "\(launched)" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")") + ", late p50 \(latenessP50) ms"
     }
 }

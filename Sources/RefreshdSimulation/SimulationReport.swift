@@ -32,6 +32,21 @@ package struct SimulationReport: Codable, Sendable, Equatable {
             }
         }
 
+        /// The figures of `runs` (earliest, started, outcome): launches, outcomes and lateness,
+        /// as the report counts them (a replay's columns too).
+        package init(runs: [(earliest: Instant, started: Instant, outcome: Outcome?)]) {
+            launched = runs.count
+            for run in runs { count(run.outcome) }
+            Self.fillLateness(&self, runs.map { max(0, $0.started.milliseconds - $0.earliest.milliseconds) })
+        }
+
+        /// The p50 and the largest of `values` (milliseconds launched after earliest).
+        static func fillLateness(_ f: inout Figures, _ values: [Int64]) {
+            let sorted = values.sorted()
+            f.latenessP50 = sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
+            f.latenessMax = sorted.last ?? 0
+        }
+
         package func count(of outcome: Outcome) -> Int {
             switch outcome {
             case .success: success
@@ -253,11 +268,7 @@ package struct SimulationReport: Codable, Sendable, Equatable {
             if hasTotals(j) { jobFigures[j].missed += count }
             total.missed += count
         }
-        func fill(_ f: inout Figures, _ values: [Int64]) {
-            let sorted = values.sorted()
-            f.latenessP50 = sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
-            f.latenessMax = sorted.last ?? 0
-        }
+        func fill(_ f: inout Figures, _ values: [Int64]) { Figures.fillLateness(&f, values) }
         for d in days.indices {
             fill(&days[d].total, dayLateness[d])
             for j in identifiers.indices {
