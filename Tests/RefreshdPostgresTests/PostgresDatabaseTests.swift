@@ -229,6 +229,43 @@ import Testing
         #expect(try db.store(shard: 0, epoch: 0).restoredState().instances.isEmpty)
     }
 
+    /// A commit's saved instances and pending requests go out many rows a statement: past the
+    /// statement's 1,000 rows, with one row saved twice in a batch (sent before the second), and
+    /// a delete between two saves of one request, they fold as in memory, in order.
+    @Test func rowsSentManyAStatementFoldAsInMemory() throws {
+        let server = try PrivateServer.shared.get()
+        let db = try PostgresDatabase(connection: try server.freshDatabase(), shardCount: 1)
+        defer { db.close() }
+        let lease = try #require(try db.acquire(shard: 0, node: "a", lease: .seconds(60)))
+        let store = try db.store(shard: 0, epoch: lease.epoch)
+        let memory = InMemoryStore()
+        let t0 = Instant(milliseconds: 1_800_000_000_000)
+        func request(_ id: String, _ sequence: UInt64, at seconds: Int64 = 60) -> PendingRequest {
+            PendingRequest(identifier: id, namespace: "feed", kind: .appRefresh, earliest: t0 + .seconds(seconds), submitted: t0,
+                           sequence: sequence)
+        }
+        var batch: [StateChange] = []
+        for i in 0..<2_500 {
+            let key = "user\(i)"
+            batch.append(.saveInstance(InstanceRecord(template: "feed", key: key, values: ["user": key])))
+            batch.append(.savePending(request("feed[\(key)]", UInt64(i))))
+        }
+        batch += [.saveInstance(InstanceRecord(template: "feed", key: "user7", values: ["user": "seven"])),
+                  .savePending(request("feed[user7]", 9_000, at: 120)),
+                  .saveInstance(InstanceRecord(template: "feed", key: "user7", values: ["user": "7"])),
+                  .savePending(request("feed[user7]", 9_002, at: 150)),
+                  .deletePending(identifier: "feed[user8]"),
+                  .savePending(request("feed[user8]", 9_001, at: 180))]
+        try store.apply(batch)
+        try memory.apply(batch)
+        let restored = try store.restoredState(), expected = try memory.restoredState()
+        #expect(restored.instances == expected.instances)
+        #expect(restored.pending.sorted { $0.identifier < $1.identifier } == expected.pending.sorted { $0.identifier < $1.identifier })
+        #expect(restored.instances.count == 2_500 && restored.instances[7].key == "user7", "\(restored.instances[7])")
+        #expect(restored.pending.first { $0.identifier == "feed[user8]" }?.sequence == 9_001)
+        #expect(restored.pending.first { $0.identifier == "feed[user7]" }?.sequence == 9_002)
+    }
+
     /// A schema made by a newer refreshd is refused with a clear error; a database created with
     /// one shard count refuses another; a bad connection string and an unreachable server say
     /// what was expected, and never show the password.
