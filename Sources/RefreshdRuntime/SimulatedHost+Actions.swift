@@ -71,7 +71,7 @@ extension SimulatedHost {
     func deliverActionEnds(at t: Instant) {
         guard actionRuns.values.contains(where: { $0.endsAt <= t }) else { return }
         for runID in actionRuns.keys.sorted() {
-            guard let a = actionRuns[runID], a.endsAt <= t else { continue }
+            guard frozenUntil == nil, let a = actionRuns[runID], a.endsAt <= t else { continue }
             actionRuns[runID] = nil
             guard let runtime, runtime.instance == a.instance else { continue }
             if a.workerPID != nil {

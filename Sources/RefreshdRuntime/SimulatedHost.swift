@@ -32,6 +32,9 @@
         var output: [(at: Instant, read: TimedOutput.Read)] = []
         /// Whether the leader has exited (and the runtime was told).
         var exited = false
+        /// Whether its group was SIGKILLed from outside the loop (`killLiveGroups`): the leader
+        /// is dead, its exit not yet reported (the loop may be blocked in a call).
+        var killed = false
         /// The children alive in its group, by pid.
         var children: [Int32] = []
         /// The holder outside its group, while alive, and when it closes the channel (nil: never).
@@ -54,11 +57,11 @@
         }
 
         /// Every process of the run alive now.
-        var living: [Int32] { (exited ? [] : [pid]) + children + (holder.map { [$0] } ?? []) }
+        var living: [Int32] { (exited || killed ? [] : [pid]) + children + (holder.map { [$0] } ?? []) }
     }
 
     /// The virtual wall clock.
-    package private(set) var clock: Instant
+    package internal(set) var clock: Instant
     /// The wall-clock instant at which the virtual monotonic clock read zero: it moves with
     /// every step and suspend, so the monotonic clock (`clock` minus it) does not.
     private var monotonicOrigin: Instant
@@ -90,6 +93,10 @@
     /// Built-in actions running, by run id.
     var actionRuns: [Int64: ActionRun] = [:]
     var nextPID: Int32 = 1000
+    /// Until when the runtime's loop is blocked in a call (`freeze(until:)`), and what waits
+    /// for it, in order: its orders to the host, drains asked for, bodies (`performOnLoop`).
+    package internal(set) var frozenUntil: Instant?
+    var onLoop: [() -> Void] = []
 
     @_spi(Benchmarks) public init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> Behaviour = { _, _ in .quickSuccess }) {
@@ -118,6 +125,9 @@
     /// Modelled processes keep running (they lead their own sessions) until reaped.
     package func crash() {
         runtime = nil
+        // The thread blocked in a call dies with the process.
+        frozenUntil = nil
+        onLoop = []
         wakeUp = nil
         watchingConditions = false
         // Bodies in refreshd's process die with it; worker processes live on until reaped.
@@ -128,6 +138,8 @@
 
     /// The next instant at which something happens on its own, if any.
     package var nextEventTime: Instant? {
+        // A loop blocked in a call handles nothing before the call returns.
+        if let frozenUntil { return frozenUntil }
         if conditionsReportDue { return clock }
         var next = wakeUp
         for a in actionRuns.values where next == nil || a.endsAt < next! { next = a.endsAt }
@@ -178,6 +190,10 @@
     /// Everything due at `t`, in a fixed order: condition readings, action ends (by run id),
     /// process ends (by run id), then the wake-up.
     func deliver(at t: Instant) {
+        if let frozenUntil {
+            guard frozenUntil <= t else { return }
+            thaw()
+        }
         if conditionsReportDue {
             conditionsReportDue = false
             runtime?.send(.conditionsChanged(conditions))
@@ -197,7 +213,7 @@
         }
         // Output read by now, before results lines and ends at the same instant.
         for runID in outputDue ? processes.keys.sorted() : [] {
-            guard var p = processes[runID], let first = p.output.first, first.at <= t else { continue }
+            guard frozenUntil == nil, var p = processes[runID], let first = p.output.first, first.at <= t else { continue }
             let due = p.output.prefix { $0.at <= t }
             p.output.removeFirst(due.count)
             processes[runID] = p
@@ -207,7 +223,7 @@
         // Live results lines due now, before any end at the same instant (a line written just
         // before the exit is read before the exit is reported).
         for runID in linesDue ? processes.keys.sorted() : [] {
-            guard var p = processes[runID], !p.exited, let first = p.timed.first, first.at <= t, first.at <= p.endsAt else { continue }
+            guard frozenUntil == nil, var p = processes[runID], !p.exited, let first = p.timed.first, first.at <= t, first.at <= p.endsAt else { continue }
             let due = p.timed.prefix { $0.at <= t && $0.at <= p.endsAt }
             p.timed.removeFirst(due.count)
             processes[runID] = p
@@ -217,7 +233,7 @@
         // A line may have expired or killed a run (its end is due now): look again.
         if linesDue, !endsDue { endsDue = processes.values.contains { !$0.exited && $0.endsAt <= t } }
         func end(_ runID: Int64) {
-            guard var p = processes[runID], !p.exited, p.endsAt <= t else { return }
+            guard frozenUntil == nil, var p = processes[runID], !p.exited, p.endsAt <= t else { return }
             // Only the runtime that launched it hears of it; an orphan just ends.
             guard let runtime, runtime.instance == p.instance else {
                 processes[runID] = nil
@@ -256,13 +272,13 @@
         }
         // Holders outside a group that close a results channel now.
         for runID in closesDue ? processes.keys.sorted() : [] {
-            guard var p = processes[runID], p.exited, p.resultsOpen, p.holder != nil,
+            guard frozenUntil == nil, var p = processes[runID], p.exited, p.resultsOpen, p.holder != nil,
                   let at = p.holderCloses, at <= t else { continue }
             p.holder = nil
             processes[runID] = p
             closeIfUnheld(runID)
         }
-        if let w = wakeUp, w <= t {
+        if frozenUntil == nil, let w = wakeUp, w <= t {
             wakeUp = nil
             runtime?.timerFired(clocks: readClocks())
         }
@@ -406,7 +422,8 @@
     }
 
     package func signal(runID: Int64, _ signal: RunSignal) {
-        guard var p = processes[runID], !p.exited else { return }
+        if frozenUntil != nil { return onLoop.append { [unowned self] in self.signal(runID: runID, signal) } }
+        guard var p = processes[runID], !p.exited, !p.killed else { return }
         // Stopped before its peak: the limit never killed it.
         if signal == .kill || !p.ignoresTerminate { usages[runID]?.memoryLimitKills = 0 }
         switch signal {
@@ -430,6 +447,7 @@
     /// The runtime's order at the leader's exit: SIGKILL to what is left of its group (the
     /// holder outside the group lives on).
     package func killRunGroup(runID: Int64) {
+        if frozenUntil != nil { return onLoop.append { [unowned self] in killRunGroup(runID: runID) } }
         guard var p = processes[runID], !p.children.isEmpty else { return }
         p.children.removeAll()
         processes[runID] = p
@@ -438,6 +456,7 @@
     /// The runtime's order when the grace after the exit is over: the channel is no longer
     /// read (its holder lives on until the run's sweep).
     package func closeResults(runID: Int64) {
+        if frozenUntil != nil { return onLoop.append { [unowned self] in closeResults(runID: runID) } }
         guard var p = processes[runID], p.resultsOpen else { return }
         p.resultsOpen = false
         processes[runID] = p.exited && p.living.isEmpty ? nil : p
@@ -495,14 +514,18 @@
     package var onPublish: ((Publication) -> Void)?
 
     package func publish(_ publication: Publication, in container: String) {
+        if frozenUntil != nil { return onLoop.append { [unowned self] in publish(publication, in: container) } }
         onPublish?(publication)
         publicationCount += 1
         publications[publication.path] = publication.contents
     }
 
-    package func scheduleDrain() { runtime?.drain() }
+    package func scheduleDrain() {
+        if frozenUntil != nil { onLoop.append { [unowned self] in runtime?.drain() } } else { runtime?.drain() }
+    }
 
-    package var isOnExecutionContext: Bool { true }
+    /// False while the loop is blocked in a call: what the runtime queues then runs at the thaw.
+    package var isOnExecutionContext: Bool { frozenUntil == nil }
 
     package func runtimeStopped() {
         stopped = true

@@ -227,6 +227,43 @@ import Testing
         }
     }
 
+    /// `longRuns` with, in each namespace (so in the same shard), a job of 1 s runs due every
+    /// 2 s: its shard commits within a second or two of any instant.
+    static func longAndQuickRuns(_ count: Int) -> [JobSpec] {
+        longRuns(count) + (0..<count).map { i in
+            JobSpec(definition: TaskDefinition(identifier: "tick\(i)", kind: .processing, namespace: "ns\(i)",
+                                               allowance: .seconds(60), resubmit: .after(.seconds(2))),
+                    command: CommandJob(argv: ["tick"]), firstRequest: .after(.seconds(1)))
+        }
+    }
+
+    static let oneMinuteOrOneSecond: @Sendable (LaunchOrder, CommandJob) -> SimulatedHost.Behaviour = { order, _ in
+        SimulatedHost.Behaviour(duration: order.identifier.hasPrefix("tick") ? .seconds(1) : .seconds(60))
+    }
+
+    /// Issue 32: a shard's own store calls run on its loop, so a commit of a cut-off node blocks
+    /// that loop for its 10 s bound, past the node's self-fence deadline (8 s after its last
+    /// confirmed renewal): the shard can neither expire nor kill its runs meanwhile. The node
+    /// kills the shard's live process groups from its own thread at the fence (`onFence`), as
+    /// the libuv daemon does; with that kill taken out (the runtime's own kill only, which waits
+    /// for the loop), the simulation sees the fenced node's minute-long run alive after the fence.
+    @Test(arguments: [false, true])
+    func aShardLoopFrozenInAHungCallHasItsRunsKilledAtTheFence(_ fenceKillsOnShardLoop: Bool) {
+        let sim = ClusterSimulation(jobs: Self.longAndQuickRuns(8), nodes: 2, shards: 4, start: Self.t0, duration: .seconds(240),
+                                    faults: [.partition(node: 0, at: .seconds(40), for: .seconds(30))], behaviour: Self.oneMinuteOrOneSecond)
+        sim.fenceKillsOnShardLoop = fenceKillsOnShardLoop
+        let report = sim.run()
+        #expect(report.frozenLoops > 0, "\(report.events)")
+        #expect(report.events.contains { $0.contains("node0: shard") && $0.contains("loop frozen until") })
+        if fenceKillsOnShardLoop {
+            #expect(report.violations.first?.contains("still alive after shard") == true, "\(report.violations)")
+        } else {
+            #expect(report.violations == [], "\(report.lines + report.events)")
+            #expect(report.duplicates == 0 && report.lost == 0)
+            #expect(report.lines.contains { $0.hasPrefix("shard loops frozen by a hung call: ") })
+        }
+    }
+
     /// Issue 32: SIGTERM to a node with runs in flight: they get their expiration (the runtime's
     /// stop rule), the node takes no shard from then on, releases each as it drains and exits;
     /// the other node takes them at once.

@@ -60,6 +60,7 @@ extension ClusterSimulation {
             cluster.crash()
             nodes[n].calls = []
             nodes[n].callEnds = nil
+            nodes[n].forLoops = []
             for term in nodes[n].hosts { term.host.crash() }
             for shard in open.keys.sorted() { close(shard: shard, node: n) }
             nodes[n].cluster = nil

@@ -21,6 +21,7 @@ extension ClusterSimulation.Report {
         var duplicates: Int
         var lost: Int
         var zombieOverlaps: Int
+        var frozenShardLoops: Int
         var violations: [String]
         var events: [String]
         var ownership: [Span]
@@ -46,7 +47,7 @@ extension ClusterSimulation.Report {
         return JSON(nodes: nodes, shards: shards, seconds: s(duration), faults: faults.map(\.description),
                     launches: launches, takeovers: takeovers, fences: fences, releases: releases,
                     takeoverSeconds: takeoverTimes.map(s), stopSeconds: stopTimes.map(s),
-                    duplicates: duplicates, lost: lost, zombieOverlaps: zombieOverlaps, violations: violations,
+                    duplicates: duplicates, lost: lost, zombieOverlaps: zombieOverlaps, frozenShardLoops: frozenLoops, violations: violations,
                     events: events, ownership: ownership.map { JSON.Span(shard: $0.shard, node: $0.node, from: s($0.from), to: s($0.to)) },
                     marks: marks.map { JSON.Mark(at: s($0.at), what: $0.what) },
                     jobs: jobs.map { JSON.Job(day: $0.day, job: $0.identifier, launches: $0.launches, success: $0.successes, failed: $0.failures,

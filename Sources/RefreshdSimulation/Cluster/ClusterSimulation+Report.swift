@@ -23,6 +23,9 @@ extension ClusterSimulation {
         /// next slot, never the same one): no node can stop a frozen node's processes.
         package var zombieOverlaps = 0
         package var lost = 0
+        /// Shard loops frozen by a call that hangs (a cut-off node's commit or read, on the
+        /// shard's own loop): each handled nothing until its call failed at its bound.
+        package var frozenLoops = 0
         package var violations: [String] = []
         /// Every node's history lines, in order (`+seconds node: line`).
         package var events: [String] = []
@@ -82,6 +85,7 @@ extension ClusterSimulation {
             if !stopTimes.isEmpty {
                 out.append("stops: \(stopTimes.count), left within \(Self.seconds(stopTimes.max()!)) s")
             }
+            if frozenLoops > 0 { out.append("shard loops frozen by a hung call: \(frozenLoops)") }
             out.append("duplicates: \(duplicates), lost: \(lost), zombie overlaps: \(zombieOverlaps), violations: \(violations.count)")
             out += violations.map { "violation: \($0)" }
             if !jobs.isEmpty {

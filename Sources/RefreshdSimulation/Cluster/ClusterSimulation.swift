@@ -18,7 +18,14 @@ import RefreshdConfig
 /// each taking the time it waits (`ModelledDatabase.callBound` when cut off), as the libuv
 /// daemon's calls thread does; `callsOnNodeThread` models a node whose own thread makes its
 /// calls and so waits for them (refreshd before issue 32), which lets a self-fence deadline
-/// pass while a call hangs. Invariants after every step:
+/// pass while a call hangs. A shard's own calls (its commits, the reads of its queued commands)
+/// run on its loop, as on the libuv daemon: a cut-off one freezes that shard's host for the
+/// call's bound (`SimulatedHost.freeze`: no event, no timer, no process end, no expiration or
+/// kill of its runs), then the failure takes the runtime's fenced path. So at a fence the node
+/// kills the shard's live process groups itself (`ClusterNode.onFence`, as `ClusterDaemon` does
+/// with `killLiveGroups`) before the runtime's own fence, which waits for the loop;
+/// `fenceKillsOnShardLoop` takes that kill out (the runtime's kill only). Invariants after
+/// every step:
 /// - no request (job, submitted, earliest) launched twice, and no two processes of one request
 ///   alive at once on any nodes;
 /// - no launch by a node whose lease was not valid at that database instant (checked at the
@@ -56,6 +63,10 @@ package final class ClusterSimulation: @unchecked Sendable {
         var calls: [@Sendable () -> [LeaseMachine.Event]] = []
         var callEnds: Instant?
         var callAnswers: [LeaseMachine.Event] = []
+        /// Whether its calls thread is running a call now, and the bodies that call hands to its
+        /// shards' loops, which go when it ends (`dispatch`).
+        var inCall = false
+        var forLoops: [(shard: Int, epoch: Int64, body: @Sendable () -> Void)] = []
         /// When it got its stop signal, and the leases it held then ("shard/epoch").
         var stoppedAt: Instant?
         var heldAtStop: Set<String> = []
@@ -97,6 +108,10 @@ package final class ClusterSimulation: @unchecked Sendable {
     /// Whether each node's own thread makes its database calls and waits for them (refreshd
     /// before issue 32): a deadline due during a call comes only when the call returns.
     package var callsOnNodeThread = false
+    /// Whether a fence's kill is only the shard runtime's own, on its loop (the node's
+    /// `onFence` kill taken out): a loop frozen in a hung call then kills nothing until the
+    /// call fails, and a fenced node's runs live on beside the new leader's.
+    package var fenceKillsOnShardLoop = false
     /// The planted defect (`Scenario.Hooks.misplacePlainJobs`): plain jobs in the shard of their
     /// identifier, not their namespace's, for this run (`ShardMap.plantedPlacementByIdentifier`).
     package var misplacesPlainJobs = false
@@ -178,6 +193,7 @@ package final class ClusterSimulation: @unchecked Sendable {
         node.calls = []
         node.callEnds = nil
         node.callAnswers = []
+        node.forLoops = []
         node.stoppedAt = nil
         let cluster = ClusterNode(name: node.name, database: connection, jobs: jobs,
                                   settings: settings, options: options, monotonic: { [unowned self, unowned node] in self.monotonic(node, self.world) },
@@ -217,6 +233,15 @@ package final class ClusterSimulation: @unchecked Sendable {
             if line.hasPrefix("released") { self.report.releases += 1 }
         }
         cluster.callRunner = { [unowned node] call in node.calls.append(call) }
+        cluster.onShardContext = { [unowned self, unowned node] shard, epoch, body in
+            self.onShardLoop(node, shard, epoch, body)
+        }
+        if !fenceKillsOnShardLoop {
+            // The kill at once, from the node's thread, whatever the shard's loop is doing.
+            cluster.onFence = { [unowned self, unowned node] shard, epoch in
+                for term in node.hosts where term.shard == shard && term.epoch == epoch { term.host.killLiveGroups(at: self.world) }
+            }
+        }
         node.cluster = cluster
         cluster.start()
         settle(node, cluster)
@@ -230,24 +255,35 @@ package final class ClusterSimulation: @unchecked Sendable {
             return behaviour(order, job)
         }
         node.hosts.append((shard, epoch, host))
+        // Its store calls are its loop's: a cut-off one blocks the loop until it fails.
+        (store as? FencedStore)?.onHang = { [unowned self, unowned node, unowned host] bound in
+            self.freeze(node, shard: shard, epoch: epoch, host, for: bound, "a call of its store")
+        }
         host.onPublish = { [unowned self] _ in self.report.publications += 1 }
         configureHost?(host)
         var options = options
         options.logger.logLevel = .critical
-        let runtime = try host.start(store: store, options: options)
-        let journal = single.journal, side = single.side, tally = single.notificationTally
-        runtime.observe { [unowned self] observation in
-            journal.record(observation)
-            side.record(observation)
-            tally.record(observation)
-            if observation.kind == .widget, observation.message.contains("ignored: no provider call in flight") {
-                // A provider ran and its timeline was dropped: a reload lost (the call was taken
-                // for interrupted, or asked twice).
-                self.report.ignoredProviderResults += 1
-                self.report.violations.append("\(node.name), shard \(shard) (epoch \(epoch)) at +\(Report.seconds(self.world.duration(since: self.start))) s: \(observation.message): a reload lost")
-            }
+        // What the runtime tells the world while its loop is blocked in a call, it tells when the
+        // call has returned (the node hears of a refused commit then).
+        if let told = options.onFenced {
+            options.onFenced = { [unowned host] reason in host.performOnLoop { told(reason) } }
         }
+        let runtime = try host.start(store: store, options: options)
+        runtime.observe { [unowned self, unowned host] observation in host.performOnLoop { self.observed(observation, node, shard, epoch) } }
         return runtime
+    }
+
+    /// One observation of a shard term's runtime, as its loop makes it.
+    func observed(_ observation: RuntimeObservation, _ node: Node, _ shard: Int, _ epoch: Int64) {
+        single.journal.record(observation)
+        single.side.record(observation)
+        single.notificationTally.record(observation)
+        if observation.kind == .widget, observation.message.contains("ignored: no provider call in flight") {
+            // A provider ran and its timeline was dropped: a reload lost (the call was taken
+            // for interrupted, or asked twice).
+            report.ignoredProviderResults += 1
+            report.violations.append("\(node.name), shard \(shard) (epoch \(epoch)) at +\(Report.seconds(world.duration(since: start))) s: \(observation.message): a reload lost")
+        }
     }
 
     /// A process starts: its lease must be valid at this database instant, the request new.

@@ -10,9 +10,11 @@
 /// what was committed stays; a restarting server refuses at once) and a partition between one
 /// node and the database (`connection(for:)` gives each node its own view, which throws while it
 /// is cut off). A real partition answers nothing: the call waits for its bound, then fails
-/// (issue 32). The modelled one throws at once, as every modelled call returns at once, and the
-/// node's `Connection` adds the bound it would have waited (`callBound`) to `waited`, which the
-/// simulation's calls thread spends as time before the answer reaches the node.
+/// (issue 32). The modelled one throws at once, as every modelled call returns at once, and
+/// the caller is told the bound it would have waited (`callBound`): the node's `Connection`
+/// adds it to `waited`, which the simulation spends on whichever thread made the call (the
+/// node's calls thread, or a shard's loop); a shard's `FencedStore` calls `onHang` first, which
+/// freezes that shard's loop until then (`SimulatedHost.freeze(until:)`).
 package final class ModelledDatabase: ShardDatabase, @unchecked Sendable {
     /// A call that did not reach the database.
     package struct Unreachable: Error, Sendable, Hashable, CustomStringConvertible {
@@ -229,6 +231,9 @@ final class Connection: ShardDatabase, @unchecked Sendable {
         }
     }
 
+    /// Gives back a wait taken to tell apart the calls of another thread.
+    func addWaited(_ waited: Duration) { lock.withLock { waitedSoFar += waited } }
+
     /// A call: a cut-off node's waits for its bound before it fails.
     func call<T>(_ body: () throws -> T) throws -> T {
         do {
@@ -258,12 +263,15 @@ final class Connection: ShardDatabase, @unchecked Sendable {
 }
 
 /// One shard's state as its leader sees it: reads go to the shard's store, every `apply` is
-/// fenced by the epoch the leader acquired.
+/// fenced by the epoch the leader acquired. Its calls are the shard's loop's own: a cut-off
+/// node's call tells `onHang` the bound it blocks the loop for, then fails.
 final class FencedStore: StateStoring, @unchecked Sendable {
     let database: ModelledDatabase
     let shard: Int
     let epoch: Int64
     let node: String?
+    /// Told the time a call of a cut-off node blocks its caller before it fails.
+    var onHang: ((Duration) -> Void)?
 
     init(database: ModelledDatabase, shard: Int, epoch: Int64, node: String?) {
         self.database = database
@@ -272,17 +280,27 @@ final class FencedStore: StateStoring, @unchecked Sendable {
         self.node = node
     }
 
-    func apply(_ changes: [StateChange]) throws { try database.commit(changes, shard: shard, epoch: epoch, from: node) }
-    func restoredState() throws -> SchedulerCore.RestoredState { try database.read(shard, from: node) { try $0.restoredState() } }
-    func instanceID() throws -> String { try database.read(shard, from: node) { try $0.instanceID() } }
-    func pendingRequests() throws -> [PendingRequest] { try database.read(shard, from: node) { try $0.pendingRequests() } }
-    func recentRuns(limit: Int) throws -> [RunRecord] { try database.read(shard, from: node) { try $0.recentRuns(limit: limit) } }
-    func recentRuns(limit: Int, before: Int64?) throws -> [RunRecord] {
-        try database.read(shard, from: node) { try $0.recentRuns(limit: limit, before: before) }
+    /// A call: a cut-off node's waits for its bound (`onHang`), then fails.
+    func call<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ModelledDatabase.Unreachable {
+            if let node, database.isCutOff(node) { onHang?(database.callBound) }
+            throw error
+        }
     }
-    func lastRunPerJob() throws -> [RunRecord] { try database.read(shard, from: node) { try $0.lastRunPerJob() } }
-    func dailyCounters(days: Int?) throws -> [DailyCounter] { try database.read(shard, from: node) { try $0.dailyCounters(days: days) } }
-    func seedSpec(for identifier: String) throws -> String? { try database.read(shard, from: node) { try $0.seedSpec(for: identifier) } }
-    func records(table: String) throws -> [MachineRecord] { try database.read(shard, from: node) { try $0.records(table: table) } }
+
+    func apply(_ changes: [StateChange]) throws { try call { try database.commit(changes, shard: shard, epoch: epoch, from: node) } }
+    func restoredState() throws -> SchedulerCore.RestoredState { try call { try database.read(shard, from: node) { try $0.restoredState() } } }
+    func instanceID() throws -> String { try call { try database.read(shard, from: node) { try $0.instanceID() } } }
+    func pendingRequests() throws -> [PendingRequest] { try call { try database.read(shard, from: node) { try $0.pendingRequests() } } }
+    func recentRuns(limit: Int) throws -> [RunRecord] { try call { try database.read(shard, from: node) { try $0.recentRuns(limit: limit) } } }
+    func recentRuns(limit: Int, before: Int64?) throws -> [RunRecord] {
+        try call { try database.read(shard, from: node) { try $0.recentRuns(limit: limit, before: before) } }
+    }
+    func lastRunPerJob() throws -> [RunRecord] { try call { try database.read(shard, from: node) { try $0.lastRunPerJob() } } }
+    func dailyCounters(days: Int?) throws -> [DailyCounter] { try call { try database.read(shard, from: node) { try $0.dailyCounters(days: days) } } }
+    func seedSpec(for identifier: String) throws -> String? { try call { try database.read(shard, from: node) { try $0.seedSpec(for: identifier) } } }
+    func records(table: String) throws -> [MachineRecord] { try call { try database.read(shard, from: node) { try $0.records(table: table) } } }
     func close() {}
 }
