@@ -3,6 +3,12 @@
 extension RefreshRuntime {
     /// Starts a run with its registered handler (execution context).
     func launch(_ order: LaunchOrder, on host: any RuntimeHost) {
+        // A commit failed since this launch was queued (an earlier launch's own commit, in the
+        // same drain): nothing starts after the store failed.
+        if lock.withLock({ storeFailure != nil }) {
+            feedMachine { machine, now, effects in machine.launchAbandoned(order, at: now, into: &effects) }
+            return
+        }
         // The registry holds the code; the machine decides whether it can start (no handler, a
         // command with nothing to run: a failed start, the run's end, one event).
         let (handler, refusal): (TaskHandler?, String?) = lock.withLock {

@@ -96,6 +96,38 @@ import Testing
         #expect(outcomes(store) == [.success])
     }
 
+    /// Two runs launched by one event: the first one's own commit (its process started) fails.
+    /// The second, committed with the first in the event's transaction, is not started after
+    /// that failure: nothing a failed store's runtime starts (on a node, a fenced shard's term
+    /// would have a process alive after its fence; found by reading the engine, issue 32).
+    @Test func nothingStartsAfterTheStoreFailedInTheSameDrain() throws {
+        let host = SimulatedHost(start: Self.start)
+        let store = InMemoryStore()
+        let started = Mutex<[String]>([])
+        let behaviour = host.behaviour
+        host.executor = { order, job, _ in
+            started.withLock { $0.append(order.identifier) }
+            return behaviour(order, job)
+        }
+        let runtime = try host.start(store: store, options: Self.quiet)
+        for id in ["a.job", "b.job"] {
+            runtime.register(TaskDefinition(identifier: id, kind: .processing), handler: .command(CommandJob(argv: [id])))
+        }
+        runtime.restoreSavedState()
+        for id in ["a.job", "b.job"] {
+            try runtime.submit(TaskRequest(identifier: id, kind: .processing, earliestBeginDate: Self.start + .seconds(60)))
+        }
+        // The launch event's commit (both runs) goes through; the next one, a.job's process
+        // start, fails.
+        let commits = Mutex(0)
+        store.commitFault = { _, _ in
+            commits.withLock { $0 += 1; return $0 } >= 2 ? InMemoryStore.Failure(.injected, "disk full") : nil
+        }
+        host.advance(by: .seconds(61))
+        #expect(runtime.failure == "disk full")
+        #expect(started.withLock { $0 } == ["a.job"], "a run started after the store failed")
+    }
+
     @Test func aSubmitThatWasNotSavedThrows() throws {
         let host = SimulatedHost(start: Self.start)
         let store = InMemoryStore(failingAtCommit: 1)

@@ -283,6 +283,19 @@ package struct RuntimeMachine: Sendable {
         }
     }
 
+    /// A launch reached after the store failed: its run was committed with an earlier event,
+    /// but a commit since failed, so it does not start (on a node, its shard is fenced and
+    /// another node may take it). It ends in memory as the failed event's own launches do
+    /// (`abandoned`), with nothing saved.
+    package mutating func launchAbandoned(_ order: LaunchOrder, at now: Instant, into effects: inout [SchedulerEffect]) {
+        var scratch: [SchedulerEffect] = []
+        machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
+        for effect in scratch {
+            if case .persist = effect { continue }
+            effects.append(effect)
+        }
+    }
+
     /// A shard's lease is gone (issue 24): a commit was refused by its fence (`ShardFenced`) or
     /// failed, or the node fenced the shard itself. Nothing of the failed event acts (its
     /// launches are ended in memory, as for `storeFailed`); the runtime stops leading: no more
