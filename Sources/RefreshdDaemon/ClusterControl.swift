@@ -163,15 +163,15 @@ final class ClusterControl: @unchecked Sendable {
         let template = try templateName(request)
         let records = try RefreshRuntime.instanceRecords(template: template, keys: request.keys ?? [], values: request.values)
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
-        var queued = 0
         let parts = map.split([InstanceLines(template: template, add: records)])
-        for (shard, lines) in parts.sorted(by: { $0.key < $1.key }) {
-            let command = ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: InstanceLines.payload(lines))
-            if try database.enqueueCommand(command) {
-                queued += 1
-                notify?(shard)
-            }
+        // One transaction for every shard's command (a commit each was a node's bound on adding
+        // a million instances), then each leader woken.
+        let commands = parts.sorted(by: { $0.key < $1.key }).map { shard, lines in
+            ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: InstanceLines.payload(lines))
         }
+        let added = try database.enqueueCommands(commands)
+        for command in commands where added.contains(command.id) { notify?(command.shard) }
+        let queued = added.count
         var reply = ControlReply(id: request.id, now: now())
         reply.message = "queued \(records.count) instance add\(records.count == 1 ? "" : "s") of \(template) as \(parts.count) command\(parts.count == 1 ? "" : "s"), "
             + "one a shard, each applied once by the shard's leader in one transaction" + (queued < parts.count ? " (\(parts.count - queued) already queued)" : "")
@@ -183,17 +183,16 @@ final class ClusterControl: @unchecked Sendable {
     /// `resume`): one per shard (ids `ID/SHARD`, so a retried one is applied once too).
     func queueEverywhere(_ request: ControlRequest, what: String) throws -> ControlReply {
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
-        var queued = 0
-        for shard in 0..<database.shardCount {
+        let commands = try (0..<database.shardCount).map { shard in
             var payload = request
             payload.commandID = "\(commandID)/\(shard)"
             payload.id = nil
             let text = String(decoding: try JSONEncoder.control.encode(payload), as: UTF8.self)
-            if try database.enqueueCommand(ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: text)) {
-                queued += 1
-                notify?(shard)
-            }
+            return ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: text)
         }
+        let added = try database.enqueueCommands(commands)
+        for command in commands where added.contains(command.id) { notify?(command.shard) }
+        let queued = added.count
         var reply = ControlReply(id: request.id, now: now())
         reply.message = "queued \(request.command) for \(queued) of \(database.shardCount) shards (\(what)); command id \(commandID)"
         return reply

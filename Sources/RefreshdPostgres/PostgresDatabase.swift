@@ -343,6 +343,23 @@ import Darwin
         }
     }
 
+    /// Every command in one transaction: one commit (one fsync) for a batch split by shard.
+    package func enqueueCommands(_ commands: [ShardCommand]) throws -> Set<String> {
+        let context = "queueing \(commands.count) commands"
+        for command in commands { try checkShard(command.shard, context) }
+        guard !commands.isEmpty else { return [] }
+        return try transaction(context) { (c) throws(PostgresError) -> Set<String> in
+            var queued: Set<String> = []
+            for command in commands {
+                let result = try c.execute("""
+                    INSERT INTO refreshd.commands (id, shard, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING
+                    """, [.text(command.id), .int4(Int32(command.shard)), .text(command.payload)], context: context)
+                if result.changed == 1 { queued.insert(command.id) }
+            }
+            return queued
+        }
+    }
+
     package func pendingCommands(shard: Int) throws -> [ShardCommand] {
         let context = "reading shard \(shard)'s pending commands"
         try checkShard(shard, context)

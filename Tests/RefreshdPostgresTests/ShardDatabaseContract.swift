@@ -119,6 +119,11 @@ func checkShardDatabaseContract(lease: Duration = .milliseconds(300),
     try db.store(shard: shard, epoch: 4).apply([applied])
     #expect(try db.pendingCommands(shard: shard) == [c2])
     #expect(try !db.enqueueCommand(c1), "an applied command was queued again")
+    // Several at once (one transaction where the database has them): the same rule for each.
+    let c4 = ShardCommand(id: "cmd-4", shard: shard, payload: "{}"), c5 = ShardCommand(id: "cmd-5", shard: 0, payload: "{}")
+    #expect(try db.enqueueCommands([c1, c2, c4, c5]) == ["cmd-4", "cmd-5"], "a batch queued a command already queued or applied")
+    #expect(try db.pendingCommands(shard: shard) == [c2, c4])
+    #expect(try db.pendingCommands(shard: 0).map(\.id) == ["cmd-3", "cmd-5"])
 
     // A node taking back its own unexpired lease (a restarted node with the same name) gets a
     // new epoch at once, so whatever its previous life still holds is fenced.

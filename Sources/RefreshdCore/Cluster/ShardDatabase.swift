@@ -56,6 +56,11 @@ package protocol ShardDatabase: AnyObject, Sendable {
     /// whose id is already queued or applied is not queued again (false).
     func enqueueCommand(_ command: ShardCommand) throws -> Bool
 
+    /// Queues several commands at once, in one transaction where the database has them (a
+    /// batch of instances split by shard: one durable write, not one a shard); the ids of those
+    /// that were not already queued or applied.
+    func enqueueCommands(_ commands: [ShardCommand]) throws -> Set<String>
+
     /// The commands queued for `shard` not yet applied, oldest first. Applied means: the id has
     /// a record in the shard's state, table `ShardCommand.appliedTable` (the leader commits it
     /// in the same fenced transaction as the command's own changes, so a command is applied once).
@@ -146,5 +151,14 @@ package struct ShardFenced: Error, Sendable, Hashable, CustomStringConvertible {
             text += "; the lease is at epoch \(current.epoch), held by \(current.owner ?? "nobody") until \(current.expiresAt)"
         }
         return text
+    }
+}
+
+extension ShardDatabase {
+    /// One command after the other (a database without transactions of several commands).
+    package func enqueueCommands(_ commands: [ShardCommand]) throws -> Set<String> {
+        var queued: Set<String> = []
+        for command in commands where try enqueueCommand(command) { queued.insert(command.id) }
+        return queued
     }
 }
