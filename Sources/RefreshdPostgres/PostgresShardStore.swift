@@ -22,7 +22,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
     let database: PostgresDatabase
     let shard: Int
     let epoch: Int64
-    private var shardValue: PGValue { .int4(Int32(shard)) }
+    var shardValue: PGValue { .int4(Int32(shard)) }
 
     init(database: PostgresDatabase, shard: Int, epoch: Int64) {
         self.database = database
@@ -442,7 +442,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
         }
     }
 
-    private func runs(_ result: PGResult, _ context: String, withOutput: Bool = false) throws(PostgresError) -> [RunRecord] {
+    func runs(_ result: PGResult, _ context: String, withOutput: Bool = false) throws(PostgresError) -> [RunRecord] {
         var runs: [RunRecord] = []
         for row in 0..<result.count {
             let runID = result.int64(row, 0)
@@ -482,7 +482,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
     }
 }
 
-private enum SQL {
+enum SQL {
     static let runColumns = """
         run_id, identifier, kind, submitted, earliest, started, deadline, attempt, ended, outcome,
         exit_status, signal, process_group, process_start_ticks, reason, cpu_usec, peak_memory
