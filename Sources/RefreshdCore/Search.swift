@@ -30,7 +30,7 @@
     package var text: String
     package var state: SearchState?
 
-    package init(template: String, text: String = "", state: SearchState? = nil) {
+    @_spi(Benchmarks) public init(template: String, text: String = "", state: SearchState? = nil) {
         self.template = template
         self.text = text
         self.state = state
@@ -156,7 +156,7 @@
 /// the cursor (`after`: up to and including its position; `before`: before it; no cursor: 0).
 @_spi(Benchmarks) public struct SearchPage<Item: Sendable>: Sendable {
     package var items: [Item]
-    package var total: Int
+    @_spi(Benchmarks) public var total: Int
     package var beforeCursor: Int
     /// False for a `before` cursor: the page ends at the cursor.
     package var forward: Bool

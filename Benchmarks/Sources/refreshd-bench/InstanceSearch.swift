@@ -1,0 +1,68 @@
+import Glibc
+import Refreshd
+@_spi(Benchmarks) import RefreshdCore
+@_spi(Benchmarks) import RefreshdStore
+
+/// Issue 33's search target: a search among 1,000,000 instances answers in < 200 ms. `--state
+/// DIR` holds N instances of `bench.feed` (keys u0, u1, ...) and their requests, as `instances
+/// --fill yes` makes it; this adds failure streaks to 1% of them, pauses 0.1% and starts a run
+/// of 100, then opens the file read-only as the dashboard does and times each search (a page of
+/// 50 with its position and total: the store's `searchInstances`, which `StateReader` calls on
+/// one machine), `repeats` times after one warm-up: the median and the slowest, in ms.
+func instanceSearch(count n: Int, state: String, repeats: Int = 7) throws {
+    let writer = try StateStore.open(directory: state)
+    var changes: [StateChange] = []
+    let start = Instant(milliseconds: 1_800_000_000_000)
+    for i in stride(from: 0, to: n, by: 100) { changes.append(.failureStreak(identifier: "bench.feed[u\(i)]", count: 1 + i % 5)) }
+    for i in stride(from: 7, to: n, by: 1000) {
+        changes.append(.putRecord(MachineRecord(table: SchedulerCore.pausedTable, key: "bench.feed[u\(i)]", value: "{\"since\":0}")))
+    }
+    for i in 0..<100 {
+        let id = "bench.feed[u\(i * 9_973 % max(1, n))]"
+        changes.append(.runStarted(RunRecord(runID: Int64(1_000_000 + i), identifier: id, kind: .processing, submitted: start,
+                                             earliest: start, started: start, deadline: start + .seconds(60))))
+    }
+    try writer.apply(changes)
+    writer.close()
+
+    let store = try StateStore.open(directory: state, readOnly: true)
+    defer { store.close() }
+    let middle = "u\(n / 2)"
+    let cases: [(String, InstanceSearch, SearchCursor<String>?)] = [
+        ("all_first", InstanceSearch(template: "bench.feed"), nil),
+        ("all_middle_next", InstanceSearch(template: "bench.feed"), .after(middle)),
+        ("all_middle_previous", InstanceSearch(template: "bench.feed"), .before(middle)),
+        ("text_sparse", InstanceSearch(template: "bench.feed", text: "12345"), nil),
+        ("text_dense", InstanceSearch(template: "bench.feed", text: "99"), nil),
+        ("text_dense_next", InstanceSearch(template: "bench.feed", text: "99"), .after("u599")),
+        ("pending_middle_next", InstanceSearch(template: "bench.feed", state: .pending), .after(middle)),
+        ("pending_text", InstanceSearch(template: "bench.feed", text: "4242", state: .pending), nil),
+        ("failing_first", InstanceSearch(template: "bench.feed", state: .failing), nil),
+        ("failing_middle_previous", InstanceSearch(template: "bench.feed", state: .failing), .before(middle)),
+        ("paused_first", InstanceSearch(template: "bench.feed", state: .paused), nil),
+        ("running_first", InstanceSearch(template: "bench.feed", state: .running), nil),
+    ]
+    var out = JSONLine()
+    out.add("impl", "refreshd")
+    out.add("bench", "instance-search")
+    out.add("n", n)
+    var worst = 0.0
+    for (name, search, cursor) in cases {
+        var times: [Double] = []
+        var found = 0
+        for round in 0...repeats {
+            let t0 = Measure.monotonicSeconds()
+            let page = try store.searchInstances(search, cursor: cursor, limit: 50)
+            let ms = (Measure.monotonicSeconds() - t0) * 1000
+            found = page.total
+            if round > 0 { times.append(ms) }
+        }
+        times.sort()
+        out.add(name + "_median_ms", times[times.count / 2])
+        out.add(name + "_max_ms", times.last ?? 0)
+        out.add(name + "_total", found)
+        worst = max(worst, times[times.count / 2])
+    }
+    out.add("worst_median_ms", worst)
+    out.print()
+}
