@@ -203,7 +203,7 @@
                           forward: forward)
     }
 
-    package func map<T>(_ transform: (Item) throws -> T) rethrows -> SearchPage<T> {
+    package func map<T, E: Error>(_ transform: (Item) throws(E) -> T) throws(E) -> SearchPage<T> {
         SearchPage<T>(items: try items.map(transform), total: total, beforeCursor: beforeCursor, forward: forward)
     }
 }

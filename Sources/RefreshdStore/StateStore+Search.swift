@@ -11,6 +11,12 @@ extension StateStore {
     /// says it (pending; runs without an end, by `runs_unfinished`; streaks above zero, by
     /// `job_state_failing`; pause records), ending in `]` (not a provider's `T[K]#family`), and
     /// the page's values read by key.
+    ///
+    /// A search of few results (at most `wholeRead`) is read whole in one ordered pass, which
+    /// stops there, and paged in memory. One of more is counted in one pass (the total and
+    /// those before the cursor together), then its page read from the cursor on the index; the
+    /// instances without a text or state are counted by the template's own index (SQLite counts
+    /// a range of an index without reading its rows).
     @_spi(Benchmarks) public func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?,
                                                   limit: Int) throws(StoreError) -> SearchPage<InstanceRecord> {
         let context = "searching the instances of \(search.template)"
@@ -19,55 +25,72 @@ extension StateStore {
         case let .after(key): (key, true, true)
         case let .before(key): (key, false, false)
         }
-        let limit = SQLValue.int(max(0, limit))
-        guard let state = search.state else {
+        // The matches' keys in identifier order (`order`: the ordering expression; `rows`: the
+        // filtered rows with that expression as `ord`), what places `position` in that order.
+        let rows: String, values: [SQLValue], boundary: String?, keyOf: (String) -> String
+        if let state = search.state {
+            let source = switch state {
+            case .pending: "SELECT identifier AS ord FROM pending WHERE identifier > ? AND identifier < ?"
+            case .running: "SELECT DISTINCT identifier AS ord FROM runs WHERE ended IS NULL AND identifier > ? AND identifier < ?"
+            case .failing: "SELECT identifier AS ord FROM job_state WHERE failure_streak > 0 AND identifier > ? AND identifier < ?"
+            case .paused: "SELECT key AS ord FROM records WHERE table_name = '\(SchedulerCore.pausedTable)' AND key > ? AND key < ?"
+            }
+            // The template's own instances (ending in `]`) whose key holds the text: searched in
+            // the bytes after `TEMPLATE[`, the key and its `]` (a text holds no `]`).
+            var filter = "SELECT ord FROM (\(source)) WHERE substr(CAST(ord AS BLOB), -1) = X'5D'"
+            var bound: [SQLValue] = [.text(search.lowerBound), .text(search.upperBound)]
+            if !search.text.isEmpty {
+                filter += " AND instr(substr(CAST(ord AS BLOB), ?), CAST(? AS BLOB)) > 0"
+                bound += [.int(search.lowerBound.utf8.count + 1), .text(search.text)]
+            }
+            (rows, values) = (filter, bound)
+            boundary = position.map { search.lowerBound + $0 + "]" }
+            keyOf = { search.key(ofIdentifier: $0) ?? "" }
+        } else {
             let text = search.text.isEmpty ? "" : " AND instr(key || ']', ?) > 0"
-            let textValue: [SQLValue] = search.text.isEmpty ? [] : [.text(search.text)]
-            let total = try count("SELECT count(*) FROM instances WHERE template = ?" + text, [.text(search.template)] + textValue, context)
+            rows = "SELECT key || ']' AS ord FROM instances WHERE template = ? AND key || ']' > ''" + text
+            values = [.text(search.template)] + (search.text.isEmpty ? [] : [.text(search.text)])
+            boundary = position.map { $0 + "]" }
+            keyOf = { String($0.dropLast()) }
+        }
+        let page: SearchPage<String>
+        if search.state == nil, search.text.isEmpty {
+            let total = try count("SELECT count(*) FROM instances WHERE template = ?", [.text(search.template)], context)
             var before = 0
-            if let position {
-                before = try count("SELECT count(*) FROM instances WHERE template = ? AND key || ']' \(inclusive ? "<=" : "<") ?" + text,
-                                   [.text(search.template), .text(position + "]")] + textValue, context)
+            if let boundary {
+                before = try count("SELECT count(*) FROM (\(rows)) WHERE ord \(inclusive ? "<=" : "<") ?", values + [.text(boundary)], context)
             }
-            let rows = try connection.query("""
-                SELECT key, parameter_values FROM instances WHERE template = ? AND key || ']' \(forward ? ">" : "<") ?\(text)
-                ORDER BY key || ']' \(forward ? "" : "DESC") LIMIT ?
-                """, [.text(search.template), .text(position.map { $0 + "]" } ?? "")] + textValue + [limit],
-                context: context) { row in
-                InstanceRecord(template: search.template, key: row.text(0), values: InstanceRecord.restoredValues(fromText: row.text(1)))
+            page = try keysPage(rows, values, boundary: boundary, forward: forward, limit: limit, total: total, before: before, keyOf, context)
+        } else {
+            let whole = try connection.query("SELECT ord FROM (\(rows)) ORDER BY ord LIMIT ?", values + [.int(Self.wholeRead + 1)],
+                                             context: context) { keyOf($0.text(0)) }
+            if whole.count <= Self.wholeRead {
+                page = SearchPage.of(whole, cursor: cursor, limit: limit,
+                                     precedes: InstanceSearch.precedes, follows: { InstanceSearch.precedes($1, $0) })
+            } else {
+                let counts = try connection.query("""
+                    SELECT count(*), count(*) FILTER (WHERE ord \(inclusive ? "<=" : "<") ?) FROM (\(rows))
+                    """, [.text(boundary ?? "")] + values, context: context) { ($0.int(0), $0.int(1)) }.first ?? (0, 0)
+                page = try keysPage(rows, values, boundary: boundary, forward: forward, limit: limit, total: counts.0,
+                                    before: boundary == nil ? 0 : counts.1, keyOf, context)
             }
-            return SearchPage(items: forward ? rows : rows.reversed(), total: total, beforeCursor: before, forward: forward)
         }
-        let source = switch state {
-        case .pending: "SELECT identifier FROM pending WHERE identifier > ? AND identifier < ?"
-        case .running: "SELECT DISTINCT identifier FROM runs WHERE ended IS NULL AND identifier > ? AND identifier < ?"
-        case .failing: "SELECT identifier FROM job_state WHERE failure_streak > 0 AND identifier > ? AND identifier < ?"
-        case .paused: "SELECT key AS identifier FROM records WHERE table_name = '\(SchedulerCore.pausedTable)' AND key > ? AND key < ?"
-        }
-        // The template's own instances (ending in `]`) whose key holds the text: searched in the
-        // bytes after `TEMPLATE[`, the key and its `]` (a text holds no `]`).
-        var filter = "SELECT identifier FROM (\(source)) WHERE substr(CAST(identifier AS BLOB), -1) = X'5D'"
-        var values: [SQLValue] = [.text(search.lowerBound), .text(search.upperBound)]
-        if !search.text.isEmpty {
-            filter += " AND instr(substr(CAST(identifier AS BLOB), ?), CAST(? AS BLOB)) > 0"
-            values += [.int(search.lowerBound.utf8.count + 1), .text(search.text)]
-        }
-        let total = try count("SELECT count(*) FROM (\(filter))", values, context)
-        let boundary = position.map { search.lowerBound + $0 + "]" }
-        var before = 0
-        if let boundary {
-            before = try count("SELECT count(*) FROM (\(filter)) WHERE identifier \(inclusive ? "<=" : "<") ?", values + [.text(boundary)], context)
-        }
-        let keys = try connection.query("""
-            SELECT identifier FROM (\(filter)) WHERE identifier \(forward ? ">" : "<") ?
-            ORDER BY identifier \(forward ? "" : "DESC") LIMIT ?
-            """, values + [.text(boundary ?? search.lowerBound), limit], context: context) { row in
-            search.key(ofIdentifier: row.text(0)) ?? ""
-        }
-        let items = try (forward ? keys : keys.reversed()).map { (key) throws(StoreError) in
+        return try page.map { (key) throws(StoreError) in
             try instance(of: search.template, key: key) ?? InstanceRecord(template: search.template, key: key, values: [:])
         }
-        return SearchPage(items: items, total: total, beforeCursor: before, forward: forward)
+    }
+
+    /// Searches of at most this many results are read whole and paged in memory (a task-local
+    /// so the tests can send small searches down the counting path too).
+    @TaskLocal package static var wholeRead = 5_000
+
+    /// The keys of a page read from the boundary on, in the rows' order.
+    private func keysPage(_ rows: String, _ values: [SQLValue], boundary: String?, forward: Bool, limit: Int, total: Int, before: Int,
+                          _ keyOf: (String) -> String, _ context: String) throws(StoreError) -> SearchPage<String> {
+        let keys = try connection.query("""
+            SELECT ord FROM (\(rows)) WHERE ord \(forward ? ">" : "<") ? ORDER BY ord \(forward ? "" : "DESC") LIMIT ?
+            """, values + [.text(boundary ?? ""), .int(max(0, limit))], context: context) { keyOf($0.text(0)) }
+        return SearchPage(items: forward ? keys : keys.reversed(), total: total, beforeCursor: before, forward: forward)
     }
 
     /// A page of `search`'s results among the runs, newest start first, through `runs_by_start`

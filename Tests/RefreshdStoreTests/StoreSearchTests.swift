@@ -16,6 +16,14 @@ import RefreshdTestSupport
             try sqlite.apply(SearchFixture.changes)
             try memory.apply(SearchFixture.changes)
             #expect(try searchMismatches(sqlite, memory, identifiers: Self.identifiers) == [])
+            // The same searches counted in a pass and paged by the index (as more results than
+            // are read whole would be), not read whole.
+            for wholeRead in [0, 1, 3] {
+                let found = try StateStore.$wholeRead.withValue(wholeRead) { () throws -> [String] in
+                    try searchMismatches(sqlite, memory, identifiers: Self.identifiers)
+                }
+                #expect(found == [], "read whole up to \(wholeRead)")
+            }
         }
     }
 
