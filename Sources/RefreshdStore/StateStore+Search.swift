@@ -28,6 +28,9 @@ extension StateStore {
         // The matches' keys in identifier order (`order`: the ordering expression; `rows`: the
         // filtered rows with that expression as `ord`), what places `position` in that order.
         let rows: String, values: [SQLValue], boundary: String?, keyOf: (String) -> String
+        // The values a page is read with: an identifier source's range starts (or ends) at the
+        // cursor itself, so the walk seeks it rather than stepping from the range's start.
+        var pageValues: [SQLValue]
         if let state = search.state {
             let source = switch state {
             case .pending: "SELECT identifier AS ord FROM pending WHERE identifier > ? AND identifier < ?"
@@ -37,21 +40,26 @@ extension StateStore {
             }
             // The template's own instances (ending in `]`) whose key holds the text: searched in
             // the bytes after `TEMPLATE[`, the key and its `]` (a text holds no `]`).
-            var filter = "SELECT ord FROM (\(source)) WHERE substr(CAST(ord AS BLOB), -1) = X'5D'"
+            // (The text first: the ending is then checked for its matches only.)
+            var filter = "SELECT ord FROM (\(source)) WHERE "
             var bound: [SQLValue] = [.text(search.lowerBound), .text(search.upperBound)]
             if !search.text.isEmpty {
-                filter += " AND instr(substr(CAST(ord AS BLOB), ?), CAST(? AS BLOB)) > 0"
+                filter += "instr(substr(CAST(ord AS BLOB), ?), CAST(? AS BLOB)) > 0 AND "
                 bound += [.int(search.lowerBound.utf8.count + 1), .text(search.text)]
             }
+            filter += "ord GLOB '*]'"
             (rows, values) = (filter, bound)
             boundary = position.map { search.lowerBound + $0 + "]" }
             keyOf = { search.key(ofIdentifier: $0) ?? "" }
+            pageValues = values
+            if let boundary { pageValues[forward ? 0 : 1] = .text(boundary) }
         } else {
             let text = search.text.isEmpty ? "" : " AND instr(key || ']', ?) > 0"
-            rows = "SELECT key || ']' AS ord FROM instances WHERE template = ? AND key || ']' > ''" + text
+            rows = "SELECT key || ']' AS ord FROM instances WHERE template = ?" + text
             values = [.text(search.template)] + (search.text.isEmpty ? [] : [.text(search.text)])
             boundary = position.map { $0 + "]" }
             keyOf = { String($0.dropLast()) }
+            pageValues = values
         }
         let page: SearchPage<String>
         if search.state == nil, search.text.isEmpty {
@@ -60,18 +68,28 @@ extension StateStore {
             if let boundary {
                 before = try count("SELECT count(*) FROM (\(rows)) WHERE ord \(inclusive ? "<=" : "<") ?", values + [.text(boundary)], context)
             }
-            page = try keysPage(rows, values, boundary: boundary, forward: forward, limit: limit, total: total, before: before, keyOf, context)
+            page = try keysPage(rows, pageValues, boundary: boundary, forward: forward, limit: limit, total: total, before: before, keyOf, context)
         } else {
-            let whole = try connection.query("SELECT ord FROM (\(rows)) ORDER BY ord LIMIT ?", values + [.int(Self.wholeRead + 1)],
-                                             context: context) { keyOf($0.text(0)) }
+            // A text among the instances is first looked for on the template's own index (its
+            // keys, without reading rows or making the order's expression), and sorted here.
+            let whole = search.state == nil
+                ? try connection.query("SELECT key FROM instances WHERE template = ? AND instr(key, ?) > 0 LIMIT ?",
+                                       values + [.int(Self.wholeRead + 1)], context: context) { $0.text(0) }
+                    .sorted(by: InstanceSearch.precedes)
+                : try connection.query("SELECT ord FROM (\(rows)) ORDER BY ord LIMIT ?", values + [.int(Self.wholeRead + 1)],
+                                       context: context) { keyOf($0.text(0)) }
             if whole.count <= Self.wholeRead {
                 page = SearchPage.of(whole, cursor: cursor, limit: limit,
                                      precedes: InstanceSearch.precedes, follows: { InstanceSearch.precedes($1, $0) })
             } else {
+                // A text among the instances is counted on the template's own index (its keys,
+                // without reading rows), the order's expression made only for the matches.
+                let counted = search.state == nil
+                    ? "SELECT key || ']' AS ord FROM instances WHERE template = ? AND instr(key, ?) > 0" : rows
                 let counts = try connection.query("""
-                    SELECT count(*), count(*) FILTER (WHERE ord \(inclusive ? "<=" : "<") ?) FROM (\(rows))
+                    SELECT count(*), count(*) FILTER (WHERE ord \(inclusive ? "<=" : "<") ?) FROM (\(counted))
                     """, [.text(boundary ?? "")] + values, context: context) { ($0.int(0), $0.int(1)) }.first ?? (0, 0)
-                page = try keysPage(rows, values, boundary: boundary, forward: forward, limit: limit, total: counts.0,
+                page = try keysPage(rows, pageValues, boundary: boundary, forward: forward, limit: limit, total: counts.0,
                                     before: boundary == nil ? 0 : counts.1, keyOf, context)
             }
         }
