@@ -261,7 +261,7 @@ enum Pages {
         let failing = t.failing.isEmpty ? "<p class=\"muted\">No instance is failing.</p>" : HTML("""
             <div class="table"><table><tr><th>instance</th><th>last outcome</th><th>retry streak</th></tr>\(t.failing.map { f in
                 HTML("<tr class=\"failing-instance\"><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(f.identifier))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
-            })</table></div>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50)</p>") : "")
+            })</table></div>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50: <a href=\"/jobs/\(HTML.segment(id))?state=failing#instances\">every failing instance</a>)</p>") : "")
             """)
         let rows = t.instances.isEmpty ? "<p class=\"muted\">No instance matches.</p>" : HTML("""
             <div class="table"><table class="instances"><tr><th>instance</th><th>values</th><th></th></tr>\(t.instances.map { i in

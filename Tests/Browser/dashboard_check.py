@@ -331,6 +331,13 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
         search["found"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "tr.instance td:first-child")]
         search["foundPosition"] = driver.find_element(By.CSS_SELECTOR, "#instances-pager .position").text
         search["kept"] = driver.find_element(By.ID, "instances-q").get_attribute("value")
+        # The search's results as an operator sees them (README's picture of search).
+        driver.set_window_size(1400, 1400)
+        driver.execute_script("document.getElementById('instances').scrollIntoView()")
+        path = os.path.join(os.path.dirname(result["screenshots"][0]), "template-search.png")
+        driver.save_screenshot(path)
+        result["screenshots"].append(path)
+        driver.set_window_size(1400, 1000)
         driver.get(base + "/jobs/" + template)
         search["first"] = driver.find_element(By.CSS_SELECTOR, "#instances-pager .position").text
         driver.find_element(By.CSS_SELECTOR, "#instances-pager a[rel=next]").click()

@@ -159,7 +159,7 @@ import Testing
         #expect(failures["bulk"] as? String == "submitted 2 of 2 now", "\(failures)")
         // The widget's rendition image was shown (decoded by the browser: natural width > 0).
         #expect(result["widgetImage"] as? Bool == true)
-        #expect((result["screenshots"] as? [String])?.count == 11)
+        #expect((result["screenshots"] as? [String])?.count == 12)
 
         // Live updates leave the operator alone (issue 33).
         let checks = result["operator"] as? [String: Any] ?? [:]
