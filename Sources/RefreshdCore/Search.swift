@@ -90,7 +90,7 @@
     package var since: Instant?
     package var until: Instant?
 
-    package init(identifier: String? = nil, ending: Ending? = nil, since: Instant? = nil, until: Instant? = nil) {
+    @_spi(Benchmarks) public init(identifier: String? = nil, ending: Ending? = nil, since: Instant? = nil, until: Instant? = nil) {
         self.identifier = identifier
         self.ending = ending
         self.since = since
@@ -101,7 +101,7 @@
     /// `failed` (every outcome that `Outcome.isFailure`), or `running` (no end yet).
     package static let endingNames = Outcome.allCases.map(\.rawValue) + ["failed", "running"]
 
-    package static func ending(named name: String) -> Ending? {
+    @_spi(Benchmarks) public static func ending(named name: String) -> Ending? {
         if let outcome = Outcome(rawValue: name) { return .outcomes([outcome]) }
         if name == "failed" { return .outcomes(Outcome.allCases.filter(\.isFailure)) }
         return name == "running" ? .unfinished : nil
@@ -126,7 +126,7 @@
     package var started: Instant
     package var runID: Int64
 
-    package init(started: Instant, runID: Int64) {
+    @_spi(Benchmarks) public init(started: Instant, runID: Int64) {
         self.started = started
         self.runID = runID
     }

@@ -127,8 +127,8 @@ enum PostgresSchema {
         // range of the primary key.
         """
         CREATE INDEX instances_in_identifier_order ON refreshd.instances (shard, template, (key || '\\x5d'::bytea));
-        CREATE INDEX runs_by_start ON refreshd.runs (shard, started, run_id);
-        CREATE INDEX runs_by_identifier_start ON refreshd.runs (shard, identifier, started, run_id);
+        CREATE INDEX runs_by_start ON refreshd.runs (shard, started, run_id) INCLUDE (outcome);
+        CREATE INDEX runs_by_identifier_start ON refreshd.runs (shard, identifier, started, run_id) INCLUDE (outcome);
         """,
     ]
 

@@ -134,18 +134,27 @@ extension StateStore {
         var before = 0
         var page = ""
         var pageValues = values
+        // The cursor narrows the start's range too (?1, ?2), so the index seeks it rather than
+        // stepping from the newest run (SQLite seeks one column's range, not a row value's).
+        let (since, until) = (search.since?.milliseconds ?? Int64.min, search.until?.milliseconds ?? Int64.max)
         switch cursor {
         case nil: break
         case let .after(position):
+            let at = position.started.milliseconds
+            var newer = values
+            newer[0] = .integer(max(since, at))
             before = try count("SELECT count(*) FROM runs WHERE \(filter) AND (started, run_id) >= (?\(placeholder), ?\(placeholder + 1))",
-                               values + [.integer(position.started.milliseconds), .integer(position.runID)], context)
+                               newer + [.integer(at), .integer(position.runID)], context)
             page = " AND (started, run_id) < (?\(placeholder), ?\(placeholder + 1))"
-            pageValues += [.integer(position.started.milliseconds), .integer(position.runID)]
+            pageValues[1] = .integer(at == Int64.max ? until : min(until, at + 1))
+            pageValues += [.integer(at), .integer(position.runID)]
         case let .before(position):
+            let at = position.started.milliseconds
+            pageValues[0] = .integer(max(since, at))
             before = try count("SELECT count(*) FROM runs WHERE \(filter) AND (started, run_id) > (?\(placeholder), ?\(placeholder + 1))",
-                               values + [.integer(position.started.milliseconds), .integer(position.runID)], context)
+                               pageValues + [.integer(at), .integer(position.runID)], context)
             page = " AND (started, run_id) > (?\(placeholder), ?\(placeholder + 1))"
-            pageValues += [.integer(position.started.milliseconds), .integer(position.runID)]
+            pageValues += [.integer(at), .integer(position.runID)]
         }
         let forward: Bool
         if case .before = cursor { forward = false } else { forward = true }

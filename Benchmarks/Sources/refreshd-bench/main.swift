@@ -9,7 +9,7 @@ let usage = """
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
                           commands: [--tracking cgroup|sweep|embedded]
                           instances: [--state DIR [--fill yes]] [--due N]
-                          instance-search: --state DIR (filled by instances --fill yes) [--count N]
+                          instance-search: --state DIR (filled by instances --fill yes) [--count N] [--runs N]
                           shared-database: --database CONNINFO --state DIR [--shards N]
                           shared-launches: --database CONNINFO [--shards N] [--count N] [--spread-ms MS]
     """
@@ -51,7 +51,7 @@ do {
             warn("refreshd-bench instance-search needs --state DIR (filled by instances --fill yes)")
             exit(2)
         }
-        try instanceSearch(count: int("count", 1_000_000), state: state)
+        try instanceSearch(count: int("count", 1_000_000), state: state, runs: int("runs", 1_000_000))
     case "shared-database":
         guard let conninfo = options["database"], let state = options["state"] else {
             warn("refreshd-bench shared-database needs --database CONNINFO --state DIR")
