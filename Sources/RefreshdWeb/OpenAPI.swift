@@ -620,6 +620,22 @@ enum OpenAPI {
    }
   },
   "/api/jobs/{id}/instances": {
+   "get": {
+    "summary": "Search a template's instances: a page of those found, in identifier order, with its position (the template page's list alone, without the page's other facts)",
+    "parameters": [
+     {"$ref": "#/components/parameters/TemplateID"},
+     {"$ref": "#/components/parameters/InstanceText"},
+     {"$ref": "#/components/parameters/SearchState"},
+     {"name": "after", "in": "query", "required": false, "description": "the next page: after this key (page.next)", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
+     {"name": "beforeKey", "in": "query", "required": false, "description": "the previous page: before this key (page.previous); not with after", "schema": {"type": "string", "minLength": 1, "maxLength": 128}}
+    ],
+    "responses": {
+     "200": {"description": "A page of the instances found", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InstancesPage"}}}},
+     "400": {"description": "a bad ?q=, ?state=, or cursor", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+     "404": {"description": "no loaded template of that identifier", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+     "503": {"$ref": "#/components/responses/Busy"}
+    }
+   },
    "post": {
     "summary": "Add an instance of a template (`ctl instance add`); other query parameters are its values by name",
     "security": [
@@ -1859,6 +1875,17 @@ enum OpenAPI {
      "next": {"type": "string"}
     },
     "required": ["first", "last", "total"],
+    "additionalProperties": false
+   },
+   "InstancesPage": {
+    "type": "object",
+    "properties": {
+     "template": {"type": "string"},
+     "search": {"$ref": "#/components/schemas/SearchQuery"},
+     "instances": {"type": "array", "items": {"$ref": "#/components/schemas/InstanceRecord"}, "maxItems": 50},
+     "page": {"$ref": "#/components/schemas/PageInfo"}
+    },
+    "required": ["template", "search", "instances", "page"],
     "additionalProperties": false
    },
    "Runs": {

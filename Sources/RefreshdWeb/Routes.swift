@@ -27,6 +27,9 @@ struct Routes: Sendable {
         router.get("/api/jobs/:id") { request, context in
             try await json { try await job(Self.parameter(context, "id"), before: Self.before(request), request: request) }
         }
+        router.get("/api/jobs/:id/instances") { request, context in
+            try await json { try await instances(Self.parameter(context, "id"), request) }
+        }
         router.get("/failures") { request, _ in try await page(request) { Pages.failures(try await failures()) } }
         router.get("/api/failures") { _, _ in try await json { try await failures() } }
         router.get("/widgets") { request, _ in try await page(request) { Pages.widgets(try await widgets()) } }

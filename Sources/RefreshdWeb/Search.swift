@@ -63,6 +63,16 @@ struct RunsData: Codable, Sendable {
     var page: PageInfo
 }
 
+/// `/api/jobs/TEMPLATE/instances`: a page of a template's instances a search finds, and
+/// nothing else of the template's page (whose other facts read every pending request): what a
+/// client paging through a million instances asks.
+struct InstancesData: Codable, Sendable {
+    var template: String
+    var search: SearchQuery
+    var instances: [InstanceRecord]
+    var page: PageInfo
+}
+
 extension Views {
     /// Results a page of the jobs list holds, and of a template's instances.
     static let jobsPageSize = 100
@@ -120,6 +130,18 @@ extension Routes {
             throw WebError.badRequest("?\(after != nil ? "after" : beforeName)= takes the cursor of a page's first or last result, as `page` gives it")
         }
         return after != nil ? .after(position) : .before(position)
+    }
+
+    /// `/api/jobs/TEMPLATE/instances?q=&state=&after=|beforeKey=`: the search alone.
+    func instances(_ id: String, _ request: Request) async throws -> InstancesData {
+        let query = try Self.searchQuery(request, keys: true)
+        let cursor: SearchCursor<String>? = try Self.cursor(request, beforeName: "beforeKey") { InstanceName.isValidKey($0) ? $0 : nil }
+        guard try await source.jobs()[id]?.template != nil else {
+            throw WebError.notFound("no loaded template is called “\(id)”; see /jobs for the jobs in force")
+        }
+        let search = InstanceSearch(template: id, text: query.q, state: query.state)
+        let found = try await source.readState { try $0.searchInstances(search, cursor: cursor, limit: Views.instancesPageSize) }
+        return InstancesData(template: id, search: query, instances: found.items, page: PageInfo(found) { $0.key })
     }
 
     /// `/runs` and `/api/runs`: `?job=ID&outcome=NAME&since=ISO&until=ISO&after=|before=CURSOR`.

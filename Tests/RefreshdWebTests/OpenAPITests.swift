@@ -68,7 +68,8 @@ import Testing
             // Search and filter (issue 33, item 5): pages with their position, refusals 400.
             "GET /api/jobs?q=feed&state=failing", "GET /api/jobs/web.feed?q=bo&state=failing", "GET /api/jobs/web.feed?beforeKey=carol",
             "GET /api/runs", "GET /api/runs?job=web.failing&outcome=failed&since=2026-01-01T00:00:00Z", "GET /api/runs?outcome=bogus",
-            "GET /api/jobs?state=nope", "POST! /api/failures/retry?id=web.failing&id=nope",
+            "GET /api/jobs?state=nope", "GET /api/jobs/web.feed/instances?q=o&state=failing", "GET /api/jobs/web.tick/instances",
+            "GET /api/jobs/web.feed/instances?after=alice", "POST! /api/failures/retry?id=web.failing&id=nope",
             "POST! /api/failures/retry?list=bogus", "POST /api/failures/retry?list=all",
         ]
         let output = project.root + "/api.json"
@@ -95,7 +96,8 @@ import Testing
         #expect(statuses["POST! /api/failures/retry?list=all"] == 200 && statuses["POST! /api/failures/retry?id=web.failing&id=nope"] == 409
                 && statuses["POST! /api/failures/retry?list=bogus"] == 400 && statuses["POST /api/failures/retry?list=all"] == 401, "\(statuses)")
         #expect(statuses["GET /api/runs"] == 200 && statuses["GET /api/runs?outcome=bogus"] == 400 && statuses["GET /api/jobs?state=nope"] == 400
-                && statuses["GET /api/jobs/web.feed?q=bo&state=failing"] == 200, "\(statuses)")
+                && statuses["GET /api/jobs/web.feed?q=bo&state=failing"] == 200 && statuses["GET /api/jobs/web.feed/instances?q=o&state=failing"] == 200
+                && statuses["GET /api/jobs/web.tick/instances"] == 404, "\(statuses)")
         #expect(statuses["POST! /api/jobs/web.feed/pause"] == 200 && statuses["POST? /api/jobs/web.feed/pause"] == 403, "\(statuses)")
         // The second resume finds nothing paused: refused, 409, in the error shape.
         #expect(checked.filter { $0["target"] as? String == "POST! /api/jobs/web.feed/resume" }.compactMap { $0["status"] as? Int } == [200, 409],

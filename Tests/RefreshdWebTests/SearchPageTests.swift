@@ -58,6 +58,14 @@ import Testing
         #expect(Self.instanceKeys(Self.json(port, "/api/jobs/web.feed?q=bo&state=failing")) == ["bob"])
         #expect(Self.instanceKeys(Self.json(port, "/api/jobs/web.feed?q=ali&state=failing")).isEmpty)
 
+        // The search alone (`/api/jobs/TEMPLATE/instances`): the same page, without the rest of
+        // the template's page; a plain job is no template.
+        let alone = Self.json(port, "/api/jobs/web.feed/instances?after=\(next)")
+        let aloneKeys = (alone["instances"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }
+        #expect(aloneKeys == Array(all[50..<100]) && (alone["page"] as? [String: Any])?["first"] as? Int == 51 && alone["template"] as? String == "web.feed",
+                "\(alone)")
+        #expect(HTTP.request(port, "/api/jobs/web.failing/instances").status == 404)
+
         // The page: a GET form (no script needed), what was asked kept in its fields, the position.
         let html = HTTP.request(port, "/jobs/web.feed?q=bo&state=failing").text
         #expect(html.contains("<form class=\"search\" id=\"instances-form\" method=\"get\" action=\"/jobs/web.feed#instances\"")
