@@ -136,7 +136,7 @@ extension Routes {
     func instances(_ id: String, _ request: Request) async throws -> InstancesData {
         let query = try Self.searchQuery(request, keys: true)
         let cursor: SearchCursor<String>? = try Self.cursor(request, beforeName: "beforeKey") { InstanceName.isValidKey($0) ? $0 : nil }
-        guard try await source.jobs()[id]?.template != nil else {
+        guard source.jobs()[id]?.template != nil else {
             throw WebError.notFound("no loaded template is called “\(id)”; see /jobs for the jobs in force")
         }
         let search = InstanceSearch(template: id, text: query.q, state: query.state)
