@@ -69,7 +69,7 @@
         text.isEmpty || Self.contains(Array(key.utf8), Array(text.utf8))
     }
 
-    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    package static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }

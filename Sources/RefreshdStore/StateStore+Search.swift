@@ -43,9 +43,14 @@ extension StateStore {
             // (The text first: the ending is then checked for its matches only.)
             var filter = "SELECT ord FROM (\(source)) WHERE "
             var bound: [SQLValue] = [.text(search.lowerBound), .text(search.upperBound)]
-            if !search.text.isEmpty {
+            if !search.text.isEmpty, InstanceSearch.contains(Array(search.template.utf8), Array(search.text.utf8)) {
                 filter += "instr(substr(CAST(ord AS BLOB), ?), CAST(? AS BLOB)) > 0 AND "
                 bound += [.int(search.lowerBound.utf8.count + 1), .text(search.text)]
+            } else if !search.text.isEmpty {
+                // Not in the template's name, and a text (key bytes) cannot hold its `[`: found
+                // in the identifier, it is in the key.
+                filter += "instr(ord, ?) > 0 AND "
+                bound += [.text(search.text)]
             }
             filter += "ord GLOB '*]'"
             (rows, values) = (filter, bound)

@@ -34,7 +34,9 @@ import RefreshdTestSupport
                 try store.searchInstances(InstanceSearch(template: "feed", text: text, state: state), cursor: nil, limit: 100).items.map(\.key)
             }
             // Identifier order: `user10]` before `user1]`, `A.]` before `A]`.
-            #expect(try keys(nil) == ["A.", "A", "Z", "a-b", "b_c", "m", "user10", "user11", "user1", "user2", "user3", "z@x"])
+            #expect(try keys(nil) == ["A.", "A", "Z", "a-b", "b_c", "feed2", "m", "user10", "user11", "user1", "user2", "user3", "z@x"])
+            // A text in the template's name too is looked for in the keys alone.
+            #expect(try keys(nil, "feed") == ["feed2"] && keys(.pending, "e") == ["user10", "user1"] && keys(.pending, "ee").isEmpty)
             // A provider's request (`feed[user3]#small`) and the plain jobs `feed`, `feedx` are not instances.
             #expect(try keys(.pending) == ["A.", "m", "user10", "user1", "z@x"])
             // A streak above zero; `user2`'s is 0.
@@ -48,14 +50,14 @@ import RefreshdTestSupport
             let pending = try store.searchInstances(InstanceSearch(template: "feed", state: .pending), cursor: nil, limit: 10).items
             #expect(pending.first { $0.key == "user1" }?.values == ["user": "user1", "region": "eu"])
 
-            // Pages of 5 of 12, both ways, each knowing its place.
+            // Pages of 5 of 13, both ways, each knowing its place.
             let search = InstanceSearch(template: "feed")
             let first = try store.searchInstances(search, cursor: nil, limit: 5)
-            #expect(first.position == 0 && first.total == 12 && !first.hasPrevious && first.hasNext)
+            #expect(first.position == 0 && first.total == 13 && !first.hasPrevious && first.hasNext)
             let second = try store.searchInstances(search, cursor: .after(first.items.last!.key), limit: 5)
-            #expect(second.position == 5 && second.items.map(\.key) == ["m", "user10", "user11", "user1", "user2"])
+            #expect(second.position == 5 && second.items.map(\.key) == ["feed2", "m", "user10", "user11", "user1"])
             let third = try store.searchInstances(search, cursor: .after(second.items.last!.key), limit: 5)
-            #expect(third.position == 10 && third.items.count == 2 && !third.hasNext)
+            #expect(third.position == 10 && third.items.count == 3 && !third.hasNext)
             let back = try store.searchInstances(search, cursor: .before(third.items.first!.key), limit: 5)
             #expect(back.position == 5 && back.items.map(\.key) == second.items.map(\.key))
             let backAgain = try store.searchInstances(search, cursor: .before(back.items.first!.key), limit: 5)

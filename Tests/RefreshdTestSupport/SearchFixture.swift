@@ -7,7 +7,7 @@
 /// every outcome over two hours. The same changes go into every store of a parity test.
 package enum SearchFixture {
     package static let template = "feed"
-    package static let keys = ["user1", "user10", "user2", "A", "A.", "a-b", "b_c", "z@x", "user11", "Z", "user3", "m"]
+    package static let keys = ["user1", "user10", "user2", "A", "A.", "a-b", "b_c", "z@x", "user11", "Z", "user3", "m", "feed2"]
     package static let start = Instant(milliseconds: ISO8601.days(year: 2026, month: 11, day: 21) * 86_400_000 + 22 * 3_600_000)
 
     package static var changes: [StateChange] {

@@ -42,7 +42,8 @@ package func searchMismatches(_ a: any StateStoring, _ b: any StateStoring, iden
     var found: [String] = []
     let instances = try b.restoredState().instances
     let templates = Array(Set(instances.map(\.template))).sorted() + ["never.seen"]
-    let texts = ["", "1", "user1", "a", "A", ".", "zzz"]
+    // "e" and "feed" are in the fixture's template's name too (`feed[...]`): the key alone is searched.
+    let texts = ["", "1", "user1", "a", "A", ".", "zzz", "e", "feed"]
     for template in templates {
         for state in [nil] + SearchState.allCases.map(Optional.some) {
             for text in texts {
