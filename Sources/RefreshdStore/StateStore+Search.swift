@@ -135,29 +135,33 @@ extension StateStore {
         }
         let filter = conditions.joined(separator: " AND ")
         let placeholder = values.count + 1
-        let total = try count("SELECT count(*) FROM runs WHERE \(filter)", values, context)
-        var before = 0
+        var total = 0, before = 0
         var page = ""
         var pageValues = values
         // The cursor narrows the start's range too (?1, ?2), so the index seeks it rather than
         // stepping from the newest run (SQLite seeks one column's range, not a row value's).
         let (since, until) = (search.since?.milliseconds ?? Int64.min, search.until?.milliseconds ?? Int64.max)
+        // Counted in one pass: the total, and those newer than the cursor (or as new).
+        func counts(_ newer: String, _ position: RunPosition) throws(StoreError) -> (Int, Int) {
+            try connection.query("""
+                SELECT count(*), count(*) FILTER (WHERE (started, run_id) \(newer) (?\(placeholder), ?\(placeholder + 1))) FROM runs WHERE \(filter)
+                """, values + [.integer(position.started.milliseconds), .integer(position.runID)], context: context) {
+                ($0.int(0), $0.int(1))
+            }.first ?? (0, 0)
+        }
         switch cursor {
-        case nil: break
+        case nil:
+            total = try count("SELECT count(*) FROM runs WHERE \(filter)", values, context)
         case let .after(position):
             let at = position.started.milliseconds
-            var newer = values
-            newer[0] = .integer(max(since, at))
-            before = try count("SELECT count(*) FROM runs WHERE \(filter) AND (started, run_id) >= (?\(placeholder), ?\(placeholder + 1))",
-                               newer + [.integer(at), .integer(position.runID)], context)
+            (total, before) = try counts(">=", position)
             page = " AND (started, run_id) < (?\(placeholder), ?\(placeholder + 1))"
             pageValues[1] = .integer(at == Int64.max ? until : min(until, at + 1))
             pageValues += [.integer(at), .integer(position.runID)]
         case let .before(position):
             let at = position.started.milliseconds
+            (total, before) = try counts(">", position)
             pageValues[0] = .integer(max(since, at))
-            before = try count("SELECT count(*) FROM runs WHERE \(filter) AND (started, run_id) > (?\(placeholder), ?\(placeholder + 1))",
-                               pageValues + [.integer(at), .integer(position.runID)], context)
             page = " AND (started, run_id) > (?\(placeholder), ?\(placeholder + 1))"
             pageValues += [.integer(at), .integer(position.runID)]
         }
