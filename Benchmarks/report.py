@@ -225,6 +225,11 @@ def main():
         row(f"Instances: restart, {rest['restored_instances']:,} restored ({rest['restored_pending']:,} pending)",
             "restore s (open, register, restore)", rest["restore_s"], "-", "", "-", "", "<= 3 s",
             f"{met(rest['restore_s'] <= 3)} ({rest['restore_s']:.2f} s)")
+    srch = find(rows, "refreshd", "instance-search")
+    if srch:
+        row(f"Instances: a search among {srch['n']:,} (page of 50 with its position)", "ms, slowest median of 12 searches",
+            srch["worst_median_ms"], "-", "", "-", "", "< 200 ms",
+            f"{met(srch['worst_median_ms'] < 200)} ({srch['worst_median_ms']:.0f} ms)")
     idis = find(rows, "refreshd", "instances_dispatch")
     if idis:
         row(f"Instances: {idis['due']:,} of {idis['n']:,} at {idis['rate_per_s']:,.0f}/s",

@@ -12,7 +12,7 @@
     /// The record itself, JSON text.
     package var value: String
 
-    package init(table: String, key: String, value: String) {
+    @_spi(Benchmarks) public init(table: String, key: String, value: String) {
         self.table = table
         self.key = key
         self.value = value

@@ -52,6 +52,14 @@
     func instanceCount(of template: String) throws -> Int
     /// The instance `template[key]`, if this store holds it.
     func instance(of template: String, key: String) throws -> InstanceRecord?
+    /// A page of `search`'s results among `template`'s instances in this store, in identifier
+    /// order (`InstanceSearch.precedes`), next to the cursor (a key), with the counts that place it.
+    /// `.paused` here is the instance's own pause (a template's pause is a reader's to apply:
+    /// it may be saved in another store).
+    func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?, limit: Int) throws -> SearchPage<InstanceRecord>
+    /// A page of `search`'s results among this store's runs, newest start first
+    /// (`RunPosition.precedes`), without their kept output, with the counts that place it.
+    func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?, limit: Int) throws -> SearchPage<RunRecord>
     /// Releases the store; further calls may fail.
     func close()
 }
@@ -94,6 +102,45 @@ extension StateStoring {
             record.template == template && (after.map { Array($0.utf8).lexicographicallyPrecedes(Array(record.key.utf8)) } ?? true)
         }
         return Array(all.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }.prefix(max(0, limit)))
+    }
+
+    /// For a store without indexes (in memory): every instance, pending request, run, streak and
+    /// pause read and filtered by the search's rule, as the SQL of the others says it.
+    @_spi(Benchmarks) public func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?,
+                                                  limit: Int) throws -> SearchPage<InstanceRecord> {
+        let state = try restoredState()
+        let own = { (record: InstanceRecord) in record.template.utf8.elementsEqual(search.template.utf8) }
+        var keys: [String]
+        switch search.state {
+        case nil: keys = state.instances.filter(own).map(\.key)
+        case .pending?: keys = try pendingRequests().compactMap { search.key(ofIdentifier: $0.identifier) }
+        case .running?: keys = state.unfinishedRuns.compactMap { search.key(ofIdentifier: $0.identifier) }
+        case .failing?: keys = try failureStreaks().filter { $0.value > 0 }.compactMap { search.key(ofIdentifier: $0.key) }
+        case .paused?: keys = try records(table: SchedulerCore.pausedTable).compactMap { search.key(ofIdentifier: $0.key) }
+        }
+        let unique = Dictionary(keys.filter(search.matchesText).map { (Array($0.utf8), $0) }, uniquingKeysWith: { a, _ in a })
+        keys = unique.values.sorted(by: InstanceSearch.precedes)
+        let page = SearchPage<String>.of(keys, cursor: cursor, limit: limit,
+                                         precedes: InstanceSearch.precedes, follows: { InstanceSearch.precedes($1, $0) })
+        let values = search.state == nil
+            ? Dictionary(state.instances.filter(own).map { (Array($0.key.utf8), $0) }, uniquingKeysWith: { a, _ in a }) : [:]
+        return try page.map { key in
+            try values[Array(key.utf8)] ?? instance(of: search.template, key: key)
+                ?? InstanceRecord(template: search.template, key: key, values: [:])
+        }
+    }
+
+    /// For a store without indexes (in memory): every run read and filtered by `RunSearch.matches`.
+    @_spi(Benchmarks) public func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?,
+                                             limit: Int) throws -> SearchPage<RunRecord> {
+        let matches = try recentRuns(limit: Int.max, before: nil, withOutput: false).filter(search.matches).map { run in
+            var bare = run
+            bare.output = .none
+            return bare
+        }.sorted { RunPosition.precedes(RunPosition($0), RunPosition($1)) }
+        return SearchPage.of(matches, cursor: cursor, limit: limit,
+                             precedes: { RunPosition.precedes(RunPosition($0), $1) },
+                             follows: { RunPosition.precedes($1, RunPosition($0)) })
     }
 
     /// For a store without an index by identifier: its runs among the 10,000 most recent, else

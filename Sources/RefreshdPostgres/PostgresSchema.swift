@@ -119,6 +119,17 @@ enum PostgresSchema {
         ALTER TABLE refreshd.runs ADD COLUMN output_earlier bigint;
         ALTER TABLE refreshd.runs ADD COLUMN results bytea;
         """,
+        // Version 4 (issue 33), as the SQLite store's version 8: indexes for search (a
+        // template's instances in identifier order, by `KEY]`; runs by start, of all and of one
+        // identifier). No index of the failing identifiers: the restore reads the streaks in
+        // the heap's order, which the in-memory store's row order matches, and an index of
+        // them would become the order of that read; the failing filter reads the template's
+        // range of the primary key.
+        """
+        CREATE INDEX instances_in_identifier_order ON refreshd.instances (shard, template, (key || '\\x5d'::bytea));
+        CREATE INDEX runs_by_start ON refreshd.runs (shard, started, run_id) INCLUDE (outcome);
+        CREATE INDEX runs_by_identifier_start ON refreshd.runs (shard, identifier, started, run_id) INCLUDE (outcome);
+        """,
     ]
 
     /// The version this refreshd writes and understands.

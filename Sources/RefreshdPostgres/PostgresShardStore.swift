@@ -448,7 +448,7 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
         }
     }
 
-    private func runs(_ result: PGResult, _ context: String, withOutput: Bool = false) throws(PostgresError) -> [RunRecord] {
+    func runs(_ result: PGResult, _ context: String, withOutput: Bool = false) throws(PostgresError) -> [RunRecord] {
         var runs: [RunRecord] = []
         for row in 0..<result.count {
             let runID = result.int64(row, 0)

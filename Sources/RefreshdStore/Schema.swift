@@ -107,6 +107,18 @@ enum Schema {
         ALTER TABLE runs ADD COLUMN output_earlier INTEGER;
         ALTER TABLE runs ADD COLUMN results TEXT;
         """,
+        // Version 8 (issue 33): indexes for search (`StateStore+Search`). A template's instances
+        // in identifier order (`TEMPLATE[KEY]`, so by `KEY]`: the order of the identifier-keyed
+        // tables a state filter reads); the failing identifiers (a streak above zero) apart from
+        // the many rows of streak 0; runs by start, of all and of one identifier (run ids follow
+        // launches, not starts, and say their shard on a cluster), with the outcome, so a search
+        // by outcome is counted and paged without reading rows.
+        """
+        CREATE INDEX instances_in_identifier_order ON instances(template, key || ']');
+        CREATE INDEX job_state_failing ON job_state(identifier) WHERE failure_streak > 0;
+        CREATE INDEX runs_by_start ON runs(started, run_id, outcome);
+        CREATE INDEX runs_by_identifier_start ON runs(identifier, started, run_id, outcome);
+        """,
     ]
 
     /// The version this refreshd writes and understands.

@@ -9,8 +9,11 @@ extension StateStore {
         let unfinished = try connection.query(
             "SELECT \(Query.runColumns) FROM runs WHERE ended IS NULL ORDER BY run_id",
             context: context, runRecord)
+        // In rowid order, as before the failing index (version 8) could order them by identifier:
+        // identifiers equal as Swift strings (é and e + accent) fold into one dictionary entry,
+        // the last read, and the in-memory store reads in rowid order too.
         let streaks = try connection.query(
-            "SELECT identifier, failure_streak FROM job_state WHERE failure_streak > 0",
+            "SELECT identifier, failure_streak FROM job_state WHERE failure_streak > 0 ORDER BY rowid",
             context: context) { row in (row.text(0), row.int(1)) }
         let maxRunID = try connection.query("SELECT MAX(run_id) FROM runs", context: context) { row in
             row.optionalInt64(0)
@@ -40,7 +43,7 @@ extension StateStore {
 
     /// Each identifier's failure streak above zero.
     @_spi(Benchmarks) public func failureStreaks() throws(StoreError) -> [String: Int] {
-        Dictionary(try connection.query("SELECT identifier, failure_streak FROM job_state WHERE failure_streak > 0",
+        Dictionary(try connection.query("SELECT identifier, failure_streak FROM job_state WHERE failure_streak > 0 ORDER BY rowid",
                                         context: "reading the failure streaks") { row in (row.text(0), row.int(1)) },
                    uniquingKeysWith: { _, last in last })
     }

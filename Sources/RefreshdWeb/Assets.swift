@@ -270,6 +270,11 @@ enum Assets {
     code { font-size: 12px; word-break: break-all; }
     .wide { grid-column: 1 / -1; }
     form.simulate label, form.action label { margin-right: .8em; }
+    form.search { display: flex; flex-wrap: wrap; gap: .4em .8em; align-items: center; margin: 0 0 .6em; }
+    form.search label { display: inline-flex; gap: .3em; align-items: center; max-width: 100%; }
+    select { max-width: 100%; }
+    .pager { display: flex; flex-wrap: wrap; gap: .4em 1em; align-items: center; margin: .3em 0 .6em; }
+    .pager .position { font-weight: bold; }
     pre.report { max-height: 40em; }
     ul.gone { font-size: 12px; }
     @media (max-width: 600px) {

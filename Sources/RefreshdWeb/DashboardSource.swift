@@ -114,6 +114,14 @@ final class DashboardSource: @unchecked Sendable {
         }
     }
 
+    /// The jobs in force, without the other live facts (whose snapshot holds every pending
+    /// request) and without a hop to the loop (the runtime keeps them under its lock): one
+    /// machine's runtime's, a node's own list.
+    func jobs() -> [String: JobSpec] {
+        if let node = parts.node { return Dictionary(node.jobs().map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first }) }
+        return runtime.jobsInForce
+    }
+
     /// Drops the cached live facts (after an action, so its page shows what it did).
     func invalidate() { lock.withLock { cached = nil } }
 

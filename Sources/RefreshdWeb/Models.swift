@@ -62,7 +62,7 @@ struct InstanceCounts: Codable, Sendable {
     var count: Int
     var pending: Int
     var running: Int
-    /// A retry streak, or a last run that failed, expired or crashed.
+    /// A failure streak above zero (`SearchState.failing`).
     var failing: Int
 
     /// Counted from the live facts (pending, running) and `failing` (`Views.failingInstances`).
@@ -75,7 +75,10 @@ struct InstanceCounts: Codable, Sendable {
 
 struct JobsData: Codable, Sendable {
     var now: Instant
+    /// A page of the jobs the search finds (every job without one), by identifier.
     var jobs: [JobRow]
+    var search: SearchQuery
+    var page: PageInfo
 }
 
 struct RunRow: Codable, Sendable {
@@ -113,9 +116,12 @@ struct TemplateData: Codable, Sendable {
     /// Instances whose runs are failing (a retry streak, or the last run failed), at most 50.
     var failing: [FailingJob]
     var failingMore: Bool
-    /// A page of the instances, in the order they were added (`?after=KEY` for the next).
+    /// A page of the instances the search finds (every instance without one), in identifier
+    /// order (`?after=KEY` for the next page, `?beforeKey=KEY` for the previous).
     var instances: [InstanceRecord]
     var nextAfter: String?
+    var search: SearchQuery
+    var page: PageInfo
 }
 
 /// `/api/simulate`: `refreshd simulate` of the jobs folder, as the Simulate page shows it.
@@ -211,9 +217,10 @@ enum Views {
         var counts: [String: Int] = [:]
         for run in window { counts[run.outcome?.rawValue ?? "running", default: 0] += 1 }
         let streaks = Dictionary(live.snapshot.failureStreaks.map { ($0.identifier, $0.count) }, uniquingKeysWith: max)
+        // Failing: a failure streak above zero (`SearchState.failing`, the core's count).
         let failing = status.jobs.compactMap { job -> FailingJob? in
             let streak = streaks[job.identifier] ?? 0
-            guard streak > 0 || ["failure", "expired", "crashed"].contains(job.lastOutcome) else { return nil }
+            guard streak > 0 else { return nil }
             return FailingJob(identifier: job.identifier, lastOutcome: job.lastOutcome, lastRunID: job.lastRun.runID, retryStreak: streak)
         }
         return OverviewData(
@@ -271,7 +278,7 @@ enum Views {
         return WhyExplainer.explain(facts)
     }
 
-    /// A template's instances that are failing: a retry streak, or a last run that failed.
+    /// A template's instances that are failing: a failure streak above zero (`SearchState.failing`).
     static func failingInstances(of template: String, _ live: Live, status: StatusReport) -> [FailingJob] {
         let prefix = template + "["
         var streaks: [String: Int] = [:]
@@ -280,7 +287,7 @@ enum Views {
         var seen = Set<String>()
         for job in status.jobs where job.identifier.hasPrefix(prefix) {
             let streak = streaks[job.identifier] ?? 0
-            guard streak > 0 || ["failure", "expired", "crashed"].contains(job.lastOutcome) else { continue }
+            guard streak > 0 else { continue }
             seen.insert(job.identifier)
             rows.append(FailingJob(identifier: job.identifier, lastOutcome: job.lastOutcome, lastRunID: job.lastRun.runID, retryStreak: streak))
         }

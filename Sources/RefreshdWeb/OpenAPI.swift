@@ -102,8 +102,24 @@ enum OpenAPI {
   },
   "/api/jobs": {
    "get": {
-    "summary": "The jobs page's facts",
+    "summary": "The jobs page's facts: a page of the jobs a search finds (every job without one), by identifier, with its position",
+    "parameters": [
+     {"$ref": "#/components/parameters/SearchText"},
+     {"$ref": "#/components/parameters/SearchState"},
+     {"name": "after", "in": "query", "required": false, "description": "the next page: the jobs after this identifier (page.next)", "schema": {"type": "string", "minLength": 1, "maxLength": 512}},
+     {"name": "before", "in": "query", "required": false, "description": "the previous page: the jobs before this identifier (page.previous); not with after", "schema": {"type": "string", "minLength": 1, "maxLength": 512}}
+    ],
     "responses": {
+     "400": {
+      "description": "a bad ?q=, ?state=, or ?after= with ?before=",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
      "200": {
       "description": "The jobs page's facts",
       "content": {
@@ -138,7 +154,7 @@ enum OpenAPI {
       "$ref": "#/components/responses/Busy"
      },
      "400": {
-      "description": "a bad ?before= or ?after=",
+      "description": "a bad ?before=, ?after=, ?beforeKey=, ?q= or ?state=",
       "content": {
        "application/json": {
         "schema": {
@@ -176,14 +192,65 @@ enum OpenAPI {
       "name": "after",
       "in": "query",
       "required": false,
-      "description": "a template's next page of instances: after this key",
+      "description": "a template's next page of instances: after this key (template.page.next)",
       "schema": {
        "type": "string",
        "minLength": 1,
        "maxLength": 128
       }
-     }
+     },
+     {
+      "name": "beforeKey",
+      "in": "query",
+      "required": false,
+      "description": "a template's previous page of instances: before this key (template.page.previous); not with after",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 128
+      }
+     },
+     {"$ref": "#/components/parameters/InstanceText"},
+     {"$ref": "#/components/parameters/SearchState"}
     ]
+   }
+  },
+  "/api/runs": {
+   "get": {
+    "summary": "Search the runs: a page of those a search finds, newest start first, with their kept output and the page's position",
+    "parameters": [
+     {"name": "job", "in": "query", "required": false, "description": "one job's or instance's runs (its identifier, exactly)", "schema": {"type": "string", "maxLength": 512}},
+     {"name": "outcome", "in": "query", "required": false, "description": "how they ended: an outcome, failed (every outcome but success) or running (no end yet)", "schema": {"type": "string", "enum": ["", "success", "failure", "expired", "crashed", "interrupted", "failed", "running"]}},
+     {"name": "since", "in": "query", "required": false, "description": "started at or after this time (ISO 8601; UTC without an offset)", "schema": {"type": "string", "maxLength": 64}},
+     {"name": "until", "in": "query", "required": false, "description": "started before this time (ISO 8601; UTC without an offset)", "schema": {"type": "string", "maxLength": 64}},
+     {"name": "after", "in": "query", "required": false, "description": "the next (older) page: after this cursor (page.next, STARTED_RUNID)", "schema": {"type": "string", "minLength": 1, "maxLength": 512}},
+     {"name": "before", "in": "query", "required": false, "description": "the previous (newer) page: before this cursor (page.previous); not with after", "schema": {"type": "string", "minLength": 1, "maxLength": 512}}
+    ],
+    "responses": {
+     "200": {
+      "description": "A page of the runs found",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Runs"
+        }
+       }
+      }
+     },
+     "400": {
+      "description": "a bad ?outcome=, ?since=, ?until=, or cursor",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "$ref": "#/components/responses/Busy"
+     }
+    }
    }
   },
   "/api/widgets": {
@@ -553,6 +620,22 @@ enum OpenAPI {
    }
   },
   "/api/jobs/{id}/instances": {
+   "get": {
+    "summary": "Search a template's instances: a page of those found, in identifier order, with its position (the template page's list alone, without the page's other facts)",
+    "parameters": [
+     {"$ref": "#/components/parameters/TemplateID"},
+     {"$ref": "#/components/parameters/InstanceText"},
+     {"$ref": "#/components/parameters/SearchState"},
+     {"name": "after", "in": "query", "required": false, "description": "the next page: after this key (page.next)", "schema": {"type": "string", "minLength": 1, "maxLength": 128}},
+     {"name": "beforeKey", "in": "query", "required": false, "description": "the previous page: before this key (page.previous); not with after", "schema": {"type": "string", "minLength": 1, "maxLength": 128}}
+    ],
+    "responses": {
+     "200": {"description": "A page of the instances found", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InstancesPage"}}}},
+     "400": {"description": "a bad ?q=, ?state=, or cursor", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+     "404": {"description": "no loaded template of that identifier", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+     "503": {"$ref": "#/components/responses/Busy"}
+    }
+   },
    "post": {
     "summary": "Add an instance of a template (`ctl instance add`); other query parameters are its values by name",
     "security": [
@@ -1738,12 +1821,17 @@ enum OpenAPI {
       "type": "array",
       "items": {
        "$ref": "#/components/schemas/JobRow"
-      }
-     }
+      },
+      "maxItems": 100
+     },
+     "search": {"$ref": "#/components/schemas/SearchQuery"},
+     "page": {"$ref": "#/components/schemas/PageInfo"}
     },
     "required": [
      "now",
-     "jobs"
+     "jobs",
+     "search",
+     "page"
     ],
     "additionalProperties": false
    },
@@ -1764,6 +1852,54 @@ enum OpenAPI {
      "run",
      "allowanceMilliseconds"
     ],
+    "additionalProperties": false
+   },
+   "SearchQuery": {
+    "type": "object",
+    "description": "What the search asked: the text and the state (none: any)",
+    "properties": {
+     "q": {"type": "string"},
+     "state": {"type": "string", "enum": ["pending", "running", "failing", "paused"]}
+    },
+    "required": ["q"],
+    "additionalProperties": false
+   },
+   "PageInfo": {
+    "type": "object",
+    "description": "Where the page stands: results first to last (1-based; 0 and 0 when none) of total, and the cursors of the pages beside it (absent: none that way)",
+    "properties": {
+     "first": {"type": "integer", "minimum": 0},
+     "last": {"type": "integer", "minimum": 0},
+     "total": {"type": "integer", "minimum": 0},
+     "previous": {"type": "string"},
+     "next": {"type": "string"}
+    },
+    "required": ["first", "last", "total"],
+    "additionalProperties": false
+   },
+   "InstancesPage": {
+    "type": "object",
+    "properties": {
+     "template": {"type": "string"},
+     "search": {"$ref": "#/components/schemas/SearchQuery"},
+     "instances": {"type": "array", "items": {"$ref": "#/components/schemas/InstanceRecord"}, "maxItems": 50},
+     "page": {"$ref": "#/components/schemas/PageInfo"}
+    },
+    "required": ["template", "search", "instances", "page"],
+    "additionalProperties": false
+   },
+   "Runs": {
+    "type": "object",
+    "properties": {
+     "now": {"$ref": "#/components/schemas/Instant"},
+     "job": {"type": "string"},
+     "outcome": {"type": "string"},
+     "since": {"$ref": "#/components/schemas/Instant"},
+     "until": {"$ref": "#/components/schemas/Instant"},
+     "runs": {"type": "array", "items": {"$ref": "#/components/schemas/RunRow"}, "maxItems": 50},
+     "page": {"$ref": "#/components/schemas/PageInfo"}
+    },
+    "required": ["now", "runs", "page"],
     "additionalProperties": false
    },
    "Template": {
@@ -1794,18 +1930,22 @@ enum OpenAPI {
       "items": {
        "$ref": "#/components/schemas/InstanceRecord"
       },
-      "maxItems": 40
+      "maxItems": 50
      },
      "nextAfter": {
       "type": "string"
-     }
+     },
+     "search": {"$ref": "#/components/schemas/SearchQuery"},
+     "page": {"$ref": "#/components/schemas/PageInfo"}
     },
     "required": [
      "parameters",
      "count",
      "failing",
      "failingMore",
-     "instances"
+     "instances",
+     "search",
+     "page"
     ],
     "additionalProperties": false
    },
@@ -2306,6 +2446,27 @@ enum OpenAPI {
    }
   },
   "parameters": {
+   "SearchText": {
+    "name": "q",
+    "in": "query",
+    "required": false,
+    "description": "jobs whose identifier holds this text (any case)",
+    "schema": {"type": "string", "maxLength": 512}
+   },
+   "InstanceText": {
+    "name": "q",
+    "in": "query",
+    "required": false,
+    "description": "a template's instances whose key holds this text (part of a key: letters, digits, '.', '_', '@', '-')",
+    "schema": {"type": "string", "maxLength": 128}
+   },
+   "SearchState": {
+    "name": "state",
+    "in": "query",
+    "required": false,
+    "description": "pending (a pending request), running (a run without an end), failing (a failure streak above zero), paused (itself or its template); empty: any",
+    "schema": {"type": "string", "enum": ["", "pending", "running", "failing", "paused"]}
+   },
    "JobID": {
     "name": "id",
     "in": "path",

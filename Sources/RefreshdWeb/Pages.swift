@@ -10,7 +10,7 @@ enum Pages {
 
     static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
         let api = api ?? (active.isEmpty ? "/api/openapi.json" : "/api" + (active == "/" ? "/overview" : active))
-        var tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
+        var tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/runs", "Runs"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
         if onNode { tabs.append(("/cluster", "Cluster")) }
         let nav = HTML.join(tabs.map { path, name in
             path == active ? "<a href=\"\(path)\" aria-current=\"page\">\(name)</a>" : "<a href=\"\(path)\">\(name)</a>"
@@ -154,8 +154,10 @@ enum Pages {
 
     static func jobs(_ d: JobsData) -> HTML {
         let rows = HTML.join(d.jobs.map { j in HTML("<tr id=\"job-\(HTML.segment(j.identifier))\">\(jobRowCells(j, now: d.now))</tr>") })
-        return layout("Jobs", active: "/jobs", """
+        let base = queryBase("/jobs", [("q", d.search.q), ("state", d.search.state?.rawValue)])
+        return layout("Jobs", active: "/jobs", api: "/api" + String(base.dropLast()), """
             <h1>Jobs</h1>
+            \(searchForm("jobs", action: "/jobs", d.search, textLabel: "job", keys: false))\(pager("jobs", d.page, base: base))
             <div class="table"><table class="jobs"><tr><th>job</th><th>schedule</th><th>next run</th><th>last run</th><th>retry streak</th><th>unmet conditions</th><th>why</th></tr>
             \(rows)</table></div>
             """)
@@ -259,15 +261,18 @@ enum Pages {
         let failing = t.failing.isEmpty ? "<p class=\"muted\">No instance is failing.</p>" : HTML("""
             <div class="table"><table><tr><th>instance</th><th>last outcome</th><th>retry streak</th></tr>\(t.failing.map { f in
                 HTML("<tr class=\"failing-instance\"><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(f.identifier))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
-            })</table></div>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50)</p>") : "")
+            })</table></div>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50: <a href=\"/jobs/\(HTML.segment(id))?state=failing#instances\">every failing instance</a>)</p>") : "")
             """)
-        let rows = t.instances.isEmpty ? "<p class=\"muted\">No instance on this page.</p>" : HTML("""
+        let rows = t.instances.isEmpty ? "<p class=\"muted\">No instance matches.</p>" : HTML("""
             <div class="table"><table class="instances"><tr><th>instance</th><th>values</th><th></th></tr>\(t.instances.map { i in
                 let name = InstanceName.identifier(template: i.template, key: i.key)
                 return HTML("<tr class=\"instance\"><td>\(jobLink(name))</td><td><code>\(i.valuesText)</code></td><td>\(actionForm(base + "/" + HTML.segment(i.key) + "/remove", "Remove", enabled: d.actionsEnabled))</td></tr>")
             })</table></div>
             """)
-        let next: HTML = t.nextAfter.map { HTML("<p><a href=\"/jobs/\(HTML.segment(id))?after=\(HTML.segment($0))#instances\">Next instances →</a></p>") } ?? ""
+        let path = "/jobs/" + HTML.segment(id)
+        let listBase = queryBase(path, [("q", t.search.q), ("state", t.search.state?.rawValue)])
+        let search = searchForm("instances", action: path + "#instances", t.search, textLabel: "key contains", keys: true)
+        let pages = pager("instances", t.page, base: listBase, beforeName: "beforeKey", fragment: "#instances")
         let fields = HTML.join(t.parameters.count > 1 ? t.parameters.map { p in HTML(" <label>\(p) <input name=\"\(p)\" size=\"10\" required></label>") } : [])
         let add: HTML = """
             <form class="action" method="post" action="\(base)"><label>key <input name="key" size="14" required pattern="[A-Za-z0-9._@\\-]{1,128}"></label>\(fields) <button type="submit"\(d.actionsEnabled ? "" : " disabled")>Add instance</button></form>
@@ -275,7 +280,7 @@ enum Pages {
         return """
             <section id="instances"><h2>Instances: \(t.count) <span class="muted">(parameters: \(t.parameters.joined(separator: ", ")))</span></h2>
             <div class="grid"><div><h3>Failing</h3>\(failing)</div><div><h3>Add</h3>\(add)<p class="muted">or <code>refreshd ctl instance add \(id) KEY</code></p></div></div>
-            <h3>The list</h3>\(rows)\(next)</section>
+            <h3>The list</h3>\(search)\(pages)\(rows)</section>
             """
     }
 

@@ -17,13 +17,18 @@ struct Routes: Sendable {
         router.add(middleware: SecurityHeaders())
         router.get("/") { request, _ in try await page(request) { Pages.overview(try await overview()) } }
         router.get("/api/overview") { _, _ in try await json { try await overview() } }
-        router.get("/jobs") { request, _ in try await page(request) { Pages.jobs(try await jobs()) } }
-        router.get("/api/jobs") { _, _ in try await json { try await jobs() } }
+        router.get("/jobs") { request, _ in try await page(request) { Pages.jobs(try await jobs(request)) } }
+        router.get("/api/jobs") { request, _ in try await json { try await jobs(request) } }
+        router.get("/runs") { request, _ in try await page(request) { Pages.runs(try await runs(request)) } }
+        router.get("/api/runs") { request, _ in try await json { try await runs(request) } }
         router.get("/jobs/:id") { request, context in
-            try await page(request) { Pages.job(try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request))) }
+            try await page(request) { Pages.job(try await job(Self.parameter(context, "id"), before: Self.before(request), request: request)) }
         }
         router.get("/api/jobs/:id") { request, context in
-            try await json { try await job(Self.parameter(context, "id"), before: Self.before(request), after: Self.after(request)) }
+            try await json { try await job(Self.parameter(context, "id"), before: Self.before(request), request: request) }
+        }
+        router.get("/api/jobs/:id/instances") { request, context in
+            try await json { try await instances(Self.parameter(context, "id"), request) }
         }
         router.get("/failures") { request, _ in try await page(request) { Pages.failures(try await failures()) } }
         router.get("/api/failures") { _, _ in try await json { try await failures() } }
@@ -143,7 +148,11 @@ struct Routes: Sendable {
                               actionsEnabled: token != nil)
     }
 
-    func jobs() async throws -> JobsData {
+    /// The jobs in force, `?q=` (in the identifier, any case) and `?state=` a page of them
+    /// (`?after=` / `?before=` an identifier).
+    func jobs(_ request: Request? = nil) async throws -> JobsData {
+        let query = try request.map { try Self.searchQuery($0, keys: false) } ?? SearchQuery(q: "", state: nil)
+        let cursor: SearchCursor<String>? = try request.flatMap { try Self.cursor($0) { $0 } }
         let live = try await source.live()
         // Templates' instances counted by the store when the page is asked for, not with every
         // gather of the live facts.
@@ -159,10 +168,13 @@ struct Routes: Sendable {
             return Views.jobRow(spec, live, lastRun: Self.lastRun(of: spec.identifier, status, instances: counts != nil), allRuns: allRuns,
                                 counters: counters, instances: counts)
         }
-        return JobsData(now: live.now, jobs: rows)
+        let page = Views.searchJobs(rows, query, cursor: cursor, limit: Views.jobsPageSize)
+        return JobsData(now: live.now, jobs: page.items, search: query, page: PageInfo(page) { $0.identifier })
     }
 
-    func job(_ id: String, before: Int64?, after: String? = nil) async throws -> JobData {
+    /// A job's page; a template's has a page of its instances, `?q=` (part of a key) and
+    /// `?state=` searched by the stores, `?after=` / `?beforeKey=` a key.
+    func job(_ id: String, before: Int64?, request: Request? = nil) async throws -> JobData {
         let live = try await source.live()
         // An instance (`TEMPLATE[KEY]`) has its template's spec.
         var instanceOf: String?
@@ -183,20 +195,18 @@ struct Routes: Sendable {
         var template: TemplateData?
         var counts: InstanceCounts?
         if isTemplate, let parameters = spec.template?.parameters {
-            var list = ControlRequest(.instanceList)
-            list.template = id
-            list.after = after
-            list.limit = Views.pageSize * 2
-            let reply = try await source.command(list, invalidates: false)
-            if let error = reply.error {
-                if error.code == "unknown-instance" { throw WebError.badRequest("?after=: \(error.message)") }
-                throw WebError.unavailable(error.message)
+            let query = try request.map { try Self.searchQuery($0, keys: true) } ?? SearchQuery(q: "", state: nil)
+            let cursor: SearchCursor<String>? = try request.flatMap { request in
+                try Self.cursor(request, beforeName: "beforeKey") { InstanceName.isValidKey($0) ? $0 : nil }
             }
+            let search = InstanceSearch(template: id, text: query.q, state: query.state)
+            let found = try await source.readState { try $0.searchInstances(search, cursor: cursor, limit: Views.instancesPageSize) }
             let failing = Views.failingInstances(of: id, live, status: status)
             counts = InstanceCounts.make(id, count: count, live, failing: failing.count)
+            let page = PageInfo(found) { $0.key }
             template = TemplateData(parameters: parameters, count: count,
                                     failing: Array(failing.prefix(50)), failingMore: failing.count > 50,
-                                    instances: reply.instances ?? [], nextAfter: reply.nextAfter)
+                                    instances: found.items, nextAfter: page.next, search: query, page: page)
         }
         let row = Views.jobRow(spec, id: id, live, lastRun: Self.lastRun(of: id, status, instances: counts != nil), allRuns: allRuns,
                                counters: counters, instances: counts)
@@ -465,14 +475,6 @@ struct Routes: Sendable {
         guard let text = request.uri.queryParameters.get("before") else { return nil }
         guard let value = Int64(text), value >= 1 else { throw WebError.badRequest("?before= takes a run id (a whole number from 1)") }
         return value
-    }
-
-    static func after(_ request: Request) throws -> String? {
-        guard let text = request.uri.queryParameters.get("after") else { return nil }
-        guard !text.isEmpty, text.utf8.count <= InstanceName.maximumKeyBytes else {
-            throw WebError.badRequest("?after= takes an instance's key (\(InstanceName.keyExpectation))")
-        }
-        return text
     }
 
     /// A page; `?refused=CODE` (a plain form's refused action, see `action`) puts the

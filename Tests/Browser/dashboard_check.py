@@ -29,7 +29,7 @@ import page_widths  # noqa: E402
 
 def main():
     base, token, out, refreshd, state, job, kind, family, template, pid = sys.argv[1:11]
-    result = {"pages": {}, "errors": [], "screenshots": []}
+    result = {"pages": {}, "errors": [], "screenshots": [], "refreshd": refreshd, "state": state}
     driver, missing = page_widths.start_driver()
     if missing:
         print(json.dumps({"missing": missing}))
@@ -307,13 +307,64 @@ def operator(driver, By, base, token, job, template, kind, pid, result, wait, me
 
     attempt("job", phase_job)
 
+    # Search (issue 33, item 5): a half-typed search keeps its value and focus through 20
+    # events; sent (Enter: a GET form), it finds the failing instance; the results page both
+    # ways with their position; the Runs page filters by outcome.
+    def phase_search():
+        from selenium.webdriver.common.keys import Keys
+        keys = ["p%02d" % i for i in range(60)]
+        subprocess.run([result["refreshd"], "ctl", "instance", "add", template] + keys + ["--state", result["state"]],
+                       capture_output=True, text=True, timeout=30)
+        search = checks["search"] = {}
+        driver.get(base + "/jobs/" + template)
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        field = driver.find_element(By.ID, "instances-q")
+        field.click()
+        field.send_keys("bo")
+        _, got = events(20)
+        field = driver.find_element(By.ID, "instances-q")
+        search["typed"] = {"events": got, "value": field.get_attribute("value"),
+                           "focused": driver.execute_script("return document.activeElement && document.activeElement.id === 'instances-q'")}
+        field.send_keys(Keys.ENTER)
+        wait(lambda: "q=bo" in driver.current_url, 5)
+        wait(lambda: driver.find_element(By.ID, "live").text == "live", 5)
+        search["found"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "tr.instance td:first-child")]
+        search["foundPosition"] = driver.find_element(By.CSS_SELECTOR, "#instances-pager .position").text
+        search["kept"] = driver.find_element(By.ID, "instances-q").get_attribute("value")
+        # The search's results as an operator sees them (README's picture of search).
+        driver.set_window_size(1400, 1400)
+        driver.execute_script("document.getElementById('instances').scrollIntoView()")
+        path = os.path.join(os.path.dirname(result["screenshots"][0]), "template-search.png")
+        driver.save_screenshot(path)
+        result["screenshots"].append(path)
+        driver.set_window_size(1400, 1000)
+        driver.get(base + "/jobs/" + template)
+        search["first"] = driver.find_element(By.CSS_SELECTOR, "#instances-pager .position").text
+        driver.find_element(By.CSS_SELECTOR, "#instances-pager a[rel=next]").click()
+        wait(lambda: "after=" in driver.current_url, 5)
+        search["next"] = driver.find_element(By.CSS_SELECTOR, "#instances-pager .position").text
+        search["nextRows"] = len(driver.find_elements(By.CSS_SELECTOR, "tr.instance"))
+        driver.find_element(By.CSS_SELECTOR, "#instances-pager a[rel=prev]").click()
+        wait(lambda: "beforeKey=" in driver.current_url, 5)
+        search["previous"] = driver.find_element(By.CSS_SELECTOR, "#instances-pager .position").text
+        driver.get(base + "/runs")
+        driver.find_element(By.CSS_SELECTOR, "#runs-outcome option[value=failed]").click()
+        driver.find_element(By.CSS_SELECTOR, "#runs-form button").click()
+        wait(lambda: "outcome=failed" in driver.current_url, 5)
+        search["failedRuns"] = sorted(set(e.text for e in driver.find_elements(By.CSS_SELECTOR, "tr.run-row td:nth-child(4)")))
+        console("search")
+
+    attempt("search", phase_search)
+
     # Every page at 1400 px and at 390 px: no sideways scroll of the page itself.
     def phase_widths():
         pages = ["/", "/jobs", "/jobs/" + job, "/jobs/" + template, "/jobs/" + template + "%5Balice%5D", "/widgets",
-                 "/activities", "/simulate", "/simulate?days=3", "/failures", "/no-such-page"]
+                 "/activities", "/simulate", "/simulate?days=3", "/failures", "/no-such-page",
+                 "/runs", "/runs?outcome=failed", "/jobs?q=web&state=failing", "/jobs/" + template + "?q=p&state=pending"]
         shots = os.path.dirname(result["screenshots"][0])
         checks["widths"] = page_widths.measure(driver, base, pages, [
-            ("phone-overview", "/", shots), ("phone-template", "/jobs/" + template, shots), ("phone-failures", "/failures", shots)])
+            ("phone-overview", "/", shots), ("phone-template", "/jobs/" + template, shots), ("phone-failures", "/failures", shots),
+            ("phone-runs", "/runs", shots)])
 
     attempt("widths", phase_widths)
 

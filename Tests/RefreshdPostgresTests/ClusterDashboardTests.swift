@@ -122,6 +122,24 @@ extension ISO8601DateFormatter {
         }, "\(HTTP.request(web, "/jobs").text) \(scratch.logs())")
         #expect(HTTP.request(web, "/jobs/dash.feed%5Bbob%5D").text.contains("echo feed for bob"), "an instance's page shows its command filled")
         #expect(HTTP.request(web, "/api/jobs/dash.feed").text.contains("\"key\":\"dave\""))
+        // Search on a node (issue 33, item 5): the instances in every shard, merged in one order
+        // and paged both ways with their position; runs and jobs by state, from every shard.
+        func keys(_ path: String) -> (keys: [String], page: [String: Any]) {
+            let template = object(web, path)?["template"] as? [String: Any] ?? [:]
+            return ((template["instances"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String }, template["page"] as? [String: Any] ?? [:])
+        }
+        #expect(keys("/api/jobs/dash.feed").keys == ["alice", "bob", "carol", "dave"])
+        let found = keys("/api/jobs/dash.feed?q=a")
+        #expect(found.keys == ["alice", "carol", "dave"] && found.page["total"] as? Int == 3, "\(found)")
+        let after = keys("/api/jobs/dash.feed?after=bob")
+        #expect(after.keys == ["carol", "dave"] && after.page["first"] as? Int == 3 && after.page["total"] as? Int == 4, "\(after)")
+        let before = keys("/api/jobs/dash.feed?beforeKey=carol")
+        #expect(before.keys == ["alice", "bob"] && before.page["first"] as? Int == 1 && before.page["previous"] == nil, "\(before)")
+        let failedRuns = object(web, "/api/runs?job=\(local).failing&outcome=failed") ?? [:]
+        #expect((failedRuns["page"] as? [String: Any])?["total"] as? Int == 1, "\(failedRuns)")
+        #expect((object(web, "/api/jobs?state=failing")?["jobs"] as? [[String: Any]])?.compactMap { $0["identifier"] as? String } == ["\(local).failing"])
+        let remoteRuns = object(web, "/api/runs?job=\(remote).tick&outcome=success") ?? [:]
+        #expect(((remoteRuns["page"] as? [String: Any])?["total"] as? Int ?? 0) >= 2, "b's runs searched on a: \(remoteRuns)")
         let refused = HTTP.request(web, "/api/jobs/dash.feed/instances?key=eve", method: "POST")
         #expect(refused.status == 401, "an action without the token: \(refused.text)")
         // The metrics are the cluster's (every node answers alike).
@@ -143,7 +161,8 @@ extension ISO8601DateFormatter {
         }
 
         // Every page fits 1400 px and a 390 px phone in the real browser, with no script error.
-        let pages = ["/cluster", "/", "/jobs", "/jobs/dash.feed", "/jobs/\(local).failing", "/failures", "/widgets", "/activities"]
+        let pages = ["/cluster", "/", "/jobs", "/jobs/dash.feed", "/jobs/\(local).failing", "/failures", "/widgets", "/activities",
+                     "/runs", "/jobs/dash.feed?q=a&state=failing"]
         let output = scratch.root + "/widths.json"
         let browser = try Node.start([Self.repository + "/Tests/Browser/page_widths.py",
                                       "http://127.0.0.1:\(web)", scratch.root] + pages,

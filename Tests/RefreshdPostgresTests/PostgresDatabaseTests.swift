@@ -282,8 +282,8 @@ import Testing
 
         try PrivateServer.execute("UPDATE refreshd.schema_version SET version = 99", on: conninfo)
         let newer = #expect(throws: PostgresError.self) { try PostgresDatabase(connection: conninfo) }
-        #expect(newer?.kind == .newerSchema(found: 99, known: 3))
-        #expect(String(describing: newer!).contains("newer than version 3"))
+        #expect(newer?.kind == .newerSchema(found: 99, known: 4))
+        #expect(String(describing: newer!).contains("newer than version 4"))
 
         let foreign = try server.freshDatabase()
         try PrivateServer.execute("CREATE SCHEMA refreshd; CREATE TABLE refreshd.jobs (id int)", on: foreign)

@@ -36,8 +36,39 @@ import RefreshdTestSupport
                 }
                 try expectSameState(store, memory, shard: shard, where_)
             }
+            // Every search, every page both ways (issue 33), on what the seed left.
+            #expect(try searchMismatches(store, memory, identifiers: ChangeGenerator.identifiers) == [], "seed \(seed)")
             try db.release(shard: shard, node: "node-\(seed)", epoch: lease.epoch)
         }
+    }
+
+    /// Search and filter (issue 33, item 5): PostgreSQL's SQL finds what the in-memory store's
+    /// scan finds, page for page in both directions, on a state with instances in every state.
+    @Test func searchesFindWhatMemoryFinds() throws {
+        let server = try PrivateServer.shared.get()
+        let db = try PostgresDatabase(connection: try server.freshDatabase(), shardCount: 2)
+        defer { db.close() }
+        let lease = try #require(try db.acquire(shard: 1, node: "a", lease: .seconds(60)))
+        let store = try db.store(shard: 1, epoch: lease.epoch)
+        let memory = InMemoryStore()
+        // Shard 1's run ids are its range's.
+        let changes = SearchFixture.changes.map { change -> StateChange in
+            switch change {
+            case var .runStarted(run):
+                run.runID += ShardMap.runIDSpan
+                return .runStarted(run)
+            case let .runEnded(runID, identifier, ended, outcome, exitStatus, signal, slot, reason, usage):
+                return .runEnded(runID: runID + ShardMap.runIDSpan, identifier: identifier, ended: ended, outcome: outcome,
+                                 exitStatus: exitStatus, signal: signal, slot: slot, reason: reason, usage: usage)
+            default: return change
+            }
+        }
+        try store.apply(changes)
+        try memory.apply(changes)
+        let identifiers = ["feed[user1]", "feed[user10]", "feedx", "feed[A]", "feed[m]#small", "quiet[k1]", "never.seen"]
+        #expect(try searchMismatches(store, memory, identifiers: identifiers) == [])
+        let failing = try store.searchInstances(InstanceSearch(template: "feed", state: .failing), cursor: nil, limit: 10)
+        #expect(failing.items.map(\.key) == ["A", "b_c", "m", "user10"] && failing.total == 4)
     }
 
     /// Text with NUL and identifiers equal to Swift but not byte for byte are stored whole and

@@ -34,6 +34,9 @@ import RefreshdTestSupport
                 try reopened(directory) { reopened in
                     try expectSameState(reopened, memory.snapshot(), identifiers: ChangeGenerator.identifiers,
                                         "seed \(seed) after reopening")
+                    // Every search, every page both ways (issue 33), on what the seed left.
+                    #expect(try searchMismatches(reopened, memory.snapshot(), identifiers: ChangeGenerator.identifiers) == [],
+                            "seed \(seed)")
                 }
             }
         }

@@ -159,7 +159,7 @@ import Testing
         #expect(failures["bulk"] as? String == "submitted 2 of 2 now", "\(failures)")
         // The widget's rendition image was shown (decoded by the browser: natural width > 0).
         #expect(result["widgetImage"] as? Bool == true)
-        #expect((result["screenshots"] as? [String])?.count == 11)
+        #expect((result["screenshots"] as? [String])?.count == 12)
 
         // Live updates leave the operator alone (issue 33).
         let checks = result["operator"] as? [String: Any] ?? [:]
@@ -177,9 +177,21 @@ import Testing
         let job = checks["job"] as? [String: Any] ?? [:]
         #expect((job["message"] as? String)?.isEmpty == false && job["after5s"] as? String == job["message"] as? String
                 && job["dismissed"] as? Bool == true, "\(job)")
+        // Search (issue 33, item 5): what is typed stays through 20 events, with the focus; the
+        // GET form finds bob; 63 instances page both ways with their position; runs by outcome.
+        let search = checks["search"] as? [String: Any] ?? [:]
+        let typedSearch = search["typed"] as? [String: Any] ?? [:]
+        #expect((typedSearch["events"] as? Int ?? 0) >= 20 && typedSearch["value"] as? String == "bo" && typedSearch["focused"] as? Bool == true,
+                "a half-typed search did not survive 20 events: \(search)")
+        #expect(search["found"] as? [String] == ["web.feed[bob]"] && search["foundPosition"] as? String == "1-1 of 1"
+                && search["kept"] as? String == "bo", "\(search)")
+        #expect(search["first"] as? String == "1-50 of 63" && search["next"] as? String == "51-63 of 63" && search["nextRows"] as? Int == 13
+                && search["previous"] as? String == "1-50 of 63", "\(search)")
+        let failedRuns = search["failedRuns"] as? [String] ?? []
+        #expect(!failedRuns.isEmpty && failedRuns.allSatisfy { !["success", "running"].contains($0) }, "\(search)")
         // Every page fits 1400 px and 390 px: the page never scrolls sideways.
         let widths = checks["widths"] as? [String: [Int]] ?? [:]
-        #expect(widths.count == 22, "\(widths)")
+        #expect(widths.count == 30, "\(widths)")
         for (page, pair) in widths.sorted(by: { $0.key < $1.key }) {
             #expect(pair.count == 2 && pair[0] <= pair[1], "\(page): the page is \(pair.first ?? 0) px wide in a \(pair.last ?? 0) px window")
         }

@@ -64,7 +64,12 @@ import Testing
             "POST! /api/jobs/web.feed/pause", "GET /api/jobs", "GET /api/jobs/web.feed", "GET /api/jobs/web.feed%5Balice%5D",
             "POST? /api/jobs/web.feed/pause", "POST! /api/jobs/web.feed/resume", "POST! /api/jobs/web.feed/resume",
             // The Failures page's facts and its bulk retry (issue 33).
-            "GET /api/failures", "POST! /api/failures/retry?list=all", "POST! /api/failures/retry?id=web.failing&id=nope",
+            "GET /api/failures", "POST! /api/failures/retry?list=all",
+            // Search and filter (issue 33, item 5): pages with their position, refusals 400.
+            "GET /api/jobs?q=feed&state=failing", "GET /api/jobs/web.feed?q=bo&state=failing", "GET /api/jobs/web.feed?beforeKey=carol",
+            "GET /api/runs", "GET /api/runs?job=web.failing&outcome=failed&since=2026-01-01T00:00:00Z", "GET /api/runs?outcome=bogus",
+            "GET /api/jobs?state=nope", "GET /api/jobs/web.feed/instances?q=o&state=failing", "GET /api/jobs/web.tick/instances",
+            "GET /api/jobs/web.feed/instances?after=alice", "POST! /api/failures/retry?id=web.failing&id=nope",
             "POST! /api/failures/retry?list=bogus", "POST /api/failures/retry?list=all",
         ]
         let output = project.root + "/api.json"
@@ -90,6 +95,9 @@ import Testing
         #expect(statuses["POST! /api/jobs/web.feed/instances?key=bad%20key"] == 400, "\(statuses)")
         #expect(statuses["POST! /api/failures/retry?list=all"] == 200 && statuses["POST! /api/failures/retry?id=web.failing&id=nope"] == 409
                 && statuses["POST! /api/failures/retry?list=bogus"] == 400 && statuses["POST /api/failures/retry?list=all"] == 401, "\(statuses)")
+        #expect(statuses["GET /api/runs"] == 200 && statuses["GET /api/runs?outcome=bogus"] == 400 && statuses["GET /api/jobs?state=nope"] == 400
+                && statuses["GET /api/jobs/web.feed?q=bo&state=failing"] == 200 && statuses["GET /api/jobs/web.feed/instances?q=o&state=failing"] == 200
+                && statuses["GET /api/jobs/web.tick/instances"] == 404, "\(statuses)")
         #expect(statuses["POST! /api/jobs/web.feed/pause"] == 200 && statuses["POST? /api/jobs/web.feed/pause"] == 403, "\(statuses)")
         // The second resume finds nothing paused: refused, 409, in the error shape.
         #expect(checked.filter { $0["target"] as? String == "POST! /api/jobs/web.feed/resume" }.compactMap { $0["status"] as? Int } == [200, 409],

@@ -5,10 +5,11 @@ import Glibc
 // Prints one JSON object per run on stdout; Scripts/bench collects them.
 
 let usage = """
-    usage: refreshd-bench dispatch|memory|idle|commands|layers|instances|shared-database|shared-launches [--count N] [--spread-ms MS] [--margin-ms MS]
+    usage: refreshd-bench dispatch|memory|idle|commands|layers|instances|instance-search|shared-database|shared-launches [--count N] [--spread-ms MS] [--margin-ms MS]
                           [--cap N] [--state DIR] [--seconds S] [--program PATH] [--label NAME] [--days N]
                           commands: [--tracking cgroup|sweep|embedded]
                           instances: [--state DIR [--fill yes]] [--due N]
+                          instance-search: --state DIR (filled by instances --fill yes) [--count N] [--runs N]
                           shared-database: --database CONNINFO --state DIR [--shards N]
                           shared-launches: --database CONNINFO [--shards N] [--count N] [--spread-ms MS]
     """
@@ -45,6 +46,12 @@ do {
         } else {
             try instances(count: int("count", 1_000_000), state: options["state"], fill: options["fill"] == "yes")
         }
+    case "instance-search":
+        guard let state = options["state"] else {
+            warn("refreshd-bench instance-search needs --state DIR (filled by instances --fill yes)")
+            exit(2)
+        }
+        try instanceSearch(count: int("count", 1_000_000), state: state, runs: int("runs", 1_000_000))
     case "shared-database":
         guard let conninfo = options["database"], let state = options["state"] else {
             warn("refreshd-bench shared-database needs --database CONNINFO --state DIR")

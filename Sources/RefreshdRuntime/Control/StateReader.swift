@@ -224,6 +224,38 @@ package struct StateReader {
         return clashes
     }
 
+    /// A page of `search`'s results among the template's instances in every store, merged in
+    /// identifier order, with its position (issue 33). Paused is the instance's own pause or
+    /// its template's: a paused template (its record may be in another store than an
+    /// instance's) pauses every instance, so the search is then of all of them.
+    package func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?, limit: Int) throws -> SearchPage<InstanceRecord> {
+        var search = search
+        if search.state == .paused,
+           try stores.contains(where: { try $0.records(table: SchedulerCore.pausedTable).contains { $0.key.utf8.elementsEqual(search.template.utf8) } }) {
+            search.state = nil
+        }
+        return SearchPage.merged(try stores.map { try $0.searchInstances(search, cursor: cursor, limit: limit) }, limit: limit) {
+            InstanceSearch.precedes($0.key, $1.key)
+        }
+    }
+
+    /// A page of `search`'s results among every store's runs, newest start first (ties: the
+    /// higher run id), with their kept output and the page's position.
+    package func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?, limit: Int) throws -> SearchPage<RunRecord> {
+        // One identifier's runs are in its store.
+        let stores = search.identifier.map { [store(of: $0)] } ?? stores
+        let pages = try stores.map { try $0.searchRuns(search, cursor: cursor, limit: limit) }
+        var page = SearchPage.merged(pages, limit: limit) { RunPosition.precedes(RunPosition($0), RunPosition($1)) }
+        // Their kept output, store by store, back in the page's order.
+        var kept: [Int64: RunRecord] = [:]
+        for (index, store) in stores.enumerated() {
+            let mine = Set(pages[index].items.map(\.runID))
+            for run in try store.withKeptOutput(page.items.filter { mine.contains($0.runID) }) { kept[run.runID] = run }
+        }
+        page.items = page.items.map { kept[$0.runID] ?? $0 }
+        return page
+    }
+
     /// How many instances `template` has, in every store.
     package func instanceCount(of template: String) throws -> Int {
         try stores.reduce(0) { $0 + (try $1.instanceCount(of: template)) }

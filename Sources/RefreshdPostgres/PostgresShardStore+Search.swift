@@ -1,0 +1,136 @@
+@_spi(Benchmarks) import RefreshdCore
+
+// Search and filter (issue 33, item 5), as the SQLite store's `StateStore+Search` (the same rule,
+// in PostgreSQL's words), on the indexes of schema version 4. Identifiers, keys and texts are
+// bytea: compared, sliced and searched as bytes.
+
+extension PostgresShardStore {
+    func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?, limit: Int) throws -> SearchPage<InstanceRecord> {
+        let context = "searching shard \(shard)'s instances of \(search.template)"
+        let (position, forward, inclusive): (String?, Bool, Bool) = switch cursor {
+        case nil: (nil, true, false)
+        case let .after(key): (key, true, true)
+        case let .before(key): (key, false, false)
+        }
+        return try database.withConnection(context) { (c) throws(PostgresError) -> SearchPage<InstanceRecord> in
+            var query = Parameters(shard: shardValue)
+            guard let state = search.state else {
+                let order = "(key || '\\x5d'::bytea)"
+                var filter = "shard = $1 AND template = \(query.add(.bytes(search.template)))"
+                if !search.text.isEmpty { filter += " AND position(\(query.add(.bytes(search.text))) IN key) > 0" }
+                let total = try count(c, "SELECT count(*) FROM refreshd.instances WHERE \(filter)", query.values, context)
+                var before = 0
+                var page = query
+                if let position {
+                    var counting = query
+                    before = try count(c, "SELECT count(*) FROM refreshd.instances WHERE \(filter) AND \(order) \(inclusive ? "<=" : "<") "
+                                       + counting.add(.bytes(position + "]")), counting.values, context)
+                }
+                let sql = "SELECT key, parameter_values FROM refreshd.instances WHERE \(filter) AND \(order) \(forward ? ">" : "<") "
+                    + page.add(.bytes(position.map { $0 + "]" } ?? "")) + " ORDER BY \(order) \(forward ? "" : "DESC") LIMIT "
+                    + page.add(.int8(Int64(max(0, limit))))
+                let result = try c.execute(sql, page.values, context: context)
+                let rows = (0..<result.count).map {
+                    InstanceRecord(template: search.template, key: result.string($0, 0),
+                                   values: InstanceRecord.restoredValues(fromText: result.string($0, 1)))
+                }
+                return SearchPage(items: forward ? rows : rows.reversed(), total: total, beforeCursor: before, forward: forward)
+            }
+            let (lower, upper) = (query.add(.bytes(search.lowerBound)), query.add(.bytes(search.upperBound)))
+            let source = switch state {
+            case .pending: "SELECT identifier FROM refreshd.pending WHERE shard = $1 AND identifier > \(lower) AND identifier < \(upper)"
+            case .running:
+                "SELECT DISTINCT identifier FROM refreshd.runs WHERE shard = $1 AND ended IS NULL AND identifier > \(lower) AND identifier < \(upper)"
+            case .failing:
+                "SELECT identifier FROM refreshd.job_state WHERE shard = $1 AND failure_streak > 0 AND identifier > \(lower) AND identifier < \(upper)"
+            case .paused:
+                "SELECT key AS identifier FROM refreshd.records WHERE shard = $1 AND table_name = \(query.add(.bytes(SchedulerCore.pausedTable))) "
+                    + "AND key > \(lower) AND key < \(upper)"
+            }
+            var filter = "SELECT identifier FROM (\(source)) AS ids WHERE get_byte(identifier, length(identifier) - 1) = 93"
+            if !search.text.isEmpty {
+                filter += " AND position(\(query.add(.bytes(search.text))) IN substring(identifier FROM "
+                    + "\(query.add(.int4(Int32(search.lowerBound.utf8.count + 1)))))) > 0"
+            }
+            let total = try count(c, "SELECT count(*) FROM (\(filter)) AS found", query.values, context)
+            let boundary = position.map { search.lowerBound + $0 + "]" }
+            var before = 0
+            if let boundary {
+                var counting = query
+                before = try count(c, "SELECT count(*) FROM (\(filter)) AS found WHERE identifier \(inclusive ? "<=" : "<") "
+                                   + counting.add(.bytes(boundary)), counting.values, context)
+            }
+            var page = query
+            let sql = "SELECT identifier FROM (\(filter)) AS found WHERE identifier \(forward ? ">" : "<") "
+                + page.add(.bytes(boundary ?? search.lowerBound)) + " ORDER BY identifier \(forward ? "" : "DESC") LIMIT "
+                + page.add(.int8(Int64(max(0, limit))))
+            let result = try c.execute(sql, page.values, context: context)
+            let keys = (0..<result.count).map { search.key(ofIdentifier: result.string($0, 0)) ?? "" }
+            var items: [InstanceRecord] = []
+            for key in forward ? keys : keys.reversed() {
+                let found = try c.execute("""
+                    SELECT parameter_values FROM refreshd.instances WHERE shard = $1 AND template = $2 AND key = $3
+                    """, [shardValue, .bytes(search.template), .bytes(key)], context: context)
+                items.append(InstanceRecord(template: search.template, key: key,
+                                            values: found.count > 0 ? InstanceRecord.restoredValues(fromText: found.string(0, 0)) : [:]))
+            }
+            return SearchPage(items: items, total: total, beforeCursor: before, forward: forward)
+        }
+    }
+
+    func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?, limit: Int) throws -> SearchPage<RunRecord> {
+        let context = "searching shard \(shard)'s runs"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> SearchPage<RunRecord> in
+            var query = Parameters(shard: shardValue)
+            var filter = "shard = $1 AND started >= \(query.add(.int8(search.since?.milliseconds ?? Int64.min))) "
+                + "AND started < \(query.add(.int8(search.until?.milliseconds ?? Int64.max)))"
+            if let identifier = search.identifier { filter += " AND identifier = \(query.add(.bytes(identifier)))" }
+            switch search.ending {
+            case nil: break
+            case .unfinished?: filter += " AND outcome IS NULL"
+            case let .outcomes(list)?:
+                filter += " AND outcome IN (" + (list.isEmpty ? "NULL" : list.map { "'\($0.rawValue)'" }.joined(separator: ", ")) + ")"
+            }
+            let total = try count(c, "SELECT count(*) FROM refreshd.runs WHERE \(filter)", query.values, context)
+            var before = 0
+            var page = query
+            var pageFilter = filter
+            var forward = true
+            if let cursor {
+                let (position, countOp, pageOp): (RunPosition, String, String) = switch cursor {
+                case let .after(p): (p, ">=", "<")
+                case let .before(p): (p, ">", ">")
+                }
+                if case .before = cursor { forward = false }
+                var counting = query
+                before = try count(c, "SELECT count(*) FROM refreshd.runs WHERE \(filter) AND (started, run_id) \(countOp) ("
+                                   + counting.add(.int8(position.started.milliseconds)) + ", " + counting.add(.int8(position.runID)) + ")",
+                                   counting.values, context)
+                pageFilter += " AND (started, run_id) \(pageOp) (" + page.add(.int8(position.started.milliseconds)) + ", "
+                    + page.add(.int8(position.runID)) + ")"
+            }
+            let order = forward ? "DESC" : ""
+            let sql = "SELECT \(SQL.runColumns) FROM refreshd.runs WHERE \(pageFilter) ORDER BY started \(order), run_id \(order) LIMIT "
+                + page.add(.int8(Int64(max(0, limit))))
+            let rows = try runs(c.execute(sql, page.values, context: context), context)
+            return SearchPage(items: forward ? rows : rows.reversed(), total: total, beforeCursor: before, forward: forward)
+        }
+    }
+
+    private func count(_ c: PGConnection, _ sql: String, _ values: [PGValue], _ context: String) throws(PostgresError) -> Int {
+        let result = try c.execute(sql, values, context: context)
+        return result.count > 0 ? result.int(0, 0) : 0
+    }
+}
+
+/// A statement's parameters, `$1` the shard, each added one given the next number.
+private struct Parameters {
+    var values: [PGValue]
+
+    init(shard: PGValue) { values = [shard] }
+
+    mutating func add(_ value: PGValue) -> String {
+        values.append(value)
+        return "$\(values.count)"
+    }
+}
