@@ -34,9 +34,6 @@ final class ClusterControl: @unchecked Sendable {
         get { jobsInForce.withLock { $0 } }
         set { jobsInForce.withLock { $0 = newValue } }
     }
-    /// Wakes the leader of a shard early after a command was queued (NOTIFY); nil: it applies
-    /// the command at its next survey (every lease / 3).
-    var notify: ((Int) -> Void)?
 
     /// This node's lease machine counters and its launches since it started (`metrics`).
     var nodeCounters: () -> ClusterNode.Counters = { ClusterNode.Counters() }
@@ -149,7 +146,6 @@ final class ClusterControl: @unchecked Sendable {
         payload.id = nil
         let text = String(decoding: try JSONEncoder.control.encode(payload), as: UTF8.self)
         let queued = try database.enqueueCommand(ShardCommand(id: commandID, shard: shard, payload: text))
-        if queued { notify?(shard) }
         var reply = ControlReply(id: request.id, now: now())
         reply.message = (queued ? "queued \(request.command) \(id) for shard \(shard), " : "command \(commandID) was already queued (applied once): \(request.command) \(id), shard \(shard), ")
             + (try leader(of: shard)) + "; command id \(commandID)"
@@ -164,14 +160,11 @@ final class ClusterControl: @unchecked Sendable {
         let records = try RefreshRuntime.instanceRecords(template: template, keys: request.keys ?? [], values: request.values)
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
         let parts = map.split([InstanceLines(template: template, add: records)])
-        // One transaction for every shard's command (a commit each was a node's bound on adding
-        // a million instances), then each leader woken.
+        // One transaction for every shard's command, each leader woken at its commit.
         let commands = parts.sorted(by: { $0.key < $1.key }).map { shard, lines in
             ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: InstanceLines.payload(lines))
         }
-        let added = try database.enqueueCommands(commands)
-        for command in commands where added.contains(command.id) { notify?(command.shard) }
-        let queued = added.count
+        let queued = try database.enqueueCommands(commands).count
         var reply = ControlReply(id: request.id, now: now())
         reply.message = "queued \(records.count) instance add\(records.count == 1 ? "" : "s") of \(template) as \(parts.count) command\(parts.count == 1 ? "" : "s"), "
             + "one a shard, each applied once by the shard's leader in one transaction" + (queued < parts.count ? " (\(parts.count - queued) already queued)" : "")
@@ -190,9 +183,7 @@ final class ClusterControl: @unchecked Sendable {
             let text = String(decoding: try JSONEncoder.control.encode(payload), as: UTF8.self)
             return ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: text)
         }
-        let added = try database.enqueueCommands(commands)
-        for command in commands where added.contains(command.id) { notify?(command.shard) }
-        let queued = added.count
+        let queued = try database.enqueueCommands(commands).count
         var reply = ControlReply(id: request.id, now: now())
         reply.message = "queued \(request.command) for \(queued) of \(database.shardCount) shards (\(what)); command id \(commandID)"
         return reply

@@ -23,7 +23,6 @@ extension ClusterDaemon {
                                                                                runCgroups: false))
         let server = ControlServer(scheduler: scheduler, stateDirectory: stateDirectory, limits: controlLimits)
         let cluster = ClusterControl(database: database, node: nodeName, jobs: jobs)
-        cluster.notify = commandNotifier
         let node = self.node
         cluster.nodeCounters = { node?.counters ?? ClusterNode.Counters() }
         cluster.launches = { [weak self] in self?.launchCount.withLock { $0 } ?? 0 }

@@ -51,9 +51,6 @@ package final class ClusterDaemon: @unchecked Sendable {
     package var actions: ActionBinding = .none
     /// The control socket's bounds (`run --max-control-clients`).
     package var controlLimits = ControlServer.Limits()
-    /// Called once the control socket is served (`run` wires PostgreSQL's NOTIFY here): sends a
-    /// wake-up to the leader of a shard whose command was just queued.
-    package var commandNotifier: ((Int) -> Void)?
     /// The control socket's host (`startControl`).
     var control: (scheduler: RefreshScheduler, server: ControlServer, ended: DispatchSemaphore)?
 

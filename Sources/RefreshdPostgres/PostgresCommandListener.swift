@@ -6,8 +6,8 @@ import Glibc
 import Synchronization
 
 /// LISTEN/NOTIFY for operator commands in cluster mode (issue 24): a `ctl` command queued in
-/// `refreshd.commands` by any node is followed by `NOTIFY refreshd_commands, 'SHARD'`
-/// (`notify(shard:)`); every node LISTENs on a connection of its own (`start`) and wakes its
+/// `refreshd.commands` by any node comes with `NOTIFY refreshd_commands, 'SHARD'` in the same
+/// transaction (`PostgresDatabase.enqueueCommands`, and a sync run's outbox); every node LISTENs on a connection of its own (`start`) and wakes its
 /// shards' leaders, which apply the command at once instead of at their next survey.
 ///
 /// Only a wake-up, never the command itself: a notification lost (the listener reconnecting,
@@ -29,8 +29,6 @@ package final class PostgresCommandListener: @unchecked Sendable {
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
     private let stopping = Mutex(false)
-    /// The sender's connection (callers of `notify`, serialized).
-    private let sender = Mutex<OpaquePointer?>(nil)
 
     /// `conninfo`: what `refreshd run --store` was given (a URL or a libpq conninfo).
     package init(connection conninfo: String, retryDelay: Duration = .seconds(1),
@@ -42,7 +40,6 @@ package final class PostgresCommandListener: @unchecked Sendable {
 
     deinit {
         for fd in pipeFDs where fd >= 0 { close(fd) }
-        sender.withLock { if let c = $0 { PQfinish(c) } }
     }
 
     /// Starts listening on a thread of its own.
@@ -89,25 +86,6 @@ package final class PostgresCommandListener: @unchecked Sendable {
             return nil
         }
         return connection
-    }
-
-    /// Sends `NOTIFY refreshd_commands, 'SHARD'` (any thread; on a connection of the sender's,
-    /// made at the first call and again after a failure). False when it could not be sent: the
-    /// leader then applies the command at its next survey.
-    @discardableResult
-    package func notify(shard: Int) -> Bool {
-        sender.withLock { connection in
-            if connection == nil { connection = Self.connect(conninfo) }
-            guard let c = connection else { return false }
-            let result = PQexec(c, "SELECT pg_notify('\(Self.channel)', '\(shard)')")
-            defer { PQclear(result) }
-            guard PQresultStatus(result) == PGRES_TUPLES_OK else {
-                PQfinish(c)
-                connection = nil
-                return false
-            }
-            return true
-        }
     }
 
     private var stopped: Bool { stopping.withLock { $0 } }

@@ -333,19 +333,15 @@ import Darwin
     }
 
     package func enqueueCommand(_ command: ShardCommand) throws -> Bool {
-        let context = "queueing command \(command.id) for shard \(command.shard)"
-        try checkShard(command.shard, context)
-        return try withConnection(context) { (c) throws(PostgresError) -> Bool in
-            let result = try c.execute("""
-                INSERT INTO refreshd.commands (id, shard, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING
-                """, [.text(command.id), .int4(Int32(command.shard)), .text(command.payload)], context: context)
-            return result.changed == 1
-        }
+        try enqueueCommands([command]).contains(command.id)
     }
 
-    /// Every command in one transaction: one commit (one fsync) for a batch split by shard.
+    /// Every command in one transaction, each newly queued one with its `NOTIFY` (delivered at
+    /// the commit, waking the shard's leader at once): one commit for a batch split by shard.
+    /// A NOTIFY of its own after each was a commit (a WAL flush) a shard.
     package func enqueueCommands(_ commands: [ShardCommand]) throws -> Set<String> {
-        let context = "queueing \(commands.count) commands"
+        let context = commands.count == 1 ? "queueing command \(commands[0].id) for shard \(commands[0].shard)"
+            : "queueing \(commands.count) commands"
         for command in commands { try checkShard(command.shard, context) }
         guard !commands.isEmpty else { return [] }
         return try transaction(context) { (c) throws(PostgresError) -> Set<String> in
@@ -354,7 +350,9 @@ import Darwin
                 let result = try c.execute("""
                     INSERT INTO refreshd.commands (id, shard, payload) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING
                     """, [.text(command.id), .int4(Int32(command.shard)), .text(command.payload)], context: context)
-                if result.changed == 1 { queued.insert(command.id) }
+                guard result.changed == 1 else { continue }
+                queued.insert(command.id)
+                try c.execute("SELECT pg_notify('\(PostgresCommandListener.channel)', $1)", [.text("\(command.shard)")], context: context)
             }
             return queued
         }

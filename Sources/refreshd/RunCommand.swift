@@ -133,7 +133,6 @@ struct RunCommand: ParsableCommand {
         daemon.companions = try dashboard(logger: logger)
         // LISTEN/NOTIFY: a command queued on any node wakes its shard's leader at once.
         let listener = PostgresCommandListener(connection: conninfo) { [weak daemon] shard in daemon?.commandsQueued(shard: shard) }
-        daemon.commandNotifier = { shard in listener.notify(shard: shard) }
         listener.start()
         defer { listener.stop() }
         try reportingStartErrors { try daemon.run() }

@@ -52,8 +52,9 @@ package protocol ShardDatabase: AnyObject, Sendable {
     /// Reads are not fenced.
     func store(shard: Int, epoch: Int64) throws -> any StateStoring
 
-    /// Queues an operator's command for `shard`'s leader. `id` makes it idempotent: a command
-    /// whose id is already queued or applied is not queued again (false).
+    /// Queues an operator's command for `shard`'s leader, and wakes the leader at the commit
+    /// where the database can (PostgreSQL: a NOTIFY in the same transaction). `id` makes it
+    /// idempotent: a command whose id is already queued or applied is not queued again (false).
     func enqueueCommand(_ command: ShardCommand) throws -> Bool
 
     /// Queues several commands at once, in one transaction where the database has them (a
