@@ -276,7 +276,14 @@ package struct RuntimeMachine: Sendable {
             machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
         }
         scratch.removeAll()
-        machines.handle(.shutdown, at: now, into: &scratch)
+        handleUnsaved(.shutdown, at: now, into: &effects)
+    }
+
+    /// `event` handled after the store failed: its effects appended without its state changes
+    /// (nothing more is saved).
+    private mutating func handleUnsaved(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+        var scratch: [SchedulerEffect] = []
+        machines.handle(event, at: now, into: &scratch)
         for effect in scratch {
             if case .persist = effect { continue }
             effects.append(effect)
@@ -288,12 +295,7 @@ package struct RuntimeMachine: Sendable {
     /// another node may take it). It ends in memory as the failed event's own launches do
     /// (`abandoned`), with nothing saved.
     package mutating func launchAbandoned(_ order: LaunchOrder, at now: Instant, into effects: inout [SchedulerEffect]) {
-        var scratch: [SchedulerEffect] = []
-        machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
-        for effect in scratch {
-            if case .persist = effect { continue }
-            effects.append(effect)
-        }
+        handleUnsaved(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &effects)
     }
 
     /// A shard's lease is gone (issue 24): a commit was refused by its fence (`ShardFenced`) or
