@@ -67,25 +67,29 @@ func instanceSearch(count n: Int, state: String, runs: Int, repeats: Int = 7) th
     out.add("bench", "instance-search")
     out.add("n", n)
     var worst = 0.0, worstCPU = 0.0
-    for (name, search, cursor) in cases {
+    /// One search `repeats` times after a warm-up: its wall and CPU medians, slowest, and total.
+    func time(_ search: () throws -> Int) rethrows -> (median: Double, max: Double, cpu: Double, total: Int) {
         var times: [Double] = [], cpu: [Double] = []
         var found = 0
         for round in 0...repeats {
             let (t0, c0) = (Measure.monotonicSeconds(), threadCPUSeconds())
-            let page = try store.searchInstances(search, cursor: cursor, limit: 50)
+            found = try search()
             let (ms, cpuMs) = ((Measure.monotonicSeconds() - t0) * 1000, (threadCPUSeconds() - c0) * 1000)
-            found = page.total
             if round > 0 { times.append(ms); cpu.append(cpuMs) }
         }
         times.sort()
         cpu.sort()
-        out.add(name + "_median_ms", times[times.count / 2])
-        out.add(name + "_max_ms", times.last ?? 0)
+        return (times[times.count / 2], times.last ?? 0, cpu[cpu.count / 2], found)
+    }
+    for (name, search, cursor) in cases {
+        let t = try time { try store.searchInstances(search, cursor: cursor, limit: 50).total }
+        out.add(name + "_median_ms", t.median)
+        out.add(name + "_max_ms", t.max)
         // CPU time of the search (this thread's): what the wall time is on an idle core.
-        out.add(name + "_cpu_median_ms", cpu[cpu.count / 2])
-        worstCPU = max(worstCPU, cpu[cpu.count / 2])
-        out.add(name + "_total", found)
-        worst = max(worst, times[times.count / 2])
+        out.add(name + "_cpu_median_ms", t.cpu)
+        worstCPU = max(worstCPU, t.cpu)
+        out.add(name + "_total", t.total)
+        worst = max(worst, t.median)
     }
     // Runs (issue 33: by job, outcome and time), newest start first, a page of 50.
     let middleStart = runStart + .milliseconds(Int64(runs / 2) * 1000)
@@ -102,22 +106,12 @@ func instanceSearch(count n: Int, state: String, runs: Int, repeats: Int = 7) th
     ]
     var runsWorst = 0.0, runsWorstCPU = 0.0
     for (name, search, cursor) in runs > 0 ? runCases : [] {
-        var times: [Double] = [], cpu: [Double] = []
-        var found = 0
-        for round in 0...repeats {
-            let (t0, c0) = (Measure.monotonicSeconds(), threadCPUSeconds())
-            let page = try store.searchRuns(search, cursor: cursor, limit: 50)
-            let (ms, cpuMs) = ((Measure.monotonicSeconds() - t0) * 1000, (threadCPUSeconds() - c0) * 1000)
-            found = page.total
-            if round > 0 { times.append(ms); cpu.append(cpuMs) }
-        }
-        times.sort()
-        cpu.sort()
-        out.add(name + "_median_ms", times[times.count / 2])
-        out.add(name + "_cpu_median_ms", cpu[cpu.count / 2])
-        out.add(name + "_total", found)
-        runsWorst = max(runsWorst, times[times.count / 2])
-        runsWorstCPU = max(runsWorstCPU, cpu[cpu.count / 2])
+        let t = try time { try store.searchRuns(search, cursor: cursor, limit: 50).total }
+        out.add(name + "_median_ms", t.median)
+        out.add(name + "_cpu_median_ms", t.cpu)
+        out.add(name + "_total", t.total)
+        runsWorst = max(runsWorst, t.median)
+        runsWorstCPU = max(runsWorstCPU, t.cpu)
     }
     out.add("runs", runs)
     out.add("runs_worst_median_ms", runsWorst)
