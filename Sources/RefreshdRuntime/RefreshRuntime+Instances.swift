@@ -96,6 +96,8 @@ extension RefreshRuntime {
                     refused.append((record, error))
                 }
             }
+            // A batch of more than a person reads is logged in one line a template.
+            InstanceLog.foldBatch(&scratch, from: 0)
             guard commit(scratch) else {
                 let reason = InstanceError.notSaved(reason: storeFailure ?? "unknown")
                 return records.map { ($0, reason) }

