@@ -13,7 +13,7 @@ instances: N instances of one template added through one of 3 nodes (16 shards),
   shard, and each node's resident memory before and after against the instances its shards hold.
 One JSON line per measurement on stdout.
 """
-import json, os, shutil, signal, sqlite3, subprocess, sys, threading, time
+import json, os, resource, shutil, signal, sqlite3, subprocess, sys, threading, time
 
 
 def psql(host, db, sql):
@@ -184,6 +184,43 @@ def rss_bytes(pid):
     return 0
 
 
+def cpu_seconds(pid):
+    """User + system CPU of one process so far (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
+def postgres_cpu():
+    """CPU of every PostgreSQL process now alive, plus what its ended children used
+    (cutime/cstime of the postmaster): the server's whole cost."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        if name == "postgres":
+            fields = text.rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def machine_cpu():
+    """Busy CPU seconds of the whole machine (every core) from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    busy = sum(fields) - fields[3] - fields[4]
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
 def instances(refreshd, host, work, count):
     base = os.path.join(work, "instances")
     shutil.rmtree(base, ignore_errors=True)
@@ -220,11 +257,21 @@ allowance: 30s
             time.sleep(0.2)
         time.sleep(3)
         before = [rss_bytes(p.pid) for p in processes]
+        # Where the time goes: each process's CPU over the add (nodes, the ctl, the server, the
+        # whole machine): a pipeline that waits shows as CPU far below the wall time.
+        cpu_before = [cpu_seconds(p.pid) for p in processes]
+        pg_before, machine_before = postgres_cpu(), machine_cpu()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        children_before = usage.ru_utime + usage.ru_stime
         t0 = time.monotonic()
-        added = subprocess.run([refreshd, "ctl", "instance", "add", "bench.feed", "--keys-from", base + "/keys.txt",
-                                "--state", base + "/state-0"], capture_output=True, text=True, timeout=1800)
-        if added.returncode != 0:
-            raise RuntimeError(f"ctl instance add: {added.stdout[-500:]} {added.stderr[-500:]}")
+        ctl = subprocess.Popen([refreshd, "ctl", "instance", "add", "bench.feed", "--keys-from", base + "/keys.txt",
+                                "--state", base + "/state-0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = ctl.communicate(timeout=1800)
+        # The ctl is the only child reaped between the two readings.
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        ctl_cpu = round(children.ru_utime + children.ru_stime - children_before, 2)
+        if ctl.returncode != 0:
+            raise RuntimeError(f"ctl instance add: {out[-500:]} {err[-500:]}")
         sent = time.monotonic() - t0
         while True:
             stored = int(psql(host, db, "SELECT count(*) FROM refreshd.instances")[0][0])
@@ -232,6 +279,8 @@ allowance: 30s
                 break
             time.sleep(0.1)
         took = time.monotonic() - t0
+        cpu = [round(cpu_seconds(p.pid) - b, 2) for p, b in zip(processes, cpu_before)]
+        pg_cpu, machine = round(postgres_cpu() - pg_before, 2), round(machine_cpu() - machine_before, 2)
         time.sleep(2)
         after = [rss_bytes(p.pid) for p in processes]
         owners = dict(psql(host, db, "SELECT shard, owner FROM refreshd.leases"))
@@ -245,7 +294,9 @@ allowance: 30s
     print(json.dumps({"impl": "refreshd", "bench": "cluster-instances", "nodes": 3, "shards": 16, "instances": count,
                       "stored": stored, "ctl_s": round(sent, 2), "all_stored_s": round(took, 2),
                       "instances_per_node": held, "rss_before_mb": [round(b / 1e6, 1) for b in before],
-                      "rss_after_mb": [round(a / 1e6, 1) for a in after], "bytes_per_instance": per_instance}), flush=True)
+                      "rss_after_mb": [round(a / 1e6, 1) for a in after], "bytes_per_instance": per_instance,
+                      "cpu_s": {"nodes": cpu, "ctl": ctl_cpu, "postgres": pg_cpu, "machine": machine,
+                                "cores": os.cpu_count()}}), flush=True)
 
 
 if __name__ == "__main__":
