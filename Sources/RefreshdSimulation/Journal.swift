@@ -105,7 +105,7 @@ final class Journal: @unchecked Sendable {
                              "\(r.identifier) ran twice for the request due \(r.earliest)")
                     }
                     Self.noteRun(r, job: job, in: &runs[r.runID, default: RunAudit()])
-                    if !providerWidgets.isEmpty, let widget = providerWidgets[r.identifier] { providerRuns[widget, default: 0] += 1 }
+                    noteProviderStart(r)
                 case let .runEnded(runID, identifier, _, outcome, _, _, _, _, _):
                     let job = runs[runID].map(\.job).flatMap { $0 >= 0 ? $0 : nil } ?? jobs.number(of: identifier)
                     if let job, jobAudits[Int(job)].running == runID {
@@ -123,6 +123,27 @@ final class Journal: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Audits only the reloads of a batch being committed (`reload-counted-once`): what the
+    /// cluster simulator checks of every shard's commits (issue 32), whose other audits are the
+    /// cluster's own (a slot run twice across a takeover is `duplicates`).
+    func auditReloads(_ changes: [StateChange], at now: Instant) {
+        guard !providerWidgets.isEmpty else { return }
+        lock.withLock {
+            for change in changes {
+                switch change {
+                case let .runStarted(r): noteProviderStart(r)
+                case let .putRecord(record) where record.table == TimelineChange.counterTable: countCalls(record, at: now)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Under `lock`: a provider run committed as started.
+    private func noteProviderStart(_ r: RunRecord) {
+        if !providerWidgets.isEmpty, let widget = providerWidgets[r.identifier] { providerRuns[widget, default: 0] += 1 }
     }
 
     /// Under `lock`: a widget's day row committed. Every provider call it counts is a provider

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RefreshdConfig
 @_spi(Benchmarks) import RefreshdCore
@@ -103,6 +104,26 @@ import RefreshdRuntime
         #expect(recent.contains { $0.contains("expired test.nightly run 1") }, "\(recent)")
         #expect(recent.contains { $0.contains("killed test.nightly run 1") }, "\(recent)")
         #expect(!recent.contains { $0.contains("launched ") }, "the per-run events are off: \(recent)")
+    }
+
+    /// The cluster's audit (`auditReloads`, every shard's commits): a widget's day row counting
+    /// more provider calls than provider runs started, plus the one that may wait for its
+    /// launch, is a reload counted twice; the other audits are not made there.
+    @Test func aReloadCountedTwiceIsFlaggedByTheReloadsAuditAlone() throws {
+        func row(calls: Int) throws -> StateChange {
+            var counter = WidgetDayCounter(day: "2027-01-15", widget: WidgetID(kind: "w", family: .systemSmall))
+            counter.providerCalls = calls
+            let text = String(decoding: try JSONEncoder().encode(counter), as: UTF8.self)
+            return .putRecord(MachineRecord(table: TimelineChange.counterTable, key: "2027-01-15 w systemSmall", value: text))
+        }
+        for (calls, flagged) in [(2, false), (3, true)] {
+            let journal = Journal()
+            journal.providerWidgets = ["t#systemSmall": "w/systemSmall"]
+            // A launch before its earliest date: not this audit's.
+            journal.auditReloads([Self.run(1, "t#systemSmall", earliest: 10, started: 5)], at: Self.at(5))
+            journal.auditReloads([try row(calls: calls)], at: Self.at(6))
+            #expect((journal.takeViolation()?.invariant == "reload-counted-once") == flagged, "\(calls) calls")
+        }
     }
 
     @Test func theFirstViolationIsKeptAndTakenOnce() {

@@ -22,6 +22,10 @@ extension ClusterSimulation {
     }
 
     func check() {
+        // The audit of the shards' commits: each reload counted once.
+        if let found = reloads.takeViolation() {
+            report.violations.append("\(found.invariant) at +\(Report.seconds(found.time.duration(since: start))) s: \(found.message)")
+        }
         // Liveness: the shards of a killed or paused node led again by another live node.
         let databaseReachable = !database.down
         awaiting.removeAll { item in

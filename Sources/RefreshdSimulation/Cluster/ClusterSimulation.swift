@@ -120,6 +120,8 @@ package final class ClusterSimulation: @unchecked Sendable {
     let sharedBudgets: [(group: String, kinds: Set<String>, limit: Int, window: Duration)]
     /// Whether a commit since the last check wrote a widget record (its ledger).
     var widgetsCommitted = false
+    /// Audits every shard's commits for reloads counted twice (`Journal.auditReloads`).
+    let reloads = Journal()
 
     func close(shard: Int, node: Int) {
         guard let span = open[shard], span.node == node else { return }
@@ -165,9 +167,15 @@ package final class ClusterSimulation: @unchecked Sendable {
         for fault in faults { if case let .drift(n, rate) = fault, n < nodes { self.nodes[n].rate = rate } }
         // Every shard's commits, as one machine's store hands its own to the same journals.
         let history = self.single.history, actions = self.single.actions
+        // Each widget's reloads counted once across takeovers (`reload-counted-once`), in a
+        // journal of their own: the one machine's journal also hears observations whose audits
+        // (a kill before an expiration) a fence breaks by design.
+        reloads.providerWidgets = self.single.journal.providerWidgets
+        let reloads = self.reloads
         database.onCommit = { [unowned self] changes in
             history.fold(changes)
             actions.fold(changes)
+            reloads.auditReloads(changes, at: self.world)
             if !self.widgetsCommitted, !self.sharedBudgets.isEmpty, changes.contains(where: {
                 if case let .putRecord(record) = $0 { return record.table == TimelineChange.widgetTable }
                 return false
