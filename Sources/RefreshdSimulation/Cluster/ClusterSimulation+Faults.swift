@@ -98,3 +98,42 @@ extension ClusterSimulation {
         }
     }
 }
+
+/// The scenario's world on nodes (issue 32): the device's reloads (`device: {reloads: ...}`),
+/// widget intents and an operator's pauses reach every shard's leader at their instants, as on
+/// one machine they reach its runtime; a killed or paused node hears none of them (the app's
+/// reload asked while nobody led a widget's shard is lost, as one asked while refreshd was down).
+/// Power, network, low power and the emptied budget are not modelled on nodes yet.
+extension ClusterSimulation {
+    /// The scenario's world events this simulation applies, in time order (from the one-machine
+    /// simulation's list, without its own faults: the nodes' are `faults`).
+    func worldEvents() -> [(at: Instant, action: Simulation.ExternalEvent.Action)] {
+        let log = single.faultLog
+        defer { single.faultLog = log }
+        return single.externalEvents().compactMap { event in
+            switch event.action {
+            case .reload, .pause, .resume: (event.time, event.action)
+            default: nil
+            }
+        }
+    }
+
+    /// Applies a world event to every shard led by a live node, on the shard's loop (at once,
+    /// or when a call that blocks it returns).
+    func applyWorld(_ action: Simulation.ExternalEvent.Action) {
+        for node in nodes where node.pausedUntil == nil {
+            guard let cluster = node.cluster else { continue }
+            for term in node.hosts where cluster.terms[term.shard]?.epoch == term.epoch {
+                guard let runtime = cluster.terms[term.shard]?.runtime else { continue }
+                term.host.performOnLoop {
+                    switch action {
+                    case let .reload(reason): runtime.reloadAllTimelines(reason: reason)
+                    case let .pause(job): try? runtime.pause(job)
+                    case let .resume(job): try? runtime.resume(job)
+                    default: break
+                    }
+                }
+            }
+        }
+    }
+}

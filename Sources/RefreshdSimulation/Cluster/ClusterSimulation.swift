@@ -327,9 +327,11 @@ package final class ClusterSimulation: @unchecked Sendable {
         let joining = Set(faults.compactMap { if case let .join(n, _) = $0 { n } else { nil } })
         for node in nodes where !joining.contains(node.index) { boot(node) }
         var boundaries = faultBoundaries()
+        var worldEvents = worldEvents()[...]
         while world < end, report.violations.isEmpty {
             var next = end
             if let b = boundaries.first?.at, b < next { next = b }
+            if let w = worldEvents.first?.at, w < next { next = w }
             for node in nodes where node.cluster != nil && node.pausedUntil == nil {
                 // A node waiting for its own call (`callsOnNodeThread`) acts again at the call's end.
                 if !blocked(node), let w = node.cluster?.wakeUp { next = min(next, max(world, worldInstant(node, monotonic: w))) }
@@ -346,6 +348,10 @@ package final class ClusterSimulation: @unchecked Sendable {
             while let b = boundaries.first, b.at <= world {
                 boundaries.removeFirst()
                 apply(b.action)
+            }
+            while let w = worldEvents.first, w.at <= world {
+                worldEvents.removeFirst()
+                applyWorld(w.action)
             }
             for node in nodes { step(node) }
             check()
