@@ -63,8 +63,10 @@ extension RefreshScheduler: RuntimeHost {
         if !job.limits.isEmpty, let cgroup { limitRunCgroup(order, cgroup, RunLimits.beforeSpawn(
             job.limits, controllers: cgroups?.controllers ?? [], extraTasks: joins ? RunLimits.ownThreads() : 0)) }
         let joined = joins && joinRunCgroup(cgroup)
+        noteSpawn(runID: order.runID)
         if let error = process.spawn(loop: loop, argv: argv, environment: env,
                                      workingDirectory: job.workingDirectory) {
+            forksBeforeSpawn[order.runID] = nil
             if joined { cgroups?.leave() }
             if let cgroup { removeCgroup(cgroup) }
             return .failed("\(job.argv.first ?? "?"): \(error)")
@@ -158,7 +160,9 @@ extension RefreshScheduler: RuntimeHost {
         // A worker that hits its memory limit aborts: one line of stderr, not a backtrace.
         variables["SWIFT_BACKTRACE"] = "enable=no"
         let environment = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        noteSpawn(runID: order.runID)
         if let error = process.spawn(loop: loop, argv: argv, environment: environment, workingDirectory: nil) {
+            forksBeforeSpawn[order.runID] = nil
             runtime.runEnded(order.runID, exit: .spawnFailed("\(executable): \(error)"))
             return
         }
