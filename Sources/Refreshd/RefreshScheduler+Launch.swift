@@ -101,7 +101,10 @@ extension RefreshScheduler: RuntimeHost {
     /// Drops a run's process once its leader has exited and its results channel is closed.
     func forgetIfDone(_ runID: Int64) {
         if let process = processes[runID], process.hasExited, !process.resultsOpen { processes[runID] = nil }
-        if let worker = workers[runID], worker.hasExited, !worker.resultsOpen { workers[runID] = nil }
+        if let worker = workers[runID], worker.hasExited, !worker.resultsOpen {
+            workers[runID] = nil
+            forksBeforeSpawn[runID] = nil  // a worker's run has no sweep to take it
+        }
     }
 
     package func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
