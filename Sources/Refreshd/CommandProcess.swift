@@ -3,11 +3,14 @@ import Glibc
 @_spi(Benchmarks) import RefreshdCore
 @_spi(Benchmarks) import RefreshdRuntime
 
-/// One running command job: its uv_process_t, the pipes carrying its stdout, stderr and results
+/// One running command job: its process, the pipes carrying its stdout, stderr and results
 /// channel (fd 3), and the process group that receives the expiration and the kill.
 ///
-/// The process starts with `UV_PROCESS_DETACHED`, i.e. `setsid()`, so it leads its own process
-/// group and every child it forks can be signalled at once with `kill(-pgid, ...)`.
+/// The process is started with `posix_spawn` (`refreshd_spawn`: glibc's `CLONE_VM|CLONE_VFORK`,
+/// no copy of refreshd's page tables, where libuv's `uv_spawn` forked) in a session of its own
+/// (`setsid()`), so it leads its own process group and every child it forks can be signalled at
+/// once with `kill(-pgid, ...)`. Its exit is learnt by SIGCHLD (a `uv_signal_t` of its own on the
+/// loop) and waited for by pid with `wait4`, whose rusage is what it used.
 ///
 /// I/O only: it reports what it reads on the results channel (`onResults`), the channel's close
 /// (`onResultsClosed`) and the leader's exit (`onExit`); what is kept, the kill of the group at
@@ -17,7 +20,8 @@ final class CommandProcess {
     let runID: Int64
     let identifier: String
     private(set) var pid: Int32 = 0
-    private let process = UnsafeMutablePointer<uv_process_t>.allocate(capacity: 1)
+    /// SIGCHLD, watched from before the spawn until the leader is waited for.
+    private let childSignal = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
     /// stdout, stderr, results (fd 3).
     private let pipes = [UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
                          UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
@@ -29,7 +33,10 @@ final class CommandProcess {
     private(set) var resultsOpen = false
     /// Whether the leader has exited (and was reaped).
     private(set) var hasExited = false
-    /// What the leader and the children it waited for used, read from its zombie (`ExitUsage`).
+    /// What the leader and the children it waited for used (`wait4`'s rusage): CPU time only.
+    /// Not its peak memory: `ru_maxrss` keeps the high-water mark of the memory the process
+    /// had before its exec, refreshd's own (a `sleep` started by a 74 MB process "peaked" at
+    /// 74 MB), so nothing is recorded rather than a wrong figure.
     private(set) var exitUsage: RunUsage?
     /// The runtime decides what output is logged (`RefreshRuntime.runOutputLines`): the host
     /// reports what it read, and asks first whether the window is full, to skip splitting.
@@ -63,50 +70,65 @@ final class CommandProcess {
         self.onExit = onExit
     }
 
-    /// Spawns the command. On failure returns libuv's error text and releases everything.
+    /// Spawns the command. On failure returns the error's text (libuv's words, as `uv_spawn`
+    /// gave them) and releases everything.
     func spawn(loop: UnsafeMutablePointer<uv_loop_t>, argv: [String], environment: [String],
                workingDirectory: String?) -> String? {
         self.loop = loop
+        guard let file = argv.first else { return String(cString: uv_strerror(-EINVAL)) }
         let context = Unmanaged.passRetained(self).toOpaque()
+        // Every handle is set up first, so that a failure closes what exists.
+        for pipe in pipes {
+            uv_pipe_init(loop, pipe, 0)
+            pipe.pointee.data = context
+        }
+        uv_signal_init(loop, childSignal)
+        childSignal.pointee.data = context
+        openHandles += pipes.count + 1
+        // Watched before the spawn: a SIGCHLD before the watch would be lost.
+        uv_signal_start(childSignal, { handle, _ in
+            guard let handle, let data = handle.pointee.data else { return }
+            Unmanaged<CommandProcess>.fromOpaque(data).takeUnretainedValue().reap()
+        }, SIGCHLD)
+        // The child's ends (its fds 1, 2, 3), closed here after the spawn; refreshd's read ends go to libuv.
+        var childEnds: [Int32] = []
+        defer { for fd in childEnds { _ = Glibc.close(fd) } }
+        for pipe in pipes {
+            var ends: [Int32] = [-1, -1]
+            guard refreshd_pipe(&ends) == 0 else { return failed(errno) }
+            childEnds.append(ends[1])
+            guard uv_pipe_open(pipe, ends[0]) == 0 else {
+                _ = Glibc.close(ends[0])
+                return failed(EMFILE)
+            }
+        }
+        let path: String
+        switch Self.resolve(file, environment: environment, workingDirectory: workingDirectory) {
+        case let .found(found): path = found
+        case let .missing(error): return failed(error)
+        }
         let cArgs = CStringArray(argv)
         let cEnv = CStringArray(environment)
         defer { cArgs.free(); cEnv.free() }
-        var stdio = [uv_stdio_container_t](repeating: uv_stdio_container_t(), count: 4)
-        stdio[0].flags = UV_IGNORE
-        for (i, pipe) in pipes.enumerated() {
-            uv_pipe_init(loop, pipe, 0)
-            pipe.pointee.data = context
-            openHandles += 1
-            stdio[i + 1].flags = uv_stdio_flags(UV_CREATE_PIPE.rawValue | UV_WRITABLE_PIPE.rawValue)
-            stdio[i + 1].data.stream = UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self)
+        var spawned: Int32 = 0
+        // Spawned and known as refreshd's own under one lock: the sweep's orphan rule (another
+        // thread) checks under it before a kill, so a child it listed while the spawn ran (not
+        // yet known, with refreshd's environment until its exec) is never taken for an orphan.
+        let result = OrphanReaper.ownChildren.withLock { own -> Int32 in
+            var result = refreshd_spawn(&spawned, path, cArgs.pointer, cEnv.pointer, workingDirectory,
+                                        childEnds[0], childEnds[1], childEnds[2])
+            if result == ENOEXEC {
+                // As execvp does: a file without a `#!` line is a shell script.
+                let shell = CStringArray(["/bin/sh", path] + argv.dropFirst())
+                defer { shell.free() }
+                result = refreshd_spawn(&spawned, "/bin/sh", shell.pointer, cEnv.pointer, workingDirectory,
+                                        childEnds[0], childEnds[1], childEnds[2])
+            }
+            if result == 0 { own.insert(spawned) }
+            return result
         }
-        var options = uv_process_options_t()
-        options.exit_cb = { handle, status, signal in
-            guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<CommandProcess>.fromOpaque(data).takeUnretainedValue().exited(status: status, signal: signal)
-        }
-        options.file = UnsafePointer(cArgs.pointer[0])
-        options.args = cArgs.pointer
-        options.env = cEnv.pointer
-        options.flags = UInt32(UV_PROCESS_DETACHED.rawValue)
-        options.stdio_count = 4
-        let cwd = workingDirectory.map { strdup($0) } ?? nil
-        defer { free(cwd) }
-        options.cwd = UnsafePointer(cwd)
-        process.pointee.data = context
-        openHandles += 1
-        let result = stdio.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            options.stdio = buffer.baseAddress
-            return uv_spawn(loop, process, &options)
-        }
-        if result != 0 {
-            closeAll()
-            return String(cString: uv_strerror(result))
-        }
-        pid = process.pointee.pid
-        let spawned = pid
-        OrphanReaper.ownChildren.withLock { _ = $0.insert(spawned) }
-        ExitUsage.watch(spawned, on: loop)
+        guard result == 0 else { return failed(result) }
+        pid = spawned
         resultsOpen = true
         for pipe in pipes {
             uv_read_start(UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self),
@@ -122,6 +144,38 @@ final class CommandProcess {
                           })
         }
         return nil
+    }
+
+    /// Releases what `spawn` opened; libuv's text for `error` (an errno value).
+    private func failed(_ error: Int32) -> String {
+        closeAll()
+        return String(cString: uv_strerror(-error))
+    }
+
+    /// The program execvp would run for `file`: itself if it names a path (a `/` in it), else
+    /// the first executable file of that name in the command's PATH (`/bin:/usr/bin` without
+    /// one), relative PATH entries from the working directory. ENOENT, or EACCES if one was
+    /// found that may not be executed.
+    static func resolve(_ file: String, environment: [String], workingDirectory: String?) -> Resolved {
+        guard !file.isEmpty else { return .missing(ENOENT) }
+        if file.contains("/") { return .found(file) }
+        let path = environment.first { $0.hasPrefix("PATH=") }.map { String($0.dropFirst(5)) } ?? "/bin:/usr/bin"
+        var denied = false
+        for directory in path.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + file
+            let checked = candidate.hasPrefix("/") ? candidate : (workingDirectory ?? ".") + "/" + candidate
+            var info = stat()
+            guard stat(checked, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else { continue }
+            if access(checked, X_OK) == 0 { return .found(candidate) }
+            denied = true
+        }
+        return .missing(denied ? EACCES : ENOENT)
+    }
+
+    enum Resolved: Equatable {
+        case found(String)
+        /// An errno value.
+        case missing(Int32)
     }
 
     /// Sends a signal to the whole process group.
@@ -171,13 +225,20 @@ final class CommandProcess {
         }
     }
 
-    private func exited(status: Int64, signal: Int32) {
-        let reaped = pid  // libuv has waited for it
+    /// SIGCHLD (of any child): waits for the leader if it has exited.
+    private func reap() {
+        guard pid > 0, !hasExited else { return }
+        var status: Int32 = 0, signal: Int32 = 0
+        var usage = rusage()
+        guard refreshd_reap(pid, &status, &signal, &usage) == 1 else { return }
+        let reaped = pid
         OrphanReaper.ownChildren.withLock { _ = $0.remove(reaped) }
-        exitUsage = ExitUsage.take(reaped)
+        let micros = { (time: timeval) in Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec) }
+        exitUsage = RunUsage(cpuMicroseconds: micros(usage.ru_utime) + micros(usage.ru_stime), peakMemoryBytes: nil)
         hasExited = true
-        close(UnsafeMutableRawPointer(process))
-        onExit(signal != 0 ? .signaled(signal) : .exited(Int32(truncatingIfNeeded: status)))
+        uv_signal_stop(childSignal)
+        close(UnsafeMutableRawPointer(childSignal))
+        onExit(signal != 0 ? .signaled(signal) : .exited(status))
     }
 
     /// Stops reading the results channel and closes refreshd's end (the runtime's grace after
@@ -191,7 +252,7 @@ final class CommandProcess {
     }
 
     private func closeAll() {
-        close(UnsafeMutableRawPointer(process))
+        close(UnsafeMutableRawPointer(childSignal))
         for pipe in pipes { close(UnsafeMutableRawPointer(pipe)) }
     }
 
@@ -208,12 +269,12 @@ final class CommandProcess {
     }
 
     deinit {
-        process.deallocate()
+        childSignal.deallocate()
         for pipe in pipes { pipe.deallocate() }
     }
 }
 
-/// A NULL-terminated array of C strings that outlives a uv_spawn call.
+/// A NULL-terminated array of C strings for a spawn.
 struct CStringArray {
     let pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
     let count: Int

@@ -27,12 +27,27 @@ enum OrphanReaper {
     /// killed again but not counted: only what escaped the group is reported at a run's end.
     static func reap(_ runs: [RunRecord], instance: String, quietGroups: Set<Int32> = [],
                      procDirectory: String = "/proc") -> [(RunRecord, [Int32])] {
+        var signalled: Set<Int32> = []
+        return reap(runs, instance: instance, quietGroups: quietGroups,
+                    in: allProcesses(procDirectory: procDirectory), signalled: &signalled, procDirectory: procDirectory)
+    }
+
+    /// `reap` over a listing of /proc already read (`allProcesses`), which the run's-end sweep
+    /// shares with the orphan rule (one pass over /proc for both); `signalled` gets every pid
+    /// sent SIGKILL, counted or not.
+    static func reap(_ runs: [RunRecord], instance: String, quietGroups: Set<Int32>,
+                     in listing: [(pid: Int32, stat: ProcessStat)], signalled: inout Set<Int32>,
+                     procDirectory: String = "/proc") -> [(RunRecord, [Int32])] {
         guard !runs.isEmpty else { return [] }
         let byRunID = Dictionary(runs.map { ($0.runID, $0) }, uniquingKeysWith: { a, _ in a })
-        let processes = allProcesses(procDirectory: procDirectory).filter { !$0.stat.isZombie }
+        let processes = listing.filter { !$0.stat.isZombie }
         let me = getpid(), myGroup = getpgrp(), mySession = getsid(0)
+        // The commands refreshd spawned and has not waited for are runs in flight, no leftovers
+        // (their environments need not be read).
+        let commands = ownChildren.withLock { $0 }
         func isMine(_ pid: Int32, _ s: ProcessStat) -> Bool {
             pid == me || s.processGroup == myGroup || s.session == mySession || pid <= 1
+                || (s.parent == me && commands.contains(pid))
         }
 
         // Sessions that belong to a run, with the earliest start time a member may have.
@@ -69,7 +84,9 @@ enum OrphanReaper {
                 owner = session.run
             }
             guard let owner else { continue }
-            if Glibc.kill(pid, SIGKILL) == 0, !quietGroups.contains(s.processGroup) { killed[owner, default: []].append(pid) }
+            guard Glibc.kill(pid, SIGKILL) == 0 else { continue }
+            signalled.insert(pid)
+            if !quietGroups.contains(s.processGroup) { killed[owner, default: []].append(pid) }
         }
         return killed.keys.sorted().compactMap { id in byRunID[id].map { ($0, killed[id]!.sorted()) } }
     }
@@ -152,12 +169,38 @@ enum OrphanReaper {
     /// Every process in /proc with its stat. This runs at every run's end, so it reads each
     /// stat with one `openat` and `read` into one buffer and parses bytes, not strings.
     static func allProcesses(procDirectory: String = "/proc") -> [(pid: Int32, stat: ProcessStat)] {
+        processes(procDirectory: procDirectory) { _ in { _ in true } }
+    }
+
+    /// The processes of a sweep window (`SweepWindow`), with their stat: a window of at most
+    /// `probedPIDs` pids is read pid by pid (no listing of /proc: a pid not in use is one failed
+    /// `open`), a larger one through the listing.
+    static func processes(in window: SweepWindow, procDirectory: String = "/proc") -> [(pid: Int32, stat: ProcessStat)] {
+        guard let pids = window.pids(atMost: probedPIDs, pidMax: pidMax) else {
+            return processes(procDirectory: procDirectory) { _ in window.contains }
+        }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var found: [(pid: Int32, stat: ProcessStat)] = []
+        for pid in pids {
+            let fd = open("\(procDirectory)/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if let s = parseStat(fd: fd, buffer: &buffer) { found.append((pid, s)) }
+            close(fd)
+        }
+        return found
+    }
+
+    /// Above this many pids, a window is read through the listing of /proc.
+    static let probedPIDs = 256
+
+    /// The processes in /proc that `choose` keeps, with their stat. `choose` is called once
+    /// after the directory was listed (a new pid allocated since would be missed by a pass
+    /// anyway) and returns which pids to read.
+    static func processes(procDirectory: String = "/proc",
+                          choose: ([Int32]) -> (Int32) -> Bool) -> [(pid: Int32, stat: ProcessStat)] {
         guard let dir = opendir(procDirectory) else { return [] }
         defer { closedir(dir) }
-        let dirFD = dirfd(dir)
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        var path = [CChar](repeating: 0, count: 32)
-        var found: [(pid: Int32, stat: ProcessStat)] = []
+        var pids: [Int32] = []
         while let entry = readdir(dir) {
             var pid: Int32 = 0
             var length = 0
@@ -166,20 +209,68 @@ enum OrphanReaper {
                     if byte == 0 { break }
                     guard byte >= 48, byte <= 57, length < 10 else { return false }
                     pid = pid &* 10 &+ Int32(byte - 48)
-                    path[length] = CChar(bitPattern: byte)
                     length += 1
                 }
                 return length > 0
             }
-            guard isNumber, pid > 0 else { continue }
-            for (i, byte) in "/stat".utf8.enumerated() { path[length + i] = CChar(bitPattern: byte) }
-            path[length + 5] = 0
-            let fd = openat(dirFD, path, O_RDONLY | O_CLOEXEC)
+            if isNumber, pid > 0 { pids.append(pid) }
+        }
+        let wanted = choose(pids)
+        let dirFD = dirfd(dir)
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var found: [(pid: Int32, stat: ProcessStat)] = []
+        for pid in pids where wanted(pid) {
+            let fd = openat(dirFD, "\(pid)/stat", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
             if let s = parseStat(fd: fd, buffer: &buffer) { found.append((pid, s)) }
             close(fd)
         }
         return found
+    }
+
+    /// The kernel's counters a windowed sweep needs (`SweepWindow`): the last pid allocated in
+    /// refreshd's pid namespace, and the processes created since boot (`processes` in
+    /// /proc/stat, every namespace's). Nil where either cannot be read.
+    static func forkCounters(procDirectory: String = "/proc") -> (lastPID: Int32, forks: Int64)? {
+        guard let last = number(after: [], in: "\(procDirectory)/sys/kernel/ns_last_pid"),
+              let forks = number(after: Array("\nprocesses ".utf8), in: "\(procDirectory)/stat") else { return nil }
+        return (Int32(truncatingIfNeeded: last), forks)
+    }
+
+    /// The decimal number right after `label` in a file (at its start for an empty label), read
+    /// with `open` and `read` into one buffer (/proc/stat is read at every sweep).
+    static func number(after label: [UInt8], in path: String) -> Int64? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 8192)
+        while bytes.count < 1 << 20 {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        var index = 0
+        if !label.isEmpty {
+            guard let found = bytes.indices.first(where: { i in
+                i + label.count <= bytes.count && bytes[i..<(i + label.count)].elementsEqual(label)
+            }) else { return nil }
+            index = found + label.count
+        }
+        var value: Int64 = 0, digits = 0
+        while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, digits < 18 {
+            value = value * 10 + Int64(bytes[index] - 48)
+            index += 1
+            digits += 1
+        }
+        return digits > 0 ? value : nil
+    }
+
+    /// The kernel's `pid_max`, read once (32768 if it cannot be read: the smallest default).
+    static let pidMax: Int32 = ConditionsProbe.readFile("/proc/sys/kernel/pid_max").flatMap(firstNumber) ?? 32768
+
+    private static func firstNumber(_ text: String) -> Int32? {
+        text.split(whereSeparator: \.isWhitespace).first.flatMap { Int32($0) }
     }
 
     /// Parses the fields refreshd needs from a stat file: after the last `)`, field 3 (state),
@@ -230,27 +321,27 @@ enum OrphanReaper {
         }
     }
 
-    /// Children refreshd spawned itself and waits for by pid (the commands, through libuv). Any
+    /// Children refreshd spawned itself and waits for by pid (the commands, `CommandProcess`). Any
     /// other part of refreshd that spawns a detached child must register it here: as a
     /// subreaper refreshd reaps every other dead child. (A child left in refreshd's own session
     /// is never taken for an orphan: a run's processes are all in sessions of their own.)
     static let ownChildren = Mutex<Set<Int32>>([])
 
     /// Whether a child of refreshd is an orphan it inherited as a subreaper, not one it spawned
-    /// (`ownChildren` holds every command libuv spawned, from its spawn until libuv waited for it).
+    /// (`ownChildren` holds every command spawned, from its spawn until it was waited for).
     private static func isOrphan(_ pid: Int32, _ s: ProcessStat, session: Int32) -> Bool {
         s.session != session && !ownChildren.withLock { $0.contains(pid) }
     }
 
-    /// refreshd's living children that libuv did not spawn (`ownChildren`): as a subreaper, the
+    /// refreshd's living children that it did not spawn (`ownChildren`): as a subreaper, the
     /// orphans of runs. Each with the run its initial environment names, if it
     /// names one of this instance (nil: it cleared its environment).
-    static func orphanChildren(instance: String, procDirectory: String = "/proc")
-        -> [(pid: Int32, runID: Int64?)] {
+    static func orphanChildren(instance: String, in listing: [(pid: Int32, stat: ProcessStat)],
+                               procDirectory: String = "/proc") -> [(pid: Int32, runID: Int64?)] {
         let me = getpid(), session = getsid(0)
         let instanceEntry = Array("REFRESH_INSTANCE=\(instance)".utf8)
         var found: [(pid: Int32, runID: Int64?)] = []
-        for (pid, s) in allProcesses(procDirectory: procDirectory) {
+        for (pid, s) in listing {
             guard s.parent == me, !s.isZombie, isOrphan(pid, s, session: session) else { continue }
             let environment = environment(pid: pid, procDirectory: procDirectory) ?? []
             found.append((pid, environment.contains(instanceEntry) ? runID(in: environment) : nil))
@@ -258,10 +349,10 @@ enum OrphanReaper {
         return found
     }
 
-    /// Reaps the zombies among refreshd's children that are not `ownChildren` (the commands libuv
-    /// spawned and waits for itself). As a child subreaper refreshd inherits every orphan of its
+    /// Reaps the zombies among refreshd's children that are not `ownChildren` (the commands it
+    /// spawned and waits for by pid). As a child subreaper refreshd inherits every orphan of its
     /// runs, and must wait for them once they die, or they pile up as zombies. Never
-    /// `waitpid(-1)`: that could take a command's exit from libuv, whose exit callback would
+    /// `waitpid(-1)`: that could take a command's exit from its `CommandProcess`, whose exit callback would
     /// then never come. Returns the pids reaped.
     @discardableResult
     static func reapOrphanZombies(procDirectory: String = "/proc") -> [Int32] {
@@ -273,5 +364,50 @@ enum OrphanReaper {
             if waitpid(pid, &status, WNOHANG) == pid { reaped.append(pid) }
         }
         return reaped
+    }
+}
+
+/// Which processes a run's-end sweep reads (issue 35): not all of /proc, only the pids
+/// allocated since the oldest command leader still to account for (the runs ending, the runs in
+/// flight). Everything of a run starts after its leader, and Linux hands out pids in increasing
+/// order, wrapping at `pid_max` (a new pid is the next free one after the last allocated): so
+/// a run's processes all have pids in the cyclic range from its leader's pid to the last pid
+/// allocated, unless the allocator came round to the leader's pid again since, which takes
+/// `pid_max` new processes. The fork counter (`processes` in /proc/stat, read at a pass before
+/// each leader was spawned) says it has not: with fewer forks than `pid_max - margin` since, the
+/// window holds every process of those runs. Otherwise (or with a counter unknown) the sweep
+/// reads every process, as it does after any pass that found something (`fullNext`).
+struct SweepWindow: Equatable, Sendable {
+    /// The window's first and last pid, cyclically (`first > last` when it wraps).
+    var first: Int32
+    var last: Int32
+
+    /// Pids below 300 are not handed out again after a wrap; the rest of the margin covers
+    /// processes that were created but are already gone.
+    static let margin: Int64 = 1024
+
+    func contains(_ pid: Int32) -> Bool {
+        first <= last ? pid >= first && pid <= last : pid >= first || pid <= last
+    }
+
+    /// The window's pids in order, or nil if it holds more than `limit`.
+    func pids(atMost limit: Int, pidMax: Int32) -> [Int32]? {
+        let count = (Int(last) - Int(first) + Int(pidMax)) % Int(pidMax) + 1
+        guard count <= limit else { return nil }
+        return (0..<count).map { Int32((Int(first) + $0) % Int(pidMax)) }
+    }
+
+    /// The window from the oldest of `leaders` (the one allocated longest before `last`) to
+    /// `last`; nil (read everything) when there is no leader, or when `forksSince` (forks since
+    /// a reading taken before the oldest leader was spawned; nil if unknown) could have wrapped
+    /// the pids round.
+    static func since(leaders: [Int32], last: Int32, pidMax: Int32, forksSince: Int64?) -> SweepWindow? {
+        guard let forksSince, forksSince >= 0, forksSince < Int64(pidMax) - margin,
+              pidMax > 0, last > 0, last < pidMax else { return nil }
+        let valid = leaders.filter { $0 > 0 && $0 < pidMax }
+        guard valid.count == leaders.count, !valid.isEmpty else { return nil }
+        func age(_ pid: Int32) -> Int64 { (Int64(last) - Int64(pid) + Int64(pidMax)) % Int64(pidMax) }
+        let oldest = valid.max { age($0) < age($1) }!
+        return SweepWindow(first: oldest, last: last)
     }
 }

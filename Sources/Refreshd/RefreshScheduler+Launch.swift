@@ -63,8 +63,10 @@ extension RefreshScheduler: RuntimeHost {
         if !job.limits.isEmpty, let cgroup { limitRunCgroup(order, cgroup, RunLimits.beforeSpawn(
             job.limits, controllers: cgroups?.controllers ?? [], extraTasks: joins ? RunLimits.ownThreads() : 0)) }
         let joined = joins && joinRunCgroup(cgroup)
+        noteSpawn(runID: order.runID)
         if let error = process.spawn(loop: loop, argv: argv, environment: env,
                                      workingDirectory: job.workingDirectory) {
+            forksBeforeSpawn[order.runID] = nil
             if joined { cgroups?.leave() }
             if let cgroup { removeCgroup(cgroup) }
             return .failed("\(job.argv.first ?? "?"): \(error)")
@@ -99,7 +101,10 @@ extension RefreshScheduler: RuntimeHost {
     /// Drops a run's process once its leader has exited and its results channel is closed.
     func forgetIfDone(_ runID: Int64) {
         if let process = processes[runID], process.hasExited, !process.resultsOpen { processes[runID] = nil }
-        if let worker = workers[runID], worker.hasExited, !worker.resultsOpen { workers[runID] = nil }
+        if let worker = workers[runID], worker.hasExited, !worker.resultsOpen {
+            workers[runID] = nil
+            forksBeforeSpawn[runID] = nil  // a worker's run has no sweep to take it
+        }
     }
 
     package func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
@@ -158,7 +163,9 @@ extension RefreshScheduler: RuntimeHost {
         // A worker that hits its memory limit aborts: one line of stderr, not a backtrace.
         variables["SWIFT_BACKTRACE"] = "enable=no"
         let environment = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        noteSpawn(runID: order.runID)
         if let error = process.spawn(loop: loop, argv: argv, environment: environment, workingDirectory: nil) {
+            forksBeforeSpawn[order.runID] = nil
             runtime.runEnded(order.runID, exit: .spawnFailed("\(executable): \(error)"))
             return
         }

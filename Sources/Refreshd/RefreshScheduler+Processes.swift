@@ -54,7 +54,7 @@ extension RefreshScheduler {
         let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
         uv_signal_init(loop, handle)
         handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        // A second SIGCHLD watcher beside libuv's own: libuv waits only for the pids it spawned.
+        // A SIGCHLD watcher beside each command's own: those wait only for their own pid.
         uv_signal_start(handle, { handle, _ in
             guard let data = handle?.pointee.data else { return }
             Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().reapOrphans()
@@ -64,10 +64,10 @@ extension RefreshScheduler {
         logger.info("process tracking: \(processTracking.summary)")
     }
 
-    /// Waits for dead orphans of runs (SIGCHLD, loop thread), never for a command libuv waits for.
+    /// Waits for dead orphans of runs (SIGCHLD, loop thread), never for a command (its `CommandProcess` waits for it).
     ///
     /// Cheap in the common case: it peeks at the next dead child (`waitid` with `WNOWAIT`) and
-    /// waits for it only if it is not refreshd's own. When the one it sees is a command, libuv
+    /// waits for it only if it is not refreshd's own. When the one it sees is a command, its watcher
     /// waits for it in this same turn: it looks again on the next turn, and if a command still
     /// hides the others then, reads /proc for them.
     func reapOrphans(again: Bool = false) {
@@ -189,6 +189,7 @@ extension RefreshScheduler {
         guard let cgroups, bornInCgroup.remove(run.runID) != nil, let cgroup = runCgroups.removeValue(forKey: run.runID) else {
             return nil
         }
+        forksBeforeSpawn[run.runID] = nil
         var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
         killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
@@ -215,8 +216,15 @@ extension RefreshScheduler {
         // Decided now, on the loop: which runs are in flight (a run launched while the worker
         // reads /proc has a newer id, so it counts as in flight too).
         let orphans = subreaping ? OrphanRule(inFlight: Set(processes.keys), newestRun: newestRunID) : nil
+        // The leaders whose processes the pass must see: this run's and those in flight (a run
+        // launched later has a newer pid), with the fork counter read before each was spawned.
+        let own = forksBeforeSpawn.removeValue(forKey: run.runID)
+        let inFlight = (Array(processes.keys) + Array(workers.keys)).filter { $0 != run.runID }
+        let leaders = [run.processGroup ?? 0] + processes.values.map(\.pid) + workers.values.map(\.pid)
+        let readings = [own] + inFlight.map { forksBeforeSpawn[$0] }
+        let reading = readings.contains { $0 == nil } ? nil : readings.compactMap { $0 }.min()
         let item = QueuedSweep(run: run, quietGroups: quietGroups, killed: killed, cgroup: cgroup,
-                               orphans: orphans, done: done)
+                               orphans: orphans, leaders: leaders, forksBefore: reading, done: done)
         let schedule = sweeps.withLock { (queue: inout SweepQueue) -> Bool in
             queue.items.append(item)
             defer { queue.scheduled = true }
@@ -226,27 +234,59 @@ extension RefreshScheduler {
         sweeper.async { [weak self] in self?.sweepQueued(instance: instance) }
     }
 
-    /// One pass over /proc for every run queued (worker thread), then each run's `done` on the loop.
+    /// Notes, before a command's spawn, the fork counter the latest sweep read (`SweepWindow`).
+    func noteSpawn(runID: Int64) {
+        forksBeforeSpawn[runID] = sweeps.withLock { $0.forks }
+    }
+
+    /// One pass over /proc for every run queued (worker thread), then each run's `done` on the
+    /// loop. It reads only the processes started since the oldest leader of the runs ending and
+    /// in flight (`SweepWindow`), unless the last pass found something (then every process, until
+    /// a pass finds nothing: what it killed may leave orphans older than the runs now in flight).
     func sweepQueued(instance: String) {
-        let batch = sweeps.withLock { (queue: inout SweepQueue) -> [QueuedSweep] in
-            defer { queue = SweepQueue() }
-            return queue.items
+        let (batch, fullPass) = sweeps.withLock { (queue: inout SweepQueue) -> ([QueuedSweep], Bool) in
+            defer { queue.items = []; queue.scheduled = false }
+            return (queue.items, queue.fullNext)
         }
         guard !batch.isEmpty else { return }
         var killed = Dictionary(batch.map { ($0.run.runID, $0.killed) }, uniquingKeysWith: { $0.union($1) })
         let quietGroups = batch.reduce(into: Set<Int32>()) { $0.formUnion($1.quietGroups) }
-        for (run, pids) in OrphanReaper.reap(batch.map(\.run), instance: instance, quietGroups: quietGroups) {
+        // One listing of /proc for the runs' leftovers and the orphans (it was one each).
+        let leaders = batch.flatMap(\.leaders)
+        let before = batch.contains { $0.forksBefore == nil } ? nil : batch.compactMap(\.forksBefore).min()
+        let counters = OrphanReaper.forkCounters()
+        var window: SweepWindow?
+        if !fullPass, let counters, let before {
+            window = SweepWindow.since(leaders: leaders, last: counters.lastPID, pidMax: OrphanReaper.pidMax,
+                                       forksSince: counters.forks - before)
+        }
+        let listing = window.map { OrphanReaper.processes(in: $0) } ?? OrphanReaper.allProcesses()
+        var signalled: Set<Int32> = []
+        for (run, pids) in OrphanReaper.reap(batch.map(\.run), instance: instance, quietGroups: quietGroups,
+                                             in: listing, signalled: &signalled) {
             killed[run.runID, default: []].formUnion(pids)
         }
         var unattributed: [Int32] = []
+        var survivors = 0
         let rules = batch.compactMap(\.orphans)
         if !rules.isEmpty {
             let ending = Set(batch.map(\.run.runID))
             let rule = OrphanRule(inFlight: rules.reduce(into: Set<Int64>()) { $0.formUnion($1.inFlight) }.subtracting(ending),
                                   newestRun: rules.map(\.newestRun).max() ?? 0)
-            for (runID, pid) in rule.kill(ending: ending, instance: instance, unattributed: &unattributed) {
-                killed[runID, default: []].insert(pid)
-            }
+            // What the reap just killed, and the groups killed at their leaders' exits, may not be
+            // dead yet in the listing: not counted again.
+            let leftAlone = listing.filter { signalled.contains($0.pid) || quietGroups.contains($0.stat.processGroup) }.map(\.pid)
+            let ruled = rule.kill(ending: ending, instance: instance, in: listing, skipping: Set(leftAlone),
+                                  unattributed: &unattributed, survivors: &survivors)
+            for (runID, pid) in ruled { killed[runID, default: []].insert(pid) }
+            survivors += ruled.count
+        }
+        // Anything killed or left alive: the next pass reads every process.
+        let found = !signalled.isEmpty || !unattributed.isEmpty || survivors > 0
+        sweeps.withLock { queue in
+            queue.fullNext = found
+            if let counters { queue.forks = counters.forks }
+            queue.lastPass = SweepPass(read: listing.count, window: window, found: found)
         }
         let results = killed.mapValues { $0.sorted() }, others = unattributed
         performOnLoop { [weak self] in
@@ -343,12 +383,19 @@ struct OrphanRule: Sendable {
 
     /// Kills the orphans whose run has ended; returns those of the `ending` runs, and puts the
     /// others (an earlier run's, or none named) in `unattributed`.
-    func kill(ending: Set<Int64>, instance: String, unattributed: inout [Int32]) -> [(runID: Int64, pid: Int32)] {
+    func kill(ending: Set<Int64>, instance: String, in listing: [(pid: Int32, stat: OrphanReaper.ProcessStat)],
+              skipping: Set<Int32>, unattributed: inout [Int32], survivors: inout Int) -> [(runID: Int64, pid: Int32)] {
         var killed: [(runID: Int64, pid: Int32)] = []
-        for (pid, runID) in OrphanReaper.orphanChildren(instance: instance) {
+        for (pid, runID) in OrphanReaper.orphanChildren(instance: instance, in: listing) where !skipping.contains(pid) {
             if let runID, inFlight.contains(runID) || runID > newestRun { continue }
-            if runID == nil, !inFlight.isEmpty { continue }
-            guard Glibc.kill(pid, SIGKILL) == 0 else { continue }
+            if runID == nil, !inFlight.isEmpty {
+                survivors += 1  // no run named: it lives while runs are in flight
+                continue
+            }
+            // Checked again under the spawn's lock: a command being spawned is a child not
+            // yet known as refreshd's own, with refreshd's environment until its exec.
+            let sent = OrphanReaper.ownChildren.withLock { own in !own.contains(pid) && Glibc.kill(pid, SIGKILL) == 0 }
+            guard sent else { continue }
             if let runID, ending.contains(runID) { killed.append((runID, pid)) } else { unattributed.append(pid) }
         }
         return killed
@@ -362,11 +409,29 @@ struct QueuedSweep: Sendable {
     var killed: Set<Int32>
     var cgroup: String?
     var orphans: OrphanRule?
+    /// The pids of this run's leader and of the leaders in flight when it ended.
+    var leaders: [Int32]
+    /// The lowest fork counter read before their spawns (nil: one is unknown).
+    var forksBefore: Int64?
     var done: @Sendable ([Int32]) -> Void
 }
 
-/// The runs waiting for a sweep, and whether one is queued on the worker.
+/// The runs waiting for a sweep, whether one is queued on the worker, and what the passes
+/// carry from one to the next.
 struct SweepQueue {
     var items: [QueuedSweep] = []
     var scheduled = false
+    /// The last pass found something: the next reads every process.
+    var fullNext = false
+    /// The fork counter at the last pass (`SweepWindow`); nil before the first.
+    var forks: Int64?
+    var lastPass: SweepPass?
+}
+
+/// What a sweep pass read: the processes whose stat it read, the window (`SweepWindow`; nil:
+/// every process), and whether it found anything to kill or left an orphan alive.
+struct SweepPass: Equatable {
+    var read: Int
+    var window: SweepWindow?
+    var found: Bool
 }

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// The scheduling rules live in `SchedulerCore` (deterministic, no I/O); this class is the
 /// imperative shell around it. It holds exactly one armed `uv_timer_t`, for the core's earliest
-/// deadline, spawns command jobs with `uv_spawn`, and commits every state change to SQLite before
+/// deadline, spawns command jobs with `posix_spawn` (`CommandProcess`), and commits every state change to SQLite before
 /// acting on it. Public methods are safe from any thread; the loop runs on the thread that calls
 /// `run()`, and handlers are called there.
 ///
@@ -133,6 +133,9 @@ public final class RefreshScheduler: @unchecked Sendable {
     var bornInCgroup: Set<Int64> = []
     /// Processes killed in a run's cgroup when its leader exited, reported with its sweep.
     var killedAtExit: [Int64: Set<Int32>] = [:]
+    /// The fork counter read by the latest sweep before each command run's spawn, until its
+    /// sweep (`SweepWindow`).
+    var forksBeforeSpawn: [Int64: Int64] = [:]
     /// What each swept run used (read from its cgroup at its sweep), until the runtime takes it.
     var usages: [Int64: RunUsage] = [:]
     /// The process group of each run whose leader has exited (already sent SIGKILL), until its sweep.

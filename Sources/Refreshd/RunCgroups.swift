@@ -19,9 +19,9 @@ import Glibc
 /// that is not delegated, e.g. root in a container) the run cgroups only group: no controller.
 ///
 /// A run's cgroup is `<subtree>/refreshd-<instance>-run-<run id>`. The command is born in it:
-/// refreshd moves itself into the run's cgroup for the `uv_spawn` and back home right after
+/// refreshd moves itself into the run's cgroup for the spawn and back home right after
 /// (a process forks into its parent's cgroup). Moving the command in after the spawn would race
-/// its first forks: `uv_spawn` returns after the exec, and on a loaded machine a shell has
+/// its first forks: the spawn returns after the exec, and on a loaded machine a shell has
 /// started its background children by then. Where refreshd cannot move itself, or shares its
 /// process (a library in a process whose other threads fork: their children would be born in
 /// the run's cgroup), the command is moved after the spawn and the sweep catches early forks.

@@ -3,7 +3,7 @@
 /// What the runtime needs from the world: one wake-up timer, clocks, processes, conditions.
 ///
 /// Two hosts implement it. The libuv host (`RefreshScheduler` in the `Refreshd` module) does it
-/// for real: a `uv_timer_t`, `uv_spawn` in a new session, signals to process groups, netlink.
+/// for real: a `uv_timer_t`, `posix_spawn` in a new session, signals to process groups, netlink.
 /// `SimulatedHost` does it in virtual time with modelled processes. Every rule that a user can
 /// observe lives in the runtime and the machines, never in a host, so the simulator tests the
 /// program that runs in production.

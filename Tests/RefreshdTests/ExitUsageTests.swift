@@ -4,7 +4,7 @@ import Testing
 @_spi(Benchmarks) import RefreshdCore
 
 /// A run's CPU time and peak memory without a cgroup (issue 35, item 3's fallback): read from
-/// the command's zombie just before libuv waits for it (`ExitUsage`), kept with the run.
+/// `wait4` when the command is waited for (`CommandProcess`), kept with the run.
 @Suite(.serialized) struct ExitUsageTests {
     /// About 200 ms of CPU (a fixed amount of work) and a 30 MB string held by the shell itself.
     static let script = "x=$(head -c 30000000 /dev/zero | tr '\\0' a); i=0; while [ $i -lt 130000 ]; do i=$((i+1)); done"

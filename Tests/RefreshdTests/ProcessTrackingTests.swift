@@ -160,7 +160,7 @@ import Testing
     }
 
     /// As a subreaper refreshd reaps dead orphans, never a child it spawned itself: not one in
-    /// its own session, not a registered one (libuv's commands, waited for by pid). The three
+    /// its own session, not a registered one (its commands, waited for by pid). The three
     /// dead children are real; a planted /proc tree says which is which, so the sweep cannot
     /// touch another test's children.
     @Test func reapsOrphansButNotItsOwnChildren() throws {
@@ -190,6 +190,43 @@ import Testing
         #expect(waitpid(pids[0], &status, 0) == pids[0])
         #expect(waitpid(pids[1], &status, 0) == pids[1])
         #expect(waitpid(pids[2], &status, WNOHANG) == -1 && errno == ECHILD)
+    }
+
+    /// The run's-end sweep reads the pids allocated since the oldest leader (issue 35): the
+    /// window runs from it to the last pid allocated, across the wrap at pid_max; there is none
+    /// (every process is read) when a leader or the fork counter is unknown, or when as many
+    /// processes may have been created since as could bring the pids round to the leader again.
+    @Test func theSweepWindowRunsFromTheOldestLeaderToTheLastPID() {
+        let window = SweepWindow.since(leaders: [500, 420, 700], last: 900, pidMax: 32768, forksSince: 40)
+        #expect(window == SweepWindow(first: 420, last: 900))
+        #expect(window?.contains(420) == true && window?.contains(900) == true && window?.contains(650) == true)
+        #expect(window?.contains(419) == false && window?.contains(901) == false && window?.contains(30000) == false)
+        #expect(window?.pids(atMost: 1000, pidMax: 32768)?.count == 481)
+        #expect(window?.pids(atMost: 480, pidMax: 32768) == nil)
+        // Across the wrap: 32700 was allocated before 310 (the oldest is the farthest behind the last).
+        let wrapped = SweepWindow.since(leaders: [310, 32700], last: 400, pidMax: 32768, forksSince: 600)
+        #expect(wrapped == SweepWindow(first: 32700, last: 400))
+        #expect(wrapped?.contains(32767) == true && wrapped?.contains(1) == true && wrapped?.contains(400) == true)
+        #expect(wrapped?.contains(401) == false && wrapped?.contains(32699) == false)
+        #expect(wrapped?.pids(atMost: 1000, pidMax: 32768) == Array(32700...32767) + Array(0...400))
+        // Nothing known, or too many forks since: no window.
+        #expect(SweepWindow.since(leaders: [500], last: 900, pidMax: 32768, forksSince: nil) == nil)
+        #expect(SweepWindow.since(leaders: [], last: 900, pidMax: 32768, forksSince: 1) == nil)
+        #expect(SweepWindow.since(leaders: [500, 0], last: 900, pidMax: 32768, forksSince: 1) == nil)
+        #expect(SweepWindow.since(leaders: [500], last: 900, pidMax: 32768, forksSince: 32768 - SweepWindow.margin) == nil)
+        #expect(SweepWindow.since(leaders: [500], last: 900, pidMax: 32768, forksSince: 32767 - SweepWindow.margin) != nil)
+    }
+
+    /// The counters the window needs, read as the kernel writes them.
+    @Test func forkCountersAreReadFromProc() throws {
+        let root = try tree(["sys/kernel/ns_last_pid": "4242\n",
+                             "stat": "cpu  1 2 3\nintr 5 6 7\nctxt 99\nbtime 1\nprocesses 123456\nprocs_running 2\n"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let counters = OrphanReaper.forkCounters(procDirectory: root)
+        #expect(counters?.lastPID == 4242 && counters?.forks == 123456)
+        #expect(OrphanReaper.forkCounters(procDirectory: root + "/none") == nil)
+        let real = try #require(OrphanReaper.forkCounters())
+        #expect(real.lastPID > 0 && real.forks > 0)
     }
 
     /// No cgroup v2 line (a cgroup v1 only system): no run cgroups, and the reason says so.
