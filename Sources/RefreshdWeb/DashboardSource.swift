@@ -114,6 +114,14 @@ final class DashboardSource: @unchecked Sendable {
         }
     }
 
+    /// The live facts with the pending requests of `identifiers` (instances: their requests
+    /// are left out of the shared ones unless failing or paused), gathered for this request.
+    func live(also identifiers: [String]) async throws -> Live {
+        guard !identifiers.isEmpty, parts.node == nil else { return try await live() }
+        let control = parts.control, runtime = runtime
+        return try await onLoop { Live.gather(runtime, control, also: identifiers) }
+    }
+
     /// The jobs in force, without the other live facts (whose snapshot holds every pending
     /// request) and without a hop to the loop (the runtime keeps them under its lock): one
     /// machine's runtime's, a node's own list.
@@ -167,7 +175,13 @@ final class DashboardSource: @unchecked Sendable {
 /// The live facts of one moment, taken on the loop thread.
 struct Live: Sendable {
     var now: Instant
+    /// The core's state, without the pending requests of templates' instances that are neither
+    /// failing nor paused (`RefreshRuntime.snapshot(quietInstances:also:)`): at a million
+    /// instances, copying and sorting theirs took the loop seconds a gather. The store counts
+    /// them (`InstanceCounts`).
     var snapshot: SchedulerSnapshot
+    /// Every pending request, counted.
+    var pendingCount: Int
     var timelines: TimelineSnapshot
     var activities: ActivitySnapshot
     var jobs: [String: JobSpec]
@@ -190,14 +204,15 @@ struct Live: Sendable {
         let jobs = node.jobs()
         var definitions = TaskDefinitions()
         for spec in jobs where spec.template == nil { definitions[spec.identifier] = spec.definition }
-        return Live(now: now, snapshot: snapshot, timelines: saved.timelineSnapshot(at: now), activities: saved.activitySnapshot(at: now),
+        return Live(now: now, snapshot: snapshot, pendingCount: snapshot.pending.count, timelines: saved.timelineSnapshot(at: now), activities: saved.activitySnapshot(at: now),
                     jobs: Dictionary(jobs.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first }),
                     violations: [], definitions: definitions, maxConcurrentRuns: node.maxConcurrentRuns, recent: [],
                     heldNotifications: try reader.heldNotifications(), notificationCounts: NotificationCounts())
     }
 
-    static func gather(_ runtime: RefreshRuntime, _ control: ControlServer) -> Live {
-        Live(now: runtime.now, snapshot: runtime.snapshot(), timelines: runtime.timelineSnapshot(),
+    static func gather(_ runtime: RefreshRuntime, _ control: ControlServer, also: [String] = []) -> Live {
+        let (snapshot, pendingCount) = runtime.snapshot(quietInstances: false, also: also)
+        return Live(now: runtime.now, snapshot: snapshot, pendingCount: pendingCount, timelines: runtime.timelineSnapshot(),
              activities: runtime.activitySnapshot(), jobs: runtime.jobsInForce,
              violations: runtime.checkInvariants(), definitions: runtime.definitions,
              maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns,
