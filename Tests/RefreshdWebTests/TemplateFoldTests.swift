@@ -57,6 +57,8 @@ import Testing
         // Every pending request counted, though the live facts hold only bob's and carol's.
         let health = Self.json(port, "/healthz")
         #expect(health["pending"] as? Int == 43, "\(health)")
+        let metrics = HTTP.body(HTTP.request(port, "/metrics").text)
+        #expect(metrics.contains("\nrefreshd_pending_requests 43.0\n"), "\(metrics)")
 
         // An instance's page: its own pending request (asked for), its filled command.
         let alice = Self.json(port, "/api/jobs/web.feed%5Balice%5D")
