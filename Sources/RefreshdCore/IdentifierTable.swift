@@ -58,6 +58,9 @@ package struct IdentifierTable: Sendable {
     /// The slot of a name, if it has one.
     package subscript(name: String) -> Int32? { slot(of: name) }
 
+    /// Whether a slot holds a template's instance (`TEMPLATE[KEY]`, interned as one).
+    package func isInstance(_ slot: Int32) -> Bool { !prefixBySlot.isEmpty && prefixBySlot[Int(slot)] >= 0 }
+
     /// The key of an instance slot (nil for a plain name).
     func key(at slot: Int32) -> String? {
         guard !prefixBySlot.isEmpty, prefixBySlot[Int(slot)] >= 0 else { return nil }

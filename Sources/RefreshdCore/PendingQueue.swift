@@ -273,9 +273,9 @@ struct PendingQueue {
         if missing > 0 { changeLog!.liveInHeap += repeatElement(0, count: missing) }
     }
 
-    /// All live requests in due order.
-    func sorted() -> [PendingRequest] {
-        records.indices.compactMap { records[$0] == nil ? nil : request(at: Int32($0)) }.sorted {
+    /// All live requests in due order (those of the slots `keep` holds for).
+    func sorted(keeping keep: (Int32) -> Bool = { _ in true }) -> [PendingRequest] {
+        records.indices.compactMap { records[$0] == nil || !keep(Int32($0)) ? nil : request(at: Int32($0)) }.sorted {
             $0.earliest != $1.earliest ? $0.earliest < $1.earliest : $0.sequence < $1.sequence
         }
     }

@@ -3,10 +3,26 @@ extension SchedulerCore {
     ///
     /// Cost is linear in pending requests, heap entries and runs; meant for simulators, tests and
     /// status, not the hot path.
-    package func snapshot() -> SchedulerSnapshot {
+    package func snapshot() -> SchedulerSnapshot { snapshot(quietInstances: true) }
+
+    /// The snapshot, without the pending requests of templates' instances that are neither
+    /// failing nor paused unless `quietInstances` (and except those of `also`): what the
+    /// dashboard gathers on the loop, where a million instances' requests, copied and sorted,
+    /// took seconds; their counts are the store's (`InstanceCounts`). Linear in the requests
+    /// kept, plus one test a slot.
+    package func snapshot(quietInstances: Bool, also: [String] = []) -> SchedulerSnapshot {
+        let ids = queue.identifiers
+        var kept = Set<Int32>()
+        if !quietInstances {
+            for id in Array(failureStreaks.storage.keys) + Array(paused.keys) + also {
+                if let slot = ids.slot(of: id) { kept.insert(slot) }
+            }
+        }
+        let keep: (Int32) -> Bool = quietInstances || ids.holdsNoInstanceNames
+            ? { _ in true } : { !ids.isInstance($0) || kept.contains($0) }
         var heapPlace: [Int32: PendingQueue.Entry] = [:]
-        for entry in queue.liveHeapEntries where heapPlace[entry.slot] == nil { heapPlace[entry.slot] = entry }
-        let pending = queue.sorted().map { p -> SchedulerSnapshot.Pending in
+        for entry in queue.liveHeapEntries where heapPlace[entry.slot] == nil && keep(entry.slot) { heapPlace[entry.slot] = entry }
+        let pending = queue.sorted(keeping: keep).map { p -> SchedulerSnapshot.Pending in
             let slot = queue.slots[p.identifier]
             var place: SchedulerSnapshot.Pending.Place?
             var entry: PendingQueue.Entry?

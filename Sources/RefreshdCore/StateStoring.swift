@@ -60,6 +60,11 @@
     /// A page of `search`'s results among this store's runs, newest start first
     /// (`RunPosition.precedes`), without their kept output, with the counts that place it.
     func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?, limit: Int) throws -> SearchPage<RunRecord>
+    /// `template`'s instances in this store counted by state (`InstanceCounts`), on indexes where
+    /// the store has them; `paused` is every instance when the template's pause is saved here.
+    func instanceCounts(of template: String) throws -> InstanceCounts
+    /// The state of each of `identifiers` (an identifier with none is left out).
+    func states(of identifiers: [String]) throws -> [String: IdentifierState]
     /// Releases the store; further calls may fail.
     func close()
 }
@@ -85,6 +90,41 @@ extension StateStoring {
             counts[id]!.sorted { $0.key.rawValue < $1.key.rawValue }
                 .map { (identifier: String(decoding: id, as: UTF8.self), outcome: $0.key, count: $0.value) }
         }
+    }
+
+    /// For a store without indexes (in memory): counted from the whole state, by the rule the
+    /// SQL of the others says (`InstanceCounts`).
+    @_spi(Benchmarks) public func instanceCounts(of template: String) throws -> InstanceCounts {
+        let search = InstanceSearch(template: template)
+        func instances(_ identifiers: [String]) -> Int { Set(identifiers.compactMap(search.instanceKey(ofIdentifier:))).count }
+        let state = try restoredState()
+        let count = try instanceCount(of: template)
+        let pauses = try records(table: SchedulerCore.pausedTable).map(\.key)
+        return InstanceCounts(count: count, pending: instances(try pendingRequests().map(\.identifier)),
+                              running: instances(state.unfinishedRuns.map(\.identifier)),
+                              failing: instances(try failureStreaks().filter { $0.value > 0 }.map(\.key)),
+                              paused: pauses.contains { $0.utf8.elementsEqual(template.utf8) } ? count
+                                  : pauses.count { search.key(ofIdentifier: $0) != nil })
+    }
+
+    /// For a store without indexes (in memory): read from the whole state.
+    @_spi(Benchmarks) public func states(of identifiers: [String]) throws -> [String: IdentifierState] {
+        let wanted = Set(identifiers)
+        let state = try restoredState()
+        let streaks = try failureStreaks()
+        let paused = Set(try records(table: SchedulerCore.pausedTable).map(\.key))
+        var states: [String: IdentifierState] = [:]
+        for p in try pendingRequests() where wanted.contains(p.identifier) { states[p.identifier, default: .init()].pending = p.earliest }
+        for run in state.unfinishedRuns where wanted.contains(run.identifier) { states[run.identifier, default: .init()].running = run.runID }
+        for id in wanted {
+            if let streak = streaks[id], streak > 0 { states[id, default: .init()].failureStreak = streak }
+            if paused.contains(id) { states[id, default: .init()].paused = true }
+            if var last = try recentRuns(of: id, limit: 1).first {
+                last.output = .none
+                states[id, default: .init()].lastRun = last
+            }
+        }
+        return states
     }
 
     /// For a store without an index of instances: counted from the whole state.

@@ -5,6 +5,18 @@
 // bytea: compared, sliced and searched as bytes.
 
 extension PostgresShardStore {
+    /// `template`'s instances counted by state: each state's search's total, counted on its
+    /// index (a timeline template's providers are not folded in here yet, as SQLite's are).
+    func instanceCounts(of template: String) throws -> InstanceCounts {
+        func total(_ state: SearchState) throws -> Int {
+            try searchInstances(InstanceSearch(template: template, state: state), cursor: nil, limit: 0).total
+        }
+        let count = try instanceCount(of: template)
+        let templatePaused = try records(table: SchedulerCore.pausedTable).contains { $0.key.utf8.elementsEqual(template.utf8) }
+        return InstanceCounts(count: count, pending: try total(.pending), running: try total(.running), failing: try total(.failing),
+                              paused: templatePaused ? count : try total(.paused))
+    }
+
     func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?, limit: Int) throws -> SearchPage<InstanceRecord> {
         let context = "searching shard \(shard)'s instances of \(search.template)"
         let (position, forward, inclusive): (String?, Bool, Bool) = switch cursor {

@@ -223,6 +223,13 @@ import Logging
     /// The core's state, for observers and tests.
     @_spi(Benchmarks) public func snapshot() -> SchedulerSnapshot { lock.withLock { machines.scheduler.snapshot() } }
 
+    /// The core's state without the pending requests of instances neither failing nor paused,
+    /// except `also`'s (`SchedulerCore.snapshot(quietInstances:also:)`): the dashboard's, which
+    /// has the store count them; and how many requests are pending in all.
+    package func snapshot(quietInstances: Bool, also: [String] = []) -> (snapshot: SchedulerSnapshot, pendingCount: Int) {
+        lock.withLock { (machines.scheduler.snapshot(quietInstances: quietInstances, also: also), machines.scheduler.pendingCount) }
+    }
+
     /// The core's invariants, checked now (empty when all hold).
     package func checkInvariants() -> [InvariantViolation] { lock.withLock { machines.checkSchedulerInvariants() } }
     /// `checkInvariants()` at the cost of what changed since the last call (the simulator's

@@ -174,6 +174,65 @@ extension StateStore {
         return SearchPage(items: forward ? rows : rows.reversed(), total: total, beforeCursor: before, forward: forward)
     }
 
+    /// `template`'s instances counted by state (issue 33, item 6), each on the index its search
+    /// walks (`searchInstances`): the instances' own rows (ending in `]`) counted, and a timeline
+    /// template's providers' rows (`T[K]#family`) counted by instance. No row is read into memory;
+    /// at 1,000,000 instances the pending requests' count is the one that costs (one pass of
+    /// their primary key's range).
+    @_spi(Benchmarks) public func instanceCounts(of template: String) throws(StoreError) -> InstanceCounts {
+        let context = "counting the instances of \(template) by state"
+        let range = InstanceSearch(template: template)
+        let bounds: [SQLValue] = [.text(range.lowerBound), .text(range.upperBound)]
+        // Own rows, plus the instances of provider rows (`substr` up to the `]` of `]#`) that
+        // have no row of their own (looked up by key, for provider rows only).
+        func counted(_ rows: String) throws(StoreError) -> Int {
+            let instance = "substr(p.ord, 1, instr(p.ord, ']#'))"
+            return try count("""
+                SELECT count(*) FILTER (WHERE p.ord GLOB '*]')
+                + count(DISTINCT CASE WHEN p.ord GLOB '*]#*' AND NOT EXISTS (SELECT 1 FROM (\(rows)) AS o WHERE o.ord = \(instance))
+                                 THEN \(instance) END)
+                FROM (\(rows)) AS p
+                """, bounds, context)
+        }
+        var counts = InstanceCounts(count: try instanceCount(of: template))
+        counts.pending = try counted("SELECT identifier AS ord FROM pending WHERE identifier > ?1 AND identifier < ?2")
+        counts.running = try counted("SELECT DISTINCT identifier AS ord FROM runs WHERE ended IS NULL AND identifier > ?1 AND identifier < ?2")
+        counts.failing = try counted("SELECT identifier AS ord FROM job_state WHERE failure_streak > 0 AND identifier > ?1 AND identifier < ?2")
+        let templatePaused = try count("SELECT count(*) FROM records WHERE table_name = '\(SchedulerCore.pausedTable)' AND key = ?",
+                                       [.text(template)], context)
+        counts.paused = templatePaused > 0 ? counts.count : try count("""
+            SELECT count(*) FROM records WHERE table_name = '\(SchedulerCore.pausedTable)' AND key > ?1 AND key < ?2 AND key GLOB '*]'
+            """, bounds, context)
+        return counts
+    }
+
+    /// Each of `identifiers`' state (those with none are left out), each looked up by key: its
+    /// pending request's earliest, its run without an end, its failure streak, its pause, and
+    /// its latest run (by `runs_by_identifier`, without output).
+    @_spi(Benchmarks) public func states(of identifiers: [String]) throws(StoreError) -> [String: IdentifierState] {
+        let context = "reading the state of \(identifiers.count) jobs"
+        var states: [String: IdentifierState] = [:]
+        for id in identifiers {
+            let value: [SQLValue] = [.text(id)]
+            var state = IdentifierState()
+            state.pending = try connection.query("SELECT earliest FROM pending WHERE identifier = ?", value, context: context) {
+                Instant(milliseconds: $0.int64(0))
+            }.first
+            state.failureStreak = try count("SELECT failure_streak FROM job_state WHERE identifier = ?", value, context)
+            state.paused = try count("""
+                SELECT count(*) FROM records WHERE table_name = '\(SchedulerCore.pausedTable)' AND key = ?
+                """, value, context) > 0
+            state.lastRun = try connection.query("""
+                SELECT \(Query.runColumns) FROM runs WHERE identifier = ? ORDER BY run_id DESC LIMIT 1
+                """, value, context: context, runRecord).first
+            state.running = try connection.query("""
+                SELECT run_id FROM runs WHERE identifier = ? AND ended IS NULL ORDER BY run_id DESC LIMIT 1
+                """, value, context: context) { $0.int64(0) }.first
+            if state != IdentifierState() { states[id] = state }
+        }
+        return states
+    }
+
     private func count(_ sql: String, _ values: [SQLValue], _ context: String) throws(StoreError) -> Int {
         try connection.query(sql, values, context: context) { $0.int(0) }.first ?? 0
     }

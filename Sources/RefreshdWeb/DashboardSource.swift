@@ -36,6 +36,11 @@ final class DashboardSource: @unchecked Sendable {
     private var storeReads = 0
     static let maxStoreReads = 32
     static let liveReuse: Duration = .milliseconds(200)
+    /// Guarded by `lock`: the scheduler's invariants as last checked, and when. The check reads
+    /// every pending request (about 1 s of the loop at 1,000,000 instances), so a gather
+    /// repeats it at most every `invariantsEvery`.
+    private var checked: ([InvariantViolation], ContinuousClock.Instant)?
+    static let invariantsEvery: Duration = .seconds(60)
     static let loopTimeout: Duration = .seconds(5)
 
     var runtime: RefreshRuntime { parts.scheduler.runtime }
@@ -93,13 +98,17 @@ final class DashboardSource: @unchecked Sendable {
             }
         case .gather:
             let control = parts.control, runtime = runtime
+            let previous = lock.withLock { checked }
+            let check = previous.map { ContinuousClock.now - $0.1 >= Self.invariantsEvery } ?? true
             let result: Result<Live, any Error>
             do {
                 if let node = parts.node {
                     // A node's facts are the database's: read off the loop, on the store queue.
                     result = .success(try await readState { try Live.gather(node, $0) })
                 } else {
-                    result = .success(try await onLoop { Live.gather(runtime, control) })
+                    var live = try await onLoop { Live.gather(runtime, control, checkInvariants: check) }
+                    if check { lock.withLock { checked = (live.violations, ContinuousClock.now) } } else { live.violations = previous?.0 ?? [] }
+                    result = .success(live)
                 }
             } catch {
                 result = .failure(error)
@@ -112,6 +121,16 @@ final class DashboardSource: @unchecked Sendable {
             for continuation in woken { continuation.resume(with: result) }
             return try result.get()
         }
+    }
+
+    /// The live facts with the pending requests of `identifiers` (instances: their requests
+    /// are left out of the shared ones unless failing or paused), gathered for this request.
+    func live(also identifiers: [String]) async throws -> Live {
+        guard !identifiers.isEmpty, parts.node == nil else { return try await live() }
+        let control = parts.control, runtime = runtime
+        var live = try await onLoop { Live.gather(runtime, control, also: identifiers, checkInvariants: false) }
+        live.violations = lock.withLock { checked?.0 } ?? []
+        return live
     }
 
     /// The jobs in force, without the other live facts (whose snapshot holds every pending
@@ -167,7 +186,13 @@ final class DashboardSource: @unchecked Sendable {
 /// The live facts of one moment, taken on the loop thread.
 struct Live: Sendable {
     var now: Instant
+    /// The core's state, without the pending requests of templates' instances that are neither
+    /// failing nor paused (`RefreshRuntime.snapshot(quietInstances:also:)`): at a million
+    /// instances, copying and sorting theirs took the loop seconds a gather. The store counts
+    /// them (`InstanceCounts`).
     var snapshot: SchedulerSnapshot
+    /// Every pending request, counted.
+    var pendingCount: Int
     var timelines: TimelineSnapshot
     var activities: ActivitySnapshot
     var jobs: [String: JobSpec]
@@ -190,16 +215,18 @@ struct Live: Sendable {
         let jobs = node.jobs()
         var definitions = TaskDefinitions()
         for spec in jobs where spec.template == nil { definitions[spec.identifier] = spec.definition }
-        return Live(now: now, snapshot: snapshot, timelines: saved.timelineSnapshot(at: now), activities: saved.activitySnapshot(at: now),
+        return Live(now: now, snapshot: snapshot, pendingCount: snapshot.pending.count, timelines: saved.timelineSnapshot(at: now), activities: saved.activitySnapshot(at: now),
                     jobs: Dictionary(jobs.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first }),
                     violations: [], definitions: definitions, maxConcurrentRuns: node.maxConcurrentRuns, recent: [],
                     heldNotifications: try reader.heldNotifications(), notificationCounts: NotificationCounts())
     }
 
-    static func gather(_ runtime: RefreshRuntime, _ control: ControlServer) -> Live {
-        Live(now: runtime.now, snapshot: runtime.snapshot(), timelines: runtime.timelineSnapshot(),
+    /// `checkInvariants`: false leaves `violations` empty (the caller has them from earlier).
+    static func gather(_ runtime: RefreshRuntime, _ control: ControlServer, also: [String] = [], checkInvariants: Bool = true) -> Live {
+        let (snapshot, pendingCount) = runtime.snapshot(quietInstances: false, also: also)
+        return Live(now: runtime.now, snapshot: snapshot, pendingCount: pendingCount, timelines: runtime.timelineSnapshot(),
              activities: runtime.activitySnapshot(), jobs: runtime.jobsInForce,
-             violations: runtime.checkInvariants(), definitions: runtime.definitions,
+             violations: checkInvariants ? runtime.checkInvariants() : [], definitions: runtime.definitions,
              maxConcurrentRuns: runtime.options.configuration.maxConcurrentRuns,
              recent: control.recentObservations, heldNotifications: runtime.heldNotifications,
              notificationCounts: runtime.notificationCounts)

@@ -17,7 +17,11 @@ struct OverviewData: Codable, Sendable {
     /// True when the window held more runs than the dashboard reads (`Views.maxWindowRuns`).
     var truncated: Bool
     var running: [SchedulerSnapshot.Run]
+    /// Failing jobs (a template's instances are counted on its row in `templates`).
     var failing: [FailingJob]
+    /// One row a template: its instances counted by the store (issue 33, item 6).
+    var templates: [TemplateRow]
+    /// The first pending requests (a template's instances' are counted on its row).
     var next: [SchedulerSnapshot.Pending]
     var staleWidgets: [TimelineSnapshot.Widget]
     var liveActivities: [ActivitySnapshot.Entry]
@@ -34,13 +38,22 @@ struct FailingJob: Codable, Sendable {
     var retryStreak: Int
 }
 
+/// A template on the overview: its instances counted by state, and their longest failure streak.
+struct TemplateRow: Codable, Sendable {
+    var identifier: String
+    var instances: InstanceCounts
+    var longestStreak: Int
+}
+
 struct JobRow: Codable, Sendable {
     var identifier: String
     var kind: TaskKind
     /// The kind as the job file names it: `app-refresh`, `processing`, or `timeline` (a
     /// widget's job, whose providers run as processing tasks).
     var kindName: String
-    /// For a template: its instances counted (a template itself never runs).
+    /// For a template: its instances counted by the store (a template itself never runs; its
+    /// `next`, `running` and `lastRun` are then nil: the latest of its instances' runs is
+    /// `lastRun` only if among the 500 latest runs).
     var instances: InstanceCounts?
     /// The schedule in words: "every day at 04:00 (Europe/Paris), up to 10 min later".
     var schedule: String
@@ -55,22 +68,6 @@ struct JobRow: Codable, Sendable {
     /// Conditions the job needs that do not hold now ("external power", "network").
     var unmet: [String]
     var why: WhyReport
-}
-
-/// A template's instances: how many, and how many are pending, running and failing.
-struct InstanceCounts: Codable, Sendable {
-    var count: Int
-    var pending: Int
-    var running: Int
-    /// A failure streak above zero (`SearchState.failing`).
-    var failing: Int
-
-    /// Counted from the live facts (pending, running) and `failing` (`Views.failingInstances`).
-    static func make(_ template: String, count: Int, _ live: Live, failing: Int) -> InstanceCounts {
-        let prefix = template + "["
-        return InstanceCounts(count: count, pending: live.snapshot.pending.count(where: { $0.identifier.hasPrefix(prefix) }),
-                              running: live.snapshot.runs.count(where: { $0.identifier.hasPrefix(prefix) }), failing: failing)
-    }
 }
 
 struct JobsData: Codable, Sendable {
@@ -113,15 +110,42 @@ struct JobData: Codable, Sendable {
 struct TemplateData: Codable, Sendable {
     var parameters: [String]
     var count: Int
-    /// Instances whose runs are failing (a retry streak, or the last run failed), at most 50.
+    /// Its instances counted by state (the store's, on its indexes).
+    var counts: InstanceCounts
+    /// Instances with a failure streak, the first 50 in key order (`counts.failing` in all).
     var failing: [FailingJob]
     var failingMore: Bool
     /// A page of the instances the search finds (every instance without one), in identifier
-    /// order (`?after=KEY` for the next page, `?beforeKey=KEY` for the previous).
-    var instances: [InstanceRecord]
+    /// order (`?after=KEY` for the next page, `?beforeKey=KEY` for the previous), each with its
+    /// state (a timeline template's providers' folded in).
+    var instances: [InstanceRow]
     var nextAfter: String?
     var search: SearchQuery
     var page: PageInfo
+}
+
+/// An instance in its template's list: its values, and what it is doing (its own state and,
+/// for a timeline template, its widget providers', `T[K]#family`).
+struct InstanceRow: Codable, Sendable {
+    var template: String
+    var key: String
+    var values: [String: String]
+    var next: Instant?
+    var running: Int64?
+    var retryStreak: Int
+    var paused: Bool
+    var lastRun: StatusReport.Run?
+
+    var valuesText: String { InstanceRecord(template: template, key: key, values: values).valuesText }
+
+    init(_ record: InstanceRecord, _ state: IdentifierState?) {
+        (template, key, values) = (record.template, record.key, record.values)
+        next = state?.pending
+        running = state?.running
+        retryStreak = state?.failureStreak ?? 0
+        paused = state?.paused ?? false
+        lastRun = state?.lastRun.map(StatusReport.Run.init)
+    }
 }
 
 /// `/api/simulate`: `refreshd simulate` of the jobs folder, as the Simulate page shows it.
@@ -212,20 +236,36 @@ enum Views {
         runIdentifier == job || (runIdentifier.hasPrefix(job) && runIdentifier.dropFirst(job.count).first == "#")
     }
 
-    static func overview(_ live: Live, window: [RunRecord], truncated: Bool, status: StatusReport,
-                         notifications: NotificationsData) -> OverviewData {
+    /// The template an identifier's state counts for: an instance's (`T[K]`) or one of its
+    /// providers' (`T[K]#family`); nil for a job's own.
+    static func template(of identifier: String) -> String? {
+        let own = identifier.firstIndex(of: "#").map { String(identifier[..<$0]) } ?? identifier
+        return InstanceName.split(own)?.template
+    }
+
+    /// `lastRuns`: the failing jobs' (`states(of:)`); `templates`: each template's counts.
+    static func overview(_ live: Live, window: [RunRecord], truncated: Bool, lastRuns: [String: IdentifierState],
+                         templates: [String: InstanceCounts], notifications: NotificationsData) -> OverviewData {
         var counts: [String: Int] = [:]
         for run in window { counts[run.outcome?.rawValue ?? "running", default: 0] += 1 }
-        let streaks = Dictionary(live.snapshot.failureStreaks.map { ($0.identifier, $0.count) }, uniquingKeysWith: max)
-        // Failing: a failure streak above zero (`SearchState.failing`, the core's count).
-        let failing = status.jobs.compactMap { job -> FailingJob? in
-            let streak = streaks[job.identifier] ?? 0
-            guard streak > 0 else { return nil }
-            return FailingJob(identifier: job.identifier, lastOutcome: job.lastOutcome, lastRunID: job.lastRun.runID, retryStreak: streak)
+        // Failing: a failure streak above zero (`SearchState.failing`, the core's count); an
+        // instance's on its template's row.
+        var longest: [String: Int] = [:]
+        var failing: [FailingJob] = []
+        for streak in live.snapshot.failureStreaks where streak.count > 0 {
+            if let template = template(of: streak.identifier) {
+                longest[template] = max(longest[template] ?? 0, streak.count)
+                continue
+            }
+            let last = lastRuns[streak.identifier]?.lastRun
+            failing.append(FailingJob(identifier: streak.identifier, lastOutcome: last.map { $0.outcome?.rawValue ?? "running" } ?? "none",
+                                      lastRunID: last?.runID ?? 0, retryStreak: streak.count))
         }
+        let rows = templates.sorted { $0.key < $1.key }.map { TemplateRow(identifier: $0.key, instances: $0.value, longestStreak: longest[$0.key] ?? 0) }
         return OverviewData(
             now: live.now, last24h: counts, runsLast24h: window.count, truncated: truncated,
-            running: live.snapshot.runs, failing: failing, next: Array(live.snapshot.pending.prefix(10)),
+            running: live.snapshot.runs, failing: failing, templates: rows,
+            next: Array(live.snapshot.pending.lazy.filter { template(of: $0.identifier) == nil }.prefix(10)),
             staleWidgets: live.timelines.widgets.filter { $0.staleSince != nil },
             liveActivities: live.activities.activities.filter { $0.state.isLive },
             recentRuns: window.prefix(10).map(StatusReport.Run.init), violations: live.violations,
@@ -237,11 +277,13 @@ enum Views {
     static func jobRow(_ spec: JobSpec, id: String? = nil, _ live: Live, lastRun: StatusReport.Run?, allRuns: [RunRecord],
                        counters: [DailyCounter], instances: InstanceCounts? = nil) -> JobRow {
         let id = id ?? spec.identifier
-        // A template's row tells of its instances: the first pending one, the longest streak.
-        let mine = { (other: String) in other == id || (instances != nil && other.hasPrefix(id + "[")) }
-        let pending = live.snapshot.pending.filter { mine($0.identifier) }.min { $0.earliest < $1.earliest }
-        let running = live.snapshot.runs.first { mine($0.identifier) }
-        let streak = live.snapshot.failureStreaks.filter { mine($0.identifier) }.map(\.count).max() ?? 0
+        // A template's row tells of its instances by their counts (`instances`, the store's) and
+        // their longest streak; the live facts hold only its failing and paused instances'
+        // requests, so its own row has no next request or run.
+        let pending = instances != nil ? nil : live.snapshot.pending.first { $0.identifier == id }
+        let running = instances != nil ? nil : live.snapshot.runs.first { $0.identifier == id }
+        let streak = live.snapshot.failureStreaks.filter { instances != nil ? template(of: $0.identifier) == id : $0.identifier == id }
+            .map(\.count).max() ?? 0
         var unmet: [String] = []
         if spec.definition.requiresExternalPower, !live.snapshot.conditions.externalPower { unmet.append("external power") }
         if spec.definition.requiresNetworkConnectivity, !live.snapshot.conditions.network { unmet.append("network") }
@@ -276,22 +318,6 @@ enum Views {
         facts.addSubject(jobs: Array(live.jobs.values), timelines: live.timelines, activities: live.activities, runs: allRuns)
         facts.paused = WhyFacts.pause(of: id, among: core.paused ?? [])
         return WhyExplainer.explain(facts)
-    }
-
-    /// A template's instances that are failing: a failure streak above zero (`SearchState.failing`).
-    static func failingInstances(of template: String, _ live: Live, status: StatusReport) -> [FailingJob] {
-        let prefix = template + "["
-        var streaks: [String: Int] = [:]
-        for streak in live.snapshot.failureStreaks where streak.identifier.hasPrefix(prefix) { streaks[streak.identifier] = streak.count }
-        var rows: [FailingJob] = []
-        var seen = Set<String>()
-        for job in status.jobs where job.identifier.hasPrefix(prefix) {
-            let streak = streaks[job.identifier] ?? 0
-            guard streak > 0 else { continue }
-            seen.insert(job.identifier)
-            rows.append(FailingJob(identifier: job.identifier, lastOutcome: job.lastOutcome, lastRunID: job.lastRun.runID, retryStreak: streak))
-        }
-        return rows.sorted { ($0.retryStreak, $0.lastRunID) > ($1.retryStreak, $1.lastRunID) }
     }
 
     static func runRow(_ record: RunRecord) -> RunRow {

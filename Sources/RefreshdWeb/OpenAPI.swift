@@ -954,6 +954,45 @@ enum OpenAPI {
      "ok"
     ]
    },
+   "InstanceCounts": {
+    "description": "A template's instances counted by state, by the store on its indexes (a timeline template's providers' state is their instance's).",
+    "type": "object",
+    "properties": {
+     "count": {"type": "integer", "minimum": 0},
+     "pending": {"type": "integer", "minimum": 0},
+     "running": {"type": "integer", "minimum": 0},
+     "failing": {"type": "integer", "minimum": 0},
+     "paused": {"type": "integer", "minimum": 0}
+    },
+    "required": ["count", "pending", "running", "failing", "paused"],
+    "additionalProperties": false
+   },
+   "TemplateRow": {
+    "type": "object",
+    "properties": {
+     "identifier": {"type": "string"},
+     "instances": {"$ref": "#/components/schemas/InstanceCounts"},
+     "longestStreak": {"type": "integer", "minimum": 0}
+    },
+    "required": ["identifier", "instances", "longestStreak"],
+    "additionalProperties": false
+   },
+   "InstanceRow": {
+    "description": "An instance in its template's list, with its state (and its widget providers').",
+    "type": "object",
+    "properties": {
+     "template": {"type": "string"},
+     "key": {"type": "string"},
+     "values": {"type": "object", "additionalProperties": {"type": "string"}},
+     "next": {"$ref": "#/components/schemas/Instant"},
+     "running": {"type": "integer"},
+     "retryStreak": {"type": "integer", "minimum": 0},
+     "paused": {"type": "boolean"},
+     "lastRun": {"$ref": "#/components/schemas/Run"}
+    },
+    "required": ["template", "key", "values", "retryStreak", "paused"],
+    "additionalProperties": false
+   },
    "InstanceRecord": {
     "type": "object",
     "properties": {
@@ -1478,16 +1517,8 @@ enum OpenAPI {
       ]
      },
      "instances": {
-      "description": "A template's instances, counted (a template itself never runs).",
-      "type": "object",
-      "properties": {
-       "count": {"type": "integer", "minimum": 0},
-       "pending": {"type": "integer", "minimum": 0},
-       "running": {"type": "integer", "minimum": 0},
-       "failing": {"type": "integer", "minimum": 0}
-      },
-      "required": ["count", "pending", "running", "failing"],
-      "additionalProperties": false
+      "description": "A template's instances, counted by the store (a template itself never runs).",
+      "$ref": "#/components/schemas/InstanceCounts"
      },
      "schedule": {
       "type": "string"
@@ -1725,6 +1756,12 @@ enum OpenAPI {
        "$ref": "#/components/schemas/FailingJob"
       }
      },
+     "templates": {
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/TemplateRow"
+      }
+     },
      "next": {
       "type": "array",
       "items": {
@@ -1768,6 +1805,7 @@ enum OpenAPI {
      "truncated",
      "running",
      "failing",
+     "templates",
      "next",
      "staleWidgets",
      "liveActivities",
@@ -1915,6 +1953,7 @@ enum OpenAPI {
       "type": "integer",
       "minimum": 0
      },
+     "counts": {"$ref": "#/components/schemas/InstanceCounts"},
      "failing": {
       "type": "array",
       "items": {
@@ -1928,7 +1967,7 @@ enum OpenAPI {
      "instances": {
       "type": "array",
       "items": {
-       "$ref": "#/components/schemas/InstanceRecord"
+       "$ref": "#/components/schemas/InstanceRow"
       },
       "maxItems": 50
      },
@@ -1941,6 +1980,7 @@ enum OpenAPI {
     "required": [
      "parameters",
      "count",
+     "counts",
      "failing",
      "failingMore",
      "instances",

@@ -81,16 +81,19 @@ enum Pages {
                 HTML("<tr class=\"running-run\" data-run=\"\(r.runID)\"><td>run \(r.runID)</td><td>\(jobLink(r.identifier))</td><td>\(when(r.started, now: d.now))</td><td>\(when(r.deadline, now: d.now))</td><td>\(r.attempt)</td></tr>")
             })</table></div>
             """)
-        // A template's failing instances are one row (its page lists them).
-        var folded: [String: [FailingJob]] = [:]
-        for f in d.failing { if let split = InstanceName.split(f.identifier) { folded[split.template, default: []].append(f) } }
-        let templateRows = folded.sorted { $0.key < $1.key }.map { template, rows in
-            HTML("<tr class=\"failing-template\"><td>\(jobLink(template))<br><span class=\"muted\">template</span></td><td><a href=\"/jobs/\(HTML.segment(template))#instances\">\(rows.count) instance\(rows.count == 1 ? "" : "s") failing</a></td><td>up to \(rows.map(\.retryStreak).max() ?? 0)</td></tr>")
+        // A template's failing instances are one row (its page lists them), counted by the store.
+        let templateRows = d.templates.filter { $0.instances.failing > 0 }.map { t in
+            HTML("<tr class=\"failing-template\"><td>\(jobLink(t.identifier))<br><span class=\"muted\">template</span></td><td><a href=\"/jobs/\(HTML.segment(t.identifier))?state=failing#instances\">\(PageInfo.grouped(t.instances.failing)) instance\(t.instances.failing == 1 ? "" : "s") failing</a></td><td>up to \(t.longestStreak)</td></tr>")
         }
-        let failing = d.failing.isEmpty ? "<p class=\"muted\">No job is failing.</p>" : HTML("""
-            <div class="table"><table><tr><th>job</th><th>last outcome</th><th>retry streak</th></tr>\(templateRows)\(d.failing.filter { InstanceName.split($0.identifier) == nil }.map { f in
+        let failing = d.failing.isEmpty && templateRows.isEmpty ? "<p class=\"muted\">No job is failing.</p>" : HTML("""
+            <div class="table"><table><tr><th>job</th><th>last outcome</th><th>retry streak</th></tr>\(templateRows)\(d.failing.map { f in
                 HTML("<tr><td>\(jobLink(f.identifier))</td><td><a href=\"/jobs/\(HTML.segment(String(f.identifier.split(separator: "#", maxSplits: 1).first ?? "")))#run-\(f.lastRunID)\">\(outcome(f.lastOutcome))</a></td><td>\(f.retryStreak)</td></tr>")
             })</table></div>
+            """)
+        let templates = d.templates.isEmpty ? "" : HTML("""
+            <section class="wide"><h2>Templates</h2><div class="table"><table class="templates"><tr><th>template</th><th>instances</th><th>pending</th><th>running</th><th>failing</th><th>paused</th></tr>\(d.templates.map { t in
+                HTML("<tr class=\"template\"><td>\(jobLink(t.identifier))</td>\(countCells(t.identifier, t.instances))</tr>")
+            })</table></div></section>
             """)
         let next = d.next.isEmpty ? "<p class=\"muted\">Nothing is pending.</p>" : HTML("""
             <div class="table"><table><tr><th>job</th><th>due</th><th>where it waits</th></tr>\(d.next.map { p in
@@ -120,6 +123,7 @@ enum Pages {
             <p><img class="picture" src="/overview.svg?minute=\(d.now.milliseconds / 60_000)" alt="The last 24 hours of runs: one lane per job or template, each half hour coloured by its worst outcome, with its number of runs"></p></section>
             <div class="grid">
             <section><h2>Running now</h2>\(running)</section>
+            \(templates)
             <section><h2>Failing jobs</h2>\(failing)<p><a href="/failures">Failures: retrying, exhausted, expired, notifications →</a></p></section>
             <section><h2>What runs next</h2>\(next)</section>
             <section><h2>Recent runs</h2>\(recent)</section>
@@ -139,11 +143,11 @@ enum Pages {
             // A template: its instances, counted.
             let paused: HTML = j.paused.map { HTML("<span class=\"outcome paused\">paused</span> <span class=\"muted\">since \(when($0.since, now: now))</span><br>") } ?? ""
             let next: HTML = c.pending == 0 ? HTML("\(paused)<span class=\"muted\">none pending</span>")
-                : HTML("\(paused)\(c.pending) pending, the first \(when(j.next, now: now))")
+                : HTML("\(paused)\(PageInfo.grouped(c.pending)) pending\(c.paused > 0 && j.paused == nil ? " · \(PageInfo.grouped(c.paused)) paused" : "")")
             let last: HTML = j.lastRun.map { r in HTML("\(runLink(r)) \(jobLink(r.identifier)) \(outcome(r.outcome)) \(when(r.ended ?? r.started, now: now))") }
                 ?? "<span class=\"muted\">no instance ran</span>"
-            let failing: HTML = c.failing == 0 ? "0 failing" : HTML("<span class=\"outcome failure\">\(c.failing) failing</span>\(j.retryStreak > 0 ? HTML("<br><span class=\"muted\">longest streak \(j.retryStreak)</span>") : "")")
-            return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">template · \(c.count) instance\(c.count == 1 ? "" : "s") · \(c.running) running</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(failing)</td><td>—</td><td class=\"why\">\(j.why.paragraph)</td>"
+            let failing: HTML = c.failing == 0 ? "0 failing" : HTML("<span class=\"outcome failure\">\(PageInfo.grouped(c.failing)) failing</span>\(j.retryStreak > 0 ? HTML("<br><span class=\"muted\">longest streak \(j.retryStreak)</span>") : "")")
+            return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">template · \(PageInfo.grouped(c.count)) instance\(c.count == 1 ? "" : "s") · \(PageInfo.grouped(c.running)) running</span></td><td>\(j.schedule)</td><td>\(next)</td><td>\(last)</td><td>\(failing)</td><td>—</td><td class=\"why\">\(j.why.paragraph)</td>"
         }
         let paused: HTML = j.paused.map { HTML("<span class=\"outcome paused\">paused</span> <span class=\"muted\">since \(when($0.since, now: now))</span><br>") } ?? ""
         let next: HTML = j.running != nil ? "<span class=\"outcome running\">running now</span>"
@@ -250,6 +254,16 @@ enum Pages {
         return "\(counts)<h3>Waiting (\(n.held.count))</h3>\(held)\(gone)"
     }
 
+    /// A template's counts as table cells, each a link to its instances (in that state).
+    static func countCells(_ template: String, _ c: InstanceCounts) -> HTML {
+        let path = "/jobs/" + HTML.segment(template)
+        func cell(_ n: Int, _ state: String) -> HTML {
+            let text: HTML = n > 0 && state == "failing" ? HTML("<span class=\"outcome failure\">\(PageInfo.grouped(n))</span>") : HTML(escaping: PageInfo.grouped(n))
+            return HTML("<td class=\"n \(state)\"><a href=\"\(path)?state=\(state)#instances\">\(text)</a></td>")
+        }
+        return HTML("<td class=\"n count\"><a href=\"\(path)#instances\">\(PageInfo.grouped(c.count))</a></td>\(cell(c.pending, "pending"))\(cell(c.running, "running"))\(cell(c.failing, "failing"))\(cell(c.paused, "paused"))")
+    }
+
     /// A template's instances, folded: the count, the failing ones, a page of the list, and the
     /// add and remove actions (token).
     static func template(_ d: JobData) -> HTML {
@@ -264,9 +278,15 @@ enum Pages {
             })</table></div>\(t.failingMore ? HTML("<p class=\"muted\">(the first 50: <a href=\"/jobs/\(HTML.segment(id))?state=failing#instances\">every failing instance</a>)</p>") : "")
             """)
         let rows = t.instances.isEmpty ? "<p class=\"muted\">No instance matches.</p>" : HTML("""
-            <div class="table"><table class="instances"><tr><th>instance</th><th>values</th><th></th></tr>\(t.instances.map { i in
+            <div class="table"><table class="instances"><tr><th>instance</th><th>values</th><th>next</th><th>last run</th><th>retry streak</th><th></th></tr>\(t.instances.map { i in
                 let name = InstanceName.identifier(template: i.template, key: i.key)
-                return HTML("<tr class=\"instance\"><td>\(jobLink(name))</td><td><code>\(i.valuesText)</code></td><td>\(actionForm(base + "/" + HTML.segment(i.key) + "/remove", "Remove", enabled: d.actionsEnabled))</td></tr>")
+                let paused: HTML = i.paused ? "<span class=\"outcome paused\">paused</span> " : ""
+                let next: HTML = i.running.map { HTML("<span class=\"outcome running\">running</span> (run \($0))") }
+                    ?? i.next.map { HTML("\(paused)\(when($0, now: d.now))") } ?? HTML("\(paused)<span class=\"muted\">none pending</span>")
+                let last: HTML = i.lastRun.map { r in HTML("\(runLink(r)) \(outcome(r.outcome)) \(when(r.ended ?? r.started, now: d.now))") }
+                    ?? "<span class=\"muted\">never ran</span>"
+                let streak: HTML = i.retryStreak > 0 ? HTML("<span class=\"outcome failure\">\(i.retryStreak)</span>") : "0"
+                return HTML("<tr class=\"instance\(i.retryStreak > 0 ? " failing" : "")\"><td>\(jobLink(name))</td><td><code>\(i.valuesText)</code></td><td>\(next)</td><td>\(last)</td><td>\(streak)</td><td>\(actionForm(base + "/" + HTML.segment(i.key) + "/remove", "Remove", enabled: d.actionsEnabled))</td></tr>")
             })</table></div>
             """)
         let path = "/jobs/" + HTML.segment(id)
@@ -278,7 +298,8 @@ enum Pages {
             <form class="action" method="post" action="\(base)"><label>key <input name="key" size="14" required pattern="[A-Za-z0-9._@\\-]{1,128}"></label>\(fields) <button type="submit"\(d.actionsEnabled ? "" : " disabled")>Add instance</button></form>
             """
         return """
-            <section id="instances"><h2>Instances: \(t.count) <span class="muted">(parameters: \(t.parameters.joined(separator: ", ")))</span></h2>
+            <section id="instances"><h2>Instances: \(PageInfo.grouped(t.count)) <span class="muted">(parameters: \(t.parameters.joined(separator: ", ")))</span></h2>
+            <div class="table"><table class="templates"><tr><th>instances</th><th>pending</th><th>running</th><th>failing</th><th>paused</th></tr><tr class="template">\(countCells(id, t.counts))</tr></table></div>
             <div class="grid"><div><h3>Failing</h3>\(failing)</div><div><h3>Add</h3>\(add)<p class="muted">or <code>refreshd ctl instance add \(id) KEY</code></p></div></div>
             <h3>The list</h3>\(search)\(pages)\(rows)</section>
             """

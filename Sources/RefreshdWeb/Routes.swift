@@ -127,11 +127,14 @@ struct Routes: Sendable {
     func overview() async throws -> OverviewData {
         let live = try await source.live()
         let since = live.now - .seconds(86_400)
-        let (window, truncated, status) = try await source.readState { state in
+        let failing = live.snapshot.failureStreaks.map(\.identifier).filter { Views.template(of: $0) == nil }
+        let templates = live.jobs.values.filter { $0.template != nil }.map(\.identifier)
+        let (window, truncated, lastRuns, counts) = try await source.readState { state in
             let window = try state.runs(since: since, limit: Views.maxWindowRuns)
-            return (window.runs, window.truncated, try state.status(runs: 0, days: 1))
+            return (window.runs, window.truncated, try state.states(of: failing),
+                    Dictionary(uniqueKeysWithValues: try templates.map { ($0, try state.instanceCounts(of: $0)) }))
         }
-        return Views.overview(live, window: window, truncated: truncated, status: status,
+        return Views.overview(live, window: window, truncated: truncated, lastRuns: lastRuns, templates: counts,
                               notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
                                                                     notices: source.notices))
     }
@@ -155,18 +158,17 @@ struct Routes: Sendable {
         let cursor: SearchCursor<String>? = try request.flatMap { try Self.cursor($0) { $0 } }
         let live = try await source.live()
         // Templates' instances counted by the store when the page is asked for, not with every
-        // gather of the live facts.
-        let templates = live.jobs.values.filter { $0.template != nil }.map(\.identifier)
-        let (status, allRuns, counters, sizes) = try await source.readState { state in
-            (try state.status(runs: 0, days: 1), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
-             Dictionary(uniqueKeysWithValues: try templates.map { ($0, try state.instanceCount(of: $0)) }))
+        // gather of the live facts; a job's last run (a timeline job's: its providers') by key.
+        let specs = live.jobs.values.sorted { $0.identifier < $1.identifier }
+        let templates = specs.filter { $0.template != nil }.map(\.identifier)
+        let own = specs.filter { $0.template == nil }.flatMap { Self.runIdentifiers(of: $0) }
+        let (states, allRuns, counters, counts) = try await source.readState { state in
+            (try state.states(of: own), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
+             Dictionary(uniqueKeysWithValues: try templates.map { ($0, try state.instanceCounts(of: $0)) }))
         }
-        let rows = live.jobs.values.sorted { $0.identifier < $1.identifier }.map { spec in
-            let counts = sizes[spec.identifier].map {
-                InstanceCounts.make(spec.identifier, count: $0, live, failing: Views.failingInstances(of: spec.identifier, live, status: status).count)
-            }
-            return Views.jobRow(spec, live, lastRun: Self.lastRun(of: spec.identifier, status, instances: counts != nil), allRuns: allRuns,
-                                counters: counters, instances: counts)
+        let rows = specs.map { spec in
+            Views.jobRow(spec, live, lastRun: Self.lastRun(of: spec, states: states, recent: allRuns), allRuns: allRuns,
+                         counters: counters, instances: counts[spec.identifier])
         }
         let page = Views.searchJobs(rows, query, cursor: cursor, limit: Views.jobsPageSize)
         return JobsData(now: live.now, jobs: page.items, search: query, page: PageInfo(page) { $0.identifier })
@@ -175,22 +177,29 @@ struct Routes: Sendable {
     /// A job's page; a template's has a page of its instances, `?q=` (part of a key) and
     /// `?state=` searched by the stores, `?after=` / `?beforeKey=` a key.
     func job(_ id: String, before: Int64?, request: Request? = nil) async throws -> JobData {
-        let live = try await source.live()
-        // An instance (`TEMPLATE[KEY]`) has its template's spec.
+        // An instance (`TEMPLATE[KEY]`) has its template's spec; the live facts hold its pending
+        // requests (its own, its providers') only when asked for.
         var instanceOf: String?
         var instance: InstanceRecord?
-        if live.jobs[id] == nil, let split = InstanceName.split(id), live.jobs[split.template]?.template != nil {
+        let jobs = source.jobs()
+        if jobs[id] == nil, let split = InstanceName.split(id), jobs[split.template]?.template != nil {
             instance = try await source.readState { try $0.instance(id) }
             if instance != nil { instanceOf = split.template }
         }
+        let live = try await source.live(also: instanceOf.flatMap { jobs[$0] }.map { spec in
+            [id] + (spec.widget?.families ?? []).map { WidgetSpec.providerIdentifier(job: id, family: $0) }
+        } ?? [])
         guard let spec = live.jobs[id] ?? instanceOf.flatMap({ live.jobs[$0] }) else {
             throw WebError.notFound("no loaded job is called “\(id)”; see /jobs for the jobs in force")
         }
         let isTemplate = spec.template != nil && instanceOf == nil
-        let (status, allRuns, counters, page, count) = try await source.readState { state in
-            (try state.status(runs: 0, days: 1), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
-             try state.runs(of: id, before: before, pageSize: Views.pageSize, belongs: { Views.belongs($0, to: id) }),
-             isTemplate ? try state.instanceCount(of: id) : 0)
+        // The job's own identifiers (a timeline job's providers too; an instance's of its
+        // template's families), whose last run and state are read by key.
+        let families = spec.widget?.families ?? []
+        let own = isTemplate ? [] : [id] + families.map { WidgetSpec.providerIdentifier(job: id, family: $0) }
+        let (states, allRuns, counters, page) = try await source.readState { state in
+            (try state.states(of: own), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
+             try state.runs(of: id, before: before, pageSize: Views.pageSize, belongs: { Views.belongs($0, to: id) }))
         }
         var template: TemplateData?
         var counts: InstanceCounts?
@@ -200,15 +209,36 @@ struct Routes: Sendable {
                 try Self.cursor(request, beforeName: "beforeKey") { InstanceName.isValidKey($0) ? $0 : nil }
             }
             let search = InstanceSearch(template: id, text: query.q, state: query.state)
-            let found = try await source.readState { try $0.searchInstances(search, cursor: cursor, limit: Views.instancesPageSize) }
-            let failing = Views.failingInstances(of: id, live, status: status)
-            counts = InstanceCounts.make(id, count: count, live, failing: failing.count)
+            // Counted, the failing ones (first) and a page of the list, each instance with its
+            // state: every part on the stores' indexes, none of every instance or request.
+            let (found, all, failing, rowStates) = try await source.readState { state in
+                let found = try state.searchInstances(search, cursor: cursor, limit: Views.instancesPageSize)
+                let failing = try state.searchInstances(InstanceSearch(template: id, state: .failing), cursor: nil, limit: Views.failingShown)
+                let rowStates = try state.instanceStates(template: id, keys: found.items.map(\.key) + failing.items.map(\.key),
+                                                         families: families)
+                return (found, try state.instanceCounts(of: id), failing.items, rowStates)
+            }
+            counts = all
+            let templatePaused = all.count > 0 && all.paused == all.count
+            let failingRows = failing.map { i -> FailingJob in
+                let s = rowStates[i.key]
+                return FailingJob(identifier: InstanceName.identifier(template: id, key: i.key),
+                                  lastOutcome: s?.lastRun.map { $0.outcome?.rawValue ?? "running" } ?? "none",
+                                  lastRunID: s?.lastRun?.runID ?? 0, retryStreak: s?.failureStreak ?? 0)
+            }
             let page = PageInfo(found) { $0.key }
-            template = TemplateData(parameters: parameters, count: count,
-                                    failing: Array(failing.prefix(50)), failingMore: failing.count > 50,
-                                    instances: found.items, nextAfter: page.next, search: query, page: page)
+            template = TemplateData(parameters: parameters, count: all.count, counts: all,
+                                    failing: failingRows, failingMore: all.failing > failingRows.count,
+                                    instances: found.items.map { record in
+                                        var row = InstanceRow(record, rowStates[record.key])
+                                        row.paused = row.paused || templatePaused
+                                        return row
+                                    },
+                                    nextAfter: page.next, search: query, page: page)
         }
-        let row = Views.jobRow(spec, id: id, live, lastRun: Self.lastRun(of: id, status, instances: counts != nil), allRuns: allRuns,
+        let lastRun = isTemplate ? Self.lastRun(ofInstancesOf: id, recent: allRuns)
+            : IdentifierState.folded(own.compactMap { states[$0] }).lastRun.map(StatusReport.Run.init)
+        let row = Views.jobRow(spec, id: id, live, lastRun: lastRun, allRuns: allRuns,
                                counters: counters, instances: counts)
         // An instance's page shows what its runs execute: the template's command filled with
         // its values.
@@ -312,7 +342,7 @@ struct Routes: Sendable {
         do {
             let live = try await source.live()
             let ok = !live.snapshot.isStopping
-            let body = "{\"ok\":\(ok),\"now\":\"\(live.now.iso8601)\",\"pending\":\(live.snapshot.pending.count),\"running\":\(live.snapshot.runs.count)}\n"
+            let body = "{\"ok\":\(ok),\"now\":\"\(live.now.iso8601)\",\"pending\":\(live.pendingCount),\"running\":\(live.snapshot.runs.count)}\n"
             return Self.response(ok ? .ok : .serviceUnavailable, "application/json", body)
         } catch {
             return Self.response(.serviceUnavailable, "application/json", "{\"ok\":false}\n")
@@ -456,11 +486,21 @@ struct Routes: Sendable {
 
     // MARK: Helpers
 
-    /// A job's latest run: its own, or for a timeline job its providers' latest.
-    /// `instances`: a template's, its instances' latest.
-    static func lastRun(of id: String, _ status: StatusReport, instances: Bool = false) -> StatusReport.Run? {
-        status.jobs.filter { Views.belongs($0.identifier, to: id) || (instances && $0.identifier.hasPrefix(id + "[")) }
-            .map(\.lastRun).max { $0.runID < $1.runID }
+    /// The identifiers a job's runs have: its own, and a timeline job's providers'.
+    static func runIdentifiers(of spec: JobSpec) -> [String] {
+        [spec.identifier] + (spec.widget?.families ?? []).map { WidgetSpec.providerIdentifier(job: spec.identifier, family: $0) }
+    }
+
+    /// A job's latest run (a timeline job's: its providers' latest) from `states`; a template's,
+    /// its instances' latest among the `recent` runs.
+    static func lastRun(of spec: JobSpec, states: [String: IdentifierState], recent: [RunRecord]) -> StatusReport.Run? {
+        if spec.template != nil { return lastRun(ofInstancesOf: spec.identifier, recent: recent) }
+        return IdentifierState.folded(runIdentifiers(of: spec).compactMap { states[$0] }).lastRun.map(StatusReport.Run.init)
+    }
+
+    /// The latest run of a template's instances among `recent` (newest first).
+    static func lastRun(ofInstancesOf template: String, recent: [RunRecord]) -> StatusReport.Run? {
+        recent.first { Views.template(of: $0.identifier) == template }.map(StatusReport.Run.init)
     }
 
     static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {

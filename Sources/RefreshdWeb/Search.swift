@@ -77,6 +77,8 @@ extension Views {
     /// Results a page of the jobs list holds, and of a template's instances.
     static let jobsPageSize = 100
     static let instancesPageSize = 50
+    /// The failing instances a template's page lists before its list (`?state=failing` pages them all).
+    static let failingShown = 50
     static let runsPageSize = 50
 
     /// Whether a job's row is in `state`: its facts as the row shows them, a template's for

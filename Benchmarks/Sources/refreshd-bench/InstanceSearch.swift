@@ -8,7 +8,9 @@ import Refreshd
 /// --fill yes` makes it; this adds failure streaks to 1% of them, pauses 0.1% and starts a run
 /// of 100, then opens the file read-only as the dashboard does and times each search (a page of
 /// 50 with its position and total: the store's `searchInstances`, which `StateReader` calls on
-/// one machine), `repeats` times after one warm-up: the median and the slowest, in ms.
+/// one machine), `repeats` times after one warm-up: the median and the slowest, in ms; and what a
+/// template's page reads (issue 33, item 6: its counts by state, the first page, the failing
+/// ones and their states).
 func instanceSearch(count n: Int, state: String, runs: Int, repeats: Int = 7) throws {
     let writer = try StateStore.open(directory: state)
     var changes: [StateChange] = []
@@ -91,6 +93,28 @@ func instanceSearch(count n: Int, state: String, runs: Int, repeats: Int = 7) th
         out.add(name + "_total", t.total)
         worst = max(worst, t.median)
     }
+    // Issue 33, item 6: what a template's page reads from the store (one machine's): its
+    // instances counted by state, the first page, its first 50 failing instances, and the
+    // state of each of them by key. `template_counts`: the counts alone.
+    let counts = try time { () throws -> Int in
+        _ = try store.instanceCounts(of: "bench.feed")
+        return 0
+    }
+    out.add("template_counts_median_ms", counts.median)
+    out.add("template_counts_max_ms", counts.max)
+    out.add("template_counts_cpu_median_ms", counts.cpu)
+    let templatePage = try time { () throws -> Int in
+        _ = try store.instanceCounts(of: "bench.feed")
+        let page = try store.searchInstances(InstanceSearch(template: "bench.feed"), cursor: nil, limit: 50)
+        let failing = try store.searchInstances(InstanceSearch(template: "bench.feed", state: .failing), cursor: nil, limit: 50)
+        // The states of 100 instances by key, as many as the page and the failing list show
+        // (every hundredth key is failing).
+        let ids = (0..<50).map { "bench.feed[u\($0)]" } + (0..<50).map { "bench.feed[u\($0 * 100)]" }
+        return page.total + failing.total + (try store.states(of: ids)).count
+    }
+    out.add("template_page_median_ms", templatePage.median)
+    out.add("template_page_max_ms", templatePage.max)
+    out.add("template_page_cpu_median_ms", templatePage.cpu)
     // Runs (issue 33: by job, outcome and time), newest start first, a page of 50.
     let middleStart = runStart + .milliseconds(Int64(runs / 2) * 1000)
     let middle = RunPosition(started: middleStart, runID: firstRun + Int64(runs / 2))

@@ -60,7 +60,11 @@ final class DaemonControl: @unchecked Sendable {
 
     /// The gauges read from the machines' snapshots: requests, runs, widgets, activities.
     static func recordAll(_ runtime: RefreshRuntime, into metrics: MetricsExporter) {
-        metrics.record(runtime.snapshot())
+        // Without the requests of instances neither failing nor paused: the metrics count them
+        // (a million, copied and sorted after every batch of observations, held the loop for
+        // seconds a launch).
+        let (snapshot, pendingCount) = runtime.snapshot(quietInstances: false)
+        metrics.record(snapshot, pendingCount: pendingCount)
         metrics.record(runtime.timelineSnapshot())
         metrics.record(runtime.activitySnapshot())
     }

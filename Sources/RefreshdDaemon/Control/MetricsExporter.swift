@@ -130,8 +130,9 @@ final class MetricsExporter: @unchecked Sendable {
         return overflow ? Int64.max : ns
     }
 
-    func record(_ snapshot: SchedulerSnapshot) {
-        pending.record(snapshot.pending.count)
+    /// `pendingCount`: every pending request (the snapshot may leave quiet instances' out).
+    func record(_ snapshot: SchedulerSnapshot, pendingCount: Int? = nil) {
+        pending.record(pendingCount ?? snapshot.pending.count)
         inFlight.record(snapshot.runs.count)
         recordFailingInstances(snapshot.failureStreaks)
         recordPaused(snapshot.paused ?? [])

@@ -256,6 +256,40 @@ package struct StateReader {
         return page
     }
 
+    /// `template`'s instances counted by state in every store (`InstanceCounts`, each store's
+    /// on its indexes). A paused template (its pause may be saved in another store than an
+    /// instance's) pauses every instance.
+    package func instanceCounts(of template: String) throws -> InstanceCounts {
+        var counts = try stores.reduce(InstanceCounts()) { $0 + (try $1.instanceCounts(of: template)) }
+        if try stores.contains(where: { try $0.records(table: SchedulerCore.pausedTable).contains { $0.key.utf8.elementsEqual(template.utf8) } }) {
+            counts.paused = counts.count
+        }
+        return counts
+    }
+
+    /// The state of each of `identifiers`, each read from the store that holds it.
+    package func states(of identifiers: [String]) throws -> [String: IdentifierState] {
+        guard stores.count > 1 else { return try stores[0].states(of: identifiers) }
+        var all: [String: IdentifierState] = [:]
+        for (_, group) in Dictionary(grouping: identifiers, by: { ObjectIdentifier(store(of: $0)) }) {
+            all.merge(try store(of: group[0]).states(of: group), uniquingKeysWith: { a, _ in a })
+        }
+        return all
+    }
+
+    /// Each of a template's instances (`keys`) as a list row shows it: its state with its
+    /// providers' (`TEMPLATE[KEY]#family` for each of `families`, a timeline template's) folded
+    /// in, so an instance whose widget's provider fails is failing.
+    package func instanceStates(template: String, keys: [String], families: [String]) throws -> [String: IdentifierState] {
+        var parts: [String: [String]] = [:]
+        for key in keys {
+            let id = InstanceName.identifier(template: template, key: key)
+            parts[key] = [id] + families.map { WidgetSpec.providerIdentifier(job: id, family: $0) }
+        }
+        let states = try self.states(of: parts.values.flatMap { $0 })
+        return parts.mapValues { ids in IdentifierState.folded(ids.compactMap { states[$0] }) }
+    }
+
     /// How many instances `template` has, in every store.
     package func instanceCount(of template: String) throws -> Int {
         try stores.reduce(0) { $0 + (try $1.instanceCount(of: template)) }

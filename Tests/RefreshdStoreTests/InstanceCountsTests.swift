@@ -1,0 +1,97 @@
+import Testing
+@_spi(Benchmarks) @testable import RefreshdCore
+@_spi(Benchmarks) @testable import RefreshdRuntime
+@_spi(Benchmarks) @testable import RefreshdStore
+import RefreshdTestSupport
+
+/// Templates folded (issue 33, item 6): a template's instances counted by state by the store,
+/// the same on SQLite (on its indexes) and in memory, through a reader of one store or several;
+/// a provider's (`T[K]#family`) state is its instance's, counted once; a list row's state read
+/// by key.
+@Suite struct InstanceCountsTests {
+    /// The search fixture, and: a provider request of an instance that has its own (`feed[m]`,
+    /// counted once), a provider's failure streak (`feed[user2]#small`: `user2` is failing), and
+    /// a template that is not paused with one instance paused.
+    static var changes: [StateChange] {
+        var changes = SearchFixture.changes
+        changes.append(.savePending(PendingRequest(identifier: "feed[m]#small", namespace: "ns", kind: .processing,
+                                                   earliest: SearchFixture.start + .seconds(60), submitted: SearchFixture.start, sequence: 90)))
+        changes.append(.failureStreak(identifier: "feed[user2]#small", count: 2))
+        for key in ["o1", "o2"] { changes.append(.saveInstance(InstanceRecord(template: "other", key: key, values: [:]))) }
+        changes.append(.putRecord(MachineRecord(table: SchedulerCore.pausedTable, key: "other[o1]", value: "{\"since\":0}")))
+        changes.append(.putRecord(MachineRecord(table: SchedulerCore.pausedTable, key: "other[o1]#small", value: "{\"since\":0}")))
+        return changes
+    }
+
+    static let expected: [String: InstanceCounts] = [
+        // Pending: user1, user10, A., z@x, m (and its provider), user3's provider. Running: user10,
+        // A, m's provider. Failing: user10, A, b_c, m, user2's provider. The template is paused.
+        "feed": InstanceCounts(count: 13, pending: 6, running: 3, failing: 5, paused: 13),
+        "quiet": InstanceCounts(count: 3, pending: 1, running: 0, failing: 0, paused: 3),
+        // A provider's pause is not an instance's.
+        "other": InstanceCounts(count: 2, pending: 0, running: 0, failing: 0, paused: 1),
+        "none": InstanceCounts(),
+    ]
+
+    @Test func sqliteAndMemoryCountTheSame() throws {
+        try withStore { sqlite, _ in
+            let memory = InMemoryStore()
+            try sqlite.apply(Self.changes)
+            try memory.apply(Self.changes)
+            for (template, counts) in Self.expected {
+                #expect(try sqlite.instanceCounts(of: template) == counts, "SQLite \(template)")
+                #expect(try memory.instanceCounts(of: template) == counts, "in memory \(template)")
+                #expect(try StateReader(stores: [sqlite], jobs: []).instanceCounts(of: template) == counts, "reader \(template)")
+            }
+        }
+    }
+
+    /// Each identifier's rows in one store of two, as a cluster's shards hold them: the counts
+    /// add up, and the template's pause (saved in one store) pauses every instance.
+    @Test func aReaderOfSeveralStoresAddsThemUp() throws {
+        let left = InMemoryStore(), right = InMemoryStore()
+        for change in Self.changes {
+            let id: String = switch change {
+            case let .saveInstance(r): InstanceName.identifier(template: r.template, key: r.key)
+            case let .savePending(p): p.identifier
+            case let .failureStreak(id, _, _): id
+            case let .putRecord(r): r.key
+            case let .runStarted(r): r.identifier
+            case let .runEnded(_, id, _, _, _, _, _, _, _): id
+            default: ""
+            }
+            // An instance and its providers in the same store, as `ShardMap` places them.
+            let instance = id.split(separator: "#").first.map(String.init) ?? id
+            try (instance.utf8.count % 2 == 0 ? left : right).apply([change])
+        }
+        let reader = StateReader(stores: [left, right], jobs: [])
+        for (template, counts) in Self.expected {
+            #expect(try reader.instanceCounts(of: template) == counts, "\(template)")
+        }
+    }
+
+    /// A list row's state, by key: the same on both stores, and an instance's with its
+    /// providers' folded in.
+    @Test func statesByKey() throws {
+        try withStore { sqlite, _ in
+            let memory = InMemoryStore()
+            try sqlite.apply(Self.changes)
+            try memory.apply(Self.changes)
+            let ids = ["feed[user10]", "feed[m]", "feed[m]#small", "feed[user2]", "feed[user2]#small", "feed[Z]", "feedx", "never.seen"]
+            let states = try sqlite.states(of: ids)
+            #expect(states == (try memory.states(of: ids)))
+            #expect(states["never.seen"] == nil)
+            // user10: pending, a run without an end (7), streak 2, its latest run 25.
+            let user10 = try #require(states["feed[user10]"])
+            #expect(user10.pending == SearchFixture.start + .seconds(1) && user10.running == 7 && user10.failureStreak == 2
+                    && user10.lastRun?.runID == 25 && !user10.paused)
+            #expect(states["feed[Z]"] == IdentifierState(paused: true))
+            let reader = StateReader(stores: [sqlite], jobs: [])
+            let rows = try reader.instanceStates(template: "feed", keys: ["m", "user2", "A"], families: ["small"])
+            // m: its own request (4 s) before its provider's (60 s); its provider's run 28 in flight.
+            #expect(rows["m"]?.pending == SearchFixture.start + .seconds(4) && rows["m"]?.running == 28 && rows["m"]?.failureStreak == 4)
+            #expect(rows["user2"]?.failureStreak == 2 && rows["user2"]?.paused == true)
+            #expect(rows["A"]?.running == 21 && rows["A"]?.failureStreak == 1)
+        }
+    }
+}
