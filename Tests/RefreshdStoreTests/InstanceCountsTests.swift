@@ -51,15 +51,7 @@ import RefreshdTestSupport
     @Test func aReaderOfSeveralStoresAddsThemUp() throws {
         let left = InMemoryStore(), right = InMemoryStore()
         for change in Self.changes {
-            let id: String = switch change {
-            case let .saveInstance(r): InstanceName.identifier(template: r.template, key: r.key)
-            case let .savePending(p): p.identifier
-            case let .failureStreak(id, _, _): id
-            case let .putRecord(r): r.key
-            case let .runStarted(r): r.identifier
-            case let .runEnded(_, id, _, _, _, _, _, _, _): id
-            default: ""
-            }
+            let id = SearchFixture.identifier(of: change)
             // An instance and its providers in the same store, as `ShardMap` places them.
             let instance = id.split(separator: "#").first.map(String.init) ?? id
             try (instance.utf8.count % 2 == 0 ? left : right).apply([change])

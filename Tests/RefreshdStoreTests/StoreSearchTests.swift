@@ -87,19 +87,8 @@ import RefreshdTestSupport
         let whole = InMemoryStore(), left = InMemoryStore(), right = InMemoryStore()
         try whole.apply(SearchFixture.changes)
         // Each identifier's rows in one store, as a shard holds them.
-        func identifier(of change: StateChange) -> String {
-            switch change {
-            case let .saveInstance(r): InstanceName.identifier(template: r.template, key: r.key)
-            case let .savePending(p): p.identifier
-            case let .failureStreak(id, _, _): id
-            case let .putRecord(r): r.key
-            case let .runStarted(r): r.identifier
-            case let .runEnded(_, id, _, _, _, _, _, _, _): id
-            default: ""
-            }
-        }
         for change in SearchFixture.changes {
-            try (identifier(of: change).utf8.count % 2 == 0 ? left : right).apply([change])
+            try (SearchFixture.identifier(of: change).utf8.count % 2 == 0 ? left : right).apply([change])
         }
         let one = StateReader(stores: [whole], jobs: [])
         let two = StateReader(stores: [left, right], jobs: [])

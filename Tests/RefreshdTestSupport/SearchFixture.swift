@@ -6,6 +6,20 @@
 /// instance), a plain job next to the template (`feed`, `feedx`), a paused template, and runs of
 /// every outcome over two hours. The same changes go into every store of a parity test.
 package enum SearchFixture {
+    /// The identifier whose rows `change` writes (an instance's, a request's, a run's...): how
+    /// a test splits one store's changes into shards, each identifier's rows in one.
+    package static func identifier(of change: StateChange) -> String {
+        switch change {
+        case let .saveInstance(r): InstanceName.identifier(template: r.template, key: r.key)
+        case let .savePending(p): p.identifier
+        case let .failureStreak(id, _, _): id
+        case let .putRecord(r): r.key
+        case let .runStarted(r): r.identifier
+        case let .runEnded(_, id, _, _, _, _, _, _, _): id
+        default: ""
+        }
+    }
+
     package static let template = "feed"
     package static let keys = ["user1", "user10", "user2", "A", "A.", "a-b", "b_c", "z@x", "user11", "Z", "user3", "m", "feed2"]
     package static let start = Instant(milliseconds: ISO8601.days(year: 2026, month: 11, day: 21) * 86_400_000 + 22 * 3_600_000)
