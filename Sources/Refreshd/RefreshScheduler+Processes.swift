@@ -88,70 +88,6 @@ extension RefreshScheduler {
         OrphanReaper.reapOrphanZombies()
     }
 
-    /// Makes the run's cgroup before the spawn (nil where none is used or it cannot be made).
-    func makeRunCgroup(_ order: LaunchOrder) -> String? {
-        guard let cgroups else { return nil }
-        switch cgroups.create(runID: order.runID) {
-        case let .success(path):
-            return path
-        case let .failure(unusable):
-            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: \(unusable.reason)")
-            return nil
-        }
-    }
-
-    /// Whether refreshd will move into the run's cgroup for the spawn: only in a process that is
-    /// refreshd's alone (`ownsProcess`).
-    func willJoinRunCgroup(_ cgroup: String?) -> Bool {
-        options.ownsProcess && cgroup != nil && cgroups != nil
-    }
-
-    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there.
-    func joinRunCgroup(_ cgroup: String?) -> Bool {
-        guard willJoinRunCgroup(cgroup), let cgroup, let cgroups else { return false }
-        return cgroups.join(cgroup)
-    }
-
-    /// Writes limit files of a run's cgroup; a file that cannot be written is a warning.
-    func limitRunCgroup(_ order: LaunchOrder, _ cgroup: String, _ files: [(file: String, value: String)]) {
-        guard let cgroups, !files.isEmpty else { return }
-        let failures = cgroups.write(files, at: cgroup)
-        if !failures.isEmpty {
-            logger.warning("\(order.identifier)[\(order.runID)] cannot set limits in \(cgroup): \(failures.joined(separator: "; "))")
-        }
-    }
-
-    /// After the spawn: refreshd back in its own cgroup, the limits it could not set with itself
-    /// in the run's cgroup (`RunLimits.afterSpawn`), then the command in the run's cgroup (moved
-    /// there now if it was not born there), then its process limits; the log says which apply.
-    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, joined: Bool, limits: JobLimits) {
-        defer { limitProcess(order, pid: pid, limits: limits, inCgroup: cgroup != nil && runCgroups[order.runID] != nil) }
-        guard let cgroup, let cgroups else { return }
-        if joined, !cgroups.leave() {
-            logger.critical("cannot move refreshd back out of \(cgroup): \(String(cString: strerror(errno)))")
-        }
-        if !limits.isEmpty { limitRunCgroup(order, cgroup, RunLimits.afterSpawn(limits, controllers: cgroups.controllers)) }
-        if joined || cgroups.attach(pid: pid, to: cgroup) {
-            runCgroups[order.runID] = cgroup
-            if joined { bornInCgroup.insert(order.runID) }
-        } else {
-            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup): \(String(cString: strerror(errno)))")
-            removeCgroup(cgroup)
-        }
-    }
-
-    /// The limits set on the command itself (`nice`, and `memory` without the memory
-    /// controller), and the run's log line saying where each limit went.
-    func limitProcess(_ order: LaunchOrder, pid: Int32, limits: JobLimits, inCgroup: Bool) {
-        guard !limits.isEmpty else { return }
-        let controllers = inCgroup ? cgroups?.controllers : nil
-        let failures = RunLimits.applyToProcess(limits, pid: pid, controllers: controllers)
-        logger.info("\(order.identifier)[\(order.runID)] \(RunLimits.describe(RunLimits.placement(limits, controllers: controllers)))")
-        if !failures.isEmpty {
-            logger.warning("\(order.identifier)[\(order.runID)] cannot set limits on pid \(pid): \(failures.joined(separator: "; "))")
-        }
-    }
-
     /// The leader exited: its group is remembered for the sweep (what dies in it is no leftover).
     func leaderExited(runID: Int64) {
         if let group = processes[runID]?.pid { exitedGroups[runID] = group }
@@ -328,47 +264,6 @@ extension RefreshScheduler {
 
     func logUnattributed(_ pids: [Int32]) {
         logger.warning("killed \(pids.count) orphan process\(pids.count == 1 ? "" : "es") of finished runs (pids \(pids.sorted().map(String.init).joined(separator: " ")); no run named in their environment)")
-    }
-
-    /// Removes an emptied run cgroup; while its killed processes finish exiting, tries again
-    /// every 50 ms for 5 s (then the next start removes it).
-    func removeCgroup(_ path: String) {
-        guard let cgroups, !cgroups.remove(path) else { return }
-        cgroupsToRemove.append((path, 0))
-        scheduleCgroupRemoval()
-    }
-
-    private func scheduleCgroupRemoval() {
-        // Armed once: re-arming at each failure would put the retry off for as long as runs end
-        // more often than every 50 ms.
-        guard !cgroupsToRemove.isEmpty, !closing, !cgroupRemovalArmed else { return }
-        if cgroupRemovalTimer == nil { cgroupRemovalTimer = makeTimer() }
-        cgroupRemovalArmed = true
-        cgroupRemovalTimer?.start(after: .milliseconds(50)) { [unowned self] in
-            cgroupRemovalArmed = false
-            guard let cgroups else { return }
-            var left: [(path: String, tries: Int)] = []
-            for (path, tries) in cgroupsToRemove where !cgroups.remove(path) {
-                if tries >= 100 {
-                    logger.warning("cannot remove \(path): \(String(cString: strerror(errno))); the next start will")
-                } else {
-                    left.append((path, tries + 1))
-                }
-            }
-            cgroupsToRemove = left
-            scheduleCgroupRemoval()
-        }
-    }
-
-    /// At the stop: the cgroups still to remove, waiting up to a second for their killed
-    /// processes to finish exiting (else the next start removes them).
-    func removeLeftCgroups() {
-        guard let cgroups else { return }
-        for _ in 0..<100 {
-            cgroupsToRemove.removeAll { cgroups.remove($0.path) }
-            if cgroupsToRemove.isEmpty { return }
-            usleep(10_000)
-        }
     }
 }
 
