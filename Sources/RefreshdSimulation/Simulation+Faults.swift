@@ -117,6 +117,17 @@ extension Simulation {
         return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
     }
 
+    /// What a world event asks of a running runtime: the device's or an intent's reload of every
+    /// timeline, an operator's pause or resume; one machine's and each shard leader's on nodes.
+    static func carry(_ action: ExternalEvent.Action, to runtime: RefreshRuntime) {
+        switch action {
+        case let .reload(reason): runtime.reloadAllTimelines(reason: reason)
+        case let .pause(job): try? runtime.pause(job)
+        case let .resume(job): try? runtime.resume(job)
+        default: break
+        }
+    }
+
     func apply(_ event: ExternalEvent) {
         switch event.action {
         case .downStart:
@@ -148,16 +159,13 @@ extension Simulation {
             }
         case .device:
             applyDevice(force: false)
-        case let .reload(reason):
+        case .reload, .pause, .resume:
+            // An operator's command: lost, like one sent to the socket, while refreshd is down.
             guard let runtime = host.runtime, !host.stopped else { return }
-            runtime.reloadAllTimelines(reason: reason)
+            Self.carry(event.action, to: runtime)
         case .lowPower:
             guard let runtime = host.runtime, !host.stopped else { return }
             runtime.setLowPowerMode(isLowPower(at: host.clock))
-        case let .pause(job), let .resume(job):
-            // An operator's command: lost, like one sent to the socket, while refreshd is down.
-            guard let runtime = host.runtime, !host.stopped else { return }
-            if case .pause = event.action { try? runtime.pause(job) } else { try? runtime.resume(job) }
         case let .budgetEmpty(on):
             budgetEmpty = on
             guard let runtime = host.runtime, !host.stopped else { return }

@@ -125,14 +125,7 @@ extension ClusterSimulation {
             guard let cluster = node.cluster else { continue }
             for term in node.hosts where cluster.terms[term.shard]?.epoch == term.epoch {
                 guard let runtime = cluster.terms[term.shard]?.runtime else { continue }
-                term.host.performOnLoop {
-                    switch action {
-                    case let .reload(reason): runtime.reloadAllTimelines(reason: reason)
-                    case let .pause(job): try? runtime.pause(job)
-                    case let .resume(job): try? runtime.resume(job)
-                    default: break
-                    }
-                }
+                term.host.performOnLoop { Simulation.carry(action, to: runtime) }
             }
         }
     }
