@@ -11,8 +11,10 @@ import Synchronization
 ///   and a template's pause to every shard) are queued in the commands table for the leader of
 ///   the shard they concern (`ShardDatabase.enqueueCommand`, idempotent by the
 ///   request's `commandID`): the leader applies each exactly once inside a fenced commit, at
-///   once when woken (`notify`: PostgreSQL's NOTIFY) or at its next survey. The reply says the
-///   command was queued (durably) and which node leads the shard; it does not wait for the run.
+///   once when woken (`notify`: PostgreSQL's NOTIFY) or at its next survey. The reply is the
+///   leader's own (what one machine says), waited for up to `answerWithin`
+///   (`ClusterControl+Outcomes`); after it, the command was queued (durably) and the reply says
+///   which node leads the shard. It never waits for the run.
 /// - `status`, `pending`, `why` read every shard's state and the lease table: pending requests,
 ///   recent runs, counters, and who leads each shard (owner, epoch, expiry in database time).
 /// - `metrics`: the cluster from the database and this node's lease counters
@@ -35,6 +37,14 @@ final class ClusterControl: @unchecked Sendable {
         set { jobsInForce.withLock { $0 = newValue } }
     }
 
+    /// How long a command's reply waits for its leader's outcome before saying it was queued.
+    var answerWithin: Duration = .seconds(2)
+    /// Replies waiting for their leaders' outcomes, and the queue that reads them.
+    let waiters = Mutex<[Waiter]>([])
+    let outcomes = DispatchQueue(label: "refreshd-command-outcomes")
+    /// A read of the outcomes is queued (wake-ups meanwhile share it).
+    let outcomesWanted = Mutex(false)
+
     /// This node's lease machine counters and its launches since it started (`metrics`).
     var nodeCounters: () -> ClusterNode.Counters = { ClusterNode.Counters() }
     var launches: () -> Int = { 0 }
@@ -46,72 +56,92 @@ final class ClusterControl: @unchecked Sendable {
         jobsInForce = Mutex(jobs)
     }
 
-    /// The reply to `request`, or nil for a command the control server answers itself.
-    func answer(_ request: ControlRequest, _ command: ControlCommandName) -> ControlReply? {
+    /// The reply to `request` (now, or once its leaders applied it), or nil for a command the
+    /// control server answers itself.
+    func answer(_ request: ControlRequest, _ command: ControlCommandName) -> ControlAnswer? {
         do {
-            switch command {
-            case .hello, .subscribe: return nil
-            case .submit, .cancel, .simulateLaunch, .simulateExpiration:
-                let id = try identifier(request)
-                return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
-            case .cancelAll: return try queueEverywhere(request, what: "each leader cancels its shard's pending requests")
-            case .instanceAdd where request.keys != nil:
-                return try queueInstances(request)
-            case .instanceAdd, .instanceRemove:
-                let id = try instanceIdentifier(request)
-                return try queue(request, shard: map.shard(of: id), naming: id)
-            case .instanceList: return try instanceList(request)
-            case .activity:
-                let (shard, what) = try activityShard(request)
-                return try queue(request, shard: shard, naming: what)
-            case .reload:
-                // A widget kind is a plain job's (in its namespace's shard) or an instance's
-                // (spread): each leader reloads the kinds its shard has.
-                return try queueEverywhere(request, what: "each leader asks the widgets of its shard for a reload")
-            case .stats:
-                var counters: [WidgetDayCounter] = []
-                for shard in 0..<database.shardCount { counters += try SavedMachineState(store: database.store(shard: shard, epoch: 0)).counters }
-                var reply = ControlReply(id: request.id, now: now())
-                reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: now())
-                    .folding(instanceWidgetTemplates(Set(counters.map(\.kind))))
-                return reply
-            case .runStats:
-                var reply = ControlReply(id: request.id, now: now())
-                reply.runStats = try RunStats.answer(request, try reader(), now: now())
-                return reply
-            case .snapshot:
-                let (snapshot, cluster) = try view()
-                var reply = ControlReply(id: request.id, now: now())
-                reply.snapshot = snapshot
-                reply.cluster = cluster
-                (reply.timelines, reply.activities) = try machines()
-                return reply
-            case .pause, .resume:
-                // A template's instances live in every shard: its pause goes to each leader.
-                let id = try RefreshRuntime.identifier(request)
-                if jobs.contains(where: { $0.template != nil && $0.identifier == id }) {
-                    return try queueEverywhere(request, what: "each leader applies it to its shard's instances of \(id)")
-                }
-                return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
-            case .pending:
-                var reply = ControlReply(id: request.id, now: now())
-                reply.pending = try reader().stores.flatMap { try $0.pendingRequests() }.map(SchedulerSnapshot.Pending.init)
-                return reply
-            case .status: return try status(request)
-            case .why: return try why(request)
-            case .metrics:
-                var reply = ControlReply(id: request.id, now: now())
-                reply.metrics = try metricsText(counters: nodeCounters(), launches: launches())
-                return reply
+            if let awaited = try queued(request, command) {
+                return .later { [self] deliver in waitForOutcomes(awaited, deliver: deliver) }
             }
+            return try read(request, command).map(ControlAnswer.now)
         } catch let error as ControlFailure {
-            return .failure(id: request.id, error)
+            return .now(.failure(id: request.id, error))
         } catch let error as ControlRefusal {
-            return .failure(id: request.id, ControlFailure(of: error))
+            return .now(.failure(id: request.id, ControlFailure(of: error)))
         } catch let error as InstanceError {
-            return .failure(id: request.id, ControlFailure(of: error))
+            return .now(.failure(id: request.id, ControlFailure(of: error)))
         } catch {
-            return .failure(id: request.id, ControlFailure(code: "database", message: "the cluster's database could not be read or written: \(error)"))
+            return .now(.failure(id: request.id, ControlFailure(code: "database", message: "the cluster's database could not be read or written: \(error)")))
+        }
+    }
+
+    /// The commands queued for leaders (their reply waits for the outcomes); nil for a read.
+    func queued(_ request: ControlRequest, _ command: ControlCommandName) throws -> Awaited? {
+        switch command {
+        case .submit, .cancel, .simulateLaunch, .simulateExpiration:
+            let id = try identifier(request)
+            return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
+        case .cancelAll: return try queueEverywhere(request, what: "each leader cancels its shard's pending requests")
+        case .instanceAdd where request.keys != nil:
+            return try queueInstances(request)
+        case .instanceAdd, .instanceRemove:
+            let id = try instanceIdentifier(request)
+            return try queue(request, shard: map.shard(of: id), naming: id)
+        case .activity:
+            let (shard, what) = try activityShard(request)
+            return try queue(request, shard: shard, naming: what)
+        case .reload:
+            // A widget kind is a plain job's (in its namespace's shard) or an instance's
+            // (spread): each leader reloads the kinds its shard has.
+            return try queueEverywhere(request, what: "each leader asks the widgets of its shard for a reload")
+        case .pause, .resume:
+            // A template's instances live in every shard: its pause goes to each leader.
+            let id = try RefreshRuntime.identifier(request)
+            if jobs.contains(where: { $0.template != nil && $0.identifier == id }) {
+                return try queueEverywhere(request, what: "each leader applies it to its shard's instances of \(id)")
+            }
+            return try queue(request, shard: map.shard(ofJob: id, in: jobs), naming: id)
+        default:
+            return nil
+        }
+    }
+
+    /// A read answered from the database at once, or nil for the server's own commands.
+    func read(_ request: ControlRequest, _ command: ControlCommandName) throws -> ControlReply? {
+        switch command {
+        case .hello, .subscribe: return nil
+        case .submit, .cancel, .simulateLaunch, .simulateExpiration, .cancelAll, .instanceAdd, .instanceRemove, .activity,
+             .reload, .pause, .resume:
+            return nil  // queued (`queued`)
+        case .instanceList: return try instanceList(request)
+        case .stats:
+            var counters: [WidgetDayCounter] = []
+            for shard in 0..<database.shardCount { counters += try SavedMachineState(store: database.store(shard: shard, epoch: 0)).counters }
+            var reply = ControlReply(id: request.id, now: now())
+            reply.stats = ReloadStats(counters: counters, days: request.days ?? 7, now: now())
+                .folding(instanceWidgetTemplates(Set(counters.map(\.kind))))
+            return reply
+        case .runStats:
+            var reply = ControlReply(id: request.id, now: now())
+            reply.runStats = try RunStats.answer(request, try reader(), now: now())
+            return reply
+        case .snapshot:
+            let (snapshot, cluster) = try view()
+            var reply = ControlReply(id: request.id, now: now())
+            reply.snapshot = snapshot
+            reply.cluster = cluster
+            (reply.timelines, reply.activities) = try machines()
+            return reply
+        case .pending:
+            var reply = ControlReply(id: request.id, now: now())
+            reply.pending = try reader().stores.flatMap { try $0.pendingRequests() }.map(SchedulerSnapshot.Pending.init)
+            return reply
+        case .status: return try status(request)
+        case .why: return try why(request)
+        case .metrics:
+            var reply = ControlReply(id: request.id, now: now())
+            reply.metrics = try metricsText(counters: nodeCounters(), launches: launches())
+            return reply
         }
     }
 
@@ -139,23 +169,23 @@ final class ClusterControl: @unchecked Sendable {
     }
 
     /// Queues a command for the leader of `shard` (`naming` what it is about, for the reply).
-    func queue(_ request: ControlRequest, shard: Int, naming id: String) throws -> ControlReply {
+    func queue(_ request: ControlRequest, shard: Int, naming id: String) throws -> Awaited {
         var payload = request
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
         payload.commandID = commandID
         payload.id = nil
         let text = String(decoding: try JSONEncoder.control.encode(payload), as: UTF8.self)
-        let queued = try database.enqueueCommand(ShardCommand(id: commandID, shard: shard, payload: text))
-        var reply = ControlReply(id: request.id, now: now())
-        reply.message = (queued ? "queued \(request.command) \(id) for shard \(shard), " : "command \(commandID) was already queued (applied once): \(request.command) \(id), shard \(shard), ")
+        let command = ShardCommand(id: commandID, shard: shard, payload: text)
+        let queued = try database.enqueueCommand(command)
+        let message = (queued ? "queued \(request.command) \(id) for shard \(shard), " : "command \(commandID) was already queued (applied once): \(request.command) \(id), shard \(shard), ")
             + (try leader(of: shard)) + "; command id \(commandID)"
-        return reply
+        return .one(command, request: request, queued: message, repeated: !queued, now: { [self] in now() }, within: answerWithin)
     }
 
     /// A batch `instance-add`: the keys split by the shard of each instance, one command a shard
     /// (ids `ID/SHARD`, applied once), each applied by its leader in one transaction as a sync
     /// run's lines are (`InstanceLines`): a million keys are 16 commands, not a million.
-    func queueInstances(_ request: ControlRequest) throws -> ControlReply {
+    func queueInstances(_ request: ControlRequest) throws -> Awaited {
         let template = try templateName(request)
         let records = try RefreshRuntime.instanceRecords(template: template, keys: request.keys ?? [], values: request.values)
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
@@ -165,16 +195,15 @@ final class ClusterControl: @unchecked Sendable {
             ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: InstanceLines.payload(lines))
         }
         let queued = try database.enqueueCommands(commands).count
-        var reply = ControlReply(id: request.id, now: now())
-        reply.message = "queued \(records.count) instance add\(records.count == 1 ? "" : "s") of \(template) as \(parts.count) command\(parts.count == 1 ? "" : "s"), "
+        let message = "queued \(records.count) instance add\(records.count == 1 ? "" : "s") of \(template) as \(parts.count) command\(parts.count == 1 ? "" : "s"), "
             + "one a shard, each applied once by the shard's leader in one transaction" + (queued < parts.count ? " (\(parts.count - queued) already queued)" : "")
             + "; command id \(commandID)"
-        return reply
+        return .many(commands, request: request, queued: message, now: { [self] in now() }, within: answerWithin)
     }
 
     /// A command for every shard (`cancel-all`, a widget `reload`, a template's `pause` or
     /// `resume`): one per shard (ids `ID/SHARD`, so a retried one is applied once too).
-    func queueEverywhere(_ request: ControlRequest, what: String) throws -> ControlReply {
+    func queueEverywhere(_ request: ControlRequest, what: String) throws -> Awaited {
         let commandID = request.commandID ?? UUID().uuidString.lowercased()
         let commands = try (0..<database.shardCount).map { shard in
             var payload = request
@@ -184,9 +213,8 @@ final class ClusterControl: @unchecked Sendable {
             return ShardCommand(id: "\(commandID)/\(shard)", shard: shard, payload: text)
         }
         let queued = try database.enqueueCommands(commands).count
-        var reply = ControlReply(id: request.id, now: now())
-        reply.message = "queued \(request.command) for \(queued) of \(database.shardCount) shards (\(what)); command id \(commandID)"
-        return reply
+        let message = "queued \(request.command) for \(queued) of \(database.shardCount) shards (\(what)); command id \(commandID)"
+        return .many(commands, request: request, queued: message, now: { [self] in now() }, within: answerWithin)
     }
 
     /// `led by node b (epoch 4, lease until ...)` or `not led now (its next leader applies it)`.

@@ -243,6 +243,12 @@ package final class ClusterDaemon: @unchecked Sendable {
         wake()
     }
 
+    /// A leader applied commands (NOTIFY, any thread): the replies waiting for their outcomes
+    /// read them (`ClusterControl+Outcomes`).
+    package func commandsApplied() {
+        clusterControl?.commandsApplied()
+    }
+
     /// Wakes the node thread (any thread): it settles the node and looks at its hosts.
     func wake() {
         asyncOpen.withLock { open in if open { _ = uv_async_send(async) } }

@@ -10,6 +10,9 @@ import Synchronization
 /// transaction (`PostgresDatabase.enqueueCommands`, and a sync run's outbox); every node LISTENs on a connection of its own (`start`) and wakes its
 /// shards' leaders, which apply the command at once instead of at their next survey.
 ///
+/// A leader's commit that applies commands sends `NOTIFY refreshd_commands, 'applied'`: the
+/// nodes waiting to answer an operator read the outcomes they wait for (`.applied`).
+///
 /// Only a wake-up, never the command itself: a notification lost (the listener reconnecting,
 /// the server restarted, a NOTIFY that failed) delays the command to the leader's next survey
 /// (every lease / 3), and the table, not the notification, makes it applied exactly once. After
@@ -21,8 +24,17 @@ import Synchronization
 /// `retryDelay` (waited in the same `poll`, so `stop` is immediate).
 package final class PostgresCommandListener: @unchecked Sendable {
     package static let channel = "refreshd_commands"
+    /// The payload of a commit that applied commands (any other payload is a shard's number).
+    package static let appliedPayload = "applied"
+    /// What a notification says.
+    package enum Notice: Sendable, Equatable {
+        /// Commands were queued for `shard` (nil: maybe for any shard, after a reconnect).
+        case queued(shard: Int?)
+        /// A leader applied commands: their outcomes can be read.
+        case applied
+    }
     let conninfo: String
-    let onNotify: @Sendable (_ shard: Int?) -> Void
+    let onNotify: @Sendable (Notice) -> Void
     let retryDelay: Duration
     /// The wake pipe: `stop` writes, the thread reads.
     private var pipeFDs: [Int32] = [-1, -1]
@@ -32,7 +44,7 @@ package final class PostgresCommandListener: @unchecked Sendable {
 
     /// `conninfo`: what `refreshd run --store` was given (a URL or a libpq conninfo).
     package init(connection conninfo: String, retryDelay: Duration = .seconds(1),
-                onNotify: @escaping @Sendable (_ shard: Int?) -> Void) {
+                onNotify: @escaping @Sendable (Notice) -> Void) {
         self.conninfo = conninfo
         self.retryDelay = retryDelay
         self.onNotify = onNotify
@@ -116,8 +128,10 @@ package final class PostgresCommandListener: @unchecked Sendable {
                 if wait(socket: nil, timeout: retry).stop { return }
                 continue
             }
-            // Commands queued while nobody listened: every shard looks now.
-            onNotify(nil)
+            // Commands queued (or applied) while nobody listened: every shard looks now, and
+            // whoever waits for an outcome reads again.
+            onNotify(.queued(shard: nil))
+            onNotify(.applied)
             let socket = PQsocket(connection)
             while true {
                 let (stop, readable) = wait(socket: socket, timeout: -1)
@@ -125,9 +139,9 @@ package final class PostgresCommandListener: @unchecked Sendable {
                 guard readable else { continue }
                 guard PQconsumeInput(connection) == 1 else { break }  // broken: reconnect
                 while let notification = PQnotifies(connection) {
-                    let shard = notification.pointee.extra.flatMap { Int(String(cString: $0)) }
+                    let payload = notification.pointee.extra.map { String(cString: $0) }
                     PQfreemem(notification)
-                    onNotify(shard)
+                    onNotify(payload == Self.appliedPayload ? .applied : .queued(shard: payload.flatMap { Int($0) }))
                 }
             }
             if wait(socket: nil, timeout: retry).stop { return }

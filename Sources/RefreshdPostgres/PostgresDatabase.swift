@@ -370,6 +370,21 @@ import Darwin
             }
         }
     }
+
+    /// One read-only transaction, one primary-key read a command.
+    package func appliedOutcomes(of commands: [ShardCommand]) throws -> [String: String] {
+        let context = "reading the outcomes of \(commands.count) command\(commands.count == 1 ? "" : "s")"
+        return try transaction(context, readOnly: true) { (c) throws(PostgresError) -> [String: String] in
+            var outcomes: [String: String] = [:]
+            for command in commands {
+                let result = try c.execute("""
+                    SELECT value FROM refreshd.records WHERE shard = $1 AND table_name = $2 AND key = $3
+                    """, [.int4(Int32(command.shard)), .bytes(ShardCommand.appliedTable), .bytes(command.id)], context: context)
+                if result.count > 0 { outcomes[command.id] = result.string(0, 0) }
+            }
+            return outcomes
+        }
+    }
 }
 
 /// A pthread mutex for the pool (the database is shared by a node's threads).

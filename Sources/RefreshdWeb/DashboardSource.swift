@@ -63,10 +63,16 @@ final class DashboardSource: @unchecked Sendable {
     /// Runs `body` on the loop thread and returns its value; gives up after `loopTimeout`
     /// (refreshd stopping: the loop no longer runs queued work).
     func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        try await onLoop { done in done(body()) }
+    }
+
+    /// `onLoop` for a body that hands its result to `done` (at once, or later from any thread:
+    /// a cluster node's command once its leaders applied it); the same 5 s bound.
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable (_ done: @escaping @Sendable (T) -> Void) -> Void) async throws -> T {
         let once = Once<T>()
         return try await withCheckedThrowingContinuation { continuation in
             once.set(continuation)
-            parts.scheduler.performOnLoop { once.resume(.success(body())) }
+            parts.scheduler.performOnLoop { body { once.resume(.success($0)) } }
             Task {
                 try? await Task.sleep(for: Self.loopTimeout)
                 once.resume(.failure(WebError.unavailable("refreshd's loop did not answer within 5 s (it is stopping)")))
@@ -148,7 +154,7 @@ final class DashboardSource: @unchecked Sendable {
     /// `invalidates`: false for a read (`instance-list`), which changes nothing.
     func command(_ request: ControlRequest, invalidates: Bool = true) async throws -> ControlReply {
         let control = parts.control
-        let reply = try await onLoop { control.answer(request) }
+        let reply: ControlReply = try await onLoop { done in control.answer(request, done: done) }
         if invalidates { invalidate() }
         return reply
     }

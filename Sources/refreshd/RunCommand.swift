@@ -131,8 +131,14 @@ struct RunCommand: ParsableCommand {
         daemon.controlLimits.maxClients = maxControlClients
         daemon.metricsFile = metricsFile
         daemon.companions = try dashboard(logger: logger)
-        // LISTEN/NOTIFY: a command queued on any node wakes its shard's leader at once.
-        let listener = PostgresCommandListener(connection: conninfo) { [weak daemon] shard in daemon?.commandsQueued(shard: shard) }
+        // LISTEN/NOTIFY: a command queued on any node wakes its shard's leader at once; one
+        // applied wakes the node waiting to answer it.
+        let listener = PostgresCommandListener(connection: conninfo) { [weak daemon] notice in
+            switch notice {
+            case let .queued(shard): daemon?.commandsQueued(shard: shard)
+            case .applied: daemon?.commandsApplied()
+            }
+        }
         listener.start()
         defer { listener.stop() }
         try reportingStartErrors { try daemon.run() }

@@ -74,16 +74,17 @@ import Testing
         let why = try scratch.cli(["why", "test.manual", "--state", scratch.root + "/state-" + other])
         #expect(why.status == 0 && why.output.contains("In the cluster, test.manual is in shard \(viaA.shard), led by node \(owner)"), "\(why.output)")
 
-        // Submitted to the node that does NOT lead the job's shard: queued in the database and
-        // run once by the leader.
+        // Submitted to the node that does NOT lead the job's shard: queued in the database, run
+        // once by the leader, and answered with the leader's own reply (one machine's words).
         let submitted = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "retry-1", "--state", scratch.root + "/state-" + other])
-        #expect(submitted.status == 0 && submitted.output.contains("queued submit test.manual for shard \(viaA.shard), led by node \(owner)"), "\(submitted.output)")
+        #expect(submitted.status == 0 && submitted.output.contains("submitted test.manual earliest ")
+                    && submitted.output.contains("(shard \(viaA.shard); command id retry-1)"), "\(submitted.output)")
         #expect(waitFor(10) { lines().count == 1 }, "the submitted job did not run: \(scratch.logs())")
         #expect(lines().first?.last.map(String.init) == owner, "\(lines())")
         // The same command again (a retry) through either node: applied once, nothing runs.
         for node in [other, owner] {
             let retried = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "retry-1", "--state", scratch.root + "/state-" + node])
-            #expect(retried.status == 0 && retried.output.contains("command retry-1 was already queued (applied once)"), "\(retried.output)")
+            #expect(retried.status == 0 && retried.output.contains("already applied (command retry-1 is applied once): submitted test.manual"), "\(retried.output)")
         }
         // A new command does run: the wait above would have seen a second run.
         let again = try scratch.cli(["ctl", "submit", "test.manual", "--state", scratch.root + "/state-" + other, "--json"])
@@ -94,7 +95,11 @@ import Testing
         #expect(lines().count == 2, "a command ran twice: \(lines())")
         // A widget reload goes to every shard's leader (a kind may be a plain job's or an instance's).
         let reload = try scratch.cli(["ctl", "reload", "--all", "--state", scratch.root + "/state-" + other])
-        #expect(reload.status == 0 && reload.output.contains("queued reload for 4 of 4 shards"), "\(reload.output)")
+        #expect(reload.status == 0 && reload.output.contains("queued reload for 4 of 4 shards") && reload.output.contains("applied by all 4 leaders"),
+                "\(reload.output)")
+        // A leader's refusal reaches the operator with its own code, whichever node was asked.
+        let ghost = try scratch.cli(["ctl", "instance", "remove", "test.feed", "ghost", "--state", scratch.root + "/state-" + other])
+        #expect(ghost.status != 0 && ghost.output.contains("unknown-instance"), "\(ghost.output)")
         let unknown = try scratch.cli(["ctl", "submit", "test.nothing", "--state", scratch.root + "/state-" + other])
         #expect(unknown.status != 0 && unknown.output.contains("not-declared"), "\(unknown.output)")
         // A template never runs itself: the refusal names its instances, as on one machine.
@@ -134,6 +139,52 @@ import Testing
         print("cluster control: a submitted command ran \(String(format: "%.2f", took)) s after ctl submit (lease 30 s, survey every 10 s)")
         scratch.nodes["a"]?.kill(SIGTERM)
         #expect(scratch.nodes["a"]?.wait(15) == 0, "a did not stop cleanly: \(scratch.logs())")
+    }
+
+    /// A command whose shard's leader cannot apply it (stopped: its lease still holds) is
+    /// answered within the bound as queued, naming the leader; it stays queued, and the next
+    /// leader applies it once after the takeover.
+    @Test func aCommandNotAppliedInTimeIsAnsweredQueuedAndRunsOnceAfterTheTakeover() throws {
+        let scratch = try ClusterSandbox("ctl", shards: nil)
+        let conninfo = try PrivateServer.shared.get().freshDatabase()
+        try PostgresDatabase(connection: conninfo, shardCount: 2).close()
+        let out = scratch.root + "/runs.txt"
+        try """
+            identifier: test.manual
+            kind: processing
+            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
+            earliest: +1h
+            allowance: 5s
+            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        // A 6 s lease: the stopped leader's lease outlives the 2 s wait by far.
+        for name in ["a", "b"] { try scratch.start(name, lease: "6s", store: conninfo) }
+        var owner: String?
+        #expect(waitFor(30) {
+            guard let cluster = try? leader(scratch, via: "a", of: "test.manual").report?.cluster else { return false }
+            owner = try? leader(scratch, via: "a", of: "test.manual").owner
+            return Set(cluster.shards.filter(\.led).compactMap(\.owner)) == ["a", "b"]
+        }, "the shards were not spread: \(scratch.logs())")
+        guard let owner, let stopped = scratch.nodes[owner] else { return }
+        let other = owner == "a" ? "b" : "a"
+        stopped.kill(SIGSTOP)
+        defer { stopped.kill(SIGCONT) }
+        let asked = Date()
+        let reply = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "late-1", "--state", scratch.root + "/state-" + other])
+        let took = Date().timeIntervalSince(asked)
+        #expect(reply.status == 0 && reply.output.contains("queued submit test.manual for shard") && reply.output.contains("led by node \(owner)")
+                    && reply.output.contains("not applied within 2000 ms"), "\(reply.output)")
+        #expect(took >= 1.9 && took < 4, "the reply took \(took) s")
+        // The other node takes the shard over once the lease lapses, and applies it once.
+        #expect(waitFor(30) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains(" \(other)") }, "\(scratch.logs())")
+        stopped.kill(SIGCONT)
+        usleep(1_500_000)
+        let runs = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(runs.count == 1, "the command ran \(runs.count) times: \(runs)")
+        let retried = try scratch.cli(["ctl", "submit", "test.manual", "--command-id", "late-1", "--state", scratch.root + "/state-" + other])
+        #expect(retried.status == 0 && retried.output.contains("already applied (command late-1 is applied once): submitted test.manual"), "\(retried.output)")
+        for node in scratch.nodes.values { node.kill(SIGTERM) }
+        for (name, node) in scratch.nodes { #expect(node.wait(20) == 0, "\(name) did not stop cleanly: \(scratch.logs())") }
+        #expect(processes(tagged: scratch.tag).isEmpty)
     }
 
     // MARK: Reloading the job files

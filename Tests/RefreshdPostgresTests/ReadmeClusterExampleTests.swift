@@ -107,7 +107,7 @@ import RefreshdTestSupport
         let submitLine = try #require(section.components(separatedBy: "`refreshd ctl submit ").dropFirst().first?
             .prefix { $0 != "`" }, "README: no `refreshd ctl submit ...` in the section")
         let submit = try Self.run(shellWords(substituted("refreshd ctl submit " + submitLine)), in: project)
-        #expect(submit.status == 0 && submit.output.contains("queued submit"), "README: ctl submit \(submitLine): \(submit.output)")
+        #expect(submit.status == 0 && submit.output.contains("submitted "), "README: ctl submit \(submitLine): \(submit.output)")
         #expect(operated >= 2)
 
         for node in nodes.values { node.kill(SIGTERM) }

@@ -66,6 +66,12 @@ package protocol ShardDatabase: AnyObject, Sendable {
     /// a record in the shard's state, table `ShardCommand.appliedTable` (the leader commits it
     /// in the same fenced transaction as the command's own changes, so a command is applied once).
     func pendingCommands(shard: Int) throws -> [ShardCommand]
+
+    /// What the leaders said of those of `commands` they applied, by id (the applied record's
+    /// value: `{"ok":true,"message":...}` or `{"ok":false,"code":...,"message":...}`); a
+    /// command not applied yet is absent. A point read a command, never the whole table (it
+    /// keeps every id ever applied).
+    func appliedOutcomes(of commands: [ShardCommand]) throws -> [String: String]
 }
 
 /// One shard's lease as the database holds it.
@@ -156,6 +162,18 @@ package struct ShardFenced: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ShardDatabase {
+    /// From each shard's records (a database whose stores are in memory: the simulation's).
+    package func appliedOutcomes(of commands: [ShardCommand]) throws -> [String: String] {
+        var outcomes: [String: String] = [:]
+        for (shard, sent) in Dictionary(grouping: commands, by: \.shard) {
+            let wanted = Set(sent.map(\.id))
+            for record in try store(shard: shard, epoch: 0).records(table: ShardCommand.appliedTable) where wanted.contains(record.key) {
+                outcomes[record.key] = record.value
+            }
+        }
+        return outcomes
+    }
+
     /// One command after the other (a database without transactions of several commands).
     package func enqueueCommands(_ commands: [ShardCommand]) throws -> Set<String> {
         var queued: Set<String> = []

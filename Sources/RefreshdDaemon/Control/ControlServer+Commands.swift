@@ -58,13 +58,13 @@ extension ControlServer {
     func execute(_ items: [Incoming], from connection: ControlConnection) {
         var index = 0
         while index < items.count, !connection.closing {
-            if items[index].runsAlone {
+            if runsAlone(items[index]) {
                 handle(items[index], from: connection)
                 index += 1
                 continue
             }
             var end = index
-            while end < items.count, !items[end].runsAlone { end += 1 }
+            while end < items.count, !runsAlone(items[end]) { end += 1 }
             deferred = []
             let range = index..<end
             let (_, committed) = runtime.grouped {
@@ -86,6 +86,11 @@ extension ControlServer {
         }
     }
 
+    /// Whether `item` is handled outside a commit group, the last of its turn: one that reads
+    /// the store or pushes (`Incoming.runsAlone`), and on a cluster node every request (its
+    /// reply may wait for the leaders; the client's next lines wait for it).
+    func runsAlone(_ item: Incoming) -> Bool { clusterAnswer != nil || item.runsAlone }
+
     func handle(_ item: Incoming, from connection: ControlConnection) {
         guard case let .request(request, command) = item else {
             if case let .refused(reply) = item { self.reply(reply, to: connection) }
@@ -94,7 +99,12 @@ extension ControlServer {
         let id = request.id
         do {
             try request.checkBounds(now: runtime.now)
-            if let clusterAnswer, let answer = clusterAnswer(request, command) { return reply(answer, to: connection) }
+            if let clusterAnswer, let answer = clusterAnswer(request, command) {
+                switch answer {
+                case let .now(answer): return reply(answer, to: connection)
+                case let .later(start): return answerLater(start, request, connection)
+                }
+            }
             if command == .status { return try startStatus(request, connection) }
             if command == .runStats { return startRunStats(request, connection) }
             reply(try perform(command, request, connection), to: connection, changed: command.changesState)
@@ -154,14 +164,30 @@ extension ControlServer {
                 let failure = ControlReply.failure(id: request.id, ControlFailure(code: "internal", message: "the state could not be read: \(error)"))
                 bytes = ((try? JSONEncoder.control.encode(failure)) ?? Data()) + [0x0A]
             }
-            let ready = bytes
-            scheduler.performOnLoop { [weak self] in
-                guard let self else { return }
-                connection.busy = false
-                guard !connection.closing else { return }
-                if !connection.write(ready, maxQueued: limits.maxQueuedBytes) { return close(connection) }
-                serve(connection)
-            }
+            resume(connection, writing: bytes)
+        }
+    }
+
+    /// A cluster node's reply that comes once the leaders applied the command (`ControlAnswer`):
+    /// the client's next lines wait for it, as for a status report.
+    func answerLater(_ start: (@escaping @Sendable (ControlReply) -> Void) -> Void, _ request: ControlRequest,
+                     _ connection: ControlConnection) {
+        connection.busy = true
+        start { [self] reply in
+            let failure = ControlReply.failure(id: request.id, ControlFailure(code: "internal", message: "the reply could not be encoded"))
+            let bytes: [UInt8] = ((try? JSONEncoder.control.encode(reply)) ?? (try? JSONEncoder.control.encode(failure)) ?? Data()) + [0x0A]
+            resume(connection, writing: bytes)
+        }
+    }
+
+    /// Any thread: writes `bytes` to a busy client on the loop and serves its next lines.
+    func resume(_ connection: ControlConnection, writing bytes: [UInt8]) {
+        scheduler.performOnLoop { [weak self] in
+            guard let self else { return }
+            connection.busy = false
+            guard !connection.closing else { return }
+            if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { return close(connection) }
+            serve(connection)
         }
     }
 

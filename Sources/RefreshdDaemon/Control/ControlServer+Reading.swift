@@ -57,7 +57,7 @@ extension ControlServer {
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
                 let item = decode(Array(line))
                 items.append(item)
-                if item.runsAlone { break }
+                if runsAlone(item) { break }
             }
             connection.pending.removeFirst(start)
             turnBudget -= items.count

@@ -89,7 +89,8 @@ package final class ControlServer: @unchecked Sendable {
     var snapshotWanted = false
     /// In cluster mode (issue 24, `ClusterControl`): answers a command from the database instead
     /// of the (empty) runtime this server's loop belongs to; nil leaves the command to the server.
-    var clusterAnswer: ((ControlRequest, ControlCommandName) -> ControlReply?)?
+    /// Every request of a client then runs alone (a reply may come later: in order, one at a time).
+    var clusterAnswer: ((ControlRequest, ControlCommandName) -> ControlAnswer?)?
     /// In cluster mode: every shard's snapshot and who leads each shard, from the database
     /// (`ClusterControl.view`), for `subscribe` and the pushed snapshots instead of the empty
     /// runtime's; nil when the database cannot be read (the last one read stays).
