@@ -117,14 +117,30 @@ extension Simulation {
         return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
     }
 
-    /// What a world event asks of a running runtime: the device's or an intent's reload of every
-    /// timeline, an operator's pause or resume; one machine's and each shard leader's on nodes.
-    static func carry(_ action: ExternalEvent.Action, to runtime: RefreshRuntime) {
+    /// What a world event asks of a running runtime on `host` at `t`: the device's or an
+    /// intent's reload of every timeline, an operator's pause or resume, the device's power and
+    /// network, Low Power Mode, an emptied widget budget. One machine's and each shard leader's
+    /// on nodes (`ClusterSimulation.applyWorld`): the same world reaches either.
+    func carry(_ action: ExternalEvent.Action, to runtime: RefreshRuntime, on host: SimulatedHost, at t: Instant) {
         switch action {
         case let .reload(reason): runtime.reloadAllTimelines(reason: reason)
         case let .pause(job): try? runtime.pause(job)
         case let .resume(job): try? runtime.resume(job)
+        case .device:
+            let conditions = conditions(at: t)
+            if conditions != host.conditions { host.setConditions(conditions, noticed: scenario.device.conditionNotices) }
+        case .lowPower: runtime.setLowPowerMode(isLowPower(at: t))
+        case let .budgetEmpty(on): runtime.setWidgetBudgets(on ? .limited(0) : nil, original: budgets)
         default: break
+        }
+    }
+
+    /// Whether the world event is one `carry` passes to a runtime (not one of refreshd's own
+    /// faults: down, kill, a clock step, a suspend, a full disk).
+    static func isCarried(_ action: ExternalEvent.Action) -> Bool {
+        switch action {
+        case .reload, .pause, .resume, .device, .lowPower, .budgetEmpty: true
+        default: false
         }
     }
 
@@ -159,23 +175,23 @@ extension Simulation {
             }
         case .device:
             applyDevice(force: false)
-        case .reload, .pause, .resume:
+        case .reload, .pause, .resume, .lowPower, .budgetEmpty:
+            if case let .budgetEmpty(on) = event.action { budgetEmpty = on }
             // An operator's command: lost, like one sent to the socket, while refreshd is down.
             guard let runtime = host.runtime, !host.stopped else { return }
-            Self.carry(event.action, to: runtime)
-        case .lowPower:
-            guard let runtime = host.runtime, !host.stopped else { return }
-            runtime.setLowPowerMode(isLowPower(at: host.clock))
-        case let .budgetEmpty(on):
-            budgetEmpty = on
-            guard let runtime = host.runtime, !host.stopped else { return }
-            runtime.setWidgetBudgets(on ? .limited(0) : nil, original: budgets)
+            carry(event.action, to: runtime, on: host, at: host.clock)
         }
     }
 
     /// Sets power and network from the device model and the power/network faults at this instant.
     func applyDevice(force: Bool) {
-        let now = host.clock
+        let conditions = conditions(at: host.clock)
+        if force || conditions != host.conditions { host.setConditions(conditions, noticed: scenario.device.conditionNotices) }
+    }
+
+    /// Power and network at `now`: the device model's charging window and network-down spans,
+    /// and the power/network faults.
+    func conditions(at now: Instant) -> Conditions {
         var power = true
         if let window = scenario.device.charging {
             power = window.contains(minuteOfDay(now))
@@ -189,8 +205,12 @@ extension Simulation {
             default: break
             }
         }
-        let conditions = Conditions(externalPower: power, network: network)
-        if force || conditions != host.conditions { host.setConditions(conditions, noticed: scenario.device.conditionNotices) }
+        return Conditions(externalPower: power, network: network)
+    }
+
+    /// Whether the widget budgets are emptied at `t` (a `budget-empty` fault's span).
+    func isBudgetEmpty(at t: Instant) -> Bool {
+        scenario.faults.contains { if case let .budgetEmpty(span) = $0 { contains(span, t) } else { false } }
     }
 
     /// Whether the device is in Low Power Mode at `t` (the device's spans and the faults').

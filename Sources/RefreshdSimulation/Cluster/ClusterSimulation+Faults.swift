@@ -80,6 +80,8 @@ extension ClusterSimulation {
             // Its processes ran on meanwhile: their ends are delivered now, late, after the
             // lease machine (whose first event fences what expired).
             for term in nodes[n].hosts { term.host.resume(at: world) }
+            // The world went on while it was stopped: its shards see it as it is now.
+            for action in worldState() { applyWorld(action, to: [nodes[n]]) }
             report.events.append("+\(Report.seconds(world.duration(since: start))) \(nodes[n].name): resumed (SIGCONT)")
         case let .cut(n):
             database.partition("node\(n)", true)
@@ -103,30 +105,37 @@ extension ClusterSimulation {
 /// widget intents and an operator's pauses reach every shard's leader at their instants, as on
 /// one machine they reach its runtime; a killed or paused node hears none of them (the app's
 /// reload asked while nobody led a widget's shard is lost, as one asked while refreshd was down).
-/// Power, network, low power and the emptied budget are not modelled on nodes yet.
+/// The world's state (power and network, Low Power Mode, an emptied widget budget) reaches
+/// every shard's leader too: at its changes, when a leader takes a shard (its restore starts
+/// with the state of that instant, as one machine's restart does) and when a paused node
+/// resumes (its host has the state of now).
 extension ClusterSimulation {
     /// The scenario's world events this simulation applies, in time order (from the one-machine
     /// simulation's list, without its own faults: the nodes' are `faults`).
     func worldEvents() -> [(at: Instant, action: Simulation.ExternalEvent.Action)] {
         let log = single.faultLog
         defer { single.faultLog = log }
-        return single.externalEvents().compactMap { event in
-            switch event.action {
-            case .reload, .pause, .resume: (event.time, event.action)
-            default: nil
-            }
-        }
+        return single.externalEvents().compactMap { event in Simulation.isCarried(event.action) ? (event.time, event.action) : nil }
     }
 
     /// Applies a world event to every shard led by a live node, on the shard's loop (at once,
     /// or when a call that blocks it returns).
-    func applyWorld(_ action: Simulation.ExternalEvent.Action) {
+    func applyWorld(_ action: Simulation.ExternalEvent.Action) { applyWorld(action, to: nodes) }
+
+    func applyWorld(_ action: Simulation.ExternalEvent.Action, to nodes: [Node]) {
         for node in nodes where node.pausedUntil == nil {
             guard let cluster = node.cluster else { continue }
             for term in node.hosts where cluster.terms[term.shard]?.epoch == term.epoch {
                 guard let runtime = cluster.terms[term.shard]?.runtime else { continue }
-                term.host.performOnLoop { Simulation.carry(action, to: runtime) }
+                let host = term.host
+                host.performOnLoop { [unowned self] in single.carry(action, to: runtime, on: host, at: world) }
             }
         }
+    }
+
+    /// The world's state now, as the events that set it (power and network, Low Power Mode, the
+    /// budget): what a leader that was not listening must hear.
+    func worldState() -> [Simulation.ExternalEvent.Action] {
+        [.device, .lowPower, .budgetEmpty(single.isBudgetEmpty(at: world))]
     }
 }

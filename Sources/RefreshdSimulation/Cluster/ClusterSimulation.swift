@@ -241,6 +241,11 @@ package final class ClusterSimulation: @unchecked Sendable {
             if line.hasPrefix("released") { self.report.releases += 1 }
         }
         cluster.callRunner = { [unowned node] call in node.calls.append(call) }
+        cluster.onRestored = { [unowned self, unowned cluster, unowned node] shard, epoch in
+            guard single.isBudgetEmpty(at: world), let term = cluster.terms[shard], term.epoch == epoch,
+                  let host = node.hosts.first(where: { $0.shard == shard && $0.epoch == epoch })?.host else { return }
+            single.carry(.budgetEmpty(true), to: term.runtime, on: host, at: world)
+        }
         cluster.onShardContext = { [unowned self, unowned node] shard, epoch, body in
             self.onShardLoop(node, shard, epoch, body)
         }
@@ -278,6 +283,11 @@ package final class ClusterSimulation: @unchecked Sendable {
         }
         let runtime = try host.start(store: store, options: options)
         runtime.observe { [unowned self, unowned host] observation in host.performOnLoop { self.observed(observation, node, shard, epoch) } }
+        // The world as it is now, before the restore (one machine's start sets it so): power
+        // and network, and Low Power Mode before the restore asks for reloads. The budget is
+        // the restored machine's, set once restored (`onRestored`).
+        single.carry(.device, to: runtime, on: host, at: world)
+        if single.isLowPower(at: world) { runtime.setLowPowerMode(true) }
         return runtime
     }
 
@@ -349,11 +359,13 @@ package final class ClusterSimulation: @unchecked Sendable {
                 boundaries.removeFirst()
                 apply(b.action)
             }
+            for node in nodes { step(node) }
+            // After the step: each shard's host is at this instant, so what the world changes is
+            // decided now, not at the host's last event (an emptied budget's end came 2 s early).
             while let w = worldEvents.first, w.at <= world {
                 worldEvents.removeFirst()
                 applyWorld(w.action)
             }
-            for node in nodes { step(node) }
             check()
         }
         for node in nodes { for term in node.hosts { term.host.advance(to: world) } }
