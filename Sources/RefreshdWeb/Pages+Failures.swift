@@ -32,7 +32,7 @@ extension Pages {
         guard !d.templates.isEmpty else { return "" }
         let rows = HTML.join(d.templates.map { t in
             let all = "/jobs/" + HTML.segment(t.identifier) + "?state=failing#instances"
-            return HTML("<tr class=\"failing-template\" data-job=\"\(t.identifier)\"><td>\(jobLink(t.identifier))</td>\(countCells(t.identifier, t.instances))<td>\(PageInfo.grouped(t.listed)) of \(PageInfo.grouped(t.instances.failing)) <a href=\"\(all)\">all failing</a></td></tr>")
+            return HTML("<tr class=\"failing-template\" id=\"template-\(HTML.segment(t.identifier))\" data-job=\"\(t.identifier)\"><td>\(jobLink(t.identifier))</td>\(countCells(t.identifier, t.instances))<td>\(PageInfo.grouped(t.listed)) of \(PageInfo.grouped(t.instances.failing)) <a href=\"\(all)\">all failing</a></td></tr>")
         })
         return HTML("""
             <section id="templates"><h2>Templates (\(d.templates.count))</h2>

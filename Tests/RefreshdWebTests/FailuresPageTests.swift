@@ -139,7 +139,7 @@ import Testing
         #expect(Self.identifiers(failures, "retrying").isEmpty && failures["more"] as? Int == 10, "\(failures)")
 
         let page = HTTP.request(port, "/failures").text
-        #expect(page.contains("<tr class=\"failing-template\" data-job=\"web.many\"><td><a href=\"/jobs/web.many\">web.many</a></td>")
+        #expect(page.contains("<tr class=\"failing-template\" id=\"template-web.many\" data-job=\"web.many\"><td><a href=\"/jobs/web.many\">web.many</a></td>")
                 && page.contains("<td>50 of 60 <a href=\"/jobs/web.many?state=failing#instances\">all failing</a></td>")
                 && page.contains("<h2>Retries exhausted (50)</h2>") && page.contains("(10 more failing not listed)"), "\(page)")
         #expect(daemon.wait(timeout: 0.1) == nil, "refreshd exited: \(daemon.errors())")
