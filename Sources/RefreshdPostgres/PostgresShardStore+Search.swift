@@ -5,16 +5,77 @@
 // bytea: compared, sliced and searched as bytes.
 
 extension PostgresShardStore {
-    /// `template`'s instances counted by state: each state's search's total, counted on its
-    /// index (a timeline template's providers are not folded in here yet, as SQLite's are).
+    /// `template`'s instances counted by state, as the SQLite store counts them (the same rule
+    /// in PostgreSQL's words), each on the index its search walks: the instances' own rows
+    /// (ending in `]`) counted, and a timeline template's providers' rows (`T[K]#family`)
+    /// counted by instance (`InstanceSearch.instanceKey(ofIdentifier:)`), none read out.
     func instanceCounts(of template: String) throws -> InstanceCounts {
-        func total(_ state: SearchState) throws -> Int {
-            try searchInstances(InstanceSearch(template: template, state: state), cursor: nil, limit: 0).total
-        }
+        let context = "counting shard \(shard)'s instances of \(template) by state"
+        let range = InstanceSearch(template: template)
         let count = try instanceCount(of: template)
-        let templatePaused = try records(table: SchedulerCore.pausedTable).contains { $0.key.utf8.elementsEqual(template.utf8) }
-        return InstanceCounts(count: count, pending: try total(.pending), running: try total(.running), failing: try total(.failing),
-                              paused: templatePaused ? count : try total(.paused))
+        return try database.withConnection(context) { (c) throws(PostgresError) -> InstanceCounts in
+            let values: [PGValue] = [shardValue, .bytes(range.lowerBound), .bytes(range.upperBound)]
+            // Own rows, plus the instances of provider rows (up to the `]` of their first `]#`)
+            // that have no row of their own among them.
+            func counted(_ rows: String) throws(PostgresError) -> Int {
+                let instance = "substring(p.ord FROM 1 FOR position('\\x5d23'::bytea IN p.ord))"
+                return try self.count(c, """
+                    SELECT count(*) FILTER (WHERE get_byte(p.ord, length(p.ord) - 1) = 93)
+                    + count(DISTINCT CASE WHEN position('\\x5d23'::bytea IN p.ord) > 0
+                                          AND NOT EXISTS (SELECT 1 FROM (\(rows)) AS o WHERE o.ord = \(instance)) THEN \(instance) END)
+                    FROM (\(rows)) AS p
+                    """, values, context)
+            }
+            var counts = InstanceCounts(count: count)
+            counts.pending = try counted("SELECT identifier AS ord FROM refreshd.pending WHERE shard = $1 AND identifier > $2 AND identifier < $3")
+            counts.running = try counted("""
+                SELECT DISTINCT identifier AS ord FROM refreshd.runs WHERE shard = $1 AND ended IS NULL AND identifier > $2 AND identifier < $3
+                """)
+            counts.failing = try counted("""
+                SELECT identifier AS ord FROM refreshd.job_state WHERE shard = $1 AND failure_streak > 0 AND identifier > $2 AND identifier < $3
+                """)
+            let paused = PGValue.bytes(SchedulerCore.pausedTable)
+            let templatePaused = try self.count(c, "SELECT count(*) FROM refreshd.records WHERE shard = $1 AND table_name = $2 AND key = $3",
+                                                [shardValue, paused, .bytes(template)], context)
+            // A provider's pause is not its instance's.
+            counts.paused = templatePaused > 0 ? count : try self.count(c, """
+                SELECT count(*) FROM refreshd.records WHERE shard = $1 AND table_name = $4 AND key > $2 AND key < $3
+                AND get_byte(key, length(key) - 1) = 93
+                """, values + [paused], context)
+            return counts
+        }
+    }
+
+    /// Each of `identifiers`' state (those with none are left out), each looked up by key as
+    /// the SQLite store does: its pending request's earliest, its failure streak, its pause,
+    /// its run without an end (one statement), and its latest run (`runs_by_identifier`).
+    func states(of identifiers: [String]) throws -> [String: IdentifierState] {
+        let context = "reading the state of \(identifiers.count) jobs in shard \(shard)"
+        return try database.withConnection(context) { (c) throws(PostgresError) -> [String: IdentifierState] in
+            var states: [String: IdentifierState] = [:]
+            for id in identifiers {
+                let values: [PGValue] = [shardValue, .bytes(id), .bytes(SchedulerCore.pausedTable)]
+                let found = try c.execute("""
+                    SELECT (SELECT earliest FROM refreshd.pending WHERE shard = $1 AND identifier = $2),
+                           (SELECT failure_streak FROM refreshd.job_state WHERE shard = $1 AND identifier = $2),
+                           EXISTS (SELECT 1 FROM refreshd.records WHERE shard = $1 AND table_name = $3 AND key = $2),
+                           (SELECT run_id FROM refreshd.runs WHERE shard = $1 AND identifier = $2 AND ended IS NULL
+                            ORDER BY run_id DESC LIMIT 1)
+                    """, values, context: context)
+                var state = IdentifierState()
+                if found.count > 0 {
+                    state.pending = found.optionalInt64(0, 0).map(Instant.init(milliseconds:))
+                    state.failureStreak = found.int(0, 1)
+                    state.paused = found.bool(0, 2)
+                    state.running = found.optionalInt64(0, 3)
+                }
+                state.lastRun = try runs(c.execute("""
+                    SELECT \(SQL.runColumns) FROM refreshd.runs WHERE shard = $1 AND identifier = $2 ORDER BY run_id DESC LIMIT 1
+                    """, [shardValue, .bytes(id)], context: context), context).first
+                if state != IdentifierState() { states[id] = state }
+            }
+            return states
+        }
     }
 
     func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?, limit: Int) throws -> SearchPage<InstanceRecord> {

@@ -36,18 +36,16 @@ final class DashboardSource: @unchecked Sendable {
     private var storeReads = 0
     static let maxStoreReads = 32
     static let liveReuse: Duration = .milliseconds(200)
-    /// Guarded by `lock`: the scheduler's invariants as last checked, and when. The check reads
-    /// every pending request (about 1 s of the loop at 1,000,000 instances), so a gather
-    /// repeats it at most every `invariantsEvery`.
-    private var checked: ([InvariantViolation], ContinuousClock.Instant)?
-    static let invariantsEvery: Duration = .seconds(60)
+    /// The scheduler's invariants, checked by a gather at most once a minute.
+    let invariants: InvariantsCadence
     static let loopTimeout: Duration = .seconds(5)
 
     var runtime: RefreshRuntime { parts.scheduler.runtime }
     var sharedContainer: String? { runtime.options.sharedContainer }
 
-    init(parts: DaemonParts) {
+    init(parts: DaemonParts, invariants: InvariantsCadence = InvariantsCadence()) {
         self.parts = parts
+        self.invariants = invariants
         let feed = feed, notices = notices
         let observer: @Sendable (RuntimeObservation) -> Void = { observation in
             notices.record(observation)
@@ -104,17 +102,15 @@ final class DashboardSource: @unchecked Sendable {
             }
         case .gather:
             let control = parts.control, runtime = runtime
-            let previous = lock.withLock { checked }
-            let check = previous.map { ContinuousClock.now - $0.1 >= Self.invariantsEvery } ?? true
             let result: Result<Live, any Error>
             do {
                 if let node = parts.node {
                     // A node's facts are the database's: read off the loop, on the store queue.
                     result = .success(try await readState { try Live.gather(node, $0) })
                 } else {
-                    var live = try await onLoop { Live.gather(runtime, control, checkInvariants: check) }
-                    if check { lock.withLock { checked = (live.violations, ContinuousClock.now) } } else { live.violations = previous?.0 ?? [] }
-                    result = .success(live)
+                    result = .success(try await invariants.gather(\.violations) { check in
+                        try await self.onLoop { Live.gather(runtime, control, checkInvariants: check) }
+                    })
                 }
             } catch {
                 result = .failure(error)
@@ -135,7 +131,7 @@ final class DashboardSource: @unchecked Sendable {
         guard !identifiers.isEmpty, parts.node == nil else { return try await live() }
         let control = parts.control, runtime = runtime
         var live = try await onLoop { Live.gather(runtime, control, also: identifiers, checkInvariants: false) }
-        live.violations = lock.withLock { checked?.0 } ?? []
+        live.violations = invariants.latest
         return live
     }
 
@@ -186,6 +182,41 @@ final class DashboardSource: @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+/// The scheduler's invariants as the dashboard shows them. A full check reads every pending
+/// request (about 1 s of the loop at 1,000,000 instances), so a gather checks them when the last
+/// check is `every` old (or there was none) and otherwise shows what that check found.
+final class InvariantsCadence: @unchecked Sendable {
+    let every: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let lock = Lock()
+    /// Guarded by `lock`: the last check's findings, and when it was made.
+    private var last: (violations: [InvariantViolation], at: ContinuousClock.Instant)?
+
+    /// `now`: the instant source (a test's own).
+    init(every: Duration = .seconds(60), now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        (self.every, self.now) = (every, now)
+    }
+
+    /// What the last check found (none before the first).
+    var latest: [InvariantViolation] { lock.withLock { last?.violations ?? [] } }
+
+    /// The facts `gather` takes, told whether to check the invariants (a check due), with
+    /// `violations` the check's or, when none was due, the last check's.
+    func gather<Facts>(_ violations: WritableKeyPath<Facts, [InvariantViolation]>,
+                       _ gather: (_ check: Bool) async throws -> Facts) async rethrows -> Facts {
+        let previous = lock.withLock { last }
+        let check = previous.map { now() - $0.at >= every } ?? true
+        var facts = try await gather(check)
+        if check {
+            let at = now()
+            lock.withLock { last = (facts[keyPath: violations], at) }
+        } else {
+            facts[keyPath: violations] = previous?.violations ?? []
+        }
+        return facts
     }
 }
 

@@ -1841,12 +1841,23 @@ enum OpenAPI {
      "now": {"$ref": "#/components/schemas/Instant"},
      "retrying": {"description": "Failing with a retry still to come; `next` is the next attempt.", "type": "array", "items": {"$ref": "#/components/schemas/FailureRow"}},
      "exhausted": {"description": "Failing with every retry used (or no retry policy); `next` is a regular next run, if any.", "type": "array", "items": {"$ref": "#/components/schemas/FailureRow"}},
-     "more": {"description": "Failing identifiers beyond the 500 rows of each list.", "type": "integer", "minimum": 0},
+     "more": {"description": "Failing identifiers not listed: beyond the 500 rows of each list, and each template's failing instances past its first 50.", "type": "integer", "minimum": 0},
+     "templates": {"description": "One row a template with failing instances: its instances counted by state, and how many of its failing ones (the first by key) `retrying` and `exhausted` list.", "type": "array", "items": {"$ref": "#/components/schemas/FailingTemplate"}},
      "expiredOrCrashed": {"description": "Runs of the last 24 h that expired or crashed, newest first, at most 100.", "type": "array", "items": {"$ref": "#/components/schemas/Run"}},
      "notifications": {"$ref": "#/components/schemas/Notifications"},
      "actionsEnabled": {"type": "boolean"}
     },
-    "required": ["now", "retrying", "exhausted", "more", "expiredOrCrashed", "notifications", "actionsEnabled"],
+    "required": ["now", "retrying", "exhausted", "more", "templates", "expiredOrCrashed", "notifications", "actionsEnabled"],
+    "additionalProperties": false
+   },
+   "FailingTemplate": {
+    "type": "object",
+    "properties": {
+     "identifier": {"type": "string"},
+     "instances": {"$ref": "#/components/schemas/InstanceCounts"},
+     "listed": {"type": "integer", "minimum": 0}
+    },
+    "required": ["identifier", "instances", "listed"],
     "additionalProperties": false
    },
    "Jobs": {

@@ -13,6 +13,7 @@ extension Pages {
         return layout("Failures", active: "/failures", """
             <h1>Failures</h1>
             \(summary)
+            \(failingTemplates(d))
             <section id="retrying"><h2>Retrying (\(d.retrying.count))</h2>
             \(failureTable(d.retrying, next: "next attempt", list: "retrying", d))</section>
             <section id="exhausted"><h2>Retries exhausted (\(d.exhausted.count))</h2>
@@ -22,6 +23,21 @@ extension Pages {
             \(brokenRuns(d))</section>
             <section id="notifications"><h2>Failure notifications</h2>\(notifications(d.notifications, now: d.now))</section>
             \(actionsNote(d.actionsEnabled, example: "/api/failures/retry?list=all"))
+            """)
+    }
+
+    /// Each template with failing instances, one row: its instances counted by state, how many
+    /// of the failing ones the lists below hold (the first by key), a link to them all.
+    static func failingTemplates(_ d: FailuresData) -> HTML {
+        guard !d.templates.isEmpty else { return "" }
+        let rows = HTML.join(d.templates.map { t in
+            let all = "/jobs/" + HTML.segment(t.identifier) + "?state=failing#instances"
+            return HTML("<tr class=\"failing-template\" id=\"template-\(HTML.segment(t.identifier))\" data-job=\"\(t.identifier)\"><td>\(jobLink(t.identifier))</td>\(countCells(t.identifier, t.instances))<td>\(PageInfo.grouped(t.listed)) of \(PageInfo.grouped(t.instances.failing)) <a href=\"\(all)\">all failing</a></td></tr>")
+        })
+        return HTML("""
+            <section id="templates"><h2>Templates (\(d.templates.count))</h2>
+            <p class="muted">A template is one row; the first \(Views.failingShown) of its failing instances are in the lists below.</p>
+            <div class="table"><table class="templates"><tr><th>template</th><th>instances</th><th>pending</th><th>running</th><th>failing</th><th>paused</th><th>listed</th></tr>\(rows)</table></div></section>
             """)
     }
 

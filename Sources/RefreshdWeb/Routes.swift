@@ -142,10 +142,9 @@ struct Routes: Sendable {
     func failures() async throws -> FailuresData {
         let live = try await source.live()
         let since = live.now - .seconds(86_400)
-        let (window, status) = try await source.readState { state in
-            (try state.runs(since: since, limit: Views.maxWindowRuns).runs, try state.status(runs: 0, days: 1))
-        }
-        return Views.failures(live, window: window, status: status,
+        let jobs = Array(live.jobs.values)
+        let stored = try await source.readState { try StoredFailures.read($0, jobs: jobs, since: since) }
+        return Views.failures(live, stored: stored,
                               notifications: NotificationsData.make(held: live.heldNotifications, counts: live.notificationCounts,
                                                                     notices: source.notices),
                               actionsEnabled: token != nil)

@@ -71,24 +71,29 @@ import RefreshdTestSupport
         #expect(failing.items.map(\.key) == ["A", "b_c", "m", "user10"] && failing.total == 4)
     }
 
-    /// Templates folded (issue 33, item 6): PostgreSQL counts a template's instances by state
-    /// with its searches' totals, on their indexes (a provider's state is not folded in here,
-    /// unlike SQLite and memory: `feed[user3]#small`'s request and `feed[m]#small`'s run are not
-    /// counted), and reads a row's state by key as memory does.
-    @Test func templateCountsAreItsSearchesTotals() throws {
+    /// Templates folded (issue 33, item 6): PostgreSQL counts a template's instances by state as
+    /// SQLite and memory do (`InstanceCountsTests`, the same changes and counts): a timeline
+    /// template's provider (`T[K]#family`) counted as its instance, once; and reads each
+    /// identifier's state by key as memory does, so a list row folds its providers' alike.
+    @Test func templateCountsFoldProvidersAsTheOtherStores() throws {
         let server = try PrivateServer.shared.get()
         let db = try PostgresDatabase(connection: try server.freshDatabase(), shardCount: 1)
         defer { db.close() }
         let lease = try #require(try db.acquire(shard: 0, node: "a", lease: .seconds(60)))
         let store = try db.store(shard: 0, epoch: lease.epoch)
         let memory = InMemoryStore()
-        try store.apply(SearchFixture.changes)
-        try memory.apply(SearchFixture.changes)
-        #expect(try store.instanceCounts(of: "feed") == InstanceCounts(count: 13, pending: 5, running: 2, failing: 4, paused: 13))
-        #expect(try store.instanceCounts(of: "quiet") == InstanceCounts(count: 3, pending: 1, running: 0, failing: 0, paused: 3))
-        #expect(try store.instanceCounts(of: "none") == InstanceCounts())
-        let ids = ["feed[user10]", "feed[m]#small", "feed[Z]", "feedx", "never.seen"]
+        try store.apply(SearchFixture.changesWithProviders)
+        try memory.apply(SearchFixture.changesWithProviders)
+        for (template, counts) in SearchFixture.countsExpected {
+            #expect(try store.instanceCounts(of: template) == counts, "\(template)")
+        }
+        let ids = ["feed[user10]", "feed[m]", "feed[m]#small", "feed[user2]", "feed[user2]#small", "feed[user3]#small", "feed[Z]",
+                   "other[o1]#small", "feedx", "never.seen"]
         #expect(try store.states(of: ids) == (try memory.states(of: ids)))
+        let keys = ["m", "user2", "user3", "A", "Z", "nobody"]
+        let rows = try StateReader(stores: [store], jobs: []).instanceStates(template: "feed", keys: keys, families: ["small"])
+        #expect(rows == (try StateReader(stores: [memory], jobs: []).instanceStates(template: "feed", keys: keys, families: ["small"])))
+        #expect(rows["m"]?.running == 28 && rows["m"]?.failureStreak == 4 && rows["user2"]?.failureStreak == 2, "\(rows)")
     }
 
     /// Text with NUL and identifiers equal to Swift but not byte for byte are stored whole and

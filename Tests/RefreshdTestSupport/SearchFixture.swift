@@ -56,4 +56,31 @@ package enum SearchFixture {
         }
         return changes
     }
+
+    /// The fixture, and: a provider request of an instance that has its own (`feed[m]`, counted
+    /// once), a provider's failure streak (`feed[user2]#small`: `user2` is failing), and a
+    /// template that is not paused with one instance paused (and a provider of it). What every
+    /// store counts by instance (`countsExpected`): SQLite, in memory, PostgreSQL.
+    package static var changesWithProviders: [StateChange] {
+        var changes = changes
+        changes.append(.savePending(PendingRequest(identifier: "feed[m]#small", namespace: "ns", kind: .processing,
+                                                   earliest: start + .seconds(60), submitted: start, sequence: 90)))
+        changes.append(.failureStreak(identifier: "feed[user2]#small", count: 2))
+        for key in ["o1", "o2"] { changes.append(.saveInstance(InstanceRecord(template: "other", key: key, values: [:]))) }
+        changes.append(.putRecord(MachineRecord(table: SchedulerCore.pausedTable, key: "other[o1]", value: "{\"since\":0}")))
+        changes.append(.putRecord(MachineRecord(table: SchedulerCore.pausedTable, key: "other[o1]#small", value: "{\"since\":0}")))
+        return changes
+    }
+
+    /// Each template's counts after `changesWithProviders`: a provider's (`T[K]#family`) state
+    /// is its instance's, counted once.
+    package static let countsExpected: [String: InstanceCounts] = [
+        // Pending: user1, user10, A., z@x, m (and its provider), user3's provider. Running: user10,
+        // A, m's provider. Failing: user10, A, b_c, m, user2's provider. The template is paused.
+        "feed": InstanceCounts(count: 13, pending: 6, running: 3, failing: 5, paused: 13),
+        "quiet": InstanceCounts(count: 3, pending: 1, running: 0, failing: 0, paused: 3),
+        // A provider's pause is not an instance's.
+        "other": InstanceCounts(count: 2, pending: 0, running: 0, failing: 0, paused: 1),
+        "none": InstanceCounts(),
+    ]
 }

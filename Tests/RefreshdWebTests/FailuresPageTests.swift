@@ -95,4 +95,53 @@ import Testing
         let error = Self.json(named.text)["error"] as? [String: Any]
         #expect(error?["code"] as? String == "not-declared" && (error?["message"] as? String)?.hasPrefix("submitted 1 of 2 now; refused 1: web.nope: ") == true, "\(named.text)")
     }
+
+    /// Fails for the keys that start with `bad`.
+    static let many = """
+        identifier: web.many
+        kind: processing
+        template: true
+        parameters: [user]
+        command: ["sh", "-c", "case {user} in bad*) exit 5;; esac"]
+        allowance: 10s
+        resubmit: {after: 1h}
+        """
+
+    /// Templates folded (issue 33, item 6): a template of 300 instances, 60 failing, is one row
+    /// with its counts (the stores', as the other pages'), its first 50 failing instances
+    /// listed in key order and the other 10 counted as not listed; nothing read is every
+    /// instance or request (`StoredFailures`).
+    @Test func aTemplateOfManyInstancesIsOneRowAndItsFirstFailing() throws {
+        let project = Project()
+        defer { project.remove() }
+        try project.write("Jobs/many.yaml", Self.many)
+        let daemon = try Daemon(["run", "--jobs", project.jobs, "--state", project.state, "--http", "127.0.0.1:0"])
+        defer { daemon.cleanUp() }
+        let port = try #require(daemon.dashboardPort(), "\(daemon.errors())")
+        let bad = (0..<60).map { String(format: "bad%02d", $0) }
+        let keys = (0..<240).map { String(format: "u%03d", $0) } + bad
+        let added = try Daemon.run(["ctl", "instance", "add", "web.many"] + keys + ["--state", project.state])
+        #expect(added.0 == 0, "\(added.1)")
+        var failures: [String: Any] = [:]
+        let counts: [String: Int] = ["count": 300, "pending": 300, "running": 0, "failing": 60, "paused": 0]
+        #expect(waitFor(timeout: 90) {
+            failures = Self.json(HTTP.request(port, "/api/failures").text)
+            return (failures["templates"] as? [[String: Any]])?.first?["instances"] as? [String: Int] == counts
+        }, "\(failures)\n\(daemon.errors())")
+        let templates = try #require(failures["templates"] as? [[String: Any]])
+        #expect(templates.count == 1 && templates[0]["identifier"] as? String == "web.many" && templates[0]["listed"] as? Int == 50,
+                "\(templates)")
+        // No retry policy: exhausted, the first 50 failing by key, each with its streak and next run.
+        let exhausted = failures["exhausted"] as? [[String: Any]] ?? []
+        #expect(Self.identifiers(failures, "exhausted") == bad.prefix(50).map { "web.many[\($0)]" }, "\(exhausted)")
+        #expect(exhausted.allSatisfy { $0["retryStreak"] as? Int == 1 && $0["next"] != nil
+                && ($0["lastRun"] as? [String: Any])?["outcome"] as? String == "failure" }, "\(exhausted)")
+        #expect(Self.identifiers(failures, "retrying").isEmpty && failures["more"] as? Int == 10, "\(failures)")
+
+        let page = HTTP.request(port, "/failures").text
+        #expect(page.contains("<tr class=\"failing-template\" id=\"template-web.many\" data-job=\"web.many\"><td><a href=\"/jobs/web.many\">web.many</a></td>")
+                && page.contains("<td>50 of 60 <a href=\"/jobs/web.many?state=failing#instances\">all failing</a></td>")
+                && page.contains("<h2>Retries exhausted (50)</h2>") && page.contains("(10 more failing not listed)"), "\(page)")
+        #expect(daemon.wait(timeout: 0.1) == nil, "refreshd exited: \(daemon.errors())")
+    }
 }
