@@ -17,7 +17,18 @@ final class ControlConnection: @unchecked Sendable {  // loop thread only; sent 
     /// Reading from the socket (paused while complete lines wait for a later turn).
     var reading = false
     /// A status report is being read off the loop: later lines wait for its reply.
-    var busy = false
+    var statusInFlight = false
+    /// Replies in the order of their requests, some still to come (a cluster node's commands,
+    /// answered once their leaders applied them): each is written when it and every one before
+    /// it are ready, so a client may send its next lines meanwhile (`ControlServer.send`).
+    var awaiting: [ReplySlot] = []
+    /// The most replies a client may wait for at once; past it, its next lines wait.
+    static let maxAwaiting = 64
+    /// Later lines wait: for a status report, or for the replies already awaited.
+    var busy: Bool {
+        get { statusInFlight || awaiting.count >= Self.maxAwaiting }
+        set { statusInFlight = newValue }
+    }
     /// Closing (or shutting down after a last reply): nothing more is read or written.
     var closing = false
     var peer: PeerCredentials?
@@ -88,4 +99,9 @@ final class ControlConnection: @unchecked Sendable {  // loop thread only; sent 
         queuedBytes = Int(uv_stream_get_write_queue_size(stream))
         if status < 0, status != Int32(UV_ECANCELED.rawValue) { server?.close(self) }
     }
+}
+
+/// A reply's place in a client's order (loop thread): empty until its answer comes.
+final class ReplySlot: @unchecked Sendable {  // loop thread only
+    var bytes: [UInt8]?
 }

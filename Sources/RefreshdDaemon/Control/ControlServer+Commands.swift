@@ -81,7 +81,7 @@ extension ControlServer {
                     append(reply, to: &bytes)
                 }
             }
-            if !bytes.isEmpty, !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { close(connection) }
+            if !bytes.isEmpty { send(bytes, to: connection) }
             index = end
         }
     }
@@ -169,14 +169,20 @@ extension ControlServer {
     }
 
     /// A cluster node's reply that comes once the leaders applied the command (`ControlAnswer`):
-    /// the client's next lines wait for it, as for a status report.
+    /// its place in the client's order is kept, and the client's next lines are served
+    /// meanwhile (a batch of instance adds pipelines: the next batch is queued while the leaders
+    /// apply this one), up to `ControlConnection.maxAwaiting` replies awaited at once.
     func answerLater(_ start: (@escaping @Sendable (ControlReply) -> Void) -> Void, _ request: ControlRequest,
                      _ connection: ControlConnection) {
-        connection.busy = true
+        let slot = ReplySlot()
+        connection.awaiting.append(slot)
         start { [self] reply in
             let failure = ControlReply.failure(id: request.id, ControlFailure(code: "internal", message: "the reply could not be encoded"))
             let bytes: [UInt8] = ((try? JSONEncoder.control.encode(reply)) ?? (try? JSONEncoder.control.encode(failure)) ?? Data()) + [0x0A]
-            resume(connection, writing: bytes)
+            scheduler.performOnLoop { [weak self] in
+                slot.bytes = bytes
+                self?.flushAwaiting(connection)
+            }
         }
     }
 
@@ -186,7 +192,8 @@ extension ControlServer {
             guard let self else { return }
             connection.busy = false
             guard !connection.closing else { return }
-            if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { return close(connection) }
+            send(bytes, to: connection)
+            guard !connection.closing else { return }
             serve(connection)
         }
     }
