@@ -62,27 +62,50 @@ extension ClusterControl {
         outcomes.asyncAfter(deadline: .now() + .milliseconds(Int(answerWithin.wholeMilliseconds))) { [self] in
             finish(waiter, final: true)
         }
-        // Applied before the wait began (a NOTIFY already gone by): read once now.
-        commandsApplied()
+        // Applied before the wait began (its NOTIFY already gone by): read once now.
+        commandsApplied(id: nil, only: waiter)
     }
 
-    /// A leader applied commands (any thread: the NOTIFY listener): the replies still waiting
-    /// read their outcomes, once for every wake-up that came meanwhile.
-    func commandsApplied() {
+    /// A leader applied command `id` (any thread: the NOTIFY listener; nil: maybe any, after
+    /// the listener reconnected): the replies waiting for it read its outcome. Wake-ups that
+    /// come while a read is queued join it: one read of the outcomes of the commands named
+    /// since (each a primary-key read), and only of those some reply waits for.
+    func commandsApplied(id: String?, only waiter: Waiter? = nil) {
         let first = outcomesWanted.withLock { wanted in
-            defer { wanted = true }
-            return !wanted
+            defer {
+                if let waiter { wanted.waiters.append(waiter) } else if let id { wanted.ids.insert(id) } else { wanted.all = true }
+            }
+            return wanted.ids.isEmpty && !wanted.all && wanted.waiters.isEmpty
         }
         guard first else { return }
         outcomes.async { [self] in
-            outcomesWanted.withLock { $0 = false }
+            let wanted = outcomesWanted.withLock { wanted in
+                defer { wanted = Wanted() }
+                return wanted
+            }
             let waiting = waiters.withLock { $0 }
-            guard !waiting.isEmpty else { return }
-            guard let read = try? database.appliedOutcomes(of: waiting.flatMap(\.awaited.commands)) else { return }
-            for waiter in waiting where waiter.awaited.commands.allSatisfy({ read[$0.id] != nil }) {
-                finish(waiter, final: false, read: read)
+            let fresh = Set(wanted.waiters.map(ObjectIdentifier.init))
+            let asked = waiting.flatMap { waiter in
+                waiter.awaited.commands.filter { wanted.all || wanted.ids.contains($0.id) || fresh.contains(ObjectIdentifier(waiter)) }
+            }
+            guard !asked.isEmpty, let read = try? database.appliedOutcomes(of: asked) else { return }
+            for waiter in waiting {
+                known.withLock { known in for (id, value) in read where waiter.awaited.commands.contains(where: { $0.id == id }) { known[id] = value } }
+            }
+            for waiter in waiting {
+                let outcomes = known.withLock { known in waiter.awaited.commands.compactMap { command in known[command.id].map { (command.id, $0) } } }
+                if outcomes.count == waiter.awaited.commands.count {
+                    finish(waiter, final: false, read: Dictionary(outcomes, uniquingKeysWith: { a, _ in a }))
+                }
             }
         }
+    }
+
+    /// What the outcomes' queue is to read next (wake-ups join it).
+    struct Wanted: Sendable {
+        var ids: Set<String> = []
+        var all = false
+        var waiters: [Waiter] = []
     }
 
     /// Outcomes' queue: answers `waiter` once (with `read`, or what the database says now when
@@ -94,7 +117,12 @@ extension ClusterControl {
             return true
         }
         guard present else { return }
-        let records = read ?? ((try? database.appliedOutcomes(of: waiter.awaited.commands)) ?? [:])
+        // The outcomes known so far are forgotten with the reply.
+        let known = known.withLock { known in
+            defer { for command in waiter.awaited.commands { known[command.id] = nil } }
+            return Dictionary(uniqueKeysWithValues: waiter.awaited.commands.compactMap { command in known[command.id].map { (command.id, $0) } })
+        }
+        let records = read ?? (final ? ((try? database.appliedOutcomes(of: waiter.awaited.commands.filter { known[$0.id] == nil })) ?? [:]).merging(known) { a, _ in a } : known)
         waiter.deliver(waiter.awaited.reply(records.mapValues(Outcome.init(record:))))
     }
 }

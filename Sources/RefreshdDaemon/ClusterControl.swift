@@ -42,8 +42,10 @@ final class ClusterControl: @unchecked Sendable {
     /// Replies waiting for their leaders' outcomes, and the queue that reads them.
     let waiters = Mutex<[Waiter]>([])
     let outcomes = DispatchQueue(label: "refreshd-command-outcomes")
-    /// A read of the outcomes is queued (wake-ups meanwhile share it).
-    let outcomesWanted = Mutex(false)
+    /// What the next read of outcomes reads (wake-ups meanwhile join it).
+    let outcomesWanted = Mutex(Wanted())
+    /// Outcomes read for replies still waiting for others (a command for several shards).
+    let known = Mutex<[String: String]>([:])
 
     /// This node's lease machine counters and its launches since it started (`metrics`).
     var nodeCounters: () -> ClusterNode.Counters = { ClusterNode.Counters() }

@@ -243,10 +243,10 @@ package final class ClusterDaemon: @unchecked Sendable {
         wake()
     }
 
-    /// A leader applied commands (NOTIFY, any thread): the replies waiting for their outcomes
-    /// read them (`ClusterControl+Outcomes`).
-    package func commandsApplied() {
-        clusterControl?.commandsApplied()
+    /// A leader applied command `id` (nil: maybe any) (NOTIFY, any thread): the reply waiting
+    /// for it reads its outcome (`ClusterControl+Outcomes`).
+    package func commandsApplied(id: String?) {
+        clusterControl?.commandsApplied(id: id)
     }
 
     /// Wakes the node thread (any thread): it settles the node and looks at its hosts.

@@ -10,8 +10,8 @@ import Synchronization
 /// transaction (`PostgresDatabase.enqueueCommands`, and a sync run's outbox); every node LISTENs on a connection of its own (`start`) and wakes its
 /// shards' leaders, which apply the command at once instead of at their next survey.
 ///
-/// A leader's commit that applies commands sends `NOTIFY refreshd_commands, 'applied'`: the
-/// nodes waiting to answer an operator read the outcomes they wait for (`.applied`).
+/// A leader's commit that applies a command sends `NOTIFY refreshd_commands, 'applied:ID'`: the
+/// node waiting to answer the operator reads that command's outcome (`.applied`).
 ///
 /// Only a wake-up, never the command itself: a notification lost (the listener reconnecting,
 /// the server restarted, a NOTIFY that failed) delays the command to the leader's next survey
@@ -24,14 +24,15 @@ import Synchronization
 /// `retryDelay` (waited in the same `poll`, so `stop` is immediate).
 package final class PostgresCommandListener: @unchecked Sendable {
     package static let channel = "refreshd_commands"
-    /// The payload of a commit that applied commands (any other payload is a shard's number).
-    package static let appliedPayload = "applied"
+    /// The payload's prefix of a commit that applied a command, before its id (any other
+    /// payload is a shard's number).
+    package static let appliedPrefix = "applied:"
     /// What a notification says.
     package enum Notice: Sendable, Equatable {
         /// Commands were queued for `shard` (nil: maybe for any shard, after a reconnect).
         case queued(shard: Int?)
-        /// A leader applied commands: their outcomes can be read.
-        case applied
+        /// A leader applied command `id` (nil: maybe any, after a reconnect): its outcome can be read.
+        case applied(id: String?)
     }
     let conninfo: String
     let onNotify: @Sendable (Notice) -> Void
@@ -131,7 +132,7 @@ package final class PostgresCommandListener: @unchecked Sendable {
             // Commands queued (or applied) while nobody listened: every shard looks now, and
             // whoever waits for an outcome reads again.
             onNotify(.queued(shard: nil))
-            onNotify(.applied)
+            onNotify(.applied(id: nil))
             let socket = PQsocket(connection)
             while true {
                 let (stop, readable) = wait(socket: socket, timeout: -1)
@@ -141,7 +142,11 @@ package final class PostgresCommandListener: @unchecked Sendable {
                 while let notification = PQnotifies(connection) {
                     let payload = notification.pointee.extra.map { String(cString: $0) }
                     PQfreemem(notification)
-                    onNotify(payload == Self.appliedPayload ? .applied : .queued(shard: payload.flatMap { Int($0) }))
+                    if let payload, payload.hasPrefix(Self.appliedPrefix) {
+                        onNotify(.applied(id: String(payload.dropFirst(Self.appliedPrefix.count))))
+                    } else {
+                        onNotify(.queued(shard: payload.flatMap { Int($0) }))
+                    }
                 }
             }
             if wait(socket: nil, timeout: retry).stop { return }

@@ -197,9 +197,10 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
                 try c.execute("UPDATE refreshd.commands SET applied = true WHERE shard = $1 AND id = $2",
                               [s, .text(record.key)], context: context)
                 // The node that queued it waits for its outcome to answer the operator
-                // (`ClusterControl`): told at the commit (identical NOTIFYs of one transaction
-                // are delivered once), it reads the outcomes it waits for.
-                try c.execute("SELECT pg_notify('\(PostgresCommandListener.channel)', '\(PostgresCommandListener.appliedPayload)')", [], context: context)
+                // (`ClusterControl`): told at the commit which command was applied, it reads the
+                // outcome of that one only if it waits for it.
+                try c.execute("SELECT pg_notify('\(PostgresCommandListener.channel)', $1)",
+                              [.text(PostgresCommandListener.appliedPrefix + record.key)], context: context)
             }
         case let .deleteRecord(table, key):
             try c.execute("DELETE FROM refreshd.records WHERE shard = $1 AND table_name = $2 AND key = $3",

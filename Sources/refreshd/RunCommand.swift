@@ -136,7 +136,7 @@ struct RunCommand: ParsableCommand {
         let listener = PostgresCommandListener(connection: conninfo) { [weak daemon] notice in
             switch notice {
             case let .queued(shard): daemon?.commandsQueued(shard: shard)
-            case .applied: daemon?.commandsApplied()
+            case let .applied(id): daemon?.commandsApplied(id: id)
             }
         }
         listener.start()
