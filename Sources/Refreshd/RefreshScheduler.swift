@@ -192,11 +192,16 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// state directory, no lock, and no signal handlers (the node handles the daemon's signals).
     /// Several of these run at once in one process, each on a thread and loop of its own.
     /// SPI for the benchmarks' launches on a shared database (`refreshd-bench shared-launches`).
-    @_spi(Benchmarks) public convenience init(store: any StateStoring, runtimeOptions: RefreshRuntime.Options, options: Options) throws {
+    /// `ownsProcess`: the one scheduler of `refreshd run` on one machine (issue 32: a node of
+    /// one shard), which handles the signals and owns the process as the options say.
+    @_spi(Benchmarks) public convenience init(store: any StateStoring, runtimeOptions: RefreshRuntime.Options, options: Options,
+                                              ownsProcess: Bool = false) throws {
         var options = options
         options.stateDirectory = nil
-        options.handleSignals = false
-        options.ownsProcess = false  // other loops spawn at the same time: no cgroup joined for a spawn
+        if !ownsProcess {
+            options.handleSignals = false
+            options.ownsProcess = false  // other loops spawn at the same time: no cgroup joined for a spawn
+        }
         options.sharedContainer = runtimeOptions.sharedContainer
         try self.init(options: options, store: store, directoryLock: nil, runtimeOptions: runtimeOptions)
     }

@@ -2,8 +2,7 @@ import Foundation
 @_spi(Benchmarks) import RefreshdCore
 
 /// What `refreshd run` takes from its options and the environment for the scheduler, decided
-/// once for both of its compositions, one machine (`RefreshDaemon`) and a cluster node
-/// (`ClusterDaemon`): issue 32, each built them itself.
+/// once for one machine and a cluster node alike (`RefreshDaemon`).
 package struct RunSettings: Sendable {
     /// Runs in flight at once (per shard on a cluster node).
     package var maxConcurrentRuns: Int

@@ -110,7 +110,7 @@ struct RunCommand: ParsableCommand {
         return settings
     }
 
-    /// `--store`: one node of a cluster (ClusterDaemon).
+    /// `--store`: one node of a cluster (the same daemon, its shards on PostgreSQL).
     func runClusterNode(_ conninfo: String, logger: Logger) throws {
         let database: PostgresDatabase
         let leaseLength = Self.parseLease(lease) ?? .seconds(10)
@@ -124,8 +124,8 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         defer { database.close() }
-        let daemon = ClusterDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, database: database,
-                                   node: node ?? ClusterDaemon.defaultNodeName(), lease: leaseLength,
+        let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared,
+                                   placement: .cluster(database: database, node: node ?? RefreshDaemon.defaultNodeName(), lease: leaseLength),
                                    settings: settings, logger: logger)
         daemon.actions = StagingActions.binding
         daemon.controlLimits.maxClients = maxControlClients
@@ -148,8 +148,7 @@ struct RunCommand: ParsableCommand {
         LoggingSystem.bootstrap { LineLogHandler(label: $0) }
         let logger = Logger(label: "refreshd")
         if let store { return try runClusterNode(store, logger: logger) }
-        let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, logger: logger)
-        daemon.settings = settings
+        let daemon = RefreshDaemon(jobsDirectory: jobs, stateDirectory: state, sharedContainer: shared, settings: settings, logger: logger)
         daemon.metricsFile = metricsFile
         daemon.actions = StagingActions.binding
         daemon.controlLimits.maxClients = maxControlClients

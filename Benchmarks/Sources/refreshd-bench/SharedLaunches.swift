@@ -8,7 +8,7 @@ import Synchronization
 
 /// Issue 24's target, "1 node on PostgreSQL ≥ 1,000 durable launches a second with p99 lateness
 /// < 10 ms", through the embedding library: one node's `shards` shards, each a `RefreshScheduler`
-/// over its fenced `PostgresShardStore` on a thread and loop of its own (as `ClusterDaemon` makes
+/// over its fenced `PostgresShardStore` on a thread and loop of its own (as `RefreshDaemon` makes
 /// them), every job a closure handler that completes at once (no process: the scheduler and the
 /// database are what is measured). N requests, dealt to the shards in turn, due at instants
 /// spread evenly over `spreadMs`; every launch is committed (fenced) before its handler runs,

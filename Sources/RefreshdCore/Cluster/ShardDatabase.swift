@@ -72,6 +72,12 @@ package protocol ShardDatabase: AnyObject, Sendable {
     /// command not applied yet is absent. A point read a command, never the whole table (it
     /// keeps every id ever applied).
     func appliedOutcomes(of commands: [ShardCommand]) throws -> [String: String]
+
+    /// Whether a shard's new leader has reaped every process its previous leader started (one
+    /// machine, whose previous life ran on this machine): an interrupted run is then retried, as
+    /// one machine retries it. False for a cluster: the new leader cannot reap another node's
+    /// processes, so an interrupted slot counts as run and never runs twice.
+    var reapsPreviousOwners: Bool { get }
 }
 
 /// One shard's lease as the database holds it.
@@ -162,6 +168,8 @@ package struct ShardFenced: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ShardDatabase {
+    package var reapsPreviousOwners: Bool { false }
+
     /// From each shard's records (a database whose stores are in memory: the simulation's).
     package func appliedOutcomes(of commands: [ShardCommand]) throws -> [String: String] {
         var outcomes: [String: String] = [:]

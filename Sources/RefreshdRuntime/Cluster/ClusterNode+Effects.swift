@@ -120,7 +120,7 @@ extension ClusterNode {
     /// the shard at that epoch when it is done (else it is fenced before it ever runs).
     func lead(_ shard: Int, _ epoch: Int64) {
         var options = self.options
-        options.configuration.retriesInterruptedRuns = false
+        if !database.reapsPreviousOwners { options.configuration.retriesInterruptedRuns = false }
         options.configuration.shardPlace = ShardPlace(map: map, shard: shard)
         options.onFenced = { [weak self] reason in
             self?.lock.withLock { self?.reported.append(.commitFailed(shard: shard, epoch: epoch, reason: reason)) }

@@ -4,7 +4,7 @@ import Foundation
 /// One node of a cluster (issue 24), independent of its host: one `LeaseMachine` and one
 /// `RefreshRuntime` per shard it leads, each over `database.store(shard:epoch:)` (every commit
 /// fenced) and a host of its own that `makeRuntime` supplies (the simulation: a `SimulatedHost`
-/// per shard term; the daemon, `ClusterDaemon`: a `RefreshScheduler` per shard term, on a thread
+/// per shard term; the daemon, `RefreshDaemon`: a `RefreshScheduler` per shard term, on a thread
 /// and libuv loop of its own).
 ///
 /// Taking a shard is a restore: the shard's runtime is made on its store and loaded with the

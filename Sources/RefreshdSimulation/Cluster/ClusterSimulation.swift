@@ -22,7 +22,7 @@ import RefreshdConfig
 /// run on its loop, as on the libuv daemon: a cut-off one freezes that shard's host for the
 /// call's bound (`SimulatedHost.freeze`: no event, no timer, no process end, no expiration or
 /// kill of its runs), then the failure takes the runtime's fenced path. So at a fence the node
-/// kills the shard's live process groups itself (`ClusterNode.onFence`, as `ClusterDaemon` does
+/// kills the shard's live process groups itself (`ClusterNode.onFence`, as `RefreshDaemon` does
 /// with `killLiveGroups`) before the runtime's own fence, which waits for the loop;
 /// `fenceKillsOnShardLoop` takes that kill out (the runtime's kill only). Invariants after
 /// every step:

@@ -6,9 +6,8 @@ import RefreshdConfig
 @_spi(Benchmarks) import RefreshdRuntime
 
 /// A cluster node's control loop: the control socket answered from the database, the jobs
-/// folder's watch and its reloads (`JobFilesReloader`, as on one machine). Moved out of
-/// ClusterDaemon.swift, which keeps the node thread, its loop and the shards' loops.
-extension ClusterDaemon {
+/// folder's watch and its reloads (`JobFilesReloader`, as on one machine's shard loop).
+extension RefreshDaemon {
     /// The node's control socket (`STATE/control.sock`; the state directory's lock is held): the
     /// one-machine `ControlServer` unchanged (its limits, peer credentials, error codes,
     /// `watch`), hosted by a scheduler with no jobs over an in-memory store on a loop and thread
@@ -36,7 +35,7 @@ extension ClusterDaemon {
         // The reloads and the jobs folder's watch live on the control loop (a loop with nothing
         // else to do): the same `JobFilesReloader` as one machine's, applied to the node.
         reloader = JobFilesReloader(
-            directory: jobsDirectory, loop: scheduler, timeout: .seconds(10), logger: logger, load: { JobDirectory.load($0) },
+            directory: jobsDirectory, loop: scheduler, timeout: reloadTimeout, logger: logger, load: loadJobs,
             jobsInForce: { cluster.jobs.count }, isStopping: { [weak self] in self?.node?.isStopping ?? true },
             apply: { [weak self] result, reason in self?.applyReload(result, reason: reason) })
         if !scheduler.watchDirectory(jobsDirectory, onChange: { [weak self] in
@@ -68,32 +67,5 @@ extension ClusterDaemon {
     /// Asks for the job files to be read again (any thread): SIGHUP.
     func requestReload(_ reason: String) {
         control?.scheduler.performOnLoop { [weak self] in self?.reloader?.request(reason) }
-    }
-
-    /// Control loop: a finished read, refused whole (an invalid file: the jobs in force stay),
-    /// or handed to the node, whose shards each apply their diff in one transaction.
-    func applyReload(_ result: Result<[JobConfig], ConfigErrors>, reason: String) {
-        var result = result
-        // A plain timeline job taking an instance's widget kind (any shard's) refuses the
-        // reload whole, as on one machine.
-        if case let .success(configs) = result {
-            do {
-                let clashes = try clusterControl?.reader().instanceKindClashes(configs.map(\.spec)) ?? []
-                if !clashes.isEmpty { result = .failure(ConfigErrors(kindClashes: clashes, in: configs)) }
-            } catch {
-                logger.error("reload refused (\(reason)): the instances could not be read from the database: \(error); the jobs in force stay")
-                return
-            }
-        }
-        switch result {
-        case let .failure(errors):
-            let refused = errors.errors
-            logger.error("reload refused (\(reason)): \(refused.count) error\(refused.count == 1 ? "" : "s") in \(jobsDirectory); the jobs in force stay")
-            for error in refused { logger.error("\(error)") }
-        case let .success(configs):
-            let specs = configs.map(\.spec)
-            clusterControl?.jobs = specs
-            node?.reload(specs, reason: reason)
-        }
     }
 }

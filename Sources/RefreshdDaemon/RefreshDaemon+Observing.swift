@@ -6,7 +6,7 @@ import Synchronization
 
 /// What a cluster node shows while it runs: the cluster pushed to `watch` subscribers, and the
 /// `--metrics-file` rewritten every renewal interval.
-extension ClusterDaemon {
+extension RefreshDaemon {
     /// Starts pushing the cluster to the watchers every second (any thread), unless it runs:
     /// the control loop reads the database and pushes (`ControlServer.pushClusterView`), and
     /// the timer stops itself once nobody watches (no wake-up when nobody does).
