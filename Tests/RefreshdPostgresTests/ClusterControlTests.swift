@@ -29,19 +29,25 @@ import Testing
         return (shard, cluster.shards.first { $0.shard == shard && $0.led }?.owner, report)
     }
 
-    @Test func aSubmitToAnyNodeRunsOnceOnTheShardsLeaderAndARetryIsAppliedOnce() throws {
+    /// A sandbox, a fresh database of `shards` shards, and `test.manual` (pending an hour ahead:
+    /// it runs only when submitted) appending `$ECHOING $NODE` to the returned file at each run.
+    func manualJob(shards: Int, echoing: String) throws -> (ClusterSandbox, String, String) {
         let scratch = try ClusterSandbox("ctl", shards: nil)
         let conninfo = try PrivateServer.shared.get().freshDatabase()
-        try PostgresDatabase(connection: conninfo, shardCount: 4).close()
+        try PostgresDatabase(connection: conninfo, shardCount: shards).close()
         let out = scratch.root + "/runs.txt"
-        // Pending an hour ahead: it runs only when an operator submits it.
         try """
             identifier: test.manual
             kind: processing
-            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
+            command: ["/bin/sh", "-c", "echo \\"$\(echoing) $NODE\\" >> \(out)"]
             earliest: +1h
             allowance: 5s
             """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        return (scratch, conninfo, out)
+    }
+
+    @Test func aSubmitToAnyNodeRunsOnceOnTheShardsLeaderAndARetryIsAppliedOnce() throws {
+        let (scratch, conninfo, out) = try manualJob(shards: 4, echoing: "REFRESH_RUN_ID")
         try """
             identifier: test.feed
             template: true
@@ -115,17 +121,7 @@ import Testing
     /// LISTEN/NOTIFY: with a 30 s lease the node surveys every 10 s, yet a command submitted
     /// through the control socket runs at once: its NOTIFY woke the leader.
     @Test func aQueuedCommandWakesTheLeaderAtOnce() throws {
-        let scratch = try ClusterSandbox("ctl", shards: nil)
-        let conninfo = try PrivateServer.shared.get().freshDatabase()
-        try PostgresDatabase(connection: conninfo, shardCount: 2).close()
-        let out = scratch.root + "/runs.txt"
-        try """
-            identifier: test.manual
-            kind: processing
-            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
-            earliest: +1h
-            allowance: 5s
-            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        let (scratch, conninfo, out) = try manualJob(shards: 2, echoing: "REFRESH_RUN_ID")
         try scratch.start("a", lease: "30s", store: conninfo)
         #expect(waitFor(20) { (try? leader(scratch, via: "a", of: "test.manual").owner) == "a" }, "node a leads nothing: \(scratch.logs())")
         // Past the first survey's commands read: the next survey is ~10 s away.
@@ -145,17 +141,7 @@ import Testing
     /// answered within the bound as queued, naming the leader; it stays queued, and the next
     /// leader applies it once after the takeover.
     @Test func aCommandNotAppliedInTimeIsAnsweredQueuedAndRunsOnceAfterTheTakeover() throws {
-        let scratch = try ClusterSandbox("ctl", shards: nil)
-        let conninfo = try PrivateServer.shared.get().freshDatabase()
-        try PostgresDatabase(connection: conninfo, shardCount: 2).close()
-        let out = scratch.root + "/runs.txt"
-        try """
-            identifier: test.manual
-            kind: processing
-            command: ["/bin/sh", "-c", "echo \\"$REFRESH_RUN_ID $NODE\\" >> \(out)"]
-            earliest: +1h
-            allowance: 5s
-            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        let (scratch, conninfo, out) = try manualJob(shards: 2, echoing: "REFRESH_RUN_ID")
         // A 6 s lease: the stopped leader's lease outlives the 2 s wait by far.
         for name in ["a", "b"] { try scratch.start(name, lease: "6s", store: conninfo) }
         var owner: String?
@@ -193,17 +179,7 @@ import Testing
     /// applies its shards' diff); SIGHUP reloads and does not stop a node; a folder cluster mode
     /// would not run is refused whole and the jobs in force stay.
     @Test func aChangedJobsFolderIsReloadedByEachShardsLeader() throws {
-        let scratch = try ClusterSandbox("ctl", shards: nil)
-        let conninfo = try PrivateServer.shared.get().freshDatabase()
-        try PostgresDatabase(connection: conninfo, shardCount: 4).close()
-        let out = scratch.root + "/runs.txt"
-        try """
-            identifier: test.manual
-            kind: processing
-            command: ["/bin/sh", "-c", "echo \\"$REFRESH_TASK_IDENTIFIER $NODE\\" >> \(out)"]
-            earliest: +1h
-            allowance: 5s
-            """.write(toFile: scratch.root + "/jobs/manual.yaml", atomically: true, encoding: .utf8)
+        let (scratch, conninfo, out) = try manualJob(shards: 4, echoing: "REFRESH_TASK_IDENTIFIER")
         for name in ["a", "b"] { try scratch.start(name, lease: "2s", store: conninfo) }
         func lines() -> [String] {
             ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
