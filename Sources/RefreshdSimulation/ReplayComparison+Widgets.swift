@@ -61,7 +61,7 @@ extension ReplayComparison {
             try c.encode(staleMilliseconds, forKey: .staleMilliseconds)
         }
 
-        /// `5 reloads (1 deferred), 5 calls, budget low 0, stale 0 min`.
+        /// `4 reloads (1 deferred), 4 calls, budget low 0, stale 20 s`.
         var text: String {
             var parts = ["\(reloadsPerformed + reloadsExempt) reload\(reloadsPerformed + reloadsExempt == 1 ? "" : "s")"]
             var also: [String] = []
@@ -71,7 +71,8 @@ extension ReplayComparison {
             if !also.isEmpty { parts[0] += " (" + also.joined(separator: ", ") + ")" }
             parts.append("\(providerCalls) call\(providerCalls == 1 ? "" : "s")")
             if let budgetLow { parts.append("budget low \(budgetLow)") }
-            parts.append("stale \(staleMinutes) min")
+            // Seconds under a minute: a short period's stale time is not "0 min".
+            parts.append(staleMilliseconds > 0 && staleMilliseconds < 60_000 ? "stale \(staleMilliseconds / 1000) s" : "stale \(staleMinutes) min")
             return parts.joined(separator: ", ")
         }
 

@@ -17,6 +17,10 @@ import Testing
 /// - stale time, 2 s: the replay places the kill -9 at the last instant the state knew of,
 ///   before the real one.
 ///
+/// Measured (three runs): 59 runs, 0 apart, outcomes 0 apart, lateness p50 at most 4 ms apart,
+/// the widget exact to the millisecond. Before the fix in `Replay.replayedRun` (an interrupted
+/// run lasts until the stop ended it), the slow job's run at the stop ended "ok" in the replay.
+///
 /// No clock step: the daemon reads `CLOCK_REALTIME`, which only root (CAP_SYS_TIME) can step,
 /// and stepping it would disturb every other process on the machine; the replay of a recorded
 /// step is checked on the simulator's own records (`ReplayTests`).
