@@ -47,6 +47,7 @@ package enum Replay {
         setup.until = max(to, start + .milliseconds(1))
         setup.days = max(1, Int((setup.until!.milliseconds - start.milliseconds + 86_399_999) / 86_400_000))
         setup.faults = faults
+        setup.widgetDaysInUTC = true
         let period = runs.filter { $0.started >= start && $0.started < to }
         let ran = Dictionary(grouping: period.sorted { $0.runID < $1.runID }, by: \.identifier)
         let calibrated = Calibration.derive(runs: period)
@@ -58,16 +59,18 @@ package enum Replay {
                 guard let was = sameAs[job.spec.identifier], was.spec.command == job.spec.command,
                       was.spec.action == job.spec.action, was.model == job.model else { continue }
             }
-            guard let recorded = ran[job.spec.identifier], !recorded.isEmpty else { continue }
+            // Its own runs, its providers' (`JOB#FAMILY`), its instances' and theirs.
+            let mine = ran.filter { Self.launches($0.key, of: job.spec.identifier) }
+            guard !mine.isEmpty else { continue }
             var one = setup
             one.jobs = [job]
             _ = one.apply(calibrated)
             setup.jobs[index].model = one.jobs[0].model
-            setup.jobs[index].model.replayed = recorded.map(replayedRun)
+            setup.jobs[index].model.replayed = mine.mapValues { $0.map(replayedRun) }
             replayed.append(job.spec.identifier)
         }
-        let declared = Set(setup.jobs.map(\.spec.identifier))
-        let unknown = Set(ran.keys).filter { id in !declared.contains(id) && !id.contains("#") && InstanceName.split(id) == nil }
+        let declared = setup.jobs.map(\.spec.identifier)
+        let unknown = Set(ran.keys).filter { id in !declared.contains { Self.launches(id, of: $0) } }
         if !unknown.isEmpty {
             notes.append("runs of jobs the files do not declare (not replayed): " + unknown.sorted().joined(separator: ", "))
         }
@@ -75,21 +78,31 @@ package enum Replay {
         return Setup(scenario: setup, replayedJobs: replayed.sorted(), notes: notes)
     }
 
-    /// How a recorded run plays again; nil for a run unfinished in the record.
+    /// Whether `identifier` is a launch of job `job`'s: itself, one of its widget's providers
+    /// (`JOB#FAMILY`), an instance of it (`JOB[KEY]`) or an instance's provider.
+    static func launches(_ identifier: String, of job: String) -> Bool {
+        let launched = identifier.firstIndex(of: "#").map { String(identifier[..<$0]) } ?? identifier
+        return launched == job || InstanceName.split(launched)?.template == job
+    }
+
+    /// How a recorded run plays again; nil for a run unfinished in the record. A successful
+    /// run's results lines (kept with it, `run --keep-output`) are written again: a provider's
+    /// timeline is the one it returned then.
     static func replayedRun(_ run: RunRecord) -> JobModel.ReplayedRun? {
         guard let ended = run.ended, let outcome = run.outcome else { return nil }
         let duration = ended.duration(since: run.started)
         switch outcome {
-        case .success: return .init(duration: duration, exit: .exited(0))
+        case .success: return .init(duration: duration, exit: .exited(0), results: run.output.results)
         case .failure: return .init(duration: duration, exit: .exited(run.exitStatus ?? 1))
         case .crashed: return .init(duration: duration, exit: .signaled(run.signal ?? 11))
         case .expired:
             // Past its deadline, so that under the same allowance it expires again.
             return .init(duration: max(duration, run.deadline.duration(since: run.started) + .milliseconds(1)), exit: .exited(0))
         case .interrupted:
-            // Its own end is unknown; it ran at least until refreshd's stop ended it, so the
-            // replay's stop at the same instant finds it in flight again.
-            return .init(duration: duration + .milliseconds(1), exit: .exited(0))
+            // Its own end is unknown; it ran at least until refreshd's stop ended it, so it
+            // lasts past that instant and the replay's stop at the same instant finds it in
+            // flight again.
+            return .init(duration: duration + .milliseconds(1), exit: .exited(0), interruptedAt: ended)
         }
     }
 

@@ -48,6 +48,17 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
         /// Jobs whose runs and outcomes agree exactly, of all.
         package var exactJobs = 0
         package var jobs = 0
+        /// Widgets (`compareWidgets`): reloads apart (performed, exempt, deferred, failed),
+        /// summed over widgets; provider calls apart; whole stale minutes apart; the largest
+        /// difference of a widget's stale time, milliseconds; widgets whose lowest budget differs.
+        package var reloadsApart = 0
+        package var providerCallsApart = 0
+        package var staleMinutesApart: Int64 = 0
+        package var staleMillisecondsApart: Int64 = 0
+        package var budgetLowApart = 0
+        /// Widgets whose reloads, calls, stale minutes and lowest budget agree exactly, of all.
+        package var exactWidgets = 0
+        package var widgets = 0
     }
 
     package var from: Instant
@@ -55,6 +66,9 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
     package var whatIfJobs: String?
     package var days: [Row]
     package var jobs: [Row]
+    /// Per UTC day and widget, and per widget over the period (`compareWidgets`).
+    package var widgetDays: [WidgetRow] = []
+    package var widgets: [WidgetRow] = []
     package var error: SimulatorError
 
     /// - Parameters:
@@ -102,10 +116,11 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
         let percent = String(format: "%.1f", error.relative * 100)
         return "simulator's error (replay with the same files against what ran): \(error.ranRuns) runs ran, "
             + "\(error.replayedRuns) replayed, \(error.runsApart) apart (\(percent)%); outcomes \(error.outcomesApart) apart; "
-            + "lateness p50 at most \(error.latenessP50ApartMs) ms apart; \(error.exactJobs) of \(error.jobs) jobs exact"
+            + "lateness p50 at most \(error.latenessP50ApartMs) ms apart; \(error.exactJobs) of \(error.jobs) jobs exact" + widgetErrorText
     }
 
-    /// The table: per day and job, then per job over the period, then the error line.
+    /// The table: per day and job, then per job over the period, the widgets likewise, then
+    /// the error line.
     package var text: String {
         var lines = ["replay \(from.iso8601)..\(to.iso8601): as it ran | as replayed with the same files"
             + (whatIfJobs.map { " | what if with \($0)" } ?? "")]
@@ -120,6 +135,7 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
         format(days)
         lines.append("per job:")
         format(jobs)
+        lines += widgetText
         lines.append(errorLine)
         return lines.joined(separator: "\n")
     }

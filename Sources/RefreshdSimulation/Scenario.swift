@@ -37,6 +37,9 @@ package struct Scenario: Sendable, Hashable {
     package var seed: UInt64
     /// The zone calendars and daily windows are read in (IANA name), for the report's days.
     package var timeZone: String
+    /// Widget counter days in UTC, as the daemon counts them (`simulate --replay`, compared
+    /// with its rows), instead of the zone's local days (the report's).
+    package var widgetDaysInUTC = false
     /// Concurrent runs, as `refreshd run --max-concurrent`.
     package var maxConcurrentRuns: Int
     /// Bugs put in on purpose, to show that the invariants and exploration catch them.

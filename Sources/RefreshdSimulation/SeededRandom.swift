@@ -29,7 +29,7 @@ extension JobModel {
     /// The behaviour of a job's `run`-th run (1-based), its `attempt` (2 and later: a retry),
     /// under `random`.
     func draw(run: Int, attempt: Int = 1, identifier: String, random: SeededRandom) -> (duration: Duration, exit: RunExit) {
-        if run >= 1, run <= replayed.count, let recorded = replayed[run - 1] { return (recorded.duration, recorded.exit) }
+        if let recorded = replayedRun(identifier, run) { return (recorded.duration, recorded.exit) }
         var duration: Duration
         switch self.duration {
         case let .fixed(d):
@@ -61,6 +61,12 @@ extension JobModel {
             }
         }
         return (duration, exit)
+    }
+
+    /// How long the `run`-th launch of `order`'s identifier lasts when it replays a recorded
+    /// run (`simulate --replay`); nil when it replays none.
+    func replayedDuration(_ order: LaunchOrder, run: Int) -> Duration? {
+        replayedRun(order.identifier, run)?.duration(launchedAt: order.started)
     }
 
     /// The inverse of the piecewise-linear distribution function through `values` (evenly

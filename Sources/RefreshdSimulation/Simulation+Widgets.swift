@@ -17,6 +17,7 @@ extension Simulation {
         let n = counter.next(id, hint: order.slot)
         let providerRun = side.nextProviderRun(job)
         var (duration, exit) = model.draw(run: n, attempt: order.attempt, identifier: id, random: random)
+        if let replayed = model.replayedDuration(order, run: n) { duration = replayed }
         var garbage = false
         for fault in faults {
             switch fault {
@@ -38,6 +39,19 @@ extension Simulation {
             }
         }
         let timeline = model.timeline ?? .oneEntryAtEnd
+        // A replayed run (`simulate --replay`) writes the lines it wrote then: the timeline it
+        // returned, its upstream fetch as it was.
+        if !garbage, playlist == nil, let recorded = model.replayedRun(id, n), !recorded.results.isEmpty {
+            let family = WidgetSpec.family(ofProviderIdentifier: id) ?? ""
+            for line in recorded.results {
+                guard case let .timeline(returned, _) = ResultLine.parse(line, owner: job, namespace: "", now: order.started) else { continue }
+                side.noteReturned(returned.entries.map {
+                    SideJournal.entryKey(widget: "\(widget.kind)/\(family)", date: $0.date.iso8601, content: $0.content)
+                })
+            }
+            return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: model.ignoresTerminate,
+                                           output: model.output, results: recorded.results)
+        }
         // The timeline is computed when the provider runs and written just before it exits.
         let line: String
         if garbage {

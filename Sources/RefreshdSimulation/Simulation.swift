@@ -169,6 +169,7 @@ package final class Simulation: @unchecked Sendable {
             // An instance of a template (issue 23) behaves as its template's model says.
             let model = models[id] ?? InstanceName.split(id).flatMap { models[$0.template] } ?? .quickSuccess
             var (duration, exit) = model.draw(run: n, attempt: order.attempt, identifier: id, random: random)
+            if let replayed = model.replayedDuration(order, run: n) { duration = replayed }
             var ignores = model.ignoresTerminate
             var silentAfter: Duration?
             for fault in faults {
@@ -420,6 +421,7 @@ package final class Simulation: @unchecked Sendable {
     /// The scenario zone's UTC offsets from a day before the start to two after the end: the
     /// widget counter days are the report's local days.
     var countingDays: CountingDays {
+        if scenario.widgetDaysInUTC { return .utc }
         func seconds(_ t: Instant) -> Int64 {
             Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t.milliseconds) / 1000)))
         }

@@ -51,15 +51,18 @@ extension SimulateCommand {
         let directory = state ?? ".refreshd"
         var runs: [RunRecord] = []
         var world: [WorldEvent] = []
+        var ranWidgets: [WidgetDayCounter] = []
         do {
             try StateDirectory.checkReadable(directory)
             let store = try StateStore.open(directory: directory, readOnly: true)
             defer { store.close() }
             world = try store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
-            // Newest first, a page at a time, back to the runs started before the period.
+            ranWidgets = ReplayComparison.widgetCounters(store, from: from, to: to)
+            // Newest first, a page at a time, back to the runs started before the period; with
+            // their results lines, which replayed providers write again.
             var before: Int64?
             while true {
-                let page = try store.recentRuns(limit: 10_000, before: before)
+                let page = try store.recentRuns(limit: 10_000, before: before, withOutput: true)
                 runs += page.filter { $0.started < to && ($0.ended ?? $0.started) >= from }
                 guard let oldest = page.last, oldest.started >= from, page.count == 10_000 else { break }
                 before = oldest.runID
@@ -76,17 +79,21 @@ extension SimulateCommand {
         let base = try loadFolder(ranFolder, start: from, zone: zone)
         var same = Replay.scenario(base, runs: runs, world: world, from: from, to: to)
         if let seed { same.scenario.seed = seed }
-        let replayed = Simulation(scenario: same.scenario).run()
-        var whatIf: (setup: Replay.Setup, report: SimulationReport)?
+        let replaying = Simulation(scenario: same.scenario)
+        let replayed = replaying.run()
+        var whatIf: (setup: Replay.Setup, report: SimulationReport, widgets: [WidgetDayCounter])?
         if let other = jobs, other != ranFolder {
             var setup = Replay.scenario(try loadFolder(other, start: from, zone: zone), runs: runs, world: world, from: from, to: to,
                                         recordedFiles: base)
             setup.scenario.seed = same.scenario.seed
-            whatIf = (setup, Simulation(scenario: setup.scenario).run())
+            let simulation = Simulation(scenario: setup.scenario)
+            let report = simulation.run()
+            whatIf = (setup, report, simulation.widgetCounters(from: from, to: to))
         }
         let ran = runs.filter { $0.started >= same.scenario.start }.map(ReplayComparison.Run.init)
-        let comparison = ReplayComparison(from: same.scenario.start, to: to, ran: ran, replayed: replayed.comparedRuns,
+        var comparison = ReplayComparison(from: same.scenario.start, to: to, ran: ran, replayed: replayed.comparedRuns,
                                           whatIf: whatIf?.report.comparedRuns, whatIfJobs: whatIf == nil ? nil : jobs, zone: zone)
+        comparison.compareWidgets(ran: ranWidgets, replayed: replaying.widgetCounters(from: from, to: to), whatIf: whatIf?.widgets)
         let violations = replayed.violations + (whatIf?.report.violations ?? [])
         if let svg {
             let paired = ReplayComparison.pairedReport(replayed: replayed, ran: runs, whatIf: whatIf?.report)

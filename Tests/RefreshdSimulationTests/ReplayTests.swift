@@ -66,6 +66,26 @@ import RefreshdConfig
         #expect(comparison.errorLine.hasPrefix("simulator's error (replay with the same files against what ran): 3 runs ran, 3 replayed, 0 apart (0.0%)"))
     }
 
+    /// A run refreshd's stop interrupted is in flight at the replayed stop, even when the daemon
+    /// launched it late and the stop ended it at once: the replay launches on time, so a
+    /// duration counted from the real launch ended it just before the stop.
+    @Test func aRunTheStopInterruptedIsInFlightAtTheReplayedStop() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.slow", kind: .processing, allowance: .seconds(20),
+                                                      resubmit: .after(.seconds(60))),
+                           command: CommandJob(argv: ["slow"]))
+        let base = Scenario(name: "replay", jobs: [.init(spec: spec)], start: t(0))
+        var slow = run(1, "app.slow", 0, ms: 0, .interrupted)
+        slow.earliest = t(0)
+        slow.started = t(0) + .milliseconds(3)  // the daemon's loop woke 3 ms late
+        slow.ended = t(0) + .milliseconds(501)  // SIGTERM at the stop, gone 1 ms later
+        let world = [WorldEvent(at: t(0), what: .started), WorldEvent(at: t(0) + .milliseconds(500), what: .stopping),
+                     WorldEvent(at: t(10), what: .started)]
+        let setup = Replay.scenario(base, runs: [slow], world: world, from: t(0), to: t(5))
+        let report = Simulation(scenario: setup.scenario).run()
+        let replayed = try #require(report.jobs.first { $0.identifier == "app.slow" }).runs
+        #expect(replayed.map(\.outcome) == [.interrupted], "\(replayed)")
+    }
+
     /// The round trip: what a simulation's world does (downtime, a kill -9, a network outage, a
     /// pause, a clock step) is recorded by the runtime in its store as world events, and the
     /// replay reads the same faults back from them.
@@ -104,5 +124,44 @@ import RefreshdConfig
         }
         #expect(faults.contains(.pause(job: "app.feed", at: .at(m(90)), for: .seconds(300))), "\(faults)")
         #expect(faults.contains(.clockStep(at: .at(m(100)), by: .seconds(600))), "\(faults)")
+    }
+
+    /// A timeline job's providers (`JOB#FAMILY`) replay as recorded: each call lasts as it did
+    /// and writes the timeline it wrote then (its entries, policy and upstream fetch), not the
+    /// model's; the widget's figures come out of the same timeline machine as the daemon's, and
+    /// compare with the state's rows.
+    @Test func aProviderReplaysTheTimelineItReturned() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.widget", kind: .processing, allowance: .seconds(30)),
+                           command: CommandJob(argv: ["provider"]),
+                           widget: WidgetSpec(kind: "w", families: ["systemSmall"], budget: 50))
+        let base = Scenario(name: "replay", jobs: [.init(spec: spec, model: JobModel(duration: .fixed(.seconds(2))))], start: t(0))
+        var call = run(1, "app.widget#systemSmall", 0, ms: 1_500, .success)
+        call.output = RunOutput(results: [#"{"entries":[{"date":"\#(t(0).iso8601)","content":{"asset":"recorded"}}],"policy":"never","upstreamFetch":false}"#])
+        let setup = Replay.scenario(base, runs: [call], world: [WorldEvent(at: t(0), what: .started)], from: t(0), to: t(600))
+        #expect(setup.replayedJobs == ["app.widget"])
+        let simulation = Simulation(scenario: setup.scenario)
+        let report = simulation.run()
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        let calls = try #require(report.jobs.first { $0.identifier == "app.widget#systemSmall" }).runs
+        #expect(calls.map { $0.ended.map { $0.milliseconds - t(0).milliseconds } } == [1_500], "lasts as recorded")
+        #expect(simulation.host.publications["widgets/w/systemSmall.json"]?.contains("recorded") == true,
+                "shows the entry it returned: \(simulation.host.publications)")
+        // `never`: no reload after it; the recorded call used the shared fetch.
+        let replayed = simulation.widgetCounters(from: t(0), to: t(600))
+        #expect(replayed.map(\.providerCalls) == [1] && replayed.map(\.upstreamFetches) == [0], "\(replayed)")
+
+        var ran = WidgetDayCounter(day: "2025-12-05", widget: WidgetID(kind: "w", family: .systemSmall))
+        ran.requested = 1
+        ran.performed = 1
+        ran.providerCalls = 1
+        ran.budgetLow = 49
+        var comparison = ReplayComparison(from: t(0), to: t(600), ran: [.init(call)], replayed: report.comparedRuns, whatIf: nil,
+                                          whatIfJobs: nil, zone: .gmt)
+        comparison.compareWidgets(ran: [ran], replayed: replayed, whatIf: nil)
+        #expect(comparison.widgets.map(\.widget) == ["w/systemSmall"] && comparison.widgetDays.map(\.day) == ["2025-12-05"])
+        #expect(comparison.error.widgets == 1 && comparison.error.exactWidgets == 1, "\(comparison.text)")
+        #expect(comparison.text.contains("widgets:\n  w/systemSmall: 1 reload, 1 call, budget low 49, stale 0 min | 1 reload, 1 call, budget low 49, stale 0 min"),
+                "\(comparison.text)")
+        #expect(comparison.errorLine.hasSuffix("; 1 of 1 widgets exact"), "\(comparison.errorLine)")
     }
 }

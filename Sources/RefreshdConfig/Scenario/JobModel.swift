@@ -41,20 +41,43 @@ package struct JobModel: Sendable, Hashable {
     /// `limits.memory`, the run is killed by the limit and ends `crashed` ("memory limit"), as
     /// in production.
     package var memoryBytes: Int64?
-    /// The runs that really happened, in order (`simulate --replay`, issue 34): the Nth run
-    /// (counting every launch of the identifier) lasts and ends as the Nth recorded run did;
-    /// nil at a place, or past the end, the model draws as usual. Never read from a file.
-    package var replayed: [ReplayedRun?] = []
+    /// The runs that really happened, in order, by the identifier launched (the job's own, or
+    /// a timeline job's `JOB#FAMILY` providers; `simulate --replay`, issue 34): the Nth launch
+    /// of an identifier lasts and ends as its Nth recorded run did; nil at a place, or past the
+    /// end, the model draws as usual. Never read from a file.
+    package var replayed: [String: [ReplayedRun?]] = [:]
 
-    /// A recorded run as a modelled process plays it: how long it ran, how its process ended.
+    /// A recorded run as a modelled process plays it: how long it ran, how its process ended,
+    /// and the results lines it wrote (a provider's timeline; empty: none kept).
     package struct ReplayedRun: Sendable, Hashable {
         package var duration: Duration
         package var exit: RunExit
+        package var results: [String]
+        /// For a run refreshd's stop interrupted: the instant the stop ended it. The replayed run
+        /// lasts at least until then, wherever the replay launched it: the replay launches on
+        /// time where the daemon's loop woke a millisecond or two late, and a job resubmitted
+        /// from its launch drifts by those milliseconds (12 ms over 10 runs of the measure's
+        /// slow job, whose run at the stop then ended before it in the replay).
+        package var interruptedAt: Instant?
 
-        package init(duration: Duration, exit: RunExit) {
+        package init(duration: Duration, exit: RunExit, results: [String] = [], interruptedAt: Instant? = nil) {
             self.duration = duration
             self.exit = exit
+            self.results = results
+            self.interruptedAt = interruptedAt
         }
+
+        /// How long it lasts when launched at `start`.
+        package func duration(launchedAt start: Instant) -> Duration {
+            guard let interruptedAt, interruptedAt > start else { return duration }
+            return max(duration, interruptedAt.duration(since: start) + .milliseconds(1))
+        }
+    }
+
+    /// The recorded run the `run`-th launch (1-based) of `identifier` replays, if any.
+    package func replayedRun(_ identifier: String, _ run: Int) -> ReplayedRun? {
+        guard let runs = replayed[identifier], run >= 1, run <= runs.count else { return nil }
+        return runs[run - 1]
     }
 
     /// How long a process outside the job's group keeps its results channel open after its exit.
