@@ -17,8 +17,8 @@ import time
 
 def measure(driver, base, pages, shots=None, console=None):
     """{"WIDTH PATH": [scrollWidth, innerWidth]} for every page at both widths; screenshots of
-    `shots` ([(name, path)], at 390 px) into OUTDIR; console errors by "WIDTH PATH" when given a
-    dict."""
+    `shots` ([(name, path, directory)]) into their directory, at 1400 px for a name beginning
+    "desktop-", at 390 px otherwise; console errors by "WIDTH PATH" when given a dict."""
     widths = {}
     for width, height in ((1400, 1000), (390, 844)):
         driver.set_window_size(width, height)
@@ -33,9 +33,17 @@ def measure(driver, base, pages, shots=None, console=None):
                     console["%d %s" % (width, path)] = errors
         if width == 390:
             for name, path, directory in shots or []:
+                if name.startswith("desktop-"):
+                    continue
                 driver.get(base + path)
                 time.sleep(0.3)
                 driver.save_screenshot("%s/%s.png" % (directory, name))
+        if width == 1400:
+            for name, path, directory in shots or []:
+                if name.startswith("desktop-"):
+                    driver.get(base + path)
+                    time.sleep(0.3)
+                    driver.save_screenshot("%s/%s.png" % (directory, name))
     driver.set_window_size(1400, 1000)
     return widths
 
@@ -72,6 +80,7 @@ def main():
     console = {}
     try:
         shots = [("phone-" + (path.strip("/").replace("/", "-") or "overview"), path, out) for path in pages[:2]]
+        shots.append(("desktop-" + (pages[0].strip("/").replace("/", "-") or "overview"), pages[0], out))
         widths = measure(driver, base, pages, shots, console)
     finally:
         driver.quit()

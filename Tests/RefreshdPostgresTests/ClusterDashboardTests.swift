@@ -178,6 +178,13 @@ extension ISO8601DateFormatter {
         }
         let console = (result?["console"] as? [String: Any]) ?? [:]
         #expect(console.isEmpty, "script errors: \(console)")
+        // The Cluster page as the README shows it (`.build/dashboard-screenshots/`, as the one
+        // machine's browser test leaves its screenshots).
+        let screenshots = Self.repository + "/.build/dashboard-screenshots"
+        try? FileManager.default.createDirectory(atPath: screenshots, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: screenshots + "/cluster.png")
+        try? FileManager.default.copyItem(atPath: scratch.root + "/desktop-cluster.png", toPath: screenshots + "/cluster.png")
+        #expect(FileManager.default.fileExists(atPath: screenshots + "/cluster.png"), "no screenshot of the Cluster page")
         #expect(scratch.nodes["a"]?.alive == true && scratch.nodes["b"]?.alive == true, "\(scratch.logs())")
     }
 }
