@@ -6,8 +6,9 @@ import Glibc
 /// One running command job: its process, the pipes carrying its stdout, stderr and results
 /// channel (fd 3), and the process group that receives the expiration and the kill.
 ///
-/// The process is started with `posix_spawn` (`refreshd_spawn`: glibc's `CLONE_VM|CLONE_VFORK`,
-/// no copy of refreshd's page tables, where libuv's `uv_spawn` forked) in a session of its own
+/// The process is started as glibc's `posix_spawn` starts one (`refreshd_spawn`: `CLONE_VM|CLONE_VFORK`,
+/// no copy of refreshd's page tables, where libuv's `uv_spawn` forked), born in its run's cgroup
+/// when it has one (clone3's `CLONE_INTO_CGROUP`), in a session of its own
 /// (`setsid()`), so it leads its own process group and every child it forks can be signalled at
 /// once with `kill(-pgid, ...)`. Its exit is learnt by SIGCHLD (a `uv_signal_t` of its own on the
 /// loop) and waited for by pid with `wait4`, whose rusage is what it used.
@@ -31,6 +32,8 @@ final class CommandProcess {
     private var openHandles = 0
     /// Whether the results channel is still read (until its end, or `closeResults`).
     private(set) var resultsOpen = false
+    /// Whether the command was born in the cgroup `spawn` was given.
+    private(set) var bornInCgroup = false
     /// Whether the leader has exited (and was reaped).
     private(set) var hasExited = false
     /// What the leader and the children it waited for used (`wait4`'s rusage): CPU time only.
@@ -70,10 +73,11 @@ final class CommandProcess {
         self.onExit = onExit
     }
 
-    /// Spawns the command. On failure returns the error's text (libuv's words, as `uv_spawn`
-    /// gave them) and releases everything.
+    /// Spawns the command, in the cgroup whose directory `cgroup` is open on (if not -1; whether
+    /// it was born there is `bornInCgroup`). On failure returns the error's text (libuv's words,
+    /// as `uv_spawn` gave them) and releases everything.
     func spawn(loop: UnsafeMutablePointer<uv_loop_t>, argv: [String], environment: [String],
-               workingDirectory: String?) -> String? {
+               workingDirectory: String?, cgroup: Int32 = -1) -> String? {
         self.loop = loop
         guard let file = argv.first else { return String(cString: uv_strerror(-EINVAL)) }
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -110,25 +114,19 @@ final class CommandProcess {
         let cArgs = CStringArray(argv)
         let cEnv = CStringArray(environment)
         defer { cArgs.free(); cEnv.free() }
-        var spawned: Int32 = 0
+        var spawned: Int32 = 0, inCgroup: Int32 = 0
         // Spawned and known as refreshd's own under one lock: the sweep's orphan rule (another
         // thread) checks under it before a kill, so a child it listed while the spawn ran (not
         // yet known, with refreshd's environment until its exec) is never taken for an orphan.
         let result = OrphanReaper.ownChildren.withLock { own -> Int32 in
-            var result = refreshd_spawn(&spawned, path, cArgs.pointer, cEnv.pointer, workingDirectory,
-                                        childEnds[0], childEnds[1], childEnds[2])
-            if result == ENOEXEC {
-                // As execvp does: a file without a `#!` line is a shell script.
-                let shell = CStringArray(["/bin/sh", path] + argv.dropFirst())
-                defer { shell.free() }
-                result = refreshd_spawn(&spawned, "/bin/sh", shell.pointer, cEnv.pointer, workingDirectory,
-                                        childEnds[0], childEnds[1], childEnds[2])
-            }
+            let result = refreshd_spawn(&spawned, path, cArgs.pointer, cEnv.pointer, workingDirectory,
+                                        childEnds[0], childEnds[1], childEnds[2], cgroup, &inCgroup)
             if result == 0 { own.insert(spawned) }
             return result
         }
         guard result == 0 else { return failed(result) }
         pid = spawned
+        bornInCgroup = inCgroup != 0
         resultsOpen = true
         for pipe in pipes {
             uv_read_start(UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self),

@@ -51,12 +51,11 @@ public final class RefreshScheduler: @unchecked Sendable {
         /// Put each command run in a cgroup of its own where the system allows one (see
         /// `RunCgroups`), so that no process of a run outlives it however it detached.
         public var runCgroups: Bool
-        /// This process is the scheduler's alone (the daemon): no other thread forks, and every
-        /// child is a run's. Then each command is born in its run's cgroup (the process joins
-        /// the cgroup for the spawn: a child another thread forked meanwhile would be born there
-        /// too, and die with the run), and where no cgroup is used the process becomes a child
-        /// subreaper (it reaps every dead child libuv does not wait for). Otherwise the command
-        /// is moved into its cgroup right after the spawn, and the sweep catches early forks.
+        /// This process is the scheduler's alone (the daemon): every child is a run's. Then in a
+        /// delegated cgroup subtree the process moves into its `supervisor/` leaf and enables
+        /// controllers for the runs, and where no cgroup is used it becomes a child subreaper
+        /// (it reaps every dead child libuv does not wait for). Either way each command is born
+        /// in its run's cgroup when it has one (`refreshd_spawn`).
         public var ownsProcess: Bool
         /// The code of the built-in actions job specs name (`ActionBinding`); none by default, so
         /// an embedder that declares only handlers and commands needs nothing more.
@@ -128,8 +127,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     var subreaping = false
     /// Each command run's cgroup, from its spawn to its sweep.
     var runCgroups: [Int64: String] = [:]
-    /// The runs whose command was born in its cgroup (refreshd joined it for the spawn): their
-    /// cgroup holds every process they started, so their end needs no /proc sweep.
+    /// The runs whose command was born in its cgroup (`refreshd_spawn`): their cgroup holds
+    /// every process they started, so their end needs no /proc sweep.
     var bornInCgroup: Set<Int64> = []
     /// Processes killed in a run's cgroup when its leader exited, reported with its sweep.
     var killedAtExit: [Int64: Set<Int32>] = [:]
@@ -196,7 +195,7 @@ public final class RefreshScheduler: @unchecked Sendable {
         var options = options
         options.stateDirectory = nil
         options.handleSignals = false
-        options.ownsProcess = false  // other loops spawn at the same time: no cgroup joined for a spawn
+        options.ownsProcess = false  // other loops share the process: no subreaper, no supervisor/ leaf
         options.sharedContainer = runtimeOptions.sharedContainer
         try self.init(options: options, store: store, directoryLock: nil, runtimeOptions: runtimeOptions)
     }
