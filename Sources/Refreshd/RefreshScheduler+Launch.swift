@@ -39,7 +39,7 @@ extension RefreshScheduler: RuntimeHost {
         let cgroup = makeRunCgroup(order)
         newestRunID = max(newestRunID, order.runID)
         let process = CommandProcess(
-            runID: order.runID, identifier: order.identifier,
+            runID: order.runID, identifier: order.identifier, watch: childWatch,
             isOverLimit: { runtime.runOutputIsOverLimit(order) },
             onLines: { stream, lines in runtime.runOutputLines(order, stream: stream, lines: lines) },
             onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },
@@ -140,7 +140,7 @@ extension RefreshScheduler: RuntimeHost {
             return
         }
         let process = CommandProcess(
-            runID: order.runID, identifier: order.identifier,
+            runID: order.runID, identifier: order.identifier, watch: childWatch,
             isOverLimit: { runtime.runOutputIsOverLimit(order) },
             onLines: { stream, lines in runtime.runOutputLines(order, stream: stream == "stdout" ? "log" : stream, lines: lines) },
             onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },

@@ -96,6 +96,14 @@ public final class RefreshScheduler: @unchecked Sendable {
     let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
+    /// SIGCHLD for every command, notifier and worker of this loop (made at the first need, on the loop).
+    var childWatchMade: ChildWatch?
+    var childWatch: ChildWatch {
+        if let childWatchMade { return childWatchMade }
+        let made = ChildWatch(loop: loop)
+        childWatchMade = made
+        return made
+    }
     var processes: [Int64: CommandProcess] = [:]
     /// Built-in actions' worker processes, by run, until their exit and results are read.
     var workers: [Int64: CommandProcess] = [:]
