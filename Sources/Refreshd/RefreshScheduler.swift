@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// The scheduling rules live in `SchedulerCore` (deterministic, no I/O); this class is the
 /// imperative shell around it. It holds exactly one armed `uv_timer_t`, for the core's earliest
-/// deadline, spawns command jobs with `posix_spawn` (`CommandProcess`), and commits every state change to SQLite before
+/// deadline, spawns command jobs as `posix_spawn` does, each born in its run's cgroup (`CommandProcess`), and commits every state change to SQLite before
 /// acting on it. Public methods are safe from any thread; the loop runs on the thread that calls
 /// `run()`, and handlers are called there.
 ///
