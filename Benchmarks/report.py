@@ -158,7 +158,7 @@ def main():
         row("", "time to drain s", k["drain_s"], c and c["drain_s"], ratio(k["drain_s"], c and c["drain_s"]), "-", "")
         row("", "scheduler CPU s (children excluded)", k["cpu_s"], c and c["cpu_s"], ratio(k["cpu_s"], c and c["cpu_s"]), "-", "")
         # Issue 35: the same runs tracked without a cgroup (the /proc sweep), and embedded.
-        for impl, label in (("refreshd-sweep", "without cgroups (/proc sweep)"), ("refreshd-embedded", "embedded (cgroup moved after spawn + sweep)")):
+        for impl, label in (("refreshd-sweep", "without cgroups (/proc sweep)"), ("refreshd-embedded", "embedded (born in its cgroup, no sweep)")):
             o = find(rows, impl, "commands")
             if o:
                 row(f"  {label}", "launches per s", o["launches_per_s"], c and c["launches_per_s"],

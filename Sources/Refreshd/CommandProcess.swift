@@ -6,11 +6,13 @@ import Glibc
 /// One running command job: its process, the pipes carrying its stdout, stderr and results
 /// channel (fd 3), and the process group that receives the expiration and the kill.
 ///
-/// The process is started with `posix_spawn` (`refreshd_spawn`: glibc's `CLONE_VM|CLONE_VFORK`,
-/// no copy of refreshd's page tables, where libuv's `uv_spawn` forked) in a session of its own
+/// The process is started as glibc's `posix_spawn` starts one (`refreshd_spawn`: `CLONE_VM|CLONE_VFORK`,
+/// no copy of refreshd's page tables, where libuv's `uv_spawn` forked), born in its run's cgroup
+/// when it has one (clone3's `CLONE_INTO_CGROUP`), in a session of its own
 /// (`setsid()`), so it leads its own process group and every child it forks can be signalled at
-/// once with `kill(-pgid, ...)`. Its exit is learnt by SIGCHLD (a `uv_signal_t` of its own on the
-/// loop) and waited for by pid with `wait4`, whose rusage is what it used.
+/// once with `kill(-pgid, ...)`. Its exit is learnt by SIGCHLD (the scheduler's `ChildWatch`,
+/// shared by every command of its loop, or a `uv_signal_t` of its own on a loop without one)
+/// and waited for by pid with `wait4`, whose rusage is what it used.
 ///
 /// I/O only: it reports what it reads on the results channel (`onResults`), the channel's close
 /// (`onResultsClosed`) and the leader's exit (`onExit`); what is kept, the kill of the group at
@@ -20,7 +22,9 @@ final class CommandProcess {
     let runID: Int64
     let identifier: String
     private(set) var pid: Int32 = 0
-    /// SIGCHLD, watched from before the spawn until the leader is waited for.
+    /// The loop's shared SIGCHLD watcher, if it has one.
+    private let watch: ChildWatch?
+    /// Without one: SIGCHLD, watched from before the spawn until the leader is waited for.
     private let childSignal = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
     /// stdout, stderr, results (fd 3).
     private let pipes = [UnsafeMutablePointer<uv_pipe_t>.allocate(capacity: 1),
@@ -31,6 +35,8 @@ final class CommandProcess {
     private var openHandles = 0
     /// Whether the results channel is still read (until its end, or `closeResults`).
     private(set) var resultsOpen = false
+    /// Whether the command was born in the cgroup `spawn` was given.
+    private(set) var bornInCgroup = false
     /// Whether the leader has exited (and was reaped).
     private(set) var hasExited = false
     /// What the leader and the children it waited for used (`wait4`'s rusage): CPU time only.
@@ -55,13 +61,15 @@ final class CommandProcess {
     ///   - onResultsClosed: called once when every writer closed the results channel (not after
     ///     `closeResults`).
     ///   - onExit: called once when the leader has exited (reaped); its group may live on.
-    init(runID: Int64, identifier: String, isOverLimit: @escaping () -> Bool,
+    ///   - watch: the loop's shared SIGCHLD watcher (nil: one of its own).
+    init(runID: Int64, identifier: String, watch: ChildWatch? = nil, isOverLimit: @escaping () -> Bool,
          onLines: @escaping (String, [String]) -> Void, onSkipped: @escaping (Int, Int) -> Void,
          onResults: @escaping (UnsafeRawBufferPointer) -> Void = { _ in },
          onResultsClosed: @escaping () -> Void = {},
          onExit: @escaping (RunExit) -> Void) {
         self.runID = runID
         self.identifier = identifier
+        self.watch = watch
         self.isOverLimit = isOverLimit
         self.onLines = onLines
         self.onSkipped = onSkipped
@@ -70,10 +78,11 @@ final class CommandProcess {
         self.onExit = onExit
     }
 
-    /// Spawns the command. On failure returns the error's text (libuv's words, as `uv_spawn`
-    /// gave them) and releases everything.
+    /// Spawns the command, in the cgroup whose directory `cgroup` is open on (if not -1; whether
+    /// it was born there is `bornInCgroup`). On failure returns the error's text (libuv's words,
+    /// as `uv_spawn` gave them) and releases everything.
     func spawn(loop: UnsafeMutablePointer<uv_loop_t>, argv: [String], environment: [String],
-               workingDirectory: String?) -> String? {
+               workingDirectory: String?, cgroup: Int32 = -1) -> String? {
         self.loop = loop
         guard let file = argv.first else { return String(cString: uv_strerror(-EINVAL)) }
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -82,14 +91,18 @@ final class CommandProcess {
             uv_pipe_init(loop, pipe, 0)
             pipe.pointee.data = context
         }
-        uv_signal_init(loop, childSignal)
-        childSignal.pointee.data = context
-        openHandles += pipes.count + 1
-        // Watched before the spawn: a SIGCHLD before the watch would be lost.
-        uv_signal_start(childSignal, { handle, _ in
-            guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<CommandProcess>.fromOpaque(data).takeUnretainedValue().reap()
-        }, SIGCHLD)
+        openHandles += pipes.count
+        if watch == nil {
+            uv_signal_init(loop, childSignal)
+            childSignal.pointee.data = context
+            openHandles += 1
+            // Watched before the spawn: a SIGCHLD before the watch would be lost. (A shared
+            // watch already runs; it handles a SIGCHLD on the loop, after `add` below.)
+            uv_signal_start(childSignal, { handle, _ in
+                guard let handle, let data = handle.pointee.data else { return }
+                Unmanaged<CommandProcess>.fromOpaque(data).takeUnretainedValue().reap()
+            }, SIGCHLD)
+        }
         // The child's ends (its fds 1, 2, 3), closed here after the spawn; refreshd's read ends go to libuv.
         var childEnds: [Int32] = []
         defer { for fd in childEnds { _ = Glibc.close(fd) } }
@@ -110,25 +123,20 @@ final class CommandProcess {
         let cArgs = CStringArray(argv)
         let cEnv = CStringArray(environment)
         defer { cArgs.free(); cEnv.free() }
-        var spawned: Int32 = 0
+        var spawned: Int32 = 0, inCgroup: Int32 = 0
         // Spawned and known as refreshd's own under one lock: the sweep's orphan rule (another
         // thread) checks under it before a kill, so a child it listed while the spawn ran (not
         // yet known, with refreshd's environment until its exec) is never taken for an orphan.
         let result = OrphanReaper.ownChildren.withLock { own -> Int32 in
-            var result = refreshd_spawn(&spawned, path, cArgs.pointer, cEnv.pointer, workingDirectory,
-                                        childEnds[0], childEnds[1], childEnds[2])
-            if result == ENOEXEC {
-                // As execvp does: a file without a `#!` line is a shell script.
-                let shell = CStringArray(["/bin/sh", path] + argv.dropFirst())
-                defer { shell.free() }
-                result = refreshd_spawn(&spawned, "/bin/sh", shell.pointer, cEnv.pointer, workingDirectory,
-                                        childEnds[0], childEnds[1], childEnds[2])
-            }
+            let result = refreshd_spawn(&spawned, path, cArgs.pointer, cEnv.pointer, workingDirectory,
+                                        childEnds[0], childEnds[1], childEnds[2], cgroup, &inCgroup)
             if result == 0 { own.insert(spawned) }
             return result
         }
         guard result == 0 else { return failed(result) }
         pid = spawned
+        bornInCgroup = inCgroup != 0
+        watch?.add(self)
         resultsOpen = true
         for pipe in pipes {
             uv_read_start(UnsafeMutableRawPointer(pipe).assumingMemoryBound(to: uv_stream_t.self),
@@ -226,7 +234,7 @@ final class CommandProcess {
     }
 
     /// SIGCHLD (of any child): waits for the leader if it has exited.
-    private func reap() {
+    func reap() {
         guard pid > 0, !hasExited else { return }
         var status: Int32 = 0, signal: Int32 = 0
         var usage = rusage()
@@ -236,8 +244,12 @@ final class CommandProcess {
         let micros = { (time: timeval) in Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec) }
         exitUsage = RunUsage(cpuMicroseconds: micros(usage.ru_utime) + micros(usage.ru_stime), peakMemoryBytes: nil)
         hasExited = true
-        uv_signal_stop(childSignal)
-        close(UnsafeMutableRawPointer(childSignal))
+        if let watch {
+            watch.remove(reaped)
+        } else {
+            uv_signal_stop(childSignal)
+            close(UnsafeMutableRawPointer(childSignal))
+        }
         onExit(signal != 0 ? .signaled(signal) : .exited(status))
     }
 
@@ -252,7 +264,7 @@ final class CommandProcess {
     }
 
     private func closeAll() {
-        close(UnsafeMutableRawPointer(childSignal))
+        if watch == nil { close(UnsafeMutableRawPointer(childSignal)) }
         for pipe in pipes { close(UnsafeMutableRawPointer(pipe)) }
     }
 

@@ -4,8 +4,8 @@ import Glibc
 @_spi(Benchmarks) import RefreshdRuntime
 import Synchronization
 
-/// A command run's cgroup (issue 35): made before the spawn, joined around it, limited, its
-/// leader moved in, and removed once emptied. Moved out of RefreshScheduler+Processes.swift,
+/// A command run's cgroup (issue 35): made and limited before the spawn, its leader born in it
+/// (`refreshd_spawn`; moved in after the spawn where it could not be), and removed once emptied. Moved out of RefreshScheduler+Processes.swift,
 /// which keeps the nets that find every process of a run.
 extension RefreshScheduler {
     /// Makes the run's cgroup before the spawn (nil where none is used or it cannot be made).
@@ -20,18 +20,6 @@ extension RefreshScheduler {
         }
     }
 
-    /// Whether refreshd will move into the run's cgroup for the spawn: only in a process that is
-    /// refreshd's alone (`ownsProcess`).
-    func willJoinRunCgroup(_ cgroup: String?) -> Bool {
-        options.ownsProcess && cgroup != nil && cgroups != nil
-    }
-
-    /// Moves refreshd into the run's cgroup for the spawn (true), so the command is born there.
-    func joinRunCgroup(_ cgroup: String?) -> Bool {
-        guard willJoinRunCgroup(cgroup), let cgroup, let cgroups else { return false }
-        return cgroups.join(cgroup)
-    }
-
     /// Writes limit files of a run's cgroup; a file that cannot be written is a warning.
     func limitRunCgroup(_ order: LaunchOrder, _ cgroup: String, _ files: [(file: String, value: String)]) {
         guard let cgroups, !files.isEmpty else { return }
@@ -41,19 +29,14 @@ extension RefreshScheduler {
         }
     }
 
-    /// After the spawn: refreshd back in its own cgroup, the limits it could not set with itself
-    /// in the run's cgroup (`RunLimits.afterSpawn`), then the command in the run's cgroup (moved
-    /// there now if it was not born there), then its process limits; the log says which apply.
-    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, joined: Bool, limits: JobLimits) {
+    /// After the spawn: the command in the run's cgroup (moved there now if it was not born
+    /// there), then its process limits; the log says which apply.
+    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, born: Bool, limits: JobLimits) {
         defer { limitProcess(order, pid: pid, limits: limits, inCgroup: cgroup != nil && runCgroups[order.runID] != nil) }
         guard let cgroup, let cgroups else { return }
-        if joined, !cgroups.leave() {
-            logger.critical("cannot move refreshd back out of \(cgroup): \(String(cString: strerror(errno)))")
-        }
-        if !limits.isEmpty { limitRunCgroup(order, cgroup, RunLimits.afterSpawn(limits, controllers: cgroups.controllers)) }
-        if joined || cgroups.attach(pid: pid, to: cgroup) {
+        if born || cgroups.attach(pid: pid, to: cgroup) {
             runCgroups[order.runID] = cgroup
-            if joined { bornInCgroup.insert(order.runID) }
+            if born { bornInCgroup.insert(order.runID) }
         } else {
             logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup): \(String(cString: strerror(errno)))")
             removeCgroup(cgroup)

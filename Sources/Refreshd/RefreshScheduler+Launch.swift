@@ -39,7 +39,7 @@ extension RefreshScheduler: RuntimeHost {
         let cgroup = makeRunCgroup(order)
         newestRunID = max(newestRunID, order.runID)
         let process = CommandProcess(
-            runID: order.runID, identifier: order.identifier,
+            runID: order.runID, identifier: order.identifier, watch: childWatch,
             isOverLimit: { runtime.runOutputIsOverLimit(order) },
             onLines: { stream, lines in runtime.runOutputLines(order, stream: stream, lines: lines) },
             onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },
@@ -59,19 +59,19 @@ extension RefreshScheduler: RuntimeHost {
                 self?.forgetIfDone(order.runID)
             })
         let env = environment()
-        let joins = willJoinRunCgroup(cgroup)
-        if !job.limits.isEmpty, let cgroup { limitRunCgroup(order, cgroup, RunLimits.beforeSpawn(
-            job.limits, controllers: cgroups?.controllers ?? [], extraTasks: joins ? RunLimits.ownThreads() : 0)) }
-        let joined = joins && joinRunCgroup(cgroup)
+        if !job.limits.isEmpty, let cgroup {
+            limitRunCgroup(order, cgroup, RunLimits.cgroupFiles(job.limits, controllers: cgroups?.controllers ?? []))
+        }
+        let directory = cgroup.map { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } ?? -1
+        defer { if directory >= 0 { close(directory) } }
         noteSpawn(runID: order.runID)
         if let error = process.spawn(loop: loop, argv: argv, environment: env,
-                                     workingDirectory: job.workingDirectory) {
+                                     workingDirectory: job.workingDirectory, cgroup: directory) {
             forksBeforeSpawn[order.runID] = nil
-            if joined { cgroups?.leave() }
             if let cgroup { removeCgroup(cgroup) }
             return .failed("\(job.argv.first ?? "?"): \(error)")
         }
-        enterRunCgroup(order, pid: process.pid, cgroup: cgroup, joined: joined, limits: job.limits)
+        enterRunCgroup(order, pid: process.pid, cgroup: cgroup, born: process.bornInCgroup, limits: job.limits)
         processes[order.runID] = process
         _ = liveGroups.withLock { $0.insert(process.pid) }
         CrashPoint.reach(.spawned)
@@ -140,7 +140,7 @@ extension RefreshScheduler: RuntimeHost {
             return
         }
         let process = CommandProcess(
-            runID: order.runID, identifier: order.identifier,
+            runID: order.runID, identifier: order.identifier, watch: childWatch,
             isOverLimit: { runtime.runOutputIsOverLimit(order) },
             onLines: { stream, lines in runtime.runOutputLines(order, stream: stream == "stdout" ? "log" : stream, lines: lines) },
             onSkipped: { bytes, lineEnds in runtime.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds) },

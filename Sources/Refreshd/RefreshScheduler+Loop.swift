@@ -51,6 +51,7 @@ extension RefreshScheduler {
             asyncOpen = false
             uv_close(UnsafeMutableRawPointer(async).assumingMemoryBound(to: uv_handle_t.self), nil)
         }
+        childWatchMade?.close()
         for s in signals {
             uv_signal_stop(s)
             uv_close(UnsafeMutableRawPointer(s).assumingMemoryBound(to: uv_handle_t.self), nil)

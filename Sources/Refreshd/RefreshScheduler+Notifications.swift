@@ -33,7 +33,7 @@ extension RefreshScheduler {
         var timedOut = false
         var leader: CommandProcess?
         let process = CommandProcess(
-            runID: notification.runID, identifier: "notify \(notification.job)", isOverLimit: { false },
+            runID: notification.runID, identifier: "notify \(notification.job)", watch: childWatch, isOverLimit: { false },
             onLines: { _, lines in if let last = lines.last(where: { !$0.isEmpty }) { lastLine = last } },
             onSkipped: { _, _ in },
             onExit: { [weak self] exit in

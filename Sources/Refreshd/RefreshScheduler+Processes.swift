@@ -51,24 +51,16 @@ extension RefreshScheduler {
             return
         }
         subreaping = true
-        let handle = UnsafeMutablePointer<uv_signal_t>.allocate(capacity: 1)
-        uv_signal_init(loop, handle)
-        handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
-        // A SIGCHLD watcher beside each command's own: those wait only for their own pid.
-        uv_signal_start(handle, { handle, _ in
-            guard let data = handle?.pointee.data else { return }
-            Unmanaged<RefreshScheduler>.fromOpaque(data).takeUnretainedValue().reapOrphans()
-        }, SIGCHLD)
-        uv_unref(UnsafeMutableRawPointer(handle).assumingMemoryBound(to: uv_handle_t.self))
-        signals.append(handle)
+        // At each SIGCHLD, once the commands' watch has waited for the commands that exited.
+        childWatch.others = { [unowned self] in reapOrphans() }
         logger.info("process tracking: \(processTracking.summary)")
     }
 
     /// Waits for dead orphans of runs (SIGCHLD, loop thread), never for a command (its `CommandProcess` waits for it).
     ///
     /// Cheap in the common case: it peeks at the next dead child (`waitid` with `WNOWAIT`) and
-    /// waits for it only if it is not refreshd's own. When the one it sees is a command, its watcher
-    /// waits for it in this same turn: it looks again on the next turn, and if a command still
+    /// waits for it only if it is not refreshd's own. When the one it sees is a command (one that
+    /// exited since `ChildWatch` looked), it looks again on the next turn, and if a command still
     /// hides the others then, reads /proc for them.
     func reapOrphans(again: Bool = false) {
         guard subreaping else { return }

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// The scheduling rules live in `SchedulerCore` (deterministic, no I/O); this class is the
 /// imperative shell around it. It holds exactly one armed `uv_timer_t`, for the core's earliest
-/// deadline, spawns command jobs with `posix_spawn` (`CommandProcess`), and commits every state change to SQLite before
+/// deadline, spawns command jobs as `posix_spawn` does, each born in its run's cgroup (`CommandProcess`), and commits every state change to SQLite before
 /// acting on it. Public methods are safe from any thread; the loop runs on the thread that calls
 /// `run()`, and handlers are called there.
 ///
@@ -51,12 +51,11 @@ public final class RefreshScheduler: @unchecked Sendable {
         /// Put each command run in a cgroup of its own where the system allows one (see
         /// `RunCgroups`), so that no process of a run outlives it however it detached.
         public var runCgroups: Bool
-        /// This process is the scheduler's alone (the daemon): no other thread forks, and every
-        /// child is a run's. Then each command is born in its run's cgroup (the process joins
-        /// the cgroup for the spawn: a child another thread forked meanwhile would be born there
-        /// too, and die with the run), and where no cgroup is used the process becomes a child
-        /// subreaper (it reaps every dead child libuv does not wait for). Otherwise the command
-        /// is moved into its cgroup right after the spawn, and the sweep catches early forks.
+        /// This process is the scheduler's alone (the daemon): every child is a run's. Then in a
+        /// delegated cgroup subtree the process moves into its `supervisor/` leaf and enables
+        /// controllers for the runs, and where no cgroup is used it becomes a child subreaper
+        /// (it reaps every dead child libuv does not wait for). Either way each command is born
+        /// in its run's cgroup when it has one (`refreshd_spawn`).
         public var ownsProcess: Bool
         /// The code of the built-in actions job specs name (`ActionBinding`); none by default, so
         /// an embedder that declares only handlers and commands needs nothing more.
@@ -97,6 +96,14 @@ public final class RefreshScheduler: @unchecked Sendable {
     let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
     let async = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
     var signals: [UnsafeMutablePointer<uv_signal_t>] = []
+    /// SIGCHLD for every command, notifier and worker of this loop (made at the first need, on the loop).
+    var childWatchMade: ChildWatch?
+    var childWatch: ChildWatch {
+        if let childWatchMade { return childWatchMade }
+        let made = ChildWatch(loop: loop)
+        childWatchMade = made
+        return made
+    }
     var processes: [Int64: CommandProcess] = [:]
     /// Built-in actions' worker processes, by run, until their exit and results are read.
     var workers: [Int64: CommandProcess] = [:]
@@ -128,8 +135,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     var subreaping = false
     /// Each command run's cgroup, from its spawn to its sweep.
     var runCgroups: [Int64: String] = [:]
-    /// The runs whose command was born in its cgroup (refreshd joined it for the spawn): their
-    /// cgroup holds every process they started, so their end needs no /proc sweep.
+    /// The runs whose command was born in its cgroup (`refreshd_spawn`): their cgroup holds
+    /// every process they started, so their end needs no /proc sweep.
     var bornInCgroup: Set<Int64> = []
     /// Processes killed in a run's cgroup when its leader exited, reported with its sweep.
     var killedAtExit: [Int64: Set<Int32>] = [:]
@@ -200,7 +207,7 @@ public final class RefreshScheduler: @unchecked Sendable {
         options.stateDirectory = nil
         if !ownsProcess {
             options.handleSignals = false
-            options.ownsProcess = false  // other loops spawn at the same time: no cgroup joined for a spawn
+            options.ownsProcess = false  // other loops share the process: no subreaper, no supervisor/ leaf
         }
         options.sharedContainer = runtimeOptions.sharedContainer
         try self.init(options: options, store: store, directoryLock: nil, runtimeOptions: runtimeOptions)

@@ -18,13 +18,13 @@ import Glibc
 /// to hold processes itself, so refreshd and its runs are siblings. Elsewhere (a writable cgroup
 /// that is not delegated, e.g. root in a container) the run cgroups only group: no controller.
 ///
-/// A run's cgroup is `<subtree>/refreshd-<instance>-run-<run id>`. The command is born in it:
-/// refreshd moves itself into the run's cgroup for the spawn and back home right after
-/// (a process forks into its parent's cgroup). Moving the command in after the spawn would race
-/// its first forks: the spawn returns after the exec, and on a loaded machine a shell has
-/// started its background children by then. Where refreshd cannot move itself, or shares its
-/// process (a library in a process whose other threads fork: their children would be born in
-/// the run's cgroup), the command is moved after the spawn and the sweep catches early forks.
+/// A run's cgroup is `<subtree>/refreshd-<instance>-run-<run id>`. The command is born in it
+/// (`refreshd_spawn`: clone3 with `CLONE_INTO_CGROUP`, or where that is refused the child
+/// writing itself into `cgroup.procs` before its exec); no thread of refreshd's ever enters it.
+/// Moving the command in after the spawn would race its first forks: the spawn returns after
+/// the exec, and on a loaded machine a shell has started its background children by then. Where
+/// the child could not enter it, the command is moved after the spawn and the sweep catches
+/// early forks.
 final class RunCgroups {
     /// The runs' parent: refreshd's own cgroup directory, or the delegated subtree it left for
     /// its `supervisor/` leaf.
@@ -173,37 +173,17 @@ final class RunCgroups {
         write("\(pid)", to: "\(path)/cgroup.procs")
     }
 
-    /// Moves refreshd (all its threads) into a run's cgroup, so the child it spawns now is born
-    /// there. Always followed by `leave()`.
-    func join(_ path: String) -> Bool { attach(pid: getpid(), to: path) }
-
-    /// Moves refreshd back home (its own cgroup, or its `supervisor/` leaf). False with errno
-    /// set when it could not.
-    @discardableResult
-    func leave() -> Bool { attach(pid: getpid(), to: home) }
-
     /// Kills every process in the cgroup (`cgroup.kill`, or SIGKILL to each member where the
-    /// kernel predates it) and returns the pids that were in it. Never refreshd itself: should
-    /// it still be in the cgroup (it could not leave after a spawn), it tries to leave again and
-    /// kills the others one by one.
+    /// kernel predates it) and returns the pids that were in it.
     @discardableResult
     func kill(_ path: String) -> [Int32] {
-        var members = Self.members(path)
-        let me = getpid()
-        if members.contains(me) {
-            // Never counted as killed, whether or not it manages to leave.
-            members.removeAll { $0 == me }
-            if !leave() || Self.members(path).contains(me) {
-                for pid in members { _ = Glibc.kill(pid, SIGKILL) }
-                return members
-            }
-        }
+        let members = Self.members(path)
         guard !members.isEmpty else { return [] }
         if !write("1", to: "\(path)/cgroup.kill") {
             // Before Linux 5.14: kill the members; repeat while forks race the kill.
             var pass = members
             for _ in 0..<16 where !pass.isEmpty {
-                for pid in pass where pid != me { _ = Glibc.kill(pid, SIGKILL) }
+                for pid in pass { _ = Glibc.kill(pid, SIGKILL) }
                 pass = Self.members(path)
             }
         }

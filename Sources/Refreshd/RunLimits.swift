@@ -67,28 +67,20 @@ enum RunLimits {
     /// `cpu.max` for a percentage of one CPU, over the default 100 ms period.
     static func cpuMax(percent: Int) -> String { "\(percent * 1000) 100000" }
 
-    /// The cgroup files written before the spawn: those that cannot hurt refreshd while it is in
-    /// the run's cgroup for the spawn. `pids.max` leaves room for refreshd's own threads then
-    /// (`extraTasks`), else the spawn's fork would be refused; `afterSpawn` sets it exactly.
-    static func beforeSpawn(_ limits: JobLimits, controllers: [String], extraTasks: Int) -> [(file: String, value: String)] {
-        var files: [(String, String)] = []
-        if let percent = limits.cpuPercent, controllers.contains("cpu") { files.append(("cpu.max", cpuMax(percent: percent))) }
-        if let weight = limits.ioWeight, controllers.contains("io") { files.append(("io.weight", "default \(weight)")) }
-        if let tasks = limits.tasks, controllers.contains("pids") { files.append(("pids.max", String(tasks + extraTasks))) }
-        return files
-    }
-
-    /// The cgroup files written once refreshd has left the run's cgroup (and before a command
-    /// that was not born there is moved in): the memory limit, which refreshd's own allocations
-    /// during the spawn must never meet (the kernel would kill the largest process in the
-    /// cgroup), and the exact `pids.max`. `memory.swap.max` fails where swap is not accounted.
-    static func afterSpawn(_ limits: JobLimits, controllers: [String]) -> [(file: String, value: String)] {
+    /// The run cgroup's files, all written before the spawn: no thread of refreshd's ever enters
+    /// the run's cgroup (the command is born there, `refreshd_spawn`), so no limit can meet
+    /// refreshd's own threads or allocations (the child shares refreshd's memory until its exec,
+    /// and that memory stays charged to refreshd's cgroup). `memory.swap.max` fails where swap
+    /// is not accounted.
+    static func cgroupFiles(_ limits: JobLimits, controllers: [String]) -> [(file: String, value: String)] {
         var files: [(String, String)] = []
         if let bytes = limits.memoryBytes, controllers.contains("memory") {
             files.append(("memory.max", String(bytes)))
             files.append(("memory.swap.max", "0"))
         }
+        if let percent = limits.cpuPercent, controllers.contains("cpu") { files.append(("cpu.max", cpuMax(percent: percent))) }
         if let tasks = limits.tasks, controllers.contains("pids") { files.append(("pids.max", String(tasks))) }
+        if let weight = limits.ioWeight, controllers.contains("io") { files.append(("io.weight", "default \(weight)")) }
         return files
     }
 
@@ -127,9 +119,6 @@ enum RunLimits {
         }
         return failures
     }
-
-    /// refreshd's threads now (`/proc/self/task`), the room `pids.max` leaves it for a spawn.
-    static func ownThreads() -> Int { max(1, ConditionsProbe.list("/proc/self/task").count) }
 }
 
 extension String {

@@ -3,9 +3,9 @@ import Testing
 @testable import Refreshd
 @_spi(Benchmarks) import RefreshdCore
 
-/// Commands are started by refreshd itself with `posix_spawn` (issue 35: no copy of refreshd's
-/// page tables at each run), no longer by libuv's `uv_spawn` (fork, then execvp): what execvp
-/// did for a command, the spawn still does.
+/// Commands are started by refreshd itself as `posix_spawn` starts them (issue 35: no copy of
+/// refreshd's page tables at each run), no longer by libuv's `uv_spawn` (fork, then execvp):
+/// what execvp did for a command, the spawn still does; and a run with a cgroup is born in it.
 @Suite(.serialized) struct CommandSpawnTests {
     /// Writes an executable (or not) file.
     static func write(_ path: String, _ text: String, mode: mode_t = 0o755) throws {
@@ -63,5 +63,34 @@ import Testing
         #expect(h.stop())
         #expect(h.lines.contains("plain script ran with an-argument"), "\(h.lines.all)")
         #expect(h.lines.contains("tool ran in \(directory)/bin, stdin []"), "\(h.lines.all)")
+    }
+
+    /// A command with a run cgroup is in it from its first instruction (clone3's
+    /// `CLONE_INTO_CGROUP`), even in an embedded scheduler, which moved it in only after the
+    /// spawn (after its exec: `cat` could read its old cgroup), and no thread of refreshd's
+    /// entered the run's cgroup for it.
+    @Test(.enabled(if: RunLimitsTests.runCgroupsAvailable, "needs a writable cgroup2 hierarchy (a cgroup per run)"))
+    func aCommandIsBornInItsRunsCgroup() throws {
+        let names = ["t.where1", "t.where2", "t.where3"]
+        let h = try LoopHarness { s in
+            for name in names {
+                s.register(TaskDefinition(identifier: name, kind: .processing),
+                           command: CommandJob(argv: ["/bin/cat", "/proc/self/cgroup"]))
+            }
+        }
+        defer { h.removeDirectory() }
+        let home = try String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
+        for name in names { try h.scheduler.submit(TaskRequest(identifier: name, kind: .processing)) }
+        h.start()
+        #expect(h.wait { names.allSatisfy { h.outcomes()[$0] == [.success] } }, "\(h.lines.all)")
+        #expect(h.stop())
+        // Each run's line: `t.whereN[<run>] stdout: 0::/refreshd-<instance>-run-<run>`.
+        let seen = h.lines.all.filter { $0.contains("] stdout: 0::/") }
+        #expect(seen.count == 3, "\(h.lines.all)")
+        for line in seen {
+            let runID = line.split(separator: "[").last?.split(separator: "]").first.map(String.init) ?? "?"
+            #expect(line.contains("stdout: 0::/refreshd-") && line.hasSuffix("-run-\(runID)"), "\(line)")
+        }
+        #expect(try String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) == home)
     }
 }

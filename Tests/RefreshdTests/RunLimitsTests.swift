@@ -18,17 +18,14 @@ import Testing
         #expect(none == "limits: none applied; not applied: cpu 150% (no cgroup)")
     }
 
-    /// The memory limit is written only once refreshd has left the run's cgroup (the kernel
-    /// would kill the largest process there: refreshd); `pids.max` leaves room for refreshd's
-    /// threads while it is there for the spawn, and is exact after.
-    @Test func filesBeforeAndAfterTheSpawn() {
-        let controllers = ["cpu", "io", "memory", "pids"]
-        let before = RunLimits.beforeSpawn(Self.all, controllers: controllers, extraTasks: 7)
-        #expect(before.map { "\($0.file)=\($0.value)" } == ["cpu.max=50000 100000", "io.weight=default 50", "pids.max=71"])
-        let after = RunLimits.afterSpawn(Self.all, controllers: controllers)
-        #expect(after.map { "\($0.file)=\($0.value)" } == ["memory.max=33554432", "memory.swap.max=0", "pids.max=64"])
-        #expect(RunLimits.beforeSpawn(Self.all, controllers: [], extraTasks: 7).isEmpty)
-        #expect(RunLimits.afterSpawn(Self.all, controllers: []).isEmpty)
+    /// Every file is written before the spawn, exact (refreshd never enters the run's cgroup:
+    /// the command is born there), and only for the controllers enabled.
+    @Test func cgroupFilesForTheControllersEnabled() {
+        let files = RunLimits.cgroupFiles(Self.all, controllers: ["cpu", "io", "memory", "pids"])
+        #expect(files.map { "\($0.file)=\($0.value)" }
+            == ["memory.max=33554432", "memory.swap.max=0", "cpu.max=50000 100000", "pids.max=64", "io.weight=default 50"])
+        #expect(RunLimits.cgroupFiles(Self.all, controllers: ["pids"]).map(\.file) == ["pids.max"])
+        #expect(RunLimits.cgroupFiles(Self.all, controllers: []).isEmpty)
     }
 
     @Test func usageIsReadFromTheCgroupsFiles() throws {
