@@ -89,9 +89,8 @@ extension ClusterControl {
                 waiter.awaited.commands.filter { wanted.all || wanted.ids.contains($0.id) || fresh.contains(ObjectIdentifier(waiter)) }
             }
             guard !asked.isEmpty, let read = try? database.appliedOutcomes(of: asked) else { return }
-            for waiter in waiting {
-                known.withLock { known in for (id, value) in read where waiter.awaited.commands.contains(where: { $0.id == id }) { known[id] = value } }
-            }
+            // Every outcome read is one some reply waits for (`asked`).
+            known.withLock { known in known.merge(read) { _, new in new } }
             for waiter in waiting {
                 let outcomes = known.withLock { known in waiter.awaited.commands.compactMap { command in known[command.id].map { (command.id, $0) } } }
                 if outcomes.count == waiter.awaited.commands.count {
