@@ -168,36 +168,6 @@ extension ControlServer {
         }
     }
 
-    /// A cluster node's reply that comes once the leaders applied the command (`ControlAnswer`):
-    /// its place in the client's order is kept, and the client's next lines are served
-    /// meanwhile (a batch of instance adds pipelines: the next batch is queued while the leaders
-    /// apply this one), up to `ControlConnection.maxAwaiting` replies awaited at once.
-    func answerLater(_ start: (@escaping @Sendable (ControlReply) -> Void) -> Void, _ request: ControlRequest,
-                     _ connection: ControlConnection) {
-        let slot = ReplySlot()
-        connection.awaiting.append(slot)
-        start { [self] reply in
-            let failure = ControlReply.failure(id: request.id, ControlFailure(code: "internal", message: "the reply could not be encoded"))
-            let bytes: [UInt8] = ((try? JSONEncoder.control.encode(reply)) ?? (try? JSONEncoder.control.encode(failure)) ?? Data()) + [0x0A]
-            scheduler.performOnLoop { [weak self] in
-                slot.bytes = bytes
-                self?.flushAwaiting(connection)
-            }
-        }
-    }
-
-    /// Any thread: writes `bytes` to a busy client on the loop and serves its next lines.
-    func resume(_ connection: ControlConnection, writing bytes: [UInt8]) {
-        scheduler.performOnLoop { [weak self] in
-            guard let self else { return }
-            connection.busy = false
-            guard !connection.closing else { return }
-            send(bytes, to: connection)
-            guard !connection.closing else { return }
-            serve(connection)
-        }
-    }
-
     /// The `id` of a request that did not decode, if it has a readable one.
     static func requestID(_ line: [UInt8]) -> Int? {
         (try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])?["id"] as? Int

@@ -335,40 +335,6 @@ package final class ControlServer: @unchecked Sendable {
         return nil
     }
 
-    func reply(_ reply: ControlReply, to connection: ControlConnection, changed: Bool = false) {
-        if deferred != nil {
-            deferred!.append((reply, changed))
-            return
-        }
-        var bytes: [UInt8] = []
-        append(reply, to: &bytes)
-        send(bytes, to: connection)
-    }
-
-    /// Writes `bytes` (whole replies) in the client's order: at once, or after the replies it
-    /// still awaits (`ControlConnection.awaiting`). A client that does not read is closed.
-    func send(_ bytes: [UInt8], to connection: ControlConnection) {
-        guard connection.awaiting.isEmpty else {
-            let slot = ReplySlot()
-            slot.bytes = bytes
-            connection.awaiting.append(slot)
-            return
-        }
-        if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { close(connection) }
-    }
-
-    /// Writes the client's replies that are ready, in order, up to the first still awaited; a
-    /// client that waited for room reads on.
-    func flushAwaiting(_ connection: ControlConnection) {
-        let wasFull = connection.busy
-        while let first = connection.awaiting.first, let bytes = first.bytes {
-            connection.awaiting.removeFirst()
-            guard !connection.closing else { continue }
-            if !connection.write(bytes, maxQueued: limits.maxQueuedBytes) { return close(connection) }
-        }
-        if wasFull, !connection.busy, !connection.closing { serve(connection) }
-    }
-
     /// Closes after what was written has gone out (a last error reply).
     func finish(_ connection: ControlConnection) {
         guard !connection.closing else { return }
