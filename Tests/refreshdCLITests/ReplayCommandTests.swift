@@ -32,6 +32,13 @@ import Testing
         rows.first { $0["job"] as? String == job && $0["day"] == nil }
     }
 
+    /// `FROM..TO` as `simulate --replay` takes it, to the millisecond.
+    static func period(_ from: Date, _ to: Date) -> String {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return iso.string(from: from) + ".." + iso.string(from: to)
+    }
+
     @Test func aReplayOfARecordedPeriodMatchesWhatRanAndAWhatIfShowsTheChange() throws {
         let box = Sandbox()
         defer { box.remove() }
@@ -45,9 +52,7 @@ import Testing
         usleep(1_500_000)
         try runFor(box, seconds: 3.5, endingWith: SIGTERM)
         let to = Date()
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let period = iso.string(from: from) + ".." + iso.string(from: to)
+        let period = ReplayCommandTests.period(from, to)
 
         // Changed files: the tick every 500 ms, the failing job as it was.
         let other = box.root + "/Other"

@@ -82,9 +82,7 @@ import Testing
         usleep(1_500_000)
         try runFor(box, seconds: 7.5, endingWith: SIGTERM)
         let to = Date()
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let period = iso.string(from: from) + ".." + iso.string(from: to)
+        let period = ReplayCommandTests.period(from, to)
 
         let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs])
         #expect(table.status == 0, "\(table.stdout)\(table.stderr)")
