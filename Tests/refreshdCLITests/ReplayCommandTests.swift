@@ -18,8 +18,20 @@ import Testing
         resubmit: {after: 2s}
         """
 
+    /// A recorded period with a stop and a kill -9: refreshd runs `seconds[0]` and is stopped
+    /// (SIGTERM), 1.5 s later `seconds[1]` and is killed (SIGKILL), 1.5 s later `seconds[2]` and
+    /// is stopped; its `FROM..TO`.
+    static func stopKillStop(_ box: Sandbox, seconds: [Double]) throws -> String {
+        let from = Date()
+        for (index, (length, signal)) in zip(seconds, [SIGTERM, SIGKILL, SIGTERM]).enumerated() {
+            if index > 0 { usleep(1_500_000) }
+            try Self.runFor(box, seconds: length, endingWith: signal)
+        }
+        return period(from, Date())
+    }
+
     /// Runs refreshd for `seconds`, then ends it with `signal`.
-    func runFor(_ box: Sandbox, seconds: Double, endingWith signal: Int32) throws {
+    static func runFor(_ box: Sandbox, seconds: Double, endingWith signal: Int32) throws {
         let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
         defer { daemon.cleanUp() }
         #expect(waitFor { daemon.errors().contains("refreshd started") })
@@ -44,15 +56,8 @@ import Testing
         defer { box.remove() }
         try box.write("tick.yaml", Self.tick)
         try box.write("failing.yaml", Self.failing)
-        let from = Date()
         // Stops half-way between two launches: one right at a stop may fall on either side of it.
-        try runFor(box, seconds: 3.5, endingWith: SIGTERM)
-        usleep(1_500_000)
-        try runFor(box, seconds: 3.5, endingWith: SIGKILL)
-        usleep(1_500_000)
-        try runFor(box, seconds: 3.5, endingWith: SIGTERM)
-        let to = Date()
-        let period = ReplayCommandTests.period(from, to)
+        let period = try Self.stopKillStop(box, seconds: [3.5, 3.5, 3.5])
 
         // Changed files: the tick every 500 ms, the failing job as it was.
         let other = box.root + "/Other"

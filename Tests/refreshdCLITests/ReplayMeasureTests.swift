@@ -61,28 +61,12 @@ import Testing
         printf '{"entries":[{"date":"%s","content":{"asset":"a"}}],"policy":{"after":"%s"}}\\n' "$now" "$next" >&3
         """
 
-    func runFor(_ box: Sandbox, seconds: Double, endingWith signal: Int32) throws {
-        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
-        defer { daemon.cleanUp() }
-        #expect(waitFor { daemon.errors().contains("refreshd started") })
-        usleep(UInt32(seconds * 1_000_000))
-        daemon.signal(signal)
-        _ = daemon.wait()
-    }
-
     @Test func aReplayOfUnchangedFilesReproducesWhatRan() throws {
         let box = Sandbox()
         defer { box.remove() }
         try box.writeScript("provider", Self.provider)
         for (name, text) in Self.jobs { try box.write(name, text.replacingOccurrences(of: "PROVIDER", with: box.root + "/provider")) }
-        let from = Date()
-        try runFor(box, seconds: 10.5, endingWith: SIGTERM)
-        usleep(1_500_000)
-        try runFor(box, seconds: 7.5, endingWith: SIGKILL)
-        usleep(1_500_000)
-        try runFor(box, seconds: 7.5, endingWith: SIGTERM)
-        let to = Date()
-        let period = ReplayCommandTests.period(from, to)
+        let period = try ReplayCommandTests.stopKillStop(box, seconds: [10.5, 7.5, 7.5])
 
         let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs])
         #expect(table.status == 0, "\(table.stdout)\(table.stderr)")
