@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -24,7 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // The web dashboard (issue 25): an HTTP server on SwiftNIO's threads beside the libuv loop.
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // No traits (tools 6.1): its default ConfigurationSupport builds swift-configuration, which
+        // refreshd never calls (issue 36: 17 CPU-seconds of a cold build).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         // Hummingbird's own dependency, named to stop the dashboard gracefully (ServiceGroup).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
@@ -55,7 +57,7 @@ let package = Package(
         // options, built-in actions named by name) or located errors out. No code of its own to run:
         // the layers above bind actions (staging) and run scenarios (simulation).
         .target(name: "RefreshdConfig", dependencies: [
-            "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime",
+            "RefreshdCore", "RefreshdCalendar",
             .product(name: "Yams", package: "Yams"),
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).

@@ -1,5 +1,4 @@
 @_spi(Benchmarks) import RefreshdCore
-import RefreshdRuntime
 
 /// Reads a scenario's `expect:` list: what the simulation's report must show.
 ///

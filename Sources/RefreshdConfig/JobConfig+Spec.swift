@@ -1,5 +1,4 @@
 @_spi(Benchmarks) import RefreshdCore
-import RefreshdRuntime
 
 extension JobConfig {
     /// The job as the runtime runs it: its definition, its command (run in the project root) and

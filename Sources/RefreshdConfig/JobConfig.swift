@@ -1,5 +1,4 @@
 import RefreshdCore
-import RefreshdRuntime
 
 /// One validated job file: the task definition the scheduler core needs, plus what the shell
 /// needs to launch the job's command.

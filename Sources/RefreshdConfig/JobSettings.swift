@@ -1,7 +1,6 @@
 import Foundation
 import RefreshdCalendar
 import RefreshdCore
-import RefreshdRuntime
 
 /// The settings of one job file as they are read, before they are combined into a `JobConfig`.
 ///

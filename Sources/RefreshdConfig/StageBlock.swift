@@ -1,6 +1,5 @@
 import Foundation
 import RefreshdCore
-import RefreshdRuntime
 
 /// Reads the `stage-playlist:` block of a job with `action: stage-playlist` into `StageOptions`:
 ///

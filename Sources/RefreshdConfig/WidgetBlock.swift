@@ -1,5 +1,4 @@
 import RefreshdCore
-import RefreshdRuntime
 
 /// Reads a timeline job's `widget:` block:
 ///

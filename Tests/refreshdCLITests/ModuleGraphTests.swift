@@ -22,7 +22,7 @@ import Testing
         "Sources/RefreshdStore": ["RefreshdCore", "CSQLite"],
         // The shared database of several nodes (issue 24), beside the SQLite store.
         "Sources/RefreshdPostgres": ["RefreshdCore", "CLibPQ"],
-        "Sources/RefreshdConfig": ["RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "Yams"],
+        "Sources/RefreshdConfig": ["RefreshdCore", "RefreshdCalendar", "Yams"],
         "Sources/RefreshdSimulation": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig"],
         "Sources/RefreshdStaging": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"],
         "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV"],

@@ -1,6 +1,5 @@
 import Foundation
 import RefreshdCore
-import RefreshdRuntime
 
 /// The built-in actions a job file can name, as data: `action: stage-playlist` with its options,
 /// and a timeline's `provider: playlist`. `RefreshdStaging` binds them to code
