@@ -121,7 +121,7 @@ let package = Package(
         .target(name: "RefreshdTestSupport", dependencies: ["RefreshdCore"], path: "Tests/RefreshdTestSupport"),
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore"]),
+        .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore", "RefreshdRuntime"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
         // Against a private PostgreSQL server the tests start themselves (unix socket only).
         // The ShardDatabase contract runs there on both implementations (PostgreSQL and the

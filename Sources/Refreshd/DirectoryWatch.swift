@@ -1,5 +1,6 @@
 import CLibUV
 import Glibc
+import RefreshdCore
 
 /// Calls back once a burst of changes in a directory has settled, and keeps watching the
 /// directory by its path when it is removed and made again or replaced by a rename.
@@ -117,7 +118,7 @@ package final class DirectoryWatch {
         // The folder's own deletion or move is reported under its own name: its watch is gone.
         if entry == name { lost = true }
         // Job files, and templates' instance lists (`instances: users.txt`, issue 23).
-        guard entry.isEmpty || entry == name || entry.hasSuffix(".yaml") || entry.hasSuffix(".yml")
+        guard entry.isEmpty || entry == name || JobFolder.isJobFile(entry)
             || entry.hasSuffix(".txt") || entry.hasSuffix(".csv") else { return }
         settle()
     }

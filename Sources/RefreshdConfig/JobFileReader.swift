@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import RefreshdCore
 
 /// Lists a job folder and reads its files with POSIX calls, so that every failure says why.
 ///
@@ -46,7 +47,7 @@ enum JobFileReader {
                 Array(raw.prefix(while: { $0 != 0 }))
             }
             guard bytes.first != UInt8(ascii: "."),
-                  hasSuffix(bytes, ".yaml") || hasSuffix(bytes, ".yml") else { continue }
+                  JobFolder.jobFileSuffixes.contains(where: { hasSuffix(bytes, $0) }) else { continue }
             let valid = bytes.withUnsafeBytes { SourceText.firstInvalidUTF8(in: $0) == nil }
             entries.append(Entry(name: valid ? String(decoding: bytes, as: UTF8.self) : shown(bytes), isUTF8: valid))
         }

@@ -227,7 +227,7 @@ struct ScenarioReader {
     /// `overnight-downtime` for `Tests/Scenarios/overnight-downtime.yaml`.
     static func defaultName(of file: String) -> String {
         let base = NSString(string: file).lastPathComponent
-        for suffix in [".yaml", ".yml"] where base.hasSuffix(suffix) && base.count > suffix.count {
+        for suffix in JobFolder.jobFileSuffixes where base.hasSuffix(suffix) && base.count > suffix.count {
             return String(base.dropLast(suffix.count))
         }
         return base.isEmpty ? file : base

@@ -14,6 +14,11 @@ public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Whether the retry policy applies.
     public var isFailure: Bool { self != .success }
+
+    /// Whether the job itself failed (an exit, an overrun, a crash): what a failure streak
+    /// counts and what the dashboard marks as failing. An interruption is refreshd's stop, not
+    /// the job's doing: it is retried at once and neither counts nor ends a streak.
+    package var isTheJobsFailure: Bool { self == .failure || self == .expired || self == .crashed }
 }
 
 /// What the shell observed when a run's work ended.

@@ -37,7 +37,8 @@ extension SchedulerCore {
                                 at now: Instant, into effects: inout [SchedulerEffect]) {
         if outcome == .success, failureStreaks.isEmpty { return }
         let streak = failureStreaks[identifier, default: 0]
-        if outcome == .interrupted {
+        if !outcome.isTheJobsFailure && outcome != .success {
+            // Interrupted: not the job's doing, so requested again at once, streak untouched.
             guard let definition = definitions[identifier] else { return }
             if let existing = queue[identifier], existing.earliest <= now { return }
             enqueueLogged(makePending(definition, earliest: now, at: now, origin: .retry), into: &effects)

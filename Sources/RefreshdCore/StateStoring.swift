@@ -18,6 +18,8 @@
     func instanceID() throws -> String
     /// Pending requests in launch order (earliest begin, then submission sequence).
     func pendingRequests() throws -> [PendingRequest]
+    /// One identifier's pending request, if it has one (looked up by key where the store can).
+    func pendingRequest(of identifier: String) throws -> PendingRequest?
     /// The `limit` most recent runs, newest (highest run id) first.
     func recentRuns(limit: Int) throws -> [RunRecord]
     /// The `limit` most recent runs with a run id below `before` (a page of the history; nil:
@@ -108,6 +110,10 @@ extension StateStoring {
     }
 
     /// For a store without indexes (in memory): read from the whole state.
+    @_spi(Benchmarks) public func pendingRequest(of identifier: String) throws -> PendingRequest? {
+        try pendingRequests().first { $0.identifier == identifier }
+    }
+
     @_spi(Benchmarks) public func states(of identifiers: [String]) throws -> [String: IdentifierState] {
         let wanted = Set(identifiers)
         let state = try restoredState()

@@ -263,7 +263,8 @@ final class ClusterControl: @unchecked Sendable {
         }
         let shard = map.shard(ofJob: id, in: jobs)
         let now = now()
-        let facts = try WhyFacts.stored(id, in: try database.store(shard: shard, epoch: 0), jobs: jobs, now: now)
+        let facts = try WhyFacts.gather(id, store: try database.store(shard: shard, epoch: 0), jobs: jobs, memory: nil,
+                                        source: .database, now: now)
         var report = WhyExplainer.explain(facts)
         if report.subject != .unknown {
             report.paragraph += " In the cluster, \(id) is in shard \(shard), \(try leader(of: shard)) (answered by node \(node) from the database)."

@@ -281,6 +281,11 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
         return try database.withConnection(context) { (c) throws(PostgresError) in try pending(c, context) }
     }
 
+    func pendingRequest(of identifier: String) throws -> PendingRequest? {
+        let context = "reading the pending request of \(identifier) in shard \(shard)"
+        return try database.withConnection(context) { (c) throws(PostgresError) in try pending(c, context, of: identifier).first }
+    }
+
     func recentRuns(limit: Int) throws -> [RunRecord] {
         try recentRuns(limit: limit, before: nil)
     }
@@ -420,11 +425,12 @@ final class PostgresShardStore: StateStoring, @unchecked Sendable {
 
     // MARK: Row readers
 
-    private func pending(_ c: PGConnection, _ context: String) throws(PostgresError) -> [PendingRequest] {
+    /// The shard's pending requests in launch order, or `identifier`'s alone (by key).
+    private func pending(_ c: PGConnection, _ context: String, of identifier: String? = nil) throws(PostgresError) -> [PendingRequest] {
         let result = try c.execute("""
             SELECT identifier, namespace, kind, earliest, submitted, sequence, requires_power, requires_network, origin
-            FROM refreshd.pending WHERE shard = $1 ORDER BY earliest, sequence, position
-            """, [shardValue], context: context)
+            FROM refreshd.pending WHERE shard = $1 AND ($2::bytea IS NULL OR identifier = $2) ORDER BY earliest, sequence, position
+            """, [shardValue, identifier.map { PGValue.bytes($0) } ?? .null(PGValue.byteaType)], context: context)
         var requests: [PendingRequest] = []
         for row in 0..<result.count {
             let identifier = result.string(row, 0)

@@ -54,19 +54,10 @@ extension RefreshRuntime {
         }
     }
 
-    /// The `limit` most recent runs of one identifier, newest first (empty without a store).
-    package func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
-        try lock.withLock { () throws -> [RunRecord] in try store?.recentRuns(of: identifier, limit: limit) ?? [] }
-    }
-
-    /// The `limit` most recent runs from the store, newest first (empty without a store).
-    package func recentRuns(limit: Int) throws -> [RunRecord] {
-        try lock.withLock { () throws -> [RunRecord] in try store?.recentRuns(limit: limit) ?? [] }
-    }
-
-    /// Today's counters and the days before, newest first (empty without a store).
-    package func dailyCounters(days: Int) throws -> [DailyCounter] {
-        try lock.withLock { () throws -> [DailyCounter] in try store?.dailyCounters(days: days) ?? [] }
+    /// `body` over the runtime's store under its lock (an empty store when it has none), for a
+    /// reader that asks it several things at one instant (`why`).
+    package func withStore<T>(_ body: (any StateStoring) throws -> T) throws -> T {
+        try lock.withLock { try body(store ?? InMemoryStore()) }
     }
 
     /// The identifiers declared now, with their definitions.

@@ -92,11 +92,20 @@ extension StateStore {
 
     /// Pending requests in launch order: by earliest begin, then submission sequence.
     @_spi(Benchmarks) public func pendingRequests() throws(StoreError) -> [PendingRequest] {
+        try pending("ORDER BY earliest, sequence", [], context: "reading pending requests")
+    }
+
+    /// One identifier's pending request, by the table's key.
+    @_spi(Benchmarks) public func pendingRequest(of identifier: String) throws(StoreError) -> PendingRequest? {
+        try pending("WHERE identifier = ?", [.text(identifier)], context: "reading the pending request of \(identifier)").first
+    }
+
+    private func pending(_ clause: String, _ values: [SQLValue], context: String) throws(StoreError) -> [PendingRequest] {
         try connection.query("""
             SELECT identifier, namespace, kind, earliest, submitted, sequence, requires_power,
                    requires_network, origin
-            FROM pending ORDER BY earliest, sequence
-            """, context: "reading pending requests") { (row) throws(StoreError) in
+            FROM pending \(clause)
+            """, values, context: context) { (row) throws(StoreError) in
             let identifier = row.text(0)
             return PendingRequest(
                 identifier: identifier, namespace: row.text(1),

@@ -241,6 +241,14 @@ struct Live: Sendable {
     /// Failure notifications waiting (held) and what they came to since this refreshd started.
     var heldNotifications: [RunNotification]
     var notificationCounts: NotificationCounts
+    /// A node's facts, read from the database (one machine's come from its scheduler's memory).
+    var fromDatabase = false
+
+    /// What `why` takes from one machine's live facts.
+    var whyMemory: WhyFacts.Memory {
+        WhyFacts.Memory(snapshot: snapshot, definitions: definitions, timelines: timelines, activities: activities,
+                        recent: recent, maxConcurrentRuns: maxConcurrentRuns)
+    }
 
     /// A node's: every shard's pending requests, runs in flight, widgets, activities and held
     /// notifications from the database. What only a shard's live core knows (failure streaks,
@@ -255,7 +263,8 @@ struct Live: Sendable {
         return Live(now: now, snapshot: snapshot, pendingCount: snapshot.pending.count, timelines: saved.timelineSnapshot(at: now), activities: saved.activitySnapshot(at: now),
                     jobs: Dictionary(jobs.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first }),
                     violations: [], definitions: definitions, maxConcurrentRuns: node.maxConcurrentRuns, recent: [],
-                    heldNotifications: try reader.heldNotifications(), notificationCounts: NotificationCounts())
+                    heldNotifications: try reader.heldNotifications(), notificationCounts: NotificationCounts(),
+                    fromDatabase: true)
     }
 
     /// `checkInvariants`: false leaves `violations` empty (the caller has them from earlier).

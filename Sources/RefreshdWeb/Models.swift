@@ -272,10 +272,9 @@ enum Views {
             notifications: notifications)
     }
 
-    /// A job's row: its live facts, its last run, and `why` from the shared explainer, with the
-    /// store's parts (`allRuns`: the latest 500, `counters`: 7 days) read off the loop.
-    static func jobRow(_ spec: JobSpec, id: String? = nil, _ live: Live, lastRun: StatusReport.Run?, allRuns: [RunRecord],
-                       counters: [DailyCounter], instances: InstanceCounts? = nil) -> JobRow {
+    /// A job's row: its live facts, its last run, and its `why` (`Views.why`, read off the loop).
+    static func jobRow(_ spec: JobSpec, id: String? = nil, _ live: Live, lastRun: StatusReport.Run?, why: WhyReport,
+                       instances: InstanceCounts? = nil) -> JobRow {
         let id = id ?? spec.identifier
         // A template's row tells of its instances by their counts (`instances`, the store's) and
         // their longest streak; the live facts hold only its failing and paused instances'
@@ -293,30 +292,19 @@ enum Views {
                       next: pending?.earliest, nextPlace: pending?.place?.rawValue,
                       paused: WhyFacts.pause(of: id, among: live.snapshot.paused ?? []), running: running,
                       lastRun: lastRun, retryStreak: streak, unmet: unmet,
-                      why: why(id, live, allRuns: allRuns, counters: counters))
+                      why: why)
     }
 
-    /// `why` as `RefreshRuntime.whyFacts` gathers it for the control socket, but with the store's
-    /// part read on the dashboard's connection instead of on the loop; the explanation is the
-    /// shared `WhyExplainer`.
-    static func why(_ id: String, _ live: Live, allRuns: [RunRecord], counters: [DailyCounter]) -> WhyReport {
-        let core = live.snapshot
-        let definition = live.definitions[id]
-        let runs = allRuns.filter { $0.identifier == id }.prefix(5).map(StatusReport.Run.init)
-        let missed = counters.filter { $0.identifier == id && $0.missed > 0 }.map { (day: $0.day, count: $0.missed) }
-        let widget = live.timelines.widgets.first {
-            WidgetSpec.providerIdentifier(job: $0.job, family: $0.family.rawValue) == id
-        }
-        var facts = WhyFacts(identifier: id, now: live.now, live: true, definition: definition,
-                             knownUndeclared: definition == nil,
-                             pending: core.pending.first { $0.identifier == id },
-                             running: core.runs.first { $0.identifier == id }, runsInFlight: core.runs,
-                             maxConcurrentRuns: live.maxConcurrentRuns, conditions: core.conditions,
-                             failureStreak: core.failureStreaks.first { $0.identifier == id }?.count ?? 0,
-                             recentRuns: Array(runs), missedByDay: missed,
-                             recentEvents: live.recent.filter { $0.identifier == id }, widget: widget)
-        facts.addSubject(jobs: Array(live.jobs.values), timelines: live.timelines, activities: live.activities, runs: allRuns)
-        facts.paused = WhyFacts.pause(of: id, among: core.paused ?? [])
+    /// `why` as every asker gathers it (`WhyFacts.gather`), on the dashboard's store queue:
+    /// `store` holds the identifier (`StateReader.store(of:)`), `counters` are 7 days' read once
+    /// for the page. One machine's facts are its scheduler's memory (the live facts) and its
+    /// store; a node's are the database's, as `refreshd why` on any node reads them.
+    static func why(_ id: String, _ live: Live, store: any StateStoring, counters: [DailyCounter]) throws -> WhyReport {
+        let jobs = Array(live.jobs.values)
+        let facts = try live.fromDatabase
+            ? WhyFacts.gather(id, store: store, jobs: jobs, memory: nil, counters: counters,
+                              machines: (live.timelines, live.activities), source: .database, now: live.now)
+            : WhyFacts.gather(id, store: store, jobs: jobs, memory: live.whyMemory, counters: counters, now: live.now)
         return WhyExplainer.explain(facts)
     }
 

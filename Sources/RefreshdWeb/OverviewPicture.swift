@@ -68,7 +68,8 @@ enum OverviewPicture {
             let bin = Axis.bin(run.started.milliseconds - start)
             counts[lane(run.identifier), default: [:]][bin, default: [:]][run.outcome?.rawValue ?? "running", default: 0] += 1
         }
-        func failures(_ lane: [Int: [String: Int]]) -> Int { lane.values.reduce(0) { $0 + ($1["failure"] ?? 0) + ($1["crashed"] ?? 0) + ($1["expired"] ?? 0) } }
+        let failing = Outcome.allCases.filter(\.isTheJobsFailure).map(\.rawValue)
+        func failures(_ lane: [Int: [String: Int]]) -> Int { lane.values.reduce(0) { total, bin in failing.reduce(total) { $0 + (bin[$1] ?? 0) } } }
         // Lanes with failures first, then by name.
         let ordered = counts.keys.sorted { a, b in
             let fa = failures(counts[a]!) > 0, fb = failures(counts[b]!) > 0

@@ -161,13 +161,15 @@ struct Routes: Sendable {
         let specs = live.jobs.values.sorted { $0.identifier < $1.identifier }
         let templates = specs.filter { $0.template != nil }.map(\.identifier)
         let own = specs.filter { $0.template == nil }.flatMap { Self.runIdentifiers(of: $0) }
-        let (states, allRuns, counters, counts) = try await source.readState { state in
-            (try state.states(of: own), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
-             Dictionary(uniqueKeysWithValues: try templates.map { ($0, try state.instanceCounts(of: $0)) }))
+        let (states, allRuns, whys, counts) = try await source.readState { state in
+            let counters = try state.dailyCounters(days: 7)
+            return (try state.states(of: own), try state.recentRuns(limit: 500),
+                    try specs.map { try Views.why($0.identifier, live, store: state.store(of: $0.identifier), counters: counters) },
+                    Dictionary(uniqueKeysWithValues: try templates.map { ($0, try state.instanceCounts(of: $0)) }))
         }
-        let rows = specs.map { spec in
-            Views.jobRow(spec, live, lastRun: Self.lastRun(of: spec, states: states, recent: allRuns), allRuns: allRuns,
-                         counters: counters, instances: counts[spec.identifier])
+        let rows = zip(specs, whys).map { spec, why in
+            Views.jobRow(spec, live, lastRun: Self.lastRun(of: spec, states: states, recent: allRuns), why: why,
+                         instances: counts[spec.identifier])
         }
         let page = Views.searchJobs(rows, query, cursor: cursor, limit: Views.jobsPageSize)
         return JobsData(now: live.now, jobs: page.items, search: query, page: PageInfo(page) { $0.identifier })
@@ -196,8 +198,9 @@ struct Routes: Sendable {
         // template's families), whose last run and state are read by key.
         let families = spec.widget?.families ?? []
         let own = isTemplate ? [] : [id] + families.map { WidgetSpec.providerIdentifier(job: id, family: $0) }
-        let (states, allRuns, counters, page) = try await source.readState { state in
-            (try state.states(of: own), try state.recentRuns(limit: 500), try state.dailyCounters(days: 7),
+        let (states, allRuns, why, page) = try await source.readState { state in
+            (try state.states(of: own), try state.recentRuns(limit: 500),
+             try Views.why(id, live, store: state.store(of: id), counters: try state.dailyCounters(days: 7)),
              try state.runs(of: id, before: before, pageSize: Views.pageSize, belongs: { Views.belongs($0, to: id) }))
         }
         var template: TemplateData?
@@ -237,8 +240,7 @@ struct Routes: Sendable {
         }
         let lastRun = isTemplate ? Self.lastRun(ofInstancesOf: id, recent: allRuns)
             : IdentifierState.folded(own.compactMap { states[$0] }).lastRun.map(StatusReport.Run.init)
-        let row = Views.jobRow(spec, id: id, live, lastRun: lastRun, allRuns: allRuns,
-                               counters: counters, instances: counts)
+        let row = Views.jobRow(spec, id: id, live, lastRun: lastRun, why: why, instances: counts)
         // An instance's page shows what its runs execute: the template's command filled with
         // its values.
         var shown = spec

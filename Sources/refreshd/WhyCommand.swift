@@ -53,14 +53,15 @@ struct WhyCommand: ParsableCommand {
         if report.subject == .unknown { throw ExitCode(1) }
     }
 
-    /// What the state files (read-only) and the job files say (gathered as a cluster node
-    /// gathers them from a shard: `WhyFacts.stored`).
+    /// What the state files (read-only) and the job files say (`WhyFacts.gather`, as every
+    /// asker gathers them).
     func factsFromFiles() throws -> WhyFacts {
         try StateDirectory.checkReadable(state)
         let store = try StateStore.open(directory: state, readOnly: true)
         defer { store.close() }
         var specs: [JobSpec]?
         if case let .success(configs) = JobDirectory.load(jobs, accounts: nil) { specs = configs.map(\.spec) }
-        return try WhyFacts.stored(identifier, in: store, jobs: specs, now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
+        return try WhyFacts.gather(identifier, store: store, jobs: specs, memory: nil,
+                                   now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970))
     }
 }

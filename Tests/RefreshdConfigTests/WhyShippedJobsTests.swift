@@ -24,7 +24,7 @@ import Testing
 
         var facts = WhyFacts(identifier: "design.example.wallpaper.widget", now: TestSupport.now, live: true,
                              knownUndeclared: true)
-        facts.addSubject(jobs: jobs, timelines: TimelineMachine().snapshot(at: TestSupport.now), activities: none, runs: [])
+        facts.addSubject(jobs: jobs, timelines: TimelineMachine().snapshot(at: TestSupport.now), activities: none) { _ in [] }
         let report = WhyExplainer.explain(facts)
         #expect(report.subject == .timeline && report.reasons == [.timelineJob])
         #expect(!report.paragraph.contains("not a job"))

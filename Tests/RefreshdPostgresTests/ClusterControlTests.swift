@@ -79,6 +79,17 @@ import Testing
         #expect(viaB.owner == owner)
         let why = try scratch.cli(["why", "test.manual", "--state", scratch.root + "/state-" + other])
         #expect(why.status == 0 && why.output.contains("In the cluster, test.manual is in shard \(viaA.shard), led by node \(owner)"), "\(why.output)")
+        // Read from the database on a running node: never "refreshd is not running" (the words
+        // of the state files with refreshd stopped), and the same words on the leader's node.
+        #expect(why.output.contains("Nothing holds it: it waits for its earliest begin date") && !why.output.contains("not running"),
+                "\(why.output)")
+        let whyOnLeader = try scratch.cli(["why", "test.manual", "--state", scratch.root + "/state-" + owner])
+        // Up to the cluster's sentence (the leader says "this node", and its lease moved), but
+        // for the time left (", in 59m 58s"), which moves between the two answers.
+        func words(_ text: String) -> String {
+            String(text.prefix { $0 != "\n" }.split(separator: " In the cluster,").first ?? "").replacing(/, in [^.(]+\./, with: ".")
+        }
+        #expect(!words(why.output).isEmpty && words(whyOnLeader.output) == words(why.output), "\(whyOnLeader.output)")
 
         // Submitted to the node that does NOT lead the job's shard: queued in the database, run
         // once by the leader, and answered with the leader's own reply (one machine's words).

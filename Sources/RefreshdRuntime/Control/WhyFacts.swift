@@ -10,8 +10,10 @@ package struct WhyFacts: Sendable {
     /// What the identifier names; `.job` also when the job files could not be read.
     package var subject: WhySubject
     package var now: Instant
-    /// Asked of the running refreshd (false: from the state files, refreshd is not running).
-    package var live: Bool
+    /// Where the facts were read (the words differ: only the state files mean refreshd is down).
+    package var source: Source
+    /// Asked of a running refreshd (false: from the state files, refreshd is not running).
+    package var live: Bool { source != .stateFiles }
     /// The job's definition; nil when it is not declared (or unknown: no job files read).
     package var definition: TaskDefinition?
     /// Whether the identifier is known to be undeclared (live, or the job files were read).
@@ -64,7 +66,7 @@ package struct WhyFacts: Sendable {
         self.identifier = identifier
         self.subject = subject ?? (knownUndeclared && definition == nil ? .unknown : .job)
         self.now = now
-        self.live = live
+        self.source = live ? .memory : .stateFiles
         self.definition = definition
         self.knownUndeclared = knownUndeclared
         self.pending = pending
@@ -85,6 +87,17 @@ package struct WhyFacts: Sendable {
 }
 
 extension WhyFacts {
+    /// Where `why`'s facts come from.
+    package enum Source: Sendable, Equatable {
+        /// A running scheduler's memory: a request's place in its queue, conditions, the cap.
+        case memory
+        /// A cluster's database, read by any node: the shards' leaders run, but where a request
+        /// waits in its leader's queue is known only there.
+        case database
+        /// The state files with refreshd stopped.
+        case stateFiles
+    }
+
     /// The pause among `paused` that holds `identifier`: its own, else its template's.
     package static func pause(of identifier: String, among paused: [SchedulerSnapshot.Paused]) -> SchedulerSnapshot.Paused? {
         let template = InstanceName.split(identifier)?.template

@@ -36,7 +36,7 @@ import Testing
 
     func facts(_ id: String, jobs: [JobSpec], live: Bool = true, runs: [RunRecord] = []) -> WhyFacts {
         var f = WhyFacts(identifier: id, now: now, live: live, knownUndeclared: true)
-        f.addSubject(jobs: jobs, timelines: TimelineMachine().snapshot(at: now), activities: activities(), runs: runs)
+        f.addSubject(jobs: jobs, timelines: TimelineMachine().snapshot(at: now), activities: activities()) { id in runs.filter { $0.identifier == id } }
         return f
     }
 
@@ -79,7 +79,7 @@ import Testing
                                earliest: now - .seconds(120), started: now - .seconds(100), deadline: now - .seconds(70),
                                attempt: 1, ended: now - .seconds(90), outcome: .success)
         var f = WhyFacts(identifier: "app.old", now: now, live: false, recentRuns: [StatusReport.Run(record)])
-        f.addSubject(jobs: [], timelines: TimelineMachine().snapshot(at: now), activities: activities(), runs: [record])
+        f.addSubject(jobs: [], timelines: TimelineMachine().snapshot(at: now), activities: activities()) { id in [record].filter { $0.identifier == id } }
         let r = WhyExplainer.explain(f)
         #expect(r.subject == .job && r.reasons.first == .notDeclared)
         #expect(r.paragraph.contains("Last runs: run 7 success"))
