@@ -40,16 +40,25 @@ extension ClusterControl {
     /// The cluster, from the database (the same on every node, so scrape one node, or take
     /// `max by (job)` across nodes rather than a sum): `refreshd_cluster_shard_epoch{shard}`,
     /// `refreshd_cluster_shard_leader{shard,node}` (1 for each led shard),
-    /// `refreshd_cluster_node_shards_led{node}`, `refreshd_cluster_shards_unled`,
-    /// `refreshd_pending_requests`, `refreshd_runs_in_flight`, and per job the totals of the
+    /// `refreshd_cluster_node_shards_led{node}`, `refreshd_cluster_shards_unled`, and per job the totals of the
     /// database's daily counters (every day it keeps: counters that never go down):
     /// `refreshd_launches_total{job}`, `refreshd_runs_total{job,outcome}`,
     /// `refreshd_missed_slots_total{job}` (an instance counts under its template, as on one
     /// machine). This node since it started, labelled `node`: `refreshd_node_launches_total`,
     /// `refreshd_node_lease_renewals_total{result}` (`confirmed`, `refused`, `failed`),
     /// `refreshd_node_leads_total` (shards taken and restored), `refreshd_node_fences_total{reason}`,
-    /// `refreshd_node_releases_total`, `refreshd_node_acquires_refused_total`.
+    /// `refreshd_node_releases_total`, `refreshd_node_acquires_refused_total`. Then one
+    /// machine's other families (`MetricsExporter`): the gauges from the database, the
+    /// histograms and notification counters from this node's shards since it started.
     func metricsText(counters: ClusterNode.Counters, launches: Int) throws -> String {
+        // One machine's families from the node's `MetricsExporter` (its shards' observations:
+        // lateness, run CPU and memory, notifications), its gauges set from the database (the
+        // same on every node): pending, in flight, failing instances, pauses, widgets, activities.
+        let (snapshot, _) = try view()
+        let (timelines, activities) = try machines()
+        exporter.record(snapshot)
+        exporter.record(timelines)
+        exporter.record(activities)
         let databaseNow = try database.now()
         let leases = try database.leases()
         var text = ""
@@ -70,12 +79,9 @@ extension ClusterControl {
                byNode.keys.sorted().map { ([("node", $0)], byNode[$0]!) })
         family("refreshd_cluster_shards_unled", "gauge", "Shards no node leads now (being taken over).",
                [([], leases.count - led.count)])
-        var pending = 0, inFlight = 0
         var totals: [String: DailyCounter] = [:]
         for shard in 0..<database.shardCount {
             let store = try database.store(shard: shard, epoch: 0)
-            pending += try store.pendingRequests().count
-            inFlight += try store.lastRunPerJob().filter { $0.ended == nil }.count
             for counter in try store.dailyCounters(days: nil) {
                 let job = InstanceName.split(counter.identifier)?.template ?? counter.identifier
                 var total = totals[job] ?? DailyCounter(day: "", identifier: job)
@@ -89,8 +95,6 @@ extension ClusterControl {
                 totals[job] = total
             }
         }
-        family("refreshd_pending_requests", "gauge", "Pending requests in every shard.", [([], pending)])
-        family("refreshd_runs_in_flight", "gauge", "Runs in flight in every shard, on any node.", [([], inFlight)])
         let jobs = totals.keys.sorted()
         family("refreshd_launches_total", "counter", "Launches per job, from the database's daily counters (every node answers the same).",
                jobs.map { ([("job", $0)], totals[$0]!.launches) })
@@ -115,7 +119,7 @@ extension ClusterControl {
                [(me, counters.releases)])
         family("refreshd_node_acquires_refused_total", "counter", "Acquires the database refused or skipped (held, or its row being written).",
                [(me, counters.acquiresRefused)])
-        return text
+        return text + exporter.text()
     }
 
     /// A Prometheus label value: backslash, double quote and newline escaped.

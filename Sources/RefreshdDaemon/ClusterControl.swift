@@ -49,6 +49,9 @@ final class ClusterControl: @unchecked Sendable {
 
     /// This node's lease machine counters and its launches since it started (`metrics`).
     var nodeCounters: () -> ClusterNode.Counters = { ClusterNode.Counters() }
+    /// One machine's metric families but the per-job run counters, fed by the observations of
+    /// the shards this node leads (`RefreshDaemon`) and, at each `metrics`, the database's gauges.
+    let exporter = MetricsExporter(countsRuns: false)
     var launches: () -> Int = { 0 }
 
     init(database: any ShardDatabase, node: String, jobs: [JobSpec]) {

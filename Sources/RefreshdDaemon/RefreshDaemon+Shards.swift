@@ -46,6 +46,7 @@ extension RefreshDaemon {
             // A run's end may drain a shard being handed over: the node looks at once.
             if observation.kind == .finished || observation.kind == .interrupted { self?.wake() }
             if observation.kind == .launched { self?.launchCount.withLock { $0 += 1 } }
+            self?.clusterControl?.exporter.record([observation])
             // `watch` on this node: its shards' events (not a shard's stop: the node goes on).
             if observation.kind != .stopping, observation.kind != .stopped {
                 server?.observed(observation)

@@ -107,6 +107,15 @@ import Testing
             #expect((Self.value(text, "refreshd_node_leads_total{node=\"\(name)\"}") ?? 0) >= 1, "\(name): \(text)")
             #expect(text.contains("refreshd_node_fences_total{node=\"\(name)\",reason=\"commit-refused\"}"), "\(name): \(text)")
             launches[name] = Self.value(text, "refreshd_node_launches_total{node=\"\(name)\"}") ?? 0
+            // One machine's families too, each once: the gauges from the database on every node,
+            // the lateness histogram from the runs of the shards this node leads.
+            let types = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+            #expect(!types.isEmpty && Set(types).count == types.count, "\(name): a family twice: \(types)")
+            #expect(text.contains("\nrefreshd_pending_requests ") && text.contains("\nrefreshd_stale_widgets ")
+                        && text.contains("\nrefreshd_activities{state=\"active\"} "), "\(name): \(text)")
+            if name == longLeader {
+                #expect(text.contains("refreshd_launch_lateness_seconds_count{job=\"watch.long\"} 1"), "\(name): \(text)")
+            }
         }
         #expect(launches[longLeader, default: 0] >= 1, "the long job's leader launched nothing: \(launches)")
         // --metrics-file on node a: the same text, replaced every third of the lease.

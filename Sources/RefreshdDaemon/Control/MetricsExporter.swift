@@ -35,8 +35,17 @@ import RefreshdRuntime
 ///
 /// `writeFile` replaces the file atomically (temporary file, then rename) for
 /// node_exporter's textfile collector.
+///
+/// A cluster node keeps one too (`countsRuns` false): the same families from the observations
+/// of the shards it leads and the database's gauges, but not the per-job run counters, which a
+/// node reads from the database's daily counters so that every node answers the same
+/// (`ClusterControl.metricsText`). Its shards' loops feed it at once: calls hold `lock`.
 final class MetricsExporter: @unchecked Sendable {
     let registry = PrometheusCollectorRegistry()
+    /// Whether `refreshd_launches_total`, `refreshd_runs_total` and
+    /// `refreshd_missed_slots_total` are counted from the observations (one machine).
+    let countsRuns: Bool
+    private let lock = NSLock()
     private let factory: PrometheusMetricsFactory
     private let pending: CoreMetrics.Gauge
     private let inFlight: CoreMetrics.Gauge
@@ -63,7 +72,8 @@ final class MetricsExporter: @unchecked Sendable {
     /// Per job label, its paused gauge (kept at 0 once resumed, so the series stays readable).
     private var paused: [String: CoreMetrics.Gauge] = [:]
 
-    init() {
+    init(countsRuns: Bool = true) {
+        self.countsRuns = countsRuns
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets[Self.latenessName] = [
             .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100),
@@ -91,12 +101,17 @@ final class MetricsExporter: @unchecked Sendable {
 
     /// Every series of a job, at zero, so a scraper sees it before it first moves.
     func declare(_ identifier: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard countsRuns else { return }
         _ = launchCounter(identifier)
         _ = missedCounter(identifier)
         for outcome in Outcome.allCases { _ = runCounter(identifier, outcome.rawValue) }
     }
 
     func record(_ batch: [RuntimeObservation]) {
+        lock.lock()
+        defer { lock.unlock() }
         for o in batch {
             guard let observed = o.identifier else { continue }
             // An instance's series are its template's (issue 23): a label per instance would be
@@ -104,17 +119,17 @@ final class MetricsExporter: @unchecked Sendable {
             let id = InstanceName.split(observed)?.template ?? observed
             switch o.kind {
             case .launched:
-                launchCounter(id).increment()
+                if countsRuns { launchCounter(id).increment() }
                 if case let .launched(_, late)? = o.logMessage {
                     timer(id).recordNanoseconds(Self.nanoseconds(late))
                 }
             case .finished:
-                if let outcome = o.outcome { runCounter(id, outcome.rawValue).increment() }
+                if countsRuns, let outcome = o.outcome { runCounter(id, outcome.rawValue).increment() }
                 if case let .finished(_, _, _, _, _, _, usage)? = o.logMessage { record(usage, of: id) }
             case .interrupted:
-                runCounter(id, Outcome.interrupted.rawValue).increment()
+                if countsRuns { runCounter(id, Outcome.interrupted.rawValue).increment() }
             case .missed:
-                missedCounter(id).increment(by: o.count ?? 1)
+                if countsRuns { missedCounter(id).increment(by: o.count ?? 1) }
             case .notified, .notificationRetry, .notificationGivenUp, .notificationDropped:
                 if case let .notification(log)? = o.logMessage { notificationCounter(id, log).increment() }
             default:
@@ -132,6 +147,8 @@ final class MetricsExporter: @unchecked Sendable {
 
     /// `pendingCount`: every pending request (the snapshot may leave quiet instances' out).
     func record(_ snapshot: SchedulerSnapshot, pendingCount: Int? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
         pending.record(pendingCount ?? snapshot.pending.count)
         inFlight.record(snapshot.runs.count)
         recordFailingInstances(snapshot.failureStreaks)
@@ -139,7 +156,7 @@ final class MetricsExporter: @unchecked Sendable {
     }
 
     /// `refreshd_paused{job}`: what is paused, an instance under its template's label.
-    func recordPaused(_ pauses: [SchedulerSnapshot.Paused]) {
+    private func recordPaused(_ pauses: [SchedulerSnapshot.Paused]) {
         var counts: [String: Int] = [:]
         for p in pauses { counts[InstanceName.split(p.identifier)?.template ?? p.identifier, default: 0] += 1 }
         for job in Set(paused.keys).union(counts.keys) {
@@ -150,7 +167,8 @@ final class MetricsExporter: @unchecked Sendable {
     }
 
     /// The most failing instances of each template, from the core's failure streaks (only
-    /// non-zero ones are kept there, so this is linear in the failing identifiers).
+    /// non-zero ones are kept there, so this is linear in the failing identifiers). Without
+    /// `lock`: called by `record(_ snapshot:)`, or by a test on its one thread.
     func recordFailingInstances(_ streaks: [SchedulerSnapshot.FailureStreak]) {
         var byTemplate: [String: [(key: String, count: Int)]] = [:]
         for streak in streaks {
@@ -184,6 +202,8 @@ final class MetricsExporter: @unchecked Sendable {
 
     /// Each widget's budget left and staleness, and how many are stale.
     func record(_ timelines: TimelineSnapshot) {
+        lock.lock()
+        defer { lock.unlock() }
         var stale = 0
         var perTemplate: [String: (widgets: Int, stale: Int)] = [:]
         for w in timelines.widgets {
@@ -220,6 +240,8 @@ final class MetricsExporter: @unchecked Sendable {
 
     /// How many activities are in each state (dismissed: those in the recent history).
     func record(_ activities: ActivitySnapshot) {
+        lock.lock()
+        defer { lock.unlock() }
         var counts: [ActivityState: Int] = [:]
         for a in activities.activities { counts[a.state, default: 0] += 1 }
         counts[.dismissed, default: 0] += activities.recentlyDismissed.count
@@ -227,7 +249,11 @@ final class MetricsExporter: @unchecked Sendable {
     }
 
     /// The exposition, in the Prometheus text format.
-    func text() -> String { MetricsHelp.annotate(registry.emitToString()) }
+    func text() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        return MetricsHelp.annotate(registry.emitToString())
+    }
 
     /// Writes the exposition to `path` atomically. Returns the error text on failure.
     func writeFile(_ path: String) -> String? { Self.writeReplacing(path, with: text()) }
