@@ -17,8 +17,10 @@
 
 /// What an instance or a job is doing, as a search filters it. One definition: `pending`, it has
 /// a pending request; `running`, a run without an end; `failing`, a failure streak above zero
-/// (failed attempts in a row, `Outcome.isFailure`, counted by the core; an interrupted run
-/// neither counts nor ends it); `paused`, it or its template is paused.
+/// (failed attempts in a row, `Outcome.isTheJobsFailure`, counted by the core; an interrupted
+/// run neither counts nor ends it); `paused`, it or its template is paused. An instance's
+/// providers' (`T[K]#family`) requests, runs and streaks are its own, as its counts have them;
+/// a pause is its own.
 @_spi(Benchmarks) public enum SearchState: String, Sendable, Hashable, Codable, CaseIterable {
     case pending, running, failing, paused
 }

@@ -159,9 +159,10 @@ extension StateStoring {
         var keys: [String]
         switch search.state {
         case nil: keys = state.instances.filter(own).map(\.key)
-        case .pending?: keys = try pendingRequests().compactMap { search.key(ofIdentifier: $0.identifier) }
-        case .running?: keys = state.unfinishedRuns.compactMap { search.key(ofIdentifier: $0.identifier) }
-        case .failing?: keys = try failureStreaks().filter { $0.value > 0 }.compactMap { search.key(ofIdentifier: $0.key) }
+        // A provider's state is its instance's (`instanceKey`), but for a pause.
+        case .pending?: keys = try pendingRequests().compactMap { search.instanceKey(ofIdentifier: $0.identifier) }
+        case .running?: keys = state.unfinishedRuns.compactMap { search.instanceKey(ofIdentifier: $0.identifier) }
+        case .failing?: keys = try failureStreaks().filter { $0.value > 0 }.compactMap { search.instanceKey(ofIdentifier: $0.key) }
         case .paused?: keys = try records(table: SchedulerCore.pausedTable).compactMap { search.key(ofIdentifier: $0.key) }
         }
         let unique = Dictionary(keys.filter(search.matchesText).map { (Array($0.utf8), $0) }, uniquingKeysWith: { a, _ in a })

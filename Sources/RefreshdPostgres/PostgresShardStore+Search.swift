@@ -110,12 +110,17 @@ extension PostgresShardStore {
                 return SearchPage(items: forward ? rows : rows.reversed(), total: total, beforeCursor: before, forward: forward)
             }
             let (lower, upper) = (query.add(.bytes(search.lowerBound)), query.add(.bytes(search.upperBound)))
+            // A provider's state (`T[K]#family`) is its instance's, as the counts fold it: its
+            // identifier is cut after the key's `]` (a key holds no `]`).
+            let instance = "CASE WHEN position('\\x5d23'::bytea IN identifier) > 0 "
+                + "THEN substring(identifier FROM 1 FOR position('\\x5d23'::bytea IN identifier)) ELSE identifier END AS identifier"
             let source = switch state {
-            case .pending: "SELECT identifier FROM refreshd.pending WHERE shard = $1 AND identifier > \(lower) AND identifier < \(upper)"
+            case .pending:
+                "SELECT DISTINCT \(instance) FROM refreshd.pending WHERE shard = $1 AND identifier > \(lower) AND identifier < \(upper)"
             case .running:
-                "SELECT DISTINCT identifier FROM refreshd.runs WHERE shard = $1 AND ended IS NULL AND identifier > \(lower) AND identifier < \(upper)"
+                "SELECT DISTINCT \(instance) FROM refreshd.runs WHERE shard = $1 AND ended IS NULL AND identifier > \(lower) AND identifier < \(upper)"
             case .failing:
-                "SELECT identifier FROM refreshd.job_state WHERE shard = $1 AND failure_streak > 0 AND identifier > \(lower) AND identifier < \(upper)"
+                "SELECT DISTINCT \(instance) FROM refreshd.job_state WHERE shard = $1 AND failure_streak > 0 AND identifier > \(lower) AND identifier < \(upper)"
             case .paused:
                 "SELECT key AS identifier FROM refreshd.records WHERE shard = $1 AND table_name = \(query.add(.bytes(SchedulerCore.pausedTable))) "
                     + "AND key > \(lower) AND key < \(upper)"

@@ -9,8 +9,8 @@ extension StateStore {
     /// Without a state: the instances table through `instances_in_identifier_order`. With one:
     /// the identifiers in the template's range (`TEMPLATE[` to `TEMPLATE\`) of the table that
     /// says it (pending; runs without an end, by `runs_unfinished`; streaks above zero, by
-    /// `job_state_failing`; pause records), ending in `]` (not a provider's `T[K]#family`), and
-    /// the page's values read by key.
+    /// `job_state_failing`; pause records), a provider's (`T[K]#family`) as its instance's but
+    /// for a pause (an instance's own), and the page's values read by key.
     ///
     /// A search of few results (at most `wholeRead`) is read whole in one ordered pass, which
     /// stops there, and paged in memory. One of more is counted in one pass (the total and
@@ -32,10 +32,13 @@ extension StateStore {
         // cursor itself, so the walk seeks it rather than stepping from the range's start.
         var pageValues: [SQLValue]
         if let state = search.state {
+            // A provider's state (`T[K]#family`) is its instance's, as the counts fold it: its
+            // identifier is cut after the key's `]` (a key holds no `]`).
+            let instance = "CASE WHEN instr(identifier, ']#') > 0 THEN substr(identifier, 1, instr(identifier, ']#')) ELSE identifier END"
             let source = switch state {
-            case .pending: "SELECT identifier AS ord FROM pending WHERE identifier > ? AND identifier < ?"
-            case .running: "SELECT DISTINCT identifier AS ord FROM runs WHERE ended IS NULL AND identifier > ? AND identifier < ?"
-            case .failing: "SELECT identifier AS ord FROM job_state WHERE failure_streak > 0 AND identifier > ? AND identifier < ?"
+            case .pending: "SELECT DISTINCT \(instance) AS ord FROM pending WHERE identifier > ? AND identifier < ?"
+            case .running: "SELECT DISTINCT \(instance) AS ord FROM runs WHERE ended IS NULL AND identifier > ? AND identifier < ?"
+            case .failing: "SELECT DISTINCT \(instance) AS ord FROM job_state WHERE failure_streak > 0 AND identifier > ? AND identifier < ?"
             case .paused: "SELECT key AS ord FROM records WHERE table_name = '\(SchedulerCore.pausedTable)' AND key > ? AND key < ?"
             }
             // The template's own instances (ending in `]`) whose key holds the text: searched in

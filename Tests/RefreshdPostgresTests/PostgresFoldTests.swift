@@ -86,7 +86,15 @@ import RefreshdTestSupport
         try memory.apply(SearchFixture.changesWithProviders)
         for (template, counts) in SearchFixture.countsExpected {
             #expect(try store.instanceCounts(of: template) == counts, "\(template)")
+            // What is counted is listed (a provider's state is its instance's).
+            func listed(_ state: SearchState) throws -> [String] {
+                try store.searchInstances(InstanceSearch(template: template, state: state), cursor: nil, limit: 100).items.map(\.key)
+            }
+            #expect(try [listed(.pending).count, listed(.running).count, listed(.failing).count] == [counts.pending, counts.running, counts.failing],
+                    "\(template)")
         }
+        #expect(try store.searchInstances(InstanceSearch(template: "feed", state: .failing), cursor: nil, limit: 100).items.map(\.key)
+                    == ["A", "b_c", "m", "user10", "user2"])
         let ids = ["feed[user10]", "feed[m]", "feed[m]#small", "feed[user2]", "feed[user2]#small", "feed[user3]#small", "feed[Z]",
                    "other[o1]#small", "feedx", "never.seen"]
         #expect(try store.states(of: ids) == (try memory.states(of: ids)))

@@ -27,6 +27,27 @@ import RefreshdTestSupport
         }
     }
 
+    /// What a template's counts count, its search lists: an instance failing, pending or
+    /// running only through its provider (`feed[user2]#small`'s streak) included (issue 33).
+    @Test func whatIsCountedIsListed() throws {
+        try withStore { sqlite, _ in
+            let memory = InMemoryStore()
+            try sqlite.apply(SearchFixture.changesWithProviders)
+            try memory.apply(SearchFixture.changesWithProviders)
+            for store in [sqlite, memory] as [any StateStoring] {
+                for (template, counts) in SearchFixture.countsExpected {
+                    func listed(_ state: SearchState) throws -> Int {
+                        try store.searchInstances(InstanceSearch(template: template, state: state), cursor: nil, limit: 100).items.count
+                    }
+                    #expect(try [listed(.pending), listed(.running), listed(.failing)] == [counts.pending, counts.running, counts.failing],
+                            "\(type(of: store)) \(template)")
+                }
+                let failing = try store.searchInstances(InstanceSearch(template: "feed", state: .failing), cursor: nil, limit: 100)
+                #expect(failing.items.map(\.key) == ["A", "b_c", "m", "user10", "user2"] && failing.total == 5, "\(type(of: store))")
+            }
+        }
+    }
+
     @Test func whatASearchFinds() throws {
         try withStore { store, _ in
             try store.apply(SearchFixture.changes)
@@ -36,13 +57,14 @@ import RefreshdTestSupport
             // Identifier order: `user10]` before `user1]`, `A.]` before `A]`.
             #expect(try keys(nil) == ["A.", "A", "Z", "a-b", "b_c", "feed2", "m", "user10", "user11", "user1", "user2", "user3", "z@x"])
             // A text in the template's name too is looked for in the keys alone.
-            #expect(try keys(nil, "feed") == ["feed2"] && keys(.pending, "e") == ["user10", "user1"] && keys(.pending, "ee").isEmpty)
-            // A provider's request (`feed[user3]#small`) and the plain jobs `feed`, `feedx` are not instances.
-            #expect(try keys(.pending) == ["A.", "m", "user10", "user1", "z@x"])
+            #expect(try keys(nil, "feed") == ["feed2"] && keys(.pending, "e") == ["user10", "user1", "user3"] && keys(.pending, "ee").isEmpty)
+            // A provider's request (`feed[user3]#small`) is its instance's, as the counts have it;
+            // the plain jobs `feed`, `feedx` are not instances.
+            #expect(try keys(.pending) == ["A.", "m", "user10", "user1", "user3", "z@x"])
             // A streak above zero; `user2`'s is 0.
             #expect(try keys(.failing) == ["A", "b_c", "m", "user10"])
-            // Runs without an end: `feed[m]#small`'s is a provider's.
-            #expect(try keys(.running) == ["A", "user10"])
+            // Runs without an end: `feed[m]#small`'s is its provider's, so `m` runs.
+            #expect(try keys(.running) == ["A", "m", "user10"])
             #expect(try keys(.paused) == ["Z", "user2"])
             #expect(try keys(nil, "user1") == ["user10", "user11", "user1"])
             #expect(try keys(.pending, "user1") == ["user10", "user1"])
