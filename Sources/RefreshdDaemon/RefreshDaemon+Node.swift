@@ -215,3 +215,66 @@ extension RefreshDaemon {
         return Instant(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
     }
 }
+
+/// The steps of `run` before the node starts.
+extension RefreshDaemon {
+    /// A plain timeline job may not take the widget kind of an instance in the state (any
+    /// shard's; one added at run time is in the state, not in the files): the start is refused
+    /// at the job's widget.kind, as a reload is, and the instance keeps everything. A node may
+    /// start while the database is away (it takes shards once it answers): then the check is
+    /// the first reload's.
+    func checkInstanceKinds(_ specs: [JobSpec], _ loaded: [JobConfig]) throws {
+        do {
+            let clashes = try StateReader(database: database, jobs: specs).instanceKindClashes(specs)
+            if !clashes.isEmpty { throw ConfigErrors(kindClashes: clashes, in: loaded, advice: ConfigErrors.startClashAdvice) }
+        } catch let errors as ConfigErrors {
+            throw errors
+        } catch {
+            logger.warning("the instances' widget kinds could not be checked against the job files (the database did not answer: \(error))")
+        }
+    }
+
+    /// The node that leads this daemon's shards, wired to it: its history in the log and the
+    /// dashboard, commands and fences carried out on each shard's loop, its database calls on
+    /// the calls thread, a restore waking the node thread.
+    func makeNode(jobs specs: [JobSpec], options: RefreshRuntime.Options) -> ClusterNode {
+        let node = ClusterNode(
+            name: nodeName, database: database, jobs: specs, settings: LeaseMachine.Settings(lease: lease),
+            options: options, monotonic: { Self.monotonicNow() },
+            makeRuntime: { [unowned self] shard, epoch, store, options in try self.makeRuntime(shard, epoch, store, options) })
+        // A namespace's live activities live in its shard (`ShardMap`): each shard's machine
+        // takes the rules of `run`.
+        if settings.activities != ActivitySettings() { node.activitySettings = settings.activities }
+        let machine = isMachine
+        node.onHistory = { [logger, nodeName, weak self] _, line in
+            // One machine leads its one shard for its whole life: nothing to tell.
+            if !machine { logger.info("node \(nodeName): \(line)") }
+            // The node's instants are monotonic; the dashboard shows wall-clock times.
+            let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
+            self?.recentHistory.withLock { lines in
+                if lines.count >= ClusterNode.historyLimit { lines.removeFirst() }
+                lines.append((now, line))
+            }
+        }
+        // Operator commands are applied on the shard's own loop (its runtime's execution context).
+        node.onShardContext = { [unowned self] shard, epoch, body in
+            let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
+            host?.scheduler.performOnLoop(body)
+        }
+        node.onFence = { [unowned self] shard, epoch in
+            let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
+            host?.scheduler.killLiveGroups()
+        }
+        node.callRunner = { [unowned self, unowned node] call in
+            calls.async {
+                node.deliver(call())
+                self.wake()
+            }
+        }
+        node.onRestored = { [unowned self] shard, epoch in
+            hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }?.restored.withLock { $0 = true }
+            wake()
+        }
+        return node
+    }
+}

@@ -217,59 +217,12 @@ package final class RefreshDaemon: @unchecked Sendable {
             databaseValue = database
         }
         defer { machineStore?.close() }
-        // A plain timeline job may not take the widget kind of an instance in the state (any
-        // shard's; one added at run time is in the state, not in the files): the start is
-        // refused at the job's widget.kind, as a reload is, and the instance keeps everything.
-        // A node may start while the database is away (it takes shards once it answers): then
-        // the check is the first reload's.
-        do {
-            let clashes = try StateReader(database: database, jobs: specs).instanceKindClashes(specs)
-            if !clashes.isEmpty { throw ConfigErrors(kindClashes: clashes, in: loaded, advice: ConfigErrors.startClashAdvice) }
-        } catch let errors as ConfigErrors {
-            throw errors
-        } catch {
-            logger.warning("the instances' widget kinds could not be checked against the job files (the database did not answer: \(error))")
-        }
+        try checkInstanceKinds(specs, loaded)
         let shared = sharedContainer ?? stateDirectory + "/shared"
         _ = mkdir(shared, 0o755)
         let options = RefreshRuntime.Options(configuration: settings.configuration, sharedContainer: shared, logger: logger, actions: actions)
-        let node = ClusterNode(
-            name: nodeName, database: database, jobs: specs, settings: LeaseMachine.Settings(lease: lease),
-            options: options, monotonic: { Self.monotonicNow() },
-            makeRuntime: { [unowned self] shard, epoch, store, options in try self.makeRuntime(shard, epoch, store, options) })
-        // A namespace's live activities live in its shard (`ShardMap`): each shard's machine
-        // takes the rules of `run`.
-        if settings.activities != ActivitySettings() { node.activitySettings = settings.activities }
+        let node = makeNode(jobs: specs, options: options)
         let machine = isMachine
-        node.onHistory = { [logger, nodeName, weak self] _, line in
-            // One machine leads its one shard for its whole life: nothing to tell.
-            if !machine { logger.info("node \(nodeName): \(line)") }
-            // The node's instants are monotonic; the dashboard shows wall-clock times.
-            let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970)
-            self?.recentHistory.withLock { lines in
-                if lines.count >= ClusterNode.historyLimit { lines.removeFirst() }
-                lines.append((now, line))
-            }
-        }
-        // Operator commands are applied on the shard's own loop (its runtime's execution context).
-        node.onShardContext = { [unowned self] shard, epoch, body in
-            let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
-            host?.scheduler.performOnLoop(body)
-        }
-        node.onFence = { [unowned self] shard, epoch in
-            let host = hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }
-            host?.scheduler.killLiveGroups()
-        }
-        node.callRunner = { [unowned self, unowned node] call in
-            calls.async {
-                node.deliver(call())
-                self.wake()
-            }
-        }
-        node.onRestored = { [unowned self] shard, epoch in
-            hostsLock.withLock { _ in hosts.first { $0.shard == shard && $0.epoch == epoch } }?.restored.withLock { $0 = true }
-            wake()
-        }
         self.node = node
         // Failure notifications' webhooks (issue 25), for every shard's host: a thread of its own.
         let webhooks = WebhookSender()
