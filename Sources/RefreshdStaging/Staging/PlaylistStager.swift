@@ -115,55 +115,13 @@ package struct PlaylistStager: Sendable {
             throw StagingFailure("\(error)")
         }
 
-        var chosen: [(asset: String, renditions: [String: String])] = []
-        var notes: [String] = []
-        var repeated = 0
-        candidates: for (rank, asset) in ranking.order.enumerated() where chosen.count < options.assetsPerDay {
-            guard let libraryAsset = assets[asset] else { continue }
-            let source = libraryAsset.path
-            // This asset's files and temporary names are recorded before any is created.
-            let planned = options.families.map { family -> (family: RenditionSize, name: String, temporary: String) in
-                let name = ContainerLayout.renditionName(asset: asset, family: family.name)
-                return (family, name, StagingWriter.temporaryName(for: name))
-            }
-            for item in planned {
-                record.add("renditions/\(folderName)/\(item.name)")
-                record.add("renditions/\(folderName)/\(item.temporary)")
-            }
-            try record.save(root)
-            var renditions: [String: String] = [:]
-            for item in planned {
-                let family = item.family
-                if isExpired() { return expired(&report, date: date) }
-                let relative = folder + "/" + item.name
-                let target = layout.absolute(relative)
-                // A rendition already there is reused only if it is a real file (never a link).
-                if let info = try? RenditionRenderer.probe(target, followSymlinks: false), info.width == family.pixelWidth,
-                   info.height == family.pixelHeight {
-                    report.renditionsReused += 1
-                } else {
-                    do {
-                        try writer.write(in: renditionFolder, name: item.name, temporary: item.temporary) { fd, temporary in
-                            try RenditionRenderer.render(source: libraryAsset.source ?? source, toDescriptor: fd,
-                                                         named: temporary, width: family.pixelWidth,
-                                                         height: family.pixelHeight, memoryCeiling: options.memoryCeiling,
-                                                         quality: options.quality, maxSourcePixels: options.maxSourcePixels,
-                                                         isExpired: isExpired, followSymlinks: libraryAsset.followSymlinks)
-                        }
-                        report.renditionsWritten += 1
-                    } catch let error as ImageError {
-                        if error.isExpiration { return expired(&report, date: date) }
-                        let line = "skipped \(asset): \(error.reason)"
-                        report.log.append("\(source): skipped: \(error.reason)")
-                        notes.append(line)
-                        continue candidates
-                    }
-                }
-                renditions[family.name] = relative
-            }
-            if rank >= ranking.freshCount { repeated += 1 }
-            chosen.append((asset, renditions))
+        guard let rendered = try renderDay(ranking: ranking, assets: assets, layout: layout, folder: folder, folderName: folderName,
+                                           renditionFolder: renditionFolder, record: &record, root: root, isExpired: isExpired,
+                                           writer: writer, report: &report) else {
+            return expired(&report, date: date)
         }
+        let (chosen, repeated) = (rendered.chosen, rendered.repeated)
+        var notes = rendered.notes
         guard !chosen.isEmpty else {
             throw StagingFailure("no asset of \(options.library) could be staged for \(date)")
         }
@@ -195,6 +153,67 @@ package struct PlaylistStager: Sendable {
         report.log.append("staged \(date): \(chosen.count) assets x \(options.families.count) families, "
             + "\(report.renditionsWritten) renditions written, \(report.renditionsReused) reused")
         report.results = [reloadLine()]
+    }
+
+    /// Renders each ranked asset's renditions, in rank order, until `assetsPerDay` are staged:
+    /// an asset's files are recorded before any is written, a rendition already there at the
+    /// right size is reused, and an asset that cannot be rendered is skipped with a note. Nil
+    /// when the run's allowance ran out meanwhile (nothing more is written).
+    private func renderDay(ranking: PlaylistSelector.Ranking, assets: [String: LibraryAsset], layout: ContainerLayout,
+                           folder: String, folderName: String, renditionFolder: AtomicFile.Directory,
+                           record: inout OwnershipRecord, root: AtomicFile.Directory, isExpired: () -> Bool,
+                           writer: StagingWriter, report: inout StageReport) throws
+        -> (chosen: [(asset: String, renditions: [String: String])], notes: [String], repeated: Int)? {
+        var chosen: [(asset: String, renditions: [String: String])] = []
+        var notes: [String] = []
+        var repeated = 0
+        candidates: for (rank, asset) in ranking.order.enumerated() where chosen.count < options.assetsPerDay {
+            guard let libraryAsset = assets[asset] else { continue }
+            let source = libraryAsset.path
+            // This asset's files and temporary names are recorded before any is created.
+            let planned = options.families.map { family -> (family: RenditionSize, name: String, temporary: String) in
+                let name = ContainerLayout.renditionName(asset: asset, family: family.name)
+                return (family, name, StagingWriter.temporaryName(for: name))
+            }
+            for item in planned {
+                record.add("renditions/\(folderName)/\(item.name)")
+                record.add("renditions/\(folderName)/\(item.temporary)")
+            }
+            try record.save(root)
+            var renditions: [String: String] = [:]
+            for item in planned {
+                let family = item.family
+                if isExpired() { return nil }
+                let relative = folder + "/" + item.name
+                let target = layout.absolute(relative)
+                // A rendition already there is reused only if it is a real file (never a link).
+                if let info = try? RenditionRenderer.probe(target, followSymlinks: false), info.width == family.pixelWidth,
+                   info.height == family.pixelHeight {
+                    report.renditionsReused += 1
+                } else {
+                    do {
+                        try writer.write(in: renditionFolder, name: item.name, temporary: item.temporary) { fd, temporary in
+                            try RenditionRenderer.render(source: libraryAsset.source ?? source, toDescriptor: fd,
+                                                         named: temporary, width: family.pixelWidth,
+                                                         height: family.pixelHeight, memoryCeiling: options.memoryCeiling,
+                                                         quality: options.quality, maxSourcePixels: options.maxSourcePixels,
+                                                         isExpired: isExpired, followSymlinks: libraryAsset.followSymlinks)
+                        }
+                        report.renditionsWritten += 1
+                    } catch let error as ImageError {
+                        if error.isExpiration { return nil }
+                        let line = "skipped \(asset): \(error.reason)"
+                        report.log.append("\(source): skipped: \(error.reason)")
+                        notes.append(line)
+                        continue candidates
+                    }
+                }
+                renditions[family.name] = relative
+            }
+            if rank >= ranking.freshCount { repeated += 1 }
+            chosen.append((asset, renditions))
+        }
+        return (chosen, notes, repeated)
     }
 
     private func expired(_ report: inout StageReport, date: CivilDate) {
