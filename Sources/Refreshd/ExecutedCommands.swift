@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// `installStopHandlers` makes a SIGTERM or SIGINT to `simulate` kill every running command's
 /// group at once; `finish` kills what is left when the simulation is over.
-package final class ExecutedCommands: RealCommands, @unchecked Sendable {
+package final class ExecutedCommands: RealCommands {
     private let loop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
     /// The host's one timer: the instant `wait(until:)` waits for.
     private let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
@@ -26,7 +26,8 @@ package final class ExecutedCommands: RealCommands, @unchecked Sendable {
     /// The runs whose leader is alive or whose results channel is still read, with what their
     /// sweep needs.
     private var runs: [Int64: (process: CommandProcess, record: RunRecord, instance: String)] = [:]
-    /// Where virtual time began to run with real time: the virtual instant and `uv_hrtime` then.
+    /// While commands run, virtual time runs with real time from here: a virtual instant and
+    /// `uv_hrtime` then (set at the first spawn, dropped when none runs).
     private var anchor: (virtual: Instant, real: UInt64)?
     /// Set when a command reports an event, or the timer fires, during `wait`.
     private var reported = false
@@ -95,13 +96,13 @@ package final class ExecutedCommands: RealCommands, @unchecked Sendable {
                                      workingDirectory: job.workingDirectory) {
             return .failed("\(program): \(error)")
         }
-        if anchor == nil { anchor = (host.clock, uv_hrtime()) }
         let startTicks = OrphanReaper.stat(pid: process.pid)?.startTicks
         let record = RunRecord(runID: runID, identifier: order.identifier, kind: order.kind,
                                submitted: order.started, earliest: order.started, started: order.started,
                                deadline: order.deadline, attempt: order.attempt,
                                processGroup: process.pid, processStartTicks: startTicks)
         runs[runID] = (process, record, instance)
+        if anchor == nil { anchor = (host.clock, uv_hrtime()) }
         // A stop signal that came while it was spawned: it dies now.
         if Self.stopSignal != nil { process.signalGroup(SIGKILL) }
         return .started(processGroup: process.pid, startTicks: startTicks)
@@ -130,8 +131,13 @@ package final class ExecutedCommands: RealCommands, @unchecked Sendable {
         if let anchor { self.anchor = (anchor.virtual + delta, anchor.real) }
     }
 
-    package func wait(until instant: Instant?) -> Bool {
-        guard !runs.isEmpty, let now = virtualNow else { return false }
+    package func wait(until instant: Instant?, from clock: Instant) -> Bool {
+        guard !runs.isEmpty, var now = virtualNow else { return false }
+        // The clock moved on without real time passing (a downtime, a pause): so do the commands.
+        if clock > now {
+            shift(by: clock.duration(since: now))
+            now = clock
+        }
         reported = false
         due = false
         if let instant {

@@ -9,9 +9,11 @@
 /// rule of its own: the runtime decides everything once, as under the daemon.
 ///
 /// While a command runs, virtual time runs with real time: an event `d` of real time after
-/// virtual time began to run at `v` (`virtualNow`) happens at `v + d`, and the host's one timer
-/// (the runtime's wake-up, or the next modelled event) is waited for in real time
-/// (`wait(until:)`). While none runs, virtual time jumps from event to event as for models.
+/// virtual time began to run at `v` (the first spawn) happens at `v + d` (`virtualNow`), and the
+/// host's one timer (the runtime's wake-up, or the next modelled or scenario event) is waited
+/// for in real time (`wait(until:from:)`). While none runs, virtual time jumps from event to
+/// event as for models. A step of the clock or a suspend moves the commands' time with it
+/// (`shift(by:)`), and so does a jump of the clock ahead of it (a downtime, a pause).
 package protocol RealCommands: AnyObject {
     /// Spawns the command in a session of its own with `environment`; reports its events
     /// through `host.reportReal(instance:_:)` as they happen.
@@ -31,10 +33,10 @@ package protocol RealCommands: AnyObject {
     /// The virtual instant now while a command runs; nil while none does.
     var virtualNow: Instant? { get }
     /// Waits in real time until `instant` comes in virtual time (nil: no bound) or a command
-    /// reports an event, whichever is first; whether one reported (false at once when none runs).
-    func wait(until instant: Instant?) -> Bool
-    /// The wall clock was stepped by `delta` (or the machine slept): virtual time goes on from
-    /// there.
+    /// reports an event, whichever is first; whether one reported (false at once when none
+    /// runs). `clock` is the host's clock: ahead of `virtualNow`, the commands' time catches up.
+    func wait(until instant: Instant?, from clock: Instant) -> Bool
+    /// The wall clock was stepped by `delta` (or the machine slept): the commands' time too.
     func shift(by delta: Duration)
 }
 
@@ -51,6 +53,6 @@ extension SimulatedHost {
     /// next event of virtual time) or a real event, whichever is first. True when a real event
     /// was reported first (the clock is at it); false at once without real commands.
     package func passRealTime(until instant: Instant?) -> Bool {
-        real?.wait(until: instant) ?? false
+        real?.wait(until: instant, from: clock) ?? false
     }
 }

@@ -61,7 +61,7 @@ import RefreshdConfig
         func sweep(_ run: RunRecord, instance: String) -> [Int32] { [] }
         func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] { [] }
         var virtualNow: Instant? { nil }
-        func wait(until instant: Instant?) -> Bool { false }
+        func wait(until instant: Instant?, from clock: Instant) -> Bool { false }
         func shift(by delta: Duration) {}
     }
 
