@@ -204,7 +204,7 @@ struct SimulateCommand: ParsableCommand {
         ProgressLine.clear(unless: json)
         if exec, let signal = ExecutedCommands.stopSignal {
             let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
-            FileHandle.standardError.write(Data("refreshd: simulate stopped by \(name): the command running then was killed with its process group, no report\n".utf8))
+            FileHandle.standardError.write(Data("refreshd: simulate stopped by \(name): the commands running then were killed with their process groups, no report\n".utf8))
             throw ExitCode(128 + signal)
         }
         if let svg {
