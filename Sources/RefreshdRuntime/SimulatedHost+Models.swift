@@ -1,7 +1,7 @@
 @_spi(Benchmarks) import RefreshdCore
 
 /// What a modelled command or built-in action does on the simulated host: the values tests and
-/// the simulator hand it (`behaviour`, `actionBehaviour`, `executor`).
+/// the simulator hand it (`behaviour`, `actionBehaviour`).
 extension SimulatedHost {
     /// How a modelled command behaves.
     @_spi(Benchmarks) public struct Behaviour: Sendable, Hashable {
@@ -24,11 +24,6 @@ extension SimulatedHost {
         /// virtual instants, as the libuv host hands each complete line. Lines due after the
         /// process ended (expired, killed) are never written.
         package var timedResults: [TimedLine]
-        /// What it printed while it ran, read by read at offsets from its start (a real command
-        /// under `simulate --exec`): handed to the runtime's output rate limit at those virtual
-        /// instants, as the libuv host hands each read. What is still unread when the process
-        /// ends is handed over before its end is reported.
-        package var timedOutput: [TimedOutput]
 
         /// Background processes it leaves in its process group (they inherit its results
         /// channel): alive until the group is killed, which the runtime orders at the leader's
@@ -44,7 +39,7 @@ extension SimulatedHost {
         package init(duration: Duration = .milliseconds(10), exit: RunExit = .exited(0),
                     ignoresTerminate: Bool = false, output: [String] = [], results: [String] = [],
                     startFailure: String? = nil, timedResults: [TimedLine] = [], groupChildren: Int = 0,
-                    resultsHolder: ResultsHolder? = nil, timedOutput: [TimedOutput] = [], memoryBytes: Int64? = nil) {
+                    resultsHolder: ResultsHolder? = nil, memoryBytes: Int64? = nil) {
             self.memoryBytes = memoryBytes
             self.duration = duration
             self.exit = exit
@@ -53,7 +48,6 @@ extension SimulatedHost {
             self.results = results
             self.startFailure = startFailure
             self.timedResults = timedResults
-            self.timedOutput = timedOutput
             self.groupChildren = groupChildren
             self.resultsHolder = resultsHolder
         }
@@ -79,25 +73,6 @@ extension SimulatedHost {
         package init(offset: Duration, line: String) {
             self.offset = offset
             self.line = line
-        }
-    }
-
-    /// One read of a process's output, `offset` after its start: what the libuv host reports
-    /// to the runtime for a read of stdout or stderr.
-    package struct TimedOutput: Sendable, Hashable {
-        package enum Read: Sendable, Hashable {
-            /// Complete lines read from `stream` ("stdout" or "stderr").
-            case lines(stream: String, [String])
-            /// A read dropped unsplit because the output window was full: its bytes and line ends.
-            case skipped(bytes: Int, lineEnds: Int)
-        }
-
-        package var offset: Duration
-        package var read: Read
-
-        package init(offset: Duration, read: Read) {
-            self.offset = offset
-            self.read = read
         }
     }
 

@@ -28,8 +28,6 @@
         var results: [String]
         /// Live lines still to write, by instant (oldest first).
         var timed: [(at: Instant, line: String)] = []
-        /// Output reads still to hand over, by instant (oldest first).
-        var output: [(at: Instant, read: TimedOutput.Read)] = []
         /// Whether the leader has exited (and the runtime was told).
         var exited = false
         /// Whether its group was SIGKILLed from outside the loop (`killLiveGroups`): the leader
@@ -44,14 +42,12 @@
         /// Whether the host still reads the results channel.
         var resultsOpen = true
 
-        /// The instant of its next event on its own: the leader's end, its next output read or
-        /// live line, the holder closing the channel.
+        /// The instant of its next event on its own: the leader's end, its next live line, the
+        /// holder closing the channel.
         var nextEvent: Instant? {
             guard exited else {
-                var next = endsAt
-                if let first = timed.first, first.at < next { next = first.at }
-                if let first = output.first, first.at < next { next = first.at }
-                return next
+                if let first = timed.first, first.at < endsAt { return first.at }
+                return endsAt
             }
             return resultsOpen && holder != nil ? holderCloses : nil
         }
@@ -71,9 +67,9 @@
     package var behaviour: @Sendable (LaunchOrder, CommandJob) -> Behaviour
     /// How each launched built-in action behaves (default: its body's result at once).
     package var actionBehaviour: @Sendable (LaunchOrder, BuiltInAction) -> ActionBehaviour = { _, _ in ActionBehaviour() }
-    /// When set, used instead of `behaviour`, with the environment the runtime gave the command
-    /// (`refreshd simulate --exec` runs the real command there).
-    package var executor: (@Sendable (LaunchOrder, CommandJob, [String]) -> Behaviour)?
+    /// When set, commands run as real processes instead of `behaviour`'s models
+    /// (`refreshd simulate --exec`; `SimulatedHost+Real`).
+    package var real: (any RealCommands)?
     /// The modelled receiver of failure notifications: how an attempt at an instant goes
     /// (`SimulatedHost+Notifications`); by default every one is delivered at once.
     package var notificationReceiver: @Sendable (RunNotification, Instant) -> NotificationOutcome = { _, _ in .delivered }
@@ -161,7 +157,10 @@
     /// Runs every event up to `end`, then leaves the clock at `end`.
     @_spi(Benchmarks) public func advance(to end: Instant) {
         var guardCount = 0
-        while let t = nextEventTime, t <= end {
+        while true {
+            let next = nextEventTime
+            if real != nil, passRealTime(until: min(next ?? end, end)) { continue }
+            guard let t = next, t <= end else { break }
             clock = max(clock, t)
             deliver(at: clock)
             guardCount += 1
@@ -177,7 +176,9 @@
     package func advance(until condition: () -> Bool, limit: Duration = .seconds(86_400)) -> Bool {
         let end = clock + limit
         while !condition() {
-            guard let t = nextEventTime, t <= end else {
+            let next = nextEventTime
+            if real != nil, passRealTime(until: min(next ?? end, end)) { continue }
+            guard let t = next, t <= end else {
                 clock = max(clock, end)
                 return condition()
             }
@@ -201,24 +202,14 @@
         if !actionRuns.isEmpty { deliverActionEnds(at: t) }
         // Which kinds of process events are due (most steps have none, or one end): the sorted
         // walks below are only taken when needed.
-        var linesDue = false, endsDue = false, closesDue = false, outputDue = false
+        var linesDue = false, endsDue = false, closesDue = false
         for p in processes.values {
             if p.exited {
                 if p.resultsOpen, p.holder != nil, let at = p.holderCloses, at <= t { closesDue = true }
                 continue
             }
             if let first = p.timed.first, first.at <= t, first.at <= p.endsAt { linesDue = true }
-            if let first = p.output.first, first.at <= t { outputDue = true }
             if p.endsAt <= t { endsDue = true }
-        }
-        // Output read by now, before results lines and ends at the same instant.
-        for runID in outputDue ? processes.keys.sorted() : [] {
-            guard frozenUntil == nil, var p = processes[runID], let first = p.output.first, first.at <= t else { continue }
-            let due = p.output.prefix { $0.at <= t }
-            p.output.removeFirst(due.count)
-            processes[runID] = p
-            guard runtime?.instance == p.instance else { continue }
-            for item in due { handOver(item.read, of: p.order) }
         }
         // Live results lines due now, before any end at the same instant (a line written just
         // before the exit is read before the exit is reported).
@@ -239,9 +230,6 @@
                 processes[runID] = nil
                 return
             }
-            // What it printed before it was stopped is read before its end is reported.
-            for item in p.output { handOver(item.read, of: p.order) }
-            p.output.removeAll()
             // Its last results, then its exit: the runtime decides (the group's kill, the grace).
             if !p.results.isEmpty {
                 var bytes: [UInt8] = []
@@ -281,18 +269,6 @@
         if frozenUntil == nil, let w = wakeUp, w <= t {
             wakeUp = nil
             runtime?.timerFired(clocks: readClocks())
-        }
-    }
-
-    /// One output read, reported as the libuv host reports it: a full window is asked about
-    /// first, then the read is counted (skipped) or its lines given.
-    func handOver(_ read: TimedOutput.Read, of order: LaunchOrder) {
-        switch read {
-        case let .lines(stream, lines):
-            runtime?.runOutputLines(order, stream: stream, lines: lines)
-        case let .skipped(bytes, lineEnds):
-            _ = runtime?.runOutputIsOverLimit(order)
-            runtime?.runOutputSkipped(order, bytes: bytes, lineEnds: lineEnds)
         }
     }
 
@@ -337,7 +313,6 @@
         for (runID, var p) in processes {
             p.endsAt = p.endsAt + delta
             p.timed = p.timed.map { ($0.at + delta, $0.line) }
-            p.output = p.output.map { ($0.at + delta, $0.read) }
             p.holderCloses = p.holderCloses.map { $0 + delta }
             processes[runID] = p
         }
@@ -346,6 +321,7 @@
             actionRuns[runID] = a
         }
         if let w = wakeUp { wakeUp = w + delta }
+        real?.shift(by: delta)
         if noticed { runtime?.clockWasSet(clocks: readClocks()) }
     }
 
@@ -387,7 +363,11 @@
     package func armWakeUp(at instant: Instant?) { wakeUp = instant }
 
     package func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
-        let b = executor?(order, job, environment() + ["REFRESH_VIRTUAL_NOW=\(clock.iso8601)"]) ?? behaviour(order, job)
+        if let real {
+            return real.start(order, job, environment: environment() + ["REFRESH_VIRTUAL_NOW=\(clock.iso8601)"],
+                              instance: runtime?.instance ?? "", host: self)
+        }
+        let b = behaviour(order, job)
         if let failure = b.startFailure { return .failed(failure) }
         // Like a real process, it carries the runtime's instance id (the reaper matches on it).
         let instance = runtime?.instance ?? ""
@@ -404,8 +384,7 @@
         }
         var process = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
                               exit: exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
-                              timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) },
-                              output: b.timedOutput.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.read) })
+                              timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) })
         let leader = nextPID
         for _ in 0..<max(0, b.groupChildren) {
             nextPID += 1
@@ -423,6 +402,7 @@
 
     package func signal(runID: Int64, _ signal: RunSignal) {
         if frozenUntil != nil { return onLoop.append { [unowned self] in self.signal(runID: runID, signal) } }
+        if let real { return real.signal(runID: runID, signal) }
         guard var p = processes[runID], !p.exited, !p.killed else { return }
         // Stopped before its peak: the limit never killed it.
         if signal == .kill || !p.ignoresTerminate { usages[runID]?.memoryLimitKills = 0 }
@@ -448,6 +428,7 @@
     /// holder outside the group lives on).
     package func killRunGroup(runID: Int64) {
         if frozenUntil != nil { return onLoop.append { [unowned self] in killRunGroup(runID: runID) } }
+        if let real { return real.killGroup(runID: runID) }
         guard var p = processes[runID], !p.children.isEmpty else { return }
         p.children.removeAll()
         processes[runID] = p
@@ -457,6 +438,7 @@
     /// read (its holder lives on until the run's sweep).
     package func closeResults(runID: Int64) {
         if frozenUntil != nil { return onLoop.append { [unowned self] in closeResults(runID: runID) } }
+        if let real { return real.closeResults(runID: runID) }
         guard var p = processes[runID], p.resultsOpen else { return }
         p.resultsOpen = false
         processes[runID] = p.exited && p.living.isEmpty ? nil : p
@@ -484,6 +466,7 @@
             actionRuns[run.runID] = nil
             return [pid]
         }
+        if let real { return real.sweep(run, instance: instance) }
         guard let p = processes[run.runID], p.instance == instance else { return [] }
         processes[run.runID] = nil
         return p.living
@@ -491,6 +474,7 @@
 
     package func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
         var reaped: [(RunRecord, [Int32])] = []
+        if let real { reaped = real.reapLeftovers(of: runs.filter { actionRuns[$0.runID] == nil }, instance: instance) }
         for run in runs {
             if let a = actionRuns[run.runID], a.instance == instance, let pid = a.workerPID {
                 // A worker process carries the run's REFRESH_RUN_ID and REFRESH_INSTANCE too.

@@ -59,24 +59,18 @@ package final class Simulation: @unchecked Sendable {
     var lastRunIDAtCrash: Int64 = 0
     var crashTime: Instant?
 
-    /// Runs a job's real command for `simulate --exec` (the libuv host's process code,
-    /// `ExecutedCommand.run`, which this module cannot see): the order, the command, the
-    /// environment the runtime gave it, the job's grace; returns the run as the modelled
-    /// process the simulated host plays in virtual time.
-    package typealias Executor = @Sendable (_ order: LaunchOrder, _ job: CommandJob, _ environment: [String],
-                                           _ grace: Duration) -> SimulatedHost.Behaviour
-
-    /// Whether real commands run (`executor`) instead of the jobs' models.
+    /// Whether real commands run (`real`) instead of the jobs' models.
     package let executesCommands: Bool
     /// Asked before every step: true stops the run where it is (`simulate --exec` was sent
     /// SIGTERM or SIGINT); the report covers what was simulated until then.
     package var stopRequested: (@Sendable () -> Bool)?
 
-    /// - Parameter executor: with it, the jobs' real commands run through it instead of their
-    ///   `simulate:` models, and built-in actions do their real work.
-    package init(scenario: Scenario, executor: Executor? = nil) {
+    /// - Parameter real: with it, the jobs' real commands run there (`simulate --exec`: the
+    ///   libuv host's process code, `ExecutedCommands`, which this module cannot see) instead of
+    ///   their `simulate:` models, and built-in actions do their real work.
+    package init(scenario: Scenario, real: (any RealCommands)? = nil) {
         self.scenario = scenario
-        executesCommands = executor != nil
+        executesCommands = real != nil
         random = SeededRandom(seed: scenario.seed)
         zone = TimeZone(identifier: scenario.timeZone) ?? TimeZone(identifier: "UTC")!
         end = scenario.until ?? scenario.start + .seconds(Int64(scenario.days) * 86_400)
@@ -101,7 +95,7 @@ package final class Simulation: @unchecked Sendable {
         }
         // Built-in actions stay actions (the runtime runs them); their models give the simulated
         // host each run's behaviour. With --exec the real bodies run.
-        let actions = executor != nil ? SimulatedActions() : SimulatedActions.model(specs)
+        let actions = real != nil ? SimulatedActions() : SimulatedActions.model(specs)
         self.actions = actions
         self.specs = specs
         budgets = Dictionary(specs.compactMap { spec in
@@ -110,13 +104,11 @@ package final class Simulation: @unchecked Sendable {
         // Real commands carry the instance in their environment, and the end of each run kills
         // every process naming it: one of their own per simulation, so that two at once (of
         // the same seed) never take each other's processes for leftovers.
-        store = InMemoryStore(instanceID: String(format: "%016llx", executor != nil ? UInt64.random(in: 1...UInt64.max) : scenario.seed))
+        store = InMemoryStore(instanceID: String(format: "%016llx", real != nil ? UInt64.random(in: 1...UInt64.max) : scenario.seed))
         let models = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.model) }, uniquingKeysWith: { a, _ in a })
             .merging(instanceModels, uniquingKeysWith: { a, _ in a })
         let allowances = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.allowance) },
                                     uniquingKeysWith: { a, _ in a })
-        let graces = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.grace) },
-                                uniquingKeysWith: { a, _ in a })
         let faults = scenario.faults
         let counter = runCounts
         let random = self.random
@@ -226,7 +218,7 @@ package final class Simulation: @unchecked Sendable {
             modelled(order)
         }
         host.notificationReceiver = NotificationTally.receiver(scenario)
-        if executor == nil {
+        if real == nil {
             host.actionBehaviour = { order, action in
                 let run = modelled(order)
                 if let staging = actions.stagingModel(order.identifier) {
@@ -240,17 +232,9 @@ package final class Simulation: @unchecked Sendable {
                                                   ignoresExpiration: provider)
             }
         }
-        if let executor {
+        if let real {
             routineEvents = true
-            host.executor = { order, job, environment in
-                // A widget's provider run (KIND#FAMILY) has its job's grace.
-                let id = order.identifier
-                let grace = graces[id] ?? id.lastIndex(of: "#").flatMap { hash in
-                    // An instance's widget (T[K]#FAMILY) has its template's.
-                    graces[String(id[..<hash])] ?? InstanceName.split(String(id[..<hash])).flatMap { graces[$0.template] }
-                }
-                return executor(order, job, environment, grace ?? .seconds(5))
-            }
+            host.real = real
         }
         // The store's closures reach the host only through `self`, unowned: the host holds the
         // runtime, the runtime the store, so a closure holding the host strongly was a cycle
@@ -314,6 +298,12 @@ package final class Simulation: @unchecked Sendable {
             let next: Instant? = switch (nextExternal, nextInternal) {
             case let (a?, b?): min(a, b)
             case let (a, b): a ?? b
+            }
+            // Real commands running: virtual time runs with real time until then, or a real event.
+            if executesCommands, host.passRealTime(until: min(next ?? end, end)) {
+                steps += 1
+                afterStep()
+                continue
             }
             guard let t = next, t < end else { break }
             if let inner = nextInternal, inner <= t, nextExternal.map({ inner <= $0 }) ?? true {

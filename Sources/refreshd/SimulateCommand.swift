@@ -44,7 +44,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "Also write the report as an SVG picture to this file.")
     var svg: String?
 
-    @Flag(name: .long, help: "Run the jobs' real commands as `run` does (allowance and grace in real time; the virtual clock waits, then moves on by the time each took) instead of their models.")
+    @Flag(name: .long, help: "Run the jobs' real commands as `run` does instead of their models (while one runs, virtual time runs with real time).")
     var exec = false
 
     @Option(name: .long, help: "With --exec: the shared container the commands write to (default: a temporary directory, removed after).")
@@ -192,23 +192,19 @@ struct SimulateCommand: ParsableCommand {
         }
         defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
         if let nodes = nodes ?? setup.cluster?.nodes { return try runCluster(setup, nodes: nodes) }
-        let simulation: Simulation
-        if exec {
-            // Real commands run through the libuv host's process code; a SIGTERM or SIGINT kills
-            // the one running with its whole group and ends the simulation where it is.
-            ExecutedCommand.installStopHandlers()
-            simulation = Simulation(scenario: setup, executor: { order, job, environment, grace in
-                ExecutedCommand.run(order, job, environment: environment, grace: grace)
-            })
-            simulation.stopRequested = { ExecutedCommand.stopSignal != nil }
-        } else {
-            simulation = Simulation(scenario: setup)
-        }
+        // Real commands run through the libuv host's process code; a SIGTERM or SIGINT kills
+        // the ones running with their whole groups and ends the simulation where it is.
+        let commands = exec ? ExecutedCommands() : nil
+        if exec { ExecutedCommands.installStopHandlers() }
+        let simulation = Simulation(scenario: setup, real: commands)
+        if exec { simulation.stopRequested = { ExecutedCommands.stopSignal != nil } }
         let report = simulation.run(progress: ProgressLine.days(unless: json, total: setup.days))
+        // What still runs at the end (or at a stop) is killed with its group.
+        commands?.finish()
         ProgressLine.clear(unless: json)
-        if exec, let signal = ExecutedCommand.stopSignal {
+        if exec, let signal = ExecutedCommands.stopSignal {
             let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
-            FileHandle.standardError.write(Data("refreshd: simulate stopped by \(name): the command running then was killed with its process group, no report\n".utf8))
+            FileHandle.standardError.write(Data("refreshd: simulate stopped by \(name): the commands running then were killed with their process groups, no report\n".utf8))
             throw ExitCode(128 + signal)
         }
         if let svg {

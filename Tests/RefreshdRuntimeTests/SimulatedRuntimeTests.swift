@@ -105,7 +105,7 @@ import Testing
         let store = InMemoryStore()
         let started = Mutex<[String]>([])
         let behaviour = host.behaviour
-        host.executor = { order, job, _ in
+        host.behaviour = { order, job in
             started.withLock { $0.append(order.identifier) }
             return behaviour(order, job)
         }
@@ -214,29 +214,5 @@ import Testing
         host.advance(by: .seconds(5))
         let refused = recorder.kinds(.results).filter { $0.message.contains("result refused") }
         #expect(refused.map(\.time) == [SimulatedRuntimeTests.start + .seconds(2)], "\(recorder.all.map(\.message))")
-    }
-
-    /// Output read at offsets reaches the runtime at those instants, stream by stream; what is
-    /// still unread when the process is stopped is handed over before its end.
-    @Test func outputReadsArriveAtTheirInstants() throws {
-        let host = SimulatedHost(start: SimulatedRuntimeTests.start) { _, _ in
-            .init(duration: .seconds(10), timedOutput: [
-                .init(offset: .seconds(1), read: .lines(stream: "stdout", ["one"])),
-                .init(offset: .seconds(2), read: .lines(stream: "stderr", ["two"])),
-                .init(offset: .seconds(9), read: .lines(stream: "stdout", ["late"])),
-            ])
-        }
-        let runtime = try host.start(store: InMemoryStore(), options: SimulatedRuntimeTests.quiet)
-        let recorder = SimulatedRuntimeTests.Recorder()
-        runtime.observe(recorder.callAsFunction)
-        runtime.load([JobSpec(definition: TaskDefinition(identifier: "test.reads", allowance: .seconds(3), grace: .seconds(1)),
-                              command: CommandJob(argv: ["reads"]))])
-        host.advance(by: .seconds(20))
-        let output = recorder.kinds(.output)
-        #expect(output.map(\.message) == ["test.reads[1] stdout: one", "test.reads[1] stderr: two", "test.reads[1] stdout: late"])
-        let start = SimulatedRuntimeTests.start
-        // Expired at 3 s and ended at once (the model does not ignore the expiration): the late
-        // read comes with the end.
-        #expect(output.map(\.time) == [start + .seconds(1), start + .seconds(2), start + .seconds(3)])
     }
 }

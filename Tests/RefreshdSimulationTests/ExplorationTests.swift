@@ -48,7 +48,21 @@ import RefreshdConfig
     @Test func realCommandsAreObservedWithThePerRunEventsFromTheStart() {
         let scenario = Self.plans(injected: false)[0]
         #expect(!Simulation(scenario: scenario).routineEvents)
-        #expect(Simulation(scenario: scenario, executor: { _, _, _, _ in .quickSuccess }).routineEvents)
+        #expect(Simulation(scenario: scenario, real: NoCommands()).routineEvents)
+    }
+
+    /// Real commands that never run: only their presence matters here.
+    final class NoCommands: RealCommands {
+        func start(_ order: LaunchOrder, _ job: CommandJob, environment: [String], instance: String,
+                   host: SimulatedHost) -> CommandStart { .failed("not run") }
+        func signal(runID: Int64, _ signal: RunSignal) {}
+        func killGroup(runID: Int64) {}
+        func closeResults(runID: Int64) {}
+        func sweep(_ run: RunRecord, instance: String) -> [Int32] { [] }
+        func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] { [] }
+        var virtualNow: Instant? { nil }
+        func wait(until instant: Instant?, from clock: Instant) -> Bool { false }
+        func shift(by delta: Duration) {}
     }
 
     /// Passing runs never read the per-run events: with them on or off, the same report.

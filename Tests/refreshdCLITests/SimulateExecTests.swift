@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// `refreshd simulate --exec` runs real commands through the libuv host's process code: the
-/// allowance and grace in real time, fd 3 results, the whole group killed when `simulate` is
-/// stopped. Each job carries a marker in its environment, to find (and at the end kill) every
+/// `refreshd simulate --exec` runs real commands through the libuv host's process code, with
+/// virtual time running with real time while they run: the runtime's allowance and grace, fd 3
+/// results, the whole group killed when `simulate` is stopped. Each job carries a marker in its environment, to find (and at the end kill) every
 /// process it left.
 @Suite struct SimulateExecTests {
     /// An allowance of 2 s ends `sleep 1000` (expired) 2 s after its start, and a command that
@@ -46,6 +46,37 @@ import Testing
         // Killed at 3 s (2 s + the 1 s grace); the run ends when its results channel closes, a
         // few real milliseconds after the kill (its `sleep` child held fd 3), as in the daemon.
         #expect(stubborn.seconds >= 3 && stubborn.seconds < 3.5, "\(stubborn.seconds)")
+        #expect(Self.processes(marker).isEmpty)
+    }
+
+    /// Two runs due at the same instant run at once in real time, as under `run` (they used to
+    /// run one after the other while the virtual clock waited), each lasting what it took.
+    @Test func runsThatOverlapInVirtualTimeRunAtOnce() throws {
+        let box = Sandbox()
+        let marker = "REFRESHD_EXEC_TEST=\(UUID().uuidString)"
+        defer { Self.kill(marker); box.remove() }
+        for name in ["one", "two"] {
+            try box.write("\(name).yaml", """
+                identifier: test.\(name)
+                kind: processing
+                command: ["/bin/sleep", "2"]
+                environment: {\(Self.field(marker))}
+                earliest: +1h
+                """)
+        }
+        let began = Date()
+        let r = try CLI.run(["simulate", "--jobs", box.jobs, "--days", "1", "--start", "2026-11-23T00:00:00Z",
+                             "--exec", "--json"], timeout: 30)
+        let took = Date().timeIntervalSince(began)
+        #expect(r.status == 0, "\(r.stderr)")
+        // 2 s, not the 4 s of one after the other.
+        #expect(took < 3.5, "took \(took) s")
+        let runs = try Self.runs(r.stdout)
+        for name in ["one", "two"] {
+            let run = try #require(runs["test.\(name)"]?.first)
+            #expect(run.outcome == "success")
+            #expect(run.seconds >= 2 && run.seconds < 2.5, "\(run.seconds)")
+        }
         #expect(Self.processes(marker).isEmpty)
     }
 
