@@ -9,13 +9,15 @@ import RefreshdSimulation
 /// other schema is read off the Codable type that the endpoint encodes (`SchemaDeriver`:
 /// properties, JSON types, required-ness, nesting), and the resource only adds to it what a type
 /// cannot say: descriptions and bounds (`maxItems`, `minimum`, an `enum` of a `String` field),
-/// keyed by schema and field. A field added to a type is in the document at once; a bound or
-/// description naming a field the type lacks is a problem `OpenAPITests` fails on. The tests
+/// keyed by schema and field. A field added to a type is in the document at once; a field of the
+/// dashboard's own objects without a description, or words naming a field the type lacks, is a
+/// problem `OpenAPIDocumentTests` fails on. The tests
 /// also check real responses against the document (`api_check.py`: jsonschema, then a bounded
 /// schemathesis fuzz).
 enum OpenAPI {
-    /// The schemas read off types, by component name (the names the paths refer to).
-    static var models: [(name: String, type: any Codable.Type)] {
+    /// The dashboard's own objects, by component name (the names the paths refer to): every
+    /// field of each has its description in the resource.
+    static var pages: [(name: String, type: any Codable.Type)] {
         [
             ("Overview", OverviewData.self), ("Failures", FailuresData.self), ("FailureRow", FailureRow.self),
             ("FailingTemplate", FailingTemplate.self), ("FailingJob", FailingJob.self), ("TemplateRow", TemplateRow.self),
@@ -26,7 +28,13 @@ enum OpenAPI {
             ("Cluster", ClusterData.self), ("Simulate", SimulateData.self),
             ("Notifications", NotificationsData.self), ("HeldNotification", HeldNotification.self),
             ("GoneNotification", NotificationNotices.Notice.self),
-            // The engine's shapes the pages carry.
+        ]
+    }
+
+    /// The engine's shapes the pages carry (those of `status --json` and the control socket,
+    /// whose fields are told where they are defined): each has a description of its own.
+    static var engine: [(name: String, type: any Codable.Type)] {
+        [
             ("InstanceCounts", InstanceCounts.self), ("InstanceRecord", InstanceRecord.self),
             ("Pending", SchedulerSnapshot.Pending.self), ("RunningRun", SchedulerSnapshot.Run.self),
             ("Run", StatusReport.Run.self), ("Violation", InvariantViolation.self), ("TimelineEntry", TimelineEntry.self),
@@ -35,6 +43,8 @@ enum OpenAPI {
             ("Figures", SimulationReport.Figures.self), ("SimulatedViolation", SimulationReport.Violation.self),
         ]
     }
+
+    static var models: [(name: String, type: any Codable.Type)] { pages + engine }
 
     /// The document as served.
     static let document: String = build().text
@@ -47,7 +57,8 @@ enum OpenAPI {
         var samples: [String: Data]
     }
 
-    static func build() -> Built {
+    static func build(pages: [(name: String, type: any Codable.Type)] = pages,
+                      engine: [(name: String, type: any Codable.Type)] = engine) -> Built {
         var problems: [String] = []
         var samples: [String: Data] = [:]
         guard var document = (try? JSONSerialization.jsonObject(with: Data(PackageResources.openapi_json))) as? [String: Any],
@@ -55,14 +66,21 @@ enum OpenAPI {
               var schemas = components["schemas"] as? [String: Any] else {
             return Built(text: "{}", problems: ["Resources/openapi.json is not a JSON object with components.schemas"], samples: [:])
         }
-        let models = Self.models
+        let models = pages + engine, pageNames = Set(pages.map(\.name))
         let deriver = SchemaDeriver(names: Dictionary(models.map { (ObjectIdentifier($0.type), $0.name) }, uniquingKeysWith: { a, _ in a }))
         for (name, type) in models {
             let annotation = schemas[name] as? [String: Any] ?? [:]
             if annotation["description"] == nil { problems.append("\(name): no description in Resources/openapi.json") }
             do {
                 let (schema, sample) = try derived(type, by: deriver)
-                schemas[name] = merge(schema, annotation, at: name, problems: &problems)
+                let merged = merge(schema, annotation, at: name, problems: &problems)
+                if pageNames.contains(name) {
+                    for (field, property) in merged["properties"] as? [String: Any] ?? [:]
+                    where (property as? [String: Any])?["description"] == nil {
+                        problems.append("\(name).\(field): no description in Resources/openapi.json")
+                    }
+                }
+                schemas[name] = merged
                 samples[name] = sample
             } catch {
                 problems.append("\(name): \(error)")

@@ -46,6 +46,19 @@ import Testing
         #expect(problems == ["After.gone: the type has no such field"])
     }
 
+    /// A page's object grown by a field that the resource does not describe: a problem, named.
+    @Test func aFieldAddedToAPageWithoutItsDescriptionIsAProblem() {
+        struct FailingJobGrown: Codable {
+            var identifier: String
+            var lastOutcome: String
+            var lastRunID: Int64
+            var retryStreak: Int
+            var added: Bool
+        }
+        let pages = OpenAPI.pages.map { $0.name == "FailingJob" ? ($0.name, FailingJobGrown.self) : $0 }
+        #expect(OpenAPI.build(pages: pages).problems == ["FailingJob.added: no description in Resources/openapi.json"])
+    }
+
     @Test func everyReferenceResolves() throws {
         var refs: [String] = []
         func walk(_ value: Any) {
