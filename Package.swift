@@ -105,6 +105,11 @@ let package = Package(
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
+        ], resources: [
+            // Compiled into the binary as byte arrays (no bundle at run time: the Debian package
+            // installs the binary alone). The document's paths and words; the script and styles.
+            .embedInCode("Resources/openapi.json"),
+            .embedInCode("Resources/dashboard.js"), .embedInCode("Resources/dashboard.css"), .embedInCode("Resources/favicon.svg"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
             "Refreshd", "RefreshdDaemon", "RefreshdWeb", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
