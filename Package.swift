@@ -16,7 +16,6 @@ let package = Package(
         .executable(name: "refreshd", targets: ["refreshd"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
@@ -33,6 +32,9 @@ let package = Package(
     targets: [
         // libuv from Debian's libuv1-dev, found by pkg-config.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        // libyaml's parser from Debian's libyaml-dev: the job files' own composer reads its events
+        // (issue 36: Yams' Swift half, which refreshd never called, was a dependency to compile).
+        .systemLibrary(name: "CLibYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         // SQLite's C API from Debian's libsqlite3-dev.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // PostgreSQL's C client from Debian's libpq-dev (issue 24: several nodes on one database).
@@ -57,8 +59,7 @@ let package = Package(
         // options, built-in actions named by name) or located errors out. No code of its own to run:
         // the layers above bind actions (staging) and run scenarios (simulation).
         .target(name: "RefreshdConfig", dependencies: [
-            "RefreshdCore", "RefreshdCalendar",
-            .product(name: "Yams", package: "Yams"),
+            "RefreshdCore", "RefreshdCalendar", "CLibYAML",
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
         .target(name: "RefreshdStore", dependencies: ["RefreshdCore", "CSQLite"]),

@@ -3,7 +3,7 @@ import RefreshdCore
 
 /// Reads one job file's YAML into a `JobConfig`, collecting every problem in the file.
 ///
-/// Parsing goes setting by setting over Yams' node tree, so each problem is reported at the
+/// Parsing goes setting by setting over the composed node tree, so each problem is reported at the
 /// value that caused it and the rest of the file is still checked. A file with any error
 /// produces no job, but still its `JobIdentity` when the identifier could be read: cross-file
 /// rules (unique identifiers, namespace limits) live in `JobSetValidator` and run on every file.
@@ -47,7 +47,7 @@ struct JobFileParser {
             sink.add(at: .start, Self.sizeMessage(bytes: size))
             return Reading(errors: sink.errors)
         }
-        // libyaml's events are composed here, not by Yams: counting values and aliases as they
+        // libyaml's events are composed here (`YAMLComposer`): counting values and aliases as they
         // arrive refuses alias bombs before anything walks them. Scalars are read as their
         // source text, so no tag resolution is needed.
         let document: YAMLComposer.Document

@@ -1,11 +1,11 @@
-internal import CYaml
+internal import CLibYAML
 
 /// Builds a job file's node tree from libyaml's events, refusing what a job file must not be
 /// before anything walks it.
 ///
-/// Yams' own composer checks for duplicate keys by hashing whole key nodes: an alias bomb used
-/// as a mapping key (`? *a9`, where `a9` names 10^10 scalars in under 1 KB) makes that hash walk
-/// the full expansion, and parsing never ends. Here every event is counted as it arrives: an
+/// A composer that checks for duplicate keys by hashing whole key nodes (as Yams' does) never
+/// ends on an alias bomb used as a mapping key (`? *a9`, where `a9` names 10^10 scalars in under
+/// 1 KB): the hash walks the full expansion. Here every event is counted as it arrives: an
 /// alias counts as a full copy of the value it names, so the alias that would push the document
 /// past `JobFileLimits.maximumValues` values, `maximumAliases` aliases or `maximumDepth` levels
 /// is refused at its own line and column, in constant time. Nodes are shared, never copied, and

@@ -1,4 +1,4 @@
-internal import CYaml
+internal import CLibYAML
 
 /// Turns a libyaml error into a located message in refreshd's words.
 ///
@@ -40,7 +40,8 @@ enum YAMLSyntaxMessage {
                                         message: "invalid YAML: found a tab where YAML expects indentation; expected spaces (YAML forbids tabs for indentation)")
         }
         if problem.hasPrefix("Maximum nesting level") {
-            // libyaml counts the brackets it has scanned ahead, so it stops at the first one.
+            // A libyaml with a nesting limit of its own (after 0.2.5; Debian has 0.2.5) counts the
+            // brackets it has scanned ahead, so it stops at the first one.
             return YAMLComposer.Failure(location: problemMark, message: "values are nested more than "
                 + "\(JobFileLimits.maximumDepth) levels deep (the brackets from here open too many lists and mappings); "
                 + "expected at most \(JobFileLimits.maximumDepth) levels")

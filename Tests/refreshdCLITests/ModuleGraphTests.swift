@@ -11,7 +11,7 @@ import Testing
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
         "RefreshdPostgres", "CLibPQ",
-        "CCurl", "Yams", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
+        "CCurl", "CLibYAML", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
         // SwiftNIO is the dashboard's alone; the core logs nothing (it returns log effects).
         "NIOCore", "NIOPosix", "NIOHTTP1", "NIOConcurrencyHelpers", "Logging", "HeapModule", "DequeModule",
     ]
@@ -24,7 +24,7 @@ import Testing
         "Sources/RefreshdStore": ["RefreshdCore", "CSQLite"],
         // The shared database of several nodes (issue 24), beside the SQLite store.
         "Sources/RefreshdPostgres": ["RefreshdCore", "CLibPQ"],
-        "Sources/RefreshdConfig": ["RefreshdCore", "RefreshdCalendar", "Yams"],
+        "Sources/RefreshdConfig": ["RefreshdCore", "RefreshdCalendar", "CLibYAML"],
         "Sources/RefreshdSimulation": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "Logging"],
         "Sources/RefreshdStaging": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"],
         "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV", "Logging"],
