@@ -65,7 +65,7 @@ public final class RefreshScheduler: @unchecked Sendable {
         public init(stateDirectory: String? = nil, sharedContainer: String? = nil,
                     configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     handleSignals: Bool = false, conditionsProbe: ConditionsProbe = ConditionsProbe(),
-                    conditionsFallbackInterval: Duration = .seconds(60),
+                    conditionsFallbackInterval: Duration = ConditionsReread.defaultInterval,
                     logger: Logger = Logger(label: "refreshd"), clock: WallClockSource = .system,
                     runCgroups: Bool = true, ownsProcess: Bool = false) {
             self.clock = clock

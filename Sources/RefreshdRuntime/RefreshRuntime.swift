@@ -36,7 +36,7 @@ import Logging
 
         @_spi(Benchmarks) public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd"),
-                    conditionsReread: Duration = .seconds(60), actions: ActionBinding = .none) {
+                    conditionsReread: Duration = ConditionsReread.defaultInterval, actions: ActionBinding = .none) {
             self.configuration = configuration
             self.sharedContainer = sharedContainer
             self.logger = logger

@@ -4,9 +4,10 @@
 /// missed must not hold a job forever. The period is one of the runtime's deadlines (the one
 /// armed timer; at it the runtime asks the host to read conditions now), so the simulator runs
 /// it as the daemon does. Pure: `Machines` feeds it the scheduler's watch changes and wake-ups.
-package struct ConditionsReread: Sendable, Hashable {
-    /// One minute, as the libuv host's own fallback timer had it.
-    package static let defaultInterval: Duration = .seconds(60)
+@usableFromInline package struct ConditionsReread: Sendable, Hashable {
+    /// One minute, as the libuv host's own fallback timer had it: the one default of the
+    /// embedding API's, the runtime's and the daemon's options (usable from their defaults).
+    @usableFromInline package static let defaultInterval: Duration = .seconds(60)
 
     /// The period (at least a millisecond).
     package let interval: Duration
