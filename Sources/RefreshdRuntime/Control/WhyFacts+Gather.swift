@@ -93,6 +93,10 @@ extension WhyFacts {
         try facts.addSubject(jobs: jobs, timelines: timelines, activities: activities) { try store.recentRuns(of: $0, limit: 5) }
         facts.paused = WhyFacts.pause(of: id, among: paused)
         if facts.isTemplate { facts.templateInstances = try store.instanceCount(of: id) }
+        // An instance whose template no file declares any more is still its template's.
+        if facts.instanceOf == nil, let split = InstanceName.split(id), try store.instance(of: split.template, key: split.key) != nil {
+            facts.instanceOf = split.template
+        }
         return facts
     }
 

@@ -36,11 +36,13 @@ import Testing
         run("app.quiet", outcome: .failure)
         run("app.quiet", outcome: .failure)
         run("app.wall#systemSmall", outcome: .success)
+        run("app.gone[alice]", outcome: .success)
         for _ in 0..<600 { run("app.busy", outcome: .success) }
         run("app.busy", outcome: nil)
         changes.append(.failureStreak(identifier: "app.quiet", count: 2))
         changes.append(.savePending(PendingRequest(identifier: "app.quiet", namespace: "app", kind: .appRefresh,
                                                    earliest: now + .seconds(3600), submitted: now, sequence: 1, origin: .retry)))
+        changes.append(.saveInstance(InstanceRecord(template: "app.gone", key: "alice", values: [:])))
         try store.apply(changes)
         return store
     }
@@ -68,6 +70,17 @@ import Testing
         #expect(wall.recentRuns.map(\.runID) == [3])
     }
 
+    /// An instance whose template's file is gone (it ran, so it is explained as a job no file
+    /// declares) is still said to be its template's.
+    @Test func anInstanceOfATemplateNoFileDeclaresIsStillItsTemplates() throws {
+        let store = try store()
+        for memory in [memory(streak: 0), nil] {
+            let facts = try WhyFacts.gather("app.gone[alice]", store: store, jobs: jobs, memory: memory, now: now)
+            #expect(facts.instanceOf == "app.gone")
+            #expect(WhyExplainer.explain(facts).paragraph.contains("app.gone[alice] is the instance alice of template app.gone"))
+        }
+    }
+
     @Test func onlyTheStateFilesSayRefreshdIsDown() throws {
         let store = try store()
         let files = WhyExplainer.explain(try WhyFacts.gather("app.quiet", store: store, jobs: jobs, memory: nil, now: now))
@@ -78,8 +91,8 @@ import Testing
         #expect(database.paragraph.contains("It is a retry: backoff after 2 failures in a row"), "\(database.paragraph)")
         // The database knows a run without an end as the leader's run in flight.
         let busy = try WhyFacts.gather("app.busy", store: store, jobs: jobs, memory: nil, source: .database, now: now)
-        #expect(busy.running?.runID == 604)
-        #expect(WhyExplainer.explain(busy).paragraph.contains("app.busy is running now: run 604"))
+        #expect(busy.running?.runID == 605)
+        #expect(WhyExplainer.explain(busy).paragraph.contains("app.busy is running now: run 605"))
         let busyFromFiles = try WhyFacts.gather("app.busy", store: store, jobs: jobs, memory: nil, now: now)
         #expect(busyFromFiles.running == nil)
     }
