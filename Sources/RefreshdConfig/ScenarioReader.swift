@@ -22,27 +22,7 @@ struct ScenarioReader {
     func parse(yaml text: String) -> Result<ScenarioConfig, ConfigErrors> {
         var sink = ErrorSink(file: file)
         let yaml = SourceText.withoutByteOrderMark(text)  // allowed by YAML, as in job files
-        let size = yaml.utf8.count
-        if size > JobFileLimits.maximumFileSize {
-            sink.add(at: .start, JobFileParser.sizeMessage(bytes: size, kind: .scenario))
-            return .failure(ConfigErrors(sink.errors))
-        }
-        let document: YAMLComposer.Document
-        switch YAMLComposer.compose(yaml, kind: .scenario) {
-        case .failure(let failure):
-            sink.add(at: failure.location, failure.message)
-            return .failure(ConfigErrors(sink.errors))
-        case .success(let composed):
-            document = composed
-        }
-        for problem in document.problems { sink.add(at: problem.location, problem.message) }
-        let expected = "expected a mapping of scenario settings (jobs:, days:, faults:, expect:, ...)"
-        guard let root = document.root, !root.isNullScalar else {
-            if document.problems.isEmpty { sink.add(at: .start, "\(expected), found an empty file") }
-            return .failure(ConfigErrors(JobFileParser.capped(sink.errors)))
-        }
-        guard case .mapping(let mapping, let mappingLocation) = root else {
-            sink.add(at: root.location, "\(expected), found \(root.foundDescription)")
+        guard let (mapping, mappingLocation) = rootMapping(yaml, &sink) else {
             return .failure(ConfigErrors(JobFileParser.capped(sink.errors)))
         }
 
@@ -121,6 +101,35 @@ struct ScenarioReader {
                          days: windowKnown ? scenario.days : nil, &sink)
         let errors = JobFileParser.capped(sink.errors) + otherFiles
         return errors.isEmpty ? .success(scenario) : .failure(ConfigErrors(errors))
+    }
+
+    /// The scenario's top-level mapping, composed from `yaml` (its size, syntax and shape
+    /// checked first); nil with the errors in `sink` when there is none to read.
+    private func rootMapping(_ yaml: String, _ sink: inout ErrorSink) -> ([(key: YAMLNode, value: YAMLNode)], Location)? {
+        let size = yaml.utf8.count
+        if size > JobFileLimits.maximumFileSize {
+            sink.add(at: .start, JobFileParser.sizeMessage(bytes: size, kind: .scenario))
+            return nil
+        }
+        let document: YAMLComposer.Document
+        switch YAMLComposer.compose(yaml, kind: .scenario) {
+        case .failure(let failure):
+            sink.add(at: failure.location, failure.message)
+            return nil
+        case .success(let composed):
+            document = composed
+        }
+        for problem in document.problems { sink.add(at: problem.location, problem.message) }
+        let expected = "expected a mapping of scenario settings (jobs:, days:, faults:, expect:, ...)"
+        guard let root = document.root, !root.isNullScalar else {
+            if document.problems.isEmpty { sink.add(at: .start, "\(expected), found an empty file") }
+            return nil
+        }
+        guard case .mapping(let mapping, let mappingLocation) = root else {
+            sink.add(at: root.location, "\(expected), found \(root.foundDescription)")
+            return nil
+        }
+        return (mapping, mappingLocation)
     }
 
     /// `node-faults:`, a list of faults in `NodeFault.forms`, for the `nodes:` given.
