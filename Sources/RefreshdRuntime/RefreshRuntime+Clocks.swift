@@ -12,23 +12,10 @@ extension RefreshRuntime {
     ///
     /// One event, one commit: the change and the firing at the reading's wall clock, under one
     /// lock hold (the hot path of a simulation: one lock and no second clock read per wake-up).
-    package func timerFired(clocks: ClockReading) {
-        let host = self.host
-        lock.withLock {
-            startIfNeeded()
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            machine.wakeUp(clocks, into: &scratch)
-            _ = commit(scratch)
-        }
-        kick(host)
-    }
+    package func timerFired(clocks: ClockReading) { perform(.wakeUp(clocks)) }
 
     /// The host learned that the wall clock was set (the timerfd's notice: a step, and since
     /// Linux 5.14 a resume); `clocks` were read then. Always a `.clockChanged`, measured against
     /// the offset before the change.
-    package func clockWasSet(clocks: ClockReading) {
-        guard let changed = lock.withLock({ machine.clocksRead(clocks, .clockSet) }) else { return }
-        send(changed)
-    }
+    package func clockWasSet(clocks: ClockReading) { perform(.clockSet(clocks)) }
 }

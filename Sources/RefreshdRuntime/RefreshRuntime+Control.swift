@@ -66,21 +66,11 @@ extension RefreshRuntime {
     /// The runtime's clock (the host's), for replies that say how long until something.
     package var now: Instant { clock() }
 
-    /// Like `feedThrowing`, for the operator's orders: a refusal commits nothing; a failed
-    /// commit is reported as `.stopping` (the runtime stops on it).
+    /// An operator's order through the machine: a refusal commits nothing; a failed commit is
+    /// reported as `.stopping` (the runtime stops on it).
     func feedControl(_ command: RuntimeMachine.OperatorCommand) throws(ControlRefusal) {
-        let result: Result<Void, ControlRefusal> = lock.withLock {
-            startIfNeeded()
-            scratch.removeAll(keepingCapacity: true)
-            do throws(ControlRefusal) {
-                try machine.handle(operator: command, at: clock(), into: &scratch)
-            } catch {
-                return .failure(error)
-            }
-            guard commit(scratch) else { return .failure(.stopping) }
-            return .success(())
-        }
-        kick()
-        try result.get()
+        let performed = perform(.order(command))
+        if case let .refused(.order(refusal)) = performed.reply { throw refusal }
+        if performed.notSaved != nil { throw .stopping }
     }
 }

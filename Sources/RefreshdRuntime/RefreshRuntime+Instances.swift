@@ -14,7 +14,7 @@ extension RefreshRuntime {
                                 firstRequest: FirstRequest = .core, handler: TaskHandler) {
         lock.withLock {
             handlers[definition.identifier] = handler
-            feed(.declareTemplate(definition, TemplateSpec(parameters: parameters, firstRequest: firstRequest)))
+            performLocked(.event(.declareTemplate(definition, TemplateSpec(parameters: parameters, firstRequest: firstRequest))))
         }
         kick()
     }
@@ -22,15 +22,13 @@ extension RefreshRuntime {
     /// A job file's template: declared with its spec (the handler is made per launch from it).
     func declareTemplate(_ spec: JobSpec) {
         guard let template = spec.template else { return }
-        lock.withLock { _ = feed(.declareTemplate(spec.definition, template)) }
-        kick()
+        perform(.event(.declareTemplate(spec.definition, template)))
     }
 
     /// Withdraws a template: its instances' requests are cancelled; the instances are kept.
     package func withdrawTemplate(_ identifier: String) {
         lock.withLock {
-            startIfNeeded()
-            feed(.undeclareTemplate(identifier: identifier))
+            performLocked(.event(.undeclareTemplate(identifier: identifier)))
             handlers[identifier] = nil
         }
         kick()
@@ -39,11 +37,7 @@ extension RefreshRuntime {
     /// Gives a template's instances their first request (those without one, or every one when
     /// `replacing`), in one transaction.
     func seedInstances(of template: String, replacing: Bool) {
-        lock.withLock {
-            startIfNeeded()
-            feed(.seedInstances(template: template, replacing: replacing))
-        }
-        kick()
+        perform(.event(.seedInstances(template: template, replacing: replacing)))
     }
 
     /// Adds an instance of a declared template (`values` by parameter name; with one parameter
@@ -53,22 +47,7 @@ extension RefreshRuntime {
     /// - Throws: the core's refusal (`unknownTemplate`, `badKey`, `badValues`, `stopping`), or
     ///   `notSaved` when the commit failed (the runtime stops).
     package func addInstance(template: String, key: String, values: [String: String] = [:]) throws(InstanceError) {
-        let record = InstanceRecord(template: template, key: key, values: values)
-        let result: Result<Void, InstanceError> = lock.withLock {
-            startIfNeeded()
-            scratch.removeAll(keepingCapacity: true)
-            let now = clock()
-            do throws(InstanceError) {
-                // Through the composition: an instance of a timeline template declares its widget.
-                try machines.addInstance(record, at: now, into: &scratch)
-            } catch {
-                return .failure(error)
-            }
-            guard commit(scratch) else { return .failure(.notSaved(reason: storeFailure ?? "unknown")) }
-            return .success(())
-        }
-        kick()
-        try result.get()
+        try perform(.addInstance(InstanceRecord(template: template, key: key, values: values))).instance()
     }
 
     /// Adds many instances in one commit (one transaction: a million adds are one fsync, not a
@@ -76,36 +55,10 @@ extension RefreshRuntime {
     /// Returns the refused ones with why (nothing of them changed); the others are committed
     /// before this returns. If the commit fails, every record comes back `notSaved`.
     package func addInstances(_ records: [InstanceRecord]) -> [(record: InstanceRecord, error: InstanceError)] {
-        let refused: [(record: InstanceRecord, error: InstanceError)] = lock.withLock {
-            startIfNeeded()
-            scratch.removeAll(keepingCapacity: true)
-            let now = clock()
-            var refused: [(record: InstanceRecord, error: InstanceError)] = []
-            // Room for them all first: no doubling copy or rehash of the tables half-way.
-            machines.withScheduler(at: now, into: &scratch) { core, _ in core.reserveInstances(records.count) }
-            for record in records {
-                do throws(InstanceError) {
-                    if machines.widgetTemplates.isEmpty, machines.stagingTemplates.isEmpty {
-                        try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(InstanceError) in
-                            try core.addInstance(record, at: now, into: &effects)
-                        }
-                    } else {
-                        try machines.addInstance(record, at: now, into: &scratch)
-                    }
-                } catch {
-                    refused.append((record, error))
-                }
-            }
-            // A batch of more than a person reads is logged in one line a template.
-            InstanceLog.foldBatch(&scratch, from: 0)
-            guard commit(scratch) else {
-                let reason = InstanceError.notSaved(reason: storeFailure ?? "unknown")
-                return records.map { ($0, reason) }
-            }
-            return refused
-        }
-        kick()
-        return refused
+        let performed = perform(.addInstances(records))
+        if let notSaved = performed.notSaved { return records.map { ($0, .notSaved(reason: notSaved)) } }
+        if case let .instancesRefused(refused) = performed.reply { return refused }
+        return []
     }
 
     /// Removes an instance: its pending request is cancelled, its live activities end, its
@@ -113,20 +66,7 @@ extension RefreshRuntime {
     ///
     /// - Throws: `unknownTemplate`, `unknownInstance`, or `notSaved`.
     package func removeInstance(template: String, key: String) throws(InstanceError) {
-        let result: Result<Void, InstanceError> = lock.withLock {
-            startIfNeeded()
-            do throws(InstanceError) {
-                try machines.scheduler.checkRemoval(template: template, key: key)
-            } catch {
-                return .failure(error)
-            }
-            guard feed(.removeInstance(template: template, key: key)) else {
-                return .failure(.notSaved(reason: storeFailure ?? "unknown"))
-            }
-            return .success(())
-        }
-        kick()
-        try result.get()
+        try perform(.removeInstance(template: template, key: key)).instance()
     }
 
     /// The instances of a template, in the order first added; nil when no template of that
@@ -176,27 +116,11 @@ extension RefreshRuntime {
 
     /// Applies a template's `instances:` file as its complete set, in one transaction.
     /// Applies instance lines another shard's sync run sent this one (a cluster command).
-    package func applyInstanceLines(_ lines: [InstanceLines]) {
-        lock.withLock {
-            startIfNeeded()
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            machines.applyInstanceLines(lines, at: clock(), into: &scratch)
-            _ = commit(scratch)
-        }
-        kick()
-    }
+    package func applyInstanceLines(_ lines: [InstanceLines]) { perform(.instanceLines(lines)) }
 
     func applyInstanceSource(_ spec: JobSpec) {
         guard let source = spec.instanceSource, spec.template != nil else { return }
-        lock.withLock {
-            startIfNeeded()
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            machines.setInstances(spec.identifier, source.records, at: clock(), into: &scratch)
-            _ = commit(scratch)
-        }
-        kick()
+        perform(.setInstances(template: spec.identifier, source.records))
     }
 
     /// Under `lock`: what a launch of an instance runs, or why it cannot start (nil, nil: the

@@ -98,21 +98,15 @@ extension RefreshRuntime {
 
     /// Seeds first requests; each submit and its seed record are one transaction.
     func seed(_ specs: [JobSpec], replacing: Bool) {
-        for spec in specs {
-            let id = spec.identifier
-            let refusal: SchedulerError? = lock.withLock {
-                startIfNeeded()
-                scratch.removeAll(keepingCapacity: true)
-                do throws(SchedulerError) {
-                    guard try machine.seed(spec, replacing: replacing, at: clock(), into: &scratch) else { return nil }
-                } catch {
-                    return error
-                }
-                return commit(scratch) ? nil : .notSaved(reason: storeFailure ?? "unknown")
+        let refusals: [(String, SchedulerError)] = lock.withLock {
+            specs.compactMap { spec in
+                let performed = performLocked(.seed(spec, replacing: replacing))
+                if case let .refused(.scheduler(error)) = performed.reply { return (spec.identifier, error) }
+                return performed.notSaved.map { (spec.identifier, .notSaved(reason: $0)) }
             }
-            if let refusal {
-                report(RuntimeObservation(.runtime(.seedRefused(identifier: id, refusal)), at: clock()))
-            }
+        }
+        for (id, refusal) in refusals {
+            report(RuntimeObservation(.runtime(.seedRefused(identifier: id, refusal)), at: clock()))
         }
         kick()
     }

@@ -39,15 +39,7 @@ extension RefreshRuntime {
 
     /// One timeline event through the machines, committed, its effects queued (before the
     /// restore too: declarations must precede it).
-    func feedTimeline(_ event: TimelineEvent) {
-        lock.withLock {
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            machines.handle(timeline: event, at: clock(), into: &scratch)
-            _ = commit(scratch)
-        }
-        kick()
-    }
+    func feedTimeline(_ event: TimelineEvent) { perform(.timeline(event)) }
 
     /// Asks every family of a widget kind for a new timeline, like WidgetKit's
     /// `reloadTimelines(ofKind:)`. Over budget the reload is deferred, never dropped.
@@ -104,16 +96,7 @@ extension RefreshRuntime {
     }
 
     func feedActivity(_ event: ActivityEvent) throws(ActivityError) {
-        let error: ActivityError? = lock.withLock {
-            startIfNeeded()
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            let error = machines.handle(activity: event, at: clock(), into: &scratch)
-            _ = commit(scratch)
-            return error
-        }
-        kick()
-        if let error { throw error }
+        if case let .refused(.activity(error)) = perform(.activity(event)).reply { throw error }
     }
 
     /// Every activity: state and since when, progress, stale date, dismissal, held updates.
@@ -137,17 +120,16 @@ extension RefreshRuntime {
     /// not one per line, and timers get their turn between bursts.
     /// Hosts hand whole reads to `runResultsRead`, which offers each line here.
     package func runResultLine(_ order: LaunchOrder, _ line: String) -> Bool {
-        let host = self.host
-        let taken = lock.withLock { machine.resultLine(order, line, at: clock()) }
-        if taken.first { host?.scheduleDrain() }
-        return taken.taken
+        guard case let .liveLine(taken, first) = perform(.resultLine(order, line)).reply else { return false }
+        if first { host?.scheduleDrain() }
+        return taken
     }
 
     /// Under `lock`: applies the live lines taken since the last time, in order, in one commit.
     func applyLiveBacklog() {
         guard !machine.liveBacklog.isEmpty else { return }
         scratch.removeAll(keepingCapacity: true)
-        _ = machine.applyLiveBacklog(into: &scratch)
+        _ = machine.handle(.liveLines, at: clock(), into: &scratch)
         _ = commit(scratch)
     }
 }

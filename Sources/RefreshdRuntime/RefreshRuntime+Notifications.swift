@@ -21,14 +21,7 @@ extension RefreshRuntime {
 
     /// The host's report of one attempt (any thread): delivered, or failed and retried.
     package func notificationFinished(_ id: String, _ outcome: NotificationOutcome) {
-        let host = self.host
-        lock.withLock {
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            machines.handle(notification: id, outcome, at: host?.now() ?? Instant(milliseconds: 0), into: &scratch)
-            _ = commit(scratch)
-        }
-        kick(host)
+        perform(.notification(id: id, outcome))
     }
 
     /// What the notifications came to since this runtime started.

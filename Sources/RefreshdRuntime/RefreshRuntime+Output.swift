@@ -8,7 +8,7 @@ extension RefreshRuntime {
     /// Whether the run's current window is full (any thread): a host may then count a chunk
     /// with `runOutputSkipped` instead of splitting it into lines, so a flood costs little.
     package func runOutputIsOverLimit(_ order: LaunchOrder) -> Bool {
-        let (full, dropped) = lock.withLock { machine.outputWindowIsFull(order, at: clock()) }
+        guard case let .outputWindow(full, dropped) = perform(.outputWindow(order)).reply else { return false }
         if let dropped { report(observation(dropped)) }
         return full
     }
@@ -16,15 +16,14 @@ extension RefreshRuntime {
     /// Complete lines a run printed on `stream` (any thread): each that fits the window is
     /// logged, the rest counted as dropped.
     package func runOutputLines(_ order: LaunchOrder, stream: String, lines: [String]) {
-        guard !lines.isEmpty else { return }
+        guard !lines.isEmpty, case let .output(action) = perform(.output(order, lines: lines)).reply else { return }
         // Decided under the lock, logged outside it (observers never run with it held here).
-        let action = lock.withLock { machine.outputLines(order, lines, at: clock()) }
         for log in action.logs(order, stream: stream) { report(RuntimeObservation(log, at: clock())) }
     }
 
     /// Output a host read and dropped unsplit because the window was full (any thread).
     package func runOutputSkipped(_ order: LaunchOrder, bytes: Int, lineEnds: Int) {
-        lock.withLock { machine.outputSkipped(order, bytes: bytes, lineEnds: lineEnds) }
+        perform(.outputSkipped(order, bytes: bytes, lineEnds: lineEnds))
     }
 
     /// The log line of what a window dropped.

@@ -11,8 +11,7 @@ extension RefreshRuntime {
     /// cap; each complete line is offered at once as a live line (`runResultLine`), and a line
     /// taken leaves the buffer, so a long job's live updates never fill it.
     package func runResultsRead(_ order: LaunchOrder, _ chunk: UnsafeRawBufferPointer) {
-        let first = lock.withLock { machine.resultsRead(order, chunk, at: clock()) }
-        if first { host?.scheduleDrain() }
+        if case .liveLine(_, first: true) = perform(.resultsRead(order, chunk)).reply { host?.scheduleDrain() }
     }
 
     /// `runResultsRead` for bytes at hand (the simulated host's modelled lines).
@@ -21,31 +20,14 @@ extension RefreshRuntime {
     }
 
     /// Every writer of the run's results channel closed it (execution context).
-    package func runResultsClosed(_ runID: Int64) {
-        feedResults { machine, now, effects in machine.resultsClosed(runID, at: now, into: &effects) }
-    }
+    package func runResultsClosed(_ runID: Int64) { perform(.resultsClosed(runID: runID)) }
 
     /// The run's leader exited (execution context; the host has reaped it): its group is killed
     /// now, and the run ends once its results channel closes, or `ResultsChannels.grace` after
     /// this if something outside the group holds it open. `resultsClosed`: the host saw the
     /// channel close with the leader (it was its last writer), as `runResultsClosed` would say.
     package func runLeaderExited(_ runID: Int64, exit: RunExit, resultsClosed: Bool = false) {
-        feedResults { machine, now, effects in
-            machine.leaderExited(runID, exit: exit, resultsClosed: resultsClosed, at: now, into: &effects)
-        }
-    }
-
-    /// One results event through the machines (the grace may re-arm the one timer), its effects
-    /// carried out in the drain.
-    func feedResults(_ body: (inout RuntimeMachine, Instant, inout [SchedulerEffect]) -> Void) {
-        let host = self.host
-        lock.withLock {
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            body(&machine, clock(), &scratch)
-            if !scratch.isEmpty { _ = commit(scratch) }
-        }
-        kick(host)
+        perform(.leaderExited(runID: runID, exit: exit, resultsClosed: resultsClosed))
     }
 
     /// Carries out one results decision (execution context, from the drain).

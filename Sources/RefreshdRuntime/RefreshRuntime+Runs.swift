@@ -3,26 +3,20 @@
 extension RefreshRuntime {
     /// Starts a run with its registered handler (execution context).
     func launch(_ order: LaunchOrder, on host: any RuntimeHost) {
-        // A commit failed since this launch was queued (an earlier launch's own commit, in the
-        // same drain): nothing starts after the store failed.
-        if lock.withLock({ storeFailure != nil }) {
-            feedMachine { machine, now, effects in machine.launchAbandoned(order, at: now, into: &effects) }
-            return
-        }
         // The registry holds the code; the machine decides whether it can start (no handler, a
-        // command with nothing to run: a failed start, the run's end, one event).
-        let (handler, refusal): (TaskHandler?, String?) = lock.withLock {
-            if let handler = handlers[order.identifier] { return (handler, nil) }
-            return instanceLaunch(order.identifier, slot: order.slot)
+        // command with nothing to run, a commit failed since this launch was queued: its end,
+        // one input). An instance whose values leave a path of its template fails to start.
+        let (handler, refusal, storeFailed): (TaskHandler?, String?, Bool) = lock.withLock {
+            if let handler = handlers[order.identifier] { return (handler, nil, storeFailure != nil) }
+            let (handler, refusal) = instanceLaunch(order.identifier, slot: order.slot)
+            return (handler, refusal, storeFailure != nil)
         }
-        if let refusal {
-            feedMachine { machine, now, effects in machine.startFailed(order.runID, reason: refusal, at: now, into: &effects) }
+        if let refusal, !storeFailed {
+            perform(.startFailed(runID: order.runID, reason: refusal))
             return
         }
-        guard let handler, RuntimeMachine.starts(handler.launchTarget) else {
-            feedMachine { machine, now, effects in _ = machine.launching(order, handler?.launchTarget, at: now, into: &effects) }
-            return
-        }
+        guard case .starts(true) = perform(.launching(order, handler?.launchTarget, storeFailed: storeFailed)).reply,
+              let handler else { return }
         switch handler {
         case let .command(job):
             lock.withLock { executions[order.runID] = .command(order) }
@@ -35,18 +29,13 @@ extension RefreshRuntime {
                     if case .command = executions[order.runID] {
                         executions[order.runID] = .command(order, processGroup: group, startTicks: ticks)
                     }
-                    // In the event buffer (free here: no event is being fed), not a new array.
-                    scratch.removeAll(keepingCapacity: true)
-                    machine.processStarted(order, processGroup: group, startTicks: ticks, into: &scratch)
-                    if !scratch.isEmpty { _ = commit(scratch) }
+                    performLocked(.processStarted(order, processGroup: group, startTicks: ticks))
                 }
                 // The daemon's log only, as before (no observation: a simulation's report is unchanged).
                 logger.info("\(RuntimeMachine.processStartedLog(order, processGroup: group))")
             case let .failed(reason):
-                feedMachine { machine, now, effects in
-                    executions[order.runID] = nil
-                    machine.startFailed(order.runID, reason: reason, at: now, into: &effects)
-                }
+                lock.withLock { executions[order.runID] = nil }
+                perform(.startFailed(runID: order.runID, reason: reason))
             }
         case let .inProcess(handler):
             let task = RefreshTask(order: order, sharedContainer: options.sharedContainer) { [weak self] runID, success in
@@ -61,58 +50,31 @@ extension RefreshRuntime {
         }
     }
 
-    /// Called without the lock (it takes it): one call into the machine at the host's instant
-    /// (the saved state restored first, the live backlog applied), its effects committed as one
-    /// transaction and queued, then carried out. Returns what `body` returns.
-    @discardableResult
-    func feedMachine<T>(_ body: (inout RuntimeMachine, Instant, inout [SchedulerEffect]) -> T) -> T {
-        let host = self.host
-        let result = lock.withLock {
-            startIfNeeded()
-            applyLiveBacklog()
-            scratch.removeAll(keepingCapacity: true)
-            let result = body(&machine, host?.now() ?? Instant(milliseconds: 0), &scratch)
-            if !scratch.isEmpty { _ = commit(scratch) }
-            return result
-        }
-        kick(host)
-        return result
-    }
-
     /// The end of a run's work, with the raw lines of its results: a host reports an in-process
     /// action's, a task its own; a process's comes from the runtime's results channel decisions
     /// (`RefreshRuntime+Results`). Any thread. A run already ended (an abandoned task, an action
     /// that returned after its grace) is ignored.
     package func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
-        let (execution, dropped) = lock.withLock {
-            (executions.removeValue(forKey: runID), machine.runWorkEnded(runID))
+        let (execution, stopped) = lock.withLock {
+            (executions.removeValue(forKey: runID), performLocked(.workStopped(runID: runID)))
         }
-        if let dropped { report(observation(dropped)) }
+        if case let .dropped(drop?) = stopped.reply { report(observation(drop)) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
             let record = sweepRecord(order, processGroup: group, startTicks: ticks)
-            lock.withLock { machine.sweepStarted(order.runID) }
+            perform(.sweepStarted(runID: order.runID))
             if let killed = host.sweepRunNow(record, instance: instance) {
                 // Swept at once (the simulated host): no closure kept, nothing allocated for it.
-                sweepEnded(order, killed: killed) {
-                    finishRun(runID, exit: exit, results: results, usage: host.takeUsage(runID: runID))
-                }
+                perform(.workEnded(order, runID: runID, exit: exit, results: results,
+                                   usage: host.takeUsage(runID: runID), swept: killed.count))
             } else {
                 host.sweepRun(record, instance: instance) { [self] killed in
-                    sweepEnded(order, killed: killed) {
-                        finishRun(runID, exit: exit, results: results, usage: self.host?.takeUsage(runID: runID) ?? .none)
-                    }
+                    perform(.workEnded(order, runID: runID, exit: exit, results: results,
+                                       usage: self.host?.takeUsage(runID: runID) ?? .none, swept: killed.count))
                 }
             }
         } else {
-            finishRun(runID, exit: exit, results: results)
-        }
-    }
-
-    /// The run's end, with its results checked, to the machines (committed).
-    func finishRun(_ runID: Int64, exit: RunExit, results: [String], usage: RunUsage = .none) {
-        feedMachine { machine, now, effects in
-            machine.finishRun(runID, exit: exit, results: results, usage: usage, at: now, into: &effects)
+            perform(.workEnded(nil, runID: runID, exit: exit, results: results, usage: .none, swept: nil))
         }
     }
 
@@ -121,24 +83,13 @@ extension RefreshRuntime {
     /// left the process group), found by its cgroup, its session and its environment. Swept
     /// before the commit, so refreshd dying at any instant leaves the run swept or unfinished,
     /// and the restart's sweep of unfinished runs gets the rest. The host calls `runEnded` for a
-    /// command on its execution context, and the sweep's end (`sweepEnded`) runs there. This is
+    /// command on its execution context, and the sweep's end (`.workEnded`) is handled there. This is
     /// the run as the sweep reads it.
     func sweepRecord(_ order: LaunchOrder, processGroup: Int32?, startTicks: UInt64?) -> RunRecord {
         RunRecord(runID: order.runID, identifier: order.identifier, kind: order.kind,
                   submitted: order.started, earliest: order.started, started: order.started,
                   deadline: order.deadline, attempt: order.attempt,
                   processGroup: processGroup, processStartTicks: startTicks)
-    }
-
-    /// A run's sweep is done: its log line, then `then` (the run's end), then a stop that waited for it.
-    func sweepEnded(_ order: LaunchOrder, killed: [Int32], then: () -> Void) {
-        if let log = RuntimeMachine.leftoversKilled(identifier: order.identifier, runID: order.runID,
-                                                    count: killed.count, atStart: false) {
-            report(RuntimeObservation(log, at: clock()))
-        }
-        then()
-        let stopNow = lock.withLock { machine.sweepEnded(order.runID) }
-        if stopNow { send(.shutdown) }
     }
 
     /// The host could not write a publication (any thread): a warning in the log.

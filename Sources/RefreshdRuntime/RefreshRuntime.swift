@@ -8,11 +8,13 @@ import Logging
 /// simulator (`SimulatedHost`, virtual time, `InMemoryStore`); it cannot tell which. That is
 /// the point: a rule written here is a rule the simulator tests.
 ///
-/// The flow of one event: `send(event)` takes the lock, reads the host's clock once, feeds the
-/// machines, commits the event's state changes in one transaction and only then queues the
-/// other effects; `drain()`, on the host's execution context, carries them out in order
-/// (arm the wake-up, start a run, signal a group, log). A failed commit acts on nothing of its
-/// event: the runtime stops, and a submit that was not saved throws.
+/// The flow of one input, whatever it is (`RuntimeInput`: a submit, a wake-up, a leader's exit,
+/// a results line...): `perform(input)` takes the lock, reads the host's clock once, hands the
+/// input to the machine (`RuntimeMachine.handle`), commits its state changes in one
+/// transaction and only then queues the other effects; `drain()`, on the host's execution
+/// context, carries them out in order (arm the wake-up, start a run, signal a group, log). A
+/// failed commit acts on nothing of its input: the runtime stops, and a submit that was not
+/// saved throws. Every public method below is that one call and the reading of its reply.
 ///
 /// Public methods are safe from any thread; handlers and host calls happen on the host's
 /// execution context.
@@ -152,7 +154,7 @@ import Logging
     package func redeclare(_ definition: TaskDefinition, handler: TaskHandler) {
         lock.withLock {
             handlers[definition.identifier] = handler
-            feed(.declare(definition))
+            performLocked(.event(.declare(definition)))
         }
         kick()
     }
@@ -160,8 +162,7 @@ import Logging
     /// Withdraws an identifier: its pending request is cancelled; a run in flight finishes.
     package func withdraw(_ identifier: String) {
         lock.withLock {
-            startIfNeeded()
-            feed(.undeclare(identifier: identifier))
+            performLocked(.event(.undeclare(identifier: identifier)))
             handlers[identifier] = nil
         }
         kick()
@@ -172,16 +173,12 @@ import Logging
     ///
     /// - Throws: the core's refusal, or `.notSaved` when the commit failed (the runtime stops).
     @_spi(Benchmarks) public func submit(_ request: TaskRequest) throws(SchedulerError) {
-        try feedThrowing { core, now, effects throws(SchedulerError) in
-            try core.submit(request, at: now, into: &effects)
-        }
+        try perform(.submit(request)).scheduler()
     }
 
     /// Submits a declared identifier's first request: its schedule's next slot (jittered), or now.
     package func submitFirstRequest(_ identifier: String) throws(SchedulerError) {
-        try feedThrowing { core, now, effects throws(SchedulerError) in
-            try core.submitFirst(identifier, at: now, into: &effects)
-        }
+        try perform(.submitFirst(identifier: identifier)).scheduler()
     }
 
     package func cancel(_ identifier: String) { send(.cancel(identifier: identifier)) }
@@ -208,7 +205,7 @@ import Logging
     package func stop() {
         // A command that exited before the stop ends as it exited, not `interrupted`: the stop
         // waits for the sweeps under way (milliseconds), then comes.
-        if lock.withLock({ machine.stopRequested() }) { send(.shutdown) }
+        perform(.stop)
     }
 
     package var isStopping: Bool { lock.withLock { machines.scheduler.isStopping } }
@@ -279,53 +276,61 @@ import Logging
                 }
             }
         }
-        feed(.restore(state))
+        performLocked(.event(.restore(state)))
     }
 
-    /// Feeds an event (any thread) and gets its effects carried out.
-    package func send(_ event: SchedulerEvent) {
+    /// Feeds a scheduler event (any thread) and gets its effects carried out.
+    package func send(_ event: SchedulerEvent) { perform(.event(event)) }
+
+    /// What the engine did with one input: the machine's reply, and why its commit failed
+    /// (nil: saved, or nothing to save). An input not saved acts on nothing; the runtime stops.
+    struct Performed {
+        var reply: RuntimeReply
+        var notSaved: String?
+
+        /// Throws a submit's refusal, or `.notSaved`.
+        func scheduler() throws(SchedulerError) {
+            if case let .refused(.scheduler(error)) = reply { throw error }
+            if let notSaved { throw .notSaved(reason: notSaved) }
+        }
+
+        /// Throws an instance change's refusal, or `.notSaved`.
+        func instance() throws(InstanceError) {
+            if case let .refused(.instance(error)) = reply { throw error }
+            if let notSaved { throw .notSaved(reason: notSaved) }
+        }
+    }
+
+    /// THE path of every input (any thread): under the lock, `performLocked`; then the queued
+    /// effects are carried out (`kick`). A read of a run's streams is not drained for: the lines
+    /// it takes wait for the drain a host schedules (`RuntimeReply.liveLine`).
+    @discardableResult
+    func perform(_ input: RuntimeInput) -> Performed {
         // The host (a weak reference) read once for the clock and the kick.
         let host = self.host
-        lock.withLock {
-            startIfNeeded()
-            feed(event, at: host?.now() ?? Instant(milliseconds: 0))
-        }
-        kick(host)
+        let performed = lock.withLock { performLocked(input) }
+        if !input.isStreamRead { kick(host) }
+        return performed
     }
 
-    /// Under `lock`: one event through the machines, committed, its effects queued.
+    /// Under `lock`: the saved state restored first (unless the input is a declaration, which a
+    /// restore needs first), the live lines taken since applied, the input handled at the host's
+    /// instant, and its effects committed in one transaction and queued. A refusal commits
+    /// nothing. Inside a group (`grouped`, `inOneTransaction`) the commit is the group's.
     @discardableResult
-    func feed(_ event: SchedulerEvent) -> Bool { feed(event, at: clock()) }
-
-    @discardableResult
-    func feed(_ event: SchedulerEvent, at now: Instant) -> Bool {
+    func performLocked(_ input: RuntimeInput) -> Performed {
+        if input.isStreamRead {
+            // Nothing to commit: a stream read changes what is buffered, never the state.
+            var none: [SchedulerEffect] = []
+            return Performed(reply: machine.handle(input, at: clock(), into: &none), notSaved: nil)
+        }
+        if input.restoresFirst { startIfNeeded() }
         applyLiveBacklog()
         scratch.removeAll(keepingCapacity: true)
-        machines.handle(event, at: now, into: &scratch)
-        return commit(scratch)
-    }
-
-    /// Like `send`, for calls that can refuse (submits): a refusal commits nothing and is thrown
-    /// after the lock is released; so is a failed commit.
-    func feedThrowing(
-        _ body: (inout SchedulerCore, Instant, inout [SchedulerEffect]) throws(SchedulerError) -> Void
-    ) throws(SchedulerError) {
-        let result: Result<Void, SchedulerError> = lock.withLock {
-            startIfNeeded()
-            scratch.removeAll(keepingCapacity: true)
-            do throws(SchedulerError) {
-                let now = clock()
-                try machines.withScheduler(at: now, into: &scratch) { (core, effects) throws(SchedulerError) in
-                    try body(&core, now, &effects)
-                }
-            } catch {
-                return .failure(error)
-            }
-            guard commit(scratch) else { return .failure(.notSaved(reason: storeFailure ?? "unknown")) }
-            return .success(())
-        }
-        kick()
-        try result.get()
+        let reply = machine.handle(input, at: clock(), into: &scratch)
+        if case .refused = reply { return Performed(reply: reply, notSaved: nil) }
+        guard commit(scratch) else { return Performed(reply: reply, notSaved: storeFailure ?? "unknown") }
+        return Performed(reply: reply, notSaved: nil)
     }
 
     func clock() -> Instant { host?.now() ?? Instant(milliseconds: 0) }

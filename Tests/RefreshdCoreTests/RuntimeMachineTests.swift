@@ -133,13 +133,40 @@ import Testing
 
         // The second, during the grace: kill every run in flight now; the shutdown again changes nothing.
         #expect(machine.stopSignal("SIGTERM") == .stopImmediately(reason: "received SIGTERM again"))
-        var kills: [SchedulerEffect] = []
-        var effects: [SchedulerEffect] = []
-        let notice = machine.stopImmediately("received SIGTERM again", at: t0 + .seconds(2), into: &effects, kills: &kills)
-        #expect(notice == .runtime(.killingNow(reason: "received SIGTERM again", running: 1)))
+        let notice = LogMessage.runtime(.killingNow(reason: "received SIGTERM again", running: 1))
         #expect(notice.description == "received SIGTERM again: killing running jobs now")
-        #expect(effects == [])
-        #expect(kills == [.kill(runID: 1)])
+        #expect(Self.effects { machine.stopImmediately("received SIGTERM again", at: t0 + .seconds(2), into: &$0) }
+            == [.log(notice), .kill(runID: 1)])
+    }
+
+    @Test func aStopSignalIsOneInputWhoseEffectsSayAndDoIt() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        _ = try Self.launch(&machine)
+        // The first: its line, then the shutdown's expiration and grace, one list.
+        #expect(Self.effects { _ = machine.handle(.stopSignal(name: "SIGTERM"), at: t0 + .seconds(1), into: &$0) }
+            == [.log(.runtime(.stopSignal(name: "SIGTERM"))), .log(.stopping(running: 1)), .expire(runID: 1),
+                .armTimer(at: t0 + .seconds(6))])
+        // The second: the kill of every run in flight, said first.
+        #expect(Self.effects { _ = machine.handle(.stopSignal(name: "SIGINT"), at: t0 + .seconds(2), into: &$0) }
+            == [.log(.runtime(.killingNow(reason: "received SIGINT again", running: 1))), .kill(runID: 1)])
+    }
+
+    @Test func aStopWaitingForASweepComesWithTheSweptRunsEnd() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let order = try Self.launch(&machine)
+        _ = Self.effects { _ = machine.handle(.sweepStarted(runID: order.runID), at: t0, into: &$0) }
+        // A stop while the sweep is under way waits for it: nothing now.
+        #expect(Self.effects { _ = machine.handle(.stop, at: t0 + .seconds(1), into: &$0) } == [])
+        // The sweep's end: its line, the run's end as it exited, then the stop that waited.
+        let effects = Self.effects {
+            _ = machine.handle(.workEnded(order, runID: order.runID, exit: .exited(0), results: [], usage: .none, swept: 2),
+                               at: t0 + .seconds(2), into: &$0)
+        }
+        #expect(effects.first == .log(.runtime(.sweptAtEnd(identifier: order.identifier, runID: order.runID, count: 2))))
+        #expect(effects.contains(.stopped))
+        #expect(machine.machines.scheduler.isStopping)
     }
 
     @Test func aStopWaitsForTheSweepsUnderWayAndASignalThenIsTheSecond() throws {

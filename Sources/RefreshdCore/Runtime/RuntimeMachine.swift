@@ -590,14 +590,14 @@ package struct RuntimeMachine: Sendable {
         return .stopGracefully(log: .runtime(.stopSignal(name: name)))
     }
 
-    /// Stops without waiting for the graces: the shutdown (idempotent: the core stops launching
-    /// and marks every run as stopped by it), then a `.kill` for every run in flight, in run
-    /// order, so each ends `interrupted`. Returns the log line (`reason`, and how many are killed).
-    package mutating func stopImmediately(_ reason: String, at now: Instant, into effects: inout [SchedulerEffect],
-                                          kills: inout [SchedulerEffect]) -> LogMessage {
+    /// Stops without waiting for the graces: its log line (`reason`, and how many are killed),
+    /// the shutdown (idempotent: the core stops launching and marks every run as stopped by it),
+    /// then a `.kill` for every run in flight, in run order, so each ends `interrupted`.
+    package mutating func stopImmediately(_ reason: String, at now: Instant, into effects: inout [SchedulerEffect]) {
+        let start = effects.count
         machines.handle(.shutdown, at: now, into: &effects)
         let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
-        for runID in runs { kills.append(.kill(runID: runID)) }
-        return .runtime(.killingNow(reason: reason, running: runs.count))
+        effects.insert(.log(.runtime(.killingNow(reason: reason, running: runs.count))), at: start)
+        for runID in runs { effects.append(.kill(runID: runID)) }
     }
 }
