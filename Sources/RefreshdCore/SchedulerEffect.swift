@@ -30,4 +30,11 @@
     case notify(RunNotification)
     /// Shutdown is complete: no run is in flight and nothing more will launch.
     case stopped
+    /// Kill a run's process group (and cgroup) now: its leader has exited (`ResultsChannels`).
+    case killGroup(runID: Int64)
+    /// Stop reading a run's results channel and close it: the grace after its leader's exit is over.
+    case closeResults(runID: Int64)
+    /// A run's processes are done: its leader's exit and the raw lines of its results channel.
+    /// The engine sweeps what they left and hands the end back (`RuntimeInput.workEnded`).
+    case processEnded(runID: Int64, exit: RunExit, results: [String])
 }

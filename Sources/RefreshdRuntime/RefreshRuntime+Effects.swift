@@ -89,25 +89,18 @@ extension RefreshRuntime {
         // a capacity: a fresh array here cost the next event's outbox an allocation.
         var batch: [SchedulerEffect] = []
         swap(&batch, &spareBatch)
-        // The results channels' decisions (`RefreshRuntime+Results`), after the batch's effects.
-        var decisions: [ResultsEffect] = []
-        swap(&decisions, &spareDecisions)
         defer {
             swap(&batch, &spareBatch)
-            swap(&decisions, &spareDecisions)
             draining = false
         }
         while true {
             lock.withLock {
                 applyLiveBacklog()
                 swap(&batch, &outbox)
-                machine.takeResultsDecisions(into: &decisions)
             }
-            if batch.isEmpty, decisions.isEmpty { return }
+            if batch.isEmpty { return }
             for effect in batch { execute(effect, on: host) }
             batch.removeAll(keepingCapacity: true)
-            for decision in decisions { execute(decision, on: host) }
-            decisions.removeAll(keepingCapacity: true)
         }
     }
 
@@ -161,18 +154,20 @@ extension RefreshRuntime {
         case .stopped:
             report(RuntimeObservation(.runtime(.stopped), at: host.now()))
             host.runtimeStopped()
+        case let .killGroup(runID):
+            host.killRunGroup(runID: runID)
+        case let .closeResults(runID):
+            let log = lock.withLock { machine.resultsGraceEnded(runID) }
+            report(RuntimeObservation(log, at: host.now()))
+            host.closeResults(runID: runID)
+        case let .processEnded(runID, exit, results):
+            runEnded(runID, exit: exit, results: results)
         }
     }
 
     /// Logs an observation and hands it to the observers.
     func report(_ observation: RuntimeObservation) {
-        if observation.kind == .storeFailed {
-            logger.critical("\(observation.message)")
-        } else if observation.isWarning {
-            logger.warning("\(observation.message)")
-        } else {
-            logger.info("\(observation.message)")
-        }
+        logger.log(level: observation.level, "\(observation.message)")
         let observers = observerLock.withLock { self.observers }
         for observer in observers { observer(observation) }
         if observation.kind == .fenced, let onFenced = options.onFenced { onFenced(observation.message) }

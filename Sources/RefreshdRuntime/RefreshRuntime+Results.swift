@@ -3,9 +3,10 @@
 /// The results channel and the leader's exit, decided here for both hosts (`ResultsChannels`):
 /// a host reports what it read on a run's fd 3 (`runResultsRead`), the channel's close
 /// (`runResultsClosed`) and the leader's exit (`runLeaderExited`); the runtime keeps the
-/// results up to the cap, has the host kill the group at the exit (`RuntimeHost.killRunGroup`),
-/// waits for the channel at most `ResultsChannels.grace` on its own timer, then has the host
-/// close it (`RuntimeHost.closeResults`), and ends the run with what was read.
+/// results up to the cap, has the host kill the group at the exit (`.killGroup`, carried out by
+/// `RuntimeHost.killRunGroup`), waits for the channel at most `ResultsChannels.grace` on the
+/// one timer, then has the host close it (`.closeResults`), and ends the run with what was read
+/// (`.processEnded`). These are effects like any other, in the one outbox.
 extension RefreshRuntime {
     /// Bytes a run's process wrote to its results channel (execution context). Kept up to the
     /// cap; each complete line is offered at once as a live line (`runResultLine`), and a line
@@ -28,19 +29,5 @@ extension RefreshRuntime {
     /// channel close with the leader (it was its last writer), as `runResultsClosed` would say.
     package func runLeaderExited(_ runID: Int64, exit: RunExit, resultsClosed: Bool = false) {
         perform(.leaderExited(runID: runID, exit: exit, resultsClosed: resultsClosed))
-    }
-
-    /// Carries out one results decision (execution context, from the drain).
-    func execute(_ effect: ResultsEffect, on host: any RuntimeHost) {
-        switch effect {
-        case let .killGroup(runID):
-            host.killRunGroup(runID: runID)
-        case let .closeChannel(runID):
-            let log = lock.withLock { machine.resultsGraceEnded(runID) }
-            report(RuntimeObservation(log, at: host.now()))
-            host.closeResults(runID: runID)
-        case let .ended(runID, exit, results):
-            runEnded(runID, exit: exit, results: results)
-        }
     }
 }

@@ -97,8 +97,6 @@ import Logging
     var draining = false
     /// The drain's batch between drains (empty, with its capacity).
     var spareBatch: [SchedulerEffect] = []
-    /// The drain's results decisions between drains (empty, with its capacity), for the same reason.
-    var spareDecisions: [ResultsEffect] = []
     /// refreshd's own environment, read once by the host: every command run starts from it.
     package var baseEnvironment: [String: String] = [:]
 

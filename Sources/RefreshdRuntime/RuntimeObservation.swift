@@ -1,3 +1,4 @@
+import Logging
 @_spi(Benchmarks) import RefreshdCore
 
 /// One thing that happened in the runtime, as data: what a watcher, a test, the status command
@@ -253,13 +254,15 @@ public struct RuntimeObservation: Sendable, Hashable, Codable {
         if case let .log(message) = source { message } else { nil }
     }
 
-    /// Warnings in the log: refusals, exhausted retries, lost output, failures to save.
-    package var isWarning: Bool {
+    /// Its level in the log: critical for a failure to save (refreshd stops); a warning for
+    /// refusals, exhausted retries, lost output; information for the rest.
+    package var level: Logger.Level {
         switch kind {
-        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .storeFailed, .fenced, .publishFailed,
+        case .storeFailed: .critical
+        case .rejected, .retriesExhausted, .outputDropped, .reaped, .reloadRefused, .fenced, .publishFailed,
              .widgetStale, .widgetFailed, .activityRefused, .notificationRetry, .notificationGivenUp,
-             .notificationDropped: true
-        default: false
+             .notificationDropped: .warning
+        default: .info
         }
     }
 }

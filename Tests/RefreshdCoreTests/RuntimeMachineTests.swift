@@ -29,13 +29,6 @@ import Testing
         return effects
     }
 
-    /// The results decisions waiting for the drain.
-    static func decisions(_ machine: inout RuntimeMachine) -> [ResultsEffect] {
-        var decisions: [ResultsEffect] = []
-        machine.takeResultsDecisions(into: &decisions)
-        return decisions
-    }
-
     /// Submits the job now and fires the wake-up: the run's launch order.
     static func launch(_ machine: inout RuntimeMachine, at now: Instant = t0) throws -> LaunchOrder {
         let submitted = try effects { try machine.submit(TaskRequest(identifier: job.identifier), at: now, into: &$0) }
@@ -54,21 +47,18 @@ import Testing
         // A results line that is not live is kept for the run's end; nothing to drain.
         let line = Array("{\"x\":1}\n".utf8)
         #expect(line.withUnsafeBytes { machine.resultsRead(order, $0, at: t0 + .seconds(1)) } == false)
-        #expect(Self.decisions(&machine) == [])
 
         // The leader exits with fd 3 still open (a grandchild holds it): its group is killed
         // now, and the grace re-arms the one timer 500 ms later, before the run's deadline.
         #expect(Self.effects {
             machine.leaderExited(1, exit: .exited(0), resultsClosed: false, at: t0 + .seconds(2), into: &$0)
-        } == [.armTimer(at: t0 + .milliseconds(2500))])
-        #expect(Self.decisions(&machine) == [.killGroup(runID: 1)])
+        } == [.killGroup(runID: 1), .armTimer(at: t0 + .milliseconds(2500))])
 
         // The grace ends: the host closes the channel and the run's work ended with what was
         // read; the one timer goes back to the deadline.
         #expect(Self.effects { machine.handle(.timerFired, at: t0 + .milliseconds(2500), into: &$0) }
-            == [.armTimer(at: t0 + .seconds(30))])
-        #expect(Self.decisions(&machine) == [.closeChannel(runID: 1),
-                                             .ended(runID: 1, exit: .exited(0), results: ["{\"x\":1}"])])
+            == [.closeResults(runID: 1), .processEnded(runID: 1, exit: .exited(0), results: ["{\"x\":1}"]),
+                .armTimer(at: t0 + .seconds(30))])
 
         // The engine ends the run's work (nothing was dropped from its output), then the run.
         #expect(machine.runWorkEnded(1) == nil)
@@ -83,12 +73,10 @@ import Testing
         var machine = Self.machine()
         _ = try Self.launch(&machine)
         #expect(Self.effects { machine.leaderExited(1, exit: .exited(3), resultsClosed: false, at: t0 + .seconds(1), into: &$0) }
-            == [.armTimer(at: t0 + .milliseconds(1500))])
-        #expect(Self.decisions(&machine) == [.killGroup(runID: 1)])
+            == [.killGroup(runID: 1), .armTimer(at: t0 + .milliseconds(1500))])
         // The last writer closes it: the end now, and the grace's wake-up goes.
         #expect(Self.effects { machine.resultsClosed(1, at: t0 + .milliseconds(1200), into: &$0) }
-            == [.armTimer(at: t0 + .seconds(30))])
-        #expect(Self.decisions(&machine) == [.ended(runID: 1, exit: .exited(3), results: [])])
+            == [.processEnded(runID: 1, exit: .exited(3), results: []), .armTimer(at: t0 + .seconds(30))])
     }
 
     @Test func outputOverTheLimitIsDroppedAndLoggedOncePerWindowAndAtTheEnd() throws {

@@ -32,7 +32,7 @@ struct VirtualDriver {
             case let .persist(change): stored.append(change)
             case let .watchConditions(on): watching = on
             case .stopped: stopped = true
-            case .log, .publish, .ended, .readConditions, .notify: break
+            case .log, .publish, .ended, .readConditions, .notify, .killGroup, .closeResults, .processEnded: break
             }
         }
     }

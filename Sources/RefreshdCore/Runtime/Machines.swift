@@ -20,10 +20,8 @@ package struct Machines: Sendable {
     package var scheduler: SchedulerCore
     package var timelines = TimelineMachine()
     package var activities = ActivityMachine()
-    /// Each process run's results channel and leader's exit (`ResultsChannels`), and the
-    /// decisions waiting for the drain.
+    /// Each process run's results channel and leader's exit (`ResultsChannels`).
     package var results = ResultsChannels()
-    package var resultsOutbox: [ResultsEffect] = []
     /// Failure and recovery notifications: which runs notify, retries on the one timer.
     package var notifications = NotificationMachine()
     /// Exit facts of runs ending in the event being settled (for their notification).
@@ -112,7 +110,7 @@ package struct Machines: Sendable {
             if let due = timelines.nextDeadline, due <= now { feed(.timerFired, at: now, into: &effects) }
             if let due = activities.nextDeadline, due <= now { feed(activity: .timerFired, at: now, into: &effects) }
             if conditionsReread.timerFired(at: now) { effects.append(.readConditions) }
-            if let due = results.nextDeadline, due <= now { results.timerFired(at: now, into: &resultsOutbox) }
+            if let due = results.nextDeadline, due <= now { results.timerFired(at: now, into: &effects) }
             if let due = notifications.nextDeadline, due <= now { notifications.timerFired(at: now, into: &effects) }
         case let .clockChanged(expected):
             rearm = true
@@ -169,12 +167,12 @@ package struct Machines: Sendable {
         return error
     }
 
-    /// A results-channel event (`ResultsChannels`): its decisions wait in `resultsOutbox` for
-    /// the drain; a grace that begins re-arms the one timer.
-    package mutating func handle(results body: (inout ResultsChannels, Instant, inout [ResultsEffect]) -> Void,
+    /// A results-channel event (`ResultsChannels`): its decisions are effects like any other;
+    /// a grace that begins re-arms the one timer.
+    package mutating func handle(results body: (inout ResultsChannels, Instant, inout [SchedulerEffect]) -> Void,
                          at now: Instant, into effects: inout [SchedulerEffect]) {
         let before = results.nextDeadline
-        body(&results, now, &resultsOutbox)
+        body(&results, now, &effects)
         // Only the one timer can change (the body adds no other effect): most events move no
         // grace, or one that is not the earliest deadline.
         guard results.nextDeadline != before else { return }

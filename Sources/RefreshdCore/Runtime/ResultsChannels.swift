@@ -2,7 +2,7 @@
 /// The results channel (fd 3) of each process run and its leader's exit, decided for both hosts
 /// (issue 22): pure, the instant an argument. A host reports what it saw (bytes read on the
 /// channel, the channel's close, the leader's exit); this decides what is kept, what the host
-/// does (`ResultsEffect`) and when the run's work has ended.
+/// does (`.killGroup`, `.closeResults`) and when the run's work has ended.
 ///
 /// The rules:
 /// - **The cap.** At most `capacity` bytes are kept (`RunResults.maxLines` lines of
@@ -89,7 +89,7 @@ package struct ResultsChannels: Sendable {
     }
 
     /// The host saw the channel close (every writer closed it).
-    package mutating func closed(_ runID: Int64, into effects: inout [ResultsEffect]) {
+    package mutating func closed(_ runID: Int64, into effects: inout [SchedulerEffect]) {
         var channel = channels.removeValue(forKey: runID) ?? Channel()
         channel.closed = true
         keepOrEnd(runID, channel, into: &effects)
@@ -98,7 +98,7 @@ package struct ResultsChannels: Sendable {
     /// The run's leader exited: its group is killed now; the end waits for the channel, at most
     /// `grace`. `closed`: the host saw the channel close with it (it was its last writer).
     package mutating func leaderExited(_ runID: Int64, exit: RunExit, closed: Bool = false, at now: Instant,
-                               into effects: inout [ResultsEffect]) {
+                               into effects: inout [SchedulerEffect]) {
         var channel = channels.removeValue(forKey: runID) ?? Channel()
         guard channel.exit == nil else {
             channels[runID] = channel
@@ -117,13 +117,13 @@ package struct ResultsChannels: Sendable {
 
     /// The one timer fired: each run whose grace has ended is reported with what was read, and
     /// its channel closed by the host.
-    package mutating func timerFired(at now: Instant, into effects: inout [ResultsEffect]) {
+    package mutating func timerFired(at now: Instant, into effects: inout [SchedulerEffect]) {
         guard let next = nextDeadline, next <= now else { return }
         for runID in channels.keys.sorted() {
             guard var channel = channels[runID], let ends = channel.graceEnds, ends <= now else { continue }
             channels[runID] = nil
             channel.closed = true
-            effects.append(.closeChannel(runID: runID))
+            effects.append(.closeResults(runID: runID))
             keepOrEnd(runID, channel, into: &effects)
         }
         recomputeDeadline()
@@ -145,26 +145,16 @@ package struct ResultsChannels: Sendable {
     }
 
     /// Keeps a channel taken out of `channels`, or, once it is closed after the exit, ends its run.
-    private mutating func keepOrEnd(_ runID: Int64, _ channel: Channel, into effects: inout [ResultsEffect]) {
+    private mutating func keepOrEnd(_ runID: Int64, _ channel: Channel, into effects: inout [SchedulerEffect]) {
         guard channel.closed, let exit = channel.exit else {
             channels[runID] = channel
             return
         }
-        effects.append(.ended(runID: runID, exit: exit, results: channel.bytes.isEmpty && !channel.truncated ? [] : Self.lines(of: channel)))
+        effects.append(.processEnded(runID: runID, exit: exit, results: channel.bytes.isEmpty && !channel.truncated ? [] : Self.lines(of: channel)))
         if channel.graceEnds != nil { recomputeDeadline() }
     }
 
     private mutating func recomputeDeadline() {
         nextDeadline = channels.values.compactMap(\.graceEnds).min()
     }
-}
-
-/// What the runtime's results decisions ask of the host (and of itself), in order.
-package enum ResultsEffect: Sendable, Hashable {
-    /// Kill the run's process group (and cgroup) now: its leader has exited.
-    case killGroup(runID: Int64)
-    /// Stop reading the run's results channel and close it: the grace is over.
-    case closeChannel(runID: Int64)
-    /// The run's work has ended: its leader's exit and the raw lines of its channel.
-    case ended(runID: Int64, exit: RunExit, results: [String])
 }

@@ -541,12 +541,6 @@ package struct RuntimeMachine: Sendable {
         }, at: now, into: &effects)
     }
 
-    /// The results decisions waiting for the drain (kill a group, close a channel, a run's
-    /// work ended), swapped into `decisions` (empty) so both keep their capacity.
-    package mutating func takeResultsDecisions(into decisions: inout [ResultsEffect]) {
-        if !machines.resultsOutbox.isEmpty { swap(&decisions, &machines.resultsOutbox) }
-    }
-
     /// A run's work ended (any way): its live-line rate and channel are forgotten; what its
     /// last output window dropped is returned, to log.
     package mutating func runWorkEnded(_ runID: Int64) -> OutputDrop? {
