@@ -107,9 +107,6 @@ extension RefreshRuntime {
 
     // MARK: Results while a run goes on
 
-    /// Live results lines applied per run per second; more wait for the run's end.
-    package static let liveLinesPerSecond = RuntimeMachine.liveLinesPerSecond
-
     /// A complete line a running command wrote to its results channel (any thread). A live line
     /// (an activity event, an explicit reload) is taken now and true is returned; any other
     /// line is left for the run's end.

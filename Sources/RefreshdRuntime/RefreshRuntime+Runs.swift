@@ -6,17 +6,24 @@ extension RefreshRuntime {
         // The registry holds the code; the machine decides whether it can start (no handler, a
         // command with nothing to run, a commit failed since this launch was queued: its end,
         // one input). An instance whose values leave a path of its template fails to start.
-        let (handler, refusal, storeFailed): (TaskHandler?, String?, Bool) = lock.withLock {
-            if let handler = handlers[order.identifier] { return (handler, nil, storeFailure != nil) }
-            let (handler, refusal) = instanceLaunch(order.identifier, slot: order.slot)
-            return (handler, refusal, storeFailure != nil)
+        // One lock hold: the lookup and the machine's answer.
+        let (handler, refusal, starts): (TaskHandler?, String?, Bool) = lock.withLock {
+            var (handler, refusal): (TaskHandler?, String?) = (handlers[order.identifier], nil)
+            if handler == nil { (handler, refusal) = instanceLaunch(order.identifier, slot: order.slot) }
+            let storeFailed = storeFailure != nil
+            if refusal != nil, !storeFailed { return (nil, refusal, false) }
+            let performed = performLocked(.launching(order, handler?.launchTarget, storeFailed: storeFailed), host: host)
+            guard case .starts(true) = performed.reply else { return (nil, nil, false) }
+            return (handler, nil, true)
         }
-        if let refusal, !storeFailed {
+        if let refusal {
             perform(.startFailed(runID: order.runID, reason: refusal))
             return
         }
-        guard case .starts(true) = perform(.launching(order, handler?.launchTarget, storeFailed: storeFailed)).reply,
-              let handler else { return }
+        guard starts, let handler else {
+            kick(host)  // its end, handled with the answer
+            return
+        }
         switch handler {
         case let .command(job):
             lock.withLock { executions[order.runID] = .command(order) }
@@ -29,7 +36,7 @@ extension RefreshRuntime {
                     if case .command = executions[order.runID] {
                         executions[order.runID] = .command(order, processGroup: group, startTicks: ticks)
                     }
-                    performLocked(.processStarted(order, processGroup: group, startTicks: ticks))
+                    performLocked(.processStarted(order, processGroup: group, startTicks: ticks), host: host)
                 }
                 // The daemon's log only, as before (no observation: a simulation's report is unchanged).
                 logger.info("\(RuntimeMachine.processStartedLog(order, processGroup: group))")
@@ -55,14 +62,17 @@ extension RefreshRuntime {
     /// (`RefreshRuntime+Results`). Any thread. A run already ended (an abandoned task, an action
     /// that returned after its grace) is ignored.
     package func runEnded(_ runID: Int64, exit: RunExit, results: [String] = []) {
-        let (execution, stopped) = lock.withLock {
-            (executions.removeValue(forKey: runID), performLocked(.workStopped(runID: runID)))
+        let host = self.host
+        let (execution, stopped) = lock.withLock { () -> (Execution?, Performed) in
+            let execution = executions.removeValue(forKey: runID)
+            // A command's leftovers are swept before its end is handled (a stop waits for it).
+            if case .command = execution, host != nil { performLocked(.sweepStarted(runID: runID), host: host) }
+            return (execution, performLocked(.workStopped(runID: runID), host: host))
         }
         if case let .dropped(drop?) = stopped.reply { report(observation(drop)) }
         guard let execution else { return }
         if case let .command(order, group, ticks) = execution, let host {
             let record = sweepRecord(order, processGroup: group, startTicks: ticks)
-            perform(.sweepStarted(runID: order.runID))
             if let killed = host.sweepRunNow(record, instance: instance) {
                 // Swept at once (the simulated host): no closure kept, nothing allocated for it.
                 perform(.workEnded(order, runID: runID, exit: exit, results: results,
@@ -101,12 +111,6 @@ extension RefreshRuntime {
     /// process's output goes through the rate limit (`runOutputLines`).
     package func runOutput(_ order: LaunchOrder, stream: String, line: String) {
         report(RuntimeObservation(RuntimeMachine.output(order, stream: stream, line: line), at: clock()))
-    }
-
-    /// Output the host read and did not log (over the rate limit).
-    package func runOutputDropped(_ order: LaunchOrder, lines: Int, bytes: Int, limit: String) {
-        report(observation(RuntimeMachine.OutputDrop(identifier: order.identifier, runID: order.runID,
-                                                     lines: lines, bytes: bytes, limit: limit)))
     }
 
     /// The environment a command run sees: refreshd's own, the job's, and the REFRESH_ variables.

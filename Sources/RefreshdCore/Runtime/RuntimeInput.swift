@@ -2,15 +2,17 @@
 /// operator and the job files ask, and what a host reports of time, processes and channels.
 /// `RuntimeMachine.handle(_:at:into:)` takes one and appends its effects; the engine has one
 /// path for all of them (lock, handle, commit, act), so no input has a sequence of its own.
+/// The rare inputs with large payloads are `indirect`: the value is copied on every input, and
+/// a job spec inline made it 937 bytes (8.2 µs a simulated run against 6.5 µs).
 package enum RuntimeInput {
     // MARK: Asked from outside (the API, `refreshd ctl`, job files)
 
     /// A scheduler event: a declaration, a cancel, a shutdown, a run's end, conditions...
     case event(SchedulerEvent)
     /// A timeline event (a widget declared, an explicit reload).
-    case timeline(TimelineEvent)
+    indirect case timeline(TimelineEvent)
     /// An activity event (ActivityKit's request, update, end; new settings). May be refused.
-    case activity(ActivityEvent)
+    indirect case activity(ActivityEvent)
     /// A request, replacing a pending one with the same identifier. May be refused.
     case submit(TaskRequest)
     /// A declared identifier's first request: its schedule's next slot, or now. May be refused.
@@ -18,7 +20,7 @@ package enum RuntimeInput {
     /// An operator's order (`refreshd ctl run`, `expire`, `pause`, `resume`). May be refused.
     case order(RuntimeMachine.OperatorCommand)
     /// A loaded job's first request as `SeedPlan` says. May be refused.
-    case seed(JobSpec, replacing: Bool)
+    indirect case seed(JobSpec, replacing: Bool)
     /// An instance added, its widget declared with it. May be refused.
     case addInstance(InstanceRecord)
     /// Instances added in one event, each checked on its own (a refused one changes nothing).
@@ -80,11 +82,12 @@ package enum RuntimeInput {
     /// A run's work stopped (any way): its channel and rates are forgotten.
     case workStopped(runID: Int64)
 
-    /// A read of a run's streams: the engine neither restores, applies live lines, commits
-    /// nor drains for it (a burst of reads costs one commit, at the next drain).
-    package var isStreamRead: Bool {
+    /// A read of a run's streams, or a note of the engine's own (a sweep begun, a run's work
+    /// stopped): it changes no state, so the engine neither restores, applies live lines,
+    /// commits nor drains for it (a burst of reads costs one commit, at the next drain).
+    package var commitsNothing: Bool {
         switch self {
-        case .outputWindow, .output, .outputSkipped, .resultsRead, .resultLine, .workStopped: true
+        case .outputWindow, .output, .outputSkipped, .resultsRead, .resultLine, .workStopped, .sweepStarted: true
         default: false
         }
     }
@@ -93,11 +96,8 @@ package enum RuntimeInput {
     /// restore needs them), and what a host reports of a run exists only after the restore.
     package var restoresFirst: Bool {
         switch self {
-        case let .event(event):
-            switch event {
-            case .declare, .declareTemplate: false
-            default: true
-            }
+        case .event(.declare), .event(.declareTemplate): false
+        case .event: true
         case .timeline, .launching, .processStarted, .startFailed, .sweepStarted, .workEnded, .resultsClosed,
              .leaderExited, .notification, .liveLines, .outputWindow, .output, .outputSkipped, .resultsRead,
              .resultLine, .workStopped:

@@ -369,7 +369,6 @@ package struct RuntimeMachine: Sendable {
     /// (uv_spawn cannot run nothing), so both hosts fail it the same way.
     package mutating func launching(_ order: LaunchOrder, _ target: LaunchTarget?, at now: Instant,
                                     into effects: inout [SchedulerEffect]) -> Bool {
-        guard !Self.starts(target) else { return true }
         switch target {
         case nil:
             handle(.runFinished(runID: order.runID, exit: .noHandler), at: now, into: &effects)
@@ -379,14 +378,6 @@ package struct RuntimeMachine: Sendable {
             return false
         case .command, .inProcess, .action:
             return true
-        }
-    }
-
-    /// Whether a launch with this target starts (`launching` without its failed end).
-    package static func starts(_ target: LaunchTarget?) -> Bool {
-        switch target {
-        case nil, .command(runsNothing: true): false
-        case .command, .inProcess, .action: true
         }
     }
 
