@@ -17,7 +17,7 @@ extension RefreshRuntime {
     ///   a template's); the core's `SchedulerError` otherwise (namespace full, stopping, not saved).
     package func submitForOperator(_ identifier: String, earliest: Instant?) throws {
         let request = try lock.withLock { try machine.operatorRequest(identifier, earliest: earliest) }
-        try submit(request)
+        try feedThrowing { core, now, effects throws(SchedulerError) in try core.submit(ordered: request, at: now, into: &effects) }
     }
 
     /// The refusal of an order naming an identifier no job declares (a template's names its
