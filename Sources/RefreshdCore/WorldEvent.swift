@@ -1,6 +1,7 @@
 /// What the world did to refreshd, recorded for `simulate --replay` (issue 34): a start, the
 /// start of a stop, a wall-clock step, a change of conditions, an operator's pause, resume or
-/// other order (`OperatorOrder`), a reload of the job files.
+/// other order (`OperatorOrder`), a reload of the job files; and each live activity's state
+/// changes, which the replay's comparison counts (the activity records go at the dismissal).
 ///
 /// The core records each as a machine record in the `world` table when it handles the event
 /// (so every store folds it as it folds any record: no schema migration), keyed by the instant
@@ -26,6 +27,9 @@ package struct WorldEvent: Sendable, Hashable {
         /// The job files were reloaded: the identifiers added, changed or removed. The files
         /// themselves are not kept (the replay says what it cannot reproduce).
         case reload(changed: [String])
+        /// A live activity reached a state (`ActivityTransition`), with the updates applied to
+        /// it so far.
+        case activity(id: String, to: ActivityState, cause: ActivityCause, updates: Int)
     }
 
     package var at: Instant
@@ -56,6 +60,7 @@ package struct WorldEvent: Sendable, Hashable {
         case .resume: "resume"
         case let .order(order): order.name
         case .reload: "reload"
+        case .activity: "activity"
         }
     }
 
@@ -83,6 +88,9 @@ package struct WorldEvent: Sendable, Hashable {
             }
         case let .reload(changed):
             value += ",\"changed\":" + (StrictJSON.compact(.array(changed.map { .string($0) })) ?? "[]")
+        case let .activity(id, state, cause, updates):
+            key += " " + id + " " + state.rawValue
+            value += ",\"id\":\(Self.quoted(id)),\"to\":\"\(state.rawValue)\",\"cause\":\"\(cause.rawValue)\",\"updates\":\(updates)"
         }
         return MachineRecord(table: Self.table, key: key, value: value + "}")
     }
@@ -133,6 +141,10 @@ package struct WorldEvent: Sendable, Hashable {
         case "reload":
             guard let changed = texts("changed") else { return nil }
             what = .reload(changed: changed)
+        case "activity":
+            guard let id = text("id"), let state = text("to").flatMap(ActivityState.init(rawValue:)),
+                  let cause = text("cause").flatMap(ActivityCause.init(rawValue:)), let updates = integer("updates") else { return nil }
+            what = .activity(id: id, to: state, cause: cause, updates: Int(updates))
         default: return nil
         }
     }
