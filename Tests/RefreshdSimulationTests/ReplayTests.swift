@@ -213,6 +213,35 @@ import RefreshdConfig
         #expect(withoutOrders.error.runsApart == 1 && withoutOrders.error.exactJobs == 0, "\(withoutOrders.text)")
     }
 
+    /// A widget reload asked from outside (`ctl reload KIND`, the dashboard) is an order too: the
+    /// timeline machine's entry records it, and it comes back as the same fault, whose provider
+    /// call the replay makes again.
+    @Test func aWidgetReloadFromOutsideIsRecordedAndReplayed() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.widget", kind: .processing, allowance: .seconds(30)),
+                           command: CommandJob(argv: ["provider"]),
+                           widget: WidgetSpec(kind: "w", families: ["systemSmall"], budget: 50))
+        let job = Scenario.Job(spec: spec, model: JobModel(duration: .fixed(.seconds(2)), timeline: TimelineModel(policy: .never)))
+        var scenario = Scenario(name: "reload", jobs: [job], start: t(0), days: 1)
+        scenario.until = t(3_600)
+        let reload = Fault.order(.reloadWidgets(kind: "w", reason: .explicitAPI), at: .at(t(1_800)))
+        scenario.faults = [reload]
+        let simulation = Simulation(scenario: scenario)
+        let report = simulation.run()
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        let world = try simulation.store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
+        let runs = try simulation.store.recentRuns(limit: 100)
+        #expect(Replay.faults(world: world, runs: runs, from: t(0), to: t(3_600)).faults == [reload])
+        #expect(runs.map { ($0.started.milliseconds - t0.milliseconds) / 1000 }.sorted() == [0, 1_800], "added, then the reload")
+        var base = scenario
+        base.faults = []
+        base.until = nil
+        let setup = Replay.scenario(base, runs: runs, world: world, from: t(0), to: t(3_600))
+        let replayed = Simulation(scenario: setup.scenario).run()
+        let comparison = ReplayComparison(from: t(0), to: t(3_600), ran: runs.map(ReplayComparison.Run.init),
+                                          replayed: replayed.comparedRuns, whatIf: nil, whatIfJobs: nil, zone: .gmt)
+        #expect(comparison.error.runsApart == 0 && comparison.error.ranRuns == 2, "\(comparison.text)")
+    }
+
     /// A reload of the job files is recorded with the jobs it changed, and the replay says what
     /// it cannot reproduce of it (the files are not kept).
     @Test func aReloadOfTheFilesIsANoteOfTheReplay() {
