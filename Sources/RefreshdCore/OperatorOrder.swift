@@ -41,10 +41,11 @@ package enum OperatorOrder: Sendable, Hashable {
         }
     }
 
-    /// `ctl submit app.feed (earliest 2026-12-05T10:00:00.000Z)`: for the replay's notes and faults.
-    package var text: String {
+    /// `ctl submit app.feed (earliest 2026-12-05T10:00:00.000Z)`, given at `at` (an earliest
+    /// date that is `at` goes unsaid): the replay's words for its faults.
+    package func text(at: Instant) -> String {
         switch self {
-        case let .submit(job, earliest): "ctl submit \(job) (earliest \(earliest.iso8601))"
+        case let .submit(job, earliest): "ctl submit \(job)" + (earliest == at ? "" : " (earliest \(earliest.iso8601))")
         case let .cancel(job): "ctl cancel \(job)"
         case let .cancelAll(namespace): "ctl cancel-all" + (namespace.map { " (namespace \($0))" } ?? "")
         case let .launchNow(job): "ctl simulate-launch \(job)"
