@@ -6,8 +6,9 @@
 /// transaction, so `simulate --replay` gives it back to the simulator as a fault at its instant
 /// (`Fault.order`), and the runs an operator caused are replayed too.
 package enum OperatorOrder: Sendable, Hashable {
-    /// The job's own request, due at `earliest` (`RuntimeMachine.operatorRequest`).
-    case submit(String, earliest: Instant)
+    /// The job's own request, due at `earliest` (`RuntimeMachine.operatorRequest`; nil: at
+    /// once, as a scenario's `operator` fault writes it; a recorded one has its date).
+    case submit(String, earliest: Instant?)
     /// Its pending request cancelled.
     case cancel(String)
     /// Every pending request (of one namespace) cancelled.
@@ -45,7 +46,7 @@ package enum OperatorOrder: Sendable, Hashable {
     /// date that is `at` goes unsaid): the replay's words for its faults.
     package func text(at: Instant) -> String {
         switch self {
-        case let .submit(job, earliest): "ctl submit \(job)" + (earliest == at ? "" : " (earliest \(earliest.iso8601))")
+        case let .submit(job, earliest): "ctl submit \(job)" + (earliest.map { $0 == at ? "" : " (earliest \($0.iso8601))" } ?? "")
         case let .cancel(job): "ctl cancel \(job)"
         case let .cancelAll(namespace): "ctl cancel-all" + (namespace.map { " (namespace \($0))" } ?? "")
         case let .launchNow(job): "ctl simulate-launch \(job)"

@@ -79,7 +79,8 @@ package struct WorldEvent: Sendable, Hashable {
         case let .order(order):
             if let subject = order.subject { key += " " + subject }
             switch order {
-            case let .submit(job, earliest): value += ",\"job\":\(Self.quoted(job)),\"earliest\":\(earliest.milliseconds)"
+            case let .submit(job, earliest):
+                value += ",\"job\":" + Self.quoted(job) + (earliest.map { ",\"earliest\":\($0.milliseconds)" } ?? "")
             case let .cancel(job), let .launchNow(job), let .expireNow(job): value += ",\"job\":" + Self.quoted(job)
             case let .cancelAll(namespace): if let namespace { value += ",\"namespace\":" + Self.quoted(namespace) }
             case let .reloadWidgets(kind, reason):
@@ -128,8 +129,8 @@ package struct WorldEvent: Sendable, Hashable {
             guard let job = text("job") else { return nil }
             what = event == "pause" ? .pause(job) : .resume(job)
         case "submit":
-            guard let job = text("job"), let earliest = integer("earliest") else { return nil }
-            what = .order(.submit(job, earliest: Instant(milliseconds: earliest)))
+            guard let job = text("job") else { return nil }
+            what = .order(.submit(job, earliest: integer("earliest").map(Instant.init(milliseconds:))))
         case "cancel", "simulate-launch", "simulate-expiration":
             guard let job = text("job") else { return nil }
             what = .order(event == "cancel" ? .cancel(job) : event == "simulate-launch" ? .launchNow(job) : .expireNow(job))
