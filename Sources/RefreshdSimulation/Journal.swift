@@ -118,7 +118,7 @@ final class Journal: @unchecked Sendable {
                     runs[runID] = nil
                 case let .putRecord(record) where record.table == TimelineChange.counterTable && !providerWidgets.isEmpty:
                     countCalls(record, at: now)
-                case let .putRecord(record) where record.table == WorldEvent.table:
+                case let .putRecord(record) where record.table == WorldEvent.table && record.key.contains(" simulate-expiration "):
                     // An operator's expiration now (`ctl simulate-expiration`) ends its run's
                     // allowance now (`SchedulerCore.expireNow`): its deadline is now.
                     if case let .order(.expireNow(identifier))? = WorldEvent(record)?.what, let job = jobs.number(of: identifier),
