@@ -306,6 +306,14 @@ def main():
         row(f"Staging a day: {st['assets']} assets x {st['families']} families ({st['renditions_written']} renditions)",
             "wall s / CPU s / peak MB above baseline",
             f"{fmt(st['wall_s'])} / {fmt(st['cpu_s'])} / {st['peak_above_baseline_bytes'] / 1e6:.1f}", "-", "", "-", "")
+    rp = find(rows, "refreshd", "replay")
+    if rp:
+        row("Replay of 28 s of a real refreshd (5 jobs, a stop, a kill -9), same files (issue 34)",
+            "runs ran / replayed / apart", f"{rp['ran']} / {rp['replayed']} / {rp['apart']}", "-", "", "-", "",
+            "<= 1 run a job apart", f"{met(rp['apart'] <= rp['jobs'])} ({rp['exact_jobs']} of {rp['jobs']} jobs exact)")
+        row("", "outcomes apart / lateness p50 apart ms / widgets exact / activities exact",
+            f"{rp['outcomes_apart']} / {rp['lateness_p50_apart_ms']} / {rp['exact_widgets']} of {rp['widgets']} / "
+            f"{rp['exact_activities']} of {rp['activities']}", "-", "", "-", "")
     header = ["line", "metric", "refreshd", "C reference", "refreshd/C", "APScheduler", "APS/refreshd", "target", "verdict"]
     widths = [max(len(str(x[col])) for x in table + [header]) for col in range(len(header))]
     lines = []

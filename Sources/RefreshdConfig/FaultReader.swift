@@ -1,4 +1,4 @@
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 
 /// Reads a scenario's `faults:` list: one fault per item, named by its only key.
 ///
@@ -17,11 +17,13 @@ import RefreshdCore
 ///   - low-power: {at: +1d, for: 8h}                            # Low Power Mode: counted reloads held
 ///   - notifier-down: {at: +1d, for: 10m}                       # failure notifications fail, retried
 ///   - pause: {job: com.example.refresh, at: +1d, for: 6h}      # ctl pause, then ctl resume (no for: stays paused)
+///   - operator: {at: +1d2h, submit: com.example.refresh}        # or cancel, simulate-launch, simulate-expiration: JOB;
+///                                                                # cancel-all: true; reload: KIND (or all)
 /// ```
 enum FaultReader {
     static let kinds = ["down", "kill", "expire-run", "crash-run", "clock-step", "suspend",
                         "store-full", "power-loss", "network-loss", "provider-garbage", "provider-expires",
-                        "budget-empty", "activity-silent", "widget-intents", "low-power", "notifier-down", "pause"]
+                        "budget-empty", "activity-silent", "widget-intents", "low-power", "notifier-down", "pause", "operator"]
     static let example = "{kill: {at: +1d4h, restart-after: 30s}}"
 
     static func read(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> [Fault]? {
@@ -88,6 +90,8 @@ enum FaultReader {
             let length = fields.optional("for")?.duration(&sink, positive: true)
             guard sink.errors.count == before, let job, let at else { return nil }
             return .pause(job: job, at: at, for: length)
+        case "operator":
+            return order(reader, &references, &sink)
         case "activity-silent":
             let example = "{job: com.example.download, run: 1, after: 20m}"
             guard let fields = MappingFields(reader, known: ["job", "run", "after"], example: example, &sink) else { return nil }
@@ -136,5 +140,39 @@ enum FaultReader {
             guard let at, let by else { return nil }
             return .clockStep(at: at, by: by)
         }
+    }
+
+    /// `operator: {at, ORDER: ...}`: an order from outside the job files at an instant, one of
+    /// `submit`, `cancel`, `simulate-launch`, `simulate-expiration` (a job), `cancel-all: true`,
+    /// `reload` (a widget kind, or `all`): what `simulate --replay` gives back of a recorded one.
+    static func order(_ reader: ValueReader, _ references: inout ScenarioReferences, _ sink: inout ErrorSink) -> Fault? {
+        let orders = ["submit", "cancel", "cancel-all", "simulate-launch", "simulate-expiration", "reload"]
+        let example = "{at: +1d, submit: com.example.refresh}"
+        guard let fields = MappingFields(reader, known: ["at"] + orders, example: example, &sink) else { return nil }
+        let before = sink.errors.count
+        let at = fields.required("at", &sink).flatMap { references.time($0, &sink) }
+        let given = orders.filter { fields.optional($0) != nil }
+        guard given.count == 1, let name = given.first, let value = fields.optional(name) else {
+            sink.add(at: reader.node.location, "operator: expected one order of \(orders.joined(separator: ", ")) beside at (like \(example))"
+                     + (given.count > 1 ? ", found \(given.joined(separator: " and "))" : ""))
+            return nil
+        }
+        var order: OperatorOrder?
+        switch name {
+        case "cancel-all":
+            if value.node.isNullScalar || value.string(&sink, expected: "true") == "true" { order = .cancelAll(namespace: nil) }
+        case "reload":
+            if let kind = value.string(&sink, expected: "a widget kind, or all") { order = .reloadWidgets(kind: kind == "all" ? nil : kind, reason: .explicitAPI) }
+        default:
+            guard let job = references.job(value, &sink) else { break }
+            switch name {
+            case "submit": order = .submit(job, earliest: nil)
+            case "cancel": order = .cancel(job)
+            case "simulate-launch": order = .launchNow(job)
+            default: order = .expireNow(job)
+            }
+        }
+        guard sink.errors.count == before, let at, let order else { return nil }
+        return .order(order, at: at)
     }
 }

@@ -17,6 +17,7 @@ extension SchedulerCore {
             throw .atCapacity(running: active.count, limit: configuration.maxConcurrentRuns)
         }
         launch(request, slot: slot, at: now, into: &effects)
+        recordOrder(.launchNow(identifier), at: now, into: &effects)
         finishEvent(into: &effects)
     }
 
@@ -32,7 +33,22 @@ extension SchedulerCore {
         if run.order.deadline > now { run.order.deadline = now }
         active[runID] = run
         expireOverdue(at: now, into: &effects)
+        recordOrder(.expireNow(identifier), at: now, into: &effects)
         finishEvent(into: &effects)
+    }
+
+    /// An operator's submit (`refreshd ctl submit`, `RuntimeMachine.operatorRequest`): a submit
+    /// like any, and recorded as the operator's order for `simulate --replay`.
+    package mutating func submit(ordered request: TaskRequest, at now: Instant,
+                                 into effects: inout [SchedulerEffect]) throws(SchedulerError) {
+        try submit(request, at: now, into: &effects)
+        recordOrder(.submit(request.identifier, earliest: request.earliestBeginDate ?? now), at: now, into: &effects)
+    }
+
+    /// An order taken, in its own transaction (`WorldEvent`): the replay gives it back.
+    private func recordOrder(_ order: OperatorOrder, at now: Instant, into effects: inout [SchedulerEffect]) {
+        guard configuration.emitsStateChanges else { return }
+        effects.append(.persist(.putRecord(WorldEvent(at: now, what: .order(order)).record)))
     }
 }
 

@@ -1,5 +1,7 @@
 /// What the world did to refreshd, recorded for `simulate --replay` (issue 34): a start, the
-/// start of a stop, a wall-clock step, a change of conditions, an operator's pause or resume.
+/// start of a stop, a wall-clock step, a change of conditions, an operator's pause, resume or
+/// other order (`OperatorOrder`), a reload of the job files; and each live activity's state
+/// changes, which the replay's comparison counts (the activity records go at the dismissal).
 ///
 /// The core records each as a machine record in the `world` table when it handles the event
 /// (so every store folds it as it folds any record: no schema migration), keyed by the instant
@@ -20,6 +22,14 @@ package struct WorldEvent: Sendable, Hashable {
         case conditions(Conditions)
         case pause(String)
         case resume(String)
+        /// An order from outside the job files, taken (`OperatorOrder`).
+        case order(OperatorOrder)
+        /// The job files were reloaded: the identifiers added, changed or removed. The files
+        /// themselves are not kept (the replay says what it cannot reproduce).
+        case reload(changed: [String])
+        /// A live activity reached a state (`ActivityTransition`), with the updates applied to
+        /// it so far.
+        case activity(id: String, to: ActivityState, cause: ActivityCause, updates: Int)
     }
 
     package var at: Instant
@@ -48,6 +58,9 @@ package struct WorldEvent: Sendable, Hashable {
         case .conditions: "conditions"
         case .pause: "pause"
         case .resume: "resume"
+        case let .order(order): order.name
+        case .reload: "reload"
+        case .activity: "activity"
         }
     }
 
@@ -62,10 +75,28 @@ package struct WorldEvent: Sendable, Hashable {
         case let .conditions(c): value += ",\"power\":\(c.externalPower),\"network\":\(c.network)"
         case let .pause(job), let .resume(job):
             key += " " + job
-            value += ",\"job\":" + (StrictJSON.compact(.string(job)) ?? "\"\"")
+            value += ",\"job\":" + Self.quoted(job)
+        case let .order(order):
+            if let subject = order.subject { key += " " + subject }
+            switch order {
+            case let .submit(job, earliest):
+                value += ",\"job\":" + Self.quoted(job) + (earliest.map { ",\"earliest\":\($0.milliseconds)" } ?? "")
+            case let .cancel(job), let .launchNow(job), let .expireNow(job): value += ",\"job\":" + Self.quoted(job)
+            case let .cancelAll(namespace): if let namespace { value += ",\"namespace\":" + Self.quoted(namespace) }
+            case let .reloadWidgets(kind, reason):
+                if let kind { value += ",\"kind\":" + Self.quoted(kind) }
+                value += ",\"reason\":" + Self.quoted(reason.rawValue)
+            }
+        case let .reload(changed):
+            value += ",\"changed\":" + (StrictJSON.compact(.array(changed.map { .string($0) })) ?? "[]")
+        case let .activity(id, state, cause, updates):
+            key += " " + id + " " + state.rawValue
+            value += ",\"id\":\(Self.quoted(id)),\"to\":\"\(state.rawValue)\",\"cause\":\"\(cause.rawValue)\",\"updates\":\(updates)"
         }
         return MachineRecord(table: Self.table, key: key, value: value + "}")
     }
+
+    private static func quoted(_ text: String) -> String { StrictJSON.compact(.string(text)) ?? "\"\"" }
 
     /// A record read back (nil: not one this version wrote).
     package init?(_ record: MachineRecord) {
@@ -75,6 +106,10 @@ package struct WorldEvent: Sendable, Hashable {
         }
         func text(_ name: String) -> String? {
             if case let .string(v)? = members.first(where: { $0.key == name })?.value { v } else { nil }
+        }
+        func texts(_ name: String) -> [String]? {
+            guard case let .array(items)? = members.first(where: { $0.key == name })?.value else { return nil }
+            return items.compactMap { if case let .string(v) = $0 { v } else { nil } }
         }
         func flag(_ name: String) -> Bool? {
             if case let .bool(v)? = members.first(where: { $0.key == name })?.value { v } else { nil }
@@ -93,6 +128,24 @@ package struct WorldEvent: Sendable, Hashable {
         case "pause", "resume":
             guard let job = text("job") else { return nil }
             what = event == "pause" ? .pause(job) : .resume(job)
+        case "submit":
+            guard let job = text("job") else { return nil }
+            what = .order(.submit(job, earliest: integer("earliest").map(Instant.init(milliseconds:))))
+        case "cancel", "simulate-launch", "simulate-expiration":
+            guard let job = text("job") else { return nil }
+            what = .order(event == "cancel" ? .cancel(job) : event == "simulate-launch" ? .launchNow(job) : .expireNow(job))
+        case "cancel-all":
+            what = .order(.cancelAll(namespace: text("namespace")))
+        case "widget-reload":
+            guard let reason = text("reason").flatMap(ReloadReason.init(rawValue:)) else { return nil }
+            what = .order(.reloadWidgets(kind: text("kind"), reason: reason))
+        case "reload":
+            guard let changed = texts("changed") else { return nil }
+            what = .reload(changed: changed)
+        case "activity":
+            guard let id = text("id"), let state = text("to").flatMap(ActivityState.init(rawValue:)),
+                  let cause = text("cause").flatMap(ActivityCause.init(rawValue:)), let updates = integer("updates") else { return nil }
+            what = .activity(id: id, to: state, cause: cause, updates: Int(updates))
         default: return nil
         }
     }

@@ -16,8 +16,9 @@ extension RefreshRuntime {
     /// - Throws: `ControlRefusal.notDeclared` for an identifier no job declares (`.template` for
     ///   a template's); the core's `SchedulerError` otherwise (namespace full, stopping, not saved).
     package func submitForOperator(_ identifier: String, earliest: Instant?) throws {
-        let request = try lock.withLock { try machine.operatorRequest(identifier, earliest: earliest) }
-        try submit(request)
+        let performed = perform(.operatorSubmit(identifier: identifier, earliest: earliest))
+        if case let .refused(.order(refusal)) = performed.reply { throw refusal }
+        try performed.scheduler()
     }
 
     /// The refusal of an order naming an identifier no job declares (a template's names its

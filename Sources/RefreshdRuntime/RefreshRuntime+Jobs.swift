@@ -70,6 +70,7 @@ extension RefreshRuntime {
             // Each template's `instances:` file, as a set (its changes are diffs, in this
             // transaction); new instances get their first request at their add.
             for spec in specs where spec.instanceSource != nil { applyInstanceSource(spec) }
+            performLocked(.reloaded(changed: plan.changedIdentifiers))
             return (plan, current)
         }
         guard committed else {

@@ -17,6 +17,7 @@ extension Fault {
         case let .notifierDown(span): return "notification receivers fail from \(span.start.instant(start: start)) for \(formatDuration(span.duration))"
         case let .pause(job, at, length):
             return "\(job) paused at \(at.instant(start: start))" + (length.map { ", resumed after \(formatDuration($0))" } ?? " to the end")
+        case let .order(order, at): return order.text(at: at.instant(start: start))
         default: return label
         }
     }

@@ -90,7 +90,7 @@ final class Journal: @unchecked Sendable {
             for change in changes {
                 switch change {
                 case let .runStarted(r):
-                    if r.started < r.earliest {
+                    if r.started < r.earliest, !Self.launchedNow(r.identifier, in: changes) {
                         flag(now, "launch-before-earliest",
                              "\(r.identifier) run \(r.runID) launched at \(r.started), before its earliest begin date \(r.earliest)")
                     }
@@ -118,10 +118,27 @@ final class Journal: @unchecked Sendable {
                     runs[runID] = nil
                 case let .putRecord(record) where record.table == TimelineChange.counterTable && !providerWidgets.isEmpty:
                     countCalls(record, at: now)
+                case let .putRecord(record) where record.table == WorldEvent.table && record.key.contains(" simulate-expiration "):
+                    // An operator's expiration now (`ctl simulate-expiration`) ends its run's
+                    // allowance now (`SchedulerCore.expireNow`): its deadline is now.
+                    if case let .order(.expireNow(identifier))? = WorldEvent(record)?.what, let job = jobs.number(of: identifier),
+                       let runID = jobAudits[Int(job)].running {
+                        runs[runID]?.deadline = now
+                    }
                 default:
                     break
                 }
             }
+        }
+    }
+
+    /// Whether the batch is an operator's launch of `identifier` now (`ctl simulate-launch`,
+    /// whatever its earliest begin date): it records the order (`OperatorOrder.launchNow`).
+    static func launchedNow(_ identifier: String, in changes: [StateChange]) -> Bool {
+        changes.contains {
+            guard case let .putRecord(record) = $0, record.table == WorldEvent.table,
+                  case .order(.launchNow(identifier))? = WorldEvent(record)?.what else { return false }
+            return true
         }
     }
 

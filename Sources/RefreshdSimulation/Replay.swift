@@ -14,8 +14,11 @@ import RefreshdConfig
 /// - conditions: spans without power or network (`Fault.powerLoss`, `Fault.networkLoss`); a
 ///   start forgets them (the core starts from the defaults and records a first reading that
 ///   differs);
-/// - an operator's pause and resume (`Fault.pause`);
-/// - each job's Nth run lasts and ends as its Nth recorded run in the period did
+/// - an operator's pause and resume (`Fault.pause`), and the other orders from outside the job
+///   files: a submit, a cancel, a launch or expiration now, a widget reload (`Fault.order`);
+/// - a reload of the job files: said in the notes, not replayed (`reloadNotes`);
+/// - each job's Nth run lasts, ends and writes its results lines as its Nth recorded run in
+///   the period did (`Replay.lines`)
 ///   (`JobModel.replayed`; one refreshd interrupted lasts past the instant it was ended), an
 ///   unfinished one, or one past the recorded, drawn from the model calibrated from the
 ///   period's runs (`Calibration`).
@@ -74,8 +77,22 @@ package enum Replay {
         if !unknown.isEmpty {
             notes.append("runs of jobs the files do not declare (not replayed): " + unknown.sorted().joined(separator: ", "))
         }
+        notes += reloadNotes(world: world, from: start, to: to)
         notes.append("the replay starts from an empty state: requests pending at \(start.iso8601) are those a first start makes")
         return Setup(scenario: setup, replayedJobs: replayed.sorted(), notes: notes)
+    }
+
+    /// What the replay cannot reproduce of the job files' reloads in `from..<to`: it runs the
+    /// whole period with one folder's files, and the store keeps which jobs a reload changed,
+    /// not the files (they may hold secrets, and every version of every file is no bounded
+    /// history): so a changed job's runs before its reload were another version's.
+    static func reloadNotes(world: [WorldEvent], from: Instant, to: Instant) -> [String] {
+        world.filter { $0.at >= from && $0.at < to }.sorted { $0.at < $1.at }.compactMap { event in
+            guard case let .reload(changed) = event.what else { return nil }
+            let shown = changed.prefix(10).joined(separator: ", ") + (changed.count > 10 ? " and \(changed.count - 10) more" : "")
+            return "the job files were reloaded at \(event.at.iso8601) (added, changed or removed: \(shown)): the replay runs "
+                + "the whole period with one set of files, so these jobs' runs on the other side of the reload follow files that did not run then"
+        }
     }
 
     /// Whether `identifier` is a launch of job `job`'s: itself, one of its widget's providers
@@ -85,24 +102,27 @@ package enum Replay {
         return launched == job || InstanceName.split(launched)?.template == job
     }
 
-    /// How a recorded run plays again; nil for a run unfinished in the record. A successful
-    /// run's results lines (kept with it, `run --keep-output`) are written again: a provider's
-    /// timeline is the one it returned then.
+    /// How a recorded run plays again; nil for a run unfinished in the record. Its results
+    /// lines (kept with it, `run --keep-output`) are written again: a provider's timeline is
+    /// the one it returned then, a job's activity lines and other lines those it wrote
+    /// (`Replay.lines`), whatever its end (a failed run's live lines were applied as well).
     static func replayedRun(_ run: RunRecord) -> JobModel.ReplayedRun? {
         guard let ended = run.ended, let outcome = run.outcome else { return nil }
         let duration = ended.duration(since: run.started)
+        let results = run.output.results
         switch outcome {
-        case .success: return .init(duration: duration, exit: .exited(0), results: run.output.results)
-        case .failure: return .init(duration: duration, exit: .exited(run.exitStatus ?? 1))
-        case .crashed: return .init(duration: duration, exit: .signaled(run.signal ?? 11))
+        case .success: return .init(duration: duration, exit: .exited(0), results: results)
+        case .failure: return .init(duration: duration, exit: .exited(run.exitStatus ?? 1), results: results)
+        case .crashed: return .init(duration: duration, exit: .signaled(run.signal ?? 11), results: results)
         case .expired:
             // Past its deadline, so that under the same allowance it expires again.
-            return .init(duration: max(duration, run.deadline.duration(since: run.started) + .milliseconds(1)), exit: .exited(0))
+            return .init(duration: max(duration, run.deadline.duration(since: run.started) + .milliseconds(1)), exit: .exited(0),
+                         results: results)
         case .interrupted:
             // Its own end is unknown; it ran at least until refreshd's stop ended it, so it
             // lasts past that instant and the replay's stop at the same instant finds it in
             // flight again.
-            return .init(duration: duration + .milliseconds(1), exit: .exited(0), interruptedAt: ended)
+            return .init(duration: duration + .milliseconds(1), exit: .exited(0), results: results, interruptedAt: ended)
         }
     }
 
@@ -170,6 +190,10 @@ package enum Replay {
             case let .resume(job):
                 let since = paused.removeValue(forKey: job) ?? start
                 faults.append(.pause(job: job, at: .at(since), for: event.at.duration(since: since)))
+            case let .order(order):
+                faults.append(.order(order, at: .at(event.at)))
+            case .reload, .activity:
+                break  // the files are not kept: a note (`reloadNotes`); activities are compared
             }
         }
         if let since = downSince { faults.append(.down(span(since, to))) }

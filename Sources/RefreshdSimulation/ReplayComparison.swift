@@ -59,6 +59,13 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
         /// Widgets whose reloads, calls, stale minutes and lowest budget agree exactly, of all.
         package var exactWidgets = 0
         package var widgets = 0
+        /// Activities (`compareActivities`): updates apart, summed over activities; activities
+        /// whose states reached, or whose end, differ; those that agree exactly, of all.
+        package var activityUpdatesApart = 0
+        package var activityStatesApart = 0
+        package var activityEndsApart = 0
+        package var exactActivities = 0
+        package var activities = 0
     }
 
     package var from: Instant
@@ -69,6 +76,9 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
     /// Per UTC day and widget, and per widget over the period (`compareWidgets`).
     package var widgetDays: [WidgetRow] = []
     package var widgets: [WidgetRow] = []
+    /// Per UTC day and activity, and per activity over the period (`compareActivities`).
+    package var activityDays: [ActivityRow] = []
+    package var activities: [ActivityRow] = []
     package var error: SimulatorError
 
     /// - Parameters:
@@ -117,10 +127,11 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
         return "simulator's error (replay with the same files against what ran): \(error.ranRuns) runs ran, "
             + "\(error.replayedRuns) replayed, \(error.runsApart) apart (\(percent)%); outcomes \(error.outcomesApart) apart; "
             + "lateness p50 at most \(error.latenessP50ApartMs) ms apart; \(error.exactJobs) of \(error.jobs) jobs exact" + widgetErrorText
+            + activityErrorText
     }
 
-    /// The table: per day and job, then per job over the period, the widgets likewise, then
-    /// the error line.
+    /// The table: per day and job, then per job over the period, the widgets and the
+    /// activities likewise, then the error line.
     package var text: String {
         var lines = ["replay \(from.iso8601)..\(to.iso8601): as it ran | as replayed with the same files"
             + (whatIfJobs.map { " | what if with \($0)" } ?? "")]
@@ -136,6 +147,7 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
         lines.append("per job:")
         format(jobs)
         lines += widgetText
+        lines += activityText
         lines.append(errorLine)
         return lines.joined(separator: "\n")
     }

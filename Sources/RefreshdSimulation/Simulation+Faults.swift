@@ -22,6 +22,7 @@ extension Simulation {
             case budgetEmpty(Bool)
             case lowPower
             case pause(String), resume(String)
+            case order(OperatorOrder)
         }
     }
 
@@ -95,6 +96,10 @@ extension Simulation {
                 add(t, .pause(job))
                 if let length { add(t + length, .resume(job)) }
                 faultLog.append(.init(kind: fault.label, at: t, until: length.map { t + $0 }, detail: fault.detail(start: start)))
+            case let .order(order, at):
+                let t = at.instant(start: start)
+                add(t, .order(order))
+                faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: fault.detail(start: start)))
             case .providerGarbage, .providerExpires, .activitySilent:
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
             }
@@ -126,6 +131,17 @@ extension Simulation {
         case let .reload(reason): runtime.reloadAllTimelines(reason: reason)
         case let .pause(job): try? runtime.pause(job)
         case let .resume(job): try? runtime.resume(job)
+        case let .order(order):
+            // Through the entries the control socket uses, which record the order again.
+            switch order {
+            case let .submit(job, earliest): try? runtime.submitForOperator(job, earliest: earliest)
+            case let .cancel(job): runtime.cancel(job)
+            case let .cancelAll(namespace): runtime.cancelAll(namespace: namespace)
+            case let .launchNow(job): try? runtime.launchNow(job)
+            case let .expireNow(job): try? runtime.expireNow(job)
+            case let .reloadWidgets(kind?, reason): runtime.reloadTimelines(ofKind: kind, reason: reason)
+            case let .reloadWidgets(nil, reason): runtime.reloadAllTimelines(reason: reason)
+            }
         case .device:
             let conditions = conditions(at: t)
             if conditions != host.conditions { host.setConditions(conditions, noticed: scenario.device.conditionNotices) }
@@ -139,7 +155,7 @@ extension Simulation {
     /// faults: down, kill, a clock step, a suspend, a full disk).
     static func isCarried(_ action: ExternalEvent.Action) -> Bool {
         switch action {
-        case .reload, .pause, .resume, .device, .lowPower, .budgetEmpty: true
+        case .reload, .pause, .resume, .order, .device, .lowPower, .budgetEmpty: true
         default: false
         }
     }
@@ -175,7 +191,7 @@ extension Simulation {
             }
         case .device:
             applyDevice(force: false)
-        case .reload, .pause, .resume, .lowPower, .budgetEmpty:
+        case .reload, .pause, .resume, .order, .lowPower, .budgetEmpty:
             if case let .budgetEmpty(on) = event.action { budgetEmpty = on }
             // An operator's command: lost, like one sent to the socket, while refreshd is down.
             guard let runtime = host.runtime, !host.stopped else { return }

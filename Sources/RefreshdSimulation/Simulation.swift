@@ -179,6 +179,13 @@ package final class Simulation: @unchecked Sendable {
                 }
             }
             var results = model.results
+            // A replayed run (`simulate --replay`) writes the lines it wrote then (`Replay.lines`).
+            var recordedLines: [SimulatedHost.TimedLine]?
+            if let recorded = model.replayedRun(id, n), !recorded.results.isEmpty {
+                let lines = Replay.lines(recorded.results, start: order.started, duration: duration)
+                recordedLines = lines.timed
+                results = lines.atEnd
+            }
             if let staging = actions.stagingModel(id) {
                 // A modelled staging run: its days are staged if it ends in success. An instance
                 // of a template whose folder or widget holds placeholders stages into its own
@@ -191,7 +198,7 @@ package final class Simulation: @unchecked Sendable {
                 let lines = actions.stagingStarted(order, model: staging, values: values)
                 if exit == .exited(0) { results += lines }
             }
-            let timed = model.activity.map { modelled -> [SimulatedHost.TimedLine] in
+            let timed = recordedLines ?? model.activity.map { modelled -> [SimulatedHost.TimedLine] in
                 // An instance's activity id holds its values as a kind does (each '@' "-at-").
                 var activity = modelled
                 if let split = InstanceName.split(id), Placeholders.mayHavePlaceholders(activity.id) {

@@ -52,12 +52,14 @@ extension SimulateCommand {
         var runs: [RunRecord] = []
         var world: [WorldEvent] = []
         var ranWidgets: [WidgetDayCounter] = []
+        var ranActivities: [ReplayComparison.ActivityStep] = []
         do {
             try StateDirectory.checkReadable(directory)
             let store = try StateStore.open(directory: directory, readOnly: true)
             defer { store.close() }
             world = try store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
             ranWidgets = ReplayComparison.widgetCounters(store, from: from, to: to)
+            ranActivities = ReplayComparison.activitySteps(store, to: to)
             // Newest first, a page at a time, back to the runs started before the period; with
             // their results lines, which replayed providers write again.
             var before: Int64?
@@ -81,19 +83,20 @@ extension SimulateCommand {
         if let seed { same.scenario.seed = seed }
         let replaying = Simulation(scenario: same.scenario)
         let replayed = replaying.run()
-        var whatIf: (setup: Replay.Setup, report: SimulationReport, widgets: [WidgetDayCounter])?
+        var whatIf: (setup: Replay.Setup, report: SimulationReport, widgets: [WidgetDayCounter], activities: [ReplayComparison.ActivityStep])?
         if let other = jobs, other != ranFolder {
             var setup = Replay.scenario(try loadFolder(other, start: from, zone: zone), runs: runs, world: world, from: from, to: to,
                                         recordedFiles: base)
             setup.scenario.seed = same.scenario.seed
             let simulation = Simulation(scenario: setup.scenario)
             let report = simulation.run()
-            whatIf = (setup, report, simulation.widgetCounters(from: from, to: to))
+            whatIf = (setup, report, simulation.widgetCounters(from: from, to: to), simulation.activitySteps(to: to))
         }
         let ran = runs.filter { $0.started >= same.scenario.start }.map(ReplayComparison.Run.init)
         var comparison = ReplayComparison(from: same.scenario.start, to: to, ran: ran, replayed: replayed.comparedRuns,
                                           whatIf: whatIf?.report.comparedRuns, whatIfJobs: whatIf == nil ? nil : jobs, zone: zone)
         comparison.compareWidgets(ran: ranWidgets, replayed: replaying.widgetCounters(from: from, to: to), whatIf: whatIf?.widgets)
+        comparison.compareActivities(ran: ranActivities, replayed: replaying.activitySteps(to: to), whatIf: whatIf?.activities)
         let violations = replayed.violations + (whatIf?.report.violations ?? [])
         if let svg {
             let paired = ReplayComparison.pairedReport(replayed: replayed, ran: runs, whatIf: whatIf?.report)

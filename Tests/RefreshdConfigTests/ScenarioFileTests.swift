@@ -1,5 +1,5 @@
 import Foundation
-import RefreshdCore
+@_spi(Benchmarks) import RefreshdCore
 import RefreshdRuntime
 import Testing
 @testable import RefreshdConfig
@@ -169,6 +169,13 @@ import Testing
         #expect(parsed(Self.jobs + "faults: [{pause: {job: test.nightly, at: +1h, for: 2h}}, {pause: {job: test.nightly, at: +5h}}]")?.faults
                 == [.pause(job: "test.nightly", at: .afterStart(.seconds(3600)), for: .seconds(7200)),
                     .pause(job: "test.nightly", at: .afterStart(.seconds(18000)), for: nil)])
+        // Issue 34: the operator's other orders, as a replay gives them back.
+        #expect(parsed(Self.jobs + "faults: [{operator: {at: +1h, submit: test.nightly}}, {operator: {at: +2h, cancel-all: true}},"
+                       + " {operator: {at: +3h, reload: all}}, {operator: {at: +4h, simulate-expiration: test.nightly}}]")?.faults
+                == [.order(.submit("test.nightly", earliest: nil), at: .afterStart(.seconds(3600))),
+                    .order(.cancelAll(namespace: nil), at: .afterStart(.seconds(7200))),
+                    .order(.reloadWidgets(kind: nil, reason: .explicitAPI), at: .afterStart(.seconds(10800))),
+                    .order(.expireNow("test.nightly"), at: .afterStart(.seconds(14400)))])
         #expect(parsed(Self.jobs + "expect: [{no-violation: }]")?.expectations == [.noViolation])
     }
 
@@ -338,10 +345,10 @@ import Testing
     @Test func faultErrors() throws {
         let cases: [(String, String, String)] = [
             ("faults: [{kil: {at: +1h}}]", "8:11", "unknown key \"kil\" in faults (did you mean \"kill\"?)"),
-            ("faults: [reboot]", "8:10", "unknown key \"reboot\" in faults; expected one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down, pause"),
+            ("faults: [reboot]", "8:10", "unknown key \"reboot\" in faults; expected one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down, pause, operator"),
             ("faults: [{down: {at: +1h, for: 1h}, kill: {at: +2h}}]", "8:37", "faults: expected one kind per item, found down and kill in one item; start each with its own -"),
             ("faults: [kill]", "8:10", "kill: expected a mapping like {at: +1d4h, restart-after: 30s}, found nothing (null)"),
-            ("faults: [[kill]]", "8:10", "faults: expected an item like {kill: {at: +1d4h, restart-after: 30s}} (one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down, pause), found a list"),
+            ("faults: [[kill]]", "8:10", "faults: expected an item like {kill: {at: +1d4h, restart-after: 30s}} (one of down, kill, expire-run, crash-run, clock-step, suspend, store-full, power-loss, network-loss, provider-garbage, provider-expires, budget-empty, activity-silent, widget-intents, low-power, notifier-down, pause, operator), found a list"),
             ("faults: {kill: {at: +1h}}", "8:9", "faults: expected a list of faults like [{kill: {at: +1d4h, restart-after: 30s}}], found a mapping"),
             ("faults: [{kill: {restart-after: 1s}}]", "8:17", "kill: missing required key \"at\" (expected {at: +1d4h, restart-after: 30s})"),
             ("faults: [{kill: {at: +1h, restart-after: soon}}]", "8:42", "kill.restart-after: expected a duration like 30s, 10m or 1h30m, found \"soon\""),
@@ -354,6 +361,8 @@ import Testing
             ("faults: [{suspend: {at: +1h, for: 1h, seen: never}}]", "8:45", "suspend.seen: expected one of at-resume, at-wake-up, found \"never\""),
             ("faults: [{pause: {at: +1h}}]", "8:18", "pause: missing required key \"job\" (expected {job: com.example.refresh, at: +1d, for: 6h})"),
             ("faults: [{pause: {job: test.nightly, at: +1h, for: 0s}}]", "8:52", "pause.for: expected a duration greater than zero, found \"0s\""),
+            ("faults: [{operator: {at: +1h}}]", "8:21", "operator: expected one order of submit, cancel, cancel-all, simulate-launch, simulate-expiration, reload beside at (like {at: +1d, submit: com.example.refresh})"),
+            ("faults: [{operator: {at: +1h, submit: test.nightly, cancel: test.nightly}}]", "8:21", "operator: expected one order of submit, cancel, cancel-all, simulate-launch, simulate-expiration, reload beside at (like {at: +1d, submit: com.example.refresh}), found submit and cancel"),
         ]
         for (line, position, message) in cases {
             let e = try #require(onlyError(Self.jobs + line))

@@ -52,6 +52,11 @@ import Testing
             if case let .seedSpec(identifier, _, _) = change { return identifier } else { return nil }
         }
         #expect(seeded?.sorted() == ["b.change", "d.add", "e.add"])
+        // And the world event `simulate --replay` names in its notes: which jobs it changed.
+        let world = committed.first?.compactMap { change -> WorldEvent? in
+            if case let .putRecord(record) = change { WorldEvent(record) } else { nil }
+        }
+        #expect(world == [WorldEvent(at: Self.start, what: .reload(changed: ["b.change", "c.remove", "d.add", "e.add"]))])
         #expect(Set(try store.restoredState().pending.map(\.identifier)) == ["a.keep", "b.change", "d.add", "e.add"])
         #expect(recorder.kinds(.reloaded).map(\.message) == ["reloaded (test): 2 added, 1 changed, 1 removed, 1 unchanged"])
         host.advance(by: .seconds(61))

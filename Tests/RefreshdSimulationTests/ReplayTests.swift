@@ -164,4 +164,92 @@ import RefreshdConfig
                 "\(comparison.text)")
         #expect(comparison.errorLine.hasSuffix("; 1 of 1 widgets exact"), "\(comparison.errorLine)")
     }
+
+    /// An operator's orders (a submit, a launch now, an expiration now, a cancel) that a
+    /// simulation carries out through the control entries are recorded by the machines in the
+    /// simulation's store, and come back as the same faults; replayed, they give back the runs
+    /// they caused, which a replay without them misses.
+    @Test func theOperatorsOrdersAreRecordedAndReplayedWithTheRunsTheyCaused() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.feed", kind: .processing, allowance: .seconds(20),
+                                                      resubmit: .after(.seconds(3_600))),
+                           command: CommandJob(argv: ["feed"]))
+        func m(_ minutes: Int64) -> Instant { t0 + .seconds(minutes * 60) }
+        let job = Scenario.Job(spec: spec, model: JobModel(duration: .fixed(.seconds(10))))
+        var scenario = Scenario(name: "orders", jobs: [job], start: t0, days: 1)
+        scenario.until = m(180)
+        let orders: [Fault] = [
+            .order(.submit("app.feed", earliest: m(10)), at: .at(m(5))),  // launches at 10 min
+            .order(.launchNow("app.feed"), at: .at(m(20))),  // its next request (70 min), now
+            .order(.expireNow("app.feed"), at: .at(m(20) + .seconds(5))),
+            .order(.cancel("app.feed"), at: .at(m(30))),  // its next (80 min): nothing more runs
+            .order(.submit("app.feed", earliest: m(150)), at: .at(m(140))),
+        ]
+        scenario.faults = orders
+        let simulation = Simulation(scenario: scenario)
+        let report = simulation.run()
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        let ran = try #require(report.jobs.first { $0.identifier == "app.feed" }).runs
+        #expect(ran.map { ($0.started.milliseconds - t0.milliseconds) / 1000 } == [0, 600, 1_200, 9_000], "\(ran)")
+        #expect(ran.map(\.outcome) == [.success, .success, .expired, .success])
+
+        let world = try simulation.store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
+        let runs = try simulation.store.recentRuns(limit: 1_000)
+        let (_, faults) = Replay.faults(world: world, runs: runs, from: t0, to: m(180))
+        #expect(faults == orders, "\(faults)")
+
+        var base = scenario
+        base.faults = []
+        base.until = nil
+        func replay(_ world: [WorldEvent]) -> ReplayComparison {
+            let setup = Replay.scenario(base, runs: runs, world: world, from: t0, to: m(180))
+            let replayed = Simulation(scenario: setup.scenario).run()
+            return ReplayComparison(from: t0, to: m(180), ran: runs.map(ReplayComparison.Run.init), replayed: replayed.comparedRuns,
+                                    whatIf: nil, whatIfJobs: nil, zone: .gmt)
+        }
+        let same = replay(world)
+        #expect(same.error.runsApart == 0 && same.error.outcomesApart == 0, "\(same.text)")
+        let withoutOrders = replay(world.filter { if case .order = $0.what { false } else { true } })
+        // Without them: its hourly runs (0, 60 and 120 min), not the 4 that ran.
+        #expect(withoutOrders.error.runsApart == 1 && withoutOrders.error.exactJobs == 0, "\(withoutOrders.text)")
+    }
+
+    /// A widget reload asked from outside (`ctl reload KIND`, the dashboard) is an order too: the
+    /// timeline machine's entry records it, and it comes back as the same fault, whose provider
+    /// call the replay makes again.
+    @Test func aWidgetReloadFromOutsideIsRecordedAndReplayed() throws {
+        let spec = JobSpec(definition: TaskDefinition(identifier: "app.widget", kind: .processing, allowance: .seconds(30)),
+                           command: CommandJob(argv: ["provider"]),
+                           widget: WidgetSpec(kind: "w", families: ["systemSmall"], budget: 50))
+        let job = Scenario.Job(spec: spec, model: JobModel(duration: .fixed(.seconds(2)), timeline: TimelineModel(policy: .never)))
+        var scenario = Scenario(name: "reload", jobs: [job], start: t(0), days: 1)
+        scenario.until = t(3_600)
+        let reload = Fault.order(.reloadWidgets(kind: "w", reason: .explicitAPI), at: .at(t(1_800)))
+        scenario.faults = [reload]
+        let simulation = Simulation(scenario: scenario)
+        let report = simulation.run()
+        #expect(report.violations.isEmpty, "\(report.violations)")
+        let world = try simulation.store.records(table: WorldEvent.table).compactMap(WorldEvent.init)
+        let runs = try simulation.store.recentRuns(limit: 100)
+        #expect(Replay.faults(world: world, runs: runs, from: t(0), to: t(3_600)).faults == [reload])
+        #expect(runs.map { ($0.started.milliseconds - t0.milliseconds) / 1000 }.sorted() == [0, 1_800], "added, then the reload")
+        var base = scenario
+        base.faults = []
+        base.until = nil
+        let setup = Replay.scenario(base, runs: runs, world: world, from: t(0), to: t(3_600))
+        let replayed = Simulation(scenario: setup.scenario).run()
+        let comparison = ReplayComparison(from: t(0), to: t(3_600), ran: runs.map(ReplayComparison.Run.init),
+                                          replayed: replayed.comparedRuns, whatIf: nil, whatIfJobs: nil, zone: .gmt)
+        #expect(comparison.error.runsApart == 0 && comparison.error.ranRuns == 2, "\(comparison.text)")
+    }
+
+    /// A reload of the job files is recorded with the jobs it changed, and the replay says what
+    /// it cannot reproduce of it (the files are not kept).
+    @Test func aReloadOfTheFilesIsANoteOfTheReplay() {
+        let world = [WorldEvent(at: t(0), what: .started), WorldEvent(at: t(60), what: .reload(changed: ["app.feed", "app.new"]))]
+        let base = Scenario(name: "replay", jobs: [], start: t(0))
+        let setup = Replay.scenario(base, runs: [], world: world, from: t(0), to: t(600))
+        #expect(setup.notes.contains { $0.hasPrefix("the job files were reloaded at \(t(60).iso8601) (added, changed or removed: app.feed, app.new)") },
+                "\(setup.notes)")
+        #expect(Replay.faults(world: world, runs: [], from: t(0), to: t(600)).faults == [])
+    }
 }

@@ -119,6 +119,71 @@ import Testing
         #expect(text.stdout.contains("  down ") && text.stdout.contains("  kill "), "\(text.stdout)")
     }
 
+    /// The operator's `ctl submit`s and a job's live activity, through a real refreshd: each
+    /// submit is recorded in its own commit and replayed as the same order, so the runs it
+    /// caused are replayed too; the activity the job drove (its lines kept with its run) is
+    /// replayed from those lines and compares exactly, per day and over the period.
+    @Test func anOperatorsSubmitsAndAJobsActivityAreReplayedAsTheyRan() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.write("hourly.yaml", """
+            identifier: test.hourly
+            kind: processing
+            command: ["/bin/true"]
+            resubmit: {after: 1h}
+            """)
+        try box.writeScript("pack", """
+            #!/bin/sh
+            now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+            echo '{"activity":"start","id":"pack","type":"Pack","content":{"progress":0}}' >&3
+            sleep 0.3
+            printf '{"activity":"update","id":"pack","content":{"progress":0.5},"timestamp":"%s"}\n' "$(now)" >&3
+            sleep 0.3
+            printf '{"activity":"update","id":"pack","content":{"progress":0.9},"timestamp":"%s"}\n' "$(now)" >&3
+            sleep 0.3
+            printf '{"activity":"end","id":"pack","content":{"progress":1},"dismissal":"immediate","timestamp":"%s"}\n' "$(now)" >&3
+            """)
+        try box.write("pack.yaml", """
+            identifier: test.pack
+            kind: processing
+            command: ["\(box.root)/pack"]
+            resubmit: {after: 1h}
+            """)
+        let from = Date()
+        let daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        for _ in 0..<2 {
+            usleep(1_000_000)
+            let submit = try CLI.run(["ctl", "submit", "test.hourly", "--state", box.state])
+            #expect(submit.status == 0, "\(submit.stderr)")
+        }
+        usleep(1_500_000)
+        daemon.signal(SIGTERM)
+        _ = daemon.wait()
+        let period = Self.period(from, Date())
+
+        let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs]).stdout
+        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--json"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let faults = try #require(object["faults"] as? [[String: Any]])
+        #expect(faults.filter { $0["kind"] as? String == "operator" }.count == 2, "\(faults)")
+        let comparison = try #require(object["comparison"] as? [String: Any])
+        let jobs = try #require(comparison["jobs"] as? [[String: Any]])
+        let hourly = try #require(figures(jobs, "test.hourly"))
+        #expect((hourly["ran"] as? [String: Any])?["launched"] as? Int == 3, "its first run and the two submits: \(table)")
+        #expect((hourly["replayed"] as? [String: Any])?["launched"] as? Int == 3, "\(table)")
+        let activities = try #require(comparison["activities"] as? [[String: Any]])
+        #expect(activities.map { $0["activity"] as? String } == ["pack"], "\(table)")
+        let ran = try #require(activities.first?["ran"] as? [String: Any])
+        #expect(ran["updates"] as? Int == 2 && ran["states"] as? [String] == ["active", "ended", "dismissed"]
+                && ran["end"] as? String == "ended-by-request", "\(table)")
+        let error = try #require(comparison["error"] as? [String: Any])
+        #expect(error["exactActivities"] as? Int == 1 && error["activities"] as? Int == 1, "\(table)")
+        #expect(table.contains("activities:\n  pack: 2 updates, active > ended (ended-by-request) > dismissed | 2 updates"), "\(table)")
+    }
+
     @Test func badPeriodsAreRefusedClearly() throws {
         var r = try CLI.run(["simulate", "--replay", "yesterday"])
         #expect(r.status == 64 && r.stderr.contains("--replay: expected FROM..TO, each an ISO 8601 date"), "\(r.stderr)")

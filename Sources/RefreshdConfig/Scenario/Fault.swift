@@ -45,6 +45,10 @@ package enum Fault: Sendable, Hashable {
     /// An operator pauses a job or template (`refreshd ctl pause`) at an instant and resumes it
     /// `for` later (nil: it stays paused to the end).
     case pause(job: String, at: SimulationTime, for: Duration?)
+    /// An operator's (or the dashboard's) order at an instant: a submit, a cancel, a launch or
+    /// expiration now, a widget reload (`OperatorOrder`); lost while refreshd is down, like one
+    /// sent to its socket. `simulate --replay` gives back the recorded ones.
+    case order(OperatorOrder, at: SimulationTime)
 
     /// A short label for reports: `kill`, `down`, `clock-step`...
     package var label: String {
@@ -66,6 +70,7 @@ package enum Fault: Sendable, Hashable {
         case .lowPower: "low-power"
         case .notifierDown: "notifier-down"
         case .pause: "pause"
+        case .order: "operator"
         }
     }
 }

@@ -67,6 +67,7 @@ extension Machines {
         // publishes its activity. A save is usually followed by the same activity's publication:
         // encoded once for both.
         var last: (activity: Activity, text: String?)?
+        var steps: [ActivityTransition] = []
         func record(_ activity: Activity) -> String? {
             if let last, last.activity == activity { return last.text }
             let text = activity.recordJSON
@@ -86,11 +87,22 @@ extension Machines {
             case let .publish(activity):
                 let contents = activity.state == .dismissed ? nil : record(activity).map { $0 + "\n" }
                 effects.append(.publish(Publication(path: "activities/\(activity.id).json", contents: contents)))
-            case .transition:
-                break  // the log line of the same transition carries it to observers
+            case let .transition(transition):
+                // The log line of the same transition carries it to observers; the store keeps
+                // it for the replay's comparison (`WorldEvent.What.activity`).
+                if stores { steps.append(transition) }
             case let .log(log):
                 effects.append(.log(.activity(log)))
             }
+        }
+        for step in steps {
+            // The updates so far: the activity as this event left it (a dismissed one is gone from
+            // the machine: its last publication).
+            let published = activityEffects.last { if case let .publish(a) = $0 { a.id == step.id } else { false } }
+            var updates = activities.activities[step.id]?.updatesApplied
+            if updates == nil, case let .publish(a)? = published { updates = a.updatesApplied }
+            let what = WorldEvent.What.activity(id: step.id, to: step.to, cause: step.cause, updates: updates ?? 0)
+            effects.append(.persist(.putRecord(WorldEvent(at: step.applied, what: what).record)))
         }
         return error
     }

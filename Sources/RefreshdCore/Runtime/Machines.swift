@@ -154,6 +154,9 @@ package struct Machines: Sendable {
     /// A timeline event (declarations, explicit reloads from the API).
     package mutating func handle(timeline event: TimelineEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         let start = effects.count
+        // A reload asked from outside (the operator's `ctl reload`, the dashboard, an intent):
+        // an order the replay gives back (`OperatorOrder`).
+        if case let .reload(kind, reason) = event, hasWidgets { effects += worldRecord(.order(.reloadWidgets(kind: kind, reason: reason)), at: now) }
         feed(event, at: now, into: &effects)
         settle(from: start, at: now, rearm: false, into: &effects)
     }
@@ -398,8 +401,20 @@ extension Machines {
         case .shutdown where !scheduler.isStopping: what = .stopping
         case let .clockChanged(expected): what = .clockStep(expected: expected)
         case let .conditionsChanged(new) where new != scheduler.conditions: what = .conditions(new)
+        // Cancels come from outside only (an operator, an embedding app): orders, when they
+        // cancel something.
+        case let .cancel(identifier) where scheduler.pending(identifier) != nil: what = .order(.cancel(identifier))
+        case let .cancelAll(namespace) where scheduler.pendingCount > 0: what = .order(.cancelAll(namespace: namespace))
         default: return
         }
         effects.append(.persist(.putRecord(WorldEvent(at: now, what: what).record)))
+    }
+
+    /// The record of `what` at `now` (none when the machines keep no state): for an event the
+    /// engine applies in steps, like a reload of the job files, in the same transaction.
+    /// A reload that changed no job is not recorded.
+    package func worldRecord(_ what: WorldEvent.What, at now: Instant) -> [SchedulerEffect] {
+        if case let .reload(changed) = what, changed.isEmpty { return [] }
+        return stores ? [.persist(.putRecord(WorldEvent(at: now, what: what).record))] : []
     }
 }

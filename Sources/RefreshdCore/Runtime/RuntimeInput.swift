@@ -17,6 +17,12 @@ package enum RuntimeInput {
     case submit(TaskRequest)
     /// A declared identifier's first request: its schedule's next slot, or now. May be refused.
     case submitFirst(identifier: String)
+    /// An operator's submit (`refreshd ctl submit`): the job's own request, due at `earliest`
+    /// or now, recorded as an order for the replay. May be refused.
+    case operatorSubmit(identifier: String, earliest: Instant?)
+    /// A reload of the job files committed its steps: which jobs it added, changed or removed,
+    /// recorded for the replay in the reload's transaction.
+    case reloaded(changed: [String])
     /// An operator's order (`refreshd ctl run`, `expire`, `pause`, `resume`). May be refused.
     case order(RuntimeMachine.OperatorCommand)
     /// A loaded job's first request as `SeedPlan` says. May be refused.
@@ -102,7 +108,7 @@ package enum RuntimeInput {
              .leaderExited, .notification, .liveLines, .outputWindow, .output, .outputSkipped, .resultsRead,
              .resultLine, .workStopped:
             false
-        case .activity, .submit, .submitFirst, .order, .seed, .addInstance, .addInstances, .removeInstance, .setInstances,
+        case .activity, .submit, .submitFirst, .operatorSubmit, .reloaded, .order, .seed, .addInstance, .addInstances, .removeInstance, .setInstances,
              .instanceLines, .stop, .stopSignal, .stopImmediately, .wakeUp, .clockSet:
             true
         }

@@ -23,6 +23,21 @@ extension RuntimeMachine {
             } catch {
                 return .refused(.scheduler(error))
             }
+        case let .operatorSubmit(identifier, earliest):
+            do throws(ControlRefusal) {
+                let request = try operatorRequest(identifier, earliest: earliest)
+                do throws(SchedulerError) {
+                    try machines.withScheduler(at: now, into: &effects) { (core, effects) throws(SchedulerError) in
+                        try core.submit(ordered: request, at: now, into: &effects)
+                    }
+                } catch {
+                    return .refused(.scheduler(error))
+                }
+            } catch {
+                return .refused(.order(error))
+            }
+        case let .reloaded(changed):
+            effects += machines.worldRecord(.reload(changed: changed), at: now)
         case let .order(command):
             do throws(ControlRefusal) { try handle(operator: command, at: now, into: &effects) } catch { return .refused(.order(error)) }
         case let .seed(job, replacing):

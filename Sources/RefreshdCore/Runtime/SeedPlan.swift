@@ -53,6 +53,11 @@ package struct ReloadPlan: Sendable, Hashable {
         return ReloadPlan(removed: removed, added: added, changed: changed, unchanged: unchanged)
     }
 
+    /// The identifiers added, changed or removed, sorted (what a reload's `WorldEvent` keeps).
+    package var changedIdentifiers: [String] {
+        (added.map(\.identifier) + changed.map(\.identifier) + removed).sorted()
+    }
+
     /// `2 added, 1 changed, 0 removed, 5 unchanged`.
     package var summary: String {
         "\(added.count) added, \(changed.count) changed, \(removed.count) removed, \(unchanged) unchanged"
