@@ -33,6 +33,14 @@ extension Simulation {
             events.append(ExternalEvent(time: t, order: order, action: a))
             order += 1
         }
+        addFaultEvents(add)
+        addWidgetEvents(add)
+        addDeviceEvents(add)
+        return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
+    }
+
+    /// Each fault's events at its instants (a span's start and end), and its line in the fault log.
+    func addFaultEvents(_ add: (Instant, ExternalEvent.Action) -> Void) {
         let start = scenario.start
         for fault in scenario.faults {
             switch fault {
@@ -99,8 +107,11 @@ extension Simulation {
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
             }
         }
-        addWidgetEvents(add)
-        // Device boundaries: charging windows each day, network-down spans.
+    }
+
+    /// The device's boundaries: its charging window each day, its network-down spans.
+    func addDeviceEvents(_ add: (Instant, ExternalEvent.Action) -> Void) {
+        let start = scenario.start
         if let window = scenario.device.charging {
             var day = startOfDay(containing: start)
             while day < end {
@@ -114,7 +125,6 @@ extension Simulation {
             add(t, .device)
             add(t + span.duration, .device)
         }
-        return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
     }
 
     /// What a world event asks of a running runtime on `host` at `t`: the device's or an
