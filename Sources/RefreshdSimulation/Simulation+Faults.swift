@@ -83,7 +83,7 @@ extension Simulation {
                 add(t, .budgetEmpty(true))
                 add(t + span.duration, .budgetEmpty(false))
                 faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
-            case let .providerGarbage(_, _, span?):
+            case let .providerGarbage(_, _, span?), let .notifierDown(span):
                 let t = span.start.instant(start: start)
                 faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
             case let .lowPower(span):
@@ -95,9 +95,6 @@ extension Simulation {
                 let t = at.instant(start: start)
                 for k in 0..<max(0, count) { add(t + .seconds(Int64(k)), .reload(.widgetIntent)) }
                 faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: fault.detail(start: start)))
-            case let .notifierDown(span):
-                let t = span.start.instant(start: start)
-                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
             case let .pause(job, at, length):
                 let t = at.instant(start: start)
                 add(t, .pause(job))
