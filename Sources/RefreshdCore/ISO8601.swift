@@ -183,8 +183,9 @@ package enum ISO8601 {
 
     private static func refuse<T>(_ reason: String) -> Result<T, Refusal> { .failure(Refusal(description: reason)) }
 
-    /// The number written in `count` ASCII digits at `from`, or nil.
-    private static func digits(_ b: [UInt8], _ from: Int, _ count: Int) -> Int64? {
+    /// The number written in `count` ASCII digits at `from`, or nil (the config's dates read
+    /// their fields with it too).
+    package static func digits(_ b: [UInt8], _ from: Int, _ count: Int) -> Int64? {
         guard from + count <= b.count else { return nil }
         var value: Int64 = 0
         for i in from..<(from + count) {
