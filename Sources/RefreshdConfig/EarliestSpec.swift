@@ -108,15 +108,7 @@ package enum EarliestSpec: Sendable, Hashable, CustomStringConvertible {
 enum ISODateParser {
     static func parse(_ text: String) -> Result<Instant, Problem> {
         let c = Array(text.utf8)
-        func digits(_ start: Int, _ count: Int) -> Int64? {
-            guard start + count <= c.count else { return nil }
-            var value: Int64 = 0
-            for byte in c[start..<start + count] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int64(byte - 48)
-            }
-            return value
-        }
+        func digits(_ start: Int, _ count: Int) -> Int64? { ISO8601.digits(c, start, count) }
         func at(_ i: Int, _ char: Character) -> Bool { i < c.count && c[i] == char.asciiValue! }
         guard let year = digits(0, 4), at(4, "-"), let month = digits(5, 2), at(7, "-"),
               let day = digits(8, 2) else {

@@ -22,6 +22,32 @@ enum InstanceSourceFile {
                      _ sink: inout ErrorSink) -> [InstanceRecord]? {
         var own = ErrorSink(file: path)
         defer { sink.append(contentsOf: own) }
+        guard let lines = contentLines(path, &own) else { return nil }
+        let csv = path.hasSuffix(".csv")
+        if !csv, parameters.count != 1 {
+            own.add(1, 1, "instances: a list of keys fits a template of one parameter, this one has \(parameters.count) "
+                + "(\(parameters.joined(separator: ", "))); expected a .csv file with a header of parameter names")
+            return nil
+        }
+        var columns: [String] = parameters
+        var rows = lines[...]
+        if csv {
+            guard let header = rows.first else {
+                own.add(1, 1, "instances: expected a header of parameter names (\(parameters.joined(separator: ",")))")
+                return nil
+            }
+            rows = rows.dropFirst()
+            guard let named = Self.columns(header, parameters: parameters, &own) else { return nil }
+            columns = named
+        }
+        let records = Self.records(rows, columns: columns, csv: csv, template: template, parameters: parameters,
+                                   widgetKind: widgetKind, &own)
+        return own.errors.isEmpty ? records : nil
+    }
+
+    /// The file's lines that hold something (not blank, not a `#` comment), numbered from 1;
+    /// nil when it cannot be read or is over `maximumSize`.
+    static func contentLines(_ path: String, _ own: inout ErrorSink) -> [(number: Int, text: Substring)]? {
         guard let data = FileManager.default.contents(atPath: path) else {
             own.add(1, 1, "instances: cannot read the file (missing, unreadable or not a regular file); expected a list of keys, one a line")
             return nil
@@ -38,35 +64,33 @@ enum InstanceSourceFile {
             if line.isEmpty || line.hasPrefix("#") { continue }
             lines.append((index + 1, line))
         }
-        let csv = path.hasSuffix(".csv")
-        if !csv, parameters.count != 1 {
-            own.add(1, 1, "instances: a list of keys fits a template of one parameter, this one has \(parameters.count) "
-                + "(\(parameters.joined(separator: ", "))); expected a .csv file with a header of parameter names")
-            return nil
+        return lines
+    }
+
+    /// A `.csv` header's column names: each a parameter or `key`, every parameter named; nil
+    /// (with an error at each wrong column) otherwise.
+    static func columns(_ header: (number: Int, text: Substring), parameters: [String], _ own: inout ErrorSink) -> [String]? {
+        let columns = header.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        var column = 1
+        for name in columns {
+            if name != "key", !parameters.contains(name) {
+                own.add(header.number, column, "instances: unknown column \(EchoText.quoted(name)); expected the parameters \(parameters.joined(separator: ", ")) (and optionally key)")
+            }
+            column += name.unicodeScalars.count + 1
         }
+        for name in parameters where !columns.contains(name) {
+            own.add(header.number, 1, "instances: the header has no column \(name); expected every parameter (\(parameters.joined(separator: ", ")))")
+        }
+        guard own.errors.isEmpty else { return nil }
+        return columns
+    }
+
+    /// The rows as instances: each value of the key alphabet, each key once, and with
+    /// `widgetKind` each row's values making a kind of its own; a wrong row is an error at its line.
+    static func records(_ rows: ArraySlice<(number: Int, text: Substring)>, columns: [String], csv: Bool, template: String,
+                        parameters: [String], widgetKind: String?, _ own: inout ErrorSink) -> [InstanceRecord] {
         var records: [InstanceRecord] = []
         var seen = Set<String>()
-        var columns: [String] = parameters
-        var rows = lines[...]
-        if csv {
-            guard let header = rows.first else {
-                own.add(1, 1, "instances: expected a header of parameter names (\(parameters.joined(separator: ",")))")
-                return nil
-            }
-            rows = rows.dropFirst()
-            columns = header.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            var column = 1
-            for name in columns {
-                if name != "key", !parameters.contains(name) {
-                    own.add(header.number, column, "instances: unknown column \(EchoText.quoted(name)); expected the parameters \(parameters.joined(separator: ", ")) (and optionally key)")
-                }
-                column += name.unicodeScalars.count + 1
-            }
-            for name in parameters where !columns.contains(name) {
-                own.add(header.number, 1, "instances: the header has no column \(name); expected every parameter (\(parameters.joined(separator: ", ")))")
-            }
-            guard own.errors.isEmpty else { return nil }
-        }
         var kinds: [String: String] = [:]
         for row in rows {
             let fields = csv ? row.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -115,6 +139,6 @@ enum InstanceSourceFile {
             }
             records.append(InstanceRecord(template: template, key: k, values: values))
         }
-        return own.errors.isEmpty ? records : nil
+        return records
     }
 }

@@ -55,45 +55,13 @@ enum WidgetBlock {
                 families = self.families(value, &sink)
                 ok = ok && families != nil
             case "budget":
-                if pair.value.scalarText == "unlimited" {
-                    budget = nil
-                } else if let count = value.count(&sink) {
-                    if count < 1 || count > maximumBudget {
-                        sink.add(at: pair.value.location, "widget.budget: expected 1 to \(maximumBudget) reloads a day, "
-                            + "or unlimited (for development), found \(count)")
-                        ok = false
-                    } else {
-                        budget = count
-                    }
-                } else {
-                    ok = false
-                }
+                if let count = self.budget(value, &sink) { budget = count } else { ok = false }
             case "shared-fetch":
                 if let duration = value.duration(&sink, positive: false) { sharedFetch = duration } else { ok = false }
             case "min-reload-interval":
-                if let duration = value.duration(&sink, positive: false) {
-                    if duration > .seconds(86_400) {
-                        sink.add(at: pair.value.location, "widget.min-reload-interval: expected at most 24h "
-                            + "(0 for no spacing), found \(formatDuration(duration))")
-                        ok = false
-                    } else {
-                        minReloadInterval = duration
-                    }
-                } else {
-                    ok = false
-                }
+                if let duration = self.minReloadInterval(value, &sink) { minReloadInterval = duration } else { ok = false }
             case "budget-scope":
-                if let name = value.oneOf(WidgetSpec.BudgetScope.allCases.map(\.rawValue), &sink),
-                   let scope = WidgetSpec.BudgetScope(rawValue: name) {
-                    if parameters != nil, scope == .namespace {
-                        sink.add(at: pair.value.location, "widget.budget-scope: namespace would make every instance's widget "
-                            + "share one budget; an instance has one widget kind, so expected family or kind in a template")
-                        ok = false
-                    }
-                    budgetScope = scope
-                } else {
-                    ok = false
-                }
+                if let scope = self.budgetScope(value, template: parameters != nil, &sink) { budgetScope = scope } else { ok = false }
             case "policy":
                 if playlistZone == nil {
                     sink.add(at: pair.keyNode.location, "widget.policy: applies only to provider: playlist (a command's "
@@ -133,6 +101,43 @@ enum WidgetBlock {
         spec.minReloadInterval = minReloadInterval
         spec.budgetScope = budgetScope
         return spec
+    }
+
+    /// `widget.budget`: 1 to `maximumBudget` reloads a day, or `unlimited` (`.some(nil)`); nil
+    /// when it is neither.
+    static func budget(_ value: ValueReader, _ sink: inout ErrorSink) -> Int?? {
+        if value.node.scalarText == "unlimited" { return .some(nil) }
+        guard let count = value.count(&sink) else { return nil }
+        if count < 1 || count > maximumBudget {
+            sink.add(at: value.node.location, "widget.budget: expected 1 to \(maximumBudget) reloads a day, "
+                + "or unlimited (for development), found \(count)")
+            return nil
+        }
+        return count
+    }
+
+    /// `widget.min-reload-interval`: a duration of at most 24 h (0 for no spacing).
+    static func minReloadInterval(_ value: ValueReader, _ sink: inout ErrorSink) -> Duration? {
+        guard let duration = value.duration(&sink, positive: false) else { return nil }
+        if duration > .seconds(86_400) {
+            sink.add(at: value.node.location, "widget.min-reload-interval: expected at most 24h "
+                + "(0 for no spacing), found \(formatDuration(duration))")
+            return nil
+        }
+        return duration
+    }
+
+    /// `widget.budget-scope`: family, kind or namespace; not namespace in a template, whose
+    /// instances each have a widget kind of their own.
+    static func budgetScope(_ value: ValueReader, template: Bool, _ sink: inout ErrorSink) -> WidgetSpec.BudgetScope? {
+        guard let name = value.oneOf(WidgetSpec.BudgetScope.allCases.map(\.rawValue), &sink),
+              let scope = WidgetSpec.BudgetScope(rawValue: name) else { return nil }
+        if template, scope == .namespace {
+            sink.add(at: value.node.location, "widget.budget-scope: namespace would make every instance's widget "
+                + "share one budget; an instance has one widget kind, so expected family or kind in a template")
+            return nil
+        }
+        return scope
     }
 
     /// `widget.folder`: one folder name under the shared container, as `stage-playlist.folder`

@@ -89,32 +89,21 @@ package enum ISO8601 {
     /// which field is wrong and what was expected.
     package static func parseStrict(_ text: String) -> Result<Instant, Refusal> {
         let b = Array(text.utf8)
-        func refuse(_ reason: String) -> Result<Instant, Refusal> { .failure(Refusal(description: reason)) }
         func shape() -> Result<Instant, Refusal> {
             refuse("expected an ISO 8601 date with a zone (Z or an offset like +01:00), like 2026-11-22T06:00:00Z; "
                    + "found " + EchoText.quoted(text, limit: 40))
         }
-        func digits(_ from: Int, _ count: Int) -> Int64? {
-            guard from + count <= b.count else { return nil }
-            var value: Int64 = 0
-            for i in from..<(from + count) {
-                guard b[i] >= 48, b[i] <= 57 else { return nil }
-                value = value * 10 + Int64(b[i] - 48)
-            }
-            return value
-        }
-        func isByte(_ i: Int, _ characters: String) -> Bool { i < b.count && characters.utf8.contains(b[i]) }
-        guard b.count >= 17, let y = digits(0, 4), isByte(4, "-"), let mo = digits(5, 2), isByte(7, "-"),
-              let d = digits(8, 2), isByte(10, "Tt"), let h = digits(11, 2), isByte(13, ":"), let mi = digits(14, 2)
+        guard b.count >= 17, let y = digits(b, 0, 4), isByte(b, 4, "-"), let mo = digits(b, 5, 2), isByte(b, 7, "-"),
+              let d = digits(b, 8, 2), isByte(b, 10, "Tt"), let h = digits(b, 11, 2), isByte(b, 13, ":"), let mi = digits(b, 14, 2)
         else { return shape() }
         var i = 16
         var s: Int64 = 0
         var ms: Int64 = 0
-        if isByte(i, ":") {
-            guard let seconds = digits(i + 1, 2) else { return shape() }
+        if isByte(b, i, ":") {
+            guard let seconds = digits(b, i + 1, 2) else { return shape() }
             s = seconds
             i += 3
-            if isByte(i, ".,") {
+            if isByte(b, i, ".,") {
                 i += 1
                 let first = i
                 var scale: Int64 = 100
@@ -126,24 +115,37 @@ package enum ISO8601 {
                 guard i > first, i - first <= 9 else { return shape() }
             }
         }
-        // The zone.
-        var offsetMinutes: Int64 = 0
+        let offsetMinutes: Int64
+        switch zoneOffset(b, at: &i) {
+        case let .success(minutes): offsetMinutes = minutes
+        case let .failure(refusal): return .failure(refusal)
+        }
+        guard i == b.count else {
+            return refuse("expected nothing after the zone, found " + EchoText.quoted(String(decoding: b[i...], as: UTF8.self), limit: 20))
+        }
+        return instant(year: y, month: mo, day: d, hour: h, minute: mi, second: s, milliseconds: ms, offsetMinutes: offsetMinutes)
+    }
+
+    /// The zone at `i` in minutes east of UTC (`Z`, `±hh:mm`, `±hhmm` or `±hh`, hours 00 to 23
+    /// and minutes 00 to 59), `i` moved past it; a refusal naming what is wrong otherwise.
+    private static func zoneOffset(_ b: [UInt8], at i: inout Int) -> Result<Int64, Refusal> {
         guard i < b.count else {
             return refuse("zone: expected Z or an offset like +01:00 after the time; a date without a zone is ambiguous")
         }
         switch b[i] {
         case UInt8(ascii: "Z"), UInt8(ascii: "z"):
             i += 1
+            return .success(0)
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             let sign: Int64 = b[i] == UInt8(ascii: "-") ? -1 : 1
-            guard let oh = digits(i + 1, 2) else { return refuse("zone: expected an offset like +01:00, +0100 or +01") }
+            guard let oh = digits(b, i + 1, 2) else { return refuse("zone: expected an offset like +01:00, +0100 or +01") }
             i += 3
             var om: Int64 = 0
-            if isByte(i, ":") {
-                guard let m = digits(i + 1, 2) else { return refuse("zone: expected an offset like +01:00, +0100 or +01") }
+            if isByte(b, i, ":") {
+                guard let m = digits(b, i + 1, 2) else { return refuse("zone: expected an offset like +01:00, +0100 or +01") }
                 om = m
                 i += 3
-            } else if let m = digits(i, 2) {
+            } else if let m = digits(b, i, 2) {
                 om = m
                 i += 2
             }
@@ -151,13 +153,16 @@ package enum ISO8601 {
                 return refuse("zone: offset \(sign < 0 ? "-" : "+")\(pad(oh, 2)):\(pad(om, 2)): expected hours 00 to 23 "
                               + "and minutes 00 to 59")
             }
-            offsetMinutes = sign * (oh * 60 + om)
+            return .success(sign * (oh * 60 + om))
         default:
             return refuse("zone: expected Z or an offset like +01:00, +0100 or +01, found " + EchoText.quoted(String(decoding: b[i...], as: UTF8.self), limit: 20))
         }
-        guard i == b.count else {
-            return refuse("expected nothing after the zone, found " + EchoText.quoted(String(decoding: b[i...], as: UTF8.self), limit: 20))
-        }
+    }
+
+    /// The instant of the fields read, once each is in its range (a real calendar date, no
+    /// leap second) and the result is within years 0001 to 9999 in UTC too.
+    private static func instant(year y: Int64, month mo: Int64, day d: Int64, hour h: Int64, minute mi: Int64, second s: Int64,
+                                milliseconds ms: Int64, offsetMinutes: Int64) -> Result<Instant, Refusal> {
         guard y >= 1 else { return refuse("year 0000: expected 0001 to 9999") }
         guard (1...12).contains(mo) else { return refuse("month \(pad(mo, 2)): expected 01 to 12") }
         let monthDays = daysInMonth(year: y, month: mo)
@@ -175,6 +180,22 @@ package enum ISO8601 {
         }
         return .success(instant)
     }
+
+    private static func refuse<T>(_ reason: String) -> Result<T, Refusal> { .failure(Refusal(description: reason)) }
+
+    /// The number written in `count` ASCII digits at `from`, or nil (the config's dates read
+    /// their fields with it too).
+    package static func digits(_ b: [UInt8], _ from: Int, _ count: Int) -> Int64? {
+        guard from + count <= b.count else { return nil }
+        var value: Int64 = 0
+        for i in from..<(from + count) {
+            guard b[i] >= 48, b[i] <= 57 else { return nil }
+            value = value * 10 + Int64(b[i] - 48)
+        }
+        return value
+    }
+
+    private static func isByte(_ b: [UInt8], _ i: Int, _ characters: String) -> Bool { i < b.count && characters.utf8.contains(b[i]) }
 
     /// The UTC calendar day of an instant as `YYYY-MM-DD` (used for per-day counters).
     package static func day(_ instant: Instant) -> String {

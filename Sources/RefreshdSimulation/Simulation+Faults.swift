@@ -34,6 +34,14 @@ extension Simulation {
             events.append(ExternalEvent(time: t, order: order, action: a))
             order += 1
         }
+        addFaultEvents(add)
+        addWidgetEvents(add)
+        addDeviceEvents(add)
+        return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
+    }
+
+    /// Each fault's events at its instants (a span's start and end), and its line in the fault log.
+    func addFaultEvents(_ add: (Instant, ExternalEvent.Action) -> Void) {
         let start = scenario.start
         for fault in scenario.faults {
             switch fault {
@@ -76,7 +84,7 @@ extension Simulation {
                 add(t, .budgetEmpty(true))
                 add(t + span.duration, .budgetEmpty(false))
                 faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
-            case let .providerGarbage(_, _, span?):
+            case let .providerGarbage(_, _, span?), let .notifierDown(span):
                 let t = span.start.instant(start: start)
                 faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
             case let .lowPower(span):
@@ -88,9 +96,6 @@ extension Simulation {
                 let t = at.instant(start: start)
                 for k in 0..<max(0, count) { add(t + .seconds(Int64(k)), .reload(.widgetIntent)) }
                 faultLog.append(.init(kind: fault.label, at: t, until: nil, detail: fault.detail(start: start)))
-            case let .notifierDown(span):
-                let t = span.start.instant(start: start)
-                faultLog.append(.init(kind: fault.label, at: t, until: t + span.duration, detail: fault.detail(start: start)))
             case let .pause(job, at, length):
                 let t = at.instant(start: start)
                 add(t, .pause(job))
@@ -104,8 +109,11 @@ extension Simulation {
                 faultLog.append(.init(kind: fault.label, at: nil, until: nil, detail: fault.detail(start: start)))
             }
         }
-        addWidgetEvents(add)
-        // Device boundaries: charging windows each day, network-down spans.
+    }
+
+    /// The device's boundaries: its charging window each day, its network-down spans.
+    func addDeviceEvents(_ add: (Instant, ExternalEvent.Action) -> Void) {
+        let start = scenario.start
         if let window = scenario.device.charging {
             var day = startOfDay(containing: start)
             while day < end {
@@ -119,7 +127,6 @@ extension Simulation {
             add(t, .device)
             add(t + span.duration, .device)
         }
-        return events.sorted { $0.time != $1.time ? $0.time < $1.time : $0.order < $1.order }
     }
 
     /// What a world event asks of a running runtime on `host` at `t`: the device's or an

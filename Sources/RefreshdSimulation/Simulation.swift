@@ -74,25 +74,7 @@ package final class Simulation: @unchecked Sendable {
         random = SeededRandom(seed: scenario.seed)
         zone = TimeZone(identifier: scenario.timeZone) ?? TimeZone(identifier: "UTC")!
         end = scenario.until ?? scenario.start + .seconds(Int64(scenario.days) * 86_400)
-        var specs = scenario.jobs.map(\.spec)
-        if let override = scenario.device.widgetBudget {
-            for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
-            for i in specs.indices where specs[i].template?.widget != nil { specs[i].template?.widget?.budget = override }
-        }
-        // A template's `simulate: {instances: N, failing: P}`: N instances of keys drawn from
-        // the seed, the first N * P of them failing every run.
-        var instanceModels: [String: JobModel] = [:]
-        for (i, job) in scenario.jobs.enumerated() {
-            guard let count = job.model.instances, let template = specs[i].template else { continue }
-            let records = Self.simulatedInstances(of: specs[i].identifier, parameters: template.parameters,
-                                                  count: count, seed: scenario.seed)
-            specs[i].instanceSource = InstanceSource(records)
-            var failing = job.model
-            failing.outcomes = JobModel.OutcomeWeights(success: 0, failure: 1, crash: 0)
-            for record in records.prefix(Int((Double(count) * job.model.failing).rounded())) {
-                instanceModels[record.identifier] = failing
-            }
-        }
+        let (specs, instanceModels) = Self.specs(of: scenario)
         // Built-in actions stay actions (the runtime runs them); their models give the simulated
         // host each run's behaviour. With --exec the real bodies run.
         let actions = real != nil ? SimulatedActions() : SimulatedActions.model(specs)
@@ -105,129 +87,15 @@ package final class Simulation: @unchecked Sendable {
         // every process naming it: one of their own per simulation, so that two at once (of
         // the same seed) never take each other's processes for leftovers.
         store = InMemoryStore(instanceID: String(format: "%016llx", real != nil ? UInt64.random(in: 1...UInt64.max) : scenario.seed))
-        let models = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.model) }, uniquingKeysWith: { a, _ in a })
-            .merging(instanceModels, uniquingKeysWith: { a, _ in a })
-        let allowances = Dictionary(scenario.jobs.map { ($0.spec.identifier, $0.spec.definition.allowance) },
-                                    uniquingKeysWith: { a, _ in a })
-        let faults = scenario.faults
-        let counter = runCounts
-        let random = self.random
-        let side = self.side
-        let zone = self.zone
-        let widgets = Dictionary(specs.compactMap { spec in spec.widget.map { (spec.identifier, $0) } },
-                                 uniquingKeysWith: { a, _ in a })
-        let start = scenario.start
-        // Timeline templates (issue 23): an instance's provider run `T[K]#family` plays its
-        // template's model for the instance's own widget (its kind derived from its values).
-        let widgetTemplates = Dictionary(specs.compactMap { spec in spec.template.flatMap { $0.widget != nil ? (spec.identifier, $0) : nil } },
-                                         uniquingKeysWith: { a, _ in a })
-        let instanceValues = widgetTemplates.isEmpty ? [:] : Dictionary(specs.flatMap { spec in
-            widgetTemplates[spec.identifier] == nil ? [] : (spec.instanceSource?.records ?? []).map { ($0.identifier, $0.values) }
-        }, uniquingKeysWith: { a, _ in a })
-        // Instances' values, for placeholders in a modelled activity's id and a staging
-        // template's reload kind and folder.
-        let instanceParameters = Dictionary(specs.compactMap { spec in spec.template.map { (spec.identifier, $0.parameters) } },
-                                            uniquingKeysWith: { a, _ in a })
-        let instanceActivityValues = scenario.jobs.contains(where: { $0.model.activity.map { Placeholders.mayHavePlaceholders($0.id) } ?? false })
-            || specs.contains(where: { $0.template.map { $0.stagedKind != nil || !$0.pathParameters.isEmpty } ?? false })
-            ? Dictionary(specs.flatMap { ($0.instanceSource?.records ?? []).map { ($0.identifier, $0.values) } }, uniquingKeysWith: { a, _ in a })
-            : [:]
-        // One run's modelled behaviour, a command's or an action's (see `SimulatedActions`).
-        let modelled: @Sendable (LaunchOrder) -> SimulatedHost.Behaviour = { order in
-            let id = order.identifier
-            // Byte search: `lastIndex(of:)` on a String walks it character by character, and this
-            // runs at every launch of every job.
-            if !widgets.isEmpty, let hash = id.utf8.lastIndex(of: UInt8(ascii: "#")),
-               let widget = widgets[String(id[..<hash])] {
-                return Self.providerBehaviour(order, job: String(id[..<hash]), widget: widget, model: models[String(id[..<hash])],
-                                              allowance: allowances[String(id[..<hash])] ?? .seconds(30), faults: faults,
-                                              counter: counter, random: random, side: side, zone: zone, start: start,
-                                              playlist: actions.playlists[String(id[..<hash])], container: actions.container)
-            }
-            if !widgetTemplates.isEmpty, let hash = id.utf8.lastIndex(of: UInt8(ascii: "#")),
-               let split = InstanceName.split(String(id[..<hash])), let template = widgetTemplates[split.template] {
-                let instance = String(id[..<hash])
-                let values = instanceValues[instance].flatMap { $0.isEmpty ? nil : $0 }
-                    ?? Dictionary(uniqueKeysWithValues: template.parameters.map { ($0, split.key) })
-                if let widget = template.instanceWidget(values) {
-                    side.noteInstanceKind(widget.kind, template: split.template)
-                    return Self.providerBehaviour(order, job: instance, widget: widget, model: models[instance] ?? models[split.template],
-                                                  allowance: allowances[split.template] ?? .seconds(30), faults: faults,
-                                                  counter: counter, random: random, side: side, zone: zone, start: start,
-                                                  playlist: actions.playlists[split.template]?.filled(values), container: actions.container)
-                }
-            }
-            let n = counter.next(id, hint: order.slot)
-            // An instance of a template (issue 23) behaves as its template's model says.
-            let model = models[id] ?? InstanceName.split(id).flatMap { models[$0.template] } ?? .quickSuccess
-            var (duration, exit) = model.draw(run: n, attempt: order.attempt, identifier: id, random: random)
-            if let replayed = model.replayedDuration(order, run: n) { duration = replayed }
-            var ignores = model.ignoresTerminate
-            var silentAfter: Duration?
-            for fault in faults {
-                switch fault {
-                case let .expireRun(job, run) where job == id && run == n:
-                    duration = (allowances[id] ?? .seconds(30)) * 2 + .seconds(1)
-                    ignores = false
-                case let .crashRun(job, run) where job == id && run == n:
-                    duration = min(duration, .seconds(1))
-                    exit = .signaled(11)
-                case let .activitySilent(job, run, after) where job == id && run == n:
-                    silentAfter = after
-                default:
-                    break
-                }
-            }
-            var results = model.results
-            // A replayed run (`simulate --replay`) writes the lines it wrote then (`Replay.lines`).
-            var recordedLines: [SimulatedHost.TimedLine]?
-            if let recorded = model.replayedRun(id, n), !recorded.results.isEmpty {
-                let lines = Replay.lines(recorded.results, start: order.started, duration: duration)
-                recordedLines = lines.timed
-                results = lines.atEnd
-            }
-            if let staging = actions.stagingModel(id) {
-                // A modelled staging run: its days are staged if it ends in success. An instance
-                // of a template whose folder or widget holds placeholders stages into its own
-                // folder and reloads its own kind.
-                var values: [String: String]?
-                if staging.hasPlaceholders, let split = InstanceName.split(id) {
-                    values = instanceActivityValues[id].flatMap { $0.isEmpty ? nil : $0 }
-                        ?? Dictionary(uniqueKeysWithValues: (instanceParameters[split.template] ?? []).map { ($0, split.key) })
-                }
-                let lines = actions.stagingStarted(order, model: staging, values: values)
-                if exit == .exited(0) { results += lines }
-            }
-            let timed = recordedLines ?? model.activity.map { modelled -> [SimulatedHost.TimedLine] in
-                // An instance's activity id holds its values as a kind does (each '@' "-at-").
-                var activity = modelled
-                if let split = InstanceName.split(id), Placeholders.mayHavePlaceholders(activity.id) {
-                    var values = instanceActivityValues[id] ?? [:]
-                    if values.isEmpty {
-                        for name in instanceParameters[split.template] ?? [] { values[name] = split.key }
-                    }
-                    activity.id = Placeholders.fill(activity.id, values.mapValues(InstanceKind.form))
-                }
-                return activity.lines(run: n, start: order.started, duration: duration, silentAfter: silentAfter)
-                    .map { SimulatedHost.TimedLine(offset: $0.offset, line: $0.line) }
-            } ?? []
-            return SimulatedHost.Behaviour(duration: duration, exit: exit, ignoresTerminate: ignores,
-                                           output: model.output, results: results, timedResults: timed,
-                                           groupChildren: model.children,
-                                           resultsHolder: model.resultsHeldOpen.map { held in
-                                               switch held {
-                                               case let .closesAfter(span): .closesAfter(span)
-                                               case .forever: .never
-                                               }
-                                           }, memoryBytes: model.memoryBytes)
-        }
+        let runs = RunModels(scenario: scenario, specs: specs, instanceModels: instanceModels, actions: actions,
+                             counter: runCounts, random: random, side: side, zone: zone)
         host = SimulatedHost(start: scenario.start, conditions: Conditions(externalPower: true, network: true)) { order, _ in
-            modelled(order)
+            runs.behaviour(order)
         }
         host.notificationReceiver = NotificationTally.receiver(scenario)
         if real == nil {
             host.actionBehaviour = { order, action in
-                let run = modelled(order)
+                let run = runs.behaviour(order)
                 if let staging = actions.stagingModel(order.identifier) {
                     return SimulatedActions.behaviour(run, whenExpired: staging.expiredResult(at: order.started),
                                                       ignoresExpiration: false)
@@ -243,6 +111,36 @@ package final class Simulation: @unchecked Sendable {
             routineEvents = true
             host.real = real
         }
+        connectStore()
+    }
+
+    /// The jobs as the simulation runs them: the device's widget budget override applied, and a
+    /// template's `simulate: {instances: N, failing: P}` drawn as N instances of keys from the
+    /// seed, the first N * P of them failing every run (their models by identifier).
+    static func specs(of scenario: Scenario) -> (specs: [JobSpec], instanceModels: [String: JobModel]) {
+        var specs = scenario.jobs.map(\.spec)
+        if let override = scenario.device.widgetBudget {
+            for i in specs.indices where specs[i].widget != nil { specs[i].widget?.budget = override }
+            for i in specs.indices where specs[i].template?.widget != nil { specs[i].template?.widget?.budget = override }
+        }
+        var instanceModels: [String: JobModel] = [:]
+        for (i, job) in scenario.jobs.enumerated() {
+            guard let count = job.model.instances, let template = specs[i].template else { continue }
+            let records = Self.simulatedInstances(of: specs[i].identifier, parameters: template.parameters,
+                                                  count: count, seed: scenario.seed)
+            specs[i].instanceSource = InstanceSource(records)
+            var failing = job.model
+            failing.outcomes = JobModel.OutcomeWeights(success: 0, failure: 1, crash: 0)
+            for record in records.prefix(Int((Double(count) * job.model.failing).rounded())) {
+                instanceModels[record.identifier] = failing
+            }
+        }
+        return (specs, instanceModels)
+    }
+
+    /// What the store's commits feed: the run history, the modelled actions' container, the
+    /// journal's audit, and the injected store-full fault. Last in `init`: it needs `self`.
+    private func connectStore() {
         // The store's closures reach the host only through `self`, unowned: the host holds the
         // runtime, the runtime the store, so a closure holding the host strongly was a cycle
         // that kept every simulation's store (a month of runs) alive: explored plans leaked
@@ -253,6 +151,7 @@ package final class Simulation: @unchecked Sendable {
             for family in widget.families { journal.providerWidgets["\(job.spec.identifier)#\(family)"] = "\(widget.kind)/\(family)" }
         }
         let history = self.history
+        let actions = self.actions
         store.onCommit = { changes in
             history.fold(changes)
             actions.fold(changes)

@@ -10,7 +10,6 @@ extension SimulationPicture {
     /// failures as marks) and activities (a bar per state, coloured by it), from `top` down.
     static func sideLanes(_ report: SimulationReport, top: Double, lane: Double, left: Double, plotWidth: Double,
                           x: (Instant) -> Double) -> [String] {
-        func format(_ v: Double) -> String { String(format: "%.1f", v) }
         var s: [String] = []
         var y = top
         for w in report.widgetLanes {

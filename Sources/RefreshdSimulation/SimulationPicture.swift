@@ -50,14 +50,27 @@ package enum SimulationPicture {
             left + plotWidth * Double(min(max(t.milliseconds, report.start.milliseconds), report.end.milliseconds)
                                       - report.start.milliseconds) / span
         }
-        func format(_ v: Double) -> String { String(format: "%.1f", v) }
         var s: [String] = []
         s.append(##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(format(width))" height="\##(format(height))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="12">"##)
         s.append(##"<rect width="100%" height="100%" fill="#ffffff"/>"##)
         let title = "\(report.scenario): \(report.days.count) days from \(report.start.iso8601.prefix(16))Z, seed \(report.seed)"
         s.append(##"<text x="\##(format(left))" y="22" font-size="15" font-weight="bold">\##(escape(title))</text>"##)
         let plotBottom = top + lane * Double(laneCount)
-        // Downtime and faults, shaded behind the lanes.
+        s += backdrop(report, top: top, plotBottom: plotBottom, plotWidth: plotWidth, width: width, x: x)
+        s += jobLanes(report, top: top, lane: lane, left: left, plotWidth: plotWidth, x: x)
+        s += sideLanes(report, top: top + lane * Double(report.jobs.count), lane: lane, left: left, plotWidth: plotWidth, x: x)
+        if let extra {
+            s += extra.draw(top + lane * Double(report.jobs.count + sideCount), top, plotBottom, lane, left, plotWidth, x)
+        }
+        s += legendAndVerdict(report, y: plotBottom + 44, left: left, extra: extra)
+        s.append("</svg>")
+        return s.joined(separator: "\n") + "\n"
+    }
+
+    /// Downtime and faults, shaded behind the lanes, and the day grid with its dates.
+    static func backdrop(_ report: SimulationReport, top: Double, plotBottom: Double, plotWidth: Double, width: Double,
+                         x: (Instant) -> Double) -> [String] {
+        var s: [String] = []
         for d in report.downtime {
             guard let a = d.at, let b = d.until else { continue }
             s.append(##"<rect x="\##(format(x(a)))" y="\##(format(top))" width="\##(format(max(1.5, x(b) - x(a))))" height="\##(format(plotBottom - top))" fill="#bdc3c7" opacity="0.55"><title>refreshd not running \##(a.iso8601) to \##(b.iso8601)</title></rect>"##)
@@ -80,7 +93,13 @@ package enum SimulationPicture {
                 s.append(##"<text x="\##(format(x0 + 3))" y="\##(format(plotBottom + 16))" font-size="11" fill="#57606f">\##(day.date)</text>"##)
             }
         }
-        // Lanes.
+        return s
+    }
+
+    /// A lane per job: its name and figures, its runs as bars coloured by outcome, its missed slots.
+    static func jobLanes(_ report: SimulationReport, top: Double, lane: Double, left: Double, plotWidth: Double,
+                         x: (Instant) -> Double) -> [String] {
+        var s: [String] = []
         for (i, job) in report.jobs.enumerated() {
             let y = top + lane * Double(i)
             if i % 2 == 1 {
@@ -115,12 +134,13 @@ package enum SimulationPicture {
                 s.append(##"<path d="M\##(format(mx - 5)) \##(format(my - 5)) L\##(format(mx + 5)) \##(format(my + 5)) M\##(format(mx - 5)) \##(format(my + 5)) L\##(format(mx + 5)) \##(format(my - 5))" stroke="#2f3542" stroke-width="2"><title>\##(m.count) missed slot\##(m.count == 1 ? "" : "s") noticed \##(m.noticed.iso8601)</title></path>"##)
             }
         }
-        s += sideLanes(report, top: top + lane * Double(report.jobs.count), lane: lane, left: left, plotWidth: plotWidth, x: x)
-        if let extra {
-            s += extra.draw(top + lane * Double(report.jobs.count + sideCount), top, plotBottom, lane, left, plotWidth, x)
-        }
-        // Legend.
-        let legendY = plotBottom + 44
+        return s
+    }
+
+    /// Under the plot at `legendY`: the outcomes' colours and the marks, a widget lane's ticks,
+    /// the extra lanes' legend, and the verdict on the invariants.
+    static func legendAndVerdict(_ report: SimulationReport, y legendY: Double, left: Double, extra: ExtraLanes?) -> [String] {
+        var s: [String] = []
         var lx = left
         let entries: [(String, String)] = [("success", colours[.success]!), ("failure", colours[.failure]!),
                                            ("expired", colours[.expired]!), ("crashed", colours[.crashed]!),
@@ -161,9 +181,11 @@ package enum SimulationPicture {
         let verdict = report.violations.isEmpty ? "invariants held over \(report.steps) steps"
             : "VIOLATION \(report.violations[0].invariant) at \(report.violations[0].time.iso8601)"
         s.append(##"<text x="\##(format(left))" y="\##(format(verdictY))" fill="\##(report.violations.isEmpty ? "#2e9e44" : "#d43c3c")">\##(escape(verdict))</text>"##)
-        s.append("</svg>")
-        return s.joined(separator: "\n") + "\n"
+        return s
     }
+
+    /// A coordinate as the picture writes it, to a tenth of a pixel.
+    static func format(_ v: Double) -> String { String(format: "%.1f", v) }
 
     /// Days between two labelled grid lines: 1, 2, 7, 14, 28, 56, 91, 182 or 364, the first
     /// that puts labels at least 80 px apart.

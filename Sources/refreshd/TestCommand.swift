@@ -69,79 +69,11 @@ struct TestCommand: ParsableCommand {
     func run() throws {
         let zone = TimeZone.current
         let start = SimulateCommand.comingMidnight(in: zone)
-        var results: [Result] = []
+        let results: [Result]
         if let explore {
-            let path = scenarios.first
-            let (jobs, days, loseCommit) = (self.jobs, self.days, injectLostCommit)
-            let base: Scenario
-            do {
-                base = try Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days, losePendingAfterKill: loseCommit)
-            } catch let error as JobLoadFailure {
-                for error in error.errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
-                throw ExitCode(1)
-            }
-            let source = path.map { "--explore 1 --days \(days) \($0)" } ?? "--explore 1 --days \(days) --jobs \(jobs)"
-            let first = seed ?? 1
-            let flag = injectLostCommit ? " --inject-lost-commit" : ""
-            // Plans are independent simulations: run them on every core, report in seed order.
-            // Each worker reads the files again for a base of its own (see `ParallelRuns`); if
-            // they no longer read the same (edited meanwhile), it uses the base read here, so
-            // every plan comes from the same files whichever worker runs it. Each plan's result
-            // is made where it ran, and its report let go.
-            let outcomes = ParallelRuns.run(count: explore, keepRuns: false, base: {
-                Self.same((try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days,
-                                                 losePendingAfterKill: loseCommit)), as: base)
-            }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) },
-            progress: ProgressLine.reports(unless: json, total: explore, noun: "plans")) { plan, report in
-                let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
-                return Outcome(result: Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
-                                              faults: FaultPlan.describe(plan.faults, start: plan.start), failures: failures,
-                                              reproduce: "refreshd test \(source) --seed \(plan.seed)\(flag)"),
-                               recent: report.violations.first?.recent ?? [])
-            }
-            ProgressLine.clear(unless: json)
-            for outcome in outcomes {
-                results.append(outcome.result)
-                if !json, verbose || !outcome.result.passed { printResult(outcome.result, recent: outcome.recent) }
-            }
+            results = try exploreResults(explore, start: start, zone: zone)
         } else {
-            let paths = scenarios
-            let seed = self.seed
-            let load = { @Sendable (path: String) throws -> Scenario in
-                var scenario = try ScenarioLoading.load(path, now: start, zone: zone)
-                if let seed { scenario.seed = seed }
-                return scenario
-            }
-            // Every file is read here first, so a bad one stops the command before anything runs;
-            // then the scenarios run on every core, each worker reading its files again (see
-            // `ParallelRuns`), and are reported in the order given.
-            let loaded = try paths.map(load)
-            // Scenarios on several nodes (`nodes:`) run as a cluster, here; the others in parallel.
-            let single = paths.indices.filter { loaded[$0].cluster == nil }
-            let reports = ParallelRuns.run(count: single.count, base: {}, plan: { _, i in
-                Self.same(try? load(paths[single[i]]), as: loaded[single[i]])
-            }, progress: ProgressLine.reports(unless: json, total: single.count, noun: "scenarios"))
-            ProgressLine.clear(unless: json)
-            var next = reports.makeIterator()
-            for (path, scenario) in zip(paths, loaded) {
-                var failures: [String]
-                var recent: [String] = []
-                if let cluster = scenario.cluster {
-                    let report = ClusterSimulation(scenario: scenario, nodes: cluster.nodes, faults: cluster.faults).run()
-                    failures = report.violations
-                    recent = Array(report.events.suffix(10))
-                } else {
-                    guard let report = next.next() else { continue }
-                    failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }
-                    failures += report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
-                    recent = report.violations.first?.recent ?? []
-                }
-                let result = Result(name: scenario.name, passed: failures.isEmpty, seed: scenario.seed, faults: nil,
-                                    failures: failures,
-                                    reproduce: "refreshd simulate --scenario \(path) --seed \(scenario.seed)")
-                results.append(result)
-                if !json { printResult(result, recent: recent) }
-            }
+            results = try scenarioResults(start: start, zone: zone)
         }
         let passed = results.filter(\.passed).count
         let failed = results.count - passed
@@ -153,6 +85,90 @@ struct TestCommand: ParsableCommand {
             print("\(passed) passed, \(failed) failed")
         }
         if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// `--explore N`: N fault plans from consecutive seeds against the jobs (or a scenario's),
+    /// on every core, in seed order; each failing one printed (each one with `--verbose`).
+    func exploreResults(_ explore: Int, start: Instant, zone: TimeZone) throws -> [Result] {
+        var results: [Result] = []
+        let path = scenarios.first
+        let (jobs, days, loseCommit) = (self.jobs, self.days, injectLostCommit)
+        let base: Scenario
+        do {
+            base = try Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days, losePendingAfterKill: loseCommit)
+        } catch let error as JobLoadFailure {
+            for error in error.errors.errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+            throw ExitCode(1)
+        }
+        let source = path.map { "--explore 1 --days \(days) \($0)" } ?? "--explore 1 --days \(days) --jobs \(jobs)"
+        let first = seed ?? 1
+        let flag = injectLostCommit ? " --inject-lost-commit" : ""
+        // Plans are independent simulations: run them on every core, report in seed order.
+        // Each worker reads the files again for a base of its own (see `ParallelRuns`); if
+        // they no longer read the same (edited meanwhile), it uses the base read here, so
+        // every plan comes from the same files whichever worker runs it. Each plan's result
+        // is made where it ran, and its report let go.
+        let outcomes = ParallelRuns.run(count: explore, keepRuns: false, base: {
+            Self.same((try? Self.exploreBase(scenario: path, jobs: jobs, start: start, zone: zone, days: days,
+                                             losePendingAfterKill: loseCommit)), as: base)
+        }, plan: { own, i in Self.plan(own, seed: first &+ UInt64(i)) },
+        progress: ProgressLine.reports(unless: json, total: explore, noun: "plans")) { plan, report in
+            let failures = report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
+            return Outcome(result: Result(name: "plan \(plan.seed)", passed: failures.isEmpty, seed: plan.seed,
+                                          faults: FaultPlan.describe(plan.faults, start: plan.start), failures: failures,
+                                          reproduce: "refreshd test \(source) --seed \(plan.seed)\(flag)"),
+                           recent: report.violations.first?.recent ?? [])
+        }
+        ProgressLine.clear(unless: json)
+        for outcome in outcomes {
+            results.append(outcome.result)
+            if !json, verbose || !outcome.result.passed { printResult(outcome.result, recent: outcome.recent) }
+        }
+        return results
+    }
+
+    /// The scenario files given, all read first, then run (on every core; those on several
+    /// nodes here) and printed in the order given.
+    func scenarioResults(start: Instant, zone: TimeZone) throws -> [Result] {
+        var results: [Result] = []
+        let paths = scenarios
+        let seed = self.seed
+        let load = { @Sendable (path: String) throws -> Scenario in
+            var scenario = try ScenarioLoading.load(path, now: start, zone: zone)
+            if let seed { scenario.seed = seed }
+            return scenario
+        }
+        // Every file is read here first, so a bad one stops the command before anything runs;
+        // then the scenarios run on every core, each worker reading its files again (see
+        // `ParallelRuns`), and are reported in the order given.
+        let loaded = try paths.map(load)
+        // Scenarios on several nodes (`nodes:`) run as a cluster, here; the others in parallel.
+        let single = paths.indices.filter { loaded[$0].cluster == nil }
+        let reports = ParallelRuns.run(count: single.count, base: {}, plan: { _, i in
+            Self.same(try? load(paths[single[i]]), as: loaded[single[i]])
+        }, progress: ProgressLine.reports(unless: json, total: single.count, noun: "scenarios"))
+        ProgressLine.clear(unless: json)
+        var next = reports.makeIterator()
+        for (path, scenario) in zip(paths, loaded) {
+            var failures: [String]
+            var recent: [String] = []
+            if let cluster = scenario.cluster {
+                let report = ClusterSimulation(scenario: scenario, nodes: cluster.nodes, faults: cluster.faults).run()
+                failures = report.violations
+                recent = Array(report.events.suffix(10))
+            } else {
+                guard let report = next.next() else { continue }
+                failures = report.expectations.filter { !$0.passed }.map { "expected \($0.expectation), found \($0.found)" }
+                failures += report.violations.map { "\($0.invariant) at \($0.time): \($0.message)" }
+                recent = report.violations.first?.recent ?? []
+            }
+            let result = Result(name: scenario.name, passed: failures.isEmpty, seed: scenario.seed, faults: nil,
+                                failures: failures,
+                                reproduce: "refreshd simulate --scenario \(path) --seed \(scenario.seed)")
+            results.append(result)
+            if !json { printResult(result, recent: recent) }
+        }
+        return results
     }
 
     static let maximumPlans = 1_000_000

@@ -34,18 +34,8 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let client: ControlClient
-        let first: ControlReply
-        do {
-            client = try ControlClient.connect(stateDirectory: state)
-            first = try client.request(ControlRequest(.subscribe))
-        } catch {
-            let code: String = if case .notRunning = error { "not-running" } else { "connection" }
-            ControlOutput.fail(ControlFailure(code: code, message: "\(error)"), json: json, command: "watch")
-        }
-        guard first.ok, var snapshot = first.snapshot else {
-            ControlOutput.fail(first.error ?? ControlFailure(code: "internal", message: "no snapshot"), json: json, command: "watch")
-        }
+        let (client, first, initial) = subscribe()
+        var snapshot = initial
         var timelines = first.timelines
         var activities = first.activities
         // Cluster mode: who leads each shard (the snapshot is every shard's, from the database).
@@ -117,6 +107,24 @@ struct WatchCommand: ParsableCommand {
             fflush(nil)  // a pipe or a file sees each event as it comes
         }
         if tty { print("") }
+    }
+
+    /// The subscription to the running refreshd and its first reply with the snapshot; exits
+    /// with the failure printed (as JSON with `--json`) when there is none.
+    func subscribe() -> (ControlClient, ControlReply, SchedulerSnapshot) {
+        let client: ControlClient
+        let first: ControlReply
+        do {
+            client = try ControlClient.connect(stateDirectory: state)
+            first = try client.request(ControlRequest(.subscribe))
+        } catch {
+            let code: String = if case .notRunning = error { "not-running" } else { "connection" }
+            ControlOutput.fail(ControlFailure(code: code, message: "\(error)"), json: json, command: "watch")
+        }
+        guard first.ok, let snapshot = first.snapshot else {
+            ControlOutput.fail(first.error ?? ControlFailure(code: "internal", message: "no snapshot"), json: json, command: "watch")
+        }
+        return (client, first, snapshot)
     }
 
     /// The view's lines, with the cluster's section after the first line in cluster mode.

@@ -28,52 +28,13 @@ package enum WatchView {
         lines.append("")
         lines.append("Next due")
         let pending = instance.map { id in snapshot.pending.filter { $0.identifier == id } } ?? snapshot.pending
-        if pending.isEmpty { lines.append("  (nothing pending)") }
-        var pendingRows: [String] = []
-        // Pending instances a template, counted once (a million instances: one pass).
-        var pendingOf: [String: Int] = [:]
-        if instance == nil {
-            for p in pending { if let split = InstanceName.split(p.identifier) { pendingOf[split.template, default: 0] += 1 } }
-        }
-        var folded: Set<String> = []
-        for p in pending {
-            let when = p.earliest > now ? "in \(countdown(p.earliest.duration(since: now)))" : "due"
-            if instance == nil, let split = InstanceName.split(p.identifier), let count = pendingOf[split.template], count > 1 {
-                guard folded.insert(split.template).inserted else { continue }
-                pendingRows.append("  \(pad(when, 12)) \(split.template)[*]  \(count) instances pending, next \(split.key)")
-            } else {
-                let place = p.place.map { $0 == .queued ? "" : "  \($0.rawValue)" } ?? ""
-                pendingRows.append("  \(pad(when, 12)) \(p.identifier)  \(p.kind.rawValue)\(place)")
-            }
-        }
-        lines += pendingRows.prefix(maxPending)
-        if pendingRows.count > maxPending { lines.append("  ... and \(pendingRows.count - maxPending) more") }
+        let (pendingRows, pendingOf) = nextDue(pending, now: now, folding: instance == nil, maxPending: maxPending)
+        lines += pendingRows
         lines.append("")
         lines.append("Running")
         let runs = instance.map { id in snapshot.runs.filter { $0.identifier == id } } ?? snapshot.runs
-        if runs.isEmpty { lines.append("  (nothing running)") }
-        var runningOf: [String: [SchedulerSnapshot.Run]] = [:]
-        if instance == nil {
-            for run in runs { if let split = InstanceName.split(run.identifier) { runningOf[split.template, default: []].append(run) } }
-        }
-        var foldedRuns: Set<String> = []
-        for run in runs {
-            if let split = InstanceName.split(run.identifier), let several = runningOf[split.template], several.count > 1 {
-                guard foldedRuns.insert(split.template).inserted else { continue }
-                let oldest = several.min { $0.started < $1.started }!
-                lines.append("  \(split.template)[*]  \(several.count) instances running, the longest \(split.template)[\(InstanceName.split(oldest.identifier)?.key ?? "")] "
-                    + "for \(countdown(now.duration(since: oldest.started)))")
-                continue
-            }
-            let elapsed = now.duration(since: run.started)
-            let allowance = run.deadline.duration(since: run.started)
-            let phase = switch run.phase {
-            case .running: ""
-            case .expiring: "  expiring"
-            case .killed: "  killed"
-            }
-            lines.append("  \(run.identifier) run \(run.runID)  \(bar(elapsed, of: allowance, width: 20)) \(countdown(elapsed)) / \(countdown(allowance))\(phase)")
-        }
+        let (runRows, runningOf) = running(runs, now: now, folding: instance == nil)
+        lines += runRows
         if instance == nil, let templates = snapshot.templates, !templates.isEmpty {
             lines.append("")
             lines.append("Templates")
@@ -108,6 +69,67 @@ package enum WatchView {
         if latest.isEmpty { lines.append("  (none yet)") }
         for event in latest.suffix(maxEvents) { lines.append("  " + eventLine(event)) }
         return lines.map { $0.count > width ? String($0.prefix(width)) : $0 }
+    }
+
+    /// "Next due"'s rows: each request with its countdown, or one a template of which several
+    /// instances are pending (with `folding`); at most `maxPending`, then how many more.
+    /// Also how many are pending of each template, for the "Templates" section.
+    static func nextDue(_ pending: [SchedulerSnapshot.Pending], now: Instant, folding: Bool,
+                        maxPending: Int) -> (lines: [String], pendingOf: [String: Int]) {
+        var lines: [String] = []
+        if pending.isEmpty { lines.append("  (nothing pending)") }
+        var pendingRows: [String] = []
+        // Pending instances a template, counted once (a million instances: one pass).
+        var pendingOf: [String: Int] = [:]
+        if folding {
+            for p in pending { if let split = InstanceName.split(p.identifier) { pendingOf[split.template, default: 0] += 1 } }
+        }
+        var folded: Set<String> = []
+        for p in pending {
+            let when = p.earliest > now ? "in \(countdown(p.earliest.duration(since: now)))" : "due"
+            if folding, let split = InstanceName.split(p.identifier), let count = pendingOf[split.template], count > 1 {
+                guard folded.insert(split.template).inserted else { continue }
+                pendingRows.append("  \(pad(when, 12)) \(split.template)[*]  \(count) instances pending, next \(split.key)")
+            } else {
+                let place = p.place.map { $0 == .queued ? "" : "  \($0.rawValue)" } ?? ""
+                pendingRows.append("  \(pad(when, 12)) \(p.identifier)  \(p.kind.rawValue)\(place)")
+            }
+        }
+        lines += pendingRows.prefix(maxPending)
+        if pendingRows.count > maxPending { lines.append("  ... and \(pendingRows.count - maxPending) more") }
+        return (lines, pendingOf)
+    }
+
+    /// "Running"'s rows: each run's elapsed time against its allowance as a bar, or one a
+    /// template of which several instances run (with `folding`), naming the longest running.
+    /// Also the runs of each template, for the "Templates" section.
+    static func running(_ runs: [SchedulerSnapshot.Run], now: Instant,
+                        folding: Bool) -> (lines: [String], runningOf: [String: [SchedulerSnapshot.Run]]) {
+        var lines: [String] = []
+        if runs.isEmpty { lines.append("  (nothing running)") }
+        var runningOf: [String: [SchedulerSnapshot.Run]] = [:]
+        if folding {
+            for run in runs { if let split = InstanceName.split(run.identifier) { runningOf[split.template, default: []].append(run) } }
+        }
+        var foldedRuns: Set<String> = []
+        for run in runs {
+            if let split = InstanceName.split(run.identifier), let several = runningOf[split.template], several.count > 1 {
+                guard foldedRuns.insert(split.template).inserted else { continue }
+                let oldest = several.min { $0.started < $1.started }!
+                lines.append("  \(split.template)[*]  \(several.count) instances running, the longest \(split.template)[\(InstanceName.split(oldest.identifier)?.key ?? "")] "
+                    + "for \(countdown(now.duration(since: oldest.started)))")
+                continue
+            }
+            let elapsed = now.duration(since: run.started)
+            let allowance = run.deadline.duration(since: run.started)
+            let phase = switch run.phase {
+            case .running: ""
+            case .expiring: "  expiring"
+            case .killed: "  killed"
+            }
+            lines.append("  \(run.identifier) run \(run.runID)  \(bar(elapsed, of: allowance, width: 20)) \(countdown(elapsed)) / \(countdown(allowance))\(phase)")
+        }
+        return (lines, runningOf)
     }
 
     /// Each template: `t.feed  1000 instances  998 pending  2 running  25 failing`, and when

@@ -26,7 +26,18 @@ extension ClusterSimulation {
         if let found = reloads.takeViolation() {
             report.violations.append("\(found.invariant) at +\(Report.seconds(found.time.duration(since: start))) s: \(found.message)")
         }
-        // Liveness: the shards of a killed or paused node led again by another live node.
+        checkLiveness()
+        checkFencedProcesses()
+        if widgetsCommitted {
+            widgetsCommitted = false
+            checkSharedBudgets()
+        }
+        checkDuplicateRuns()
+    }
+
+    /// Liveness: the shards of a killed or paused node led again within `bound`, a stopped
+    /// node gone within `stopBound`.
+    func checkLiveness() {
         let databaseReachable = !database.down
         awaiting.removeAll { item in
             let leaders = nodes.filter { $0.cluster != nil && $0.pausedUntil == nil }
@@ -51,6 +62,11 @@ extension ClusterSimulation {
                 node.stoppedAt = nil
             }
         }
+    }
+
+    /// Fencing: no process of a led term alive past the term's self-fence deadline, none of a
+    /// fenced term alive after the step that fenced it.
+    func checkFencedProcesses() {
         // No process of a led term alive past the term's self-fence deadline (the node's clock):
         // whatever its calls are doing, the node kills its runs by then.
         for node in nodes where node.pausedUntil == nil {
@@ -72,13 +88,12 @@ extension ClusterSimulation {
                 }
             }
         }
-        if widgetsCommitted {
-            widgetsCommitted = false
-            checkSharedBudgets()
-        }
-        // Runs of one job alive at once on several nodes: never two of live leaders, never the
-        // retry of an interrupted run while that run still runs (its slot twice); a zombie's
-        // run beside the next slot's is counted (no one can stop a frozen node's processes).
+    }
+
+    /// Runs of one job alive at once on several nodes: never two of live leaders, never the
+    /// retry of an interrupted run while that run still runs (its slot twice); a zombie's
+    /// run beside the next slot's is counted (no one can stop a frozen node's processes).
+    func checkDuplicateRuns() {
         var byJob: [String: [(run: RunRecord, zombie: Bool, node: String)]] = [:]
         for node in nodes {
             for term in node.hosts {
