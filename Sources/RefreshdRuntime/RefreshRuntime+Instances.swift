@@ -114,10 +114,10 @@ extension RefreshRuntime {
         }
     }
 
-    /// Applies a template's `instances:` file as its complete set, in one transaction.
     /// Applies instance lines another shard's sync run sent this one (a cluster command).
     package func applyInstanceLines(_ lines: [InstanceLines]) { perform(.instanceLines(lines)) }
 
+    /// Applies a template's `instances:` file as its complete set, in one transaction.
     func applyInstanceSource(_ spec: JobSpec) {
         guard let source = spec.instanceSource, spec.template != nil else { return }
         perform(.setInstances(template: spec.identifier, source.records))

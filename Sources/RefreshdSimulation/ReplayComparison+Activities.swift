@@ -123,20 +123,9 @@ extension ReplayComparison {
 
     /// The activities' lines of the table (none without activities).
     var activityText: [String] {
-        guard !activities.isEmpty else { return [] }
-        var lines: [String] = []
-        func format(_ rows: [ActivityRow]) {
-            for r in rows {
-                var line = "  " + (r.day.map { $0 + "  " } ?? "") + r.activity + ": " + r.ran.text + " | " + r.replayed.text
-                if let w = r.whatIf { line += " | " + w.text }
-                lines.append(line)
-            }
+        Self.sectionLines("activities", days: activityDays, totals: activities) {
+            ($0.day, $0.activity, [$0.ran.text, $0.replayed.text] + ($0.whatIf.map { [$0.text] } ?? []))
         }
-        lines.append("activities per UTC day:")
-        format(activityDays)
-        lines.append("activities:")
-        format(activities)
-        return lines
     }
 
     /// The activities' part of the error line.

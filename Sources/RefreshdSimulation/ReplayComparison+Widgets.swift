@@ -161,20 +161,23 @@ extension ReplayComparison {
 
     /// The widgets' lines of the table (none without widgets).
     var widgetText: [String] {
-        guard !widgets.isEmpty else { return [] }
-        var lines: [String] = []
-        func format(_ rows: [WidgetRow]) {
-            for r in rows {
-                var line = "  " + (r.day.map { $0 + "  " } ?? "") + r.widget + ": " + r.ran.text + " | " + r.replayed.text
-                if let w = r.whatIf { line += " | " + w.text }
-                lines.append(line)
+        Self.sectionLines("widgets", days: widgetDays, totals: widgets) {
+            ($0.day, $0.widget, [$0.ran.text, $0.replayed.text] + ($0.whatIf.map { [$0.text] } ?? []))
+        }
+    }
+
+    /// One kind's lines of the table (widgets, activities): each row as `  [DAY  ]NAME: as ran |
+    /// replayed[ | what if]`, per UTC day, then over the period; none without rows.
+    static func sectionLines<Row>(_ kind: String, days: [Row], totals: [Row],
+                                  _ cells: (Row) -> (day: String?, name: String, columns: [String])) -> [String] {
+        guard !totals.isEmpty else { return [] }
+        func format(_ rows: [Row]) -> [String] {
+            rows.map { row in
+                let c = cells(row)
+                return "  " + (c.day.map { $0 + "  " } ?? "") + c.name + ": " + c.columns.joined(separator: " | ")
             }
         }
-        lines.append("widgets per UTC day:")
-        format(widgetDays)
-        lines.append("widgets:")
-        format(widgets)
-        return lines
+        return ["\(kind) per UTC day:"] + format(days) + ["\(kind):"] + format(totals)
     }
 
     /// The widgets' part of the error line.
