@@ -86,6 +86,19 @@ extension SchedulerCore {
         return record(at: slot, template: instances.templates[Int(t)])
     }
 
+    /// Whether any template or instance is known (a launch's instance check costs nothing without).
+    package var holdsInstances: Bool { !instances.isEmpty }
+
+    /// Why a run of the instance at `slot` (by name when -1) cannot start: a value kept from
+    /// before its template put a parameter in a path (`TemplateSpec.pathProblem`); nil for
+    /// one that can, or for no instance. Values are checked when an instance is added; this
+    /// is the check of one kept from before, at each launch.
+    package func launchProblem(at slot: Int32, _ identifier: String) -> String? {
+        guard !instances.isEmpty, let record = instance(at: slot, identifier),
+              let index = instances.templateIndex[record.template] else { return nil }
+        return instances.templates[Int(index)].spec.pathProblem(record.values)
+    }
+
     /// How many instances a template has.
     package func instanceCount(of template: String) -> Int {
         instances.templateIndex[template].map { instances.templates[Int($0)].count } ?? 0

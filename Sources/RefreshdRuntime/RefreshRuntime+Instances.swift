@@ -123,50 +123,49 @@ extension RefreshRuntime {
         perform(.setInstances(template: spec.identifier, source.records))
     }
 
-    /// Under `lock`: what a launch of an instance runs, or why it cannot start (nil, nil: the
-    /// identifier is no instance), the instance looked up once. Values are checked when an
-    /// instance is added; one kept from before its template put a parameter in a path
-    /// (`TemplateSpec.pathParameters`) is checked here, and its run fails to start saying why,
-    /// on both hosts alike: its path is never made. An instance's widget's provider run
-    /// (`T[K]#family`) runs its template's provider.
-    /// `slot` is the order's slot in the core's definitions table (-1: found by name).
-    func instanceLaunch(_ identifier: String, slot: SlotHint = .none) -> (TaskHandler?, String?) {
-        if !machines.instanceWidgets.isEmpty, let widget = machines.providers[identifier] {
-            // A provider reading a path of the instance's (`provider: playlist`'s folder) is
-            // refused as the instance's own run is, when a value kept from before would leave it.
-            if let hash = identifier.utf8.lastIndex(of: UInt8(ascii: "#")),
-               let record = machines.scheduler.instance(String(identifier[..<hash])),
-               let problem = jobs[record.template]?.template?.pathProblem(record.values) {
-                return (nil, problem)
+    /// What a launch of an instance runs: its template's work with its values filled (a job
+    /// file's template: pure, bound only once the machine lets it start, since binding a built-in
+    /// action may prepare its paths), or the code an embedder declared the template with.
+    enum InstanceWork {
+        case work(JobSpec.Work)
+        case handler(TaskHandler?)
+
+        var launchTarget: RuntimeMachine.LaunchTarget? {
+            switch self {
+            case let .work(work): work.launchTarget
+            case let .handler(handler): handler?.launchTarget
             }
-            return (instanceProviderHandler(identifier, widget), nil)
-        }
-        guard let record = machines.scheduler.instance(at: slot.raw, identifier) else { return (nil, nil) }
-        if let spec = jobs[record.template], let template = spec.template {
-            if let problem = template.pathProblem(record.values) { return (nil, problem) }
-            return (spec.filled(record.values).handler(actions: options.actions), nil)
-        }
-        switch handlers[record.template] {
-        case let .command(job)?: return (.command(job.filled(record.values)), nil)
-        case let other: return (other, nil)
         }
     }
 
-    /// Under `lock`: the code of one family's provider run of an instance's widget
-    /// (`T[K]#family`): the template's command with the instance's values, told the instance's
-    /// kind and family (`WidgetSpec.providerCommand`). Nothing per instance is registered.
-    func instanceProviderHandler(_ identifier: String, _ id: WidgetID) -> TaskHandler? {
-        guard let hash = identifier.utf8.lastIndex(of: UInt8(ascii: "#")),
-              let record = machines.scheduler.instance(String(identifier[..<hash])),
-              let spec = jobs[record.template], let template = spec.template,
-              var widget = template.widget else { return nil }
-        widget.kind = id.kind
-        switch widget.provider {
-        case .command:
-            let command = spec.command.filled(record.values)
-            return .command(widget.providerCommand(command, family: id.family.rawValue, sharedContainer: options.sharedContainer))
-        case let .action(action):
-            return .action(options.actions.action(for: action.filled(record.values)))
+    /// Under `lock`: what a launch of an instance runs (nil: the identifier is no instance), the
+    /// instance looked up once. An instance's widget's provider run (`T[K]#family`) runs its
+    /// template's provider, told the instance's kind and family (`WidgetSpec.providerCommand`);
+    /// nothing per instance is registered. Whether it may start (a value kept from before its
+    /// template put a parameter in a path) is the machine's (`RuntimeMachine.launching`).
+    /// `slot` is the order's slot in the core's definitions table (-1: found by name).
+    func instanceLaunch(_ identifier: String, slot: SlotHint = .none) -> InstanceWork? {
+        if !machines.instanceWidgets.isEmpty, let id = machines.providers[identifier] {
+            guard let hash = identifier.utf8.lastIndex(of: UInt8(ascii: "#")),
+                  let record = machines.scheduler.instance(String(identifier[..<hash])),
+                  let spec = jobs[record.template], let template = spec.template,
+                  var widget = template.widget else { return .handler(nil) }
+            widget.kind = id.kind
+            switch widget.provider {
+            case .command:
+                let command = spec.command.filled(record.values)
+                return .work(.command(widget.providerCommand(command, family: id.family.rawValue,
+                                                             sharedContainer: options.sharedContainer)))
+            case let .action(action):
+                return .work(.action(action.filled(record.values)))
+            }
+        }
+        guard let record = machines.scheduler.instance(at: slot.raw, identifier) else { return nil }
+        if let spec = jobs[record.template], spec.template != nil { return .work(spec.filled(record.values).work) }
+        switch handlers[record.template] {
+        case let .command(job)?: return .handler(.command(job.filled(record.values)))
+        case let other: return .handler(other)
         }
     }
+
 }

@@ -4,21 +4,20 @@ extension RefreshRuntime {
     /// Starts a run with its registered handler (execution context).
     func launch(_ order: LaunchOrder, on host: any RuntimeHost) {
         // The registry holds the code; the machine decides whether it can start (no handler, a
-        // command with nothing to run, a commit failed since this launch was queued: its end,
-        // one input). An instance whose values leave a path of its template fails to start.
-        // One lock hold: the lookup and the machine's answer.
-        let (handler, refusal, starts): (TaskHandler?, String?, Bool) = lock.withLock {
-            var (handler, refusal): (TaskHandler?, String?) = (handlers[order.identifier], nil)
-            if handler == nil { (handler, refusal) = instanceLaunch(order.identifier, slot: order.slot) }
-            let storeFailed = storeFailure != nil
-            if refusal != nil, !storeFailed { return (nil, refusal, false) }
-            let performed = performLocked(.launching(order, handler?.launchTarget, storeFailed: storeFailed), host: host)
-            guard case .starts(true) = performed.reply else { return (nil, nil, false) }
-            return (handler, nil, true)
-        }
-        if let refusal {
-            perform(.startFailed(runID: order.runID, reason: refusal))
-            return
+        // command with nothing to run, an instance whose kept values leave a path of its
+        // template, a commit failed since this launch was queued: its end, one input). An
+        // instance's code is made only once it may start. One lock hold for all of it.
+        let (handler, starts): (TaskHandler?, Bool) = lock.withLock {
+            let registered = handlers[order.identifier]
+            let instance = registered == nil ? instanceLaunch(order.identifier, slot: order.slot) : nil
+            let target = registered?.launchTarget ?? instance?.launchTarget
+            let performed = performLocked(.launching(order, target, storeFailed: storeFailure != nil), host: host)
+            guard case .starts(true) = performed.reply else { return (nil, false) }
+            switch instance {
+            case let .work(work)?: return (work.handler(actions: options.actions), true)
+            case let .handler(handler)?: return (handler, true)
+            case nil: return (registered, true)
+            }
         }
         guard starts, let handler else {
             kick(host)  // its end, handled with the answer

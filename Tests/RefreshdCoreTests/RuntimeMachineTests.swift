@@ -447,3 +447,31 @@ import Testing
         #expect(ActionSpec.unboundMessage("x", bound: ["a", "b"]).contains("(it runs commands and a, b)"))
     }
 }
+
+extension RuntimeMachineTests {
+    /// An instance added before its template put the parameter in a path keeps its record and
+    /// its request, but the machine refuses its launch whatever the host holds for it: one
+    /// input, the run's failed start saying why, and no code is made for it.
+    @Test func anInstanceKeptFromBeforeThePathRuleFailsToStart() throws {
+        let t0 = Self.t0
+        var machine = Self.machine()
+        let template = TaskDefinition(identifier: "t.stage", allowance: .seconds(30))
+        _ = Self.effects { machine.handle(.declareTemplate(template, TemplateSpec(parameters: ["user"])), at: t0, into: &$0) }
+        _ = try Self.effects { try machine.machines.addInstance(InstanceRecord(template: "t.stage", key: ".old", values: [:]), at: t0, into: &$0) }
+        // The template now names the parameter in a path: the instance stays.
+        _ = Self.effects {
+            machine.handle(.declareTemplate(template, TemplateSpec(parameters: ["user"], pathParameters: ["user"])), at: t0, into: &$0)
+        }
+        var effects = Self.effects { machine.handle(.timerFired, at: t0, into: &$0) }
+        let order = try #require(effects.compactMap { if case let .launch(order) = $0 { order } else { nil } }.first)
+        #expect(order.identifier == "t.stage[.old]")
+        effects.removeAll()
+        let reply = machine.handle(.launching(order, .command(runsNothing: false), storeFailed: false), at: t0, into: &effects)
+        guard case .starts(false) = reply else {
+            Issue.record("the launch was let start: \(reply)")
+            return
+        }
+        #expect(machine.machines.scheduler.activeRuns.isEmpty)
+        #expect(machine.machines.scheduler.instance("t.stage[.old]") != nil)
+    }
+}

@@ -38,6 +38,15 @@ package struct JobSpec: Sendable, Hashable {
     package enum Work: Sendable, Hashable {
         case action(ActionSpec)
         case command(CommandJob)
+
+        /// What the machine's launch rule sees of it (`RuntimeMachine.launching`), read without
+        /// binding an action to its code.
+        package var launchTarget: RuntimeMachine.LaunchTarget {
+            switch self {
+            case .action: .action
+            case let .command(job): .command(runsNothing: job.argv.isEmpty)
+            }
+        }
     }
 
     /// What a run of this job runs: its built-in action, else its widget's built-in provider (a

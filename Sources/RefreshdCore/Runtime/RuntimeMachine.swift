@@ -369,6 +369,10 @@ package struct RuntimeMachine: Sendable {
     /// (uv_spawn cannot run nothing), so both hosts fail it the same way.
     package mutating func launching(_ order: LaunchOrder, _ target: LaunchTarget?, at now: Instant,
                                     into effects: inout [SchedulerEffect]) -> Bool {
+        if let problem = launchProblem(order) {
+            startFailed(order.runID, reason: problem, at: now, into: &effects)
+            return false
+        }
         switch target {
         case nil:
             handle(.runFinished(runID: order.runID, exit: .noHandler), at: now, into: &effects)
@@ -379,6 +383,19 @@ package struct RuntimeMachine: Sendable {
         case .command, .inProcess, .action:
             return true
         }
+    }
+
+    /// Why an instance's run, or its widget's provider run (`T[K]#family`), cannot start on any
+    /// host: a value kept from before its template put a parameter in a path
+    /// (`SchedulerCore.launchProblem`). Its path is never made, nor its action bound.
+    private func launchProblem(_ order: LaunchOrder) -> String? {
+        guard machines.scheduler.holdsInstances else { return nil }
+        let id = order.identifier
+        if !machines.instanceWidgets.isEmpty, machines.providers[id] != nil,
+           let hash = id.utf8.lastIndex(of: UInt8(ascii: "#")) {
+            return machines.scheduler.launchProblem(at: -1, String(id[..<hash]))
+        }
+        return machines.scheduler.launchProblem(at: order.slot.raw, id)
     }
 
     /// The host could not start a command run (`reason`, e.g. its executable is missing): the
