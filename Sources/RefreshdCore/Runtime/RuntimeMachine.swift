@@ -17,21 +17,21 @@ package struct RuntimeMachine: Sendable {
     /// The scheduler, timeline and activity machines, composed (one deadline, one timer).
     package var machines: Machines
     /// Each running run's job-output rate limit (`OutputRateLimiter`).
-    package private(set) var outputLimits: [Int64: OutputRateLimiter] = [:]
+    package internal(set) var outputLimits: [Int64: OutputRateLimiter] = [:]
     /// Each running run's kept output (`RunOutput.Tail`), committed with its end.
-    package private(set) var outputTails: [Int64: RunOutput.Tail] = [:]
+    package internal(set) var outputTails: [Int64: RunOutput.Tail] = [:]
     /// Live results lines applied this second, per running run.
-    package private(set) var liveLineRate: [Int64: LiveRate] = [:]
+    package internal(set) var liveLineRate: [Int64: LiveRate] = [:]
     /// Live results lines taken and not yet applied: applied together, in one commit, before
     /// the next event or at the next drain (`applyLiveBacklog`), each with the identifier of
     /// the run that wrote it (an instance's activities take lines of its own runs only).
-    package private(set) var liveBacklog: [(line: ResultLine, at: Instant, writer: String)] = []
+    package internal(set) var liveBacklog: [(line: ResultLine, at: Instant, writer: String)] = []
     /// What the host's clock readings mean: a step or a resume, or nothing.
     package private(set) var clockSteps = ClockStepDetector()
     /// Command runs whose command has exited and whose leftovers the host is sweeping, and the
     /// ones a stop waits for.
-    package private(set) var sweeping: Set<Int64> = []
-    package private(set) var stopAfterSweeps: Set<Int64>?
+    package internal(set) var sweeping: Set<Int64> = []
+    package internal(set) var stopAfterSweeps: Set<Int64>?
     /// The first-request text each job was last seeded from (the store's seed specs).
     package var seedSpecs: [String: String] = [:]
 
@@ -116,7 +116,7 @@ package struct RuntimeMachine: Sendable {
     }
 
     /// Whether runs' output is kept in the store (`SchedulerConfiguration.keptOutputLines`).
-    private var keepsOutput: Bool {
+    var keepsOutput: Bool {
         machines.scheduler.configuration.emitsStateChanges && machines.scheduler.configuration.keptOutputLines > 0
     }
 
@@ -255,63 +255,6 @@ package struct RuntimeMachine: Sendable {
         return true
     }
 
-    /// The store refused the commit of an event whose effects were `failed`: stop. Runs that
-    /// event launched exist only in memory (nothing was started or recorded): they end at once
-    /// (`abandoned`), so the stop does not wait for them; then the shutdown. Appends the
-    /// shutdown's effects to carry out, without its state changes (nothing more is saved).
-    package mutating func storeFailed(_ reason: String, dropping failed: [SchedulerEffect], at now: Instant,
-                                      into effects: inout [SchedulerEffect]) {
-        effects.append(.log(.runtime(.storeFailed(reason: reason))))
-        abandonAndShutDown(dropping: failed, at: now, into: &effects)
-    }
-
-    /// What `storeFailed` and `fenced` share: the failed event's launches end in memory
-    /// (`abandoned`), then the shutdown, whose effects are appended without its state changes
-    /// (nothing more is saved).
-    private mutating func abandonAndShutDown(dropping failed: [SchedulerEffect], at now: Instant,
-                                             into effects: inout [SchedulerEffect]) {
-        var scratch: [SchedulerEffect] = []
-        outputTails.removeAll()  // nothing more is committed
-        for case let .launch(order) in failed {
-            machines.handle(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &scratch)
-        }
-        scratch.removeAll()
-        handleUnsaved(.shutdown, at: now, into: &effects)
-    }
-
-    /// `event` handled after the store failed: its effects appended without its state changes
-    /// (nothing more is saved).
-    private mutating func handleUnsaved(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
-        var scratch: [SchedulerEffect] = []
-        machines.handle(event, at: now, into: &scratch)
-        for effect in scratch {
-            if case .persist = effect { continue }
-            effects.append(effect)
-        }
-    }
-
-    /// A launch reached after the store failed: its run was committed with an earlier event,
-    /// but a commit since failed, so it does not start (on a node, its shard is fenced and
-    /// another node may take it). It ends in memory as the failed event's own launches do
-    /// (`abandoned`), with nothing saved.
-    package mutating func launchAbandoned(_ order: LaunchOrder, at now: Instant, into effects: inout [SchedulerEffect]) {
-        handleUnsaved(.runFinished(runID: order.runID, exit: .abandoned), at: now, into: &effects)
-    }
-
-    /// A shard's lease is gone (issue 24): a commit was refused by its fence (`ShardFenced`) or
-    /// failed, or the node fenced the shard itself. Nothing of the failed event acts (its
-    /// launches are ended in memory, as for `storeFailed`); the runtime stops leading: no more
-    /// launches, every run in flight gets its expiration and then its kill AT ONCE (another node
-    /// may take the shard once the lease expires in database time, so no grace can be waited
-    /// for). Nothing more is committed: the engine keeps the reason as its store failure.
-    /// Unlike `storeFailed`, refreshd does not stop: only this shard's runtime does.
-    package mutating func fenced(_ reason: String, dropping failed: [SchedulerEffect], at now: Instant,
-                                 into effects: inout [SchedulerEffect]) {
-        effects.append(.log(.runtime(.shardFenced(reason: reason))))
-        abandonAndShutDown(dropping: failed, at: now, into: &effects)
-        for runID in machines.scheduler.activeRuns.map(\.runID).sorted() { effects.append(.kill(runID: runID)) }
-    }
-
     // MARK: Clocks
 
     /// The clocks read when the host attached: the baseline a step or resume is measured against.
@@ -424,182 +367,5 @@ package struct RuntimeMachine: Sendable {
     package static func leftoversKilled(identifier: String, runID: Int64, count: Int, atStart: Bool) -> LogMessage? {
         if atStart { return .runtime(.reapedAtStart(identifier: identifier, runID: runID, count: count)) }
         return count == 0 ? nil : .runtime(.sweptAtEnd(identifier: identifier, runID: runID, count: count))
-    }
-
-    // MARK: Job output
-
-    /// Whether the run's current output window is full (a host may then count a whole chunk
-    /// with `outputSkipped`), and the drops of a window that ended.
-    package mutating func outputWindowIsFull(_ order: LaunchOrder, at now: Instant) -> (full: Bool, dropped: OutputDrop?) {
-        var limiter = outputLimits[order.runID] ?? OutputRateLimiter()
-        let dropped = limiter.advance(to: Self.window(now))
-        outputLimits[order.runID] = limiter
-        return (limiter.isFull, dropped.map { drop(order, $0) })
-    }
-
-    /// Complete lines a run printed: each that fits the window is logged, the rest counted.
-    package mutating func outputLines(_ order: LaunchOrder, _ lines: [String], at now: Instant) -> OutputAction {
-        var limiter = outputLimits[order.runID] ?? OutputRateLimiter()
-        let dropped = limiter.advance(to: Self.window(now))
-        let admitted = lines.filter { limiter.admit(length: $0.utf8.count) }
-        outputLimits[order.runID] = limiter
-        machines.notifications.output(order.runID, admitted)  // the tail a notification carries
-        if keepsOutput, !admitted.isEmpty {
-            outputTails[order.runID, default: RunOutput.Tail()]
-                .append(admitted, limit: min(machines.scheduler.configuration.keptOutputLines, RunOutput.maxLines))
-        }
-        return OutputAction(dropped: dropped.map { drop(order, $0) }, admitted: admitted)
-    }
-
-    /// Output a host read and dropped unsplit because the window was full.
-    package mutating func outputSkipped(_ order: LaunchOrder, bytes: Int, lineEnds: Int) {
-        var limiter = outputLimits[order.runID] ?? OutputRateLimiter()
-        limiter.drop(bytes: bytes, lineEnds: lineEnds)
-        outputLimits[order.runID] = limiter
-    }
-
-    private static func window(_ now: Instant) -> UInt64 { UInt64(max(0, now.milliseconds)) }
-
-    private func drop(_ order: LaunchOrder, _ counts: (lines: Int, bytes: Int)) -> OutputDrop {
-        OutputDrop(identifier: order.identifier, runID: order.runID, lines: counts.lines, bytes: counts.bytes,
-                   limit: OutputRateLimiter().limitText)
-    }
-
-    // MARK: Results
-
-    /// Bytes a run wrote to its results channel. Kept up to the cap; each complete line is
-    /// offered as a live line (`resultLine`), and a line taken leaves the buffer. True when a
-    /// line taken is the first waiting for the next drain (the host is to schedule one).
-    package mutating func resultsRead(_ order: LaunchOrder, _ chunk: UnsafeRawBufferPointer, at now: Instant) -> Bool {
-        if !machines.results.isBuffering(order.runID), let line = Self.wholeLine(chunk) {
-            // One whole line with nothing before it (the common case, and every modelled
-            // line): offered as it is, and kept only when it is not taken.
-            let taken = resultLine(order, line, at: now)
-            if !taken.taken { machines.results.read(order.runID, chunk, examined: true) }
-            return taken.first
-        }
-        machines.results.read(order.runID, chunk)
-        var first = false
-        while let line = machines.results.nextLine(order.runID) {
-            let taken = resultLine(order, line, at: now)
-            if taken.taken { machines.results.takeLine(order.runID) }
-            first = first || taken.first
-        }
-        return first
-    }
-
-    /// The line when `chunk` is one line short enough to be a result, ending with its line end.
-    static func wholeLine(_ chunk: UnsafeRawBufferPointer) -> String? {
-        let newline = UInt8(ascii: "\n")
-        guard chunk.count > 1, chunk.count <= RunResults.maxLineBytes + 1, chunk.last == newline,
-              chunk.firstIndex(of: newline) == chunk.count - 1 else { return nil }
-        return String(decoding: chunk.dropLast(), as: UTF8.self)
-    }
-
-    /// Offers one complete results line as a live line: whether it was taken (it joins the
-    /// backlog), and whether it is the first waiting for the next drain.
-    ///
-    /// Activity lines of the plain shape (what `simulate:` blocks and most jobs write) are read
-    /// without Foundation (`StrictJSON`, a few µs); every other line is decoded once by
-    /// `JSONSerialization`, as `RunResults` checks it. Both give the same `ResultLine`.
-    package mutating func resultLine(_ order: LaunchOrder, _ line: String, at now: Instant) -> (taken: Bool, first: Bool) {
-        if line.utf8.count <= RunResults.maxLineBytes, let members = StrictJSON.object(line),
-           let taken = takeLiveLine(order, line, at: now, { namespace in
-               ResultLine.fastActivity(members, owner: order.identifier, namespace: namespace, now: now)
-           }) {
-            return taken
-        }
-        // Decoded once: the object `RunResults` checked is the one parsed.
-        guard case let .accepted(_, object) = RunResults.verdict(line, number: 1) else { return (false, false) }
-        return takeLiveLine(order, line, at: now) { namespace in
-            ResultLine.parse(object: object, owner: order.identifier, namespace: namespace, now: now)
-        } ?? (false, false)
-    }
-
-    /// Takes a line `read` parses (nil: it cannot tell, nothing is counted and nil is
-    /// returned): within the run's live-line rate, a live line joins the backlog.
-    private mutating func takeLiveLine(_ order: LaunchOrder, _ line: String, at now: Instant,
-                                       _ read: (_ namespace: String) -> ResultLine?) -> (taken: Bool, first: Bool)? {
-        // At most `liveLinesPerSecond` a second per run; beyond it, lines wait for the run's end.
-        let second = now.milliseconds / 1000
-        var rate = liveLineRate[order.runID] ?? LiveRate(second: second, count: 0)
-        if rate.second != second { rate = LiveRate(second: second, count: 0) }
-        guard rate.count < Self.liveLinesPerSecond else { return (false, false) }
-        let namespace = machines.scheduler.definitions[order.identifier]?.namespace ?? "default"
-        guard let parsed = read(namespace) else { return nil }
-        rate.count += 1
-        liveLineRate[order.runID] = rate
-        guard parsed.isLive else { return (false, false) }
-        liveBacklog.append((parsed, now, order.identifier))
-        if keepsOutput { outputTails[order.runID, default: RunOutput.Tail()].appendLive(line) }
-        return (true, liveBacklog.count == 1)
-    }
-
-    /// Every writer of the run's results channel closed it: decisions in `results`.
-    package mutating func resultsClosed(_ runID: Int64, at now: Instant, into effects: inout [SchedulerEffect]) {
-        machines.handle(results: { results, _, decisions in results.closed(runID, into: &decisions) }, at: now, into: &effects)
-    }
-
-    /// The run's leader exited: its group is killed now, and the run ends once its channel
-    /// closes, or `ResultsChannels.grace` after now (one of the deadlines).
-    package mutating func leaderExited(_ runID: Int64, exit: RunExit, resultsClosed: Bool, at now: Instant,
-                                       into effects: inout [SchedulerEffect]) {
-        machines.handle(results: { results, now, decisions in
-            results.leaderExited(runID, exit: exit, closed: resultsClosed, at: now, into: &decisions)
-        }, at: now, into: &effects)
-    }
-
-    /// A run's work ended (any way): its live-line rate and channel are forgotten; what its
-    /// last output window dropped is returned, to log.
-    package mutating func runWorkEnded(_ runID: Int64) -> OutputDrop? {
-        liveLineRate[runID] = nil
-        machines.results.forget(runID)
-        guard var limiter = outputLimits.removeValue(forKey: runID), let dropped = limiter.takeDropped() else { return nil }
-        let identifier = machines.scheduler.activeRuns.first { $0.runID == runID }?.identifier ?? "?"
-        return OutputDrop(identifier: identifier, runID: runID, lines: dropped.lines, bytes: dropped.bytes,
-                          limit: limiter.limitText)
-    }
-
-    // MARK: Sweeps and stopping
-
-    /// The host sweeps a command run's leftovers before its end is handled.
-    package mutating func sweepStarted(_ runID: Int64) { sweeping.insert(runID) }
-
-    /// A sweep is done: true when a stop waited for it and for no other (the engine sends the
-    /// shutdown now).
-    package mutating func sweepEnded(_ runID: Int64) -> Bool {
-        sweeping.remove(runID)
-        guard var waiting = stopAfterSweeps else { return false }
-        waiting.remove(runID)
-        stopAfterSweeps = waiting.isEmpty ? nil : waiting
-        return waiting.isEmpty
-    }
-
-    /// A graceful stop was asked: true to shut down now; false when it waits for the sweeps
-    /// under way (a command that exited before the stop ends as it exited, not `interrupted`).
-    package mutating func stopRequested() -> Bool {
-        guard !sweeping.isEmpty else { return true }
-        stopAfterSweeps = sweeping
-        return false
-    }
-
-    /// A stop signal (SIGTERM, SIGINT: `name`) reached the host: the first stops gracefully;
-    /// one that arrives while stopping kills every run now.
-    package func stopSignal(_ name: String) -> StopSignalAction {
-        if machines.scheduler.isStopping || stopAfterSweeps != nil {
-            return .stopImmediately(reason: "received \(name) again")
-        }
-        return .stopGracefully(log: .runtime(.stopSignal(name: name)))
-    }
-
-    /// Stops without waiting for the graces: its log line (`reason`, and how many are killed),
-    /// the shutdown (idempotent: the core stops launching and marks every run as stopped by it),
-    /// then a `.kill` for every run in flight, in run order, so each ends `interrupted`.
-    package mutating func stopImmediately(_ reason: String, at now: Instant, into effects: inout [SchedulerEffect]) {
-        let start = effects.count
-        machines.handle(.shutdown, at: now, into: &effects)
-        let runs = machines.scheduler.activeRuns.map(\.runID).sorted()
-        effects.insert(.log(.runtime(.killingNow(reason: reason, running: runs.count))), at: start)
-        for runID in runs { effects.append(.kill(runID: runID)) }
     }
 }
