@@ -9,10 +9,6 @@ let package = Package(
         // scheduler and the values it takes and shows (re-exported from the core and the runtime,
         // whose other declarations are `package`). ARCHITECTURE.md, "Modules", says why.
         .library(name: "Refreshd", targets: ["Refreshd"]),
-        // No public API: the benchmarks package compares the shared PostgreSQL database with the
-        // SQLite store through it (`@_spi(Benchmarks)`, issue 24). Not in `Refreshd`, so an
-        // embedder never links libpq.
-        .library(name: "RefreshdPostgres", targets: ["RefreshdPostgres"]),
         .executable(name: "refreshd", targets: ["refreshd"]),
     ],
     dependencies: [
@@ -122,6 +118,13 @@ let package = Package(
         // suite builds it and runs it (refreshdCLITests, EmbeddingExampleTests).
         .executableTarget(name: "refreshd-embedding-example", dependencies: ["Refreshd"],
                           path: "Examples/Embedding"),
+        // `Scripts/bench`'s program: the layers, the stores and the shared database timed through
+        // the package's internals (`package` access reaches it as a target of this package; no
+        // SPI, no second package). Not a product: nothing outside the repository runs it.
+        .executableTarget(name: "refreshd-bench", dependencies: [
+            "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "RefreshdPostgres",
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Benchmarks/Sources/refreshd-bench"),
 
         // What several test targets share (test targets cannot depend on each other).
         .target(name: "RefreshdTestSupport", dependencies: ["RefreshdCore"], path: "Tests/RefreshdTestSupport"),

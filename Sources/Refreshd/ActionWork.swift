@@ -1,8 +1,8 @@
 import CLibUV
 import Foundation
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// One light built-in action (no `worker`) run on libuv's thread pool (`uv_queue_work`), so it
 /// never blocks the loop: the body runs on a worker thread, the completion on the loop thread.

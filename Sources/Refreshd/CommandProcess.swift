@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// One running command job: its process, the pipes carrying its stdout, stderr and results
 /// channel (fd 3), and the process group that receives the expiration and the kill.

@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Synchronization
 
 /// `refreshd simulate --exec`'s real commands (`RealCommands`): each runs through the libuv host's

@@ -1,5 +1,5 @@
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import Synchronization
 
 /// Kills what a run left behind: at the end of every command run (its leader has exited), and

@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Synchronization
 
 /// A command run's cgroup (issue 35): made and limited before the spawn, its leader born in it

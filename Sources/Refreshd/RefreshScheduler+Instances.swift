@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Templates and their instances in the embedding API (issue 23): one definition, many
 /// instances `identifier[key]`, each with its own request, retry backoff and history.

@@ -1,8 +1,8 @@
 import CLibUV
 import Foundation
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The libuv host: what the runtime asks of the world, done for real on the loop thread.
 extension RefreshScheduler: RuntimeHost {

@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Delivering failure and recovery notifications (issue 25): I/O only. The machine decided
 /// that this attempt is due and its record is committed; the outcome goes back to the runtime

@@ -1,7 +1,7 @@
 import CLibUV
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Synchronization
 
 /// Finding every process of a command run, however it detached, so none outlives its run.

@@ -2,9 +2,9 @@ import CLibUV
 import Dispatch
 import Glibc
 import Logging
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 import Synchronization
 
 /// A BGTaskScheduler for Linux: declare identifiers with handlers, submit requests with an
@@ -201,7 +201,7 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// SPI for the benchmarks' launches on a shared database (`refreshd-bench shared-launches`).
     /// `ownsProcess`: the one scheduler of `refreshd run` on one machine (issue 32: a node of
     /// one shard), which handles the signals and owns the process as the options say.
-    @_spi(Benchmarks) public convenience init(store: any StateStoring, runtimeOptions: RefreshRuntime.Options, options: Options,
+    package convenience init(store: any StateStoring, runtimeOptions: RefreshRuntime.Options, options: Options,
                                               ownsProcess: Bool = false) throws {
         var options = options
         options.stateDirectory = nil

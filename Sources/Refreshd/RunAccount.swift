@@ -1,5 +1,5 @@
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// How the libuv host runs a command as another user (a job's `user:` and `group:`, issue 35).
 ///

@@ -1,6 +1,6 @@
 import CLibUV
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// A job's `limits:` (issue 35) as the libuv host applies them to a run, and what a run used.
 ///

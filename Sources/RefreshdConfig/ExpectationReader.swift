@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Reads a scenario's `expect:` list: what the simulation's report must show.
 ///

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Reads a scenario's `faults:` list: one fault per item, named by its only key.
 ///

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension JobConfig {
     /// The job as the runtime runs it: its definition, its command (run in the project root) and

@@ -3,7 +3,7 @@
 /// Launches are counted on the day a run started, outcomes on the day it ended, so a run that
 /// crosses midnight counts its launch on one day and its outcome on the next. Kept forever (a
 /// row per job and day) for `refreshd status`.
-@_spi(Benchmarks) public struct DailyCounter: Sendable, Hashable {
+package struct DailyCounter: Sendable, Hashable {
     /// The UTC day, `YYYY-MM-DD` (`ISO8601.day`).
     package var day: String
     package var identifier: String
@@ -18,7 +18,7 @@
     /// The identifier's slot in the core's table, when the core counted it (`SlotHint`).
     package var slot: SlotHint = .none
 
-    @_spi(Benchmarks) public init(day: String, identifier: String, launches: Int = 0, successes: Int = 0,
+    package init(day: String, identifier: String, launches: Int = 0, successes: Int = 0,
                 failures: Int = 0, expired: Int = 0, crashed: Int = 0, interrupted: Int = 0,
                 missed: Int = 0) {
         self.missed = missed

@@ -10,7 +10,7 @@
 /// ```swift
 /// let counts = try reader.instanceCounts(of: "feed")   // 1,000,000 instances, 12 failing...
 /// ```
-@_spi(Benchmarks) public struct InstanceCounts: Sendable, Hashable, Codable {
+package struct InstanceCounts: Sendable, Hashable, Codable {
     package var count: Int
     package var pending: Int
     package var running: Int
@@ -32,7 +32,7 @@
 
 /// What one identifier is doing, from the store: a list row's state columns (an instance's,
 /// with its providers' folded in by `folded`).
-@_spi(Benchmarks) public struct IdentifierState: Sendable, Hashable {
+package struct IdentifierState: Sendable, Hashable {
     /// Its pending request's earliest begin date.
     package var pending: Instant?
     /// Its run without an end.

@@ -1,5 +1,5 @@
 /// What the core did about instances, as log lines.
-@_spi(Benchmarks) public enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
+package enum InstanceLog: Sendable, Hashable, CustomStringConvertible {
     case added(identifier: String)
     /// Added again: its request, backoff and retry streak kept (`updated`: with new values).
     case kept(identifier: String, updated: Bool)
@@ -15,7 +15,7 @@
     /// a template: counts, and the first and last key in the order applied (`foldBatch`).
     case batch(template: String, added: Int, kept: Int, removed: Int, first: String, last: String)
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case let .added(id): "instance added \(id)"
         case let .kept(id, updated):

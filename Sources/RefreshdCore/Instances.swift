@@ -7,7 +7,7 @@ import Foundation
 /// What a template adds to a job: its parameter names, in the order the job file lists them,
 /// how an instance's first request is made (the job's `earliest:`), and which parameters are
 /// filled into file system paths (`stage-playlist`'s `library` and `folder`).
-@_spi(Benchmarks) public struct TemplateSpec: Sendable, Hashable {
+package struct TemplateSpec: Sendable, Hashable {
     package var parameters: [String]
     package var firstRequest: FirstRequest
     /// The parameters a path holds: their values must keep the path inside its folder

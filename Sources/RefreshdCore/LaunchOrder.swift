@@ -1,9 +1,9 @@
 /// What the shell needs to start a run: the task, its run id and when its time is up.
-@_spi(Benchmarks) public struct LaunchOrder: Sendable, Hashable {
-    @_spi(Benchmarks) public var runID: Int64
+package struct LaunchOrder: Sendable, Hashable {
+    package var runID: Int64
     package var identifier: String
     package var kind: TaskKind
-    @_spi(Benchmarks) public var started: Instant
+    package var started: Instant
     package var deadline: Instant
     package var attempt: Int
     /// The identifier's slot in the core's definitions table (`SlotHint`): lets the engine find

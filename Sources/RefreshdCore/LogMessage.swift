@@ -1,5 +1,5 @@
 /// One line of the daemon's log, as data; the shell formats it with the time.
-@_spi(Benchmarks) public enum LogMessage: Sendable, Hashable, CustomStringConvertible {
+package enum LogMessage: Sendable, Hashable, CustomStringConvertible {
     case submitted(PendingRequest, replaced: Bool)
     case rejected(identifier: String, SchedulerError)
     case cancelled(identifier: String)
@@ -36,7 +36,7 @@
     /// publications, reloads, the store's failure, the stop), worded by its machine.
     indirect case runtime(RuntimeLog)
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case let .submitted(p, replaced):
             "\(replaced ? "replaced" : "submitted") \(p.identifier) (\(p.kind.rawValue), \(p.origin.rawValue)) earliest \(p.earliest)"

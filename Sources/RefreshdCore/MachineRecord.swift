@@ -4,7 +4,7 @@
 /// The stores keep records opaque, so a new machine persists its state without a schema
 /// migration, and both stores fold them the same way: `putRecord` replaces the value at
 /// (table, key), `deleteRecord` removes it. Tables and keys compare by their UTF-8 bytes.
-@_spi(Benchmarks) public struct MachineRecord: Sendable, Hashable, Codable {
+package struct MachineRecord: Sendable, Hashable, Codable {
     /// The record's table, e.g. `widget` or `activity`.
     package var table: String
     /// Unique within its table.
@@ -12,7 +12,7 @@
     /// The record itself, JSON text.
     package var value: String
 
-    @_spi(Benchmarks) public init(table: String, key: String, value: String) {
+    package init(table: String, key: String, value: String) {
         self.table = table
         self.key = key
         self.value = value

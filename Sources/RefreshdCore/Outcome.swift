@@ -22,7 +22,7 @@ public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// What the shell observed when a run's work ended.
-@_spi(Benchmarks) public enum RunExit: Sendable, Hashable {
+package enum RunExit: Sendable, Hashable {
     /// A process exited with a status.
     case exited(Int32)
     /// A process was terminated by a signal.

@@ -1,9 +1,9 @@
 /// A submitted request waiting to launch, as the core and the store keep it.
 ///
 /// `sequence` orders requests with equal earliest begin dates by submission, across restarts.
-@_spi(Benchmarks) public struct PendingRequest: Sendable, Hashable {
+package struct PendingRequest: Sendable, Hashable {
     /// Why the request exists; shown in logs and status.
-    @_spi(Benchmarks) public enum Origin: String, Sendable, Hashable, CaseIterable {
+    package enum Origin: String, Sendable, Hashable, CaseIterable {
         /// Submitted by config seeding or the embedding API.
         case submitted
         /// Made by the job's resubmit policy at launch.
@@ -24,7 +24,7 @@
     /// The identifier's slot in the core's table, when the core made the change (`SlotHint`).
     package var slot: SlotHint = .none
 
-    @_spi(Benchmarks) public init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
+    package init(identifier: String, namespace: String, kind: TaskKind, earliest: Instant,
                 submitted: Instant, sequence: UInt64, requiresExternalPower: Bool = false,
                 requiresNetworkConnectivity: Bool = false, origin: Origin = .submitted) {
         self.identifier = identifier

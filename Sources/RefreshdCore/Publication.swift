@@ -4,7 +4,7 @@
 /// The host writes it atomically (temporary file, fsync, rename, directory fsync), so a reader
 /// sees the old complete file or the new complete one, never a torn one. Publications are
 /// effects like any other: they happen only after the event's state changes were committed.
-@_spi(Benchmarks) public struct Publication: Sendable, Hashable {
+package struct Publication: Sendable, Hashable {
     /// Relative to the shared container, `/`-separated, no `..` (e.g. `widgets/wallpaper/systemSmall.json`).
     package var path: String
     /// The file's new contents; nil removes the file.

@@ -9,7 +9,7 @@
 /// applied live while it ran, then those accepted at its end) as the results channel caps them:
 /// the last `RunResults.maxLines`, each at most `RunResults.maxLineBytes`.
 /// A run killed with refreshd (kill -9) keeps nothing: the tail was in memory.
-@_spi(Benchmarks) public struct RunOutput: Sendable, Hashable {
+package struct RunOutput: Sendable, Hashable {
     /// Lines kept per run by default: a failing job's last screenful or several, not its log.
     package static let defaultLines = 200
     /// The most lines a setting may keep per run.
@@ -31,7 +31,7 @@
     }
 
     /// Nothing kept.
-    @_spi(Benchmarks) public static let none = RunOutput()
+    package static let none = RunOutput()
 
     package var isEmpty: Bool { lines.isEmpty && results.isEmpty && earlier == 0 }
 

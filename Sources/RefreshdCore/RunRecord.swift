@@ -2,7 +2,7 @@
 ///
 /// The store keeps every run; a run without an end when refreshd starts was in flight when it
 /// died, and is recorded `interrupted`.
-@_spi(Benchmarks) public struct RunRecord: Sendable, Hashable {
+package struct RunRecord: Sendable, Hashable {
     package var runID: Int64
     package var identifier: String
     package var kind: TaskKind
@@ -32,7 +32,7 @@
     /// of a page of runs do, the latest run of every job and the restore do not.
     package var output = RunOutput.none
 
-    @_spi(Benchmarks) public init(runID: Int64, identifier: String, kind: TaskKind, submitted: Instant,
+    package init(runID: Int64, identifier: String, kind: TaskKind, submitted: Instant,
                 earliest: Instant, started: Instant, deadline: Instant, attempt: Int = 1,
                 ended: Instant? = nil, outcome: Outcome? = nil, exitStatus: Int32? = nil,
                 signal: Int32? = nil, processGroup: Int32? = nil, processStartTicks: UInt64? = nil) {

@@ -2,7 +2,7 @@
 /// (issue 35): from the run's cgroup (`cpu.stat` usage_usec, `memory.peak`, `memory.events`
 /// oom_kill), nothing where the run had none. The host reports the facts; the core decides
 /// what they mean (a memory-limit kill makes the run `crashed`, `SchedulerCore.finish`).
-@_spi(Benchmarks) public struct RunUsage: Sendable, Hashable {
+package struct RunUsage: Sendable, Hashable {
     /// CPU time of all the run's processes, user and system, in microseconds.
     package var cpuMicroseconds: Int64?
     /// The most memory the run's processes held at once, in bytes.
@@ -17,7 +17,7 @@
     }
 
     /// Nothing measured (an in-process task, an action, a host without cgroups).
-    @_spi(Benchmarks) public static let none = RunUsage()
+    package static let none = RunUsage()
 
     /// `cpu 0.21s, peak memory 12.3 MiB`, the parts measured; nil when none was.
     package var summary: String? {

@@ -11,13 +11,13 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var seed: UInt64
     /// Emit `.persist` effects. Off when nothing is stored (an in-memory scheduler), so the core
     /// does not build records nobody reads.
-    @_spi(Benchmarks) public var emitsStateChanges: Bool = true
+    package var emitsStateChanges: Bool = true
     /// Emit the per-request log effects (submitted, launched, finished). Off when the logger
     /// would drop them anyway. Warnings and lifecycle messages are always emitted.
-    @_spi(Benchmarks) public var emitsRoutineLogs: Bool = true
+    package var emitsRoutineLogs: Bool = true
     /// Emit `.ended` for every run that ends (the runtime turns it into events for the machines
     /// beside the core). Off by default, so the core alone emits exactly its own effects.
-    @_spi(Benchmarks) public var emitsRunEnds: Bool = false
+    package var emitsRunEnds: Bool = false
     /// How long the store keeps a finished run's row (nil: for ever). Pruned once a UTC day,
     /// at the first launch or outcome counted on a new day: runs that ended before that day's
     /// start minus the retention go, except each job's latest. The daily counters keep the

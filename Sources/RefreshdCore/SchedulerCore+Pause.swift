@@ -16,7 +16,7 @@
 /// ```
 extension SchedulerCore {
     /// The records' table of pauses: key the identifier, value `{"since": MILLISECONDS}`.
-    @_spi(Benchmarks) public static let pausedTable = "paused"
+    package static let pausedTable = "paused"
 
     /// Pauses a declared job or instance, or a template. Refused for an identifier that is
     /// neither, and for one already paused (which says since when).

@@ -1,6 +1,6 @@
 extension SchedulerCore {
     /// What the store held when refreshd started.
-    @_spi(Benchmarks) public struct RestoredState: Sendable, Hashable {
+    package struct RestoredState: Sendable, Hashable {
         package var pending: [PendingRequest]
         /// Runs with a start and no end: in flight when refreshd died.
         package var unfinishedRuns: [RunRecord]

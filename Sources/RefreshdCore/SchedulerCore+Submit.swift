@@ -10,7 +10,7 @@ extension SchedulerCore {
     }
 
     /// Submits, appending the effects to `effects`; on a throw nothing is appended.
-    @_spi(Benchmarks) public mutating func submit(_ request: TaskRequest, at now: Instant,
+    package mutating func submit(_ request: TaskRequest, at now: Instant,
                                 into effects: inout [SchedulerEffect]) throws(SchedulerError) {
         guard !isStopping else { throw .unavailable }
         guard let definition = definitions[request.identifier] else {

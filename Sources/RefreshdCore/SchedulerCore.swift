@@ -10,7 +10,7 @@
 /// let effects = try core.submit(TaskRequest(identifier: "a.refresh"), at: now)
 /// // [.persist(.savePending(...)), .log(.submitted(...)), .armTimer(at: now)]
 /// ```
-@_spi(Benchmarks) public struct SchedulerCore: Sendable {
+package struct SchedulerCore: Sendable {
     /// A run in flight (the lifecycle's type).
     typealias ActiveRun = RunLifecycle.ActiveRun
 
@@ -63,7 +63,7 @@
     /// The incremental invariant checker's memory (nil until a simulation turns it on).
     var invariantTracking: InvariantTracking?
 
-    @_spi(Benchmarks) public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
+    package init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                 definitions: [TaskDefinition] = []) {
         self.configuration = configuration
         for d in definitions {
@@ -92,7 +92,7 @@
 
     /// Feeds one event, appending its effects to `effects` (a buffer the shell reuses, so the hot
     /// path allocates no array per event).
-    @_spi(Benchmarks) public mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
+    package mutating func handle(_ event: SchedulerEvent, at now: Instant, into effects: inout [SchedulerEffect]) {
         switch event {
         case let .declare(definition):
             redeclare(definition)
@@ -213,7 +213,7 @@
     package func isActive(_ runID: Int64) -> Bool { active[runID] != nil }
 
     /// The instant the wake-up timer is armed for, if any.
-    @_spi(Benchmarks) public var nextWakeUp: Instant? { armedAt }
+    package var nextWakeUp: Instant? { armedAt }
 
     // MARK: Bookkeeping shared by the event handlers
 

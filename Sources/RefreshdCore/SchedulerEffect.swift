@@ -2,7 +2,7 @@
 ///
 /// `persist` effects come before the effects that depend on them: a launch is recorded before the
 /// process exists, so a crash in between is seen at restart as an interrupted run.
-@_spi(Benchmarks) public enum SchedulerEffect: Sendable, Hashable {
+package enum SchedulerEffect: Sendable, Hashable {
     /// Arm the single wake-up timer for this instant (replacing any earlier arming).
     case armTimer(at: Instant)
     /// Nothing is due: stop the timer.

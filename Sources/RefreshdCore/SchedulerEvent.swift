@@ -3,7 +3,7 @@
 ///
 /// Submits can be refused; as events a refusal is logged (`.rejected`). Callers that need the
 /// refusal as an error use the throwing `submit` entry point instead.
-@_spi(Benchmarks) public enum SchedulerEvent: Sendable, Hashable {
+package enum SchedulerEvent: Sendable, Hashable {
     /// Declares an identifier, or replaces its definition (config reload). A run in flight keeps
     /// the allowance it was launched with; its retry and next request follow the new definition.
     indirect case declare(TaskDefinition)

@@ -6,7 +6,7 @@
 /// streaks by identifier), so two snapshots of equal states are equal and encode to the same bytes
 /// (with sorted keys). Instants encode as integers: milliseconds since the Unix epoch, UTC (see
 /// `Codable+Core.swift`).
-@_spi(Benchmarks) public struct SchedulerSnapshot: Codable, Equatable, Sendable {
+package struct SchedulerSnapshot: Codable, Equatable, Sendable {
     /// A pending request and where the core keeps it.
     package struct Pending: Codable, Equatable, Sendable {
         /// Where a pending request is held.
@@ -148,7 +148,7 @@
     /// Whether the core asked the shell to watch conditions.
     package var watchingConditions: Bool
     /// The run id the next launch gets.
-    @_spi(Benchmarks) public var nextRunID: Int64
+    package var nextRunID: Int64
     /// The sequence the next pending request gets.
     package var nextSequence: UInt64
     /// Declared templates and how many instances each has (issue 23); nil when there are none,

@@ -21,18 +21,18 @@
 /// run neither counts nor ends it); `paused`, it or its template is paused. An instance's
 /// providers' (`T[K]#family`) requests, runs and streaks are its own, as its counts have them;
 /// a pause is its own.
-@_spi(Benchmarks) public enum SearchState: String, Sendable, Hashable, Codable, CaseIterable {
+package enum SearchState: String, Sendable, Hashable, Codable, CaseIterable {
     case pending, running, failing, paused
 }
 
 /// A search among a template's instances: keys containing `text` (bytes; empty: every key), in
 /// `state` (nil: any).
-@_spi(Benchmarks) public struct InstanceSearch: Sendable, Hashable {
+package struct InstanceSearch: Sendable, Hashable {
     package var template: String
     package var text: String
     package var state: SearchState?
 
-    @_spi(Benchmarks) public init(template: String, text: String = "", state: SearchState? = nil) {
+    package init(template: String, text: String = "", state: SearchState? = nil) {
         self.template = template
         self.text = text
         self.state = state
@@ -80,7 +80,7 @@
 /// A search among runs: of one identifier (nil: any), ending as `ending` says (nil: any),
 /// started at or after `since` and before `until`. Results newest start first (ties: the
 /// higher run id first), the order the dashboard lists runs in on one machine and a cluster.
-@_spi(Benchmarks) public struct RunSearch: Sendable, Hashable {
+package struct RunSearch: Sendable, Hashable {
     /// How the runs ended: with one of `outcomes`, or not yet (`unfinished`).
     public enum Ending: Sendable, Hashable {
         case outcomes([Outcome])
@@ -92,7 +92,7 @@
     package var since: Instant?
     package var until: Instant?
 
-    @_spi(Benchmarks) public init(identifier: String? = nil, ending: Ending? = nil, since: Instant? = nil, until: Instant? = nil) {
+    package init(identifier: String? = nil, ending: Ending? = nil, since: Instant? = nil, until: Instant? = nil) {
         self.identifier = identifier
         self.ending = ending
         self.since = since
@@ -103,7 +103,7 @@
     /// `failed` (every outcome that `Outcome.isFailure`), or `running` (no end yet).
     package static let endingNames = Outcome.allCases.map(\.rawValue) + ["failed", "running"]
 
-    @_spi(Benchmarks) public static func ending(named name: String) -> Ending? {
+    package static func ending(named name: String) -> Ending? {
         if let outcome = Outcome(rawValue: name) { return .outcomes([outcome]) }
         if name == "failed" { return .outcomes(Outcome.allCases.filter(\.isFailure)) }
         return name == "running" ? .unfinished : nil
@@ -124,11 +124,11 @@
 }
 
 /// Where a run stands in a run search's order (newest start first, then the higher run id).
-@_spi(Benchmarks) public struct RunPosition: Sendable, Hashable, Codable {
+package struct RunPosition: Sendable, Hashable, Codable {
     package var started: Instant
     package var runID: Int64
 
-    @_spi(Benchmarks) public init(started: Instant, runID: Int64) {
+    package init(started: Instant, runID: Int64) {
         self.started = started
         self.runID = runID
     }
@@ -149,16 +149,16 @@
 }
 
 /// Which page of a search: the results right after a position, or right before it.
-@_spi(Benchmarks) public enum SearchCursor<Position: Sendable & Hashable>: Sendable, Hashable {
+package enum SearchCursor<Position: Sendable & Hashable>: Sendable, Hashable {
     case after(Position)
     case before(Position)
 }
 
 /// A page of a search: its results in order, how many match in all, and how many come before
 /// the cursor (`after`: up to and including its position; `before`: before it; no cursor: 0).
-@_spi(Benchmarks) public struct SearchPage<Item: Sendable>: Sendable {
+package struct SearchPage<Item: Sendable>: Sendable {
     package var items: [Item]
-    @_spi(Benchmarks) public var total: Int
+    package var total: Int
     package var beforeCursor: Int
     /// False for a `before` cursor: the page ends at the cursor.
     package var forward: Bool

@@ -7,20 +7,20 @@
 /// equal and hash alike (a change written by a test, or read back from a database, has none),
 /// and every reader checks that the hinted slot holds the same name before trusting it, so a
 /// hint from another table (a restarted core, a second runtime) costs a lookup, never a wrong row.
-@_spi(Benchmarks) public struct SlotHint: Sendable, Hashable {
+package struct SlotHint: Sendable, Hashable {
     /// The slot, or -1 for none.
     package var raw: Int32
 
     package init(_ raw: Int32) { self.raw = raw }
 
     /// No hint: the reader looks the name up.
-    @_spi(Benchmarks) public static let none = SlotHint(-1)
+    package static let none = SlotHint(-1)
 
     /// The slot as an array index, if there is one.
     package var index: Int? { raw >= 0 ? Int(raw) : nil }
 
-    @_spi(Benchmarks) public static func == (_: SlotHint, _: SlotHint) -> Bool { true }
-    @_spi(Benchmarks) public func hash(into hasher: inout Hasher) {}
+    package static func == (_: SlotHint, _: SlotHint) -> Bool { true }
+    package func hash(into hasher: inout Hasher) {}
 }
 
 /// What a reader keyed by names of its own (a store's rows, the simulator's audits) learned of

@@ -2,7 +2,7 @@
 ///
 /// The store applies all changes of one event in one transaction, so a kill -9 at any instant
 /// leaves either the state before the event or the state after it.
-@_spi(Benchmarks) public enum StateChange: Sendable, Hashable {
+package enum StateChange: Sendable, Hashable {
     case savePending(PendingRequest)
     case deletePending(identifier: String, slot: SlotHint = .none)
     indirect case runStarted(RunRecord)

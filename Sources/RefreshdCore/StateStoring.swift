@@ -9,7 +9,7 @@
 ///   nothing of the batch is visible afterwards (to `restoredState` or the queries);
 /// - `restoredState` after any sequence of successful `apply`s is the fold of those changes;
 /// - reads never change the state.
-@_spi(Benchmarks) public protocol StateStoring: AnyObject, Sendable {
+package protocol StateStoring: AnyObject, Sendable {
     /// Commits one event's changes in one transaction.
     func apply(_ changes: [StateChange]) throws
     /// Everything the runtime needs at start.
@@ -73,17 +73,17 @@
 
 extension StateStoring {
     /// For a store that keeps every run's output with it (in memory): the runs as read.
-    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws -> [RunRecord] {
+    package func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws -> [RunRecord] {
         try recentRuns(limit: limit, before: before)
     }
 
-    @_spi(Benchmarks) public func withKeptOutput(_ runs: [RunRecord]) throws -> [RunRecord] { runs }
+    package func withKeptOutput(_ runs: [RunRecord]) throws -> [RunRecord] { runs }
 
-    @_spi(Benchmarks) public func failureStreaks() throws -> [String: Int] { try restoredState().failureStreaks }
+    package func failureStreaks() throws -> [String: Int] { try restoredState().failureStreaks }
 
     /// For a store without an aggregate query: counted from its runs, by identifier (its bytes,
     /// as the stores order and compare them) and outcome.
-    @_spi(Benchmarks) public func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)] {
+    package func runCounts(since: Instant) throws -> [(identifier: String, outcome: Outcome, count: Int)] {
         var counts: [[UInt8]: [Outcome: Int]] = [:]
         for run in try recentRuns(limit: Int.max, before: nil, withOutput: false) where run.started >= since {
             if let outcome = run.outcome { counts[Array(run.identifier.utf8), default: [:]][outcome, default: 0] += 1 }
@@ -96,7 +96,7 @@ extension StateStoring {
 
     /// For a store without indexes (in memory): counted from the whole state, by the rule the
     /// SQL of the others says (`InstanceCounts`).
-    @_spi(Benchmarks) public func instanceCounts(of template: String) throws -> InstanceCounts {
+    package func instanceCounts(of template: String) throws -> InstanceCounts {
         let search = InstanceSearch(template: template)
         func instances(_ identifiers: [String]) -> Int { Set(identifiers.compactMap(search.instanceKey(ofIdentifier:))).count }
         let state = try restoredState()
@@ -110,11 +110,11 @@ extension StateStoring {
     }
 
     /// For a store without indexes (in memory): read from the whole state.
-    @_spi(Benchmarks) public func pendingRequest(of identifier: String) throws -> PendingRequest? {
+    package func pendingRequest(of identifier: String) throws -> PendingRequest? {
         try pendingRequests().first { $0.identifier == identifier }
     }
 
-    @_spi(Benchmarks) public func states(of identifiers: [String]) throws -> [String: IdentifierState] {
+    package func states(of identifiers: [String]) throws -> [String: IdentifierState] {
         let wanted = Set(identifiers)
         let state = try restoredState()
         let streaks = try failureStreaks()
@@ -134,16 +134,16 @@ extension StateStoring {
     }
 
     /// For a store without an index of instances: counted from the whole state.
-    @_spi(Benchmarks) public func instanceCount(of template: String) throws -> Int {
+    package func instanceCount(of template: String) throws -> Int {
         try restoredState().instances.reduce(0) { $0 + ($1.template.utf8.elementsEqual(template.utf8) ? 1 : 0) }
     }
 
-    @_spi(Benchmarks) public func instance(of template: String, key: String) throws -> InstanceRecord? {
+    package func instance(of template: String, key: String) throws -> InstanceRecord? {
         try restoredState().instances.first { $0.template.utf8.elementsEqual(template.utf8) && $0.key.utf8.elementsEqual(key.utf8) }
     }
 
     /// For a store without an index of instances: read from the whole state.
-    @_spi(Benchmarks) public func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord] {
+    package func instances(of template: String, after: String?, limit: Int) throws -> [InstanceRecord] {
         let all = try restoredState().instances.filter { record in
             record.template == template && (after.map { Array($0.utf8).lexicographicallyPrecedes(Array(record.key.utf8)) } ?? true)
         }
@@ -152,7 +152,7 @@ extension StateStoring {
 
     /// For a store without indexes (in memory): every instance, pending request, run, streak and
     /// pause read and filtered by the search's rule, as the SQL of the others says it.
-    @_spi(Benchmarks) public func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?,
+    package func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?,
                                                   limit: Int) throws -> SearchPage<InstanceRecord> {
         let state = try restoredState()
         let own = { (record: InstanceRecord) in record.template.utf8.elementsEqual(search.template.utf8) }
@@ -178,7 +178,7 @@ extension StateStoring {
     }
 
     /// For a store without indexes (in memory): every run read and filtered by `RunSearch.matches`.
-    @_spi(Benchmarks) public func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?,
+    package func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?,
                                              limit: Int) throws -> SearchPage<RunRecord> {
         let matches = try recentRuns(limit: Int.max, before: nil, withOutput: false).filter(search.matches).map { run in
             var bare = run
@@ -192,7 +192,7 @@ extension StateStoring {
 
     /// For a store without an index by identifier: its runs among the 10,000 most recent, else
     /// its last run (every store keeps each identifier's last run).
-    @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
+    package func recentRuns(of identifier: String, limit: Int) throws -> [RunRecord] {
         let same = { (run: RunRecord) in run.identifier.utf8.elementsEqual(identifier.utf8) }  // by bytes, as stores compare
         let among = try recentRuns(limit: 10_000).filter(same).prefix(max(0, limit))
         if !among.isEmpty || limit <= 0 { return Array(among) }

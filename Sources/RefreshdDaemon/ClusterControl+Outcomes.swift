@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Synchronization
 
 /// Commands answered with what their leaders said (issue 32: one answer whatever the store).

@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// `watch` and `metrics` in cluster mode (issue 24), on any node: the cluster as the database
 /// holds it, and what this node's lease machine did.

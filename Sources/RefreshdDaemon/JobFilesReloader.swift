@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Refreshd
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Reading the job files again (SIGHUP, the jobs folder changed) as `ReloadMachine` says, for
 /// every refreshd whatever its store (issue 32: one machine and a cluster node had two copies,

@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// One machine as a cluster of one (issue 32: one daemon): the state file is the one shard's
 /// store, and the state directory's lock (`StateDirectoryLock`, flock) is its lease. The lock is

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
-@_spi(Benchmarks) import Refreshd
+import Refreshd
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// A cluster node's control loop: the control socket answered from the database, the jobs
 /// folder's watch and its reloads (`JobFilesReloader`, as on one machine's shard loop).

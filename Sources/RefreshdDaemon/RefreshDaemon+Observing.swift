@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Synchronization
 
 /// What a cluster node shows while it runs: the cluster pushed to `watch` subscribers, and the

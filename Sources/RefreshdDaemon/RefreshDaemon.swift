@@ -2,11 +2,11 @@ import CLibUV
 import Foundation
 import Glibc
 import Logging
-@_spi(Benchmarks) import Refreshd
+import Refreshd
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 import Synchronization
 
 /// `refreshd run`: jobs from a directory of YAML files, state in a directory, until a signal.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What `refreshd run` takes from its options and the environment for the scheduler, decided
 /// once for one machine and a cluster node alike (`RefreshDaemon`).

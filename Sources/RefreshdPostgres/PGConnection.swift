@@ -97,7 +97,7 @@ final class PGResult {
 }
 
 /// How long libpq may wait, so that a partition or a dead server cannot hang a call for long.
-@_spi(Benchmarks) public struct PostgresTimeouts: Sendable, Hashable {
+package struct PostgresTimeouts: Sendable, Hashable {
     /// Opening a connection (libpq's `connect_timeout`, whole seconds, at least 2).
     package var connect: Duration
     /// One statement from send to its last result: past it the connection is dropped (the server
@@ -121,7 +121,7 @@ final class PGResult {
         self.idleInTransaction = idleInTransaction
     }
 
-    @_spi(Benchmarks) public static let standard = PostgresTimeouts()
+    package static let standard = PostgresTimeouts()
 
     /// A cluster node's bounds for a lease renewed every `renewEvery`: the standard ones, and a
     /// transaction idle for a renewal interval is ended by the server, so a node paused inside

@@ -1,5 +1,5 @@
 import CLibPQ
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The operator commands a node queues for a shard's leader (issue 24, `refreshd.commands`):
 /// queued once by id with their NOTIFY, read by the leader, and what the leader said of each

@@ -1,5 +1,5 @@
 import CLibPQ
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -21,7 +21,7 @@ import Darwin
 /// and may be made from several threads at once: each takes a connection from a small pool
 /// (opened on demand, one per concurrent caller, at most shardCount + 4 kept idle; a broken one
 /// is dropped and the next call reconnects). A node calls it off its loop thread.
-@_spi(Benchmarks) public final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
+package final class PostgresDatabase: ShardDatabase, @unchecked Sendable {
     /// The default shard count of a new database.
     package static let defaultShardCount = 16
     /// The most shards a database may have: each shard's run ids are a range of their own.
@@ -39,7 +39,7 @@ import Darwin
     /// Opens the database, creating or migrating its schema. `shardCount` nil: the stored count,
     /// or `defaultShardCount` for a new database; a count that differs from the stored one is
     /// refused (`.shardCount`).
-    @_spi(Benchmarks) public init(connection conninfo: String, shardCount: Int? = nil,
+    package init(connection conninfo: String, shardCount: Int? = nil,
                 timeouts: PostgresTimeouts = .standard) throws(PostgresError) {
         self.target = try PGConnection.describe(conninfo).get()
         self.conninfo = conninfo
@@ -56,7 +56,7 @@ import Darwin
     deinit { close() }
 
     /// Closes every pooled connection; later calls throw `.closed`.
-    @_spi(Benchmarks) public func close() {
+    package func close() {
         let connections = lock.withLock { () -> [PGConnection] in
             closed = true
             defer { idle = [] }
@@ -260,7 +260,7 @@ import Darwin
         }
     }
 
-    @_spi(Benchmarks) public func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
+    package func acquire(shard: Int, node: String, lease: Duration) throws -> ShardLease? {
         let context = "acquiring shard \(shard)'s lease for \(node)"
         try checkShard(shard, context)
         return try withConnection(context) { (c) throws(PostgresError) -> ShardLease? in
@@ -327,7 +327,7 @@ import Darwin
         }
     }
 
-    @_spi(Benchmarks) public func store(shard: Int, epoch: Int64) throws -> any StateStoring {
+    package func store(shard: Int, epoch: Int64) throws -> any StateStoring {
         try checkShard(shard, "opening shard \(shard)'s store")
         return PostgresShardStore(database: self, shard: shard, epoch: epoch)
     }

@@ -5,7 +5,7 @@
 /// `ShardFenced` (thrown by a store's `apply`, not this type) means a lease is gone; these mean
 /// the call failed and may work again later (`.unreachable`, `.timeout`, `.server`) or that the
 /// database cannot be used as it is (`.newerSchema`, `.foreignSchema`, `.shardCount`).
-@_spi(Benchmarks) public struct PostgresError: Error, Sendable, CustomStringConvertible {
+package struct PostgresError: Error, Sendable, CustomStringConvertible {
     package enum Kind: Sendable, Hashable {
         /// The connection string could not be parsed.
         case badConnectionString
@@ -51,7 +51,7 @@
         self.sqlState = sqlState
     }
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         let state = sqlState.map { " (SQLSTATE \($0))" } ?? ""
         switch kind {
         case .badConnectionString:

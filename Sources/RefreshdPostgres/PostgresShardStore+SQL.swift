@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The rows of one fenced commit that go out many a statement (issue 32: 1,000,000 instances
 /// added through a node took 132 s, one round trip for each saved instance and each pending

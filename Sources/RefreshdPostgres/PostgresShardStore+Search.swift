@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 // Search and filter (issue 33, item 5), as the SQLite store's `StateStore+Search` (the same rule,
 // in PostgreSQL's words), on the indexes of schema version 4. Identifiers, keys and texts are

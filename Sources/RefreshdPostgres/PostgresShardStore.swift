@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// One shard's state in the shared database, as the runtime's store: every `apply` is fenced by
 /// the epoch the store was opened with (`PostgresDatabase.store(shard:epoch:)`).

@@ -7,7 +7,7 @@ import RefreshdCore
 /// can run them supplies the code. An action with no maker still runs, and fails with a log line
 /// naming it, so a job is never silently skipped. Code cannot be compared: two bindings are equal
 /// when they bind the same names.
-@_spi(Benchmarks) public struct ActionBinding: Sendable, Hashable {
+package struct ActionBinding: Sendable, Hashable {
     /// Makes the action for a spec of its name.
     package typealias Make = @Sendable (ActionSpec) -> BuiltInAction
 
@@ -18,7 +18,7 @@ import RefreshdCore
     }
 
     /// Binds no action: every built-in action's run fails (a host that runs only commands).
-    @_spi(Benchmarks) public static let none = ActionBinding()
+    package static let none = ActionBinding()
 
     /// The names this binding runs, sorted.
     package var names: [String] { makers.keys.sorted() }
@@ -36,7 +36,7 @@ import RefreshdCore
         return BuiltInAction(name: name) { _ in ActionResult(success: false, log: [message]) }
     }
 
-    @_spi(Benchmarks) public static func == (a: ActionBinding, b: ActionBinding) -> Bool { a.names == b.names }
+    package static func == (a: ActionBinding, b: ActionBinding) -> Bool { a.names == b.names }
 
-    @_spi(Benchmarks) public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(names) }
 }

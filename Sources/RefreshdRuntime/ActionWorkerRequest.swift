@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What the libuv host tells a worker process (`refreshd action-worker --request JSON`) about
 /// the built-in action to run: the action's name and payload (`BuiltInAction.Worker`), its

@@ -13,7 +13,7 @@ import Glibc
 /// the folder's descriptor, so a folder swapped after it was opened changes nothing.
 package enum AtomicFile {
     /// Why a write failed: the path and the system's reason.
-    @_spi(Benchmarks) public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         package var path: String
         package var reason: String
         /// The path (or a folder on it) does not exist.

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import Synchronization
 
 /// Work that refreshd does itself rather than a command (the staging action is one).
@@ -15,7 +15,7 @@ import Synchronization
 /// should return promptly. An action still running when the grace period ends is killed (its
 /// worker) or abandoned (a body on the pool): the run ends `expired` and whatever the action
 /// returns later is ignored.
-@_spi(Benchmarks) public struct BuiltInAction: Sendable {
+package struct BuiltInAction: Sendable {
     /// How a heavy action is run out of process.
     package struct Worker: Sendable, Hashable {
         /// Everything the worker needs to rebuild the action (e.g. its options as JSON).

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 // The in-memory store's ordered reads (what `StateStoring`'s queries answer), in SQLite's orders.
 

@@ -1,5 +1,5 @@
 import DequeModule
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The in-memory store's run table: rows in run id order in deques, found by id, and the
 /// daily prune. Apart from `InMemoryStore+Tables.swift` (the fold of every change) because run

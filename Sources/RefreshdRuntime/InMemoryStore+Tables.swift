@@ -1,5 +1,5 @@
 import DequeModule
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The in-memory store's tables: the rows of `Schema` as values, and the undo journal that
 /// makes a batch atomic. Kept apart from `InMemoryStore` (the locking, the fault injection and

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import Synchronization
 
 /// The runtime's state in memory: folds every `StateChange` exactly as the SQLite `StateStore`
@@ -17,9 +17,9 @@ import Synchronization
 ///
 /// Thread-safe: every call takes the store's mutex.
 @available(macOS 15.0, *)
-@_spi(Benchmarks) public final class InMemoryStore: StateStoring, Sendable {
+package final class InMemoryStore: StateStoring, Sendable {
     /// Why a call was refused. Nothing of a refused batch is applied.
-    @_spi(Benchmarks) public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         package enum Kind: Sendable, Hashable {
             /// A change does not fit the state (where SQLite refuses it too).
             case invalidChange
@@ -39,7 +39,7 @@ import Synchronization
             self.message = message
         }
 
-        @_spi(Benchmarks) public var description: String { message }
+        package var description: String { message }
     }
 
     /// Decides whether a commit fails: called with the 1-based number of the non-empty `apply`
@@ -53,7 +53,7 @@ import Synchronization
     /// An empty store. `instanceID` defaults to 16 random lowercase hex digits (pass one for a
     /// reproducible simulation); `failingAtCommit: n` makes the n-th non-empty `apply` throw a
     /// "disk full" `.injected` failure.
-    @_spi(Benchmarks) public convenience init(instanceID: String? = nil, failingAtCommit: Int? = nil) {
+    package convenience init(instanceID: String? = nil, failingAtCommit: Int? = nil) {
         var fault: CommitFault?
         if let n = failingAtCommit {
             fault = { commit, _ in
@@ -105,7 +105,7 @@ import Synchronization
 
     /// Commits the batch atomically: a refused change (or an injected fault) throws and leaves
     /// the state as it was. An empty batch does nothing, even after `close()`, as in SQLite.
-    @_spi(Benchmarks) public func apply(_ changes: [StateChange]) throws(Failure) {
+    package func apply(_ changes: [StateChange]) throws(Failure) {
         guard !changes.isEmpty else { return }
         try state.withLock { (s: inout State) throws(Failure) in
             try s.requireOpen()
@@ -132,7 +132,7 @@ import Synchronization
         }
     }
 
-    @_spi(Benchmarks) public func restoredState() throws(Failure) -> SchedulerCore.RestoredState {
+    package func restoredState() throws(Failure) -> SchedulerCore.RestoredState {
         try read { (t: Tables) throws(Failure) in
             let jobs = t.jobs.compactMap { $0 }.sorted { $0.rowid < $1.rowid }
             var nextRunID: Int64 = 1
@@ -156,24 +156,24 @@ import Synchronization
         }
     }
 
-    @_spi(Benchmarks) public func instanceID() throws(Failure) -> String {
+    package func instanceID() throws(Failure) -> String {
         try read { _ in instance }
     }
 
-    @_spi(Benchmarks) public func pendingRequests() throws(Failure) -> [PendingRequest] {
+    package func pendingRequests() throws(Failure) -> [PendingRequest] {
         try read { $0.orderedPending() }
     }
 
-    @_spi(Benchmarks) public func recentRuns(limit: Int) throws(Failure) -> [RunRecord] {
+    package func recentRuns(limit: Int) throws(Failure) -> [RunRecord] {
         try read { t in Array(t.runRows.suffix(max(0, limit)).reversed()) }
     }
 
-    @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws(Failure) -> [RunRecord] {
+    package func recentRuns(of identifier: String, limit: Int) throws(Failure) -> [RunRecord] {
         // By bytes, as the other stores compare identifiers ("café" in NFC and NFD are two jobs).
         try read { t in Array(t.runRows.reversed().lazy.filter { $0.identifier.utf8.elementsEqual(identifier.utf8) }.prefix(max(0, limit))) }
     }
 
-    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(Failure) -> [RunRecord] {
+    package func recentRuns(limit: Int, before: Int64?) throws(Failure) -> [RunRecord] {
         guard let before else { return try recentRuns(limit: limit) }
         return try read { t in
             let end = t.runOrder.lowerBound(of: before)
@@ -181,28 +181,28 @@ import Synchronization
         }
     }
 
-    @_spi(Benchmarks) public func lastRunPerJob() throws(Failure) -> [RunRecord] {
+    package func lastRunPerJob() throws(Failure) -> [RunRecord] {
         try read { t in
             t.latestRun.indices.compactMap { slot in t.latestRun[slot].map { (Key(t.names[slot]), $0) } }
                 .sorted { $0.0 < $1.0 }.compactMap { t.run($0.1)?.withoutOutput }
         }
     }
 
-    @_spi(Benchmarks) public func dailyCounters(days: Int?) throws(Failure) -> [DailyCounter] {
+    package func dailyCounters(days: Int?) throws(Failure) -> [DailyCounter] {
         try read { t in t.countersOfLatestDays(days) }
     }
 
-    @_spi(Benchmarks) public func seedSpec(for identifier: String) throws(Failure) -> String? {
+    package func seedSpec(for identifier: String) throws(Failure) -> String? {
         try read { t in t.slot(of: identifier).flatMap { t.jobs[Int($0)]?.seedSpec } }
     }
 
-    @_spi(Benchmarks) public func records(table: String) throws(Failure) -> [MachineRecord] {
+    package func records(table: String) throws(Failure) -> [MachineRecord] {
         try read { $0.orderedRecords(table: table) }
     }
 
     /// Further calls throw `.closed` (an empty `apply` still does nothing); `snapshot()` still
     /// copies the committed state.
-    @_spi(Benchmarks) public func close() {
+    package func close() {
         state.withLock { $0.closed = true }
     }
 

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What the control socket asks of a live runtime: an operator's launch and expiration, and
 /// reads of the store under the runtime's lock (the store is not shared across threads otherwise).

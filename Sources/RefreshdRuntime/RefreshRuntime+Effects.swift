@@ -1,5 +1,5 @@
 import Logging
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Carrying out an event's effects: its state changes committed in one transaction before
 /// anything else of it is queued (commit before act), the store-failure stop, and the drain

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Fencing a shard's runtime (issue 24): the node lost the shard's lease (it fenced itself at
 /// send + lease − margin, or the database refused a renewal). The same rule as a commit refused

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Templates and instances (issue 23) in the engine: declaring a template (from a job file, or
 /// with a handler through the library API), adding, removing and listing instances. Every

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension RefreshRuntime {
     /// Starts from a config: declares every job, restores the saved state, then gives each job

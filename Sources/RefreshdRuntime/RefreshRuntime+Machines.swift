@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension RefreshRuntime {
     // MARK: Widgets

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Failure and recovery notifications (issue 25): the machine decides (`NotificationMachine`),
 /// the host delivers. A `.notify` effect is carried out only after the commit that recorded

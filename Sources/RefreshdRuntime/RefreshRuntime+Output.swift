@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The job-output rate limit, decided by the machine for both hosts (`RuntimeMachine`,
 /// `OutputRateLimiter`, on the runtime's clock): a host reports what a run printed (its lines,

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The results channel and the leader's exit, decided here for both hosts (`ResultsChannels`):
 /// a host reports what it read on a run's fd 3 (`runResultsRead`), the channel's close

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension RefreshRuntime {
     /// Starts a run with its registered handler (execution context).

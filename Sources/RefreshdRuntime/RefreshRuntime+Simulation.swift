@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What the simulator needs of the runtime beyond its public API: a fault that empties the
 /// widget budgets for a span, and the activities' records for the end-to-end audits.

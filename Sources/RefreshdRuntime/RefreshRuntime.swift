@@ -1,5 +1,5 @@
 import Logging
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The scheduler as a program: the machines, the store, commit-before-act, restore, the
 /// store-failure policy, seeding and reload, over a host that supplies time and processes.
@@ -18,8 +18,8 @@ import Logging
 ///
 /// Public methods are safe from any thread; handlers and host calls happen on the host's
 /// execution context.
-@_spi(Benchmarks) public final class RefreshRuntime: @unchecked Sendable {
-    @_spi(Benchmarks) public struct Options: Sendable {
+package final class RefreshRuntime: @unchecked Sendable {
+    package struct Options: Sendable {
         package var configuration: SchedulerConfiguration
         /// The directory all runs share (`REFRESH_SHARED_CONTAINER`), if any. Without one, every
         /// publication fails (the runtime reports it; no host is asked to write it).
@@ -36,7 +36,7 @@ import Logging
         /// released. Nil: a failed commit stops refreshd, as on one machine.
         package var onFenced: (@Sendable (String) -> Void)?
 
-        @_spi(Benchmarks) public init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
+        package init(configuration: SchedulerConfiguration = SchedulerConfiguration(),
                     sharedContainer: String? = nil, logger: Logger = Logger(label: "refreshd"),
                     conditionsReread: Duration = ConditionsReread.defaultInterval, actions: ActionBinding = .none) {
             self.configuration = configuration
@@ -138,7 +138,7 @@ import Logging
 
     /// Declares an identifier with its handler. False if it was already declared.
     @discardableResult
-    @_spi(Benchmarks) public func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
+    package func register(_ definition: TaskDefinition, handler: TaskHandler) -> Bool {
         lock.withLock {
             // A declaration has no effects to commit or carry out: straight to the core.
             guard machines.scheduler.declare(definition) else { return false }
@@ -170,7 +170,7 @@ import Logging
     /// this returns.
     ///
     /// - Throws: the core's refusal, or `.notSaved` when the commit failed (the runtime stops).
-    @_spi(Benchmarks) public func submit(_ request: TaskRequest) throws(SchedulerError) {
+    package func submit(_ request: TaskRequest) throws(SchedulerError) {
         try perform(.submit(request)).scheduler()
     }
 
@@ -210,13 +210,13 @@ import Logging
 
     /// How many transactions the store has accepted from this runtime: one per event that
     /// changed state (a config reload is one), one per group of control requests.
-    @_spi(Benchmarks) public var committedTransactions: Int { lock.withLock { transactions } }
+    package var committedTransactions: Int { lock.withLock { transactions } }
 
     /// The commit error that stopped the runtime, if any.
     package var failure: String? { lock.withLock { storeFailure } }
 
     /// The core's state, for observers and tests.
-    @_spi(Benchmarks) public func snapshot() -> SchedulerSnapshot { lock.withLock { machines.scheduler.snapshot() } }
+    package func snapshot() -> SchedulerSnapshot { lock.withLock { machines.scheduler.snapshot() } }
 
     /// The core's state without the pending requests of instances neither failing nor paused,
     /// except `also`'s (`SchedulerCore.snapshot(quietInstances:also:)`): the dashboard's, which
@@ -239,7 +239,7 @@ import Logging
     /// `includingRoutine: false` leaves the per-request events (submitted, launched, finished,
     /// held) to the log level: an observer that needs only the others (expirations, missed
     /// slots, widgets, activities...) does not make the core build three of them per run.
-    @_spi(Benchmarks) public func observe(includingRoutine: Bool = true, _ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
+    package func observe(includingRoutine: Bool = true, _ observer: @escaping @Sendable (RuntimeObservation) -> Void) {
         observerLock.withLock { observers.append(observer) }
         if includingRoutine { lock.withLock { machines.scheduler.setEmitsRoutineLogs(true) } }
     }
@@ -253,7 +253,7 @@ import Logging
 
     /// Applies the saved state once: reaps what dead runs left behind, then restores pending
     /// requests, streaks and interrupted runs. Call after every handler is registered.
-    @_spi(Benchmarks) public func restoreSavedState() {
+    package func restoreSavedState() {
         lock.withLock { startIfNeeded() }
         kick()
     }

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import Synchronization
 
 /// A launched task handed to an in-process handler, shaped like `BGTask`.

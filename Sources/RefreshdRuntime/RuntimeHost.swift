@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What the runtime needs from the world: one wake-up timer, clocks, processes, conditions.
 ///

@@ -1,5 +1,5 @@
 import Logging
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// One thing that happened in the runtime, as data: what a watcher, a test, the status command
 /// and the simulation report read, instead of parsing log lines.

@@ -1,10 +1,10 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What a modelled command or built-in action does on the simulated host: the values tests and
 /// the simulator hand it (`behaviour`, `actionBehaviour`).
 extension SimulatedHost {
     /// How a modelled command behaves.
-    @_spi(Benchmarks) public struct Behaviour: Sendable, Hashable {
+    package struct Behaviour: Sendable, Hashable {
         /// How long it runs if nothing stops it.
         package var duration: Duration
         /// How it ends on its own.
@@ -53,7 +53,7 @@ extension SimulatedHost {
         }
 
         /// A quick success: what a command job is without a model.
-        @_spi(Benchmarks) public static let quickSuccess = Behaviour()
+        package static let quickSuccess = Behaviour()
     }
 
     /// How long a process outside a run's group keeps the run's results channel open after the

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension SimulatedHost {
     /// One attempt, answered at once by the modelled receiver (`notificationReceiver`): the

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Real commands on the simulated host (`refreshd simulate --exec`). The libuv host's process
 /// code runs them (`ExecutedCommands`, module `Refreshd`, which this module cannot see); the

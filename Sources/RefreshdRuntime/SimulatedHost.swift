@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The runtime's host in virtual time: a virtual clock, modelled processes, modelled conditions.
 ///
@@ -14,7 +14,7 @@
 /// clock notice, condition readings when asked; the runtime decides what they mean.
 ///
 /// Single-threaded: call it from one thread; the runtime's effects run inline.
-@_spi(Benchmarks) public final class SimulatedHost: RuntimeHost, @unchecked Sendable {
+package final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// A modelled run's processes: the leader, alive from its start until `endsAt` (or a
     /// signal), the children it leaves in its group, a holder of its results channel outside
     /// it. The run's entry lives until all are gone or its sweep kills them.
@@ -94,7 +94,7 @@
     package internal(set) var frozenUntil: Instant?
     var onLoop: [() -> Void] = []
 
-    @_spi(Benchmarks) public init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
+    package init(start: Instant, conditions: Conditions = Conditions(externalPower: true, network: true),
                 behaviour: @escaping @Sendable (LaunchOrder, CommandJob) -> Behaviour = { _, _ in .quickSuccess }) {
         clock = start
         monotonicOrigin = start
@@ -106,7 +106,7 @@
     /// state is restored, and what a dead runtime left running is reaped, by the same rules as
     /// the real daemon.
     @discardableResult
-    @_spi(Benchmarks) public func start(store: (any StateStoring)?, options: RefreshRuntime.Options = .init()) throws -> RefreshRuntime {
+    package func start(store: (any StateStoring)?, options: RefreshRuntime.Options = .init()) throws -> RefreshRuntime {
         let runtime = try RefreshRuntime(store: store, options: options)
         runtime.attach(self)
         self.runtime = runtime
@@ -155,7 +155,7 @@
     }
 
     /// Runs every event up to `end`, then leaves the clock at `end`.
-    @_spi(Benchmarks) public func advance(to end: Instant) {
+    package func advance(to end: Instant) {
         var guardCount = 0
         while true {
             let next = nextEventTime

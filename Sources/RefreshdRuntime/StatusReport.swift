@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What `refreshd status --json` prints, as a Codable value: pending requests, recent runs,
 /// each job's last run, the per-day counters, and the widget timelines and live activities

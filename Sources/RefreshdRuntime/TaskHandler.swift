@@ -2,7 +2,7 @@ import RefreshdCore
 
 /// What runs when a task launches: an external command, a Swift closure in this process, or a
 /// built-in action on the worker pool.
-@_spi(Benchmarks) public enum TaskHandler: Sendable {
+package enum TaskHandler: Sendable {
     /// Spawned by the host in its own process group; outcome from its exit status.
     case command(CommandJob)
     /// Called on the runtime's execution context (the loop thread) with a task object; the

@@ -1,5 +1,5 @@
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension Calibration.Job {
     /// The job's `simulate:` block to paste into its job file, after comments saying from how

@@ -1,5 +1,5 @@
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Each job's behaviour model derived from what really ran (`refreshd simulate --calibrate`,
 /// issue 34): the runs a store recorded in, a job's model out, as its `simulate:` block reads it.

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The system's discretion with app-refresh requests, as an admission policy: a due request is
 /// admitted only after a seeded delay past its earliest begin date, as iOS launches background

@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What `refreshd simulate --jobs DIR` simulates, put together in one place so that the command
 /// line and the dashboard's Simulate page (`RefreshdWeb`) run the same code: the folder read by

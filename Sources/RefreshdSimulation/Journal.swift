@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 /// What a simulation saw: the recent events (for a violation's context), every observation

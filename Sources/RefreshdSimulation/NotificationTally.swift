@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// What the failure notifications came to in a simulation (issue 25): counted from the
 /// runtime's observations, so kills and restarts (which restore held notifications) count once.

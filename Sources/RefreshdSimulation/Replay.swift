@@ -1,5 +1,5 @@
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// `simulate --replay FROM..TO` (issue 34): a recorded stretch of time as a scenario the real
 /// engine runs again, with what the world did then.

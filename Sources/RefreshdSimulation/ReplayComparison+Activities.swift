@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The live activities side by side in a replay (issue 34): per activity and UTC day, its
 /// updates, the states it reached and how it ended, as refreshd recorded them, as the replay

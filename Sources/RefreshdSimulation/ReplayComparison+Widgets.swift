@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The widgets side by side in a replay (issue 34): per widget and day, the reload figures as
 /// refreshd counted them (its state's `widget-day` rows), as the replay counted them (the

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// A recorded period side by side (issue 34): as it ran, as replayed with the same files, and,
 /// for a what-if, as it would have been with other files; per day and per job, and the

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Runs launched per job, shared with the host's behaviour model.
 final class RunCounter: @unchecked Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Every run of a simulation, folded from the batches the store committed, as the store folds
 /// them but never pruned: the store keeps a month of finished runs (`pruneRuns`), and a report

@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// One run's modelled behaviour, a command's, a provider's or an action's (see
 /// `SimulatedActions`): the scenario's models and faults, looked up by identifier at every launch.

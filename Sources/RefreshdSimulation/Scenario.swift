@@ -1,6 +1,6 @@
 import RefreshdConfig
 import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdRuntime
 
 /// A simulation to run: jobs, the device, faults, how long, from when, with which seed, and
 /// what to expect. `refreshd simulate` builds one from a jobs folder; `refreshd test` from a

@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Deterministic randomness for simulations: every draw is a pure function of the seed and
 /// what it is for (a job, a run number, a slot), so a simulation repeats byte for byte and one

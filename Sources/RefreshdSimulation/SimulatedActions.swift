@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The built-in actions of a simulation's jobs, and their models: `stage-playlist` and the
 /// `playlist` provider run as the ACTIONS they are (the runtime launches them, expires and kills

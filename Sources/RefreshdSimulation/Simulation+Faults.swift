@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Faults and the device in a simulation: the external events (fault boundaries, charging
 /// windows, network spans, device reloads) in time order, and what each does to the host, the

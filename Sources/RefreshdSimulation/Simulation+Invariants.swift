@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The checks after every step of a simulation: the engine's invariants, the side machines'
 /// (`checkSideMachines`), the end-to-end ones the journal audits, and nothing committed lost

@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Widget timelines and live activities in a simulation: modelled providers, the device's
 /// reloads, the widget faults, and the end-to-end audits of what was published.

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Runs a scenario: the same runtime as `refreshd run`, on the simulated host with the in-memory
 /// store, for days of virtual time in a fraction of a second, with the device model and the

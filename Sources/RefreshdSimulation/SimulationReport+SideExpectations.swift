@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 extension SimulationReport {

@@ -1,6 +1,6 @@
 import RefreshdConfig
 import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdRuntime
 
 /// The built-in actions staging provides, bound by name: `stage-playlist` (in a worker process)
 /// and the `playlist` timeline provider. The daemon gives this binding to its runtime, and

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The SQLite store is the durable implementation of the runtime's store protocol.
 extension StateStore: StateStoring {}
@@ -24,7 +24,7 @@ extension StateStore {
     ///   `deleteInstance` removes it (no error if there is none).
     /// - `pruneRuns` deletes the runs that ended before the instant, except each identifier's
     ///   latest run, and the world's events (`WorldEvent` records) before it.
-    @_spi(Benchmarks) public func apply(_ changes: [StateChange]) throws(StoreError) {
+    package func apply(_ changes: [StateChange]) throws(StoreError) {
         guard !changes.isEmpty else { return }
         try requireWritable(SQL.context)
         try connection.transaction(context: SQL.context) { () throws(StoreError) in

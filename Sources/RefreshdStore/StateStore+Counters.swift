@@ -1,11 +1,11 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension StateStore {
     /// Per-day counters, newest day first, then by identifier.
     ///
     /// `days` limits the result to the `days` most recent days that have any counter (not
     /// calendar days back from now: the store reads no clock); nil returns every day.
-    @_spi(Benchmarks) public func dailyCounters(days: Int?) throws(StoreError) -> [DailyCounter] {
+    package func dailyCounters(days: Int?) throws(StoreError) -> [DailyCounter] {
         let columns = "day, identifier, launches, successes, failures, expired, crashed, interrupted, missed"
         let sql: String
         var values: [SQLValue] = []

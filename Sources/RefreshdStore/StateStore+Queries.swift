@@ -1,10 +1,10 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension StateStore {
     /// Everything the core needs at start: pending requests, runs in flight when refreshd died
     /// (no end recorded, with their process fields), failure streaks above zero, and the next run
     /// id (one past the largest ever used, 1 for an empty store).
-    @_spi(Benchmarks) public func restoredState() throws(StoreError) -> SchedulerCore.RestoredState {
+    package func restoredState() throws(StoreError) -> SchedulerCore.RestoredState {
         let context = "reading the state to restore"
         let unfinished = try connection.query(
             "SELECT \(Query.runColumns) FROM runs WHERE ended IS NULL ORDER BY run_id",
@@ -42,20 +42,20 @@ extension StateStore {
     }
 
     /// Each identifier's failure streak above zero.
-    @_spi(Benchmarks) public func failureStreaks() throws(StoreError) -> [String: Int] {
+    package func failureStreaks() throws(StoreError) -> [String: Int] {
         Dictionary(try connection.query("SELECT identifier, failure_streak FROM job_state WHERE failure_streak > 0 ORDER BY rowid",
                                         context: "reading the failure streaks") { row in (row.text(0), row.int(1)) },
                    uniquingKeysWith: { _, last in last })
     }
 
     /// How many instances `template` has (its UNIQUE (template, key) index counts them).
-    @_spi(Benchmarks) public func instanceCount(of template: String) throws(StoreError) -> Int {
+    package func instanceCount(of template: String) throws(StoreError) -> Int {
         try connection.query("SELECT count(*) FROM instances WHERE template = ?", [.text(template)],
                              context: "counting the instances of \(template)") { Int($0.int64(0)) }.first ?? 0
     }
 
     /// The instance `template[key]`, if there is one.
-    @_spi(Benchmarks) public func instance(of template: String, key: String) throws(StoreError) -> InstanceRecord? {
+    package func instance(of template: String, key: String) throws(StoreError) -> InstanceRecord? {
         try connection.query("SELECT template, key, parameter_values FROM instances WHERE template = ? AND key = ?",
                              [.text(template), .text(key)], context: "reading the instance \(template)[\(key)]") { row in
             InstanceRecord(template: row.text(0), key: row.text(1), values: InstanceRecord.restoredValues(fromText: row.text(2)))
@@ -63,7 +63,7 @@ extension StateStore {
     }
 
     /// A table's machine records, by key (UTF-8 byte order, SQLite's BINARY collation).
-    @_spi(Benchmarks) public func records(table: String) throws(StoreError) -> [MachineRecord] {
+    package func records(table: String) throws(StoreError) -> [MachineRecord] {
         try connection.query("SELECT table_name, key, value FROM records WHERE table_name = ? ORDER BY key",
                              [.text(table)], context: "reading the \(table) records", machineRecord)
     }
@@ -75,7 +75,7 @@ extension StateStore {
     /// The state's random identifier (16 hex digits), made when the file was created or
     /// migrated to version 3. Every run's processes carry it, so a restart can tell them apart
     /// from the runs of another state directory that happen to share a run number.
-    @_spi(Benchmarks) public func instanceID() throws(StoreError) -> String {
+    package func instanceID() throws(StoreError) -> String {
         try connection.query("SELECT value FROM meta WHERE key = 'instance'",
                              context: "reading the state's instance id") { row in row.text(0) }.first ?? ""
     }
@@ -91,12 +91,12 @@ extension StateStore {
     }
 
     /// Pending requests in launch order: by earliest begin, then submission sequence.
-    @_spi(Benchmarks) public func pendingRequests() throws(StoreError) -> [PendingRequest] {
+    package func pendingRequests() throws(StoreError) -> [PendingRequest] {
         try pending("ORDER BY earliest, sequence", [], context: "reading pending requests")
     }
 
     /// One identifier's pending request, by the table's key.
-    @_spi(Benchmarks) public func pendingRequest(of identifier: String) throws(StoreError) -> PendingRequest? {
+    package func pendingRequest(of identifier: String) throws(StoreError) -> PendingRequest? {
         try pending("WHERE identifier = ?", [.text(identifier)], context: "reading the pending request of \(identifier)").first
     }
 
@@ -119,19 +119,19 @@ extension StateStore {
     }
 
     /// The `limit` most recent runs, newest (highest run id) first.
-    @_spi(Benchmarks) public func recentRuns(limit: Int) throws(StoreError) -> [RunRecord] {
+    package func recentRuns(limit: Int) throws(StoreError) -> [RunRecord] {
         try connection.query("SELECT \(Query.runColumnsWithOutput) FROM runs ORDER BY run_id DESC LIMIT ?",
                              [.int(max(0, limit))], context: "reading recent runs", runRecordWithOutput)
     }
 
     /// The `limit` most recent runs of one identifier, newest first (by the identifier's index).
-    @_spi(Benchmarks) public func recentRuns(of identifier: String, limit: Int) throws(StoreError) -> [RunRecord] {
+    package func recentRuns(of identifier: String, limit: Int) throws(StoreError) -> [RunRecord] {
         try connection.query("SELECT \(Query.runColumnsWithOutput) FROM runs WHERE identifier = ? ORDER BY run_id DESC LIMIT ?",
                              [.text(identifier), .int(max(0, limit))], context: "reading the runs of \(identifier)", runRecordWithOutput)
     }
 
     /// The `limit` most recent runs with a run id below `before` (nil: from the newest).
-    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?) throws(StoreError) -> [RunRecord] {
+    package func recentRuns(limit: Int, before: Int64?) throws(StoreError) -> [RunRecord] {
         guard let before else { return try recentRuns(limit: limit) }
         return try connection.query("SELECT \(Query.runColumnsWithOutput) FROM runs WHERE run_id < ? ORDER BY run_id DESC LIMIT ?",
                                     [.integer(before), .int(max(0, limit))], context: "reading recent runs", runRecordWithOutput)
@@ -140,14 +140,14 @@ extension StateStore {
     /// `recentRuns(limit:before:)` without the kept output (`withOutput: false`): for scans of
     /// many runs (the dashboard's 24 h window, a job's runs among all), which then read the
     /// output of the few they show with `keptOutput(of:)`.
-    @_spi(Benchmarks) public func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws(StoreError) -> [RunRecord] {
+    package func recentRuns(limit: Int, before: Int64?, withOutput: Bool) throws(StoreError) -> [RunRecord] {
         if withOutput { return try recentRuns(limit: limit, before: before) }
         return try connection.query("SELECT \(Query.runColumns) FROM runs WHERE run_id < ? ORDER BY run_id DESC LIMIT ?",
                                     [.integer(before ?? Int64.max), .int(max(0, limit))], context: "reading recent runs", runRecord)
     }
 
     /// The runs given, each with its kept output, in the order given (a run no longer kept is left out).
-    @_spi(Benchmarks) public func withKeptOutput(_ runs: [RunRecord]) throws(StoreError) -> [RunRecord] {
+    package func withKeptOutput(_ runs: [RunRecord]) throws(StoreError) -> [RunRecord] {
         var result: [RunRecord] = []
         for var run in runs {
             let kept = try connection.query("SELECT output, output_earlier, results FROM runs WHERE run_id = ?",
@@ -164,7 +164,7 @@ extension StateStore {
 
     /// Finished runs started at or after `since`, counted by identifier and outcome (for
     /// `refreshd stats runs`; one pass over the history, no row per run read into memory).
-    @_spi(Benchmarks) public func runCounts(since: Instant) throws(StoreError) -> [(identifier: String, outcome: Outcome, count: Int)] {
+    package func runCounts(since: Instant) throws(StoreError) -> [(identifier: String, outcome: Outcome, count: Int)] {
         try connection.query("""
             SELECT identifier, outcome, COUNT(*) FROM runs
             WHERE started >= ? AND outcome IS NOT NULL
@@ -175,7 +175,7 @@ extension StateStore {
     }
 
     /// The latest run (highest run id) of each identifier that ever ran, by identifier.
-    @_spi(Benchmarks) public func lastRunPerJob() throws(StoreError) -> [RunRecord] {
+    package func lastRunPerJob() throws(StoreError) -> [RunRecord] {
         try connection.query("""
             SELECT \(Query.runColumns) FROM runs
             WHERE run_id IN (SELECT MAX(run_id) FROM runs GROUP BY identifier)
@@ -184,7 +184,7 @@ extension StateStore {
     }
 
     /// The seed spec stored by a `.seedSpec` change, or nil.
-    @_spi(Benchmarks) public func seedSpec(for identifier: String) throws(StoreError) -> String? {
+    package func seedSpec(for identifier: String) throws(StoreError) -> String? {
         try connection.query("SELECT seed_spec FROM job_state WHERE identifier = ?", [.text(identifier)],
                              context: "reading the seed spec of \(identifier)") { row in
             row.optionalText(0)

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 // Search and filter (issue 33, item 5): keyset pages on the indexes of schema version 8, with
 // the counts that place a page. See `InstanceSearch` for the rule each state follows.
@@ -17,7 +17,7 @@ extension StateStore {
     /// those before the cursor together), then its page read from the cursor on the index; the
     /// instances without a text or state are counted by the template's own index (SQLite counts
     /// a range of an index without reading its rows).
-    @_spi(Benchmarks) public func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?,
+    package func searchInstances(_ search: InstanceSearch, cursor: SearchCursor<String>?,
                                                   limit: Int) throws(StoreError) -> SearchPage<InstanceRecord> {
         let context = "searching the instances of \(search.template)"
         let (position, forward, inclusive): (String?, Bool, Bool) = switch cursor {
@@ -121,7 +121,7 @@ extension StateStore {
 
     /// A page of `search`'s results among the runs, newest start first, through `runs_by_start`
     /// (or `runs_by_identifier_start` for one identifier's), without their kept output.
-    @_spi(Benchmarks) public func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?,
+    package func searchRuns(_ search: RunSearch, cursor: SearchCursor<RunPosition>?,
                                              limit: Int) throws(StoreError) -> SearchPage<RunRecord> {
         let context = "searching the runs"
         var conditions = ["started >= ?1", "started < ?2"]
@@ -182,7 +182,7 @@ extension StateStore {
     /// template's providers' rows (`T[K]#family`) counted by instance. No row is read into memory;
     /// at 1,000,000 instances the pending requests' count is the one that costs (one pass of
     /// their primary key's range).
-    @_spi(Benchmarks) public func instanceCounts(of template: String) throws(StoreError) -> InstanceCounts {
+    package func instanceCounts(of template: String) throws(StoreError) -> InstanceCounts {
         let context = "counting the instances of \(template) by state"
         let range = InstanceSearch(template: template)
         let bounds: [SQLValue] = [.text(range.lowerBound), .text(range.upperBound)]
@@ -212,7 +212,7 @@ extension StateStore {
     /// Each of `identifiers`' state (those with none are left out), each looked up by key: its
     /// pending request's earliest, its run without an end, its failure streak, its pause, and
     /// its latest run (by `runs_by_identifier`, without output).
-    @_spi(Benchmarks) public func states(of identifiers: [String]) throws(StoreError) -> [String: IdentifierState] {
+    package func states(of identifiers: [String]) throws(StoreError) -> [String: IdentifierState] {
         let context = "reading the state of \(identifiers.count) jobs"
         var states: [String: IdentifierState] = [:]
         for id in identifiers {

@@ -6,7 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// refreshd's durable state: pending requests, run history, failure streaks, seed specs and
 /// per-day counters, in one SQLite file `state.sqlite` inside the state directory.
@@ -31,7 +31,7 @@ import Darwin
 /// Threading: one connection, not thread-safe by itself. It is `@unchecked Sendable` so that the
 /// daemon can hand it to the one thread or actor that uses it; the caller must serialise all
 /// calls (never two at once, and never from two threads without a happens-before edge).
-@_spi(Benchmarks) public final class StateStore: @unchecked Sendable {
+package final class StateStore: @unchecked Sendable {
     /// The state file's path.
     package let path: String
     /// Whether the store was opened with `readOnly: true` (then `apply` and the setters throw).
@@ -56,7 +56,7 @@ import Darwin
     /// `.noState` if the file does not exist, and works while the daemon holds the file open.
     /// Both check the file first and throw for a file that is not a database, is damaged,
     /// cannot be read, or has a newer schema version.
-    @_spi(Benchmarks) public static func open(directory: String, readOnly: Bool = false) throws(StoreError) -> StateStore {
+    package static func open(directory: String, readOnly: Bool = false) throws(StoreError) -> StateStore {
         let path = StateDirectory.path(directory, StateDirectory.databaseName)
         if readOnly {
             // Names what is wrong with the directory itself first (missing, a file, no access).
@@ -168,7 +168,7 @@ import Darwin
 
     /// Closes the connection (the last connection to close checkpoints and removes the WAL).
     /// Later calls throw `.closed`. Also done on deinit.
-    @_spi(Benchmarks) public func close() {
+    package func close() {
         connection.close()
     }
 

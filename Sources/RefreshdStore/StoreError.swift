@@ -6,7 +6,7 @@ import CSQLite
 /// (not a database, damaged, unreadable, written by a newer refreshd) say so plainly and tell the
 /// operator what to do: refreshd never deletes or replaces a state file on its own, because that
 /// file holds committed requests that must not be lost silently.
-@_spi(Benchmarks) public struct StoreError: Error, Sendable, CustomStringConvertible {
+package struct StoreError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, for callers that react differently (exit codes, `refreshd status`).
     package enum Kind: Sendable, Hashable {
         /// Read-only open of a state directory that has no state file (or an empty one), or that
@@ -107,7 +107,7 @@ import CSQLite
             ? "state file" : "state directory"
     }
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         let code = sqliteCode.map { " (SQLite error \($0))" } ?? ""
         switch kind {
         case .noState:

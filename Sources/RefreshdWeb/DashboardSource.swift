@@ -1,10 +1,10 @@
 import Foundation
 import Logging
 import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdDaemon
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdRuntime
+import RefreshdStore
 
 /// What the dashboard reads and does, reached only through the daemon's thread-safe doors:
 ///

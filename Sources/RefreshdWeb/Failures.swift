@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// `/failures` and `/api/failures` (issue 33): what is failing, in one place. Facts only: the
 /// failure streaks, pending requests and runs are the stores' (read by key and on their

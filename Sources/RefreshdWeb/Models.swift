@@ -1,8 +1,8 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import RefreshdSimulation
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdStore
 
 /// The JSON of `/api/...`: each page's facts, which the page renders, so the API mirrors the
 /// pages field for field. Built from the engine's own Codable types (`SchedulerSnapshot`,

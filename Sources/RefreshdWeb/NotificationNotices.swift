@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 /// What the pages show of failure notifications besides the held ones (which the runtime

@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import RefreshdSimulation
 
 /// The dashboard's OpenAPI 3.1 document, served at `/api/openapi.json`, from one source each

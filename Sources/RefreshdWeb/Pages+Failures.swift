@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The Failures page (issue 33): failing jobs and instances with their next attempt, retries
 /// exhausted, runs that expired or crashed, notifications held or given up; Retry now per row

@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The pages, server-rendered: everything is in the HTML, so they work without JavaScript;
 /// `dashboard.js` only refreshes `<main>` when an event comes and ticks the countdowns.

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import NIOCore
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The dashboard's actions (`POST`): each a control request carried out for a request that
 /// holds the bearer token, and the token's check itself. Out of `Routes.swift`, whose other

@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
 import NIOCore
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 
 /// The dashboard's URLs: pages, `/api/...` (the same facts as JSON), `/api/events` (SSE),
 /// actions (`POST`, bearer token), the rendition images, `/metrics`, `/healthz`, static files.

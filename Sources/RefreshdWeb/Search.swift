@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Search and filter (issue 33, item 5): the jobs (`/jobs?q=&state=`), a template's instances
 /// (`/jobs/TEMPLATE?q=&state=`) and the runs (`/runs?job=&outcome=&since=&until=`), each

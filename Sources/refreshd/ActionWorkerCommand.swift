@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdRuntime
 import RefreshdStaging
 import Synchronization
 

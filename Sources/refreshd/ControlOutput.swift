@@ -3,7 +3,7 @@ import Foundation
 import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 /// Talking to a live refreshd from the command line: one request, its reply printed as text

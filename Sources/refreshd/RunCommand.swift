@@ -4,8 +4,8 @@ import Logging
 import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdCore
+import RefreshdPostgres
 import RefreshdStaging
 import RefreshdWeb
 

@@ -3,8 +3,8 @@ import Foundation
 import RefreshdConfig
 import RefreshdRuntime
 import RefreshdSimulation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// `simulate --calibrate` (issue 34): each job's model from the runs the state recorded, printed
 /// as `simulate:` blocks (or JSON), or used at once with `--apply`. The derivation is

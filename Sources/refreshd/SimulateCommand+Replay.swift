@@ -3,8 +3,8 @@ import Foundation
 import RefreshdConfig
 import RefreshdRuntime
 import RefreshdSimulation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// `simulate --replay FROM..TO [--jobs OTHER]` (issue 34): a recorded period run again by the
 /// simulator with what the world did then, side by side with what ran, and with other files

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import Refreshd
 import RefreshdDaemon
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 
 /// `refreshd stats`: counters over days. `stats reloads` shows, per UTC day and widget, the
 /// reloads requested, performed, deferred and exempt, provider calls, upstream fetches and stale

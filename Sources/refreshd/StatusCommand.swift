@@ -3,9 +3,9 @@ import Foundation
 import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 
 /// `refreshd status`: what is pending, what ran and how it ended, each widget's entry, reload
 /// and budget, and each live activity, read from the state file.

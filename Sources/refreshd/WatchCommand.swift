@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import Refreshd
 import RefreshdDaemon
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// `refreshd watch`: a live view of the running refreshd, pushed by it over the control socket
 /// (a subscription: observations and snapshots as they happen, never polled). On a terminal the

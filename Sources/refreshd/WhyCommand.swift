@@ -3,9 +3,9 @@ import Foundation
 import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 
 /// `refreshd why ID`: in one paragraph, why a job is not running now and when it will; for a
 /// timeline job, what each family's widget waits for; for a live activity, where it stands.

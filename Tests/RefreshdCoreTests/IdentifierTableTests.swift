@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Identifiers interned to slots (`IdentifierTable`) and definitions stored by slot with equal
 /// rules once (`TaskDefinitions`), as the core keeps them.

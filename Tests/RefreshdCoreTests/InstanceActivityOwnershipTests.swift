@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// An instance's activities are its own (issue 23), in the composition: a line of another run
 /// naming one is refused with exactly one log effect and nothing else; its own runs' lines, the

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// A large batch of instances (issue 32: 1,000,000 added through one of three nodes): its log
 /// lines folded into one a template, its payload to another shard's leader written and read

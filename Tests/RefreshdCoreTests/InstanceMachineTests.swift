@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Templates and instances (issue 23) in the pure machines: each event -> its exact effects,
 /// and the restore after a restart (a kill -9 is the same: the store holds what was committed).

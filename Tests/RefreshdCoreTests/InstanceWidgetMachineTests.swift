@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Timeline templates (issue 23) in the composed machines: an instance's widget is declared by
 /// its add and withdrawn by its removal, in the same event; a restore declares the saved

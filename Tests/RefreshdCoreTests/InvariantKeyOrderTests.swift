@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// `SchedulerCore.inKeyOrder`, the walk the invariant checker uses instead of sorting its tables
 /// after every step, reports exactly what a sorted walk reports, in the same order.

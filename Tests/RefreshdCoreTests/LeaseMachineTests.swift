@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// `LeaseMachine` as input -> exact effects (issue 24): each step is one event the node engine
 /// reports (a tick, a database answer with the monotonic instant its call was sent), followed

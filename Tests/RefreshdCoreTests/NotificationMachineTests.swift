@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Which runs notify and when each notification is (re)tried (issue 25), as input -> exact
 /// effects: the notification machine alone, and through `RuntimeMachine` for a run's end (the

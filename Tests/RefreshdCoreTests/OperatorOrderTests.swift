@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Orders from outside the job files (`OperatorOrder`, issue 34) are recorded by the machines
 /// as world events in the order's own effects, for `simulate --replay`.

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 @Suite struct PendingQueueTests {
     func request(_ id: String, _ ms: Int64, seq: UInt64, kind: TaskKind = .processing, ns: String = "default",

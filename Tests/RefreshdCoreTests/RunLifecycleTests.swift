@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// The run lifecycle on its own, as another machine (a widget reload) will use it.
 @Suite struct RunLifecycleTests {

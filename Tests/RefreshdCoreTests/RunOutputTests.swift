@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Issue 33, item 2: what the store keeps of a run's output is the runtime machine's rule. The
 /// lines a run printed (as logged) are kept, bounded by the setting's lines and 64 KiB, and

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// What a run used, reported by the host with its end (issue 35): the core keeps it with the
 /// run, and decides that a run the kernel killed a process of over its memory limit is

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// `RuntimeMachine` as input -> exact effects (issue 22), in the style of hummingbird's
 /// connection state machine tests: each step is one report a host makes (or one event), with

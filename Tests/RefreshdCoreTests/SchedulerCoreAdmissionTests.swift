@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// The admission hook: a due request may be held back (a budget, the system's discretion), and
 /// declare/restore/submit arrive as events like the rest.

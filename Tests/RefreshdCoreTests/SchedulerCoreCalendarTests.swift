@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Calendar resubmits, missed-slot policies, clock steps, jitter and accuracy, on virtual time.
 @Suite struct SchedulerCoreCalendarTests {

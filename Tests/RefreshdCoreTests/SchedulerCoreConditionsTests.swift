@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 @Suite struct SchedulerCoreConditionsTests {
     let maintenance = TaskDefinition(identifier: "p.maint", kind: .processing,

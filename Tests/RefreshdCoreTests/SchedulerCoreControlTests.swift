@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// `launchNow` and `expireNow`: an operator's simulate-launch and simulate-expiration, on
 /// virtual time.

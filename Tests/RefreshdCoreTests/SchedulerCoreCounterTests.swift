@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Daily counters are the core's state: it counts launches on the UTC day a run starts,
 /// outcomes on the day it ends, missed slots on the day they are noticed, and goes on from the

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// No duration or instant, however large, traps the core: instant arithmetic saturates within
 /// years 1...9999, and a definition with absurd allowances, delays or windows still runs.

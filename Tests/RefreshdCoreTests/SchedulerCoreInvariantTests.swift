@@ -1,6 +1,6 @@
 import Foundation  // JSON for the snapshot round trip only; the core itself stays Foundation-free
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// `checkInvariants()` after every step of seeded random walks, plus deliberately corrupted cores
 /// that each invariant must catch (so the checker cannot pass by checking nothing).

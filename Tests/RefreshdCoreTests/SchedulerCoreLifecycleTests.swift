@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 @Suite struct SchedulerCoreLifecycleTests {
     @Test func shutdownExpiresRunsAndReportsStoppedAfterTheyEnd() throws {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Pause and resume (issue 33) in the pure core: each order -> its exact effects; a paused job
 /// keeps its pending request and launches nothing; on resume its missed slots follow its missed

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 @Suite struct SchedulerCoreRunTests {
     @Test func outcomesFromExits() throws {

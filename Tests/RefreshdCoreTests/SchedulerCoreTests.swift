@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 @Suite struct SchedulerCoreTests {
     let refresh = TaskDefinition(identifier: "app.refresh", kind: .appRefresh)

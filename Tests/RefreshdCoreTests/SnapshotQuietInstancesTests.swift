@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Issue 33, item 6: the dashboard's snapshot leaves out the pending requests of instances that
 /// are neither failing nor paused (a million of them took the loop seconds to copy and sort);

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Drives a `SchedulerCore` on virtual time, the way the shells do: it keeps the armed wake-up,
 /// advances the clock to it, and records every effect. Nothing sleeps.

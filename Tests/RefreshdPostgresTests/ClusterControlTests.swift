@@ -2,9 +2,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdPostgres
+import RefreshdRuntime
 import Testing
 
 /// Operating cluster mode (issue 24) through the real CLI: `ctl`, `status`, `why` against ANY node, on real nodes and a private

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdPostgres
 import Testing
 
 /// Three real `refreshd run --store` processes on one private PostgreSQL (issue 24): a job every

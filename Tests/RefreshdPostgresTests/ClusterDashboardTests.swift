@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdTestSupport
 import Testing
 

@@ -2,9 +2,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdPostgres
+import RefreshdRuntime
 import Testing
 
 /// Every kind of job on several nodes (issue 32, item 2), with real nodes and the suite's

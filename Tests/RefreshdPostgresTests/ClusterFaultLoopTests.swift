@@ -2,8 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdCore
+import RefreshdPostgres
 import Testing
 
 /// Issue 24's real-process proof: three `refreshd run --store` nodes on one private PostgreSQL,

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdPostgres
 import Testing
 
 /// A real partition (issue 32): node b reaches the database through a TCP proxy that stops

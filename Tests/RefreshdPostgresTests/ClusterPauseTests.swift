@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdPostgres
 import Testing
 
 /// A node paused INSIDE a shard's commit transaction, its lease row locked (issue 24: the fault

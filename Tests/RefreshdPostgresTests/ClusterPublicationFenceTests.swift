@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdPostgres
 import Testing
 
 /// A widget's publication by a node whose lease lapsed (issue 32: "a node paused

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdPostgres
 
 /// What a test of real cluster nodes sets up, once: a fresh database of the shared private
 /// server with `shards` shards, a temporary folder with `jobs/`, a tag carried by every process

@@ -2,8 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdCore
+import RefreshdPostgres
 import Testing
 
 /// `watch` and `metrics` in cluster mode (issue 24), with two real nodes on one private

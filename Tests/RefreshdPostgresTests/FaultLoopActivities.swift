@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import Synchronization
 
 /// Live activities through the cluster fault loop (issue 32, item 6): each round starts, through

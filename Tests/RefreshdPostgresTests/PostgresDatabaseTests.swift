@@ -1,8 +1,8 @@
 import CLibPQ
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdPostgres
+import RefreshdRuntime
 import RefreshdSimulation
 import Testing
 

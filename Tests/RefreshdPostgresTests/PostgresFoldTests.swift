@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdPostgres
+@testable import RefreshdCore
+@testable import RefreshdRuntime
+import RefreshdPostgres
 import RefreshdTestSupport
 
 /// The PostgreSQL shard store folds state changes exactly as the SQLite `StateStore` and the

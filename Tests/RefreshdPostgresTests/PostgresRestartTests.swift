@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdCore
+import RefreshdPostgres
 import Testing
 
 /// PostgreSQL restarts under a node (issue 24): its pooled connections die with the server, and

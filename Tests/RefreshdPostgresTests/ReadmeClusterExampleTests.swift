@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import RefreshdPostgres
+import RefreshdPostgres
 import Testing
 import RefreshdTestSupport
 

@@ -1,6 +1,6 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import Testing
-@_spi(Benchmarks) @testable import RefreshdRuntime
+@testable import RefreshdRuntime
 
 /// The runtime's handlers by interned slot: closures kept in the slot, commands and actions by
 /// index, each identifier's handler found again after replacements and withdrawals.

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// A template whose built-in action holds `{user}` in its paths (issue 23), on the simulated
 /// host: each instance's run is bound with its own filled options, and a value that would make

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// `watch` and `stats runs` fold a template's instances (issue 23): one row a template with its
 /// counts and its ten most failing instances, never a row per instance; `instance` shows one.

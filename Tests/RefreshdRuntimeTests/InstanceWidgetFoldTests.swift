@@ -1,6 +1,6 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+@testable import RefreshdCore
+@testable import RefreshdRuntime
 
 /// Instances' widgets folded per template (issue 23) in `status` and `watch`: one line a
 /// template with counts, a job's own widget unfolded, `watch --instance` that instance's only.

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// Failure notifications through the runtime on the simulated host and the in-memory store
 /// (issue 25): the record is committed with the run's end, retried on the one timer while the

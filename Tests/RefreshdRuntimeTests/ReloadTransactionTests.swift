@@ -1,8 +1,8 @@
 import Logging
 import Synchronization
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// A config reload is one event from outside, so it is ONE transaction (ARCHITECTURE.md: one
 /// commit per event), committed before any of it acts; a failed commit applies nothing of it.

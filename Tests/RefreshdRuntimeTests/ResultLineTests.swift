@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Testing
 
 @Suite struct ResultLineTests {

@@ -1,6 +1,6 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// The results channel rules as input -> exact decisions (`ResultsChannels`, pure): the cap and
 /// its marker, the group's kill at the leader's exit, the grace on the runtime's own deadline.

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// Built-in actions on the simulated host across a kill -9 of refreshd: a worker process leads
 /// its own session and outlives refreshd until the restart reaps it (as the real reaper finds a

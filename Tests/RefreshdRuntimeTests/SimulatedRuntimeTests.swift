@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// The runtime on the simulated host with the in-memory store: crashes, failing stores,
 /// actions, results and observations, in virtual time.

@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Testing
 
 /// The state as a reader sees it across a cluster's shards (issue 32): `status` pages the runs

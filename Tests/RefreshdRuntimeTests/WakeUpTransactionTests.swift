@@ -1,8 +1,8 @@
 import Logging
 import Synchronization
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// A wake-up is one event from the host (`timerFired(clocks:)`), so it is ONE transaction even
 /// when it finds the wall clock moved: the clock change and the firing are committed together

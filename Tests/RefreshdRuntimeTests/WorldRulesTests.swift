@@ -1,6 +1,6 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// The rules about the world that moved from the libuv host into the runtime (issue 22), as
 /// input -> exact output: what a clock reading means, when conditions are read again. No

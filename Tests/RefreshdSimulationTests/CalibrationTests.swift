@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 @testable import RefreshdSimulation
 
 /// `simulate --calibrate` (issue 34): run records in, each job's `simulate:` model out.

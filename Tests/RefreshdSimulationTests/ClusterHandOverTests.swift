@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 @testable import RefreshdSimulation
 
 /// Issue 32: a defect the README's three-node example found before the simulator did. A shard

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 @testable import RefreshdSimulation
 
 /// Issue 32, item 4: the cluster's picture (`simulate --nodes N --svg`) is one machine's (a lane

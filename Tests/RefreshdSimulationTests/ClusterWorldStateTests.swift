@@ -1,7 +1,7 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdRuntime
 @testable import RefreshdSimulation
 import Testing
 

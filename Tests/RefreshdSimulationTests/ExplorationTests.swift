@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 @testable import RefreshdSimulation
 
 /// Exploration finds a defect put in on purpose, reports the seed, and the seed reproduces it;

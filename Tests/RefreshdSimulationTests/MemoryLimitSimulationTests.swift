@@ -1,7 +1,7 @@
 import Testing
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 @testable import RefreshdSimulation
 
 /// Issue 35: a modelled run whose `simulate.memory` is over its job's `limits.memory` is killed

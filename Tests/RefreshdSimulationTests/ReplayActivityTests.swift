@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) @testable import RefreshdSimulation
+import RefreshdCore
+import RefreshdRuntime
+@testable import RefreshdSimulation
 
 /// The live activities in a replay (issue 34): the machines record each activity's state
 /// changes with its updates so far, a replayed run writes the lines it wrote then, and the

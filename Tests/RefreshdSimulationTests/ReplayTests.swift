@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) @testable import RefreshdSimulation
+import RefreshdCore
+import RefreshdRuntime
+@testable import RefreshdSimulation
 
 /// `Replay` (issue 34): recorded world events become the simulator's faults, recorded runs the
 /// jobs' runs, and the real engine runs them.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 @testable import RefreshdSimulation
 
 /// `writePrettyJSON` writes every value of the report by hand: it must be byte for byte what

@@ -1,7 +1,7 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
-@_spi(Benchmarks) @testable import RefreshdStore
+@testable import RefreshdCore
+@testable import RefreshdRuntime
+@testable import RefreshdStore
 import RefreshdTestSupport
 
 /// Templates folded (issue 33, item 6): a template's instances counted by state by the store,

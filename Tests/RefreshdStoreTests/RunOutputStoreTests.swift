@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdStore
+import RefreshdCore
+@testable import RefreshdStore
 
 /// Issue 33: what is kept of a run's output lives in its row (schema version 7): a page of runs
 /// reads it, the latest run of each job and the restore do not, the prune takes it with the

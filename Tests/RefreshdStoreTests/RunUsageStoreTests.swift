@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdStore
+import RefreshdCore
+@testable import RefreshdStore
 
 /// Issue 35: a run's reason, CPU time and peak memory are kept with it (schema version 6), and a
 /// state file written before them is migrated: its runs read as measured nothing.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdStore
 
 @Suite struct StateDirectoryLockTests {
     @Test func secondAcquireFailsNamingTheHoldersPid() throws {

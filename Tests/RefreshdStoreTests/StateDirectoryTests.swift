@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import RefreshdStore
+@testable import RefreshdStore
 
 /// Paths that cannot hold refreshd state are reported for what they are, not as "the file does
 /// not exist" or SQLite's "disk I/O error".

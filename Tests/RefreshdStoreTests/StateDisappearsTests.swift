@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdStore
+import RefreshdCore
+@testable import RefreshdStore
 
 /// State that disappears under a running writer is noticed, the directory lock does not hang on
 /// a file name, and the files are private whatever their modes were.

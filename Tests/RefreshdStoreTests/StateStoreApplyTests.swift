@@ -1,6 +1,6 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdStore
+import RefreshdCore
+@testable import RefreshdStore
 
 /// Each StateChange written by `apply` and read back by a fresh store on the same file.
 @Suite struct StateStoreApplyTests {

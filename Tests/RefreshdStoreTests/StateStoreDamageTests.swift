@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// Files that are not, or no longer, a usable database: a clear error naming the file, and the
 /// file left exactly as it was.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdStore
+import RefreshdCore
+@testable import RefreshdStore
 
 /// Opening the file: creation, WAL, concurrent readers, crash visibility, and refusing files
 /// refreshd cannot use without ever changing them.

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdStore
 
 /// The read queries behind `refreshd status`, and the per-day counters.

@@ -1,6 +1,6 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdStore
+import RefreshdCore
+@testable import RefreshdStore
 
 /// A batch is one transaction: a failing change leaves nothing of the batch behind.
 @Suite struct StateStoreRollbackTests {

@@ -1,7 +1,7 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+@testable import RefreshdCore
+@testable import RefreshdRuntime
+import RefreshdStore
 import RefreshdTestSupport
 
 /// `InMemoryStore` folds state changes exactly as the SQLite `StateStore` does: the simulator's

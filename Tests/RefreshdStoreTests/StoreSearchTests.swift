@@ -1,7 +1,7 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
-@_spi(Benchmarks) @testable import RefreshdStore
+@testable import RefreshdCore
+@testable import RefreshdRuntime
+@testable import RefreshdStore
 import RefreshdTestSupport
 
 /// Search and filter (issue 33, item 5): the SQLite store's SQL and the in-memory store's scan

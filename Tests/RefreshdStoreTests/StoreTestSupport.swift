@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// A fresh directory under the system temp directory, removed (with everything in it) after
 /// `body`, whether it returns or throws.

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Random batches of state changes around a UTC midnight, mostly valid, some refused: ends of
 /// unknown, ended or mismatched runs, duplicate run ids, processes of unknown runs; and prunes

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// A state to search (issue 33, item 5): templates whose keys sort differently by key and by
 /// identifier (`user1`, `user10`: `]` sorts after the digits), pending requests, runs in flight,

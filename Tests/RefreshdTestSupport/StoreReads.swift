@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The reads the dashboard, `status` and `stats runs` make without loading the whole state
 /// (issue 32), compared between two stores that folded the same changes: what differs, by read

@@ -4,8 +4,8 @@ import Synchronization
 import Testing
 @testable import Refreshd
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import RefreshdStaging
 
 /// Issue 22: a built-in action runs for a real duration on both hosts and gets a command's

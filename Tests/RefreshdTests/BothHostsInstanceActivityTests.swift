@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Issue 23: an instance's activities are its own, on both hosts. A run of instance `alice`
 /// starts `pack-alice`; a run of instance `mallory` (and of a plain job) that writes an update

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Instances of a template (issue 23) on both hosts: each instance runs its template's command
 /// with its own values, keeps its own retry backoff across a restart, and a removed one's

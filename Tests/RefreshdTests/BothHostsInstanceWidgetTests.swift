@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Per-instance widgets of a timeline template (issue 23) on both hosts: adding an instance
 /// declares its widget (its own kind, timeline, budget and publication), removing it withdraws

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Issue 22: which launches can start is the machine's rule (`RuntimeMachine.launching`), not a
 /// host's: a command with nothing to run and an identifier with no handler end as failed starts,

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Issue 22: the results channel and the leader's exit, decided by the runtime
 /// (`ResultsChannels`) on both hosts: real processes under libuv, modelled ones in simulation.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The shell tests that matter, on both hosts: the libuv loop with real processes in real time,
 /// and the simulated host with modelled processes in virtual time. Same runtime, same

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Issue 22: rules about the world that lived in the libuv host (resume detection at a
 /// wake-up, the conditions re-read, the missing shared container), now runtime decisions that

@@ -2,7 +2,7 @@ import CLibUV
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// One SIGCHLD watcher for every command of a loop (issue 35): each command had its own, so
 /// every exit woke every running command's `wait4`. Each exit still reaches its own run.

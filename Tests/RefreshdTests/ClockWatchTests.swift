@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Wall-clock steps at the shell boundary: the real loop, a shiftable clock, and the same entry
 /// point the timerfd's ECANCELED read takes (setting the real clock would need root).

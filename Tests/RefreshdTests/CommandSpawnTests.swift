@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Commands are started by refreshd itself as `posix_spawn` starts them (issue 35: no copy of
 /// refreshd's page tables at each run), no longer by libuv's `uv_spawn` (fork, then execvp):

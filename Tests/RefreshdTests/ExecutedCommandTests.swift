@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// `simulate --exec`'s host: the simulated host whose commands are real, run by
 /// `ExecutedCommands` through the libuv host's process code. The runtime hears of their output,

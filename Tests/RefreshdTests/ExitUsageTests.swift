@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// A run's CPU time and peak memory without a cgroup (issue 35, item 3's fallback): read from
 /// `wait4` when the command is waited for (`CommandProcess`), kept with the run.

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import Logging
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 
 /// The two hosts the runtime runs on, for tests that must pass on both.
 enum HostKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

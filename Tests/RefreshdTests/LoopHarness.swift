@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// Runs a real `RefreshScheduler` (real libuv loop) on its own thread for a test, captures its
 /// log lines, and tears everything down: the loop stops, the thread ends, the temp dir goes.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Widget timelines and live activities through the runtime, on both hosts: real provider
 /// processes writing timelines to fd 3 under libuv, modelled ones in virtual time.

@@ -4,9 +4,9 @@ import Testing
 @testable import Refreshd
 @testable import RefreshdDaemon
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdStore
+import RefreshdRuntime
 
 /// One daemon (issue 32): one machine is a node of a cluster of one shard whose lease is the
 /// state directory's lock (`MachineDatabase`), run by the same composition as a cluster node.

@@ -4,8 +4,8 @@ import Testing
 @testable import Refreshd
 @testable import RefreshdDaemon
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// Reloads read the job directory off the loop thread: a slow or hung read never holds up
 /// scheduling, and one that takes too long is abandoned with the running config kept.

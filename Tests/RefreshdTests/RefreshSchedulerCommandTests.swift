@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The shell with real processes at short allowances (tens of milliseconds).
 @Suite(.serialized) struct RefreshSchedulerCommandTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdConfig
 
 /// `user:` and `group:` on the libuv host (issue 35), with real processes: the command runs as

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// A job's `limits:` on the libuv host (issue 35): where each limit goes (pure), the fallback
 /// on the command itself where no cgroup holds it, and what a run used, from its cgroup.

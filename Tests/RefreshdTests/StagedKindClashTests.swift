@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Refreshd
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Issue 23: two instances of one staging template whose keys make the same reload kind
 /// (`a@b` and `a-at-b`: `wallpaper-a-at-b`) would reload one widget; the second add is refused

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Refreshd
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import RefreshdStaging
 
 /// Staging against the real libuv scheduler with hostile input (issue 20): a long decode runs in

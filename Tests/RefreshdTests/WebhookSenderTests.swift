@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 @testable import RefreshdDaemon
 
 /// The webhook sender on libcurl (issue 36) keeps async-http-client's rules: 2xx delivered, a

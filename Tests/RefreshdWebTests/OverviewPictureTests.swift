@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 @testable import RefreshdWeb
 
 /// The overview's 24 h picture stays a picture at scale: one lane per template however many

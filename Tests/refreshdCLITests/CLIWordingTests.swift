@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+@testable import RefreshdCore
+import RefreshdRuntime
 
 /// What the CLI says in the small places a user reads: help, refusals, status lines.
 @Suite struct CLIWordingTests {

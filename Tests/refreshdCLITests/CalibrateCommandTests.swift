@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// `refreshd simulate --calibrate` (issue 34) on a real SQLite state written through the store.
 @Suite struct CalibrateCommandTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// What a new user met (issue 36), each where the user met it: `why` after Ctrl-C and on a job
 /// whose runs are old, `calendar`'s errors, `check`'s next elapse on a UTC machine, `watch`

@@ -5,7 +5,7 @@ import Testing
 ///
 /// `import Refreshd` brings the `Refreshd` module and re-exports `RefreshdCore` and
 /// `RefreshdRuntime`; the store modules ride along. Every other declaration of theirs is
-/// `package` (or `@_spi(Benchmarks) public`, which a plain import does not see). The check reads
+/// `package` (the benchmarks are a target of the package, so they need no SPI). The check reads
 /// the built modules as a client does: `swift-symbolgraph-extract` lists each module's public
 /// symbols (SPI and synthesized members left out), and the list must equal `embeddingAPI`. A new
 /// `public` outside it fails here naming the symbol: make it `package`, or, if it is meant for
@@ -263,7 +263,7 @@ import Testing
         ],
         // The stores are reached through `RefreshScheduler.Options.stateDirectory` only.
         "RefreshdStore": [],
-        // A product only for the benchmarks' `@_spi(Benchmarks)` use (issue 24).
+        // Not a product: linked into the `refreshd` binary and the benchmarks only (issue 24).
         "RefreshdPostgres": [],
     ]
 

@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import Testing
 
 /// Issue 20, "Done when": a bounded, seeded, structure-aware fuzz of the results channel, at

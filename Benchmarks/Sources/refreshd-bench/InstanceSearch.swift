@@ -1,7 +1,7 @@
 import Glibc
 import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdStore
 
 /// Issue 33's search target: a search among 1,000,000 instances answers in < 200 ms. `--state
 /// DIR` holds N instances of `bench.feed` (keys u0, u1, ...) and their requests, as `instances

@@ -1,7 +1,7 @@
 import Logging
 import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 // MARK: layers
 

@@ -1,7 +1,7 @@
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdPostgres
+import RefreshdStore
 
 /// Issue 24: durable commits of one launch-shaped batch (the pending request consumed, the run
 /// started, the day's counters, the next request saved) on one shard of the shared PostgreSQL,

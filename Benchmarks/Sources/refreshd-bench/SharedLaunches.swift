@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
-@_spi(Benchmarks) import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdPostgres
-@_spi(Benchmarks) import RefreshdRuntime
+import Refreshd
+import RefreshdCore
+import RefreshdPostgres
+import RefreshdRuntime
 import Synchronization
 
 /// Issue 24's target, "1 node on PostgreSQL ≥ 1,000 durable launches a second with p99 lateness

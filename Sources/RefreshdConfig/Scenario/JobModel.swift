@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// How a job behaves in simulation: the `simulate:` block of a job file (ignored by `run`).
 ///

@@ -4,9 +4,9 @@
 /// It is also the durable record (`ActivityChange.save`) and what the runtime publishes to the
 /// shared container, so it is Codable and holds everything a restart needs: deadlines are never
 /// stored, they follow from these instants and the settings (`ActivityMachine.nextDeadline`).
-@_spi(Benchmarks) public struct Activity: Sendable, Hashable, Codable, Identifiable {
+package struct Activity: Sendable, Hashable, Codable, Identifiable {
     /// Unique among the machine's activities (a dismissed activity's id may be reused).
-    @_spi(Benchmarks) public var id: String
+    package var id: String
     /// The attributes type, as ActivityKit's `ActivityAttributes` type name (`WallpaperPack`).
     package var typeName: String
     /// The job that requested it, if a job did; its failure ends the activity.

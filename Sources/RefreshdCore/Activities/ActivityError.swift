@@ -1,6 +1,6 @@
 /// Why the activity machine refused an event. Nothing changes when one is returned; each case
 /// names the activity, what was wrong and what was expected.
-@_spi(Benchmarks) public enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ActivityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Live Activities are turned off in the settings.
     case disabled(id: String)
     /// Attributes and content together are over the limit.
@@ -26,7 +26,7 @@
     /// instance's (issue 23): an instance's activities are its own.
     case notOwned(id: String, event: ActivityEventKind, owner: String, writer: String)
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case let .disabled(id):
             "activity \(id) refused: Live Activities are disabled"
@@ -56,7 +56,7 @@
 }
 
 /// An event's kind, named in errors and logs.
-@_spi(Benchmarks) public enum ActivityEventKind: String, Sendable, Hashable, Codable, CaseIterable {
+package enum ActivityEventKind: String, Sendable, Hashable, Codable, CaseIterable {
     case request, update, end
     case ownerFinished = "owner-finished"
     case timerFired = "timer-fired"

@@ -1,5 +1,5 @@
 /// One log line about activities, as data; the text is built only when it is read.
-@_spi(Benchmarks) public enum ActivityLog: Sendable, Hashable, CustomStringConvertible {
+package enum ActivityLog: Sendable, Hashable, CustomStringConvertible {
     /// A state change; `activity` is the activity after it.
     case transition(ActivityTransition, Activity)
     /// An event refused (the error says why).
@@ -18,7 +18,7 @@
     case clockChanged(now: Instant, expected: Instant, forgottenUses: Int)
 
     /// Why an update was not applied.
-    @_spi(Benchmarks) public enum IgnoredReason: Sendable, Hashable {
+    package enum IgnoredReason: Sendable, Hashable {
         /// Its timestamp is older than the last applied update's.
         case outOfOrder(lastApplied: Instant)
         /// The activity no longer takes updates.
@@ -29,7 +29,7 @@
         case endedWhileHeld
     }
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case let .transition(t, a):
             transitionText(t, a)

@@ -4,7 +4,7 @@
 /// once its stale date passed with no newer update); `ended` is still shown but takes no update;
 /// `dismissed` is gone. The only moves are the ones `canMove(to:)` allows, and the machine's
 /// invariant check and tests hold it to them.
-@_spi(Benchmarks) public enum ActivityState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+package enum ActivityState: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     case pending, active, stale, ended, dismissed
 
     /// Counts against the namespace's concurrency limit (pending, active, stale).
@@ -31,5 +31,5 @@
         }
     }
 
-    @_spi(Benchmarks) public var description: String { rawValue }
+    package var description: String { rawValue }
 }

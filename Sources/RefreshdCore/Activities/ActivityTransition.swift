@@ -1,7 +1,7 @@
 /// One state change of one activity, for observers and the simulation report: when it should
 /// have happened (`due`: a deadline's instant, or the event's) and when it was applied (later
 /// only when refreshd was down or its timer fired late).
-@_spi(Benchmarks) public struct ActivityTransition: Sendable, Hashable, Codable {
+package struct ActivityTransition: Sendable, Hashable, Codable {
     package var id: String
     /// Nil for the request that created it.
     package var from: ActivityState?

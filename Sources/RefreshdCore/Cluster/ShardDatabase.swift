@@ -81,12 +81,12 @@ package protocol ShardDatabase: AnyObject, Sendable {
 }
 
 /// One shard's lease as the database holds it.
-@_spi(Benchmarks) public struct ShardLease: Sendable, Hashable, Codable {
+package struct ShardLease: Sendable, Hashable, Codable {
     package var shard: Int
     /// The node holding it (nil: never held).
     package var owner: String?
     /// Goes up by one at every acquire; fences every commit.
-    @_spi(Benchmarks) public var epoch: Int64
+    package var epoch: Int64
     /// When the lease ends, in database time.
     package var expiresAt: Instant
 

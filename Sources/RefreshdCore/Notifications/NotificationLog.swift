@@ -1,5 +1,5 @@
 /// What the notification machine did, as one log line each.
-@_spi(Benchmarks) public enum NotificationLog: Sendable, Hashable, CustomStringConvertible {
+package enum NotificationLog: Sendable, Hashable, CustomStringConvertible {
     /// The receiver took it (on `attempt`, counting from 1).
     case delivered(RunNotification, attempt: Int)
     /// An attempt failed; the next is at `next`.
@@ -15,7 +15,7 @@
         }
     }
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case let .delivered(n, attempt):
             "notified \(n.kind.rawValue) of \(n.job) run \(n.runID) (\(n.notifier.summary), id \(n.id))"

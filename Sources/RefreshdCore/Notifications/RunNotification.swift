@@ -7,7 +7,7 @@ import Foundation
 /// `id` is stable (the state's instance, the run, the kind): it is sent as `Idempotency-Key`
 /// and `REFRESHD_NOTIFICATION_ID`, so a receiver can drop the one repeat a kill -9 between its
 /// answer and the delivered commit can cause.
-@_spi(Benchmarks) public struct RunNotification: Sendable, Hashable, Codable {
+package struct RunNotification: Sendable, Hashable, Codable {
     package enum Kind: String, Sendable, Hashable, Codable {
         case failure, recovery
     }

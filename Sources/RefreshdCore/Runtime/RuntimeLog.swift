@@ -3,7 +3,7 @@
 /// failed, reloads, seeding refusals, the store's failure and the stop. Carried as
 /// `LogMessage.runtime`, so it is a `.log` effect like the core's lines, and an observation
 /// keeps it typed (`RuntimeObservation.logMessage`).
-@_spi(Benchmarks) public enum RuntimeLog: Sendable, Hashable, CustomStringConvertible {
+package enum RuntimeLog: Sendable, Hashable, CustomStringConvertible {
     /// The host started a command run's leader (the daemon's log only; no observation).
     case processStarted(identifier: String, runID: Int64, processGroup: Int32)
     /// At the start, the sweep of a run a dead refreshd left unfinished killed its leftovers.
@@ -47,7 +47,7 @@
     /// A job's first request that the core refused.
     case seedRefused(identifier: String, SchedulerError)
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case let .processStarted(id, runID, group):
             "\(id)[\(runID)] started pid \(group)"

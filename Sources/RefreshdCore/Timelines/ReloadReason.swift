@@ -1,6 +1,6 @@
 /// Why a widget reload was asked for. Decides whether it counts against the budget and whether
 /// its failure makes the widget stale.
-@_spi(Benchmarks) public enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+package enum ReloadReason: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// The timeline's `atEnd` policy: its last entry's date has come.
     case policyAtEnd
     /// The timeline's `after(date)` policy: the date has come.
@@ -42,7 +42,7 @@
     }
 
     /// `policy atEnd`, `explicit (job)`, `app foreground`...
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case .policyAtEnd: "policy atEnd"
         case .policyAfter: "policy after"

@@ -1,5 +1,5 @@
 /// Why a widget went stale: a reload its policy or an explicit request asked for could not happen.
-@_spi(Benchmarks) public enum StaleReason: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+package enum StaleReason: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// The reload budget was spent; the reload is deferred.
     case budgetSpent
     /// The provider failed (exit status, malformed or oversized output).
@@ -14,7 +14,7 @@
     case lowPower
 
     /// `budget spent`, `provider failed`...: the words the report and the status use.
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case .budgetSpent: "budget spent"
         case .providerFailed: "provider failed"

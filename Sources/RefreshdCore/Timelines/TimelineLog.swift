@@ -1,7 +1,7 @@
 /// One log line of the timeline machine, as data; text only when someone reads `description`.
-@_spi(Benchmarks) public enum TimelineLog: Sendable, Hashable, CustomStringConvertible {
+package enum TimelineLog: Sendable, Hashable, CustomStringConvertible {
     /// Where a coalesced request went.
-    @_spi(Benchmarks) public enum Coalesced: Sendable, Hashable {
+    package enum Coalesced: Sendable, Hashable {
         /// Into the reload that follows the provider call in flight.
         case afterProviderRun
         /// Into the reload deferred for the budget (released at the instant, nil: no slot until
@@ -38,7 +38,7 @@
     /// A saved record for a widget no longer declared was deleted at restore.
     case droppedRecord(WidgetID)
 
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case let .published(id, date):
             "published \(id): entry of \(date)"

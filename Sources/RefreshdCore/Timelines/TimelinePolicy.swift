@@ -1,7 +1,7 @@
 /// When a widget's timeline asks to be reloaded, as WidgetKit's `TimelineReloadPolicy`.
 ///
 /// Encoded as the provider writes it: `"atEnd"`, `"never"` or `{"after": "2026-11-23T00:00:00.000Z"}`.
-@_spi(Benchmarks) public enum TimelinePolicy: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum TimelinePolicy: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Reload once the last entry's date has come (at once for an empty timeline).
     case atEnd
     /// Reload at this instant.
@@ -11,7 +11,7 @@
 
     private enum CodingKeys: String, CodingKey { case after }
 
-    @_spi(Benchmarks) public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
             switch text {
             case "atEnd": self = .atEnd
@@ -26,7 +26,7 @@
         self = .after(try c.decode(Instant.self, forKey: .after))
     }
 
-    @_spi(Benchmarks) public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         switch self {
         case .atEnd:
             var c = encoder.singleValueContainer()
@@ -41,7 +41,7 @@
     }
 
     /// `atEnd`, `after 2026-11-23T00:00:00.000Z`, `never`.
-    @_spi(Benchmarks) public var description: String {
+    package var description: String {
         switch self {
         case .atEnd: "atEnd"
         case let .after(date): "after \(date)"

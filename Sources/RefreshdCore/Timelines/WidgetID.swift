@@ -4,7 +4,7 @@
 /// and counters. Ordered by kind then family so every listing and every batch of effects comes
 /// out in the same order. Text form `kind/family` (`photos/systemSmall`), used in logs and as the
 /// record key in the store.
-@_spi(Benchmarks) public struct WidgetID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+package struct WidgetID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     package var kind: String
     package var family: WidgetFamily
 
@@ -13,10 +13,10 @@
         self.family = family
     }
 
-    @_spi(Benchmarks) public static func < (lhs: WidgetID, rhs: WidgetID) -> Bool {
+    package static func < (lhs: WidgetID, rhs: WidgetID) -> Bool {
         lhs.kind != rhs.kind ? lhs.kind < rhs.kind : lhs.family < rhs.family
     }
 
     /// `photos/systemSmall`.
-    @_spi(Benchmarks) public var description: String { "\(kind)/\(family.rawValue)" }
+    package var description: String { "\(kind)/\(family.rawValue)" }
 }

@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 extension ControlServer {
     /// Carries out one request for another server of the daemon's (the web dashboard) exactly

@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
 import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
+import RefreshdStore
 
 /// The control protocol's commands, carried out on the loop thread against the live runtime.
 extension ControlServer {

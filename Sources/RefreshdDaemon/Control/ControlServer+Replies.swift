@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdRuntime
 
 /// Replies in a client's order (loop thread): at once, or after the replies it still awaits (a
 /// status report read off the loop, a cluster node's command answered once its leaders applied

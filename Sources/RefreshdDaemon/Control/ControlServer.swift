@@ -2,9 +2,9 @@ import CLibUV
 import Foundation
 import Glibc
 import Refreshd
-@_spi(Benchmarks) import RefreshdStore
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdStore
+import RefreshdCore
+import RefreshdRuntime
 
 /// The control socket: `STATE/control.sock`, a Unix domain socket served on the scheduler's
 /// libuv loop, speaking the JSON-lines protocol of `ControlRequest` / `ControlReply`.

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import Refreshd
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// How `refreshd run` is operated while it runs: the control socket, systemd's notifications
 /// (READY=1 once restored and armed, STOPPING=1 on a graceful stop, WATCHDOG=1 keep-alives) and

@@ -2,7 +2,7 @@ import CoreMetrics
 import Foundation
 import Prometheus
 import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 /// refreshd's metrics, kept with swift-metrics and exposed in the Prometheus text format by

@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import Synchronization
 
 /// POSTs failure and recovery notifications (issue 25) with libcurl (Debian's, issue 36: it

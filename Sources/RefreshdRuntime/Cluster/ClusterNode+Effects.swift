@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Carrying out the lease machine's effects (issue 32): database calls and restores through the
 /// call runner, what a shard's runtime must do on its own context, never a wait on the node's

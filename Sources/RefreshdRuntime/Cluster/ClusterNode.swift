@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// One node of a cluster (issue 24), independent of its host: one `LeaseMachine` and one
 /// `RefreshRuntime` per shard it leads, each over `database.store(shard:epoch:)` (every commit

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Who leads each shard, as the database says (issue 24): what `refreshd status` adds in cluster
 /// mode, whichever node answers. A node that does not lead a shard answers from the database,

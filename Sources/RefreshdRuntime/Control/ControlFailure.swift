@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// An error reply's body: a stable code for programs and a sentence for people that names what
 /// was wrong and what was expected.

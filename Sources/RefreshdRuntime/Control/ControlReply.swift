@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// One line the control server writes: a reply to a request (`ok` true with the command's
 /// result, or false with `error`), or, on a subscribed connection, a pushed `event`

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The widgets of a timeline template's instances folded into one row a template (issue 23),
 /// for `status`, `watch` and the dashboard: a thousand users' widgets are one line with counts,

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The widget and activity parts of `refreshd status`, as lines of text: per widget the entry
 /// shown now and since when, the next entry switch, the policy, the next reload and why, the

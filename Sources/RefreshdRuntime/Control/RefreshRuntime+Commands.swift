@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The operator's commands on one runtime's state, answered by ONE function (issue 32): the
 /// control socket and the dashboard of one machine call it (`ControlServer.perform`), and so does

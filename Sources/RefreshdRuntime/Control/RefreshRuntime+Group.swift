@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The changes and effects of a group of events, waiting for their one commit.
 struct CommitGroup {

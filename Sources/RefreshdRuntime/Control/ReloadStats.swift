@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What `refreshd stats reloads` shows: per UTC day and widget, reloads requested, performed,
 /// deferred and exempt, provider calls, upstream fetches and stale minutes, from the

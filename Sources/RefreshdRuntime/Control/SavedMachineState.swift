@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The widget and live-activity records a store holds (tables `widget`, `widget-day`,
 /// `activities`), decoded, and the status snapshots rebuilt from them without a running refreshd.

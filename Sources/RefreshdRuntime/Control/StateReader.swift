@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The state as a reader sees it, whatever the daemon (issue 32): one machine's store, or each
 /// shard's store of a cluster's database, read in shard order and merged. `status` on a node and

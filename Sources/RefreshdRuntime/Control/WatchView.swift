@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// `refreshd watch`'s screen, as lines: the next due requests with countdowns, the runs in
 /// flight with their elapsed time against their allowance as bars, each widget's current entry

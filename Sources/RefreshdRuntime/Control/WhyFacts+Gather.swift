@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// `why`'s facts, gathered once for every asker (issue 37: one gathering): the control socket of
 /// a running refreshd, its dashboard, the CLI with refreshd stopped (the state file) and a

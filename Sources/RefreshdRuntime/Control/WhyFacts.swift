@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// What `refreshd why` knows about one identifier (a job, a timeline job, one family's provider,
 /// a live activity), gathered from a live refreshd (its core's snapshot, definitions, machines,

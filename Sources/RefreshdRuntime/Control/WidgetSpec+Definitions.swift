@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 extension WidgetSpec {
     /// The widgets `jobs` declare, and those of `instances` of their timeline templates (each

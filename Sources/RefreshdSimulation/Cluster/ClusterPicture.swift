@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The picture of a cluster run (`simulate --nodes N --svg FILE`): one machine's picture of the
 /// whole cluster's runs (`SimulationPicture`: a lane per job with its runs and outcomes, per

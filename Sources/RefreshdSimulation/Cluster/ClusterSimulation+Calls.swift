@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Each node's modelled calls thread (issue 32): a call answered at once takes no time, a call of
 /// a cut-off node waits for its bound; with `callsOnNodeThread` the node's own thread waits for

@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The cluster's invariants, checked after every step: liveness after a kill or a pause, no
 /// request twice, no launch under an expired lease, no process of a fenced term alive.

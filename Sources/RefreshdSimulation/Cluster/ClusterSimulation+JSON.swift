@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// `refreshd simulate --nodes N --json` (issue 32): the cluster report as JSON, the same facts as
 /// its text lines (durations in seconds), for a script or a dashboard to read.

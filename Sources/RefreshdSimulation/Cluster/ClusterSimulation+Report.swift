@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdConfig
 
 /// What one run of the cluster found, and its text lines (moved out of ClusterSimulation.swift,

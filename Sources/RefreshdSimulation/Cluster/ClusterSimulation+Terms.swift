@@ -1,6 +1,6 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Each shard term's host (a `SimulatedHost` per term, the world as it is when the term
 /// begins) and what the simulation checks of it: every observation, every launch against the

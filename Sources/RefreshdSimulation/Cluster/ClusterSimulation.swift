@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// N nodes over one modelled database (issue 24), in virtual time: each node a `ClusterNode`
 /// with its own virtual monotonic clock and a `SimulatedHost` per shard term, all advanced in

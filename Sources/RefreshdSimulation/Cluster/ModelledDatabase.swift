@@ -1,5 +1,5 @@
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The shared database of the cluster simulation (issue 24), a `ShardDatabase` as PostgreSQL
 /// will be one: every call is one linearizable step under one lock, conditional writes decide

@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// The built-in `stage-playlist` action: stages the day's playlist and renditions into the run's
 /// shared container, in a worker process of its own (see `BuiltInAction.Worker`), and asks the

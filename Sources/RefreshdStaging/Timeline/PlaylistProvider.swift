@@ -1,7 +1,7 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// `provider: playlist`: the built-in timeline provider that reads the staged wallpaper playlist
 /// from the shared container (see `PlaylistTimeline`), run in process for each family. Each

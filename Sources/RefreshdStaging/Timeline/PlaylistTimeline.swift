@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// The widget side of staging: the timeline for "now" from the playlists in the shared container.
 ///

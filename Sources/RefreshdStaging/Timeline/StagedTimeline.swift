@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// One family's timeline from the staged playlists: the core `Timeline` (each entry's content is
 /// `{"asset": ID, "rendition": PATH, "fallback": DATE}`, the rendition relative to the shared

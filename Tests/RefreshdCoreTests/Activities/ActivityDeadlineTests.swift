@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Every deadline on virtual time: start date, stale date, 8 h, 12 h, each dismissal policy and
 /// the 4 h cap on `after`.

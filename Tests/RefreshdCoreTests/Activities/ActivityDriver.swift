@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Drives an `ActivityMachine` on virtual time: sends events at chosen instants, fires the timer
 /// at each deadline the machine names, keeps every effect, and checks the invariants and the

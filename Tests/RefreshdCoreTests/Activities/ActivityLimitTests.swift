@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Refused starts: disabled, the payload limit, the concurrency limit, bad JSON; owner failure.
 @Suite struct ActivityLimitTests {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Seeded random walks: random events at random instants, invariants after every step (the
 /// driver checks them and the legality of every transition), and the store's fold always equal

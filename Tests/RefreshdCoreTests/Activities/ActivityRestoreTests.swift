@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Restart: the saved records (the fold of every `persist`) restore the machine; deadlines
 /// resume with their remaining time, and those that passed while down apply at start, stamped.

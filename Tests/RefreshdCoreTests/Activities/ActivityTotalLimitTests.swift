@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// The bounds across namespaces: activities held in total (ended ones too) and namespaces with
 /// live activities. A client that names a new namespace per request, or starts and ends

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Every state times every event: the state it leads to, or the error (and then no change).
 @Suite struct ActivityTransitionTableTests {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Updates: ordering by timestamp, the high-priority budget, holding and coalescing.
 @Suite struct ActivityUpdateTests {

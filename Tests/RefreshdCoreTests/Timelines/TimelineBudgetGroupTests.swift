@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// A budget shared by several widget kinds (`budgetGroup`): their counted reloads count
 /// together, a full group defers every member to the instant the shared window frees a slot,

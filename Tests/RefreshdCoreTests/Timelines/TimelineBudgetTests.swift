@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// The reload budget: never more than N counted reloads in any trailing window, deferral to the
 /// exact instant a slot frees, exemptions, coalescing, unlimited and empty budgets.

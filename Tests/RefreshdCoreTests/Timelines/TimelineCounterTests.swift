@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Per-day counters: stale time split at UTC midnight (the machine wakes at midnight to write
 /// it, even with nothing else due), the first stale instant of each day, calls and fetches.

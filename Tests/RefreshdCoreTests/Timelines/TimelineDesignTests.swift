@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// The designs the developers measured, as machine-level runs over days of virtual
 /// time: the ones that burn the budget go stale by late morning, the full-day timeline never does.

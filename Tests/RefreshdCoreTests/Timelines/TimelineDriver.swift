@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Drives a `TimelineMachine` on virtual time, the way the runtime will: it fires `.timerFired`
 /// at the machine's `nextDeadline`, answers provider calls after a latency with a provider

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// A failed or expired provider call is a failed reload: the last good timeline stays, the
 /// widget goes stale if the reload was demanded, and the policy asks again after a while.

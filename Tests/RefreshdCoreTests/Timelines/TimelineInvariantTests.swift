@@ -1,6 +1,6 @@
 import Foundation  // JSON of the snapshot
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Deliberately corrupted machines that each invariant must catch, so `checkInvariants()`
 /// cannot pass by checking nothing; and the status and log lines as people read them.

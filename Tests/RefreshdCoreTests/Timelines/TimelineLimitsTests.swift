@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Bad provider output is refused with a reason naming what was wrong and what was expected.
 @Suite struct TimelineLimitsTests {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Low Power Mode: counted reloads are held while it is on (stale if the policy asked), released
 /// when it ends; exempt reloads (a widget intent) still happen. Input -> exact effects.

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Each reload policy asks at the right instant, and only then.
 @Suite struct TimelinePolicyTests {

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Entries are shown at their dates without asking the provider; a new timeline shows its
 /// current entry at once; early, late and spurious wake-ups and clock steps are handled.

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Seeded random walks of events (reloads of every reason, provider results good and bad, early,
 /// late and spurious wake-ups, clock steps, config reloads, kill -9 and restart on the saved

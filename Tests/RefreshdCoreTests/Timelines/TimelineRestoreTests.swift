@@ -1,6 +1,6 @@
 import Foundation  // JSON round trips of the records, as the runtime stores them
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// Restarts on the saved records: entries that passed while down, a policy reload that fell due
 /// while down ("refreshd down"), a provider interrupted by the stop, the budget ledger kept.

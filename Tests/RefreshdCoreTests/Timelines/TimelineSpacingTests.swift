@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// The minimum interval between one widget's reloads: a counted reload asked for sooner waits
 /// for it (without going stale), exempt reloads do not wait but start the interval, and a

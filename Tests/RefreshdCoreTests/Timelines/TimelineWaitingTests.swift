@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) @testable import RefreshdCore
+@testable import RefreshdCore
 
 /// A provider with nothing to show yet (`ProviderResult.waiting`: a fresh start before the first
 /// staging run) is not a failure: no stale span, no failure counted, no retry, one info line; the

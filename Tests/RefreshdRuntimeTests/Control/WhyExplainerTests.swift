@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 /// `why` for each holding reason, on plain facts.

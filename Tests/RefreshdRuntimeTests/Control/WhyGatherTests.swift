@@ -1,6 +1,6 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) @testable import RefreshdRuntime
+import RefreshdCore
+@testable import RefreshdRuntime
 
 /// `WhyFacts.gather`, the one gathering every asker uses (issue 37): a running scheduler's
 /// memory, a cluster's database, the state files. Each answer reads a job's own runs by key,

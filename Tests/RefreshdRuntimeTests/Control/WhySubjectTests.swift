@@ -1,5 +1,5 @@
 import Testing
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 @testable import RefreshdRuntime
 
 /// `why` for what is not a plain job: timeline jobs, activities (live and dismissed), unknown

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// `RefreshRuntime.grouped`, which the control socket uses for a client's pipelined requests:
 /// one transaction for the group, and commit-before-act for all of it.

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Refreshd
 @testable import RefreshdDaemon
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// Every command of the protocol against a live scheduler running real processes, and a
 /// thousand clients at once while a job keeps launching on time.

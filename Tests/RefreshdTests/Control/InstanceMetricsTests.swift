@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Refreshd
 @testable import RefreshdDaemon
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 /// Issue 23: instances count under their template's `job` label, never one series each.

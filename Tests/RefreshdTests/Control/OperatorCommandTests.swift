@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Refreshd
 @testable import RefreshdDaemon
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 
 /// What an operator's commands become over the real socket: the rules are the runtime's
 /// (`TaskRequest.forJob`, `ActivityRequest.operatorOwner`), the socket only parses and replies.

@@ -1,7 +1,7 @@
 import Testing
 @testable import Refreshd
 @testable import RefreshdDaemon
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdRuntime
 
 /// Instant arithmetic on the way to metrics and reports saturates, whatever reaches it (the
