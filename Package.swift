@@ -58,21 +58,26 @@ let package = Package(
             "RefreshdCore", "RefreshdCalendar", "CLibYAML",
         ]),
         // Durable state: pending requests, run history, counters in SQLite (WAL).
-        .target(name: "RefreshdStore", dependencies: ["RefreshdCore", "CSQLite"]),
+        // and the in-memory store the simulator and an embedder without a state directory use
+        // (the same fold, in memory).
+        .target(name: "RefreshdStore", dependencies: [
+            "RefreshdCore", "CSQLite",
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
         // The database several nodes share (issue 24): shard leases in database time and fenced
         // per-shard stores in PostgreSQL, over libpq's synchronous calls with bounded waits.
         .target(name: "RefreshdPostgres", dependencies: ["RefreshdCore", "CLibPQ"]),
-        // The host-independent runtime: machines + store + commit-before-act + restore + seeding
-        // and reload, over a host protocol; the simulated host and the in-memory store live here.
+        // The engine: machines + store + commit-before-act + restore + seeding and reload, over a
+        // host protocol and a store protocol. Its hosts and stores live beside the others: the
+        // simulated host with the simulator, the in-memory store with SQLite.
         .target(name: "RefreshdRuntime", dependencies: [
             "RefreshdCore",
-            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Days of a user's jobs in virtual time: it runs the scenarios the configuration reads
         // (device, faults, expectations), checks invariants, reports.
         .target(name: "RefreshdSimulation", dependencies: [
-            "RefreshdCore", "RefreshdRuntime", "RefreshdConfig",
+            "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Staging a day's playlist with display-size renditions into the shared container, and the
@@ -122,7 +127,7 @@ let package = Package(
         // the package's internals (`package` access reaches it as a target of this package; no
         // SPI, no second package). Not a product: nothing outside the repository runs it.
         .executableTarget(name: "refreshd-bench", dependencies: [
-            "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "RefreshdPostgres",
+            "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "RefreshdPostgres", "RefreshdSimulation",
             .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/Sources/refreshd-bench"),
 
@@ -130,19 +135,20 @@ let package = Package(
         .target(name: "RefreshdTestSupport", dependencies: ["RefreshdCore"], path: "Tests/RefreshdTestSupport"),
         .testTarget(name: "RefreshdCoreTests", dependencies: ["RefreshdCore"]),
         .testTarget(name: "RefreshdCalendarTests", dependencies: ["RefreshdCalendar", "RefreshdCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore", "RefreshdRuntime"]),
+        .testTarget(name: "RefreshdConfigTests", dependencies: ["RefreshdConfig", "RefreshdCore", "RefreshdRuntime", "RefreshdDaemon"]),
         .testTarget(name: "RefreshdStoreTests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
         // Against a private PostgreSQL server the tests start themselves (unix socket only).
         // The ShardDatabase contract runs there on both implementations (PostgreSQL and the
         // simulation's modelled database).
         .testTarget(name: "RefreshdPostgresTests", dependencies: ["RefreshdPostgres", "RefreshdStore", "RefreshdCore", "RefreshdRuntime",
                                                                  "RefreshdSimulation", "CLibPQ", "RefreshdTestSupport"]),
-        .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig"]),
-        .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore"]),
-        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging"]),
+        .testTarget(name: "RefreshdSimulationTests", dependencies: ["RefreshdSimulation", "RefreshdRuntime", "RefreshdCore", "RefreshdConfig", "RefreshdStore"]),
+        // The engine on the simulated host, with the in-memory store, and what the daemon makes of it.
+        .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdSimulation", "RefreshdDaemon"]),
+        .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging", "RefreshdSimulation"]),
         .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdConfig", "RefreshdRuntime", "RefreshdCore"]),
         .testTarget(name: "RefreshdWebTests", dependencies: ["RefreshdWeb", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
-        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
+        .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdDaemon", "RefreshdTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -61,7 +61,7 @@ package final class ExecutedCommands: RealCommands {
     }
 
     package func start(_ order: LaunchOrder, _ job: CommandJob, environment: [String], instance: String,
-                       host: SimulatedHost) -> CommandStart {
+                       host: any RealCommandsHost) -> CommandStart {
         guard let program = job.argv.first else { return .failed("empty command") }
         if let signal = Self.stopSignal {
             return .failed("not started: refreshd simulate received \(RefreshScheduler.signalName(signal))")

@@ -4,6 +4,7 @@ import Refreshd
 import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
 
 /// A cluster node's control loop: the control socket answered from the database, the jobs
 /// folder's watch and its reloads (`JobFilesReloader`, as on one machine's shard loop).

@@ -55,10 +55,10 @@ extension RefreshRuntime {
         }
     }
 
-    /// `body` over the runtime's store under its lock (an empty store when it has none), for a
-    /// reader that asks it several things at one instant (`why`).
-    package func withStore<T>(_ body: (any StateStoring) throws -> T) throws -> T {
-        try lock.withLock { try body(store ?? InMemoryStore()) }
+    /// `body` over the runtime's store under its lock (nil when it has none), for a reader that
+    /// asks it several things at one instant (`why`).
+    package func withStore<T>(_ body: ((any StateStoring)?) throws -> T) throws -> T {
+        try lock.withLock { try body(store) }
     }
 
     /// The identifiers declared now, with their definitions.

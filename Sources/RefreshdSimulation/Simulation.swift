@@ -3,6 +3,7 @@ import Logging
 import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
 
 /// Runs a scenario: the same runtime as `refreshd run`, on the simulated host with the in-memory
 /// store, for days of virtual time in a fraction of a second, with the device model and the

@@ -3,6 +3,7 @@ import RefreshdCore
 import RefreshdRuntime
 import RefreshdSimulation
 import RefreshdStore
+import RefreshdDaemon
 
 /// The JSON of `/api/...`: each page's facts, which the page renders, so the API mirrors the
 /// pages field for field. Built from the engine's own Codable types (`SchedulerSnapshot`,

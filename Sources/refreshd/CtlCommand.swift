@@ -3,6 +3,7 @@ import Foundation
 import Refreshd
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdDaemon
 
 /// `refreshd ctl`: act on the running refreshd through its control socket, without restarting it.
 struct CtlCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import RefreshdCore
 import RefreshdRuntime
 import Testing
 @testable import RefreshdConfig
+import RefreshdDaemon
 
 /// `why` on the shipped jobs (issue 21): the timeline job, its families, a near miss.
 @Suite struct WhyShippedJobsTests {

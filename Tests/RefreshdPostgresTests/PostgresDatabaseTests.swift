@@ -5,6 +5,7 @@ import RefreshdPostgres
 import RefreshdRuntime
 import RefreshdSimulation
 import Testing
+import RefreshdStore
 
 /// The shared database on a real PostgreSQL 15 (a private server the tests start): the contract
 /// every `ShardDatabase` keeps, and what only a real server shows (concurrent nodes on separate

@@ -4,6 +4,7 @@ import Testing
 @testable import RefreshdRuntime
 import RefreshdPostgres
 import RefreshdTestSupport
+@testable import RefreshdStore
 
 /// The PostgreSQL shard store folds state changes exactly as the SQLite `StateStore` and the
 /// `InMemoryStore` do (StoreParityTests proves those two alike): the same random batches

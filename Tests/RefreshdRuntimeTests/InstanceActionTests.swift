@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+@testable import RefreshdStore
+@testable import RefreshdSimulation
 
 /// A template whose built-in action holds `{user}` in its paths (issue 23), on the simulated
 /// host: each instance's run is bound with its own filled options, and a value that would make

@@ -3,6 +3,9 @@ import Logging
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+@testable import RefreshdStore
+@testable import RefreshdSimulation
+import RefreshdDaemon
 
 /// `watch` and `stats runs` fold a template's instances (issue 23): one row a template with its
 /// counts and its ten most failing instances, never a row per instance; `instance` shows one.

@@ -1,6 +1,7 @@
 import Testing
 @testable import RefreshdCore
 @testable import RefreshdRuntime
+import RefreshdDaemon
 
 /// Instances' widgets folded per template (issue 23) in `status` and `watch`: one line a
 /// template with counts, a job's own widget unfolded, `watch --instance` that instance's only.

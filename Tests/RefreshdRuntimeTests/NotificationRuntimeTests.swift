@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+@testable import RefreshdStore
+@testable import RefreshdSimulation
 
 /// Failure notifications through the runtime on the simulated host and the in-memory store
 /// (issue 25): the record is committed with the run's end, retried on the one timer while the

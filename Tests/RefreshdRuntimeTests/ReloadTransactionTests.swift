@@ -3,6 +3,8 @@ import Synchronization
 import Testing
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
+import RefreshdSimulation
 
 /// A config reload is one event from outside, so it is ONE transaction (ARCHITECTURE.md: one
 /// commit per event), committed before any of it acts; a failed commit applies nothing of it.

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+@testable import RefreshdStore
+@testable import RefreshdSimulation
 
 /// Built-in actions on the simulated host across a kill -9 of refreshd: a worker process leads
 /// its own session and outlives refreshd until the restart reaps it (as the real reaper finds a

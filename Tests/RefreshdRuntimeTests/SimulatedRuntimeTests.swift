@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+@testable import RefreshdStore
+@testable import RefreshdSimulation
 
 /// The runtime on the simulated host with the in-memory store: crashes, failing stores,
 /// actions, results and observations, in virtual time.

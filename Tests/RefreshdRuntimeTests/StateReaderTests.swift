@@ -1,6 +1,7 @@
 import RefreshdCore
 import RefreshdRuntime
 import Testing
+import RefreshdStore
 
 /// The state as a reader sees it across a cluster's shards (issue 32): `status` pages the runs
 /// newest start first across shards (a cluster's run ids say their shard, so ordering by id

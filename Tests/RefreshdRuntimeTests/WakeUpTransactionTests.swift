@@ -3,6 +3,8 @@ import Synchronization
 import Testing
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
+import RefreshdSimulation
 
 /// A wake-up is one event from the host (`timerFired(clocks:)`), so it is ONE transaction even
 /// when it finds the wall clock moved: the clock change and the firing are committed together

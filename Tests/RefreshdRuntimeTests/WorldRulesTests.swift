@@ -1,6 +1,7 @@
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+@testable import RefreshdSimulation
 
 /// The rules about the world that moved from the libuv host into the runtime (issue 22), as
 /// input -> exact output: what a clock reading means, when conditions are read again. No

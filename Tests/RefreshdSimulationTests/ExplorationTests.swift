@@ -54,7 +54,7 @@ import RefreshdRuntime
     /// Real commands that never run: only their presence matters here.
     final class NoCommands: RealCommands {
         func start(_ order: LaunchOrder, _ job: CommandJob, environment: [String], instance: String,
-                   host: SimulatedHost) -> CommandStart { .failed("not run") }
+                   host: any RealCommandsHost) -> CommandStart { .failed("not run") }
         func signal(runID: Int64, _ signal: RunSignal) {}
         func killGroup(runID: Int64) {}
         func closeResults(runID: Int64) {}

@@ -3,6 +3,7 @@ import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 @testable import RefreshdSimulation
+import RefreshdStore
 
 /// The store keeps a month of finished runs (the core prunes it once a day, as on a real
 /// daemon); the report of a longer simulation still counts every run, from the history the

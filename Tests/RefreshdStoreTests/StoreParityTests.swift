@@ -1,7 +1,7 @@
 import Testing
 @testable import RefreshdCore
 @testable import RefreshdRuntime
-import RefreshdStore
+@testable import RefreshdStore
 import RefreshdTestSupport
 
 /// `InMemoryStore` folds state changes exactly as the SQLite `StateStore` does: the simulator's

@@ -7,6 +7,7 @@ import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStaging
+import RefreshdSimulation
 
 /// Issue 22: a built-in action runs for a real duration on both hosts and gets a command's
 /// expiration and kill. On the libuv host the real `stage-playlist` decodes a huge image in its

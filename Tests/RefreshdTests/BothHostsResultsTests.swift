@@ -3,6 +3,7 @@ import Testing
 @testable import Refreshd
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdSimulation
 
 /// Issue 22: the results channel and the leader's exit, decided by the runtime
 /// (`ResultsChannels`) on both hosts: real processes under libuv, modelled ones in simulation.

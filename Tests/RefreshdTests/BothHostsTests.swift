@@ -3,6 +3,7 @@ import Testing
 @testable import Refreshd
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdSimulation
 
 /// The shell tests that matter, on both hosts: the libuv loop with real processes in real time,
 /// and the simulated host with modelled processes in virtual time. Same runtime, same

@@ -5,6 +5,7 @@ import Logging
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore
+import RefreshdSimulation
 
 /// The two hosts the runtime runs on, for tests that must pass on both.
 enum HostKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import RefreshdCore
 import RefreshdRuntime
+import RefreshdDaemon
 
 /// What the CLI says in the small places a user reads: help, refusals, status lines.
 @Suite struct CLIWordingTests {

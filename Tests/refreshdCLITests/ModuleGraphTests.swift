@@ -20,12 +20,15 @@ import Testing
     static let allowed: [String: Set<String>] = [
         "Sources/RefreshdCore": ["HeapModule"],
         "Sources/RefreshdCalendar": ["RefreshdCore"],
-        "Sources/RefreshdRuntime": ["RefreshdCore", "DequeModule", "Logging"],
-        "Sources/RefreshdStore": ["RefreshdCore", "CSQLite"],
+        // The engine alone (issue 37): no host, no store of its own, no control socket.
+        "Sources/RefreshdRuntime": ["RefreshdCore", "Logging"],
+        // SQLite and the in-memory store, beside each other.
+        "Sources/RefreshdStore": ["RefreshdCore", "CSQLite", "DequeModule"],
         // The shared database of several nodes (issue 24), beside the SQLite store.
         "Sources/RefreshdPostgres": ["RefreshdCore", "CLibPQ"],
         "Sources/RefreshdConfig": ["RefreshdCore", "RefreshdCalendar", "CLibYAML"],
-        "Sources/RefreshdSimulation": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "Logging"],
+        // The simulator with its host, on the in-memory store.
+        "Sources/RefreshdSimulation": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "Logging"],
         "Sources/RefreshdStaging": ["RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "CJPEG", "CPNG"],
         "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV", "Logging"],
         "Sources/RefreshdDaemon": ["Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
@@ -35,6 +38,9 @@ import Testing
                                 "RefreshdSimulation", "Hummingbird", "HummingbirdCore", "ServiceLifecycle", "NIOCore", "Logging"],
         // `import Refreshd` alone: the embedding API re-exports the values it shows (issue 22).
         "Examples/Embedding": ["Refreshd"],
+        // The benchmarks time each layer through its `package` declarations.
+        "Benchmarks/Sources": ["Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "RefreshdPostgres",
+                               "RefreshdSimulation", "Logging"],
     ]
 
     /// The module an import line names (`import X`, `@testable import X`, `import struct X.Y`,

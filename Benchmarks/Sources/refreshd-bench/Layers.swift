@@ -2,6 +2,8 @@ import Logging
 import Refreshd
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
+import RefreshdSimulation
 
 // MARK: layers
 

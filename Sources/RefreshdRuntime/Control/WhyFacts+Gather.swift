@@ -154,15 +154,3 @@ extension WhyFacts {
         }
     }
 }
-
-extension RefreshRuntime {
-    /// What `why` needs from the live runtime: its memory (`recent`: the identifier's
-    /// observations, oldest first) and its store, read under its lock.
-    package func whyFacts(_ id: String, recent: [RuntimeObservation]) throws -> WhyFacts {
-        let memory = WhyFacts.Memory(snapshot: snapshot(), definitions: definitions, timelines: timelineSnapshot(),
-                                     activities: activitySnapshot(), recent: recent,
-                                     maxConcurrentRuns: options.configuration.maxConcurrentRuns)
-        let jobs = Array(jobsInForce.values), now = now
-        return try withStore { store in try WhyFacts.gather(id, store: store, jobs: jobs, memory: memory, now: now) }
-    }
-}

@@ -1,5 +1,6 @@
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
 
 /// The shared database of the cluster simulation (issue 24), a `ShardDatabase` as PostgreSQL
 /// will be one: every call is one linearizable step under one lock, conditional writes decide

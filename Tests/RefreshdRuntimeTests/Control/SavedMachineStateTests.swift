@@ -2,6 +2,8 @@ import Foundation
 import RefreshdCore
 import RefreshdRuntime
 import Testing
+import RefreshdStore
+import RefreshdDaemon
 
 /// Offline status: the records a real timeline machine and activity machine committed, folded
 /// into an `InMemoryStore`, read back and rebuilt into snapshots on virtual time.

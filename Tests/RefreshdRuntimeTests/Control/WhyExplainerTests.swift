@@ -1,6 +1,7 @@
 import Testing
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdDaemon
 
 /// `why` for each holding reason, on plain facts.
 @Suite struct WhyExplainerTests {

@@ -1,6 +1,8 @@
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+@testable import RefreshdStore
+import RefreshdDaemon
 
 /// `WhyFacts.gather`, the one gathering every asker uses (issue 37): a running scheduler's
 /// memory, a cluster's database, the state files. Each answer reads a job's own runs by key,

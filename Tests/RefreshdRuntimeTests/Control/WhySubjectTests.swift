@@ -1,6 +1,7 @@
 import Testing
 import RefreshdCore
 @testable import RefreshdRuntime
+import RefreshdDaemon
 
 /// `why` for what is not a plain job: timeline jobs, activities (live and dismissed), unknown
 /// identifiers and jobs no file declares any more, on plain facts and real machine snapshots.

@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import RefreshdCore
 import RefreshdRuntime
+import RefreshdStore
+import RefreshdSimulation
 
 /// `RefreshRuntime.grouped`, which the control socket uses for a client's pipelined requests:
 /// one transaction for the group, and commit-before-act for all of it.

@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 /// `refreshd watch`'s screen, as lines: the next due requests with countdowns, the runs in
 /// flight with their elapsed time against their allowance as bars, each widget's current entry

@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 /// Turns `WhyFacts` into `refreshd why`'s paragraph: why a job is not running now and when it
 /// will, naming what holds it (a run in flight, the concurrency cap, conditions, an admission

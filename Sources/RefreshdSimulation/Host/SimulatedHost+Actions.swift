@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 // MARK: Built-in actions
 

@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 // MARK: A loop blocked in a call
 

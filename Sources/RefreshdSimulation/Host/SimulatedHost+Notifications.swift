@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 extension SimulatedHost {
     /// One attempt, answered at once by the modelled receiver (`notificationReceiver`): the

@@ -1,8 +1,9 @@
 import RefreshdCore
 
 /// Real commands on the simulated host (`refreshd simulate --exec`). The libuv host's process
-/// code runs them (`ExecutedCommands`, module `Refreshd`, which this module cannot see); the
-/// simulated host stays their host as it is the models': it reports each real event (a read of
+/// code runs them (`ExecutedCommands`, module `Refreshd`); the simulated host (module
+/// `RefreshdSimulation`, which `Refreshd` does not see: it reaches it as a `RealCommandsHost`)
+/// stays their host as it is the models': it reports each real event (a read of
 /// output, results bytes, the leader's exit, the results channel's close) to the runtime at its
 /// instant, and carries out the runtime's orders (a signal to the group, the group's kill at
 /// the exit, the channel's close, the sweep) on the real processes. It has no timer, limit or
@@ -18,7 +19,7 @@ package protocol RealCommands: AnyObject {
     /// Spawns the command in a session of its own with `environment`; reports its events
     /// through `host.reportReal(instance:_:)` as they happen.
     func start(_ order: LaunchOrder, _ job: CommandJob, environment: [String], instance: String,
-               host: SimulatedHost) -> CommandStart
+               host: any RealCommandsHost) -> CommandStart
     /// Sends `signal` to the run's process group.
     func signal(runID: Int64, _ signal: RunSignal)
     /// SIGKILL to the run's process group (the runtime's order at the leader's exit).
@@ -40,19 +41,12 @@ package protocol RealCommands: AnyObject {
     func shift(by delta: Duration)
 }
 
-extension SimulatedHost {
+/// What real commands see of the simulated host: its virtual clock, and the runtime to report
+/// an event to at its instant (`SimulatedHost` in `RefreshdSimulation`).
+package protocol RealCommandsHost: AnyObject {
+    /// The host's virtual clock now.
+    var clock: Instant { get }
     /// A real command's event, reported as it happens: the clock moves to its instant, and the
     /// runtime that started the run (no other: one started after a crash) hears of it.
-    package func reportReal<T>(instance: String, _ report: (RefreshRuntime) -> T) -> T? {
-        if let now = real?.virtualNow { clock = max(clock, now) }
-        guard let runtime, runtime.instance == instance else { return nil }
-        return report(runtime)
-    }
-
-    /// While real commands run, virtual time runs with real time: waits until `instant` (the
-    /// next event of virtual time) or a real event, whichever is first. True when a real event
-    /// was reported first (the clock is at it); false at once without real commands.
-    package func passRealTime(until instant: Instant?) -> Bool {
-        real?.wait(until: instant, from: clock) ?? false
-    }
+    func reportReal<T>(instance: String, _ report: (RefreshRuntime) -> T) -> T?
 }

@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 /// The widget and activity parts of `refreshd status`, as lines of text: per widget the entry
 /// shown now and since when, the next entry switch, the policy, the next reload and why, the

@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 /// The runtime's host in virtual time: a virtual clock, modelled processes, modelled conditions.
 ///

@@ -1,4 +1,5 @@
 import RefreshdCore
+import RefreshdRuntime
 
 /// What a modelled command or built-in action does on the simulated host: the values tests and
 /// the simulator hand it (`behaviour`, `actionBehaviour`).
