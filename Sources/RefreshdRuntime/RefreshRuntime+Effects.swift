@@ -120,19 +120,17 @@ extension RefreshRuntime {
             case nil: break
             }
         case let .kill(runID):
+            // The machine ended an in-process run with its kill (`RuntimeMachine.inProcessRuns`):
+            // its task is abandoned, its worker killed, and its return later is ignored.
             switch lock.withLock({ executions[runID] }) {
             case .command:
                 host.signal(runID: runID, .kill)
             case let .task(task):
                 task.abandon()
-                if lock.withLock({ executions.removeValue(forKey: runID) }) != nil {
-                    send(.runFinished(runID: runID, exit: .abandoned))
-                }
+                lock.withLock { _ = executions.removeValue(forKey: runID) }
             case let .action(context):
                 context.kill()  // SIGKILL to its worker process, if it runs in one
-                if lock.withLock({ executions.removeValue(forKey: runID) }) != nil {
-                    send(.runFinished(runID: runID, exit: .abandoned))
-                }
+                lock.withLock { _ = executions.removeValue(forKey: runID) }
             case nil:
                 break
             }

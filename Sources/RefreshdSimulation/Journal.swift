@@ -32,6 +32,11 @@ final class Journal: @unchecked Sendable {
 
     /// What the audit keeps of a run in flight: its deadline, when its expiration came, and
     /// its job's index in `jobAudits` (-1 before its start was seen).
+    /// The runs the batch last committed ended after their expiration: an in-process run's kill
+    /// ends it in the same transaction (`RuntimeMachine.inProcessRuns`), and the kill's log line
+    /// is reported after that commit.
+    private var endedExpired: Set<Int64> = []
+
     private struct RunAudit {
         var deadline: Instant?
         var expiredAt: Instant?
@@ -75,7 +80,7 @@ final class Journal: @unchecked Sendable {
                     }
                 }
             case .killed:
-                if let runID = o.runID, runs[runID]?.expiredAt == nil {
+                if let runID = o.runID, runs[runID]?.expiredAt == nil, !endedExpired.contains(runID) {
                     flag(o.time, "kill-after-grace", "\(o.identifier ?? "?") run \(runID) was killed before its expiration")
                 }
             default:
@@ -87,6 +92,7 @@ final class Journal: @unchecked Sendable {
     /// Audits a batch of changes that is being committed.
     func audit(_ changes: [StateChange], at now: Instant) {
         lock.withLock {
+            if !endedExpired.isEmpty { endedExpired.removeAll(keepingCapacity: true) }
             for change in changes {
                 switch change {
                 case let .runStarted(r):
@@ -114,7 +120,9 @@ final class Journal: @unchecked Sendable {
                     if outcome == .interrupted, let job, let earliest = runs[runID]?.earliest {
                         jobAudits[Int(job)].interruptedSlots.append(earliest)
                     }
-                    // Its expiration and kill were seen before its end: nothing more to check.
+                    // Its expiration was seen before its end, and its kill too unless this batch
+                    // holds both (`endedExpired`): nothing more to check.
+                    if runs[runID]?.expiredAt != nil { endedExpired.insert(runID) }
                     runs[runID] = nil
                 case let .putRecord(record) where record.table == TimelineChange.counterTable && !providerWidgets.isEmpty:
                     countCalls(record, at: now)

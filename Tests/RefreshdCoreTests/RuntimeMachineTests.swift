@@ -395,6 +395,40 @@ import Testing
         }
     }
 
+    /// A kill ends a run in refreshd's own process (a handler, an action) at once, as abandoned,
+    /// in the same input: no exit will come. A command's kill waits for its process's exit.
+    @Test func aKilledInProcessRunEndsAtOnceAsAbandoned() throws {
+        let t0 = Self.t0
+        for target in [RuntimeMachine.LaunchTarget.inProcess, .action, .command(runsNothing: false)] {
+            var machine = Self.machine()
+            let order = try Self.launch(&machine)
+            let started = Self.effects {
+                guard case .starts(true) = machine.handle(.launching(order, target, storeFailed: false), at: t0, into: &$0) else {
+                    Issue.record("\(target) did not start"); return
+                }
+            }
+            #expect(started == [])
+            // Its allowance (30 s) ends: the expiration; its grace (5 s) ends: the kill.
+            let expired = Self.effects { _ = machine.handle(.event(.timerFired), at: t0 + .seconds(30), into: &$0) }
+            #expect(expired == [.log(.expirationDelivered(runID: 1, identifier: "app.job")), .expire(runID: 1),
+                                .armTimer(at: t0 + .seconds(35))])
+            let killed = Self.effects { _ = machine.handle(.event(.timerFired), at: t0 + .seconds(35), into: &$0) }
+            // The same orders for both (the run's end is a state change and a routine log line,
+            // both off here); what differs is whether the run is still in flight after them.
+            #expect(killed == [.log(.killed(runID: 1, identifier: "app.job")), .kill(runID: 1)])
+            if case .command = target {
+                #expect(machine.machines.scheduler.activeRuns.count == 1)
+            } else {
+                #expect(machine.machines.scheduler.activeRuns.isEmpty)
+                #expect(machine.inProcessRuns.isEmpty)
+                // Its handler returning later changes nothing.
+                #expect(Self.effects { _ = machine.handle(.workStopped(runID: 1), at: t0 + .seconds(36), into: &$0) } == [])
+                #expect(Self.effects { _ = machine.handle(.workEnded(nil, runID: 1, exit: .exited(0), results: [], usage: .none, swept: nil),
+                                                          at: t0 + .seconds(36), into: &$0) } == [])
+            }
+        }
+    }
+
     /// A wake-up is one event: a clock change it finds and the firing come out together, in
     /// that order, for one commit (ARCHITECTURE.md: one transaction per event).
     @Test func aWakeUpThatFindsAClockJumpIsOneEvent() throws {

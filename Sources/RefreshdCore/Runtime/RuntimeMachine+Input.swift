@@ -6,6 +6,27 @@ extension RuntimeMachine {
     /// orders them). A refused input appends nothing and changes nothing.
     package mutating func handle(_ input: RuntimeInput, at now: Instant,
                                  into effects: inout [SchedulerEffect]) -> RuntimeReply {
+        let start = effects.count
+        let reply = handleInput(input, at: now, into: &effects)
+        if !inProcessRuns.isEmpty { endKilledInProcessRuns(from: start, at: now, into: &effects) }
+        return reply
+    }
+
+    /// A kill of a run in refreshd's own process (a handler, an action) ends it at once, as
+    /// abandoned: the host abandons the task or kills its worker, and no exit will come. Its
+    /// end follows the input's other effects, as a command's exit would come after them.
+    private mutating func endKilledInProcessRuns(from start: Int, at now: Instant, into effects: inout [SchedulerEffect]) {
+        var index = start
+        while index < effects.count {
+            if case let .kill(runID) = effects[index], inProcessRuns.remove(runID) != nil {
+                handle(.runFinished(runID: runID, exit: .abandoned), at: now, into: &effects)
+            }
+            index += 1
+        }
+    }
+
+    private mutating func handleInput(_ input: RuntimeInput, at now: Instant,
+                                      into effects: inout [SchedulerEffect]) -> RuntimeReply {
         switch input {
         case let .event(event):
             handle(event, at: now, into: &effects)
@@ -124,6 +145,7 @@ extension RuntimeMachine {
             let taken = resultLine(order, line, at: now)
             return .liveLine(taken: taken.taken, first: taken.first)
         case let .workStopped(runID):
+            inProcessRuns.remove(runID)
             return .dropped(runWorkEnded(runID))
         }
         return .done

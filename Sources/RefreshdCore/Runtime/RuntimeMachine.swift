@@ -32,6 +32,9 @@ package struct RuntimeMachine: Sendable {
     /// ones a stop waits for.
     package internal(set) var sweeping: Set<Int64> = []
     package internal(set) var stopAfterSweeps: Set<Int64>?
+    /// Runs started in refreshd's own process (a handler, an action): a kill of one ends it at
+    /// once, as abandoned, since there is no process whose exit would end it.
+    package internal(set) var inProcessRuns: Set<Int64> = []
     /// The first-request text each job was last seeded from (the store's seed specs).
     package var seedSpecs: [String: String] = [:]
 
@@ -323,7 +326,10 @@ package struct RuntimeMachine: Sendable {
         case .command(runsNothing: true):
             startFailed(order.runID, reason: "no command to run", at: now, into: &effects)
             return false
-        case .command, .inProcess, .action:
+        case .command:
+            return true
+        case .inProcess, .action:
+            inProcessRuns.insert(order.runID)
             return true
         }
     }
@@ -344,6 +350,7 @@ package struct RuntimeMachine: Sendable {
     /// The host could not start a command run (`reason`, e.g. its executable is missing): the
     /// run's end.
     package mutating func startFailed(_ runID: Int64, reason: String, at now: Instant, into effects: inout [SchedulerEffect]) {
+        inProcessRuns.remove(runID)
         handle(.runFinished(runID: runID, exit: .spawnFailed(reason)), at: now, into: &effects)
     }
 
