@@ -1,7 +1,6 @@
 import CLibUV
 import Glibc
 import RefreshdCore
-import RefreshdRuntime
 
 /// Hears the kernel say that the wall clock was set, and reads the clocks; what a reading means
 /// (a step, a resume, noise) is the runtime's decision (`ClockStepDetector`), not this class's.

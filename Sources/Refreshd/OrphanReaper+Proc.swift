@@ -1,5 +1,4 @@
 import Glibc
-import RefreshdCore
 
 /// Reading /proc for the sweep (issue 35): a process's stat fields, every process or those of
 /// a window of pids, and the kernel's fork counters. Moved out of OrphanReaper.swift, which

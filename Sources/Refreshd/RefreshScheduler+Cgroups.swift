@@ -1,7 +1,6 @@
 import CLibUV
 import Glibc
 import RefreshdCore
-import RefreshdRuntime
 import Synchronization
 
 /// A command run's cgroup (issue 35): made and limited before the spawn, its leader born in it

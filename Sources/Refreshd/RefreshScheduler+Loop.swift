@@ -1,7 +1,6 @@
 import CLibUV
 import Glibc
 import RefreshdCore
-import RefreshdRuntime
 
 extension RefreshScheduler {
     /// Runs the loop on the calling thread until the scheduler has stopped.

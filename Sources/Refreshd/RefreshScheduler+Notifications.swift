@@ -1,7 +1,6 @@
 import CLibUV
 import Glibc
 import RefreshdCore
-import RefreshdRuntime
 
 /// Delivering failure and recovery notifications (issue 25): I/O only. The machine decided
 /// that this attempt is due and its record is committed; the outcome goes back to the runtime

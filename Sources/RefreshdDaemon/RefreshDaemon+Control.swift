@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Refreshd
-import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore

@@ -6,7 +6,6 @@ import Refreshd
 import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdStore
 import Synchronization
 
 /// The node thread of `refreshd run` (issue 32: one daemon): its small libuv loop with the lease

@@ -3,10 +3,8 @@ import Foundation
 import Glibc
 import Logging
 import Refreshd
-import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdStore
 import Synchronization
 
 /// The hosts of the shards a node leads: each a `RefreshScheduler` over the shard's fenced

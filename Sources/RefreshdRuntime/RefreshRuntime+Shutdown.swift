@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// The stop rules, on every host: a first stop signal stops gracefully (running work gets its
 /// expiration and its grace), a second one kills every run at once. The host only reports that

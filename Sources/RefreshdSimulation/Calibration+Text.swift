@@ -1,5 +1,4 @@
 import RefreshdConfig
-import RefreshdCore
 
 extension Calibration.Job {
     /// The job's `simulate:` block to paste into its job file, after comments saying from how

@@ -1,6 +1,5 @@
 import Foundation
 import RefreshdCore
-import RefreshdRuntime
 
 /// A modelled `provider: playlist`: the timeline the real provider would read from its folder of
 /// the shared container, read from the `ContainerModel`'s days of that folder instead, in the

@@ -1,6 +1,5 @@
 import Foundation
 import RefreshdCore
-import RefreshdRuntime
 
 extension Replay {
     /// A replayed run's recorded results lines (`run --keep-output`) as the modelled process

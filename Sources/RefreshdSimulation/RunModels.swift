@@ -1,7 +1,6 @@
 import Foundation
 import RefreshdConfig
 import RefreshdCore
-import RefreshdRuntime
 
 /// One run's modelled behaviour, a command's, a provider's or an action's (see
 /// `SimulatedActions`): the scenario's models and faults, looked up by identifier at every launch.

@@ -1,5 +1,4 @@
 import Foundation
-import RefreshdConfig
 import RefreshdCore
 import RefreshdRuntime
 

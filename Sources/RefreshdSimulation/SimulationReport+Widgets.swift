@@ -1,7 +1,5 @@
 import Foundation
-import RefreshdConfig
 import RefreshdCore
-import RefreshdRuntime
 
 extension SimulationReport {
     /// One widget's reload figures on one day, read from the `widget-day` rows the timeline

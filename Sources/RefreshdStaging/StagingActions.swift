@@ -1,5 +1,3 @@
-import RefreshdConfig
-import RefreshdCore
 import RefreshdRuntime
 
 /// The built-in actions staging provides, bound by name: `stage-playlist` (in a worker process)

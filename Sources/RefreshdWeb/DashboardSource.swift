@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Refreshd
 import RefreshdCore
 import RefreshdDaemon
 import RefreshdRuntime

@@ -1,5 +1,4 @@
 import Foundation
-import RefreshdCore
 import RefreshdRuntime
 
 /// The runtime's observations, fanned out to the SSE streams of open pages.

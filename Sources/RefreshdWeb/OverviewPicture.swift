@@ -1,6 +1,5 @@
 import Foundation
 import RefreshdCore
-import RefreshdStore
 
 /// The overview's picture of the last 24 hours: one lane per job, a template's instances in one
 /// lane (`TEMPLATE[*]`) and a timeline job's provider runs in its own; each bin drawn in the

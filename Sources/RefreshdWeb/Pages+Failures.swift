@@ -1,4 +1,3 @@
-import RefreshdCore
 import RefreshdRuntime
 
 /// The Failures page (issue 33): failing jobs and instances with their next attempt, retries

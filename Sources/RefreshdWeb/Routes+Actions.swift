@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import RefreshdCore
 import RefreshdRuntime
 
 /// The dashboard's actions (`POST`): each a control request carried out for a request that

@@ -3,7 +3,6 @@ import Hummingbird
 import NIOCore
 import RefreshdCore
 import RefreshdRuntime
-import RefreshdStore
 
 /// The dashboard's URLs: pages, `/api/...` (the same facts as JSON), `/api/events` (SSE),
 /// actions (`POST`, bearer token), the rendition images, `/metrics`, `/healthz`, static files.

@@ -3,10 +3,8 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
-import RefreshdCore
 import RefreshdDaemon
 import RefreshdRuntime
-import RefreshdStore
 import ServiceLifecycle
 
 /// `refreshd run --http`: the web dashboard, a Hummingbird server on SwiftNIO's threads beside

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore

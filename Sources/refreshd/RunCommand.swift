@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import Refreshd
 import RefreshdDaemon
 import RefreshdConfig
 import RefreshdCore

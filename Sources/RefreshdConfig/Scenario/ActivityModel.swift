@@ -1,4 +1,3 @@
-import RefreshdCore
 
 /// A live activity a modelled job drives while it runs (`simulate: {activity: ...}`): a start
 /// line when the run starts, an update every `updates` with its progress, an end line when the

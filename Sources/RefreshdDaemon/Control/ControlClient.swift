@@ -1,8 +1,6 @@
 import CLibUV  // its headers carry the socket type constants (bits/socket_type.h) into scope
 import Foundation
 import Glibc
-import Refreshd
-import RefreshdCore
 import RefreshdRuntime
 
 /// A blocking client of the control socket, for the command line and tests: connect, send a

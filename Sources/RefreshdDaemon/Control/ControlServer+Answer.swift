@@ -1,4 +1,3 @@
-import RefreshdCore
 import RefreshdRuntime
 
 extension ControlServer {

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore

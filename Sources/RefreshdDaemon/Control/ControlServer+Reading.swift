@@ -1,5 +1,4 @@
 import CLibUV
-import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 

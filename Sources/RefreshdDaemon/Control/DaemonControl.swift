@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Refreshd
-import RefreshdCore
 import RefreshdRuntime
 
 /// How `refreshd run` is operated while it runs: the control socket, systemd's notifications

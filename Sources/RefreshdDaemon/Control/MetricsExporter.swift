@@ -1,7 +1,6 @@
 import CoreMetrics
 import Foundation
 import Prometheus
-import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 

@@ -1,7 +1,5 @@
 import Foundation
-import RefreshdConfig
 import RefreshdCore
-import RefreshdRuntime
 
 /// The node faults of a cluster simulation: when each begins and ends, and what it does to the
 /// world (kill, restart, pause, resume, partition, database restart, join).

@@ -1,5 +1,4 @@
 import RefreshdCore
-import RefreshdRuntime
 
 // MARK: A loop blocked in a call
 

@@ -1,5 +1,4 @@
 import RefreshdCore
-import RefreshdRuntime
 
 extension SimulatedHost {
     /// One attempt, answered at once by the modelled receiver (`notificationReceiver`): the

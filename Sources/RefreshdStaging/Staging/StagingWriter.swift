@@ -1,5 +1,4 @@
 import Foundation
-import RefreshdCore
 import RefreshdRuntime
 
 /// Every change staging makes to the container, as numbered write steps: a file is written to a
