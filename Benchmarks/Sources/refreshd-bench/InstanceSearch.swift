@@ -1,5 +1,4 @@
 import Glibc
-import Refreshd
 import RefreshdCore
 import RefreshdStore
 

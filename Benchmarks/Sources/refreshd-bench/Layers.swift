@@ -1,5 +1,4 @@
 import Logging
-import Refreshd
 import RefreshdCore
 import RefreshdRuntime
 import RefreshdStore
