@@ -89,11 +89,7 @@ enum RunLimits {
     /// `memory.events` oom_kill. Read at every command run's end: a file per measure, none
     /// that cannot be there.
     static func usage(ofCgroup path: String, memory: Bool = true) -> RunUsage {
-        let cpu = ConditionsProbe.readFile(path + "/cpu.stat").flatMap { field("usage_usec", in: $0) }
-        guard memory else { return RunUsage(cpuMicroseconds: cpu) }
-        return RunUsage(cpuMicroseconds: cpu,
-                        peakMemoryBytes: ConditionsProbe.readFile(path + "/memory.peak").flatMap { Int64($0.trimmingSpaces) },
-                        memoryLimitKills: ConditionsProbe.readFile(path + "/memory.events").flatMap { field("oom_kill", in: $0) }.map(Int.init) ?? 0)
+        RunCgroup.usage(of: RunCgroup(path: path), memory: memory).usage
     }
 
     /// The value of `name` in a flat-keyed cgroup file (`usage_usec 1234` lines).
@@ -118,14 +114,6 @@ enum RunLimits {
             }
         }
         return failures
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and newlines.
-    fileprivate var trimmingSpaces: Substring {
-        let s = self.drop { $0 == " " || $0 == "\n" }
-        return s.dropLast(s.reversed().prefix { $0 == " " || $0 == "\n" }.count)
     }
 }
 
