@@ -103,8 +103,11 @@ import Testing
     @Test(.enabled(if: RunLimitsTests.runCgroupsAvailable, "needs a writable cgroup2 hierarchy (a cgroup per run)"))
     func realRunsReuseAnEmptiedCgroupAndNeverOneWithASurvivor() throws {
         let burn = "i=0; while [ $i -lt 130000 ]; do i=$((i+1)); done; cat /proc/self/cgroup"
-        let leave = "setsid sleep 30 </dev/null >/dev/null 2>&1 3>&- & cat /proc/self/cgroup"
-        let h = try LoopHarness { s in
+        let directory = TempDirectory.make()
+        // It leaves a process in a session of its own, once that process has left the group.
+        let leave = "setsid /bin/sh -c 'echo $$ > \(directory)/left.pid; exec sleep 30' </dev/null >/dev/null 2>&1 3>&- &"
+            + " while [ ! -s \(directory)/left.pid ]; do sleep 0.01; done; cat /proc/self/cgroup"
+        let h = try LoopHarness(directory: directory) { s in
             for (name, script) in [("t.burn", burn), ("t.quick", "cat /proc/self/cgroup"), ("t.leave", leave), ("t.after", "cat /proc/self/cgroup")] {
                 s.register(TaskDefinition(identifier: name, kind: .processing, allowance: .seconds(20)),
                            command: CommandJob(argv: ["/bin/sh", "-c", script]))
