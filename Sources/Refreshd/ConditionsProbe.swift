@@ -77,9 +77,15 @@ public struct ConditionsProbe: Sendable {
     }
 
     package static func readFile(_ path: String) -> String? {
-        // open and read, not fopen: no FILE, buffer or fstat for files read at every run's end
-        // (a run cgroup's `cgroup.procs` and `cpu.stat`).
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        readFile(at: AT_FDCWD, path)
+    }
+
+    /// The file `name` relative to the directory open on `directory` (`AT_FDCWD`: the working
+    /// directory), without trailing spaces and newlines. With open and read, not fopen: no FILE,
+    /// buffer or fstat for the files read at every run's end (a run cgroup's `cgroup.procs` and
+    /// `cpu.stat`, opened relative to the cgroup's directory: no walk of its path each time).
+    static func readFile(at directory: Int32, _ name: String) -> String? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var out = [UInt8](repeating: 0, count: 4096)

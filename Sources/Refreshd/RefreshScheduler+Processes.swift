@@ -91,7 +91,7 @@ extension RefreshScheduler {
     /// `cgroup.procs` is read once: a cgroup found empty stays so (`emptyAtExit`).
     func killCgroupAtExit(runID: Int64, group: Int32) {
         guard let cgroups, let cgroup = runCgroups[runID] else { return }
-        let members = RunCgroups.members(cgroup)
+        let members = heldCgroups[runID]?.members ?? RunCgroups.members(cgroup)
         guard !members.isEmpty else {
             emptyAtExit.insert(runID)
             return
@@ -131,9 +131,9 @@ extension RefreshScheduler {
         let emptied = emptyAtExit.remove(run.runID) != nil
         var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
-        let members = emptied ? [] : cgroups.kill(path)
-        killed.formUnion(members.filter { !quietGroups.contains(getpgid($0)) })
         let cgroup = heldCgroups.removeValue(forKey: run.runID) ?? RunCgroup(path: path)
+        let members = emptied ? [] : cgroups.kill(path, members: cgroup.members)
+        killed.formUnion(members.filter { !quietGroups.contains(getpgid($0)) })
         let read = RunCgroup.usage(of: cgroup, memory: cgroups.controllers.contains("memory"))
         usages[run.runID] = read.usage
         if !members.isEmpty || !killed.isEmpty || !(cgroupPool?.giveBack(cgroup, cpu: read.cpu, oom: read.oom) ?? false) {

@@ -39,14 +39,24 @@ struct RunCgroup {
     /// and with the memory controller `memory.peak`, through `peak` where it is open, and
     /// `memory.events` oom_kill), and the counters read.
     static func usage(of cgroup: RunCgroup, memory: Bool) -> (usage: RunUsage, cpu: Int64?, oom: Int64?) {
-        let cpu = ConditionsProbe.readFile(cgroup.path + "/cpu.stat").flatMap { RunLimits.field("usage_usec", in: $0) }
+        let cpu = cgroup.read("cpu.stat").flatMap { RunLimits.field("usage_usec", in: $0) }
         let used = cpu.map { max(0, $0 - cgroup.cpuBase) }
         guard memory else { return (RunUsage(cpuMicroseconds: used), cpu, nil) }
-        let oom = ConditionsProbe.readFile(cgroup.path + "/memory.events").flatMap { RunLimits.field("oom_kill", in: $0) }
+        let oom = cgroup.read("memory.events").flatMap { RunLimits.field("oom_kill", in: $0) }
         let peak = cgroup.peak >= 0 ? RunCgroupPool.readNumber(cgroup.peak)
-            : RunCgroupPool.readNumber(path: cgroup.path + "/memory.peak")
+            : cgroup.read("memory.peak").flatMap { Int64($0) }
         return (RunUsage(cpuMicroseconds: used, peakMemoryBytes: peak,
                          memoryLimitKills: oom.map { Int(max(0, $0 - cgroup.oomBase)) } ?? 0), cpu, oom)
+    }
+
+    /// A file of the cgroup, opened relative to its directory where that is open.
+    func read(_ name: String) -> String? {
+        directory >= 0 ? ConditionsProbe.readFile(at: directory, name) : ConditionsProbe.readFile(path + "/" + name)
+    }
+
+    /// The pids in it (`cgroup.procs`).
+    var members: [Int32] {
+        read("cgroup.procs").map { $0.split(whereSeparator: \.isNewline).compactMap { Int32($0) } } ?? []
     }
 
     /// Whose run the cgroup holds, for a restart after a crash (`existing`): its name says the
@@ -83,7 +93,7 @@ final class RunCgroupPool {
     /// now through `RunCgroup.runAttribute`), or a new one.
     func take(runID: Int64, files: [(file: String, value: String)]) -> Result<Taken, RunCgroups.Unusable> {
         while var cgroup = idle.popLast() {
-            let tagged = Self.tag(cgroup.path, runID: runID)
+            let tagged = Self.tag(cgroup, runID: runID)
             let failures = tagged ? cgroups.write(RunCgroup.limitWrites(current: cgroup.limits, wanted: files), at: cgroup.path) : ["tag"]
             guard failures.isEmpty else {
                 discard(cgroup)
@@ -94,8 +104,8 @@ final class RunCgroupPool {
         }
         return cgroups.create(runID: runID).map { path in
             var cgroup = RunCgroup(path: path)
-            _ = Self.tag(path, runID: runID)  // over a dead refreshd's, if it was left
             cgroup.directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            _ = Self.tag(cgroup, runID: runID)  // over a dead refreshd's, if it was left
             if cgroups.controllers.contains("memory") { cgroup.peak = open(path + "/memory.peak", O_RDWR | O_CLOEXEC) }
             let failures = cgroups.write(files, at: path)
             let failed = Set(failures.compactMap { $0.split(separator: ":").first.map(String.init) })
@@ -113,10 +123,10 @@ final class RunCgroupPool {
         var kept = cgroup
         kept.cpuBase = cpu
         // A process that left `cgroup.procs` counts in `pids.current` until it is waited for.
-        if cgroups.controllers.contains("pids"), Self.readNumber(path: cgroup.path + "/pids.current") != 0 { return false }
+        if cgroups.controllers.contains("pids"), cgroup.read("pids.current").flatMap({ Int64($0) }) != 0 { return false }
         if cgroups.controllers.contains("memory") {
             guard let oom, cgroup.peak >= 0,
-                  Self.readNumber(path: cgroup.path + "/memory.current") == 0,
+                  cgroup.read("memory.current").flatMap({ Int64($0) }) == 0,
                   pwrite(cgroup.peak, "0", 1, 0) == 1 else { return false }
             kept.oomBase = oom
         }
@@ -144,14 +154,11 @@ final class RunCgroupPool {
     var idlePaths: Set<String> { Set(idle.map(\.path)) }
 
     /// Names the run a cgroup now holds (`RunCgroup.runAttribute`).
-    static func tag(_ path: String, runID: Int64) -> Bool {
-        let text = String(runID)
-        return text.withCString { setxattr(path, RunCgroup.runAttribute, $0, strlen($0), 0) } == 0
-    }
-
-    /// The number a one-value cgroup file holds.
-    static func readNumber(path: String) -> Int64? {
-        ConditionsProbe.readFile(path).flatMap { Int64($0.split(separator: "\n").first ?? "") }
+    static func tag(_ cgroup: RunCgroup, runID: Int64) -> Bool {
+        String(runID).withCString { value in
+            cgroup.directory >= 0 ? fsetxattr(cgroup.directory, RunCgroup.runAttribute, value, strlen(value), 0)
+                : setxattr(cgroup.path, RunCgroup.runAttribute, value, strlen(value), 0)
+        } == 0
     }
 
     /// A number read from the start of an open file.

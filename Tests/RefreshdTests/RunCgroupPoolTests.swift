@@ -94,7 +94,7 @@ import Testing
     static let userAttributes: Bool = {
         let path = TempDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        return RunCgroupPool.tag(path, runID: 1)
+        return RunCgroupPool.tag(RunCgroup(path: path), runID: 1)
     }()
 
     /// With real processes: a run after another of a different job reuses its cgroup and counts
