@@ -60,6 +60,7 @@ extension RefreshScheduler: RuntimeHost {
             })
         let env = environment()
         noteSpawn(runID: order.runID)
+        let ticksBefore = OrphanReaper.bootTicks()
         if let error = process.spawn(loop: loop, argv: argv, environment: env,
                                      workingDirectory: job.workingDirectory, cgroup: cgroup?.directory ?? -1) {
             forksBeforeSpawn[order.runID] = nil
@@ -70,7 +71,8 @@ extension RefreshScheduler: RuntimeHost {
         processes[order.runID] = process
         _ = liveGroups.withLock { $0.insert(process.pid) }
         CrashPoint.reach(.spawned)
-        return .started(processGroup: process.pid, startTicks: OrphanReaper.stat(pid: process.pid)?.startTicks)
+        return .started(processGroup: process.pid,
+                        startTicks: OrphanReaper.startTicks(pid: process.pid, before: ticksBefore, after: OrphanReaper.bootTicks()))
     }
 
     package func signal(runID: Int64, _ signal: RunSignal) {
