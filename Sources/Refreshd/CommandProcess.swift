@@ -166,7 +166,8 @@ final class CommandProcess {
     /// found that may not be executed.
     static func resolve(_ file: String, environment: [String], workingDirectory: String?) -> Resolved {
         guard !file.isEmpty else { return .missing(ENOENT) }
-        if file.contains("/") { return .found(file) }
+        // Its bytes, not `String.contains`, which took about 2% of refreshd's samples a launch.
+        if file.utf8.contains(UInt8(ascii: "/")) { return .found(file) }
         let path = environment.first { $0.hasPrefix("PATH=") }.map { String($0.dropFirst(5)) } ?? "/bin:/usr/bin"
         var denied = false
         for directory in path.split(separator: ":", omittingEmptySubsequences: false) {

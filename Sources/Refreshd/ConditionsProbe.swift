@@ -77,16 +77,27 @@ public struct ConditionsProbe: Sendable {
     }
 
     package static func readFile(_ path: String) -> String? {
-        guard let f = fopen(path, "r") else { return nil }
-        defer { fclose(f) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 4096)
+        readFile(at: AT_FDCWD, path)
+    }
+
+    /// The file `name` relative to the directory open on `directory` (`AT_FDCWD`: the working
+    /// directory), without trailing spaces and newlines. With open and read, not fopen: no FILE,
+    /// buffer or fstat for the files read at every run's end (a run cgroup's `cgroup.procs` and
+    /// `cpu.stat`, opened relative to the cgroup's directory: no walk of its path each time).
+    static func readFile(at directory: Int32, _ name: String) -> String? {
+        let fd = openat(directory, name, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out = [UInt8](repeating: 0, count: 4096)
+        var count = 0
         while true {
-            let n = fread(&buf, 1, buf.count, f)
+            if count == out.count { out += [UInt8](repeating: 0, count: out.count) }
+            let n = out.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0, errno == EINTR { continue }
             if n <= 0 { break }
-            out += buf[0..<n]
+            count += n
         }
-        var s = String(decoding: out, as: UTF8.self)
+        var s = String(decoding: out[..<count], as: UTF8.self)
         while s.last == "\n" || s.last == " " { s.removeLast() }
         return s
     }

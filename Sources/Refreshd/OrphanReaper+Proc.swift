@@ -22,6 +22,27 @@ extension OrphanReaper {
         return parseStat(fd: fd, buffer: &buffer)
     }
 
+    /// CLOCK_BOOTTIME in clock ticks, the unit and clock of /proc/PID/stat's start time (the
+    /// kernel's `nsec_to_clock_t` of `start_boottime`, set at the fork); nil where a tick is no
+    /// whole number of nanoseconds (then only /proc tells).
+    static func bootTicks() -> UInt64? {
+        guard ticksPerSecond > 0, 1_000_000_000 % ticksPerSecond == 0 else { return nil }
+        var now = timespec()
+        guard clock_gettime(CLOCK_BOOTTIME, &now) == 0 else { return nil }
+        return (UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)) / UInt64(1_000_000_000 / ticksPerSecond)
+    }
+
+    static let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// A child's start time (/proc/PID/stat field 22), given the tick read before its fork and
+    /// after its spawn returned: when both are the same tick the child started in it, with no
+    /// read of /proc (which, right after a `CLONE_VFORK` spawn, waits for the child's exec to
+    /// let go of its locks: a sleep and two context switches a run); else read from /proc.
+    static func startTicks(pid: Int32, before: UInt64?, after: UInt64?) -> UInt64? {
+        if let before, before == after { return before }
+        return stat(pid: pid)?.startTicks
+    }
+
     /// Every process in /proc with its stat. This runs at every run's end, so it reads each
     /// stat with one `openat` and `read` into one buffer and parses bytes, not strings.
     static func allProcesses(procDirectory: String = "/proc") -> [(pid: Int32, stat: ProcessStat)] {

@@ -3,42 +3,46 @@ import Glibc
 import RefreshdCore
 import Synchronization
 
-/// A command run's cgroup (issue 35): made and limited before the spawn, its leader born in it
-/// (`refreshd_spawn`; moved in after the spawn where it could not be), and removed once emptied. Moved out of RefreshScheduler+Processes.swift,
+/// A command run's cgroup (issue 35): taken from the pool or made, and limited, before the spawn,
+/// its leader born in it (`refreshd_spawn`; moved in after the spawn where it could not be), and
+/// given back to the pool once emptied and read, or removed (`RunCgroupPool`). Moved out of RefreshScheduler+Processes.swift,
 /// which keeps the nets that find every process of a run.
 extension RefreshScheduler {
-    /// Makes the run's cgroup before the spawn (nil where none is used or it cannot be made).
-    func makeRunCgroup(_ order: LaunchOrder) -> String? {
-        guard let cgroups else { return nil }
-        switch cgroups.create(runID: order.runID) {
-        case let .success(path):
-            return path
+    /// The run's cgroup before the spawn, with its job's limit files written (nil where none is
+    /// used or it cannot be made): an idle one of the pool, or a new one (`RunCgroupPool`).
+    func takeRunCgroup(_ order: LaunchOrder, limits: JobLimits) -> RunCgroup? {
+        guard let cgroupPool else { return nil }
+        let files = limits.isEmpty ? [] : RunLimits.cgroupFiles(limits, controllers: cgroupPool.cgroups.controllers)
+        switch cgroupPool.take(runID: order.runID, files: files) {
+        case let .success(taken):
+            if !taken.failures.isEmpty {
+                logger.warning("\(order.identifier)[\(order.runID)] cannot set limits in \(taken.cgroup.path): \(taken.failures.joined(separator: "; "))")
+            }
+            return taken.cgroup
         case let .failure(unusable):
             logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: \(unusable.reason)")
             return nil
         }
     }
 
-    /// Writes limit files of a run's cgroup; a file that cannot be written is a warning.
-    func limitRunCgroup(_ order: LaunchOrder, _ cgroup: String, _ files: [(file: String, value: String)]) {
-        guard let cgroups, !files.isEmpty else { return }
-        let failures = cgroups.write(files, at: cgroup)
-        if !failures.isEmpty {
-            logger.warning("\(order.identifier)[\(order.runID)] cannot set limits in \(cgroup): \(failures.joined(separator: "; "))")
-        }
+    /// A run cgroup that will not be reused: its descriptors closed, the directory removed.
+    func dropRunCgroup(_ cgroup: RunCgroup) {
+        cgroupPool?.close(cgroup)
+        removeCgroup(cgroup.path)
     }
 
     /// After the spawn: the command in the run's cgroup (moved there now if it was not born
     /// there), then its process limits; the log says which apply.
-    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: String?, born: Bool, limits: JobLimits) {
+    func enterRunCgroup(_ order: LaunchOrder, pid: Int32, cgroup: RunCgroup?, born: Bool, limits: JobLimits) {
         defer { limitProcess(order, pid: pid, limits: limits, inCgroup: cgroup != nil && runCgroups[order.runID] != nil) }
         guard let cgroup, let cgroups else { return }
-        if born || cgroups.attach(pid: pid, to: cgroup) {
-            runCgroups[order.runID] = cgroup
+        if born || cgroups.attach(pid: pid, to: cgroup.path) {
+            runCgroups[order.runID] = cgroup.path
+            heldCgroups[order.runID] = cgroup
             if born { bornInCgroup.insert(order.runID) }
         } else {
-            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup): \(String(cString: strerror(errno)))")
-            removeCgroup(cgroup)
+            logger.warning("\(order.identifier)[\(order.runID)] runs without a cgroup: cannot move pid \(pid) into \(cgroup.path): \(String(cString: strerror(errno)))")
+            dropRunCgroup(cgroup)
         }
     }
 
@@ -88,6 +92,8 @@ extension RefreshScheduler {
     /// processes to finish exiting (else the next start removes them).
     func removeLeftCgroups() {
         guard let cgroups else { return }
+        cgroupPool?.drain()
+        for cgroup in heldCgroups.values { cgroupPool?.close(cgroup) }
         for _ in 0..<100 {
             cgroupsToRemove.removeAll { cgroups.remove($0.path) }
             if cgroupsToRemove.isEmpty { return }

@@ -36,7 +36,7 @@ extension RefreshScheduler: RuntimeHost {
             logger.info("\(order.identifier)[\(order.runID)] runs as \(RunAccount.describe(runAs))")
         }
         let runtime = self.runtime
-        let cgroup = makeRunCgroup(order)
+        let cgroup = takeRunCgroup(order, limits: job.limits)
         newestRunID = max(newestRunID, order.runID)
         let process = CommandProcess(
             runID: order.runID, identifier: order.identifier, watch: childWatch,
@@ -59,23 +59,20 @@ extension RefreshScheduler: RuntimeHost {
                 self?.forgetIfDone(order.runID)
             })
         let env = environment()
-        if !job.limits.isEmpty, let cgroup {
-            limitRunCgroup(order, cgroup, RunLimits.cgroupFiles(job.limits, controllers: cgroups?.controllers ?? []))
-        }
-        let directory = cgroup.map { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } ?? -1
-        defer { if directory >= 0 { close(directory) } }
         noteSpawn(runID: order.runID)
+        let ticksBefore = OrphanReaper.bootTicks()
         if let error = process.spawn(loop: loop, argv: argv, environment: env,
-                                     workingDirectory: job.workingDirectory, cgroup: directory) {
+                                     workingDirectory: job.workingDirectory, cgroup: cgroup?.directory ?? -1) {
             forksBeforeSpawn[order.runID] = nil
-            if let cgroup { removeCgroup(cgroup) }
+            if let cgroup { dropRunCgroup(cgroup) }
             return .failed("\(job.argv.first ?? "?"): \(error)")
         }
         enterRunCgroup(order, pid: process.pid, cgroup: cgroup, born: process.bornInCgroup, limits: job.limits)
         processes[order.runID] = process
         _ = liveGroups.withLock { $0.insert(process.pid) }
         CrashPoint.reach(.spawned)
-        return .started(processGroup: process.pid, startTicks: OrphanReaper.stat(pid: process.pid)?.startTicks)
+        return .started(processGroup: process.pid,
+                        startTicks: OrphanReaper.startTicks(pid: process.pid, before: ticksBefore, after: OrphanReaper.bootTicks()))
     }
 
     package func signal(runID: Int64, _ signal: RunSignal) {

@@ -26,6 +26,7 @@ extension RefreshScheduler {
         switch RunCgroups.detect(instance: runtime.instance, ownsProcess: options.ownsProcess) {
         case let .success(found):
             cgroups = found
+            cgroupPool = RunCgroupPool(cgroups: found)
         case let .failure(unusable):
             trackingNote = unusable.reason
         }
@@ -87,10 +88,17 @@ extension RefreshScheduler {
 
     /// The runtime's kill at the leader's exit (its group was just sent SIGKILL): everything else
     /// in its cgroup dies too. What had left the group is counted, reported with the run's sweep.
+    /// `cgroup.procs` is read once: a cgroup found empty stays so (`emptyAtExit`).
     func killCgroupAtExit(runID: Int64, group: Int32) {
         guard let cgroups, let cgroup = runCgroups[runID] else { return }
-        let escaped = RunCgroups.members(cgroup).filter { getpgid($0) != group }
-        cgroups.kill(cgroup)
+        let members = heldCgroups[runID]?.members ?? RunCgroups.members(cgroup)
+        guard !members.isEmpty else {
+            emptyAtExit.insert(runID)
+            return
+        }
+        let escaped = members.filter { getpgid($0) != group }
+        cgroups.kill(cgroup, members: members)
+        heldCgroups[runID]?.killed = true
         if !escaped.isEmpty { killedAtExit[runID, default: []].formUnion(escaped) }
     }
 
@@ -101,7 +109,7 @@ extension RefreshScheduler {
         process.signalGroup(number)
         guard let cgroups, let cgroup = runCgroups[runID] else { return }
         if number == SIGKILL {
-            cgroups.kill(cgroup)
+            if !cgroups.kill(cgroup).isEmpty { heldCgroups[runID]?.killed = true }
         } else {
             for pid in RunCgroups.members(cgroup) where getpgid(pid) != process.pid {
                 _ = Glibc.kill(pid, number)
@@ -113,16 +121,24 @@ extension RefreshScheduler {
     /// started is in that cgroup (one leaves a cgroup only with write access to another), so
     /// killing the cgroup is the whole sweep, done now on the loop (a few small files): no pass
     /// over /proc, no worker thread, no closure. Nil for any other run (`sweepEndedRun`).
+    /// A cgroup empty at the leader's exit is not read again; one that was empty at each read
+    /// goes back to the pool once its accounting is read, any other is removed.
     func sweepRunByItsCgroup(_ run: RunRecord) -> [Int32]? {
-        guard let cgroups, bornInCgroup.remove(run.runID) != nil, let cgroup = runCgroups.removeValue(forKey: run.runID) else {
+        guard let cgroups, bornInCgroup.remove(run.runID) != nil, let path = runCgroups.removeValue(forKey: run.runID) else {
             return nil
         }
         forksBeforeSpawn[run.runID] = nil
+        let emptied = emptyAtExit.remove(run.runID) != nil
         var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
-        killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
-        usages[run.runID] = RunLimits.usage(ofCgroup: cgroup, memory: cgroups.controllers.contains("memory"))
-        removeCgroup(cgroup)
+        let cgroup = heldCgroups.removeValue(forKey: run.runID) ?? RunCgroup(path: path)
+        let members = emptied ? [] : cgroups.kill(path, members: cgroup.members)
+        killed.formUnion(members.filter { !quietGroups.contains(getpgid($0)) })
+        let read = RunCgroup.usage(of: cgroup, memory: cgroups.controllers.contains("memory"))
+        usages[run.runID] = read.usage
+        if !members.isEmpty || !killed.isEmpty || !(cgroupPool?.giveBack(cgroup, cpu: read.cpu, oom: read.oom) ?? false) {
+            dropRunCgroup(cgroup)
+        }
         // After the run's end is committed (the runtime commits it when this returns).
         if CrashPoint.armed == .runEnded { performOnLoop { CrashPoint.reach(.runEnded) } }
         return killed.sorted()
@@ -131,15 +147,19 @@ extension RefreshScheduler {
     /// The sweep at a command run's end: its cgroup on the loop (the files are quick), the /proc
     /// sweep on a worker thread (reading every process's stat takes milliseconds on a busy
     /// machine, which the loop's timers must not wait for), then `done` back on the loop. Runs
-    /// that end while a sweep reads /proc share the next one (one pass over /proc for all).
+    /// that end in the same loop turn, or while a sweep reads /proc, share one pass.
     func sweepEndedRun(_ run: RunRecord, instance: String, done: @escaping @Sendable ([Int32]) -> Void) {
         var killed = killedAtExit.removeValue(forKey: run.runID) ?? []
         let quietGroups = exitedGroups.removeValue(forKey: run.runID).map { Set([$0]) } ?? []
         let cgroup = runCgroups.removeValue(forKey: run.runID)
         bornInCgroup.remove(run.runID)
+        emptyAtExit.remove(run.runID)
         if let cgroups, let cgroup {
             killed.formUnion(cgroups.kill(cgroup).filter { !quietGroups.contains(getpgid($0)) })
-            usages[run.runID] = RunLimits.usage(ofCgroup: cgroup, memory: cgroups.controllers.contains("memory"))
+            // Not reused: the sweep below removes it.
+            let held = heldCgroups.removeValue(forKey: run.runID) ?? RunCgroup(path: cgroup)
+            usages[run.runID] = RunCgroup.usage(of: held, memory: cgroups.controllers.contains("memory")).usage
+            cgroupPool?.close(held)
         }
         // Decided now, on the loop: which runs are in flight (a run launched while the worker
         // reads /proc has a newer id, so it counts as in flight too).
@@ -159,7 +179,13 @@ extension RefreshScheduler {
             return !queue.scheduled
         }
         guard schedule else { return }
-        sweeper.async { [weak self] in self?.sweepQueued(instance: instance) }
+        // At the next loop turn (a timer due at once), not now: the runs ending in this turn (one
+        // SIGCHLD reaps several, their pipes close together) share one pass over /proc.
+        guard !closing else { return sweeper.async { [weak self] in self?.sweepQueued(instance: instance) } }
+        if sweepDispatch == nil { sweepDispatch = makeTimer() }
+        sweepDispatch?.start(after: .zero) { [weak self] in
+            self?.sweeper.async { [weak self] in self?.sweepQueued(instance: instance) }
+        }
     }
 
     /// Notes, before a command's spawn, the fork counter the latest sweep read (`SweepWindow`).
@@ -233,9 +259,10 @@ extension RefreshScheduler {
         var killed: [Int64: Set<Int32>] = [:]
         if let cgroups, !staleCgroupsSwept {
             staleCgroupsSwept = true
-            let mine = Set(runCgroups.values)
+            let mine = Set(runCgroups.values).union(cgroupPool?.idlePaths ?? [])
             let known = Set(runs.map(\.runID))
-            for (runID, path) in cgroups.existing() where !mine.contains(path) {
+            for (named, path) in cgroups.existing() where !mine.contains(path) {
+                let runID = RunCgroups.lastRun(of: path, named: named)
                 let pids = cgroups.kill(path)
                 if known.contains(runID) {
                     if !pids.isEmpty { killed[runID, default: []].formUnion(pids) }

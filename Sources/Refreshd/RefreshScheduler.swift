@@ -135,6 +135,13 @@ public final class RefreshScheduler: @unchecked Sendable {
     var subreaping = false
     /// Each command run's cgroup, from its spawn to its sweep.
     var runCgroups: [Int64: String] = [:]
+    /// The run cgroups kept for reuse (nil without cgroups), and each run's as held, with its
+    /// descriptors and counters (`RunCgroupPool`).
+    var cgroupPool: RunCgroupPool?
+    var heldCgroups: [Int64: RunCgroup] = [:]
+    /// The runs whose cgroup was empty at their leader's exit: nothing can enter it since
+    /// (only a member forks into it), so their end reads no `cgroup.procs` again.
+    var emptyAtExit: Set<Int64> = []
     /// The runs whose command was born in its cgroup (`refreshd_spawn`): their cgroup holds
     /// every process they started, so their end needs no /proc sweep.
     var bornInCgroup: Set<Int64> = []
@@ -148,6 +155,8 @@ public final class RefreshScheduler: @unchecked Sendable {
     /// The process group of each run whose leader has exited (already sent SIGKILL), until its sweep.
     var exitedGroups: [Int64: Int32] = [:]
     var staleCgroupsSwept = false
+    /// Hands the queued sweeps to the worker at the next loop turn (`sweepEndedRun`).
+    var sweepDispatch: OneShotTimer?
     var cgroupsToRemove: [(path: String, tries: Int)] = []
     var cgroupRemovalTimer: OneShotTimer?
     var cgroupRemovalArmed = false

@@ -37,7 +37,7 @@ final class RunCgroups {
     let why: String
     let prefix: String
 
-    private init(plan: Plan, instance: String) {
+    init(plan: Plan, instance: String) {
         parent = plan.parent
         home = plan.home
         controllers = plan.enable
@@ -156,7 +156,8 @@ final class RunCgroups {
     func path(of runID: Int64) -> String { "\(parent)/\(prefix)\(runID)" }
 
     /// Creates the run's cgroup (an existing one, left by a dead refreshd, is reused after its
-    /// processes are killed). Nil with errno's text when it cannot be made.
+    /// processes are killed). Nil with errno's text when it cannot be made. Named for the run it
+    /// is made for; a reused one names its run in `RunCgroup.runAttribute` (`RunCgroupPool`).
     func create(runID: Int64) -> Result<String, Unusable> {
         let path = path(of: runID)
         if mkdir(path, 0o755) != 0 {
@@ -175,9 +176,10 @@ final class RunCgroups {
 
     /// Kills every process in the cgroup (`cgroup.kill`, or SIGKILL to each member where the
     /// kernel predates it) and returns the pids that were in it.
+    /// `members`: `cgroup.procs` as just read by the caller (not read again).
     @discardableResult
-    func kill(_ path: String) -> [Int32] {
-        let members = Self.members(path)
+    func kill(_ path: String, members read: [Int32]? = nil) -> [Int32] {
+        let members = read ?? Self.members(path)
         guard !members.isEmpty else { return [] }
         if !write("1", to: "\(path)/cgroup.kill") {
             // Before Linux 5.14: kill the members; repeat while forks race the kill.

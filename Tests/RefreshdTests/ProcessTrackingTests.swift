@@ -229,6 +229,29 @@ import Testing
         #expect(real.lastPID > 0 && real.forks > 0)
     }
 
+    /// A child's start time from the boot clock read around its spawn is the one /proc shows
+    /// (the restart tells a run's leader from a reused pid by it, exactly): real children of
+    /// this test, each waited for.
+    @Test func aChildsStartTicksFromTheBootClockAreThoseOfProc() throws {
+        var compared = 0
+        for _ in 0..<200 {
+            var pid: Int32 = 0
+            let before = OrphanReaper.bootTicks()
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+            defer { free(argv[0]) }
+            try #require(posix_spawn(&pid, "/bin/true", nil, nil, argv, environ) == 0)
+            let after = OrphanReaper.bootTicks()
+            // Read before the wait: a zombie's stat is still there.
+            let proc = OrphanReaper.stat(pid: pid)?.startTicks
+            let given = OrphanReaper.startTicks(pid: pid, before: before, after: after)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+            #expect(proc != nil && given == proc, "pid \(pid): /proc says \(proc.map(String.init) ?? "nothing"), given \(given.map(String.init) ?? "nothing")")
+            if before != nil, before == after { compared += 1 }
+        }
+        #expect(compared > 100, "only \(compared) spawns within one tick")
+    }
+
     /// No cgroup v2 line (a cgroup v1 only system): no run cgroups, and the reason says so.
     @Test func noCgroup2Hierarchy() throws {
         let root = try tree(["self/cgroup": "4:memory:/x\n", "self/mountinfo": ""])

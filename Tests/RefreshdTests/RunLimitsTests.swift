@@ -42,6 +42,18 @@ import RefreshdCore
         #expect(RunLimits.usage(ofCgroup: dir) == RunUsage(cpuMicroseconds: 212_345))
     }
 
+    /// A flat-keyed file's field, by name, whole: not a longer name's, not a prefix's.
+    @Test func aFieldIsFoundByItsWholeName() {
+        let events = "oom 1\noom_kill 3\noom_group_kill 0\n"
+        #expect(RunLimits.field("oom_kill", in: events) == 3)
+        #expect(RunLimits.field("oom", in: events) == 1)
+        #expect(RunLimits.field("kill", in: events) == nil)
+        #expect(RunLimits.field("usage_usec", in: "usage_usec 212345\nuser_usec 2") == 212_345)
+        #expect(RunLimits.field("usage_usec", in: "usage_usec  7\n") == 7)  // two spaces: as split
+        #expect(RunLimits.field("usage_usec", in: "usage_usec 7 8\n") == nil)
+        #expect(RunLimits.field("usage_usec", in: "") == nil)
+    }
+
     /// Without a cgroup: the memory limit is the command's RLIMIT_DATA and its nice value is set
     /// (both after the spawn: the command waits a moment before it reads them), and the log
     /// says which limits apply.
