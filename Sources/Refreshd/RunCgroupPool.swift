@@ -1,6 +1,6 @@
 import CLibUV
 import Glibc
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// A command run's cgroup as the host holds it (issue 35): its path, the descriptors a run uses
 /// (the directory, for `clone3`'s `CLONE_INTO_CGROUP`; `memory.peak`, whose peak a write resets

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Refreshd
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// Run cgroups kept for the next run (issue 35): a reused cgroup holds exactly the new job's
 /// limits, counts only the new run's CPU and memory, and one where anything was killed or left is
