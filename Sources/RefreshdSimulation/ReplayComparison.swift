@@ -34,7 +34,7 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
     }
 
     /// The replay with the same files against what ran, over the whole period.
-    package struct SimulatorError: Sendable, Encodable, Equatable {
+    package struct SimulatorError: Sendable, Codable, Equatable {
         package var ranRuns = 0
         package var replayedRuns = 0
         /// Sum over jobs of |runs replayed - runs that ran|.
@@ -202,7 +202,7 @@ extension SimulationReport.Figures {
     }
 
     /// `12 (10 ok, 2 failed), late p50 3 ms`.
-    var text: String {
+    package var text: String {
         var parts: [String] = []
         for (n, word) in [(success, "ok"), (failure, "failed"), (expired, "expired"), (crashed, "crashed"),
                           (interrupted, "interrupted")] where n > 0 { parts.append("\(n) \(word)") }
