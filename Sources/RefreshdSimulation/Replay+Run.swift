@@ -52,7 +52,7 @@ extension Replay {
         package var comparison: ReplayComparison
         /// Both simulations' invariant violations.
         package var violations: [SimulationReport.Violation]
-        /// The runs as recorded (the picture's "ran" lanes).
+        /// The runs as recorded (the picture's "ran" lanes), an instance's under its template.
         package var ran: [RunRecord]
 
         /// The report the picture draws: per job, its lanes as ran, replayed and what if.
@@ -82,13 +82,24 @@ extension Replay {
             let report = simulation.run()
             whatIf = (report, simulation.widgetCounters(from: from, to: to), simulation.activitySteps(to: to))
         }
-        let ran = recorded.runs.filter { $0.started >= same.scenario.start }.map(ReplayComparison.Run.init)
+        // An instance's runs under its template, as the simulation's report counts them.
+        let templates = Set(base.jobs.filter { $0.spec.template != nil }.map(\.spec.identifier))
+        let ran = recorded.runs.filter { $0.started >= same.scenario.start }.map {
+            var run = ReplayComparison.Run($0)
+            run.identifier = ReplayComparison.folded(run.identifier, templates: templates)
+            return run
+        }
         var comparison = ReplayComparison(from: same.scenario.start, to: to, ran: ran, replayed: replayed.comparedRuns,
                                           whatIf: whatIf?.report.comparedRuns, whatIfJobs: other?.jobs, zone: zone)
         comparison.compareWidgets(ran: recorded.widgets, replayed: replaying.widgetCounters(from: from, to: to), whatIf: whatIf?.widgets)
         comparison.compareActivities(ran: recorded.activities, replayed: replaying.activitySteps(to: to), whatIf: whatIf?.activities)
+        let folded = recorded.runs.map { run in
+            var run = run
+            run.identifier = ReplayComparison.folded(run.identifier, templates: templates)
+            return run
+        }
         return Outcome(setup: same, replayed: replayed, whatIf: whatIf?.report, comparison: comparison,
-                       violations: replayed.violations + (whatIf?.report.violations ?? []), ran: recorded.runs)
+                       violations: replayed.violations + (whatIf?.report.violations ?? []), ran: folded)
     }
 
     static let periodExpectation = "FROM..TO, each an ISO 8601 date with an offset like 2026-11-23T00:00:00Z "

@@ -16,8 +16,7 @@ import RefreshdCore
 ///   differs);
 /// - an operator's pause and resume (`Fault.pause`), and the other orders from outside the job
 ///   files: a submit, a cancel, a launch or expiration now, a widget reload, an activity's
-///   start, update or end (`Fault.order`); instances added or removed: in the notes
-///   (`instanceNotes`);
+///   start, update or end, instances added or removed (`Fault.order`);
 /// - a reload of the job files: said in the notes, not replayed (`reloadNotes`);
 /// - each job's Nth run lasts, ends and writes its results lines as its Nth recorded run in
 ///   the period did (`Replay.lines`)
@@ -80,7 +79,6 @@ package enum Replay {
             notes.append("runs of jobs the files do not declare (not replayed): " + unknown.sorted().joined(separator: ", "))
         }
         notes += reloadNotes(world: world, from: start, to: to)
-        notes += instanceNotes(world: world, from: start, to: to)
         notes.append("the replay starts from an empty state: requests pending at \(start.iso8601) are those a first start makes")
         return Setup(scenario: setup, replayedJobs: replayed.sorted(), notes: notes)
     }
@@ -96,24 +94,6 @@ package enum Replay {
             return "the job files were reloaded at \(event.at.iso8601) (added, changed or removed: \(shown)): the replay runs "
                 + "the whole period with one set of files, so these jobs' runs on the other side of the reload follow files that did not run then"
         }
-    }
-
-    /// The instances added or removed from outside the job files in `from..<to` (`ctl instance`,
-    /// recorded as orders): not replayed yet, because an instance added to a running simulated
-    /// runtime trips the scheduler's `pending-count-mismatch` check at once (queue count 1,
-    /// requests 0), which the daemon's checks do not see; until that is understood the replay
-    /// names them instead of stopping at a violation.
-    static func instanceNotes(world: [WorldEvent], from: Instant, to: Instant) -> [String] {
-        let orders = world.filter { $0.at >= from && $0.at < to }.sorted { $0.at < $1.at }.compactMap { event -> String? in
-            guard case let .order(order) = event.what else { return nil }
-            switch order {
-            case .addInstances, .removeInstance: return "\(order.text(at: event.at)) at \(event.at.iso8601)"
-            default: return nil
-            }
-        }
-        guard !orders.isEmpty else { return [] }
-        let shown = orders.prefix(10).joined(separator: "; ") + (orders.count > 10 ? "; and \(orders.count - 10) more" : "")
-        return ["instances were added or removed from outside the job files (not replayed yet: their runs are missing from the replay): " + shown]
     }
 
     /// Whether `identifier` is a launch of job `job`'s: itself, one of its widget's providers
@@ -211,8 +191,6 @@ package enum Replay {
             case let .resume(job):
                 let since = paused.removeValue(forKey: job) ?? start
                 faults.append(.pause(job: job, at: .at(since), for: event.at.duration(since: since)))
-            case .order(.addInstances), .order(.removeInstance):
-                break  // recorded, not replayed yet: a note (`instanceNotes`)
             case let .order(order):
                 faults.append(.order(order, at: .at(event.at)))
             case .reload, .activity:

@@ -153,6 +153,15 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
     }
 }
 
+extension ReplayComparison {
+    /// A recorded identifier as the simulation's report names its row: an instance `T[K]` (or
+    /// its provider `T[K]#family`) under its template `T` when the files declare `T`.
+    package static func folded(_ identifier: String, templates: Set<String>) -> String {
+        guard let split = SimulationReport.Rows.instance(of: identifier), templates.contains(split.template) else { return identifier }
+        return split.template
+    }
+}
+
 extension ReplayComparison.Run {
     /// A recorded run.
     package init(_ record: RunRecord) {
