@@ -172,7 +172,8 @@ package enum Replay {
                 } else if event.at > start {
                     // No stop before it: killed. The last instant the store knew of since the
                     // previous start.
-                    let known = runs.flatMap { [$0.started, $0.ended].compactMap { $0 } }
+                    // A run's results lines, saved as they were applied, say when it last wrote.
+                    let known = runs.flatMap { [$0.started, $0.ended].compactMap { $0 } + lineTimes($0) }
                         + events.filter { $0.what != .started }.map(\.at)
                     let last = known.filter { $0 >= lastStart && $0 < event.at }.max() ?? lastStart
                     faults.append(.kill(at: .at(last), restartAfter: event.at.duration(since: last)))

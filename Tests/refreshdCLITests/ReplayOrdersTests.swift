@@ -62,4 +62,57 @@ import Testing
         let error = try #require(comparison["error"] as? [String: Any])
         #expect(error["exactActivities"] as? Int == 1 && error["activities"] as? Int == 1, "\(table)")
     }
+
+    /// A run killed by kill -9 while it drives a live activity: the lines it wrote are saved as
+    /// they are applied (in its run's row), so the restart's state keeps them and the replay
+    /// drives the activity again. Before, they were saved at the run's end, which never came.
+    @Test func aRunKilledByKill9KeepsTheLinesThatDroveItsActivity() throws {
+        let box = Sandbox()
+        defer { box.remove() }
+        try box.writeScript("pack", """
+            #!/bin/sh
+            now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+            printf '{"activity":"start","id":"pack","type":"Pack","content":{"progress":0},"timestamp":"%s"}\\n' "$(now)" >&3
+            sleep 0.3
+            printf '{"activity":"update","id":"pack","content":{"progress":0.5},"timestamp":"%s"}\\n' "$(now)" >&3
+            sleep 4
+            """)
+        try box.write("pack.yaml", """
+            identifier: test.pack
+            kind: processing
+            command: ["\(box.root)/pack"]
+            allowance: 60s
+            resubmit: {after: 1h}
+            """)
+        let from = Date()
+        var daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        // Its update applied (the daemon's own state says 50%), then kill -9 mid-run.
+        #expect(waitFor(timeout: 5) { WidgetOpsCLITests.activity(box.status(), "pack")?["progressPercent"] as? Double == 50 },
+                "\(daemon.errors())")
+        usleep(500_000)
+        daemon.signal(SIGKILL)
+        _ = daemon.wait()
+        daemon.cleanUp()
+        usleep(1_000_000)
+        // The restart sweeps the killed run's processes and ends its activity.
+        daemon = try CLI.start(["run", "--jobs", box.jobs, "--state", box.state])
+        defer { daemon.cleanUp() }
+        #expect(waitFor { daemon.errors().contains("refreshd started") })
+        usleep(1_000_000)
+        daemon.signal(SIGTERM)
+        _ = daemon.wait()
+        let period = ReplayCommandTests.period(from, Date())
+
+        let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs]).stdout
+        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--json"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let comparison = try #require(object["comparison"] as? [String: Any])
+        let activity = try #require((comparison["activities"] as? [[String: Any]] ?? []).first { $0["activity"] as? String == "pack" }, "\(table)")
+        let ran = activity["ran"] as? [String: Any] ?? [:]
+        #expect((ran["updates"] as? Int ?? 0) >= 1 && (ran["states"] as? [String])?.first == "active", "\(table)")
+        let error = try #require(comparison["error"] as? [String: Any])
+        #expect(error["exactActivities"] as? Int == 1 && error["activities"] as? Int == 1, "\(table)")
+    }
 }
