@@ -1,6 +1,6 @@
 import Foundation
 import RefreshdConfig
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 
 /// One replay, whoever asks (issue 34): `simulate --replay` and the dashboard's replay read a
 /// store with `read` and run the period with `compare`; only the printing differs.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdSimulation
 
 /// `/api/replay`: a recorded period replayed (issue 34), as the Simulate page's replay shows

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdSimulation
 
 /// The Simulate page's replay (issue 34): a recorded period as it ran, replayed with the same

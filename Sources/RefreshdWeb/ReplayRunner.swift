@@ -1,8 +1,8 @@
 import Foundation
-@_spi(Benchmarks) import RefreshdCore
-@_spi(Benchmarks) import RefreshdRuntime
+import RefreshdCore
+import RefreshdRuntime
 import RefreshdSimulation
-@_spi(Benchmarks) import RefreshdStore
+import RefreshdStore
 
 /// The Simulate page's replay (issue 34, item 3): a recorded period run again with the files
 /// refreshd runs from and, for a what-if, with another folder's, by the command line's own code

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-@_spi(Benchmarks) import RefreshdCore
+import RefreshdCore
 import RefreshdSimulation
 
 /// The Simulate page's replay (issue 34): `GET /simulate/replay` (the form, and with `from` the
