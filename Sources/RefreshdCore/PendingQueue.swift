@@ -152,7 +152,14 @@ struct PendingQueue {
                                     sequence: sequence, namespace: ns, flags: flags)
         counts[Int(ns) * 2 + (kind == .processing ? 1 : 0)] += 1
         count += 1
-        heap.insert(Entry(due: max(wake, earliest.milliseconds), sequence: sequence, slot: slot))
+        let entry = Entry(due: max(wake, earliest.milliseconds), sequence: sequence, slot: slot)
+        heap.insert(entry)
+        // Noted like every other insert: the incremental check (the simulator's, after every
+        // step) otherwise missed an instance added while it ran (`pending-count-mismatch`).
+        if changeLog != nil {
+            growLog()
+            logged(entry, live: 1)
+        }
         compactIfNeeded()
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the world did to refreshd, recorded for `simulate --replay` (issue 34): a start, the
 /// start of a stop, a wall-clock step, a change of conditions, an operator's pause, resume or
 /// other order (`OperatorOrder`), a reload of the job files; and each live activity's state
@@ -86,6 +88,13 @@ package struct WorldEvent: Sendable, Hashable {
             case let .reloadWidgets(kind, reason):
                 if let kind { value += ",\"kind\":" + Self.quoted(kind) }
                 value += ",\"reason\":" + Self.quoted(reason.rawValue)
+            case let .activity(event):
+                value += ",\"detail\":" + Self.quoted(RecordedActivity(event).map(Self.json) ?? "{}")
+            case let .addInstances(template, keys, values):
+                value += ",\"template\":" + Self.quoted(template) + ",\"keys\":"
+                    + (StrictJSON.compact(.array(keys.map { .string($0) })) ?? "[]") + ",\"values\":" + Self.quoted(Self.json(values))
+            case let .removeInstance(template, key):
+                value += ",\"template\":" + Self.quoted(template) + ",\"key\":" + Self.quoted(key)
             }
         case let .reload(changed):
             value += ",\"changed\":" + (StrictJSON.compact(.array(changed.map { .string($0) })) ?? "[]")
@@ -97,6 +106,47 @@ package struct WorldEvent: Sendable, Hashable {
     }
 
     private static func quoted(_ text: String) -> String { StrictJSON.compact(.string(text)) ?? "\"\"" }
+
+    /// A value's JSON text, keys sorted (kept as a string member: its keys are anyone's).
+    private static func json<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    private static func decoded<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {
+        text.flatMap { try? JSONDecoder().decode(type, from: Data($0.utf8)) }
+    }
+
+    /// An activity order's event as the record keeps it: a start, an update or an end.
+    private struct RecordedActivity: Codable {
+        var request: ActivityRequest?
+        var update: ActivityUpdate?
+        var end: End?
+
+        struct End: Codable {
+            var id: String
+            var content: String?
+            var policy: DismissalPolicy
+            var timestamp: Instant
+        }
+
+        init?(_ event: ActivityEvent) {
+            switch event {
+            case let .request(request): self.request = request
+            case let .update(update): self.update = update
+            case let .end(id, content, policy, timestamp): end = End(id: id, content: content, policy: policy, timestamp: timestamp)
+            default: return nil
+            }
+        }
+
+        var event: ActivityEvent? {
+            if let request { return .request(request) }
+            if let update { return .update(update) }
+            if let end { return .end(id: end.id, content: end.content, policy: end.policy, timestamp: end.timestamp) }
+            return nil
+        }
+    }
 
     /// A record read back (nil: not one this version wrote).
     package init?(_ record: MachineRecord) {
@@ -139,6 +189,16 @@ package struct WorldEvent: Sendable, Hashable {
         case "widget-reload":
             guard let reason = text("reason").flatMap(ReloadReason.init(rawValue:)) else { return nil }
             what = .order(.reloadWidgets(kind: text("kind"), reason: reason))
+        case "ctl-activity":
+            guard let event = Self.decoded(RecordedActivity.self, text("detail"))?.event else { return nil }
+            what = .order(.activity(event))
+        case "instance-add":
+            guard let template = text("template"), let keys = texts("keys"),
+                  let values = Self.decoded([String: String].self, text("values")) else { return nil }
+            what = .order(.addInstances(template: template, keys: keys, values: values))
+        case "instance-remove":
+            guard let template = text("template"), let key = text("key") else { return nil }
+            what = .order(.removeInstance(template: template, key: key))
         case "reload":
             guard let changed = texts("changed") else { return nil }
             what = .reload(changed: changed)

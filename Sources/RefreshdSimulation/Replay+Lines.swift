@@ -31,4 +31,17 @@ extension Replay {
         }
         return (timed, atEnd)
     }
+
+    /// The `timestamp`s of a run's kept results lines within its span: instants the store knew
+    /// of, where the replay places a kill -9 (the lines of a run in flight are saved as they are
+    /// applied).
+    static func lineTimes(_ run: RunRecord) -> [Instant] {
+        run.output.results.compactMap { line in
+            guard line.contains("\"timestamp\""),
+                  let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                  let text = object["timestamp"] as? String, let at = ISO8601.parse(text),
+                  at >= run.started, run.ended.map({ at <= $0 }) ?? true else { return nil }
+            return at
+        }
+    }
 }

@@ -15,7 +15,8 @@ import RefreshdCore
 ///   start forgets them (the core starts from the defaults and records a first reading that
 ///   differs);
 /// - an operator's pause and resume (`Fault.pause`), and the other orders from outside the job
-///   files: a submit, a cancel, a launch or expiration now, a widget reload (`Fault.order`);
+///   files: a submit, a cancel, a launch or expiration now, a widget reload, an activity's
+///   start, update or end, instances added or removed (`Fault.order`);
 /// - a reload of the job files: said in the notes, not replayed (`reloadNotes`);
 /// - each job's Nth run lasts, ends and writes its results lines as its Nth recorded run in
 ///   the period did (`Replay.lines`)
@@ -171,7 +172,8 @@ package enum Replay {
                 } else if event.at > start {
                     // No stop before it: killed. The last instant the store knew of since the
                     // previous start.
-                    let known = runs.flatMap { [$0.started, $0.ended].compactMap { $0 } }
+                    // A run's results lines, saved as they were applied, say when it last wrote.
+                    let known = runs.flatMap { [$0.started, $0.ended].compactMap { $0 } + lineTimes($0) }
                         + events.filter { $0.what != .started }.map(\.at)
                     let last = known.filter { $0 >= lastStart && $0 < event.at }.max() ?? lastStart
                     faults.append(.kill(at: .at(last), restartAfter: event.at.duration(since: last)))

@@ -54,7 +54,7 @@ extension ReplayComparison {
         }
 
         /// `3 updates, active > ended (ended-by-request) > dismissed`.
-        var text: String {
+        package var text: String {
             var parts = ["\(updates) update\(updates == 1 ? "" : "s")"]
             if !states.isEmpty {
                 parts.append(states.map { $0 == ActivityState.ended.rawValue && end != nil ? "\($0) (\(end!))" : $0 }

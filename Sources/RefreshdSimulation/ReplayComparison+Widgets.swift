@@ -62,7 +62,7 @@ extension ReplayComparison {
         }
 
         /// `4 reloads (1 deferred), 4 calls, budget low 0, stale 20 s`.
-        var text: String {
+        package var text: String {
             var parts = ["\(reloadsPerformed + reloadsExempt) reload\(reloadsPerformed + reloadsExempt == 1 ? "" : "s")"]
             var also: [String] = []
             for (n, word) in [(reloadsExempt, "exempt"), (reloadsDeferred, "deferred"), (reloadsFailed, "failed")] where n > 0 {

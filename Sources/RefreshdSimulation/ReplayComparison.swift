@@ -34,7 +34,7 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
     }
 
     /// The replay with the same files against what ran, over the whole period.
-    package struct SimulatorError: Sendable, Encodable, Equatable {
+    package struct SimulatorError: Sendable, Codable, Equatable {
         package var ranRuns = 0
         package var replayedRuns = 0
         /// Sum over jobs of |runs replayed - runs that ran|.
@@ -153,6 +153,15 @@ package struct ReplayComparison: Sendable, Encodable, Equatable {
     }
 }
 
+extension ReplayComparison {
+    /// A recorded identifier as the simulation's report names its row: an instance `T[K]` (or
+    /// its provider `T[K]#family`) under its template `T` when the files declare `T`.
+    package static func folded(_ identifier: String, templates: Set<String>) -> String {
+        guard let split = SimulationReport.Rows.instance(of: identifier), templates.contains(split.template) else { return identifier }
+        return split.template
+    }
+}
+
 extension ReplayComparison.Run {
     /// A recorded run.
     package init(_ record: RunRecord) {
@@ -202,7 +211,7 @@ extension SimulationReport.Figures {
     }
 
     /// `12 (10 ok, 2 failed), late p50 3 ms`.
-    var text: String {
+    package var text: String {
         var parts: [String] = []
         for (n, word) in [(success, "ok"), (failure, "failed"), (expired, "expired"), (crashed, "crashed"),
                           (interrupted, "interrupted")] where n > 0 { parts.append("\(n) \(word)") }

@@ -148,6 +148,13 @@ extension Simulation {
             case let .expireNow(job): try? runtime.expireNow(job)
             case let .reloadWidgets(kind?, reason): runtime.reloadTimelines(ofKind: kind, reason: reason)
             case let .reloadWidgets(nil, reason): runtime.reloadAllTimelines(reason: reason)
+            case let .activity(.request(request)): try? runtime.requestActivity(request)
+            case let .activity(.update(update)): try? runtime.updateActivity(update)
+            case let .activity(.end(id, content, policy, _)): try? runtime.endActivity(id, content: content, policy: policy)
+            case .activity: break  // the machine's own events are never orders
+            case let .addInstances(template, keys, values):
+                _ = runtime.addInstances(keys.map { InstanceRecord(template: template, key: $0, values: values) })
+            case let .removeInstance(template, key): try? runtime.removeInstance(template: template, key: key)
             }
         case .device:
             let conditions = conditions(at: t)

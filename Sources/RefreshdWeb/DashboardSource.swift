@@ -23,6 +23,7 @@ final class DashboardSource: @unchecked Sendable {
     let parts: DaemonParts
     let feed = EventFeed()
     let simulations = SimulationRunner()
+    let replays = ReplayRunner()
     let notices = NotificationNotices()
     private let storeQueue = DispatchQueue(label: "refreshd.web.store")
     /// Store queue only.

@@ -14,6 +14,10 @@ package struct HTML: Sendable, ExpressibleByStringInterpolation, CustomStringCon
     package init(escaping value: String) { text = HTML.escape(value) }
     private init(trusted: String) { text = trusted }
 
+    /// A picture `SimulationPicture` drew, put in the page as it is: its renderer escapes every
+    /// text it puts in (job names, fault details). Anything but an `<svg` element is escaped.
+    package init(picture svg: String) { text = svg.hasPrefix("<svg ") ? svg : HTML.escape(svg) }
+
     package var description: String { text }
 
     package struct Interpolation: StringInterpolationProtocol {

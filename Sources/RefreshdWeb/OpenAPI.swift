@@ -26,6 +26,7 @@ enum OpenAPI {
             ("Runs", RunsData.self), ("SearchQuery", SearchQuery.self), ("PageInfo", PageInfo.self),
             ("Widgets", WidgetsData.self), ("WidgetRow", WidgetRow.self), ("Activities", ActivitiesData.self),
             ("Cluster", ClusterData.self), ("Simulate", SimulateData.self),
+            ("Replay", ReplayData.self), ("ReplayRow", ReplayRow.self), ("ReplayWords", ReplayWords.self),
             ("Notifications", NotificationsData.self), ("HeldNotification", HeldNotification.self),
             ("GoneNotification", NotificationNotices.Notice.self),
         ]
@@ -41,6 +42,7 @@ enum OpenAPI {
             ("Widget", TimelineSnapshot.Widget.self), ("Activity", ActivitySnapshot.Entry.self),
             ("ActivitySnapshot", ActivitySnapshot.self), ("Why", WhyReport.self), ("NotificationCounts", NotificationCounts.self),
             ("Figures", SimulationReport.Figures.self), ("SimulatedViolation", SimulationReport.Violation.self),
+            ("ReplayError", ReplayComparison.SimulatorError.self), ("SimulatedFault", SimulationReport.FaultRecord.self),
         ]
     }
 

@@ -8,7 +8,9 @@ enum Pages {
     /// Cluster tab is shown only there.
     @TaskLocal static var onNode = false
 
-    static func layout(_ title: String, active: String, api: String? = nil, _ body: HTML) -> HTML {
+    /// `live`: false for a page whose answer is costly to make again (the replay): the script
+    /// does not reload it at each event.
+    static func layout(_ title: String, active: String, api: String? = nil, live: Bool = true, _ body: HTML) -> HTML {
         let api = api ?? (active.isEmpty ? "/api/openapi.json" : "/api" + (active == "/" ? "/overview" : active))
         var tabs: [(String, String)] = [("/", "Overview"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/runs", "Runs"), ("/widgets", "Widgets"), ("/activities", "Activities"), ("/simulate", "Simulate")]
         if onNode { tabs.append(("/cluster", "Cluster")) }
@@ -27,7 +29,7 @@ enum Pages {
         <header><strong>refreshd</strong><nav>\(nav)</nav><span id="live" class="muted">live updates off</span></header>
         <div id="stream-down" class="banner" role="alert" hidden>Live updates stopped at <span class="since"></span>: refreshd does not answer (stopped, or the network is down). The page shows what was true then; times no longer count. It reconnects by itself.</div>
         \(messagesMarker)
-        <main id="main">
+        <main id="main"\(live ? "" : HTML(" data-keep"))>
         \(body)
         </main>
         <footer class="muted">Read-only without a token; actions send <code>Authorization: Bearer</code>. JSON: <a href="\(api)">\(api)</a> · <a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a></footer>
@@ -317,6 +319,7 @@ enum Pages {
             <label>seed <input name="seed" size="22" placeholder="from the start" value="\(d.map { String($0.seed) } ?? "")"></label>
             <button type="submit">Simulate</button></form>
             <p class="muted">The jobs folder refreshd runs from, simulated by the code of <code>refreshd simulate</code>: at most \(SimulationRunner.maxDays) days, one simulation at a time, stopped after \(SimulationRunner.timeLimit.components.seconds) s or \(SimulationRunner.maxSteps) events.</p>
+            <p><a href="/simulate/replay" id="replay-link">Replay what ran</a>: a recorded period as it ran, replayed, and what if with other job files.</p>
             """
         guard let d else {
             return layout("Simulate", active: "/simulate", api: "/api/openapi.json", "<h1>Simulate</h1><section>\(form)</section>")

@@ -118,6 +118,7 @@ struct Routes: Sendable {
                 return ControlRequest(.activity, activity: text)
             }
         }
+        registerReplay(router)
         return router
     }
 

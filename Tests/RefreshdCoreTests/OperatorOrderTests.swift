@@ -28,6 +28,14 @@ import Testing
             .order(.cancelAll(namespace: nil)), .order(.cancelAll(namespace: "b")), .order(.launchNow("app.job")),
             .order(.expireNow("app.job")), .order(.reloadWidgets(kind: "w", reason: .explicitAPI)),
             .order(.reloadWidgets(kind: nil, reason: .appForeground)), .reload(changed: ["a", "b\"c"]),
+            // `ctl activity` and `ctl instance` (their content's and values' keys are anyone's).
+            .order(.activity(.request(ActivityRequest(id: "op", typeName: "Op", owner: ActivityRequest.operatorOwner, namespace: "ops",
+                                                      content: #"{"progress_%":0.1,"na\"me":"<b>"}"#, staleDate: Self.t0 + .hours(1),
+                                                      startAt: Self.t0)))),
+            .order(.activity(.update(ActivityUpdate(id: "op", content: #"{"progress":0.5}"#, timestamp: Self.t0)))),
+            .order(.activity(.end(id: "op", content: nil, policy: .immediate, timestamp: Self.t0))),
+            .order(.addInstances(template: "app.feed", keys: ["alice", "bob"], values: ["region_id": "eu", "user": "x"])),
+            .order(.removeInstance(template: "app.feed", key: "alice")),
         ]
         for what in events {
             let event = WorldEvent(at: Self.t0, what: what)

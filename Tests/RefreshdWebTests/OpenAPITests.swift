@@ -71,6 +71,10 @@ import Testing
             "GET /api/jobs?state=nope", "GET /api/jobs/web.feed/instances?q=o&state=failing", "GET /api/jobs/web.tick/instances",
             "GET /api/jobs/web.feed/instances?after=alice", "POST! /api/failures/retry?id=web.failing&id=nope",
             "POST! /api/failures/retry?list=bogus", "POST /api/failures/retry?list=all",
+            // The replay (issue 34): alone without the token; a what-if folder with it (its own
+            // jobs folder: no what-if column), refused without it or outside the allowed place.
+            "GET /api/replay?from=1h", "GET /api/replay?from=nope", "GET /api/replay?from=1h&jobs=Jobs",
+            "GET! /api/replay?from=1h&jobs=Jobs", "GET! /api/replay?from=1h&jobs=../etc",
         ]
         let output = project.root + "/api.json"
         let status = try DashboardBrowserTests.shell([Self.python, DashboardBrowserTests.repository + "/Tests/Browser/api_check.py",
@@ -98,6 +102,9 @@ import Testing
         #expect(statuses["GET /api/runs"] == 200 && statuses["GET /api/runs?outcome=bogus"] == 400 && statuses["GET /api/jobs?state=nope"] == 400
                 && statuses["GET /api/jobs/web.feed?q=bo&state=failing"] == 200 && statuses["GET /api/jobs/web.feed/instances?q=o&state=failing"] == 200
                 && statuses["GET /api/jobs/web.tick/instances"] == 404, "\(statuses)")
+        #expect(statuses["GET /api/replay?from=1h"] == 200 && statuses["GET /api/replay?from=nope"] == 400
+                && statuses["GET /api/replay?from=1h&jobs=Jobs"] == 401 && statuses["GET! /api/replay?from=1h&jobs=Jobs"] == 200
+                && statuses["GET! /api/replay?from=1h&jobs=../etc"] == 400, "\(statuses)")
         #expect(statuses["POST! /api/jobs/web.feed/pause"] == 200 && statuses["POST? /api/jobs/web.feed/pause"] == 403, "\(statuses)")
         // The second resume finds nothing paused: refused, 409, in the error shape.
         #expect(checked.filter { $0["target"] as? String == "POST! /api/jobs/web.feed/resume" }.compactMap { $0["status"] as? Int } == [200, 409],

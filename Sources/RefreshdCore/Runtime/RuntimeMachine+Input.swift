@@ -34,6 +34,8 @@ extension RuntimeMachine {
             machines.handle(timeline: event, at: now, into: &effects)
         case let .activity(event):
             if let error = machines.handle(activity: event, at: now, into: &effects) { return .refused(.activity(error)) }
+            // A start, update or end from outside a run: an order the replay gives back.
+            if event.activityID != nil { effects += machines.worldRecord(.order(.activity(event)), at: now) }
         case let .submit(request):
             do throws(SchedulerError) { try submit(request, at: now, into: &effects) } catch { return .refused(.scheduler(error)) }
         case let .submitFirst(identifier):
@@ -74,8 +76,11 @@ extension RuntimeMachine {
             } catch {
                 return .refused(.instance(error))
             }
+            effects += instancesAdded([record], at: now)
         case let .addInstances(records):
             let refused = addInstances(records, at: now, into: &effects)
+            let kept = Set(refused.map(\.record.identifier))
+            effects += instancesAdded(records.filter { !kept.contains($0.identifier) }, at: now)
             if !refused.isEmpty { return .instancesRefused(refused) }
         case let .removeInstance(template, key):
             do throws(InstanceError) {
@@ -84,6 +89,7 @@ extension RuntimeMachine {
                 return .refused(.instance(error))
             }
             handle(SchedulerEvent.removeInstance(template: template, key: key), at: now, into: &effects)
+            effects += machines.worldRecord(.order(.removeInstance(template: template, key: key)), at: now)
         case let .setInstances(template, records):
             machines.setInstances(template, records, at: now, into: &effects)
         case let .instanceLines(lines):
@@ -149,6 +155,23 @@ extension RuntimeMachine {
             return .dropped(runWorkEnded(runID))
         }
         return .done
+    }
+
+    /// The orders of instances added from outside the job files (`ctl instance add`, an
+    /// embedding app): one record for each template and set of values, with its keys, so that a
+    /// batch of a million is a few records, not a million.
+    func instancesAdded(_ records: [InstanceRecord], at now: Instant) -> [SchedulerEffect] {
+        var batches: [String: (template: String, values: [String: String], keys: [String])] = [:]
+        var order: [String] = []
+        for record in records {
+            let group = record.template + " " + record.valuesText
+            if batches[group] == nil { order.append(group); batches[group] = (record.template, record.values, []) }
+            batches[group]!.keys.append(record.key)
+        }
+        return order.flatMap { group in
+            let batch = batches[group]!
+            return machines.worldRecord(.order(.addInstances(template: batch.template, keys: batch.keys, values: batch.values)), at: now)
+        }
     }
 
     /// Adds many instances in one event, each checked and added as `addInstance` does; the

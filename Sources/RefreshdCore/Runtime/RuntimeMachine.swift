@@ -253,9 +253,26 @@ package struct RuntimeMachine: Sendable {
     /// (nothing to commit).
     package mutating func applyLiveBacklog(into effects: inout [SchedulerEffect]) -> Bool {
         guard !liveBacklog.isEmpty else { return false }
-        for (line, at, writer) in liveBacklog { _ = machines.handleLive(line, from: writer, at: at, into: &effects) }
+        var writers: [String] = []
+        for (line, at, writer) in liveBacklog {
+            _ = machines.handleLive(line, from: writer, at: at, into: &effects)
+            if writers.last != writer, !writers.contains(writer) { writers.append(writer) }
+        }
         liveBacklog.removeAll(keepingCapacity: true)
+        saveLiveOutput(of: writers, into: &effects)
         return true
+    }
+
+    /// The output kept so far of each run whose live lines were just applied, saved in the same
+    /// commit in its run's row (replaced at its end, as ever): a run killed by kill -9 then keeps
+    /// the lines that drove its activities, which `simulate --replay` writes again. Bounded as
+    /// the kept output is (`RunOutput.Tail`), and written once a drain, not once a line.
+    mutating func saveLiveOutput(of writers: [String], into effects: inout [SchedulerEffect]) {
+        guard keepsOutput else { return }
+        for writer in writers {
+            guard let runID = machines.scheduler.runs.run(for: writer), let tail = outputTails[runID] else { continue }
+            effects.append(.persist(.runOutput(runID: runID, output: tail.output)))
+        }
     }
 
     // MARK: Clocks

@@ -65,6 +65,8 @@
     while (cursor) { var next = cursor.nextSibling; from.removeChild(cursor); cursor = next; }
   }
   function refresh() {
+    // A page costly to make again (the replay) is not reloaded at each event.
+    if (main.hasAttribute("data-keep")) return;
     if (busy) { again = true; return; }
     busy = true;
     fetch(location.pathname + location.search, { headers: { "Accept": "text/html" }, cache: "no-store" })
@@ -179,6 +181,33 @@
       });
     }
   }
+  // The replay's form: a what-if names a folder on the server, so it is sent with the token
+  // (fetched, the answer's <main> put in place); a replay alone is a plain page load.
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.classList || !form.classList.contains("replay") || !form.elements.jobs || !form.elements.jobs.value) return;
+    e.preventDefault();
+    var t = token();
+    if (!t) { say("Replay: not sent, no token given (a what-if needs the token in refreshd's --http-token-file).", false); return; }
+    var button = form.querySelector("button");
+    if (button) { button.disabled = true; button.textContent = "Replaying…"; }
+    var url = form.getAttribute("action") + "?" + new URLSearchParams(new FormData(form)).toString();
+    fetch(url, { headers: { "Accept": "text/html", "Authorization": "Bearer " + t }, cache: "no-store" })
+      .then(function (r) {
+        if (r.status === 401 || r.status === 403) sessionStorage.removeItem("refreshd-token");
+        return r.text();
+      })
+      .then(function (text) {
+        var fresh = new DOMParser().parseFromString(text, "text/html").getElementById("main");
+        if (!fresh) throw new Error("no page in the answer");
+        main.innerHTML = fresh.innerHTML;
+        tick();
+      })
+      .catch(function (x) {
+        say("Replay: no answer from refreshd (" + x + ").", false);
+        if (button) { button.disabled = false; button.textContent = "Replay"; }
+      });
+  });
   messages.addEventListener("click", function (e) {
     // The server's own messages (from a form sent without JavaScript) have a link to dismiss.
     if (e.target.classList && e.target.classList.contains("dismiss")) { e.preventDefault(); e.target.parentNode.remove(); }
