@@ -51,6 +51,17 @@ import Testing
         return iso.string(from: from) + ".." + iso.string(from: to)
     }
 
+    /// `simulate --replay` of `from` until now on the box's state and jobs: its table and its
+    /// JSON report.
+    static func replayed(_ box: Sandbox, from: Date) throws -> (table: String, object: [String: Any]) {
+        let period = period(from, Date())
+        let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs]).stdout
+        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--json"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        return (table, object)
+    }
+
     @Test func aReplayOfARecordedPeriodMatchesWhatRanAndAWhatIfShowsTheChange() throws {
         let box = Sandbox()
         defer { box.remove() }
@@ -161,12 +172,7 @@ import Testing
         usleep(1_500_000)
         daemon.signal(SIGTERM)
         _ = daemon.wait()
-        let period = Self.period(from, Date())
-
-        let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs]).stdout
-        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--json"])
-        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let (table, object) = try Self.replayed(box, from: from)
         let faults = try #require(object["faults"] as? [[String: Any]])
         #expect(faults.filter { $0["kind"] as? String == "operator" }.count == 2, "\(faults)")
         let comparison = try #require(object["comparison"] as? [String: Any])

@@ -37,18 +37,13 @@ import Testing
         usleep(1_000_000)
         daemon.signal(SIGTERM)
         _ = daemon.wait()
-        let period = ReplayCommandTests.period(from, Date())
-
-        let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs]).stdout
-        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--json"])
-        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let (table, object) = try ReplayCommandTests.replayed(box, from: from)
         let details = (object["faults"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "operator" }.compactMap { $0["detail"] as? String }
         #expect(details == ["ctl instance add test.feed alice", "ctl activity start op", "ctl activity update op",
                             "ctl instance remove test.feed alice", "ctl activity end op"], "\(details)")
         // An instance added to a running simulation used to trip the simulator's incremental
         // check (`pending-count-mismatch`, queue count 1, requests 0).
-        #expect((object["violations"] as? [Any])?.isEmpty == true, "\(r.stdout)")
+        #expect((object["violations"] as? [Any])?.isEmpty == true, "\(object["violations"] ?? "")")
         let comparison = try #require(object["comparison"] as? [String: Any])
         let feed = try #require((comparison["jobs"] as? [[String: Any]] ?? []).first { $0["job"] as? String == "test.feed" && $0["day"] == nil },
                                 "\(table)")
@@ -102,12 +97,7 @@ import Testing
         usleep(1_000_000)
         daemon.signal(SIGTERM)
         _ = daemon.wait()
-        let period = ReplayCommandTests.period(from, Date())
-
-        let table = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs]).stdout
-        let r = try CLI.run(["simulate", "--replay", period, "--state", box.state, "--ran-jobs", box.jobs, "--json"])
-        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let (table, object) = try ReplayCommandTests.replayed(box, from: from)
         let comparison = try #require(object["comparison"] as? [String: Any])
         let activity = try #require((comparison["activities"] as? [[String: Any]] ?? []).first { $0["activity"] as? String == "pack" }, "\(table)")
         let ran = activity["ran"] as? [String: Any] ?? [:]
