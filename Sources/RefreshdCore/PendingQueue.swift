@@ -306,6 +306,10 @@ struct PendingQueue {
     /// The live heap entries (those whose sequence matches their slot's pending request).
     var liveHeapEntries: [Entry] { heap.unordered.filter(isLive) }
 
+    /// The heap's entries, live and stale, in no order, not copied: for a pass that keeps few
+    /// of a million (the light snapshot), which tests `isLive` only on those it keeps.
+    var heapEntries: [Entry] { heap.unordered }
+
     /// The slots that hold a pending request.
     var occupiedSlots: [Int32] { records.indices.compactMap { records[$0] == nil ? nil : Int32($0) } }
 

@@ -21,7 +21,10 @@ extension SchedulerCore {
         let keep: (Int32) -> Bool = quietInstances || ids.holdsNoInstanceNames
             ? { _ in true } : { !ids.isInstance($0) || kept.contains($0) }
         var heapPlace: [Int32: PendingQueue.Entry] = [:]
-        for entry in queue.liveHeapEntries where heapPlace[entry.slot] == nil && keep(entry.slot) { heapPlace[entry.slot] = entry }
+        // Kept slots first: a million instances' entries are neither copied nor tested for life.
+        for entry in queue.heapEntries where keep(entry.slot) && heapPlace[entry.slot] == nil && queue.isLive(entry) {
+            heapPlace[entry.slot] = entry
+        }
         let pending = queue.sorted(keeping: keep).map { p -> SchedulerSnapshot.Pending in
             let slot = queue.slots[p.identifier]
             var place: SchedulerSnapshot.Pending.Place?
