@@ -61,9 +61,9 @@ package final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     package internal(set) var clock: Instant
     /// The wall-clock instant at which the virtual monotonic clock read zero: it moves with
     /// every step and suspend, so the monotonic clock (`clock` minus it) does not.
-    private var monotonicOrigin: Instant
+    var monotonicOrigin: Instant
     /// Power and network as the modelled machine has them.
-    package private(set) var conditions: Conditions
+    package internal(set) var conditions: Conditions
     /// How each launched command behaves (default: a quick success).
     package var behaviour: @Sendable (LaunchOrder, CommandJob) -> Behaviour
     /// How each launched built-in action behaves (default: its body's result at once).
@@ -77,9 +77,9 @@ package final class SimulatedHost: RuntimeHost, @unchecked Sendable {
     /// Every delivery attempt made, in order (the notification's id and the instant).
     package internal(set) var notificationAttempts: [(id: String, at: Instant)] = []
     /// The runtime running on this host now (nil after `crash()`, before `start`).
-    package private(set) var runtime: RefreshRuntime?
+    package internal(set) var runtime: RefreshRuntime?
     /// Whether the current runtime has stopped (graceful stop complete).
-    package private(set) var stopped = false
+    package internal(set) var stopped = false
 
     var wakeUp: Instant?
     var watchingConditions = false
@@ -283,237 +283,11 @@ package final class SimulatedHost: RuntimeHost, @unchecked Sendable {
         if runtime?.instance == p.instance { runtime?.runResultsClosed(runID) }
     }
 
-    // MARK: Faults and the modelled machine
-
-    /// Changes power and network. `noticed`: the system announces it (netlink), so a runtime
-    /// watching them hears at once; otherwise (a container where uevents do not arrive) only the
-    /// runtime's periodic re-read finds it.
-    package func setConditions(_ new: Conditions, noticed: Bool = true) {
-        conditions = new
-        if noticed, watchingConditions { runtime?.send(.conditionsChanged(new)) }
-    }
-
-    /// Steps the wall clock (a manual set, NTP). `noticed`: the kernel's notice reaches the
-    /// runtime at once (the timerfd); otherwise it sees the step at its next wake-up, if the
-    /// step is over the tolerance. Running processes keep their remaining time (they run on
-    /// the monotonic clock).
-    package func stepClock(by delta: Duration, noticed: Bool = true) { jumpClock(by: delta, noticed: noticed) }
-
-    /// The machine sleeps for `span`: nothing runs, no timer fires, processes are frozen, the
-    /// monotonic clock stops. `noticed`: at resume the kernel's notice reaches the runtime at
-    /// once (the timerfd, Linux 5.14 and later); otherwise (older kernels) the runtime sees the
-    /// jump at its next wake-up, which comes `span` late (the timer waits on the monotonic clock).
-    package func suspend(for span: Duration, noticed: Bool = true) { jumpClock(by: span, noticed: noticed) }
-
-    /// Moves the wall clock by `delta` with nothing happening in between; the monotonic clock
-    /// stays, so running processes keep their remaining time and the armed wake-up its delay.
-    /// `noticed`: the runtime gets the clocks as the timerfd's notice would hand them.
-    func jumpClock(by delta: Duration, noticed: Bool) {
-        clock = clock + delta
-        monotonicOrigin = monotonicOrigin + delta
-        for (runID, var p) in processes {
-            p.endsAt = p.endsAt + delta
-            p.timed = p.timed.map { ($0.at + delta, $0.line) }
-            p.holderCloses = p.holderCloses.map { $0 + delta }
-            processes[runID] = p
-        }
-        for (runID, var a) in actionRuns {
-            a.endsAt = a.endsAt + delta
-            actionRuns[runID] = a
-        }
-        if let w = wakeUp { wakeUp = w + delta }
-        real?.shift(by: delta)
-        if noticed { runtime?.clockWasSet(clocks: readClocks()) }
-    }
-
-    /// refreshd was stopped (SIGSTOP, a long GC pause) and continues at `t` (issue 24's zombie):
-    /// both clocks moved on (a pause stops no clock), its processes ran meanwhile, nothing was
-    /// delivered. What fell due is delivered at the next step, late, at `t`.
-    package func resume(at t: Instant) { clock = max(clock, t) }
-
-    /// The virtual monotonic clock: virtual time passed, less the steps and suspends.
-    package var monotonic: Duration { clock.duration(since: monotonicOrigin) }
-
-    /// A stop signal (SIGTERM, SIGINT) reaches the modelled daemon, as the libuv host reports
-    /// one: the runtime decides (graceful the first time, every run killed at once again).
-    package func deliverStopSignal(_ name: String = "SIGTERM") { runtime?.stopSignalReceived(name) }
-
-    /// Lets virtual time pass with refreshd down (between `crash()` or a stop and `start`).
-    package func passTime(_ span: Duration) {
-        precondition(runtime == nil || stopped, "passTime is for downtime; use advance(by:) while running")
-        let end = clock + span
-        for (runID, p) in processes where p.exited || p.endsAt <= end { _ = runID; processes[runID] = nil }
-        for (runID, a) in actionRuns where a.endsAt <= end { _ = runID; actionRuns[runID] = nil }
-        clock = end
-    }
-
-    /// Modelled processes alive now, each run's leader first (for tests: nothing may survive
-    /// its run, no child its leader's exit).
-    package var livingProcesses: [(runID: Int64, identifier: String, pid: Int32)] {
-        processes.values.sorted { $0.order.runID < $1.order.runID }.flatMap { p in
-            p.living.map { (p.order.runID, p.order.identifier, $0) }
-        }
-    }
-
-    // MARK: RuntimeHost
-
-    package func now() -> Instant { clock }
-
-    package func readClocks() -> ClockReading { ClockReading(wall: clock, monotonic: monotonic) }
-
-    package func armWakeUp(at instant: Instant?) { wakeUp = instant }
-
-    package func startCommand(_ order: LaunchOrder, _ job: CommandJob, environment: () -> [String]) -> CommandStart {
-        if let real {
-            return real.start(order, job, environment: environment() + ["REFRESH_VIRTUAL_NOW=\(clock.iso8601)"],
-                              instance: runtime?.instance ?? "", host: self)
-        }
-        let b = behaviour(order, job)
-        if let failure = b.startFailure { return .failed(failure) }
-        // Like a real process, it carries the runtime's instance id (the reaper matches on it).
-        let instance = runtime?.instance ?? ""
-        nextPID += 1
-        let start = clock
-        // Over its job's memory limit, it is killed by it as the kernel would: at its end (its
-        // peak reached last), SIGKILL, one process killed by the limit (`memory.events`).
-        var exit = b.exit
-        if let memory = b.memoryBytes {
-            let over = job.limits.memoryBytes.map { memory > $0 } ?? false
-            if over { exit = .signaled(9) }
-            usages[order.runID] = RunUsage(peakMemoryBytes: over ? job.limits.memoryBytes : memory,
-                                           memoryLimitKills: over ? 1 : 0)
-        }
-        var process = Process(order: order, instance: instance, pid: nextPID, endsAt: clock + b.duration,
-                              exit: exit, ignoresTerminate: b.ignoresTerminate, results: b.results,
-                              timed: b.timedResults.sorted { $0.offset < $1.offset }.map { (start + $0.offset, $0.line) })
-        let leader = nextPID
-        for _ in 0..<max(0, b.groupChildren) {
-            nextPID += 1
-            process.children.append(nextPID)
-        }
-        if let holder = b.resultsHolder {
-            nextPID += 1
-            process.holder = nextPID
-            process.holderModel = holder
-        }
-        processes[order.runID] = process
-        runtime?.runOutputLines(order, stream: "stdout", lines: b.output)
-        return .started(processGroup: leader, startTicks: nil)
-    }
-
-    package func signal(runID: Int64, _ signal: RunSignal) {
-        if frozenUntil != nil { return onLoop.append { [unowned self] in self.signal(runID: runID, signal) } }
-        if let real { return real.signal(runID: runID, signal) }
-        guard var p = processes[runID], !p.exited, !p.killed else { return }
-        // Stopped before its peak: the limit never killed it.
-        if signal == .kill || !p.ignoresTerminate { usages[runID]?.memoryLimitKills = 0 }
-        switch signal {
-        case .terminate:
-            // The children die of it; the leader, unless it ignores it.
-            p.children.removeAll()
-            guard !p.ignoresTerminate else {
-                processes[runID] = p
-                return
-            }
-            p.endsAt = clock
-            p.exit = .signaled(15)
-        case .kill:
-            p.children.removeAll()
-            p.endsAt = clock
-            p.exit = .signaled(9)
-        }
-        processes[runID] = p
-    }
-
-    /// The runtime's order at the leader's exit: SIGKILL to what is left of its group (the
-    /// holder outside the group lives on).
-    package func killRunGroup(runID: Int64) {
-        if frozenUntil != nil { return onLoop.append { [unowned self] in killRunGroup(runID: runID) } }
-        if let real { return real.killGroup(runID: runID) }
-        guard var p = processes[runID], !p.children.isEmpty else { return }
-        p.children.removeAll()
-        processes[runID] = p
-    }
-
-    /// The runtime's order when the grace after the exit is over: the channel is no longer
-    /// read (its holder lives on until the run's sweep).
-    package func closeResults(runID: Int64) {
-        if frozenUntil != nil { return onLoop.append { [unowned self] in closeResults(runID: runID) } }
-        if let real { return real.closeResults(runID: runID) }
-        guard var p = processes[runID], p.resultsOpen else { return }
-        p.resultsOpen = false
-        processes[runID] = p.exited && p.living.isEmpty ? nil : p
-    }
-
-    package func startAction(_ order: LaunchOrder, _ action: BuiltInAction, context: ActionContext) {
-        startModelledAction(order, action, context: context)
-    }
-
-    package func watchConditions(_ on: Bool) {
-        watchingConditions = on
-        if on { conditionsReportDue = true }
-    }
-
-    /// The runtime's periodic re-read: the modelled conditions, reported at once.
-    package func readConditions() { runtime?.send(.conditionsChanged(conditions)) }
-
-    package func takeUsage(runID: Int64) -> RunUsage {
-        usages.isEmpty ? .none : usages.removeValue(forKey: runID) ?? .none
-    }
-
-    /// One run's sweep at its end, at once (what `reapLeftovers` does for it, without arrays).
-    package func sweepRunNow(_ run: RunRecord, instance: String) -> [Int32]? {
-        if let a = actionRuns[run.runID], a.instance == instance, let pid = a.workerPID {
-            actionRuns[run.runID] = nil
-            return [pid]
-        }
-        if let real { return real.sweep(run, instance: instance) }
-        guard let p = processes[run.runID], p.instance == instance else { return [] }
-        processes[run.runID] = nil
-        return p.living
-    }
-
-    package func reapLeftovers(of runs: [RunRecord], instance: String) -> [(RunRecord, [Int32])] {
-        var reaped: [(RunRecord, [Int32])] = []
-        if let real { reaped = real.reapLeftovers(of: runs.filter { actionRuns[$0.runID] == nil }, instance: instance) }
-        for run in runs {
-            if let a = actionRuns[run.runID], a.instance == instance, let pid = a.workerPID {
-                // A worker process carries the run's REFRESH_RUN_ID and REFRESH_INSTANCE too.
-                actionRuns[run.runID] = nil
-                reaped.append((run, [pid]))
-                continue
-            }
-            guard let p = processes[run.runID], p.instance == instance else { continue }
-            processes[run.runID] = nil
-            if !p.living.isEmpty { reaped.append((run, p.living)) }
-        }
-        return reaped
-    }
-
     /// What machines published, by path: the latest contents (a removal drops the path).
-    package private(set) var publications: [String: String] = [:]
+    package internal(set) var publications: [String: String] = [:]
     /// How many publications (writes and removals) were made.
-    package private(set) var publicationCount = 0
+    package internal(set) var publicationCount = 0
 
     /// Called for each publication (the cluster simulation counts them across shard terms).
     package var onPublish: ((Publication) -> Void)?
-
-    package func publish(_ publication: Publication, in container: String) {
-        if frozenUntil != nil { return onLoop.append { [unowned self] in publish(publication, in: container) } }
-        onPublish?(publication)
-        publicationCount += 1
-        publications[publication.path] = publication.contents
-    }
-
-    package func scheduleDrain() {
-        if frozenUntil != nil { onLoop.append { [unowned self] in runtime?.drain() } } else { runtime?.drain() }
-    }
-
-    /// False while the loop is blocked in a call: what the runtime queues then runs at the thaw.
-    package var isOnExecutionContext: Bool { frozenUntil == nil }
-
-    package func runtimeStopped() {
-        stopped = true
-        wakeUp = nil
-    }
 }
