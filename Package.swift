@@ -98,20 +98,28 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
-        // The web dashboard (issue 25): server-rendered pages, a JSON API, SSE and actions over
-        // Hummingbird on SwiftNIO's threads. It reaches the runtime only through the daemon's
-        // thread-safe API (the control server's calls); it never runs on the libuv loop.
+        // The dashboard's files (the document's paths and words; the script and styles), compiled
+        // into the binary (no bundle at run time: the Debian package installs the binary alone)
+        // with C23's `#embed` (assets.c says why not `embedInCode`); excluded so SwiftPM does not
+        // take them for sources.
+        .target(name: "CWebAssets", exclude: ["openapi.json", "dashboard.js", "dashboard.css", "favicon.svg"]),
+        // What the web dashboard shows (issue 25): its live facts, its pages (a typed, escaping
+        // `HTML` builder) and JSON models, the OpenAPI document, the overview's picture. No HTTP:
+        // it compiles beside Hummingbird's chain in a cold build, so only the routes wait for
+        // Hummingbird (issue 36).
+        .target(name: "RefreshdDashboard", dependencies: [
+            "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "RefreshdSimulation", "CWebAssets",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The web dashboard's server: routes, actions and SSE over Hummingbird on SwiftNIO's
+        // threads. It reaches the runtime only through the daemon's thread-safe API (the control
+        // server's calls); it never runs on the libuv loop.
         .target(name: "RefreshdWeb", dependencies: [
-            "RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore", "RefreshdSimulation",
+            "RefreshdDashboard", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime", "RefreshdSimulation",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-        ], resources: [
-            // Compiled into the binary as byte arrays (no bundle at run time: the Debian package
-            // installs the binary alone). The document's paths and words; the script and styles.
-            .embedInCode("Resources/openapi.json"),
-            .embedInCode("Resources/dashboard.js"), .embedInCode("Resources/dashboard.css"), .embedInCode("Resources/favicon.svg"),
         ]),
         .executableTarget(name: "refreshd", dependencies: [
             "Refreshd", "RefreshdDaemon", "RefreshdWeb", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
@@ -147,7 +155,7 @@ let package = Package(
         .testTarget(name: "RefreshdRuntimeTests", dependencies: ["RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdSimulation", "RefreshdDaemon"]),
         .testTarget(name: "RefreshdTests", dependencies: ["Refreshd", "RefreshdDaemon", "RefreshdRuntime", "RefreshdCore", "RefreshdStore", "RefreshdConfig", "RefreshdStaging", "RefreshdSimulation"]),
         .testTarget(name: "RefreshdStagingTests", dependencies: ["RefreshdStaging", "RefreshdConfig", "RefreshdRuntime", "RefreshdCore"]),
-        .testTarget(name: "RefreshdWebTests", dependencies: ["RefreshdWeb", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
+        .testTarget(name: "RefreshdWebTests", dependencies: ["RefreshdWeb", "RefreshdDashboard", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime", "RefreshdTestSupport"]),
         .testTarget(name: "refreshdCLITests", dependencies: ["RefreshdStore", "RefreshdCore", "RefreshdRuntime", "RefreshdDaemon", "RefreshdTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import RefreshdDashboard
 import RefreshdRuntime
 
 /// The dashboard's actions (`POST`): each a control request carried out for a request that
@@ -41,7 +42,7 @@ extension Routes {
             guard ids.isEmpty, ["retrying", "exhausted", "all"].contains(list) else {
                 throw WebError.badRequest("?list= takes retrying, exhausted or all, and no ?id= beside it")
             }
-            let now = try await failures()
+            let now = try await facts.failures()
             ids = (list == "exhausted" ? [] : now.retrying.map(\.identifier)) + (list == "retrying" ? [] : now.exhausted.map(\.identifier))
             guard !ids.isEmpty else {
                 var reply = ControlReply(id: nil)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RefreshdCore
+import RefreshdDashboard
 import RefreshdSimulation
 
 /// The Simulate page's replay (issue 34): `GET /simulate/replay` (the form, and with `from` the
@@ -8,11 +9,6 @@ import RefreshdSimulation
 /// only refreshd's own state and jobs folder, so it is read-only like the other pages; a
 /// what-if names a folder on the server (`jobs=`), so it needs the bearer token, like an action.
 extension Routes {
-    /// What a replay request asks for: nil without `from` (the page shows its form).
-    struct ReplayQuery {
-        var from = "", to = "", jobs = "", seed = ""
-        var settings: ReplayRunner.Settings?
-    }
 
     func registerReplay(_ router: Router<BasicRequestContext>) {
         router.get("/simulate/replay") { request, _ in try await replayPage(request) }
@@ -23,7 +19,7 @@ extension Routes {
                 throw WebError.badRequest("/api/replay needs ?from= (an ISO 8601 date with an offset, or a span back from now like 1d); "
                     + "optional to= (default now), jobs= (a what-if folder, with the bearer token) and seed=")
             }
-            return try Self.json(try await replay(settings), status: .ok)
+            return try Self.json(try await facts.replay(settings), status: .ok)
         }
     }
 
@@ -57,7 +53,7 @@ extension Routes {
         do {
             query = try replayQuery(request)
             guard let settings = query.settings else { return answer(.ok, nil, problem: nil) }
-            return answer(.ok, try await replay(settings), problem: nil)
+            return answer(.ok, try await facts.replay(settings), problem: nil)
         } catch let error as WebError {
             let status: HTTPResponse.Status = switch error {
             case .badRequest: .badRequest
@@ -102,9 +98,4 @@ extension Routes {
         return query
     }
 
-    func replay(_ settings: ReplayRunner.Settings) async throws -> ReplayData {
-        let (state, jobs) = (source.parts.stateDirectory, source.parts.jobsDirectory)
-        let result = try await source.replays.result(state: state, jobs: jobs, settings)
-        return ReplayData(result, state: state, jobsFolder: jobs)
-    }
 }

@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import RefreshdDaemon
+import RefreshdDashboard
 import RefreshdRuntime
 import ServiceLifecycle
 

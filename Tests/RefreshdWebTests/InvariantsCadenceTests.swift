@@ -1,6 +1,7 @@
 import Foundation
 import RefreshdCore
 import RefreshdRuntime
+@testable import RefreshdDashboard
 @testable import RefreshdWeb
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import RefreshdDashboard
 @testable import RefreshdWeb
 import Testing
 
@@ -56,7 +57,7 @@ import Testing
             var added: Bool
         }
         let pages = OpenAPI.pages.map { $0.name == "FailingJob" ? ($0.name, FailingJobGrown.self) : $0 }
-        #expect(OpenAPI.build(pages: pages).problems == ["FailingJob.added: no description in Resources/openapi.json"])
+        #expect(OpenAPI.build(pages: pages).problems == ["FailingJob.added: no description in CWebAssets/openapi.json"])
     }
 
     @Test func everyReferenceResolves() throws {

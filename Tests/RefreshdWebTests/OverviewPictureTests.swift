@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RefreshdCore
+@testable import RefreshdDashboard
 @testable import RefreshdWeb
 
 /// The overview's 24 h picture stays a picture at scale: one lane per template however many

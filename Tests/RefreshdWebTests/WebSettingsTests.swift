@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import RefreshdDashboard
 @testable import RefreshdWeb
 
 /// `--http` and `--http-token-file`: what is refused, and how it is said.

@@ -11,7 +11,7 @@ import Testing
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
         "RefreshdPostgres", "CLibPQ",
-        "CCurl", "CLibYAML", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
+        "CCurl", "CLibYAML", "CWebAssets", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdDashboard", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
         // SwiftNIO is the dashboard's alone; the core logs nothing (it returns log effects).
         "NIOCore", "NIOPosix", "NIOHTTP1", "NIOConcurrencyHelpers", "Logging", "HeapModule", "DequeModule",
     ]
@@ -33,8 +33,12 @@ import Testing
         "Sources/Refreshd": ["RefreshdCore", "RefreshdRuntime", "RefreshdStore", "CLibUV", "Logging"],
         "Sources/RefreshdDaemon": ["Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore", "CLibUV",
                                    "CCurl", "Prometheus", "CoreMetrics", "Logging"],
-        // The dashboard sits above the daemon; nothing below it sees Hummingbird (issue 25).
-        "Sources/RefreshdWeb": ["RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore",
+        // What the dashboard shows sits above the daemon, without HTTP; its server above it.
+        // Nothing below the server sees Hummingbird (issue 25), so the pages compile beside
+        // Hummingbird's chain in a cold build (issue 36).
+        "Sources/RefreshdDashboard": ["RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore",
+                                      "RefreshdSimulation", "CWebAssets", "Logging"],
+        "Sources/RefreshdWeb": ["RefreshdDashboard", "RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore",
                                 "RefreshdSimulation", "Hummingbird", "HummingbirdCore", "ServiceLifecycle", "NIOCore", "Logging"],
         // `import Refreshd` alone: the embedding API re-exports the values it shows (issue 22).
         "Examples/Embedding": ["Refreshd"],

@@ -19,12 +19,12 @@ import RefreshdStore
 /// - **Observations** arrive from `RefreshRuntime.observe` (on the loop) into `EventFeed` under
 ///   its lock, and are taken from there by the SSE streams. A run's output is not kept here:
 ///   the store keeps it with the run (`RunOutput`), so it survives other runs and restarts.
-final class DashboardSource: @unchecked Sendable {
-    let parts: DaemonParts
-    let feed = EventFeed()
-    let simulations = SimulationRunner()
-    let replays = ReplayRunner()
-    let notices = NotificationNotices()
+package final class DashboardSource: @unchecked Sendable {
+    package let parts: DaemonParts
+    package let feed = EventFeed()
+    package let simulations = SimulationRunner()
+    package let replays = ReplayRunner()
+    package let notices = NotificationNotices()
     private let storeQueue = DispatchQueue(label: "refreshd.web.store")
     /// Store queue only.
     private var store: StateStore?
@@ -41,9 +41,9 @@ final class DashboardSource: @unchecked Sendable {
     static let loopTimeout: Duration = .seconds(5)
 
     var runtime: RefreshRuntime { parts.scheduler.runtime }
-    var sharedContainer: String? { runtime.options.sharedContainer }
+    package var sharedContainer: String? { runtime.options.sharedContainer }
 
-    init(parts: DaemonParts, invariants: InvariantsCadence = InvariantsCadence()) {
+    package init(parts: DaemonParts, invariants: InvariantsCadence = InvariantsCadence()) {
         self.parts = parts
         self.invariants = invariants
         let feed = feed, notices = notices
@@ -79,7 +79,7 @@ final class DashboardSource: @unchecked Sendable {
     }
 
     /// The live facts, gathered on the loop at most once per `liveReuse`.
-    func live() async throws -> Live {
+    package func live() async throws -> Live {
         enum Step { case ready(Live), wait, gather }
         let step: Step = lock.withLock {
             if let (live, at) = cached, ContinuousClock.now - at < Self.liveReuse { return .ready(live) }
@@ -127,7 +127,7 @@ final class DashboardSource: @unchecked Sendable {
 
     /// The live facts with the pending requests of `identifiers` (instances: their requests
     /// are left out of the shared ones unless failing or paused), gathered for this request.
-    func live(also identifiers: [String]) async throws -> Live {
+    package func live(also identifiers: [String]) async throws -> Live {
         guard !identifiers.isEmpty, parts.node == nil else { return try await live() }
         let control = parts.control, runtime = runtime
         var live = try await onLoop { Live.gather(runtime, control, also: identifiers, checkInvariants: false) }
@@ -138,7 +138,7 @@ final class DashboardSource: @unchecked Sendable {
     /// The jobs in force, without the other live facts (whose snapshot holds every pending
     /// request) and without a hop to the loop (the runtime keeps them under its lock): one
     /// machine's runtime's, a node's own list.
-    func jobs() -> [String: JobSpec] {
+    package func jobs() -> [String: JobSpec] {
         if let node = parts.node { return Dictionary(node.jobs().map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first }) }
         return runtime.jobsInForce
     }
@@ -148,7 +148,7 @@ final class DashboardSource: @unchecked Sendable {
 
     /// One control command, carried out on the loop by the control server's code.
     /// `invalidates`: false for a read (`instance-list`), which changes nothing.
-    func command(_ request: ControlRequest, invalidates: Bool = true) async throws -> ControlReply {
+    package func command(_ request: ControlRequest, invalidates: Bool = true) async throws -> ControlReply {
         let control = parts.control
         let reply: ControlReply = try await onLoop { done in control.answer(request, done: done) }
         if invalidates { invalidate() }
@@ -157,7 +157,7 @@ final class DashboardSource: @unchecked Sendable {
 
     /// Reads the state on the dashboard's queue: one machine's through its read-only SQLite
     /// connection, a node's every shard from the database (`StateReader` either way).
-    func readState<T: Sendable>(_ body: @escaping @Sendable (StateReader) throws -> T) async throws -> T {
+    package func readState<T: Sendable>(_ body: @escaping @Sendable (StateReader) throws -> T) async throws -> T {
         let admitted = lock.withLock { () -> Bool in
             guard storeReads < Self.maxStoreReads else { return false }
             storeReads += 1
@@ -188,7 +188,7 @@ final class DashboardSource: @unchecked Sendable {
 /// The scheduler's invariants as the dashboard shows them. A full check reads every pending
 /// request (about 1 s of the loop at 1,000,000 instances), so a gather checks them when the last
 /// check is `every` old (or there was none) and otherwise shows what that check found.
-final class InvariantsCadence: @unchecked Sendable {
+package final class InvariantsCadence: @unchecked Sendable {
     let every: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
     private let lock = Lock()
@@ -221,26 +221,26 @@ final class InvariantsCadence: @unchecked Sendable {
 }
 
 /// The live facts of one moment, taken on the loop thread.
-struct Live: Sendable {
-    var now: Instant
+package struct Live: Sendable {
+    package var now: Instant
     /// The core's state, without the pending requests of templates' instances that are neither
     /// failing nor paused (`RefreshRuntime.snapshot(quietInstances:also:)`): at a million
     /// instances, copying and sorting theirs took the loop seconds a gather. The store counts
     /// them (`InstanceCounts`).
-    var snapshot: SchedulerSnapshot
+    package var snapshot: SchedulerSnapshot
     /// Every pending request, counted.
-    var pendingCount: Int
-    var timelines: TimelineSnapshot
-    var activities: ActivitySnapshot
-    var jobs: [String: JobSpec]
-    var violations: [InvariantViolation]
+    package var pendingCount: Int
+    package var timelines: TimelineSnapshot
+    package var activities: ActivitySnapshot
+    package var jobs: [String: JobSpec]
+    package var violations: [InvariantViolation]
     var definitions: TaskDefinitions
     var maxConcurrentRuns: Int
     /// The control server's latest observations, oldest first (what `why` reads).
     var recent: [RuntimeObservation]
     /// Failure notifications waiting (held) and what they came to since this refreshd started.
-    var heldNotifications: [RunNotification]
-    var notificationCounts: NotificationCounts
+    package var heldNotifications: [RunNotification]
+    package var notificationCounts: NotificationCounts
     /// A node's facts, read from the database (one machine's come from its scheduler's memory).
     var fromDatabase = false
 
@@ -280,12 +280,12 @@ struct Live: Sendable {
 }
 
 /// Why a request could not be served, with its HTTP status.
-enum WebError: Error, CustomStringConvertible {
+package enum WebError: Error, CustomStringConvertible {
     case unavailable(String)
     case notFound(String)
     case badRequest(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case let .unavailable(text), let .notFound(text), let .badRequest(text): text
         }

@@ -77,7 +77,7 @@ package struct HTML: Sendable, ExpressibleByStringInterpolation, CustomStringCon
 }
 
 extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+    package func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

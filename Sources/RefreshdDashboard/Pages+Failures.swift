@@ -4,7 +4,7 @@ import RefreshdRuntime
 /// exhausted, runs that expired or crashed, notifications held or given up; Retry now per row
 /// and for a whole list (the browser asks for a confirmation first).
 extension Pages {
-    static func failures(_ d: FailuresData) -> HTML {
+    package static func failures(_ d: FailuresData) -> HTML {
         let failing = d.retrying.count + d.exhausted.count
         let summary: HTML = failing == 0 && d.expiredOrCrashed.isEmpty && d.notifications.held.isEmpty
             ? "<p class=\"muted\">Nothing is failing.</p>"

@@ -13,19 +13,21 @@ import RefreshdSimulation
 /// grows with them), whichever comes first; the page then says where it stopped. The latest
 /// result is kept, so the page's live refreshes and its picture reuse it while neither the
 /// settings nor the folder changed (a `Scenario` is compared whole, models included).
-final class SimulationRunner: @unchecked Sendable {
-    static let maxDays = 31
+package final class SimulationRunner: @unchecked Sendable {
+    package static let maxDays = 31
     static let timeLimit: Duration = .seconds(10)
     static let maxSteps = 1_000_000
 
-    struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         var days: Int
         var start: Instant?
         var seed: UInt64?
+
+        package init(days: Int, start: Instant?, seed: UInt64?) { (self.days, self.start, self.seed) = (days, start, seed) }
     }
 
     /// One simulation's result, as the page and `/api/simulate` show it.
-    struct Result: Sendable {
+    package struct Result: Sendable {
         var scenario: Scenario
         var report: SimulationReport
         /// Nil when the whole span was simulated; otherwise why it stopped early.
@@ -59,7 +61,7 @@ final class SimulationRunner: @unchecked Sendable {
     ///
     /// - Throws: `WebError.badRequest` for the folder's errors (each located), `.unavailable`
     ///   while a simulation of other settings runs.
-    func result(jobs: String, _ settings: Settings) async throws -> Result {
+    package func result(jobs: String, _ settings: Settings) async throws -> Result {
         let scenario = try await load(jobs: jobs, settings)
         enum Step { case ready(Result), wait, start, busy }
         let step: Step = lock.withLock {

@@ -3,10 +3,10 @@ import RefreshdRuntime
 
 /// The pages, server-rendered: everything is in the HTML, so they work without JavaScript;
 /// `dashboard.js` only refreshes `<main>` when an event comes and ticks the countdowns.
-enum Pages {
+package enum Pages {
     /// Whether the page is served by a cluster node (set per request by `Routes.page`): the
     /// Cluster tab is shown only there.
-    @TaskLocal static var onNode = false
+    @TaskLocal package static var onNode = false
 
     /// `live`: false for a page whose answer is costly to make again (the replay): the script
     /// does not reload it at each event.
@@ -39,11 +39,11 @@ enum Pages {
 
     /// Where action results go: outside `<main>`, so live updates never touch them; each stays
     /// until dismissed. `Routes.page` fills it with the result of a form sent without JavaScript.
-    static let messagesMarker: HTML = "<div id=\"messages\" role=\"status\" aria-live=\"polite\"></div>"
+    package static let messagesMarker: HTML = "<div id=\"messages\" role=\"status\" aria-live=\"polite\"></div>"
 
     /// The result of an action sent as a plain form (no JavaScript, so no bearer token): the
     /// refusal's code, told in fixed words (the query names a code, never free text).
-    static func refusal(_ code: String, page: String) -> HTML? {
+    package static func refusal(_ code: String, page: String) -> HTML? {
         let words: String
         switch code {
         case "no-token": words = "Not done: actions need the bearer token, which only the page's script sends (JavaScript is off). Use curl -X POST -H 'Authorization: Bearer TOKEN' with the action's address, or turn JavaScript on."
@@ -73,7 +73,7 @@ enum Pages {
 
     // MARK: Overview
 
-    static func overview(_ d: OverviewData) -> HTML {
+    package static func overview(_ d: OverviewData) -> HTML {
         let order = ["success", "failure", "expired", "crashed", "interrupted", "running"]
         let counts = HTML.join(order.map { name in
             "<div class=\"count \(name)\"><span class=\"n\">\(d.last24h[name] ?? 0)</span> \(name)</div>"
@@ -158,7 +158,7 @@ enum Pages {
         return "<td>\(jobLink(j.identifier))<br><span class=\"muted\">\(j.kindName)</span></td><td>\(j.schedule)</td><td>\(paused)\(next)</td><td>\(last)</td><td>\(j.retryStreak)</td><td>\(unmet)</td><td class=\"why\">\(j.why.paragraph)</td>"
     }
 
-    static func jobs(_ d: JobsData) -> HTML {
+    package static func jobs(_ d: JobsData) -> HTML {
         let rows = HTML.join(d.jobs.map { j in HTML("<tr id=\"job-\(HTML.segment(j.identifier))\">\(jobRowCells(j, now: d.now))</tr>") })
         let base = queryBase("/jobs", [("q", d.search.q), ("state", d.search.state?.rawValue)])
         return layout("Jobs", active: "/jobs", api: "/api" + String(base.dropLast()), """
@@ -182,7 +182,7 @@ enum Pages {
             : "<p class=\"muted\">Read-only: refreshd runs without <code>--http-token-file</code>, so actions are off.</p>"
     }
 
-    static func job(_ d: JobData) -> HTML {
+    package static func job(_ d: JobData) -> HTML {
         let j = d.job
         let base = "/api/jobs/" + HTML.segment(j.identifier)
         // A template never runs (its instances do): the API refuses run, cancel and expire for
@@ -310,7 +310,7 @@ enum Pages {
     // MARK: Simulate
 
     /// The form, and with `days` the report and its picture.
-    static func simulate(_ d: SimulateData?, days: String?) -> HTML {
+    package static func simulate(_ d: SimulateData?, days: String?) -> HTML {
         let chosen = d.map { String($0.days) } ?? days ?? "7"
         let form: HTML = """
             <form class="simulate" method="get" action="/simulate">
@@ -341,7 +341,7 @@ enum Pages {
 
     // MARK: Widgets
 
-    static func widgets(_ d: WidgetsData) -> HTML {
+    package static func widgets(_ d: WidgetsData) -> HTML {
         // A timeline template's instances' widgets are one card a template (issue 23), with
         // counts; `/api/widgets` keeps every widget.
         let (unfolded, folds) = InstanceWidgetFold.fold(d.widgets.map(\.widget))
@@ -397,7 +397,7 @@ enum Pages {
 
     // MARK: Activities
 
-    static func activities(_ d: ActivitiesData) -> HTML {
+    package static func activities(_ d: ActivitiesData) -> HTML {
         let rows = d.activities.activities.isEmpty ? "<p class=\"muted\">No activity.</p>" : HTML("""
             <div class="table"><table><tr><th>activity</th><th>state</th><th>progress</th><th>stale date</th><th>ends by (8 h)</th><th>dismissal</th><th>next deadline</th><th>updates</th><th></th></tr>\(d.activities.activities.map { a in
                 let progress: HTML = a.progressPercent.map { HTML("<meter min=\"0\" max=\"100\" value=\"\(Int($0))\"></meter> \(Int($0))%") } ?? "—"
@@ -411,7 +411,7 @@ enum Pages {
     }
 
     /// The cluster as this node reads it from the database (issue 32).
-    static func cluster(_ d: ClusterData) -> HTML {
+    package static func cluster(_ d: ClusterData) -> HTML {
         let items = HTML.join(d.nodes.map { n in
             let this = n.name == d.cluster.node ? " (this node)" : ""
             return HTML("<li><strong>\(n.name)</strong>\(this) leads \(n.shards.count) shard\(n.shards.count == 1 ? "" : "s"): \(n.shards.map(String.init).joined(separator: ", "))</li>")
@@ -435,7 +435,7 @@ enum Pages {
     }
 
     /// An error page (also for 401/403/404), escaped like any page.
-    static func error(_ status: Int, _ message: String) -> HTML {
+    package static func error(_ status: Int, _ message: String) -> HTML {
         layout("Error \(status)", active: "", "<h1>\(status)</h1><p>\(message)</p>")
     }
 }

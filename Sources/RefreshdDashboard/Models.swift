@@ -10,7 +10,7 @@ import RefreshdDaemon
 /// `StatusReport`, `TimelineSnapshot`, `ActivitySnapshot`, `WhyReport`), the shapes the control
 /// socket replies with.
 
-struct OverviewData: Codable, Sendable {
+package struct OverviewData: Codable, Sendable {
     var now: Instant
     /// Runs started in the last 24 h, by outcome (`running` for those without an end).
     var last24h: [String: Int]
@@ -32,7 +32,7 @@ struct OverviewData: Codable, Sendable {
     var notifications: NotificationsData
 }
 
-struct FailingJob: Codable, Sendable {
+package struct FailingJob: Codable, Sendable {
     var identifier: String
     var lastOutcome: String
     var lastRunID: Int64
@@ -46,7 +46,7 @@ struct TemplateRow: Codable, Sendable {
     var longestStreak: Int
 }
 
-struct JobRow: Codable, Sendable {
+package struct JobRow: Codable, Sendable {
     var identifier: String
     var kind: TaskKind
     /// The kind as the job file names it: `app-refresh`, `processing`, or `timeline` (a
@@ -71,7 +71,7 @@ struct JobRow: Codable, Sendable {
     var why: WhyReport
 }
 
-struct JobsData: Codable, Sendable {
+package struct JobsData: Codable, Sendable {
     var now: Instant
     /// A page of the jobs the search finds (every job without one), by identifier.
     var jobs: [JobRow]
@@ -79,7 +79,7 @@ struct JobsData: Codable, Sendable {
     var page: PageInfo
 }
 
-struct RunRow: Codable, Sendable {
+package struct RunRow: Codable, Sendable {
     var run: StatusReport.Run
     var durationMilliseconds: Int64?
     var allowanceMilliseconds: Int64
@@ -88,7 +88,7 @@ struct RunRow: Codable, Sendable {
     var results: [String] { run.results ?? [] }
 }
 
-struct JobData: Codable, Sendable {
+package struct JobData: Codable, Sendable {
     var now: Instant
     var job: JobRow
     var command: [String]?
@@ -108,7 +108,7 @@ struct JobData: Codable, Sendable {
 }
 
 /// A template's instances on its page: how many, which are failing, and a page of the list.
-struct TemplateData: Codable, Sendable {
+package struct TemplateData: Codable, Sendable {
     var parameters: [String]
     var count: Int
     /// Its instances counted by state (the store's, on its indexes).
@@ -127,7 +127,7 @@ struct TemplateData: Codable, Sendable {
 
 /// An instance in its template's list: its values, and what it is doing (its own state and,
 /// for a timeline template, its widget providers', `T[K]#family`).
-struct InstanceRow: Codable, Sendable {
+package struct InstanceRow: Codable, Sendable {
     var template: String
     var key: String
     var values: [String: String]
@@ -150,7 +150,7 @@ struct InstanceRow: Codable, Sendable {
 }
 
 /// `/api/simulate`: `refreshd simulate` of the jobs folder, as the Simulate page shows it.
-struct SimulateData: Codable, Sendable {
+package struct SimulateData: Codable, Sendable {
     var jobsFolder: String
     var start: Instant
     var days: Int
@@ -164,14 +164,14 @@ struct SimulateData: Codable, Sendable {
     /// The report as `refreshd simulate` prints it.
     var text: String
     /// The report's picture (`simulate --svg`).
-    var svg: String
+    package var svg: String
     /// Jobs in force that the folder no longer has, and jobs of the folder not in force (an
     /// edit refused or not yet applied): the page simulates the folder.
     var notInFolder: [String]
     var notInForce: [String]
 }
 
-struct WidgetRow: Codable, Sendable {
+package struct WidgetRow: Codable, Sendable {
     var widget: TimelineSnapshot.Widget
     /// The shown entry's image, relative to the shared container, if its content names one.
     var rendition: String?
@@ -180,13 +180,13 @@ struct WidgetRow: Codable, Sendable {
     var ledger: [Instant]
 }
 
-struct WidgetsData: Codable, Sendable {
+package struct WidgetsData: Codable, Sendable {
     var now: Instant
     var widgets: [WidgetRow]
     var actionsEnabled: Bool
 }
 
-struct ActivitiesData: Codable, Sendable {
+package struct ActivitiesData: Codable, Sendable {
     var now: Instant
     var activities: ActivitySnapshot
     var actionsEnabled: Bool
@@ -195,7 +195,7 @@ struct ActivitiesData: Codable, Sendable {
 /// `/cluster` on a node (issue 32): who leads each shard, at which epoch and until when (the
 /// database's leases, the same on every node), the nodes that lead, and this node's own latest
 /// lease events (takeovers, releases, fences), newest first.
-struct ClusterData: Codable, Sendable {
+package struct ClusterData: Codable, Sendable {
     struct Node: Codable, Sendable {
         var name: String
         var shards: [Int]
@@ -226,26 +226,26 @@ struct ClusterData: Codable, Sendable {
 }
 
 /// How the pages' facts are put together from the live facts and the store.
-enum Views {
+package enum Views {
     /// The most runs of the last 24 h read for the overview (its counts say when there were more).
-    static let maxWindowRuns = 5000
-    static let pageSize = 20
+    package static let maxWindowRuns = 5000
+    package static let pageSize = 20
 
     /// Whether a run is the job's own or, for a timeline job, one of its families' provider runs
     /// (`JOB#FAMILY`).
-    static func belongs(_ runIdentifier: String, to job: String) -> Bool {
+    package static func belongs(_ runIdentifier: String, to job: String) -> Bool {
         runIdentifier == job || (runIdentifier.hasPrefix(job) && runIdentifier.dropFirst(job.count).first == "#")
     }
 
     /// The template an identifier's state counts for: an instance's (`T[K]`) or one of its
     /// providers' (`T[K]#family`); nil for a job's own.
-    static func template(of identifier: String) -> String? {
+    package static func template(of identifier: String) -> String? {
         let own = identifier.firstIndex(of: "#").map { String(identifier[..<$0]) } ?? identifier
         return InstanceName.split(own)?.template
     }
 
     /// `lastRuns`: the failing jobs' (`states(of:)`); `templates`: each template's counts.
-    static func overview(_ live: Live, window: [RunRecord], truncated: Bool, lastRuns: [String: IdentifierState],
+    package static func overview(_ live: Live, window: [RunRecord], truncated: Bool, lastRuns: [String: IdentifierState],
                          templates: [String: InstanceCounts], notifications: NotificationsData) -> OverviewData {
         var counts: [String: Int] = [:]
         for run in window { counts[run.outcome?.rawValue ?? "running", default: 0] += 1 }
@@ -274,7 +274,7 @@ enum Views {
     }
 
     /// A job's row: its live facts, its last run, and its `why` (`Views.why`, read off the loop).
-    static func jobRow(_ spec: JobSpec, id: String? = nil, _ live: Live, lastRun: StatusReport.Run?, why: WhyReport,
+    package static func jobRow(_ spec: JobSpec, id: String? = nil, _ live: Live, lastRun: StatusReport.Run?, why: WhyReport,
                        instances: InstanceCounts? = nil) -> JobRow {
         let id = id ?? spec.identifier
         // A template's row tells of its instances by their counts (`instances`, the store's) and
@@ -300,7 +300,7 @@ enum Views {
     /// `store` holds the identifier (`StateReader.store(of:)`), `counters` are 7 days' read once
     /// for the page. One machine's facts are its scheduler's memory (the live facts) and its
     /// store; a node's are the database's, as `refreshd why` on any node reads them.
-    static func why(_ id: String, _ live: Live, store: any StateStoring, counters: [DailyCounter]) throws -> WhyReport {
+    package static func why(_ id: String, _ live: Live, store: any StateStoring, counters: [DailyCounter]) throws -> WhyReport {
         let jobs = Array(live.jobs.values)
         let facts = try live.fromDatabase
             ? WhyFacts.gather(id, store: store, jobs: jobs, memory: nil, counters: counters,
@@ -309,14 +309,14 @@ enum Views {
         return WhyExplainer.explain(facts)
     }
 
-    static func runRow(_ record: RunRecord) -> RunRow {
+    package static func runRow(_ record: RunRecord) -> RunRow {
         RunRow(run: StatusReport.Run(record),
                durationMilliseconds: record.ended.map { $0.milliseconds - record.started.milliseconds },
                allowanceMilliseconds: record.deadline.milliseconds - record.started.milliseconds)
     }
 
     /// The next `count` slots of a calendar job after `now` (none for other jobs).
-    static func nextSlots(_ spec: JobSpec, after now: Instant, count: Int = 10) -> [Instant] {
+    package static func nextSlots(_ spec: JobSpec, after now: Instant, count: Int = 10) -> [Instant] {
         guard let schedule = spec.definition.schedule else { return [] }
         var slots: [Instant] = []
         var t = now
@@ -328,7 +328,7 @@ enum Views {
     }
 
     /// The rendition an entry's content names (`{"rendition": "relative/path.jpg"}`), if any.
-    static func rendition(of entry: TimelineEntry?) -> String? {
+    package static func rendition(of entry: TimelineEntry?) -> String? {
         guard let content = entry?.content,
               let object = try? JSONSerialization.jsonObject(with: Data(content.utf8)) as? [String: Any],
               let path = object["rendition"] as? String, !path.isEmpty else { return nil }

@@ -6,14 +6,14 @@ import RefreshdRuntime
 /// `publish` is called on the loop (the runtime's observer) and only appends under a lock and
 /// yields to each stream's bounded buffer (the newest 256 kept): a page that does not read
 /// loses old events, never holds the loop. At most `maxStreams` pages listen at once.
-final class EventFeed: @unchecked Sendable {
-    static let maxStreams = 64
+package final class EventFeed: @unchecked Sendable {
+    package static let maxStreams = 64
     private let lock = Lock()
     private var streams: [Int: AsyncStream<RuntimeObservation?>.Continuation] = [:]
     private var next = 0
 
     /// A new stream, or nil when `maxStreams` are open.
-    func subscribe() -> (id: Int, events: AsyncStream<RuntimeObservation?>)? {
+    package func subscribe() -> (id: Int, events: AsyncStream<RuntimeObservation?>)? {
         let (stream, continuation) = AsyncStream<RuntimeObservation?>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id: Int? = lock.withLock {
             guard streams.count < Self.maxStreams else { return nil }
@@ -26,7 +26,7 @@ final class EventFeed: @unchecked Sendable {
         return (id, stream)
     }
 
-    func unsubscribe(_ id: Int) {
+    package func unsubscribe(_ id: Int) {
         let continuation = lock.withLock { streams.removeValue(forKey: id) }
         continuation?.finish()
     }
@@ -37,13 +37,13 @@ final class EventFeed: @unchecked Sendable {
     }
 
     /// A keep-alive (nil) to every stream: a page that went away is noticed at the write.
-    func ping() {
+    package func ping() {
         let targets = lock.withLock { Array(streams.values) }
         for continuation in targets { continuation.yield(nil) }
     }
 
     /// Ends every stream (the dashboard stopping).
-    func finishAll() {
+    package func finishAll() {
         let all = lock.withLock { () -> [AsyncStream<RuntimeObservation?>.Continuation] in
             defer { streams.removeAll() }
             return Array(streams.values)

@@ -14,19 +14,23 @@ import RefreshdStore
 /// after `SimulationRunner.timeLimit` or `maxSteps` simulated events over both simulations. The
 /// latest result is kept for `reuse`, so asking again (the page, then its JSON) does not
 /// replay again.
-final class ReplayRunner: @unchecked Sendable {
+package final class ReplayRunner: @unchecked Sendable {
     static let maxDays = SimulationRunner.maxDays
     static let reuse: Duration = .seconds(60)
 
-    struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         var from: Instant
         var to: Instant
         /// The what-if folder, resolved (`WhatIfFolder.resolve`); nil: the replay alone.
         var whatIf: String?
         var seed: UInt64?
+
+        package init(from: Instant, to: Instant, whatIf: String?, seed: UInt64?) {
+            (self.from, self.to, self.whatIf, self.seed) = (from, to, whatIf, seed)
+        }
     }
 
-    struct Result: Sendable {
+    package struct Result: Sendable {
         var settings: Settings
         var outcome: Replay.Outcome
         /// Nil when the whole period was simulated; otherwise why it stopped early.
@@ -47,7 +51,7 @@ final class ReplayRunner: @unchecked Sendable {
     /// - Throws: `WebError.badRequest` for a period out of bounds or a folder's errors,
     ///   `.notFound` when nothing was recorded in the period, `.unavailable` while another
     ///   replay runs or when the state cannot be read.
-    func result(state: String, jobs: String, _ settings: Settings) async throws -> Result {
+    package func result(state: String, jobs: String, _ settings: Settings) async throws -> Result {
         guard settings.to > settings.from else {
             throw WebError.badRequest("the period \(settings.from.iso8601)..\(settings.to.iso8601) is empty: from must come before to")
         }
@@ -123,13 +127,13 @@ final class ReplayRunner: @unchecked Sendable {
 /// `/etc/refreshd/jobs`), relative to that one or absolute, with no `..` and no symbolic link
 /// out of it. refreshd may read there (its own files are there); elsewhere is refused, so the
 /// token opens no other part of the machine's files to the replay's error messages.
-enum WhatIfFolder {
+package enum WhatIfFolder {
     static let maxBytes = 1024
 
     /// The folder's real path.
     ///
     /// - Throws: `WebError.badRequest` naming the field and what is allowed.
-    static func resolve(_ text: String, jobsFolder: String) throws -> String {
+    package static func resolve(_ text: String, jobsFolder: String) throws -> String {
         guard let root = realPath(URL(fileURLWithPath: jobsFolder).deletingLastPathComponent().path) else {
             throw WebError.unavailable("the folder of the jobs folder \(jobsFolder) cannot be resolved")
         }
@@ -155,7 +159,7 @@ enum WhatIfFolder {
     }
 
     /// The path with every symbolic link, `.` and `..` resolved; nil when it does not exist.
-    static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -5,7 +5,7 @@ import RefreshdSimulation
 /// `/api/replay`: a recorded period replayed (issue 34), as the Simulate page's replay shows
 /// it. The figures of runs are `ReplayComparison`'s own; the widgets' and activities' rows are
 /// its words (`simulate --replay --json` has their every figure).
-struct ReplayData: Codable, Sendable {
+package struct ReplayData: Codable, Sendable {
     var from: Instant
     var to: Instant
     /// The state directory read, and the folder that ran (refreshd's own).

@@ -9,15 +9,15 @@ import Glibc
 /// `realpath`) must lie inside the container's resolved path; it is opened with `O_NOFOLLOW`
 /// and must be a regular file of at most `maxBytes`. A host-only rule (filesystem safety), so
 /// it lives here and not in the machines.
-enum RenditionFile {
+package enum RenditionFile {
     static let maxBytes = 16 * 1024 * 1024
 
-    struct File: Sendable {
-        var bytes: [UInt8]
-        var type: String
+    package struct File: Sendable {
+        package var bytes: [UInt8]
+        package var type: String
     }
 
-    static func read(_ path: String, in container: String) throws -> File {
+    package static func read(_ path: String, in container: String) throws -> File {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !path.hasPrefix("/"), !segments.isEmpty,
               segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }), !path.contains("\0") else {

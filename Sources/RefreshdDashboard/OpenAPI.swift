@@ -5,7 +5,7 @@ import RefreshdSimulation
 
 /// The dashboard's OpenAPI 3.1 document, served at `/api/openapi.json`, from one source each
 /// (issue 37, item 5): the paths, parameters, responses and the few shapes no Codable type
-/// writes (`Instant`, `Error`, `ControlReply`, `Health`) are `Resources/openapi.json`; every
+/// writes (`Instant`, `Error`, `ControlReply`, `Health`) are `CWebAssets/openapi.json`; every
 /// other schema is read off the Codable type that the endpoint encodes (`SchemaDeriver`:
 /// properties, JSON types, required-ness, nesting), and the resource only adds to it what a type
 /// cannot say: descriptions and bounds (`maxItems`, `minimum`, an `enum` of a `String` field),
@@ -14,7 +14,7 @@ import RefreshdSimulation
 /// problem `OpenAPIDocumentTests` fails on. The tests
 /// also check real responses against the document (`api_check.py`: jsonschema, then a bounded
 /// schemathesis fuzz).
-enum OpenAPI {
+package enum OpenAPI {
     /// The dashboard's own objects, by component name (the names the paths refer to): every
     /// field of each has its description in the resource.
     static var pages: [(name: String, type: any Codable.Type)] {
@@ -49,7 +49,7 @@ enum OpenAPI {
     static var models: [(name: String, type: any Codable.Type)] { pages + engine }
 
     /// The document as served.
-    static let document: String = build().text
+    package static let document: String = build().text
 
     /// The document, what in it does not fit (empty when all is well), and each model's
     /// placeholder value as JSON (what the tests hold the schema against).
@@ -63,23 +63,23 @@ enum OpenAPI {
                       engine: [(name: String, type: any Codable.Type)] = engine) -> Built {
         var problems: [String] = []
         var samples: [String: Data] = [:]
-        guard var document = (try? JSONSerialization.jsonObject(with: Data(PackageResources.openapi_json))) as? [String: Any],
+        guard var document = (try? JSONSerialization.jsonObject(with: Assets.openAPI)) as? [String: Any],
               var components = document["components"] as? [String: Any],
               var schemas = components["schemas"] as? [String: Any] else {
-            return Built(text: "{}", problems: ["Resources/openapi.json is not a JSON object with components.schemas"], samples: [:])
+            return Built(text: "{}", problems: ["CWebAssets/openapi.json is not a JSON object with components.schemas"], samples: [:])
         }
         let models = pages + engine, pageNames = Set(pages.map(\.name))
         let deriver = SchemaDeriver(names: Dictionary(models.map { (ObjectIdentifier($0.type), $0.name) }, uniquingKeysWith: { a, _ in a }))
         for (name, type) in models {
             let annotation = schemas[name] as? [String: Any] ?? [:]
-            if annotation["description"] == nil { problems.append("\(name): no description in Resources/openapi.json") }
+            if annotation["description"] == nil { problems.append("\(name): no description in CWebAssets/openapi.json") }
             do {
                 let (schema, sample) = try derived(type, by: deriver)
                 let merged = merge(schema, annotation, at: name, problems: &problems)
                 if pageNames.contains(name) {
                     for (field, property) in merged["properties"] as? [String: Any] ?? [:]
                     where (property as? [String: Any])?["description"] == nil {
-                        problems.append("\(name).\(field): no description in Resources/openapi.json")
+                        problems.append("\(name).\(field): no description in CWebAssets/openapi.json")
                     }
                 }
                 schemas[name] = merged

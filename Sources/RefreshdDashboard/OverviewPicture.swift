@@ -11,7 +11,7 @@ import RefreshdCore
 ///
 /// Not the simulator's renderer (`SimulationPicture`): that one draws simulated days, one mark a
 /// run, in the simulator's words (seed, invariants, downtime); real history wants counts.
-enum OverviewPicture {
+package enum OverviewPicture {
     static let maxLanes = 40
     static let labelWidth = 230.0, plotWidth = 860.0, laneHeight = 18.0, top = 46.0
 
@@ -58,7 +58,7 @@ enum OverviewPicture {
 
     /// The SVG of `runs` (any order) over the 24 h before `now`; `jobs` (the jobs in force) get a
     /// lane even without runs, templates as `T[*]`.
-    static func svg(runs: [RunRecord], jobs: [String], templates: Set<String>, now: Instant, violations: [InvariantViolation]) -> String {
+    package static func svg(runs: [RunRecord], jobs: [String], templates: Set<String>, now: Instant, violations: [InvariantViolation]) -> String {
         let start = now.milliseconds - 86_400_000
         // lane -> bin -> outcome -> count
         var counts: [String: [Int: [String: Int]]] = [:]

@@ -7,13 +7,13 @@ import RefreshdRuntime
 /// retries are exhausted is the retry policy's own `delay(forAttempt:)`, as `why` reads it.
 /// Retry now is the control server's `submit`. A template is folded: one row with its
 /// instances counted by state, and its first failing instances listed.
-struct FailuresData: Codable, Sendable {
+package struct FailuresData: Codable, Sendable {
     var now: Instant
     /// Jobs and instances failing with a retry still to come: its next attempt.
-    var retrying: [FailureRow]
+    package var retrying: [FailureRow]
     /// Jobs and instances whose failures used every retry their policy allows (or that have no
     /// retry policy): nothing retries them; a regular next run, if any, is `next`.
-    var exhausted: [FailureRow]
+    package var exhausted: [FailureRow]
     /// More failing identifiers than the rows shown (`Views.maxFailureRows` a list, and each
     /// template's failing instances past its first `Views.failingShown`).
     var more: Int
@@ -39,7 +39,7 @@ struct FailingTemplate: Codable, Sendable {
 /// plain job's identifiers (its own, a timeline job's providers) by key; each template's counts
 /// and its first failing instances (the failing search), with their providers, by key; the
 /// runs that expired or crashed by the run search.
-struct StoredFailures: Sendable {
+package struct StoredFailures: Sendable {
     /// The identifiers that may be failing, in order: plain jobs', then each template's
     /// listed instances' (`T[K]`, then `T[K]#family`).
     var candidates: [String]
@@ -47,7 +47,7 @@ struct StoredFailures: Sendable {
     var templates: [FailingTemplate]
     var broken: [RunRecord]
 
-    static func read(_ state: StateReader, jobs: [JobSpec], since: Instant) throws -> StoredFailures {
+    package static func read(_ state: StateReader, jobs: [JobSpec], since: Instant) throws -> StoredFailures {
         let specs = jobs.sorted { $0.identifier < $1.identifier }
         var candidates = specs.filter { $0.template == nil }.flatMap { spec in
             [spec.identifier] + (spec.widget?.families ?? []).map { WidgetSpec.providerIdentifier(job: spec.identifier, family: $0) }
@@ -71,8 +71,8 @@ struct StoredFailures: Sendable {
 }
 
 /// One failing job or instance.
-struct FailureRow: Codable, Sendable {
-    var identifier: String
+package struct FailureRow: Codable, Sendable {
+    package var identifier: String
     /// Consecutive failed attempts.
     var retryStreak: Int
     /// Its pending request's earliest begin date: the next attempt (retrying) or its next
@@ -85,9 +85,9 @@ struct FailureRow: Codable, Sendable {
 
 extension Views {
     /// The most rows of each failing list on the page (and retried by its bulk button).
-    static let maxFailureRows = 500
+    package static let maxFailureRows = 500
 
-    static func failures(_ live: Live, stored: StoredFailures, notifications: NotificationsData, actionsEnabled: Bool) -> FailuresData {
+    package static func failures(_ live: Live, stored: StoredFailures, notifications: NotificationsData, actionsEnabled: Bool) -> FailuresData {
         var retrying: [FailureRow] = []
         var exhausted: [FailureRow] = []
         for id in stored.candidates {

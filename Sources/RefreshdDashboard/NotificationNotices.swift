@@ -8,7 +8,7 @@ import RefreshdRuntime
 /// (why, and when the next is due). Kept from the observations while this refreshd runs,
 /// bounded: the latest 100 given up or dropped, and the last attempt of at most 1,000 runs (the
 /// machine holds at most 1,000 notifications).
-final class NotificationNotices: @unchecked Sendable {
+package final class NotificationNotices: @unchecked Sendable {
     struct Notice: Codable, Sendable {
         var time: Instant
         /// `notification-given-up` or `notification-dropped`.
@@ -80,12 +80,12 @@ struct HeldNotification: Codable, Sendable {
 }
 
 /// Notifications on the overview (and, for one job, on its page).
-struct NotificationsData: Codable, Sendable {
+package struct NotificationsData: Codable, Sendable {
     var counts: NotificationCounts
     var held: [HeldNotification]
     var givenUp: [NotificationNotices.Notice]
 
-    static func make(held: [RunNotification], counts: NotificationCounts, notices: NotificationNotices,
+    package static func make(held: [RunNotification], counts: NotificationCounts, notices: NotificationNotices,
                      job: String? = nil) -> NotificationsData {
         let mine = { (id: String) in job.map { Views.belongs(id, to: $0) || id.hasPrefix($0 + "[") } ?? true }
         let rows = held.filter { mine($0.job) }.map { n in

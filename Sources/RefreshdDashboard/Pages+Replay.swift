@@ -4,9 +4,20 @@ import RefreshdSimulation
 /// The Simulate page's replay (issue 34): a recorded period as it ran, replayed with the same
 /// files and, with a folder named, what if; per job, per day, the widgets and activities, the
 /// paired lanes' picture and the simulator's error line.
+/// What a replay request asks for (`/simulate/replay?from=&to=&jobs=&seed=`), as typed; the
+/// runner's settings when `from` is given and the rest reads (the page shows its form otherwise).
+package struct ReplayQuery {
+    package var from = "", to = "", jobs = "", seed = ""
+    package var settings: ReplayRunner.Settings?
+
+    package init(from: String = "", to: String = "", jobs: String = "", seed: String = "") {
+        (self.from, self.to, self.jobs, self.seed) = (from, to, jobs, seed)
+    }
+}
+
 extension Pages {
     /// The form (by default the last day), and the comparison, or `problem` in words.
-    static func replay(_ d: ReplayData?, query: Routes.ReplayQuery, now: Instant, actionsEnabled: Bool, problem: String?) -> HTML {
+    package static func replay(_ d: ReplayData?, query: ReplayQuery, now: Instant, actionsEnabled: Bool, problem: String?) -> HTML {
         let from = query.from.isEmpty ? (now - .seconds(86_400)).iso8601 : query.from
         let to = query.to.isEmpty && query.from.isEmpty ? now.iso8601 : query.to
         let form: HTML = """

@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import RefreshdCore
 import RefreshdRuntime
 
@@ -12,7 +11,7 @@ import RefreshdRuntime
 
 /// Where a page of results stands: "201-250 of 12,345", and the cursors of the pages beside it
 /// (nil: there is none that way).
-struct PageInfo: Codable, Sendable {
+package struct PageInfo: Codable, Sendable {
     /// 1-based position of the first result shown and of the last (0 and 0 when none).
     var first: Int
     var last: Int
@@ -47,13 +46,16 @@ struct PageInfo: Codable, Sendable {
 }
 
 /// What a search asked, as the page's form shows it again.
-struct SearchQuery: Codable, Sendable {
-    var q: String
-    var state: SearchState?
+package struct SearchQuery: Codable, Sendable {
+    package var q: String
+    package var state: SearchState?
+
+    /// No text, any state: everything.
+    package init(q: String = "", state: SearchState? = nil) { (self.q, self.state) = (q, state) }
 }
 
 /// `/api/runs`: a page of the runs a search finds, newest start first.
-struct RunsData: Codable, Sendable {
+package struct RunsData: Codable, Sendable {
     var now: Instant
     var job: String?
     var outcome: String?
@@ -66,7 +68,7 @@ struct RunsData: Codable, Sendable {
 /// `/api/jobs/TEMPLATE/instances`: a page of a template's instances a search finds, and
 /// nothing else of the template's page (whose other facts read every pending request): what a
 /// client paging through a million instances asks.
-struct InstancesData: Codable, Sendable {
+package struct InstancesData: Codable, Sendable {
     var template: String
     var search: SearchQuery
     var instances: [InstanceRecord]
@@ -75,11 +77,11 @@ struct InstancesData: Codable, Sendable {
 
 extension Views {
     /// Results a page of the jobs list holds, and of a template's instances.
-    static let jobsPageSize = 100
-    static let instancesPageSize = 50
+    package static let jobsPageSize = 100
+    package static let instancesPageSize = 50
     /// The failing instances a template's page lists before its list (`?state=failing` pages them all).
     static let failingShown = 50
-    static let runsPageSize = 50
+    package static let runsPageSize = 50
 
     /// Whether a job's row is in `state`: its facts as the row shows them, a template's for
     /// its instances (`SearchState`'s definition: a pending request, a run without an end, a
@@ -94,89 +96,13 @@ extension Views {
     }
 
     /// A page of the jobs' rows (in identifier order) that match the query.
-    static func searchJobs(_ rows: [JobRow], _ query: SearchQuery, cursor: SearchCursor<String>?, limit: Int) -> SearchPage<JobRow> {
+    package static func searchJobs(_ rows: [JobRow], _ query: SearchQuery, cursor: SearchCursor<String>?, limit: Int) -> SearchPage<JobRow> {
         let matches = rows.filter { row in
             (query.q.isEmpty || row.identifier.localizedCaseInsensitiveContains(query.q)) && (query.state.map { Self.row(row, isIn: $0) } ?? true)
         }.sorted { $0.identifier.utf8.lexicographicallyPrecedes($1.identifier.utf8) }
         let precedes = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
         return SearchPage.of(matches, cursor: cursor, limit: limit,
                              precedes: { precedes($0.identifier, $1) }, follows: { precedes($1, $0.identifier) })
-    }
-}
-
-extension Routes {
-    /// `?q=` and `?state=`; `keys`: the text must be part of an instance key.
-    static func searchQuery(_ request: Request, keys: Bool) throws -> SearchQuery {
-        let query = request.uri.queryParameters
-        let q = query.get("q") ?? ""
-        if keys, let problem = InstanceSearch.textProblem(q) { throw WebError.badRequest("?q=: \(problem)") }
-        guard q.utf8.count <= 512 else { throw WebError.badRequest("?q= takes at most 512 bytes") }
-        var state: SearchState?
-        if let text = query.get("state"), !text.isEmpty {
-            guard let known = SearchState(rawValue: text) else {
-                throw WebError.badRequest("?state= takes \(SearchState.allCases.map(\.rawValue).joined(separator: ", ")) (or nothing: any)")
-            }
-            state = known
-        }
-        return SearchQuery(q: q, state: state)
-    }
-
-    /// `?after=` or `?{beforeName}=` (not both), each 1 to 512 bytes, as `make` reads it.
-    static func cursor<P>(_ request: Request, beforeName: String = "before",
-                          _ make: (String) -> P?) throws -> SearchCursor<P>? {
-        let query = request.uri.queryParameters
-        let after = query.get("after"), before = query.get(beforeName)
-        guard after == nil || before == nil else { throw WebError.badRequest("?after= and ?\(beforeName)= go one at a time") }
-        guard let text = after ?? before else { return nil }
-        guard !text.isEmpty, text.utf8.count <= 512, let position = make(text) else {
-            throw WebError.badRequest("?\(after != nil ? "after" : beforeName)= takes the cursor of a page's first or last result, as `page` gives it")
-        }
-        return after != nil ? .after(position) : .before(position)
-    }
-
-    /// `/api/jobs/TEMPLATE/instances?q=&state=&after=|beforeKey=`: the search alone.
-    func instances(_ id: String, _ request: Request) async throws -> InstancesData {
-        let query = try Self.searchQuery(request, keys: true)
-        let cursor: SearchCursor<String>? = try Self.cursor(request, beforeName: "beforeKey") { InstanceName.isValidKey($0) ? $0 : nil }
-        guard source.jobs()[id]?.template != nil else {
-            throw WebError.notFound("no loaded template is called “\(id)”; see /jobs for the jobs in force")
-        }
-        let search = InstanceSearch(template: id, text: query.q, state: query.state)
-        let found = try await source.readState { try $0.searchInstances(search, cursor: cursor, limit: Views.instancesPageSize) }
-        return InstancesData(template: id, search: query, instances: found.items, page: PageInfo(found) { $0.key })
-    }
-
-    /// `/runs` and `/api/runs`: `?job=ID&outcome=NAME&since=ISO&until=ISO&after=|before=CURSOR`.
-    func runs(_ request: Request) async throws -> RunsData {
-        let query = request.uri.queryParameters
-        let job = query.get("job").flatMap { $0.isEmpty ? nil : $0 }
-        if let job, job.utf8.count > 512 { throw WebError.badRequest("?job= takes a job's identifier (1 to 512 bytes)") }
-        let outcome = query.get("outcome").flatMap { $0.isEmpty ? nil : $0 }
-        var ending: RunSearch.Ending?
-        if let outcome {
-            guard let named = RunSearch.ending(named: outcome) else {
-                throw WebError.badRequest("?outcome= takes \(RunSearch.endingNames.joined(separator: ", ")) (failed: every outcome but success)")
-            }
-            ending = named
-        }
-        let since = try Self.instant(request, "since"), until = try Self.instant(request, "until")
-        let cursor = try Self.cursor(request) { RunPosition(text: $0) }
-        let search = RunSearch(identifier: job, ending: ending, since: since, until: until)
-        let page = try await source.readState { try $0.searchRuns(search, cursor: cursor, limit: Views.runsPageSize) }
-        // The wall clock, not the live facts' (their snapshot holds every pending request: seconds
-        // to gather at a million instances, for a time the page only prints).
-        return RunsData(now: Instant(secondsSinceEpoch: Date().timeIntervalSince1970), job: job, outcome: outcome, since: since, until: until,
-                        runs: page.items.map { Views.runRow($0) }, page: PageInfo(page) { RunPosition($0).text })
-    }
-
-    /// `?NAME=` as an instant: ISO 8601 with an offset, or without one (a browser's
-    /// `datetime-local`: `2026-12-05T07:30`) taken as UTC.
-    static func instant(_ request: Request, _ name: String) throws -> Instant? {
-        guard let text = request.uri.queryParameters.get(name), !text.isEmpty else { return nil }
-        guard text.utf8.count <= 64, let instant = ISO8601.parse(text) ?? ISO8601.parse(text + "Z") ?? ISO8601.parse(text + ":00Z") else {
-            throw WebError.badRequest("?\(name)= takes an ISO 8601 time, like 2026-12-05T07:30:00Z (UTC when it has no offset)")
-        }
-        return instant
     }
 }
 
@@ -208,7 +134,7 @@ extension Pages {
         return path + "?" + parts.map { $0 + "&" }.joined()
     }
 
-    static func runs(_ d: RunsData) -> HTML {
+    package static func runs(_ d: RunsData) -> HTML {
         let options = HTML.join([HTML("<option value=\"\">any outcome</option>")] + RunSearch.endingNames.map { name in
             HTML("<option value=\"\(name)\"\(d.outcome == name ? " selected" : "")>\(name == "failed" ? "failed (any but success)" : name)</option>")
         })
