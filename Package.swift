@@ -121,9 +121,16 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The command line's subcommands but `run`: a module of their own, so a cold build
+        // compiles them beside the web server's chain (issue 36); `refreshd` is the root command
+        // and `run`, the one that starts the dashboard.
+        .target(name: "RefreshdCLI", dependencies: [
+            "Refreshd", "RefreshdDaemon", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
+            "RefreshdStaging",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .executableTarget(name: "refreshd", dependencies: [
-            "Refreshd", "RefreshdDaemon", "RefreshdWeb", "RefreshdConfig", "RefreshdStore", "RefreshdCalendar", "RefreshdSimulation",
-            "RefreshdStaging", "RefreshdPostgres", "CLibPQ",
+            "RefreshdCLI", "RefreshdDaemon", "RefreshdWeb", "RefreshdConfig", "RefreshdStaging", "RefreshdPostgres", "CLibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RefreshdCLI
 
 /// The `refreshd` command line: a BGTaskScheduler-style scheduler for jobs in YAML files.
 @main

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RefreshdCLI
 import Foundation
 import Logging
 import RefreshdDaemon

@@ -11,7 +11,7 @@ import Testing
         "RefreshdCore", "RefreshdCalendar", "RefreshdRuntime", "RefreshdStore", "RefreshdConfig", "RefreshdSimulation",
         "RefreshdStaging", "Refreshd", "RefreshdDaemon", "CLibUV", "CSQLite", "CJPEG", "CPNG",
         "RefreshdPostgres", "CLibPQ",
-        "CCurl", "CLibYAML", "CWebAssets", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdDashboard", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
+        "CCurl", "CLibYAML", "CWebAssets", "Prometheus", "CoreMetrics", "ArgumentParser", "RefreshdCLI", "RefreshdDashboard", "RefreshdWeb", "Hummingbird", "HummingbirdCore", "ServiceLifecycle",
         // SwiftNIO is the dashboard's alone; the core logs nothing (it returns log effects).
         "NIOCore", "NIOPosix", "NIOHTTP1", "NIOConcurrencyHelpers", "Logging", "HeapModule", "DequeModule",
     ]
@@ -40,6 +40,9 @@ import Testing
                                       "RefreshdSimulation", "CWebAssets", "Logging"],
         "Sources/RefreshdWeb": ["RefreshdDashboard", "RefreshdDaemon", "Refreshd", "RefreshdCore", "RefreshdRuntime", "RefreshdStore",
                                 "RefreshdSimulation", "Hummingbird", "HummingbirdCore", "ServiceLifecycle", "NIOCore", "Logging"],
+        // The subcommands but `run`: no web server, so they compile beside Hummingbird's chain.
+        "Sources/RefreshdCLI": ["Refreshd", "RefreshdDaemon", "RefreshdCore", "RefreshdRuntime", "RefreshdConfig", "RefreshdStore",
+                                "RefreshdCalendar", "RefreshdSimulation", "RefreshdStaging", "ArgumentParser"],
         // `import Refreshd` alone: the embedding API re-exports the values it shows (issue 22).
         "Examples/Embedding": ["Refreshd"],
         // The benchmarks time each layer through its `package` declarations.

@@ -12,8 +12,9 @@ private let terminated = Atomic<Bool>(false)
 /// scheduler, out of its process (see `ActionWorkerRequest`). The address space is limited
 /// (`RLIMIT_AS`) to what the worker has at its start plus the action's memory limit, so an
 /// image that needs more fails to allocate here instead of taking the scheduler's memory.
-struct ActionWorkerCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ActionWorkerCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: ActionWorkerRequest.subcommand,
         abstract: "Run one built-in action for the scheduler (internal).",
         shouldDisplay: false)
@@ -29,7 +30,7 @@ struct ActionWorkerCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    package func run() throws {
         signal(SIGTERM) { _ in terminated.store(true, ordering: .releasing) }
         guard let request = try? JSONDecoder().decode(ActionWorkerRequest.self, from: Data(request.utf8)) else {
             Self.log("action-worker: the request does not decode")

@@ -12,8 +12,9 @@ import RefreshdStore
 /// Asks the running refreshd over its control socket when there is one (adding what only the
 /// live process knows: where each request waits, the runs in flight); otherwise opens the state
 /// file read-only, as it always could.
-struct StatusCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct StatusCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show pending requests, recent runs and each job's last outcome.")
 
@@ -32,14 +33,14 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print a JSON object with keys pending, runs, jobs, counters, timelines, activities, heldNotifications and paused (and, live, processTracking); on an error, an object with the key error.")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         guard ControlRequest.Bounds.runs.contains(runs) else {
             throw ValidationError("--runs: expected \(ControlRequest.Bounds.runs.lowerBound) to \(ControlRequest.Bounds.runs.upperBound), found \(runs); page with --before")
         }
         if let before, before < 1 { throw ValidationError("--before: expected a run id from 1, found \(before)") }
     }
 
-    func run() throws {
+    package func run() throws {
         if showLive() { return }
         do {
             try show()

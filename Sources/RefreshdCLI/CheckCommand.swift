@@ -5,8 +5,9 @@ import RefreshdCore
 import RefreshdRuntime
 
 /// `refreshd check`: validates a job directory, or one job file, without running anything.
-struct CheckCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct CheckCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Validate job files; print every error with file:line:column, exit 1 if any.")
 
@@ -17,7 +18,7 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Print a JSON object with keys directory, valid, jobs and errors (also when there are errors).")
     var json = false
 
-    func run() throws {
+    package func run() throws {
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder)
         let loaded = exists && !isFolder.boolValue ? JobDirectory.load(file: directory) : JobDirectory.load(directory)

@@ -13,8 +13,9 @@ import RefreshdStore
 /// Asks the running refreshd when there is one (it knows where each request waits: the
 /// concurrency cap, a run in flight, conditions, an admission hold); otherwise reads the state
 /// files read-only, and the job files for the job's policies.
-struct WhyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct WhyCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "why",
         abstract: "Explain why a job is not running now and when it will.")
 
@@ -30,7 +31,7 @@ struct WhyCommand: ParsableCommand {
     @Flag(help: "Print one JSON object: identifier, live, reasons (codes) and paragraph.")
     var json = false
 
-    func run() throws {
+    package func run() throws {
         let report: WhyReport
         do {
             let client = try ControlClient.connect(stateDirectory: state)

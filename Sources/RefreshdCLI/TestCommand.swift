@@ -5,8 +5,9 @@ import RefreshdCore
 import RefreshdSimulation
 
 /// `refreshd test`: scenario files as tests, and seeded exploration of random fault plans.
-struct TestCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct TestCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run scenario files as tests, or explore random fault plans against your jobs.",
         discussion: """
@@ -56,7 +57,7 @@ struct TestCommand: ParsableCommand {
         var failed: Int
     }
 
-    func validate() throws {
+    package func validate() throws {
         // A result is kept per plan until the end: a count near Int.max would ask for it all at
         // once and trap. A million plans is days of work on a small machine.
         if let explore, !(1...Self.maximumPlans).contains(explore) {
@@ -66,7 +67,7 @@ struct TestCommand: ParsableCommand {
         if !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
     }
 
-    func run() throws {
+    package func run() throws {
         let zone = TimeZone.current
         let start = SimulateCommand.comingMidnight(in: zone)
         let results: [Result]

@@ -7,8 +7,9 @@ import RefreshdSimulation
 import RefreshdStaging
 
 /// `refreshd simulate`: days of the user's own jobs in virtual time, with faults on purpose.
-struct SimulateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct SimulateCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Run jobs for simulated days in a fraction of a second and report what happened.",
         discussion: """
@@ -84,7 +85,7 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "With --replay: the folder of job files refreshd ran from (default: Jobs).")
     var ranJobs: String?
 
-    func validate() throws {
+    package func validate() throws {
         try validateCalibration()
         try validateReplay()
         if let days, !(1...3660).contains(days) { throw ValidationError("--days must be between 1 and 3660") }
@@ -156,7 +157,7 @@ struct SimulateCommand: ParsableCommand {
         if failed { throw ExitCode(1) }
     }
 
-    func run() throws {
+    package func run() throws {
         if calibrate, !apply { return printCalibration() }
         if replay != nil { return try runReplay() }
         let zone = TimeZone.current

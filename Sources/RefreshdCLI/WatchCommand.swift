@@ -8,8 +8,9 @@ import RefreshdRuntime
 /// (a subscription: observations and snapshots as they happen, never polled). On a terminal the
 /// screen is redrawn in place (and once a second, for the countdowns and bars); otherwise it
 /// prints the first screen, then one plain line per event.
-struct WatchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct WatchCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Live view of the running refreshd: next due requests, running jobs, widgets, activities, latest events.")
 
@@ -26,13 +27,13 @@ struct WatchCommand: ParsableCommand {
         + "(with --json: only its events).", valueName: "template[key]"))
     var instance: String?
 
-    func validate() throws {
+    package func validate() throws {
         if let instance, InstanceName.split(instance) == nil {
             throw ValidationError("--instance: expected template[key] (a key of \(InstanceName.keyExpectation)), found \(EchoText.quoted(instance, limit: 80))")
         }
     }
 
-    func run() throws {
+    package func run() throws {
         let (client, first, initial) = subscribe()
         var snapshot = initial
         var timelines = first.timelines

@@ -6,8 +6,9 @@ import RefreshdCore
 /// `refreshd calendar EXPR`: shows how a calendar expression is understood and when it
 /// elapses next, in the style of `systemd-analyze calendar`, so job authors can check an
 /// `OnCalendar`/cron schedule before deploying it.
-struct CalendarCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct CalendarCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "calendar",
         abstract: "Normalize a calendar expression and show its next elapses.",
         discussion: """
@@ -30,11 +31,11 @@ struct CalendarCommand: ParsableCommand {
     @Flag(help: "Print a JSON array of ISO 8601 UTC instants.")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         guard iterations >= 1 else { throw ValidationError("--iterations must be at least 1") }
     }
 
-    func run() throws {
+    package func run() throws {
         let schedule: CalendarSchedule
         do {
             schedule = try CalendarSchedule(parsing: expression)

@@ -8,8 +8,9 @@ import RefreshdStore
 /// `refreshd stats`: counters over days. `stats reloads` shows, per UTC day and widget, the
 /// reloads requested, performed, deferred and exempt, provider calls, upstream fetches and stale
 /// minutes: the counter developers of budget-burning widgets had to build by hand.
-struct StatsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct StatsCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Counters over days: widget reloads, runs by job.",
         subcommands: [Reloads.self, Runs.self])

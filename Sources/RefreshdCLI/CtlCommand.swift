@@ -6,8 +6,9 @@ import RefreshdRuntime
 import RefreshdDaemon
 
 /// `refreshd ctl`: act on the running refreshd through its control socket, without restarting it.
-struct CtlCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct CtlCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "ctl",
         abstract: "Act on the running refreshd: pending requests, submit, cancel, pause and resume, simulate a launch or an expiration, reload widgets, drive live activities, add and remove instances of templates.",
         subcommands: [Pending.self, Submit.self, Cancel.self, CancelAll.self, Pause.self, Resume.self, SimulateLaunch.self,

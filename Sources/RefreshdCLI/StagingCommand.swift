@@ -7,8 +7,9 @@ import RefreshdStaging
 /// `refreshd staging ...` (hidden): the staging action's tools for scripts and the benchmark:
 /// make the sample library, render one rendition, stage one day, each reporting its own wall
 /// time and peak memory above the process's baseline (VmHWM after resetting it, minus VmRSS).
-struct StagingCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct StagingCommand: ParsableCommand {
+    package init() {}
+    package static let configuration = CommandConfiguration(
         commandName: "staging",
         abstract: "Staging tools: sample library, one rendition, one staged day (for scripts and benchmarks).",
         shouldDisplay: false,
