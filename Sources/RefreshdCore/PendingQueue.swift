@@ -336,8 +336,8 @@ struct PendingQueue {
     /// The live heap entries (those whose sequence matches their slot's pending request).
     var liveHeapEntries: [Entry] { heap.unordered.filter(isLive) }
 
-    /// The heap's entries, live and stale, in no order, not copied: for a pass that keeps few
-    /// of a million (the light snapshot), which tests `isLive` only on those it keeps.
+    /// The heap's entries, live and stale, in no order, not copied: for the full snapshot's
+    /// pass, which tests `isLive` on each.
     var heapEntries: [Entry] { heap.unordered }
 
     /// The slots that hold a pending request.

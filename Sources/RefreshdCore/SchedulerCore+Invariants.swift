@@ -91,8 +91,9 @@ extension SchedulerCore {
         }
         let recorded = queue.wake(at: entry.slot)
         if recorded != entry.due {
+            let says = recorded.map { "\(Instant(milliseconds: $0))" } ?? "none"
             violations.append(.init(.wakeUnrecorded, identifier: queue.identifier(of: entry),
-                                    "wake-up \(Instant(milliseconds: entry.due)), its record says \(recorded.map { "\(Instant(milliseconds: $0))" } ?? "none")"))
+                                    "wake-up \(Instant(milliseconds: entry.due)), its record says \(says)"))
         }
     }
 

@@ -102,7 +102,8 @@ extension SchedulerCore {
     }
 
     /// A pending request as a snapshot shows it.
-    private func snapshotPending(_ p: PendingRequest, wake: Instant?, place: SchedulerSnapshot.Pending.Place?) -> SchedulerSnapshot.Pending {
+    private func snapshotPending(_ p: PendingRequest, wake: Instant?,
+                                 place: SchedulerSnapshot.Pending.Place?) -> SchedulerSnapshot.Pending {
         SchedulerSnapshot.Pending(
             identifier: p.identifier, namespace: p.namespace, kind: p.kind, earliest: p.earliest,
             submitted: p.submitted, sequence: p.sequence, origin: p.origin,
