@@ -92,6 +92,13 @@ package struct IdentifierTable: Sendable {
     /// (the store's rows are unique by template and key).
     package var holdsNoInstanceNames: Bool { instanceCount == 0 && bracketedPlainCount == 0 }
 
+    /// Calls `body` with every plain (not instance) slot, in no order: a walk of the plain
+    /// names' own index (about twice their number), none of the instances' slots (the light
+    /// snapshot's, among a million instances).
+    func forEachPlainSlot(_ body: (Int32) -> Void) {
+        for bucket in buckets where bucket != 0 { body(bucket - 1) }
+    }
+
     /// The slot of instance `template[key]`, if it has one.
     func slot(template: String, key: String) -> Int32? {
         if instanceCount > 0, let p = prefixIndex[template], let found = instanceSlot(prefix: p, key: key) { return found }

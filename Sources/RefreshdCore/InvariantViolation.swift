@@ -26,6 +26,9 @@ package struct InvariantViolation: Sendable, Hashable, Codable, CustomStringConv
         case waitingMisfiled = "waiting-misfiled"
         /// A live heap entry wakes before its request's earliest begin date.
         case wakeBeforeEarliest = "wake-before-earliest"
+        /// A live entry's wake-up is not the one its request's record keeps (`PendingQueue.wake(at:)`,
+        /// which the light snapshot reads instead of looking for the entry).
+        case wakeUnrecorded = "wake-unrecorded"
         /// The queue's count or its per-(namespace, kind) counters disagree with its requests.
         case pendingCountMismatch = "pending-count-mismatch"
         /// More pending requests of a kind in a namespace than the configured limit.

@@ -4,10 +4,11 @@ import HeapModule
 ///
 /// Identifiers are interned into dense slots when declared (an identifier has at most one pending
 /// request, so its slot is reserved up front); a pending request is a 32-byte record in an array
-/// indexed by slot, and the min-heap holds 24-byte entries (wake-up, sequence, slot). Checking an
-/// entry, launching it or counting a namespace hashes no string. Replacing or cancelling a request
-/// leaves its old heap entry behind; entries whose sequence no longer matches are skipped when
-/// they reach the top, and the heap is rebuilt when stale entries outnumber live ones.
+/// indexed by slot (with its wake-up: see `wake(at:)`), and the min-heap holds 24-byte entries
+/// (wake-up, sequence, slot). Checking an entry, launching it or counting a namespace hashes no
+/// string. Replacing or cancelling a request leaves its old heap entry behind; entries whose
+/// sequence no longer matches are skipped when they reach the top, and the heap is rebuilt when
+/// stale entries outnumber live ones.
 struct PendingQueue {
     struct Entry: Comparable {
         /// When to wake for it: the earliest begin date plus the job's accuracy window.
@@ -26,8 +27,14 @@ struct PendingQueue {
         var earliest: Int64
         var submitted: Int64
         var sequence: UInt64
+        /// Its wake-up (its live entry's `due`, which never changes) less `earliest`, or
+        /// `wakeInOverflow` (then `PendingQueue.wakeOverflow` holds it). Declared before the
+        /// small fields: `Record?` keeps its stride of 32 bytes.
+        var wakeDelta: UInt32
         var namespace: UInt16
         var flags: UInt8
+
+        static let wakeInOverflow = UInt32.max
 
         static let processing: UInt8 = 1, power: UInt8 = 2, network: UInt8 = 4
         static let originShift: UInt8 = 3
@@ -44,6 +51,9 @@ struct PendingQueue {
     /// Pending requests per (namespace, kind): index namespace * 2 + (processing ? 1 : 0).
     private var counts: [Int] = []
     private var heap = Heap<Entry>()
+    /// The wake-ups of the requests that wake `wakeInOverflow` ms or more after their earliest
+    /// date (an accuracy window of over 49 days), by slot: empty in practice.
+    private var wakeOverflow: [Int32: Int64] = [:]
     private var staleEntries = 0
     private(set) var count = 0
     /// What changed since the incremental invariant check last looked (nil, and no cost
@@ -100,6 +110,23 @@ struct PendingQueue {
 
     func isLive(_ entry: Entry) -> Bool { records[Int(entry.slot)]?.sequence == entry.sequence }
 
+    /// The wake-up of a slot's request: the `due` of its live entry, wherever that entry is (the
+    /// heap or a side table), read from its record without a look at the heap (the light
+    /// snapshot's). Entries keep the due they were made with (`reinsert` puts one back as it
+    /// was), and the record is written with its entry.
+    func wake(at slot: Int32) -> Int64? {
+        guard let r = records[Int(slot)] else { return nil }
+        return r.wakeDelta == Record.wakeInOverflow ? wakeOverflow[slot] : r.earliest + Int64(r.wakeDelta)
+    }
+
+    /// The record's `wakeDelta` for a new entry, noting a wake-up too far for it in `wakeOverflow`.
+    private mutating func wakeDelta(_ entry: Entry, earliest: Int64) -> UInt32 {
+        let (delta, overflow) = entry.due.subtractingReportingOverflow(earliest)
+        if !overflow, delta >= 0, delta < Int64(Record.wakeInOverflow) { return UInt32(delta) }
+        wakeOverflow[entry.slot] = entry.due
+        return Record.wakeInOverflow
+    }
+
     /// Pending requests of a kind in a namespace.
     func pendingCount(namespace: String, kind: TaskKind) -> Int {
         guard let ns = namespaceIndex[namespace] else { return 0 }
@@ -126,12 +153,13 @@ struct PendingQueue {
         if request.requiresNetworkConnectivity { flags |= Record.network }
         flags |= UInt8(PendingRequest.Origin.allCases.firstIndex(of: request.origin)!) << Record.originShift
         let ns = namespaceSlot(request.namespace)
-        records[Int(slot)] = Record(earliest: request.earliest.milliseconds, submitted: request.submitted.milliseconds,
-                                    sequence: request.sequence, namespace: ns, flags: flags)
-        counts[Int(ns) * 2 + (request.kind == .processing ? 1 : 0)] += 1
-        count += 1
         let entry = Entry(due: max(wake ?? request.earliest.milliseconds, request.earliest.milliseconds),
                           sequence: request.sequence, slot: slot)
+        let delta = wakeDelta(entry, earliest: request.earliest.milliseconds)
+        records[Int(slot)] = Record(earliest: request.earliest.milliseconds, submitted: request.submitted.milliseconds,
+                                    sequence: request.sequence, wakeDelta: delta, namespace: ns, flags: flags)
+        counts[Int(ns) * 2 + (request.kind == .processing ? 1 : 0)] += 1
+        count += 1
         heap.insert(entry)
         if changeLog != nil { logged(entry, live: 1) }
         compactIfNeeded()
@@ -148,11 +176,12 @@ struct PendingQueue {
         if network { flags |= Record.network }
         flags |= UInt8(PendingRequest.Origin.allCases.firstIndex(of: origin)!) << Record.originShift
         let ns = namespaceSlot(namespace)
+        let entry = Entry(due: max(wake, earliest.milliseconds), sequence: sequence, slot: slot)
+        let delta = wakeDelta(entry, earliest: earliest.milliseconds)
         records[Int(slot)] = Record(earliest: earliest.milliseconds, submitted: submitted.milliseconds,
-                                    sequence: sequence, namespace: ns, flags: flags)
+                                    sequence: sequence, wakeDelta: delta, namespace: ns, flags: flags)
         counts[Int(ns) * 2 + (kind == .processing ? 1 : 0)] += 1
         count += 1
-        let entry = Entry(due: max(wake, earliest.milliseconds), sequence: sequence, slot: slot)
         heap.insert(entry)
         // Noted like every other insert: the incremental check (the simulator's, after every
         // step) otherwise missed an instance added while it ran (`pending-count-mismatch`).
@@ -188,6 +217,7 @@ struct PendingQueue {
     mutating func removeRecord(slot: Int32, dropTop: Bool = true) -> Bool {
         guard let r = records[Int(slot)] else { return false }
         records[Int(slot)] = nil
+        if !wakeOverflow.isEmpty { wakeOverflow[slot] = nil }
         if changeLog != nil { changeLog!.slots.append(slot); changeLog!.liveInHeap[Int(slot)] = 0 }
         counts[Int(r.namespace) * 2 + (r.flags & Record.processing != 0 ? 1 : 0)] -= 1
         count -= 1
@@ -306,8 +336,8 @@ struct PendingQueue {
     /// The live heap entries (those whose sequence matches their slot's pending request).
     var liveHeapEntries: [Entry] { heap.unordered.filter(isLive) }
 
-    /// The heap's entries, live and stale, in no order, not copied: for a pass that keeps few
-    /// of a million (the light snapshot), which tests `isLive` only on those it keeps.
+    /// The heap's entries, live and stale, in no order, not copied: for the full snapshot's
+    /// pass, which tests `isLive` on each.
     var heapEntries: [Entry] { heap.unordered }
 
     /// The slots that hold a pending request.

@@ -82,11 +82,19 @@ extension SchedulerCore {
         for entry in parked.values { checkWake(entry, into: &violations) }
     }
 
-    /// A live entry wakes at or after its request's earliest begin date.
+    /// A live entry wakes at or after its request's earliest begin date, when its record says.
     func checkWake(_ entry: PendingQueue.Entry, into violations: inout [InvariantViolation]) {
-        guard queue.isLive(entry), let record = queue.record(at: entry.slot), entry.due < record.earliest else { return }
-        violations.append(.init(.wakeBeforeEarliest, identifier: queue.identifier(of: entry),
-                                "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(Instant(milliseconds: record.earliest))"))
+        guard queue.isLive(entry), let record = queue.record(at: entry.slot) else { return }
+        if entry.due < record.earliest {
+            violations.append(.init(.wakeBeforeEarliest, identifier: queue.identifier(of: entry),
+                                    "wake-up \(Instant(milliseconds: entry.due)) is before earliest \(Instant(milliseconds: record.earliest))"))
+        }
+        let recorded = queue.wake(at: entry.slot)
+        if recorded != entry.due {
+            let says = recorded.map { "\(Instant(milliseconds: $0))" } ?? "none"
+            violations.append(.init(.wakeUnrecorded, identifier: queue.identifier(of: entry),
+                                    "wake-up \(Instant(milliseconds: entry.due)), its record says \(says)"))
+        }
     }
 
     /// The requests out of the heap (waiting on conditions, held, blocked by a run) point at

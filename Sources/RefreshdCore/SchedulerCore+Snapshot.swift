@@ -8,46 +8,10 @@ extension SchedulerCore {
     /// The snapshot, without the pending requests of templates' instances that are neither
     /// failing nor paused unless `quietInstances` (and except those of `also`): what the
     /// dashboard gathers on the loop, where a million instances' requests, copied and sorted,
-    /// took seconds; their counts are the store's (`InstanceCounts`). Linear in the requests
-    /// kept, plus one test a slot.
+    /// took seconds; their counts are the store's (`InstanceCounts`). Without them it costs what
+    /// it keeps (`keptPending`), not the instances.
     package func snapshot(quietInstances: Bool, also: [String] = []) -> SchedulerSnapshot {
-        let ids = queue.identifiers
-        var kept = Set<Int32>()
-        if !quietInstances {
-            for id in Array(failureStreaks.storage.keys) + Array(paused.keys) + also {
-                if let slot = ids.slot(of: id) { kept.insert(slot) }
-            }
-        }
-        let keep: (Int32) -> Bool = quietInstances || ids.holdsNoInstanceNames
-            ? { _ in true } : { !ids.isInstance($0) || kept.contains($0) }
-        var heapPlace: [Int32: PendingQueue.Entry] = [:]
-        // Kept slots first: a million instances' entries are neither copied nor tested for life.
-        for entry in queue.heapEntries where keep(entry.slot) && heapPlace[entry.slot] == nil && queue.isLive(entry) {
-            heapPlace[entry.slot] = entry
-        }
-        let pending = queue.sorted(keeping: keep).map { p -> SchedulerSnapshot.Pending in
-            let slot = queue.slots[p.identifier]
-            var place: SchedulerSnapshot.Pending.Place?
-            var entry: PendingQueue.Entry?
-            if let slot, let e = heapPlace[slot] {
-                (place, entry) = (.queued, e)
-            } else if let e = waitingOnConditions[p.identifier], queue.isLive(e) {
-                (place, entry) = (.waitingOnConditions, e)
-            } else if let e = blockedByRun[p.identifier], queue.isLive(e) {
-                (place, entry) = (.blockedByRun, e)
-            } else if let h = held[p.identifier], queue.isLive(h.entry) {
-                (place, entry) = (.held, h.entry)
-            } else if let e = parked[p.identifier], queue.isLive(e) {
-                (place, entry) = (.paused, e)
-            }
-            return SchedulerSnapshot.Pending(
-                identifier: p.identifier, namespace: p.namespace, kind: p.kind, earliest: p.earliest,
-                submitted: p.submitted, sequence: p.sequence, origin: p.origin,
-                requiresExternalPower: p.requiresExternalPower,
-                requiresNetworkConnectivity: p.requiresNetworkConnectivity,
-                wake: entry.map { Instant(milliseconds: $0.due) }, place: place,
-                heldUntil: place == .held ? held[p.identifier]?.until : nil)
-        }
+        let pending = quietInstances || queue.identifiers.holdsNoInstanceNames ? allPending() : keptPending(also: also)
         let runs = active.values.sorted { $0.order.runID < $1.order.runID }.map { run in
             let phase: SchedulerSnapshot.Run.Phase = switch run.phase {
             case .running: .running
@@ -75,5 +39,76 @@ extension SchedulerCore {
             }
         }
         return snapshot
+    }
+
+    /// Every pending request, where it waits and its wake-up, in due order: linear in the
+    /// requests and the heap's entries.
+    private func allPending() -> [SchedulerSnapshot.Pending] {
+        var heapPlace: [Int32: PendingQueue.Entry] = [:]
+        for entry in queue.heapEntries where heapPlace[entry.slot] == nil && queue.isLive(entry) {
+            heapPlace[entry.slot] = entry
+        }
+        return queue.sorted().map { p -> SchedulerSnapshot.Pending in
+            var place: SchedulerSnapshot.Pending.Place?
+            var entry: PendingQueue.Entry?
+            if let slot = queue.slots[p.identifier], let e = heapPlace[slot] {
+                (place, entry) = (.queued, e)
+            } else if let e = waitingOnConditions[p.identifier], queue.isLive(e) {
+                (place, entry) = (.waitingOnConditions, e)
+            } else if let e = blockedByRun[p.identifier], queue.isLive(e) {
+                (place, entry) = (.blockedByRun, e)
+            } else if let h = held[p.identifier], queue.isLive(h.entry) {
+                (place, entry) = (.held, h.entry)
+            } else if let e = parked[p.identifier], queue.isLive(e) {
+                (place, entry) = (.paused, e)
+            }
+            return snapshotPending(p, wake: entry.map { Instant(milliseconds: $0.due) }, place: place)
+        }
+    }
+
+    /// The pending requests of plain identifiers and of the instances that fail, are paused or
+    /// are in `also`, as `allPending` shows them: the plain ones found through the identifier
+    /// table's index of plain names, the instances by name, none of a million quiet instances'
+    /// slots or heap entries looked at. A request is in exactly one place between events
+    /// (`pending-unplaced`, `pending-in-several-places`): so one in no side table is in the heap,
+    /// and its wake-up, the same wherever its entry is, is its record's (`wake-unrecorded`).
+    private func keptPending(also: [String]) -> [SchedulerSnapshot.Pending] {
+        let ids = queue.identifiers
+        var slots: [Int32] = []
+        ids.forEachPlainSlot { if queue.record(at: $0) != nil { slots.append($0) } }
+        var instances = Set<Int32>()
+        for id in Array(failureStreaks.storage.keys) + Array(paused.keys) + also {
+            guard let slot = ids.slot(of: id), ids.isInstance(slot), queue.record(at: slot) != nil,
+                  instances.insert(slot).inserted else { continue }
+            slots.append(slot)
+        }
+        let requests = slots.compactMap { slot in queue.request(at: slot).map { (slot, $0) } }.sorted {
+            $0.1.earliest != $1.1.earliest ? $0.1.earliest < $1.1.earliest : $0.1.sequence < $1.1.sequence
+        }
+        return requests.map { slot, p -> SchedulerSnapshot.Pending in
+            let place: SchedulerSnapshot.Pending.Place = if waitingOnConditions[p.identifier].map(queue.isLive) == true {
+                .waitingOnConditions
+            } else if blockedByRun[p.identifier].map(queue.isLive) == true {
+                .blockedByRun
+            } else if held[p.identifier].map({ queue.isLive($0.entry) }) == true {
+                .held
+            } else if parked[p.identifier].map(queue.isLive) == true {
+                .paused
+            } else {
+                .queued
+            }
+            return snapshotPending(p, wake: queue.wake(at: slot).map { Instant(milliseconds: $0) }, place: place)
+        }
+    }
+
+    /// A pending request as a snapshot shows it.
+    private func snapshotPending(_ p: PendingRequest, wake: Instant?,
+                                 place: SchedulerSnapshot.Pending.Place?) -> SchedulerSnapshot.Pending {
+        SchedulerSnapshot.Pending(
+            identifier: p.identifier, namespace: p.namespace, kind: p.kind, earliest: p.earliest,
+            submitted: p.submitted, sequence: p.sequence, origin: p.origin,
+            requiresExternalPower: p.requiresExternalPower,
+            requiresNetworkConnectivity: p.requiresNetworkConnectivity,
+            wake: wake, place: place, heldUntil: place == .held ? held[p.identifier]?.until : nil)
     }
 }

@@ -119,7 +119,19 @@ enum Schema {
         CREATE INDEX runs_by_start ON runs(started, run_id, outcome);
         CREATE INDEX runs_by_identifier_start ON runs(identifier, started, run_id, outcome);
         """,
+        // Version 9 (issue 33): the pending requests that are not an instance's own (`T[K]`)
+        // among the identifiers with a `[`: a provider's (`T[K]#family`), or any that does not
+        // end in `]`. A template's pending instances are counted as the rows of its range less
+        // and plus these few (`StateStore.pendingCount`), not by a test of each of a million rows.
+        """
+        CREATE INDEX pending_not_own ON pending(identifier)
+        WHERE identifier GLOB '*[[]*' AND (identifier NOT GLOB '*]' OR identifier GLOB '*]#*');
+        """,
     ]
+
+    /// The condition of `pending_not_own` (version 9), written the same in the queries that read
+    /// it: SQLite uses a partial index for a query whose WHERE holds its condition as a term.
+    static let pendingNotOwn = "identifier GLOB '*[[]*' AND (identifier NOT GLOB '*]' OR identifier GLOB '*]#*')"
 
     /// The version this refreshd writes and understands.
     static var version: Int { migrations.count }

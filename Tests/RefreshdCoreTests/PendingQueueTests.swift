@@ -46,4 +46,33 @@ import Testing
         #expect(popped.count == 1000)
         #expect(popped == popped.sorted())
     }
+
+    /// A request's wake-up is kept in its record (issue 33: the light snapshot reads it there)
+    /// without growing the records' array: 32 bytes a slot, as before.
+    @Test func theRecordKeepsItsStrideOf32Bytes() {
+        #expect(MemoryLayout<PendingQueue.Record?>.stride == 32)
+    }
+
+    /// The record's wake-up is its entry's, whether it fits the record's 32 bits past the
+    /// earliest date or goes to the overflow table, through replacements and removals.
+    @Test func theRecordsWakeUpIsItsEntrysNearAndFar() {
+        var q = PendingQueue()
+        let far = Int64(UInt32.max) + 5_000  // past what the record's 32 bits hold
+        q.insert(request("x", 1_000, seq: 1), wake: 1_000 + far)
+        #expect(q.wake(at: q.slots["x"]!) == 1_000 + far)
+        #expect(q.liveHeapEntries.map(\.due) == [1_000 + far])
+        q.insert(request("x", 2_000, seq: 2), wake: 2_500)  // replaced: a near one
+        #expect(q.wake(at: q.slots["x"]!) == 2_500)
+        q.insert(request("y", 3_000, seq: 3), wake: 3_000 + Int64(UInt32.max) - 1)  // the largest that fits
+        #expect(q.wake(at: q.slots["y"]!) == 3_000 + Int64(UInt32.max) - 1)
+        q.insert(request("y", 3_000, seq: 4), wake: 3_000 + Int64(UInt32.max))  // the first that does not
+        #expect(q.wake(at: q.slots["y"]!) == 3_000 + Int64(UInt32.max))
+        q.insert(request("z", 4_000, seq: 5), wake: 100)  // before earliest: wakes at earliest
+        #expect(q.wake(at: q.slots["z"]!) == 4_000)
+        q.remove("y")
+        #expect(q.wake(at: q.slots["y"]!) == nil)
+        q.insert(request("y", 6_000, seq: 6))
+        #expect(q.wake(at: q.slots["y"]!) == 6_000)
+        for entry in q.liveHeapEntries { #expect(q.wake(at: entry.slot) == entry.due) }
+    }
 }

@@ -622,6 +622,15 @@ import Testing
         expectCaught(core, .wakeBeforeEarliest, identifier: "a.plain")
     }
 
+    /// Issue 33: the wake-up a record keeps (the light snapshot's) is its live entry's.
+    @Test func wakeUnrecorded() throws {
+        var core = try Self.populated().core
+        var entry = core.queue.liveHeapEntries.first { core.queue.identifier(of: $0) == "a.plain" }!
+        entry.due += 1
+        core.queue.reinsert(entry)
+        expectCaught(core, .wakeUnrecorded, identifier: "a.plain")
+    }
+
     @Test func armedTimerAndWatchDisagree() throws {
         var core = try Self.populated().core
         core.armedAt = core.armedAt.map { $0 + .seconds(1) }

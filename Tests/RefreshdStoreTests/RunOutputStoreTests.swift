@@ -35,7 +35,7 @@ import RefreshdCore
             try old.apply([.runStarted(runRecord(1, "a")), ended(runRecord(1, "a"), at: at(200_000), .failure, exit: 2)])
             try old.connection.execute(script: """
                 ALTER TABLE runs DROP COLUMN output; ALTER TABLE runs DROP COLUMN output_earlier;
-                ALTER TABLE runs DROP COLUMN results; DROP INDEX instances_in_identifier_order; DROP INDEX job_state_failing; DROP INDEX runs_by_start; DROP INDEX runs_by_identifier_start; PRAGMA user_version = 6
+                ALTER TABLE runs DROP COLUMN results; DROP INDEX instances_in_identifier_order; DROP INDEX job_state_failing; DROP INDEX runs_by_start; DROP INDEX runs_by_identifier_start; DROP INDEX pending_not_own; PRAGMA user_version = 6
                 """, context: "test")
             old.close()
             let store = try StateStore.open(directory: temp)

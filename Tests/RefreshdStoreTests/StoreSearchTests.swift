@@ -137,11 +137,12 @@ import RefreshdTestSupport
         try withTemporaryDirectory { temp in
             let old = try StateStore.open(directory: temp)
             try old.apply(SearchFixture.changes)
-            try old.connection.execute(script: names.map { "DROP INDEX \($0);" }.joined() + " PRAGMA user_version = 7", context: "test")
+            try old.connection.execute(script: (names + ["pending_not_own"]).map { "DROP INDEX \($0);" }.joined() + " PRAGMA user_version = 7",
+                                       context: "test")
             old.close()
             let store = try StateStore.open(directory: temp)
             defer { store.close() }
-            #expect(try Schema.userVersion(store.connection) == 8)
+            #expect(try Schema.userVersion(store.connection) == Schema.version)
             let found = try store.connection.query("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name", context: "test") { $0.text(0) }
             #expect(Set(names).isSubset(of: Set(found)), "\(found)")
             let plan = try store.connection.query("""
