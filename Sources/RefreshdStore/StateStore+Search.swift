@@ -35,7 +35,13 @@ extension StateStore {
             // A provider's state (`T[K]#family`) is its instance's, as the counts fold it: its
             // identifier is cut after the key's `]` (a key holds no `]`).
             let instance = "CASE WHEN instr(identifier, ']#') > 0 THEN substr(identifier, 1, instr(identifier, ']#')) ELSE identifier END"
+            // A range of instances' own pending rows alone (the usual case: no provider's, none
+            // in `pending_not_own`) is walked and counted on the primary key as it is: folding
+            // each row (`DISTINCT` over the expression) sorted a million rows a search (1.6 s).
+            var ownRowsOnly = false
+            if state == .pending { ownRowsOnly = try !pendingHoldsOtherRows(search, context) }
             let source = switch state {
+            case .pending where ownRowsOnly: "SELECT identifier AS ord FROM pending WHERE identifier > ? AND identifier < ?"
             case .pending: "SELECT DISTINCT \(instance) AS ord FROM pending WHERE identifier > ? AND identifier < ?"
             case .running: "SELECT DISTINCT \(instance) AS ord FROM runs WHERE ended IS NULL AND identifier > ? AND identifier < ?"
             case .failing: "SELECT DISTINCT \(instance) AS ord FROM job_state WHERE failure_streak > 0 AND identifier > ? AND identifier < ?"
@@ -55,7 +61,7 @@ extension StateStore {
                 filter += "instr(ord, ?) > 0 AND "
                 bound += [.text(search.text)]
             }
-            filter += "ord GLOB '*]'"
+            filter += ownRowsOnly ? "1" : "ord GLOB '*]'"
             (rows, values) = (filter, bound)
             boundary = position.map { search.lowerBound + $0 + "]" }
             keyOf = { search.key(ofIdentifier: $0) ?? "" }
@@ -104,6 +110,15 @@ extension StateStore {
         return try page.map { (key) throws(StoreError) in
             try instance(of: search.template, key: key) ?? InstanceRecord(template: search.template, key: key, values: [:])
         }
+    }
+
+    /// Whether the pending requests in `search`'s template range hold a row that is not an
+    /// instance's own (`T[K]`): a provider's (`T[K]#family`) or another; looked up on the partial
+    /// index `pending_not_own` (version 9), which holds only such rows.
+    func pendingHoldsOtherRows(_ search: InstanceSearch, _ context: String) throws(StoreError) -> Bool {
+        try count("""
+            SELECT EXISTS (SELECT 1 FROM pending WHERE identifier > ?1 AND identifier < ?2 AND \(Schema.pendingNotOwn))
+            """, [.text(search.lowerBound), .text(search.upperBound)], context) != 0
     }
 
     /// Searches of at most this many results are read whole and paged in memory (a task-local

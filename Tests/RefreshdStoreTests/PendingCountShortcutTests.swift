@@ -102,4 +102,31 @@ import RefreshdTestSupport
             #expect(try store.instanceCounts(of: "t").pending == 2)
         }
     }
+
+    /// A pending search in a range of instances' own rows alone is walked and counted on the
+    /// primary key as it is (no fold of each row, which sorted a million rows a search): the
+    /// same pages, positions and totals both ways as the rule, and the fold again once a
+    /// provider's row is in the range.
+    @Test func aPendingSearchAmongOwnRowsPagesAsTheRuleSays() throws {
+        let keys = (0..<60).map { "k\($0)" }
+        let expected = keys.map { "t[\($0)]" }.sorted().map { String($0.dropFirst(2).dropLast()) }
+        try withStore { store, _ in
+            try store.apply(Self.saved(keys.map { "t[\($0)]" } + ["t", "u[a]#small"]))
+            for extra in [[], ["t[k7]#small", "t[zz]#small"]] {
+                try store.apply(Self.saved(extra))
+                let all = extra.isEmpty ? expected : expected + ["zz"]  // `t[zz]` sorts last either way
+                let search = InstanceSearch(template: "t", state: .pending)
+                // The walk on the primary key (own rows alone), then the fold (providers in range).
+                #expect(try store.pendingHoldsOtherRows(search, "test") == !extra.isEmpty)
+                try StateStore.$wholeRead.withValue(0) {
+                    let first = try store.searchInstances(search, cursor: nil, limit: 25)
+                    #expect(first.items.map(\.key) == Array(all.prefix(25)) && first.total == all.count && first.beforeCursor == 0)
+                    let next = try store.searchInstances(search, cursor: .after(all[24]), limit: 25)
+                    #expect(next.items.map(\.key) == Array(all[25..<50]) && next.total == all.count && next.beforeCursor == 25)
+                    let back = try store.searchInstances(search, cursor: .before(all[30]), limit: 10)
+                    #expect(back.items.map(\.key) == Array(all[20..<30]) && back.position == 20 && back.total == all.count)
+                }
+            }
+        }
+    }
 }
