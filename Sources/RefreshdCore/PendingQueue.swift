@@ -310,9 +310,9 @@ struct PendingQueue {
         if missing > 0 { changeLog!.liveInHeap += repeatElement(0, count: missing) }
     }
 
-    /// All live requests in due order (those of the slots `keep` holds for).
-    func sorted(keeping keep: (Int32) -> Bool = { _ in true }) -> [PendingRequest] {
-        records.indices.compactMap { records[$0] == nil || !keep(Int32($0)) ? nil : request(at: Int32($0)) }.sorted {
+    /// All live requests in due order.
+    func sorted() -> [PendingRequest] {
+        records.indices.compactMap { request(at: Int32($0)) }.sorted {
             $0.earliest != $1.earliest ? $0.earliest < $1.earliest : $0.sequence < $1.sequence
         }
     }
@@ -330,18 +330,8 @@ struct PendingQueue {
 
     // MARK: Read-only views for invariant checks and snapshots
 
-    /// Every heap entry, live or stale, in no particular order.
-    var allHeapEntries: [Entry] { heap.unordered }
-
     /// The live heap entries (those whose sequence matches their slot's pending request).
     var liveHeapEntries: [Entry] { heap.unordered.filter(isLive) }
-
-    /// The heap's entries, live and stale, in no order, not copied: for the full snapshot's
-    /// pass, which tests `isLive` on each.
-    var heapEntries: [Entry] { heap.unordered }
-
-    /// The slots that hold a pending request.
-    var occupiedSlots: [Int32] { records.indices.compactMap { records[$0] == nil ? nil : Int32($0) } }
 
     /// How many slots exist (occupied or not): slot numbers are below it.
     var slotCount: Int { records.count }
@@ -375,13 +365,6 @@ struct PendingQueue {
     /// Calls `body` with every heap entry (live or stale), without copying the heap.
     func forEachHeapEntry(_ body: (Entry) -> Void) {
         for entry in heap.unordered { body(entry) }
-    }
-
-    /// The counter kept for (namespace, kind), as `pendingCount` reads it, for every namespace seen.
-    var countersByNamespace: [(namespace: String, kind: TaskKind, count: Int)] {
-        namespaces.indices.flatMap { i in
-            [(namespaces[i], TaskKind.appRefresh, counts[i * 2]), (namespaces[i], TaskKind.processing, counts[i * 2 + 1])]
-        }
     }
 
     private mutating func namespaceSlot(_ namespace: String) -> UInt16 {

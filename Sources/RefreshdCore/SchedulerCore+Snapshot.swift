@@ -45,8 +45,8 @@ extension SchedulerCore {
     /// requests and the heap's entries.
     private func allPending() -> [SchedulerSnapshot.Pending] {
         var heapPlace: [Int32: PendingQueue.Entry] = [:]
-        for entry in queue.heapEntries where heapPlace[entry.slot] == nil && queue.isLive(entry) {
-            heapPlace[entry.slot] = entry
+        queue.forEachHeapEntry { entry in
+            if heapPlace[entry.slot] == nil, queue.isLive(entry) { heapPlace[entry.slot] = entry }
         }
         return queue.sorted().map { p -> SchedulerSnapshot.Pending in
             var place: SchedulerSnapshot.Pending.Place?
