@@ -213,12 +213,18 @@ package struct StatusCommand: ParsableCommand {
             print("  " + text)
             for line in r.outputExcerpt() { print(line) }
         }
+        Self.printJobsAndMachines(report, now: now)
+        return true
+    }
+
+    /// A running refreshd's last part, one machine's or a node's: each job's last outcome (a
+    /// template's folded), the widgets and activities, the held notifications.
+    private static func printJobsAndMachines(_ report: StatusReport, now: Instant) {
         print("Jobs (last outcome):")
         for line in Self.folded(report.jobs, \.identifier, { j in "  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)" },
                                 { template, jobs in Self.lastOutcomeFold(template, jobs.map(\.lastOutcome)) }) { print(line) }
         Self.printMachines(report.timelines, report.activities, now: now)
         Self.printHeld(report.heldNotifications, running: true)
-        return true
     }
 
     /// Cluster mode (issue 24): every shard's state as the database holds it, and its leader.
@@ -241,11 +247,7 @@ package struct StatusCommand: ParsableCommand {
             print("  " + text)
             for line in r.outputExcerpt() { print(line) }
         }
-        print("Jobs (last outcome):")
-        for line in Self.folded(report.jobs, \.identifier, { j in "  \(j.identifier)  \(j.lastOutcome)  run \(j.lastRun.runID) at \(j.lastRun.started)" },
-                                { template, jobs in Self.lastOutcomeFold(template, jobs.map(\.lastOutcome)) }) { print(line) }
-        Self.printMachines(report.timelines, report.activities, now: now)
-        Self.printHeld(report.heldNotifications, running: true)
+        Self.printJobsAndMachines(report, now: now)
     }
 
     /// The notifications waiting to be delivered, when there are any.
